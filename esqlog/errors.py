@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class EsqlogError(Exception):
-    """A problem the user can fix; the CLI prints ``error: <message>`` and exits with ``exit_code``."""
+    """A problem the user can fix; the CLI prints it on one line and exits with ``exit_code``."""
 
     exit_code = 1
 

@@ -32,7 +32,7 @@ def ln_q(x: ArrayLike, q: float) -> FloatArray:
         raise ValueError(f"q must be a finite number, got {q!r}")
     log_x = np.log(arr)
     one_minus_q = 1.0 - float(q)
-    if abs(one_minus_q) < 1e-12:
+    if one_minus_q == 0.0:
         return log_x
     # expm1(a)/1-q keeps full relative precision when a = (1-q) ln x is tiny.
     return np.expm1(one_minus_q * log_x) / one_minus_q
@@ -133,8 +133,11 @@ class Predictor:
     fn: Callable[[CorpusFeatures], float]
 
     def predict(self, features: CorpusFeatures) -> float:
-        """q in [0, 1] for these features."""
-        return float(np.clip(self.fn(features), 0.0, 1.0))
+        """q in [0, 1] for these features; a non-finite result is a bug in the inputs."""
+        raw = float(self.fn(features))
+        if not np.isfinite(raw):
+            raise ValueError(f"predictor {self.name} gave q={raw} for {features}")
+        return float(np.clip(raw, 0.0, 1.0))
 
 
 def _paper_closed_form(f: CorpusFeatures) -> float:

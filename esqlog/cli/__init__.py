@@ -1,0 +1,70 @@
+"""The ``esqlog`` command line: thin click commands over the library.
+
+Every user-facing failure becomes one line on stderr (``error: <problem>; <fix>``) and an
+exit code: 2 for bad input, 3 for cluster problems, 1 otherwise. No tracebacks for user
+errors; ``--debug`` shows them for bug reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from esqlog import __version__
+from esqlog.errors import EsqlogError
+
+
+class EsqlogGroup(click.Group):
+    """A click group that turns esqlog and client errors into one-line messages."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EsqlogError as exc:
+            _fail(ctx, str(exc), exc.exit_code)
+        except click.exceptions.Exit:
+            raise
+        except (click.ClickException, click.Abort):
+            raise
+        except Exception as exc:
+            from esqlog.engine import describe_failure, is_client_error
+
+            if ctx.meta.get("esqlog.debug"):
+                raise
+            if is_client_error(exc):
+                error = describe_failure(exc, ctx.meta.get("esqlog.url"))
+                _fail(ctx, str(error), error.exit_code)
+            raise
+
+
+def _fail(ctx: click.Context, message: str, code: int) -> None:
+    click.echo(f"error: {message}", err=True)
+    ctx.exit(code)
+
+
+@click.group(cls=EsqlogGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="esqlog")
+@click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks (for bug reports).")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """q-log IDF for BM25 code search on Elasticsearch and OpenSearch, without reindexing.
+
+    Start with `esqlog calibrate --url URL --index INDEX --field FIELD`.
+    """
+    ctx.meta["esqlog.debug"] = debug
+
+
+def _register() -> None:
+    """Attach the subcommands (imported here so `esqlog --help` stays fast)."""
+    from esqlog.cli import commands
+
+    for command in commands.COMMANDS:
+        main.add_command(command)
+
+
+_register()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

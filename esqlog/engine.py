@@ -1,0 +1,394 @@
+"""One compatibility layer over the ``elasticsearch`` and ``opensearch-py`` clients.
+
+This is the only module that knows Elasticsearch from OpenSearch. Everything above it talks
+in plain REST requests (:class:`Request`) so that one piece of logic serves both engines and
+both the sync and async clients: higher layers write *plans*, generators that yield requests
+and receive parsed JSON responses; :func:`run` and :func:`arun` drive a plan on a sync or an
+async engine. The wrapped client keeps its own exception types, so an application's error
+handling keeps working; esqlog's CLI translates them into one-line messages.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from esqlog.errors import ClusterError
+
+Flavor = Literal["elasticsearch", "opensearch"]
+T = TypeVar("T")
+
+_JSON_HEADERS = {"accept": "application/json", "content-type": "application/json"}
+RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Request:
+    """A REST call: what both clients can perform without knowing their API signatures."""
+
+    method: str
+    path: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    body: Any = None
+
+
+Plan = Generator[Request, Any, T]
+
+
+def flavor_of(client: Any) -> Flavor:
+    """Which engine family a client object talks to, from its package."""
+    module = type(client).__module__
+    if module.startswith("opensearchpy"):
+        return "opensearch"
+    if module.startswith("elasticsearch"):
+        return "elasticsearch"
+    raise TypeError(
+        f"esqlog wraps elasticsearch or opensearch-py clients, not {type(client).__name__}"
+    )
+
+
+def is_async_client(client: Any) -> bool:
+    """Async clients are the Async* classes of either package."""
+    return type(client).__name__.startswith("Async")
+
+
+def _encode_params(params: Mapping[str, Any]) -> dict[str, str]:
+    """Query-string values the way both clients expect them (booleans lowercase)."""
+    out: dict[str, str] = {}
+    for key, value in params.items():
+        if isinstance(value, bool):
+            out[key] = "true" if value else "false"
+        elif isinstance(value, list | tuple):
+            out[key] = ",".join(str(v) for v in value)
+        else:
+            out[key] = str(value)
+    return out
+
+
+def _body_of(response: Any) -> Any:
+    """The JSON body: elasticsearch-py 8 wraps it in an ApiResponse, opensearch-py does not."""
+    return getattr(response, "body", response)
+
+
+class Engine:
+    """A sync Elasticsearch or OpenSearch client, seen as one thing."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.flavor: Flavor = flavor_of(client)
+        self._version: tuple[int, ...] | None = None
+
+    def perform(self, request: Request) -> Any:
+        """Send one request through the user's client; the client's exceptions propagate."""
+        params = _encode_params(request.params)
+        if self.flavor == "elasticsearch":
+            resp = self.client.perform_request(
+                request.method, request.path, params=params, headers=_JSON_HEADERS,
+                body=request.body,
+            )
+        else:
+            resp = self.client.transport.perform_request(
+                request.method, request.path, params=params, body=request.body
+            )
+        return _body_of(resp)
+
+    def run(self, plan: Plan[T]) -> T:
+        """Drive a plan to completion on this engine."""
+        return run(self, plan)
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        """The server's version, asked once (GET / is not served by every distribution)."""
+        if self._version is None:
+            self._version = self.run(version_plan())
+        return self._version
+
+    @property
+    def label(self) -> str:
+        """E.g. ``opensearch 3.6.0``."""
+        return f"{self.flavor} {'.'.join(map(str, self.version))}"
+
+
+class AsyncEngine:
+    """The async counterpart of :class:`Engine` for AsyncElasticsearch / AsyncOpenSearch."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.flavor: Flavor = flavor_of(client)
+
+    async def perform(self, request: Request) -> Any:
+        """Send one request without blocking the event loop."""
+        params = _encode_params(request.params)
+        if self.flavor == "elasticsearch":
+            resp = await self.client.perform_request(
+                request.method, request.path, params=params, headers=_JSON_HEADERS,
+                body=request.body,
+            )
+        else:
+            resp = await self.client.transport.perform_request(
+                request.method, request.path, params=params, body=request.body
+            )
+        return _body_of(resp)
+
+
+def run(engine: Engine, plan: Plan[T]) -> T:
+    """Feed each request of a plan to a sync engine and return the plan's result.
+
+    A failed request is thrown into the plan at its ``yield``, so a plan may translate
+    a status it understands (404 for a missing index, say) and let the rest propagate.
+    """
+    try:
+        request = plan.send(None)
+        while True:
+            try:
+                response = engine.perform(request)
+            except Exception as exc:
+                request = plan.throw(exc)
+            else:
+                request = plan.send(response)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def arun(engine: AsyncEngine, plan: Plan[T]) -> T:
+    """Feed each request of a plan to an async engine and return the plan's result."""
+    try:
+        request = plan.send(None)
+        while True:
+            try:
+                response = await engine.perform(request)
+            except Exception as exc:
+                request = plan.throw(exc)
+            else:
+                request = plan.send(response)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+def version_plan() -> Plan[tuple[int, ...]]:
+    """The version of the local node, from the nodes-info API (served by both engines)."""
+    body = yield Request("GET", "/_nodes/_local", {"filter_path": "nodes.*.version"})
+    nodes = (body or {}).get("nodes") or {}
+    for node in nodes.values():
+        return parse_version(str(node.get("version", "0")))
+    return (0,)
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``"8.19.21"`` -> (8, 19, 21); suffixes such as ``-SNAPSHOT`` are dropped."""
+    parts = []
+    for piece in text.split("-")[0].split("."):
+        if not piece.isdigit():
+            break
+        parts.append(int(piece))
+    return tuple(parts) or (0,)
+
+
+# --- errors: what a failure means, whatever client raised it -----------------------------
+
+def error_status(exc: BaseException) -> int | None:
+    """HTTP status of a client exception, or None for network-level failures."""
+    meta = getattr(exc, "meta", None)
+    status = getattr(meta, "status", None)
+    if isinstance(status, int):
+        return status
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status
+    return None
+
+
+def is_client_error(exc: BaseException) -> bool:
+    """True for exceptions raised by either client package (not programming errors)."""
+    module = type(exc).__module__
+    return module.startswith(("elasticsearch", "elastic_transport", "opensearchpy"))
+
+
+def error_reason(exc: BaseException) -> str:
+    """The engine's own one-line reason (root cause) when it sent one."""
+    info = getattr(exc, "info", None) or getattr(exc, "body", None)
+    if isinstance(info, Mapping):
+        error = info.get("error")
+        if isinstance(error, Mapping):
+            causes = error.get("root_cause") or []
+            first = causes[0] if causes and isinstance(causes[0], Mapping) else error
+            return str(first.get("reason") or first.get("type") or error)
+        if error:
+            return str(error)
+    message = getattr(exc, "message", None) or str(exc)
+    return " ".join(str(message).split())[:300]
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Overload (429), unavailable (502-504) and network failures are worth another try."""
+    if not is_client_error(exc):
+        return False
+    status = error_status(exc)
+    if status is None:
+        return True
+    return status in RETRYABLE_STATUS
+
+
+def with_retries(
+    call: Callable[[], T],
+    attempts: int = 5,
+    base_delay: float = 0.5,
+    max_delay: float = 8.0,
+    on_retry: Callable[[int, BaseException, float], None] | None = None,
+) -> T:
+    """Call ``call`` again on retryable failures with capped, jittered exponential backoff.
+
+    Only esqlog's own idempotent reads use this; the wrapped application's searches keep the
+    client's own retry policy.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return call()
+        except Exception as exc:
+            if attempt == attempts or not is_retryable(exc):
+                raise
+            delay = min(max_delay, base_delay * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+            if on_retry is not None:
+                on_retry(attempt, exc, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError:
+    """Turn a client exception into a one-line error naming the problem and the fix."""
+    where = f" at {url}" if url else ""
+    status = error_status(exc)
+    reason = error_reason(exc)
+    if status is None:
+        text = reason.lower()
+        if "name or service not known" in text or "nodename nor servname" in text or (
+            "failed to resolve" in text or "temporary failure in name resolution" in text
+        ):
+            return ClusterError(f"cannot resolve the cluster host{where}",
+                                "check the hostname in --url")
+        if "timed out" in text or "timeout" in text:
+            return ClusterError(f"the cluster{where} did not answer in time",
+                                "check it is up, or raise --timeout")
+        if "certificate" in text or "ssl" in text:
+            return ClusterError(f"TLS handshake with the cluster{where} failed ({reason})",
+                                "pass --ca-certs with the cluster's CA bundle")
+        return ClusterError(f"cannot connect to the cluster{where} ({reason})",
+                            "check --url and that the cluster is running")
+    if status == 401:
+        return ClusterError(f"the cluster{where} rejected the credentials (401)",
+                            "check --user/--password, --api-key or --bearer-token")
+    if status == 403:
+        return ClusterError(f"the credentials lack a permission this needs (403: {reason})",
+                            "grant read access to the index (and manage for --install-script)")
+    if status == 429 or status in (502, 503, 504):
+        return ClusterError(f"the cluster{where} stayed overloaded or unavailable "
+                            f"({status}) after retries", "try again later")
+    return ClusterError(f"the cluster refused the request ({status}: {reason})")
+
+
+# --- connecting from a URL (the CLI's path; apps bring their own client) -------------------
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """How to reach a cluster. Secrets are held here only; __repr__ never shows them."""
+
+    url: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    bearer_token: str | None = field(default=None, repr=False)
+    ca_certs: str | None = None
+    verify_certs: bool = True
+    timeout: float = 30.0
+    max_retries: int = 3
+
+
+def connect(settings: ConnectionSettings, flavor: Flavor | None = None) -> Engine:
+    """A sync client for the URL, detecting the engine when ``flavor`` is not given.
+
+    Detection asks the Elasticsearch client first: it refuses any server that does not
+    identify as Elasticsearch, which is exactly the test we need.
+    """
+    if flavor is None:
+        flavor = detect_flavor(settings)
+    return Engine(make_client(settings, flavor))
+
+
+def detect_flavor(settings: ConnectionSettings) -> Flavor:
+    """``elasticsearch`` if the server identifies as Elasticsearch, else ``opensearch``."""
+    from elasticsearch import UnsupportedProductError
+
+    client = make_client(settings, "elasticsearch")
+    try:
+        Engine(client).perform(Request("GET", "/_nodes/_local", {"filter_path": "nodes.*.version"}))
+    except UnsupportedProductError:
+        return "opensearch"
+    finally:
+        client.close()
+    return "elasticsearch"
+
+
+def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool = False) -> Any:
+    """Build the official client of the engine from connection settings."""
+    if flavor == "elasticsearch":
+        return _make_elasticsearch(settings, asynchronous)
+    return _make_opensearch(settings, asynchronous)
+
+
+def _auth_headers(settings: ConnectionSettings) -> dict[str, str]:
+    if settings.bearer_token:
+        return {"authorization": f"Bearer {settings.bearer_token}"}
+    if settings.api_key:
+        return {"authorization": f"ApiKey {settings.api_key}"}
+    return {}
+
+
+def _make_elasticsearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
+    import elasticsearch
+
+    kwargs: dict[str, Any] = {
+        "request_timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+        "retry_on_timeout": True,
+        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
+        "verify_certs": settings.verify_certs,
+    }
+    if settings.ca_certs:
+        kwargs["ca_certs"] = settings.ca_certs
+    if not settings.verify_certs:
+        kwargs["ssl_show_warn"] = False
+    if settings.user is not None:
+        kwargs["basic_auth"] = (settings.user, settings.password or "")
+    headers = _auth_headers(settings)
+    if headers:
+        kwargs["headers"] = headers
+    cls = elasticsearch.AsyncElasticsearch if asynchronous else elasticsearch.Elasticsearch
+    return cls(settings.url, **kwargs)
+
+
+def _make_opensearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
+    import opensearchpy
+
+    kwargs: dict[str, Any] = {
+        "timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+        "retry_on_timeout": True,
+        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
+        "verify_certs": settings.verify_certs,
+        "ssl_show_warn": settings.verify_certs,
+    }
+    if settings.url.startswith("https://"):
+        kwargs["use_ssl"] = True
+        kwargs["ssl_assert_hostname"] = settings.verify_certs
+    if settings.ca_certs:
+        kwargs["ca_certs"] = settings.ca_certs
+    if settings.user is not None:
+        kwargs["http_auth"] = (settings.user, settings.password or "")
+    headers = _auth_headers(settings)
+    if headers:
+        kwargs["headers"] = headers
+    cls = opensearchpy.AsyncOpenSearch if asynchronous else opensearchpy.OpenSearch
+    return cls(hosts=[settings.url], **kwargs)

@@ -1,0 +1,466 @@
+"""Query-time rewrite of match / multi_match clauses into q-log BM25 (pure, no I/O).
+
+Lucene scores a matched term ``boost * idf(n, N) * tfnorm``. A ``match`` query on a text field
+is a BooleanQuery of one TermQuery per analyzed term, so replacing it by explicit ``term``
+clauses whose boost is ``idf_q(n, N) / idf(n, N)`` turns BM25 into q-log BM25 exactly, with
+the same set of matching documents and no reindexing.
+
+Two phases let the caller fetch every statistic in one batched round trip (sync or async):
+
+1. :func:`collect_texts` lists the ``(field, text)`` pairs that need analysis and statistics;
+2. :func:`rewrite_body` / :func:`rewrite_query` consume the :class:`ResolvedText` answers.
+
+Anything the rewrite cannot reproduce exactly (fuzziness, custom analyzers, synonyms at one
+position, cross_fields, ...) passes through untouched: a native BM25 clause is always a safe
+answer, a wrong match set never is.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from typing import Any, Literal
+
+from esqlog.qlog import IDF_FORMS, boost_weight, validate_q
+
+__all__ = [
+    "FieldCalibration",
+    "ResolvedText",
+    "RewriteSettings",
+    "collect_query_texts",
+    "collect_texts",
+    "rewrite_body",
+    "rewrite_query",
+]
+
+Mode = Literal["boost", "script"]
+Operator = Literal["or", "and"]
+
+# Options whose meaning the rewrite reproduces exactly. Everything else (fuzziness, analyzer,
+# cutoff_frequency, zero_terms_query, lenient, prefix_length, ...) makes the clause pass through,
+# so an option this module does not know can never silently change the match set.
+# auto_generate_synonyms_phrase_query only acts on multi-position synonyms, which are excluded
+# by the distinct-positions check.
+_MATCH_OPTIONS = frozenset(
+    {
+        "query",
+        "operator",
+        "minimum_should_match",
+        "boost",
+        "_name",
+        "auto_generate_synonyms_phrase_query",
+    }
+)
+_MULTI_MATCH_OPTIONS = _MATCH_OPTIONS | {"fields", "type", "tie_breaker"}
+# Default tie_breaker per supported multi_match type (what Elasticsearch uses when none is given).
+_MULTI_MATCH_TIE_BREAKER = {"best_fields": 0.0, "most_fields": 1.0}
+
+
+@dataclass(frozen=True)
+class ResolvedText:
+    """What the index's own analyzer and global statistics say about one ``(field, text)``.
+
+    ``terms`` keeps duplicates in position order because ``match`` builds one clause per token;
+    ``positions`` lets the rewrite detect synonyms / graphs (equal positions), which it must not
+    flatten into independent term clauses.
+    """
+
+    terms: tuple[str, ...]
+    positions: tuple[int, ...]
+    df: Mapping[str, int]
+    doc_count: int
+
+    def __post_init__(self) -> None:
+        """Fail early on inconsistent statistics: a bad weight would silently skew rankings."""
+        if len(self.terms) != len(self.positions):
+            raise ValueError(
+                f"{len(self.terms)} terms but {len(self.positions)} positions; need one per term"
+            )
+        if not _is_int(self.doc_count) or self.doc_count < 0:
+            raise ValueError(f"doc_count must be a non-negative integer, got {self.doc_count!r}")
+        for term in self.terms:
+            if term not in self.df:
+                raise ValueError(f"no document frequency for term {term!r}")
+            n = self.df[term]
+            # Lucene guarantees df <= docCount (both count deleted docs); a violation means the
+            # statistics were mixed up (e.g. per-shard df with a global doc count).
+            if not _is_int(n) or n < 0 or n > self.doc_count:
+                raise ValueError(
+                    f"df of {term!r} must be an integer in [0, doc_count={self.doc_count}], "
+                    f"got {n!r}"
+                )
+
+    @property
+    def rewritable(self) -> bool:
+        """At least one term and no two at one position (synonyms would change the match set)."""
+        return bool(self.terms) and len(set(self.positions)) == len(self.positions)
+
+
+@dataclass(frozen=True)
+class FieldCalibration:
+    """The q (and IDF form) calibrated for one field; validated so a typo cannot reach a query."""
+
+    q: float
+    form: str = "lucene"
+
+    def __post_init__(self) -> None:
+        """Normalise q to a float in [0, 2] and reject unknown IDF forms."""
+        object.__setattr__(self, "q", validate_q(self.q))
+        if self.form not in IDF_FORMS:
+            raise ValueError(f"unknown IDF form {self.form!r}; use one of {list(IDF_FORMS)}")
+
+
+@dataclass(frozen=True)
+class RewriteSettings:
+    """Which fields to rewrite and how: explicit term boosts, or a stored script per term."""
+
+    fields: Mapping[str, FieldCalibration]
+    mode: Mode = "boost"
+    script_id: str = "esqlog-qlog-term"
+
+    def __post_init__(self) -> None:
+        """Reject a mode or script id the engine would only refuse at query time."""
+        if self.mode not in ("boost", "script"):
+            raise ValueError(f"mode must be 'boost' or 'script', got {self.mode!r}")
+        if not isinstance(self.script_id, str) or not self.script_id:
+            raise ValueError("script_id must be a non-empty string")
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class _MatchOptions:
+    """The scoring-relevant options shared by match and multi_match (raw values kept)."""
+
+    operator: Operator
+    raw_operator: Any  # as written, for the native match fallback inside multi_match
+    msm: Any  # minimum_should_match verbatim, None when absent
+    boost: float
+    name: str | None
+    extra: Mapping[str, Any]  # harmless options carried into native fallbacks
+
+
+@dataclass(frozen=True)
+class _MatchPlan:
+    field: str
+    text: str
+    options: _MatchOptions
+
+
+@dataclass(frozen=True)
+class _MultiMatchPlan:
+    text: str
+    fields: tuple[tuple[str, float], ...]
+    tie_breaker: float
+    options: _MatchOptions
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _as_boost(value: object) -> float | None:
+    """A finite non-negative number, else None (the engine, not us, should reject the rest)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0.0 else None
+
+
+def _parse_options(spec: Mapping[str, Any], allowed: frozenset[str]) -> _MatchOptions | None:
+    """Options of a long-form clause, or None when one of them is not reproducible."""
+    if not set(spec) <= allowed:
+        return None
+    raw_operator = spec.get("operator")
+    operator = "or" if raw_operator is None else raw_operator
+    if not isinstance(operator, str) or operator.lower() not in ("or", "and"):
+        return None
+    boost = _as_boost(spec.get("boost", 1.0))
+    msm = spec.get("minimum_should_match")
+    name = spec.get("_name")
+    if boost is None or not (msm is None or isinstance(msm, str) or _is_int(msm)):
+        return None
+    if not (name is None or isinstance(name, str)):
+        return None
+    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query",) if k in spec}
+    op: Operator = "and" if operator.lower() == "and" else "or"
+    return _MatchOptions(op, raw_operator, msm, boost, name, extra)
+
+
+_DEFAULT_OPTIONS = _MatchOptions("or", None, None, 1.0, None, {})
+
+
+def _parse_match(inner: Mapping[str, Any]) -> _MatchPlan | None:
+    """``{"f": "text"}`` or ``{"f": {"query": "text", ...}}``; None when not reproducible."""
+    if len(inner) != 1:
+        return None
+    field, spec = next(iter(inner.items()))
+    if isinstance(spec, str):
+        return _MatchPlan(field, spec, _DEFAULT_OPTIONS)
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str):
+        return None
+    options = _parse_options(spec, _MATCH_OPTIONS)
+    return None if options is None else _MatchPlan(field, spec["query"], options)
+
+
+def _parse_field_boost(entry: object) -> tuple[str, float] | None:
+    """``"title^2"`` -> ("title", 2.0); None for wildcards or unparsable boosts."""
+    if not isinstance(entry, str) or not entry or "*" in entry:
+        return None
+    name, caret, boost_text = entry.partition("^")
+    if not caret:
+        return name, 1.0
+    try:
+        boost = _as_boost(float(boost_text))
+    except ValueError:
+        return None
+    return None if boost is None or not name else (name, boost)
+
+
+def _parse_multi_match(inner: Mapping[str, Any]) -> _MultiMatchPlan | None:
+    """A best_fields / most_fields multi_match over explicit fields; None otherwise."""
+    text = inner.get("query")
+    kind = inner.get("type", "best_fields")
+    raw_fields = inner.get("fields")
+    if not isinstance(text, str) or kind not in _MULTI_MATCH_TIE_BREAKER:
+        return None
+    if isinstance(raw_fields, str):
+        raw_fields = [raw_fields]
+    if not isinstance(raw_fields, list) or not raw_fields:
+        return None
+    fields = [_parse_field_boost(entry) for entry in raw_fields]
+    parsed = tuple(f for f in fields if f is not None)
+    if len(parsed) != len(fields) or len({name for name, _ in parsed}) != len(parsed):
+        return None  # wildcard, bad boost or a repeated field: let the engine resolve it
+    tie_breaker = _as_boost(inner.get("tie_breaker", _MULTI_MATCH_TIE_BREAKER[kind]))
+    options = _parse_options(inner, _MULTI_MATCH_OPTIONS)
+    if tie_breaker is None or options is None:
+        return None
+    return _MultiMatchPlan(text, parsed, tie_breaker, options)
+
+
+# --------------------------------------------------------------------------- traversal
+
+LeafFn = Callable[[str, Mapping[str, Any]], dict[str, Any] | None]
+
+# Scoring children of compound queries. filter / must_not / constant_score do not score, so a
+# rewrite there could only risk the match set for no gain; they are never entered.
+_SCORING_CHILDREN: dict[str, tuple[str, ...]] = {
+    "bool": ("must", "should"),
+    "dis_max": ("queries",),
+    "function_score": ("query",),
+}
+
+
+def _walk(clause: Any, leaf: LeafFn) -> Any:
+    """Apply ``leaf`` to every match / multi_match in scoring position; rebuild the path to it."""
+    if not isinstance(clause, Mapping) or len(clause) != 1:
+        return clause
+    kind, inner = next(iter(clause.items()))
+    if not isinstance(inner, Mapping):
+        return clause
+    if kind in ("match", "multi_match"):
+        replaced = leaf(kind, inner)
+        return clause if replaced is None else replaced
+    children = _SCORING_CHILDREN.get(kind)
+    if children is None:
+        return clause
+    rebuilt = dict(inner)
+    for key in children:
+        if key in rebuilt:
+            rebuilt[key] = _walk_each(rebuilt[key], leaf)
+    return {kind: rebuilt}
+
+
+def _walk_each(value: Any, leaf: LeafFn) -> Any:
+    """Children may be a single clause or a list (bool accepts both); keep the shape."""
+    if isinstance(value, list):
+        return [_walk(child, leaf) for child in value]
+    return _walk(value, leaf)
+
+
+# --------------------------------------------------------------------------- phase 1
+
+
+def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, str]]:
+    """Unique ``(field, text)`` pairs, first-seen order, a query clause needs resolved."""
+    seen: dict[tuple[str, str], None] = {}
+
+    def record(kind: str, inner: Mapping[str, Any]) -> None:
+        if kind == "match":
+            plan = _parse_match(inner)
+            pairs = [] if plan is None else [(plan.field, plan.text)]
+        else:
+            multi = _parse_multi_match(inner)
+            pairs = [] if multi is None else [(name, multi.text) for name, _ in multi.fields]
+        for pair in pairs:
+            if pair[0] in fields:
+                seen.setdefault(pair, None)
+        return None
+
+    _walk(query, record)
+    return list(seen)
+
+
+def collect_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tuple[str, str]]:
+    """Unique ``(field, text)`` pairs, first-seen order, of every rewritable clause in ``query``.
+
+    Only syntactic checks happen here (the analysis is not known yet), so a pair may still turn
+    out not rewritable (no terms, synonyms); resolving it is then wasted but harmless.
+    """
+    return collect_query_texts(body.get("query"), fields)
+
+
+# --------------------------------------------------------------------------- phase 2
+
+
+@dataclass(frozen=True)
+class _Context:
+    resolved: Mapping[tuple[str, str], ResolvedText]
+    settings: RewriteSettings
+
+
+def _weight(n: int, doc_count: int, cal: FieldCalibration) -> float:
+    """idf_q / idf as a plain float (JSON); non-finite would poison every score, so refuse it."""
+    weight = float(boost_weight(n, doc_count, cal.q, cal.form))
+    if not math.isfinite(weight):
+        raise ValueError(f"non-finite q-log weight for n={n}, N={doc_count}, q={cal.q}")
+    return weight
+
+
+def _term_clause(
+    field: str, term: str, res: ResolvedText, cal: FieldCalibration, settings: RewriteSettings
+) -> dict[str, Any]:
+    """One scoring clause per analyzed token: a boosted term, or a term under the stored script."""
+    n = int(res.df[term])
+    if settings.mode == "boost":
+        return {"term": {field: {"value": term, "boost": _weight(n, res.doc_count, cal)}}}
+    params = {"q": cal.q, "n": n, "N": int(res.doc_count), "form": cal.form}
+    return {
+        "script_score": {
+            "query": {"term": {field: {"value": term}}},
+            "script": {"id": settings.script_id, "params": params},
+        }
+    }
+
+
+def _decorate_single(clause: dict[str, Any], boost: float, name: str | None) -> dict[str, Any]:
+    """Fold the match boost / _name into a lone term clause, as Lucene's lone TermQuery gets it."""
+    if "term" in clause:
+        (spec,) = clause["term"].values()
+        spec["boost"] = spec["boost"] * boost
+        target = spec
+    else:
+        target = clause["script_score"]
+        if boost != 1.0:
+            target["boost"] = boost
+    if name is not None:
+        target["_name"] = name
+    return clause
+
+
+def _wrap(clauses: list[dict[str, Any]], options: _MatchOptions, boost: float) -> dict[str, Any]:
+    """Combine term clauses exactly as match's BooleanQuery does (SHOULD+msm, or all MUST)."""
+    if len(clauses) == 1:
+        return _decorate_single(clauses[0], boost, options.name)
+    bool_spec: dict[str, Any]
+    if options.operator == "and":
+        bool_spec = {"must": clauses}  # msm only counts SHOULD clauses: moot here
+    else:
+        # Without msm a pure-SHOULD bool still needs one match; 1 states that explicitly.
+        msm = 1 if options.msm is None else options.msm
+        bool_spec = {"should": clauses, "minimum_should_match": msm}
+    if boost != 1.0:
+        bool_spec["boost"] = boost
+    if options.name is not None:
+        bool_spec["_name"] = options.name
+    return {"bool": bool_spec}
+
+
+def _rewrite_field(
+    field: str, text: str, options: _MatchOptions, boost: float, ctx: _Context
+) -> dict[str, Any] | None:
+    """The q-log equivalent of match(field, text), or None when it cannot be exact."""
+    cal = ctx.settings.fields.get(field)
+    if cal is None:
+        return None
+    res = ctx.resolved.get((field, text))
+    if res is None or not res.rewritable:
+        return None
+    clauses = [_term_clause(field, term, res, cal, ctx.settings) for term in res.terms]
+    return _wrap(clauses, options, boost)
+
+
+def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -> dict[str, Any]:
+    """The per-field match Elasticsearch builds inside multi_match, for fields left native."""
+    spec: dict[str, Any] = {"query": text}
+    if options.raw_operator is not None:
+        spec["operator"] = options.raw_operator
+    if options.msm is not None:
+        spec["minimum_should_match"] = options.msm
+    if boost != 1.0:
+        spec["boost"] = boost
+    spec.update(options.extra)
+    return {"match": {field: spec}}
+
+
+def _rewrite_multi_match(plan: _MultiMatchPlan, ctx: _Context) -> dict[str, Any] | None:
+    """dis_max over per-field clauses (ES's own expansion); None when no field is rewritten."""
+    # Field boosts go on each field's clause; the overall boost and _name go on the dis_max.
+    per_field_options = replace(plan.options, boost=1.0, name=None)
+    queries: list[dict[str, Any]] = []
+    rewritten = False
+    for field, field_boost in plan.fields:
+        clause = _rewrite_field(field, plan.text, per_field_options, field_boost, ctx)
+        rewritten = rewritten or clause is not None
+        queries.append(clause or _native_match(field, plan.text, plan.options, field_boost))
+    if not rewritten:
+        return None
+    spec: dict[str, Any] = {"queries": queries, "tie_breaker": plan.tie_breaker}
+    if plan.options.boost != 1.0:
+        spec["boost"] = plan.options.boost
+    if plan.options.name is not None:
+        spec["_name"] = plan.options.name
+    return {"dis_max": spec}
+
+
+def _rewrite_leaf(kind: str, inner: Mapping[str, Any], ctx: _Context) -> dict[str, Any] | None:
+    if kind == "match":
+        plan = _parse_match(inner)
+        if plan is None:
+            return None
+        return _rewrite_field(plan.field, plan.text, plan.options, plan.options.boost, ctx)
+    multi = _parse_multi_match(inner)
+    return None if multi is None else _rewrite_multi_match(multi, ctx)
+
+
+def rewrite_query(
+    query: Mapping[str, Any],
+    resolved: Mapping[tuple[str, str], ResolvedText],
+    settings: RewriteSettings,
+) -> dict[str, Any]:
+    """A new query clause scoring with q-log IDF on calibrated fields; the input is not touched.
+
+    The input is deep-copied first so the result shares nothing with it: callers may mutate
+    either afterwards.
+    """
+    ctx = _Context(resolved, settings)
+    result = _walk(copy.deepcopy(query), lambda kind, inner: _rewrite_leaf(kind, inner, ctx))
+    return dict(result)
+
+
+def rewrite_body(
+    body: Mapping[str, Any],
+    resolved: Mapping[tuple[str, str], ResolvedText],
+    settings: RewriteSettings,
+) -> dict[str, Any]:
+    """A new search body where only ``query`` may differ (aggs, sort, knn, ... are copies)."""
+    result = copy.deepcopy(dict(body))
+    query = body.get("query")
+    if isinstance(query, Mapping):
+        result["query"] = rewrite_query(query, resolved, settings)
+    return result

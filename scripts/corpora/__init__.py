@@ -1,0 +1,1 @@
+"""Offline builders for CodeSearchNet-style code search corpora (see README.md)."""

@@ -1,0 +1,3 @@
+module esqlog/goextract
+
+go 1.18

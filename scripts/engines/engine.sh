@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Start, stop or query a real local search node assembled from Maven Central.
+#
+#   scripts/engines/engine.sh start|stop|status|url opensearch|elasticsearch
+#
+# Why this shape: Docker and the engines' download sites are out of reach on our machines, but
+# Maven Central serves complete "integ-test" distributions of both engines. The zip is fetched
+# into the local Maven repository (so a second start needs no network), unpacked once into a
+# cache folder, and run as a single node bound to 127.0.0.1 with a bounded heap. Data and logs
+# live under a temporary folder; a PID file lets `stop` end exactly the node it started.
+set -euo pipefail
+
+ACTION=${1:-}
+ENGINE=${2:-}
+usage() { echo "usage: $0 start|stop|status|url opensearch|elasticsearch" >&2; exit 2; }
+[[ -n "$ACTION" && -n "$ENGINE" ]] || usage
+
+OPENSEARCH_VERSION=${ESQLOG_OPENSEARCH_VERSION:-3.6.0}
+ELASTICSEARCH_VERSION=${ESQLOG_ELASTICSEARCH_VERSION:-8.19.21}
+STATE_ROOT=${ESQLOG_ENGINE_DIR:-${TMPDIR:-/tmp}/esqlog-engines}
+# The node runs as an unprivileged user when we are root, so its files must live outside /root.
+if [[ $(id -u) -eq 0 ]]; then DEFAULT_CACHE=/var/cache/esqlog/engines; else DEFAULT_CACHE=$HOME/.cache/esqlog/engines; fi
+CACHE_ROOT=${ESQLOG_ENGINE_CACHE:-$DEFAULT_CACHE}
+M2=${MAVEN_REPO:-$HOME/.m2/repository}
+HEAP=${ESQLOG_ENGINE_HEAP:-1g}
+START_TIMEOUT=${ESQLOG_ENGINE_START_TIMEOUT:-180}
+RUN_USER=${ESQLOG_ENGINE_USER:-esqlog-engine}
+
+case "$ENGINE" in
+  opensearch)
+    VERSION=$OPENSEARCH_VERSION
+    GROUP_PATH=org/opensearch/distribution/integ-test-zip/opensearch
+    ARTIFACT=org.opensearch.distribution.integ-test-zip:opensearch:$VERSION:zip
+    HTTP_PORT=${ESQLOG_OPENSEARCH_PORT:-19200}
+    BIN=bin/opensearch
+    ;;
+  elasticsearch)
+    VERSION=$ELASTICSEARCH_VERSION
+    GROUP_PATH=org/elasticsearch/distribution/integ-test-zip/elasticsearch
+    ARTIFACT=org.elasticsearch.distribution.integ-test-zip:elasticsearch:$VERSION:zip
+    HTTP_PORT=${ESQLOG_ELASTICSEARCH_PORT:-19201}
+    BIN=bin/elasticsearch
+    ;;
+  *) usage ;;
+esac
+TRANSPORT_PORT=$((HTTP_PORT + 100))
+URL="http://127.0.0.1:$HTTP_PORT"
+STATE=$STATE_ROOT/$ENGINE
+PIDFILE=$STATE/node.pid
+LOG=$STATE/logs
+
+log() { echo "[$ENGINE] $*" >&2; }
+
+healthy() {
+  curl -fsS -m 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null \
+    | grep -qE '"status":"(yellow|green)"'
+}
+
+running_pid() {
+  [[ -f "$PIDFILE" ]] || return 1
+  local pid; pid=$(cat "$PIDFILE" 2>/dev/null || true)
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+# The oldest JDK new enough for the engine (OpenSearch 3 needs Java 21+, Elasticsearch 8 runs on
+# 17+): the oldest supported one is what the engine was tested with most.
+pick_java() {
+  local need=$1 candidate v
+  for candidate in ${ESQLOG_JAVA_HOME:-} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -V) ${JAVA_HOME:-}; do
+    [[ -x "$candidate/bin/java" ]] || continue
+    v=$("$candidate/bin/java" -version 2>&1 | sed -nE 's/.*version "([0-9]+).*/\1/p' | head -1)
+    if [[ -n "$v" && "$v" -ge "$need" ]]; then echo "${candidate%/}"; return 0; fi
+  done
+  return 1
+}
+
+fetch_distribution() {
+  local zip=$M2/$GROUP_PATH/$VERSION/$(basename "$GROUP_PATH")-$VERSION.zip
+  if [[ ! -s "$zip" ]]; then
+    log "downloading $ARTIFACT from Maven Central (cached in $M2)"
+    if command -v mvn >/dev/null; then
+      mvn -q -B dependency:get -Dartifact="$ARTIFACT" -Dtransitive=false >&2
+    else
+      mkdir -p "$(dirname "$zip")"
+      curl -fsS -o "$zip.part" "https://repo.maven.apache.org/maven2/$GROUP_PATH/$VERSION/$(basename "$zip")"
+      mv "$zip.part" "$zip"
+    fi
+  fi
+  local home=$CACHE_ROOT/$ENGINE-$VERSION
+  if [[ ! -x "$home/$BIN" ]]; then
+    log "unpacking $(basename "$zip") into $CACHE_ROOT"
+    mkdir -p "$CACHE_ROOT"
+    local tmp; tmp=$(mktemp -d "$CACHE_ROOT/.unpack.XXXXXX")
+    unzip -q "$zip" -d "$tmp"
+    rm -rf "$home"
+    mv "$tmp"/* "$home"
+    rmdir "$tmp"
+  fi
+  echo "$home"
+}
+
+# Both engines refuse to run as root; a locked system account runs the node instead.
+as_node_user() {
+  if [[ $(id -u) -eq 0 ]]; then
+    id "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$RUN_USER"
+    runuser -u "$RUN_USER" -- "$@"
+  else
+    "$@"
+  fi
+}
+
+start() {
+  if pid=$(running_pid) && healthy; then
+    log "already running (pid $pid)"
+    echo "$URL"; return 0
+  fi
+  if healthy; then
+    echo "[$ENGINE] port $HTTP_PORT already serves a cluster that this script did not start;" \
+         "stop it or set ESQLOG_${ENGINE^^}_PORT" >&2
+    exit 1
+  fi
+  local home java_home need=17
+  home=$(fetch_distribution)
+  [[ $ENGINE == opensearch ]] && need=21
+  java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm; set ESQLOG_JAVA_HOME"; exit 1; }
+  rm -rf "$STATE"; mkdir -p "$STATE/data" "$LOG" "$STATE/tmp"
+  if [[ $(id -u) -eq 0 ]]; then
+    id "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$RUN_USER"
+    chown -R "$RUN_USER" "$STATE" "$home"
+    chmod 755 "$STATE_ROOT"
+  fi
+  local common=(-d -p "$PIDFILE"
+    -Ediscovery.type=single-node -Enetwork.host=127.0.0.1
+    -Ehttp.port="$HTTP_PORT" -Etransport.port="$TRANSPORT_PORT"
+    -Epath.data="$STATE/data" -Epath.logs="$LOG"
+    -Ecluster.name="esqlog-$ENGINE" -Enode.name="esqlog-$ENGINE-1"
+    -Ecluster.routing.allocation.disk.threshold_enabled=false)
+  local extra=()
+  if [[ $ENGINE == elasticsearch ]]; then
+    extra=(-Expack.security.enabled=false)
+  fi
+  log "starting $ENGINE $VERSION on $URL (Java $(basename "$java_home"), heap $HEAP)"
+  local t0=$SECONDS
+  as_node_user env ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
+    ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
+    ES_TMPDIR="$STATE/tmp" OPENSEARCH_TMPDIR="$STATE/tmp" \
+    "$home/$BIN" "${common[@]}" "${extra[@]}" ${ESQLOG_ENGINE_EXTRA_ARGS:-} > "$LOG/console.log" 2>&1 || {
+      log "failed to start; last lines of $LOG:"; tail -n 40 "$LOG/console.log" >&2; exit 1; }
+  while ! healthy; do
+    if (( SECONDS - t0 > START_TIMEOUT )); then
+      log "not healthy after ${START_TIMEOUT}s; last lines of the log:"
+      tail -n 40 "$LOG"/*.log >&2 || true
+      stop >/dev/null 2>&1 || true
+      exit 1
+    fi
+    if [[ -f "$PIDFILE" ]] && ! running_pid >/dev/null; then
+      log "node exited during start-up; last lines of the log:"
+      tail -n 40 "$LOG"/*.log >&2 || true
+      exit 1
+    fi
+    sleep 1
+  done
+  log "healthy after $((SECONDS - t0))s"
+  echo "$URL"
+}
+
+stop() {
+  local pid
+  if pid=$(running_pid); then
+    kill "$pid"
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    log "stopped (pid $pid)"
+  else
+    log "not running"
+  fi
+  rm -f "$PIDFILE"
+}
+
+case "$ACTION" in
+  start) start ;;
+  stop) stop ;;
+  status) if pid=$(running_pid) && healthy; then log "running (pid $pid) at $URL"; else log "not running"; exit 1; fi ;;
+  url) echo "$URL" ;;
+  *) usage ;;
+esac

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Create .venv (Python >= 3.11) and install esqlog with its dev extra; idempotent and quiet
+# when nothing changed. Sourced by test.sh and demo.sh so each README command is self-contained.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+py=${PYTHON:-python3}
+if [[ ! -x "$root/.venv/bin/python" ]]; then
+  echo "[setup] creating $root/.venv" >&2
+  "$py" -m venv "$root/.venv"
+fi
+stamp="$root/.venv/.esqlog-installed"
+if [[ ! -f "$stamp" || "$root/pyproject.toml" -nt "$stamp" ]]; then
+  echo "[setup] installing esqlog[dev] into .venv" >&2
+  "$root/.venv/bin/python" -m pip install -q --upgrade pip >&2
+  "$root/.venv/bin/python" -m pip install -q -e "$root[dev]" >&2
+  touch "$stamp"
+fi
