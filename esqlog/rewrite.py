@@ -459,8 +459,9 @@ def rewrite_body(
     settings: RewriteSettings,
 ) -> dict[str, Any]:
     """A new search body where only ``query`` may differ (aggs, sort, knn, ... are copies)."""
-    result = copy.deepcopy(dict(body))
-    query = body.get("query")
-    if isinstance(query, Mapping):
-        result["query"] = rewrite_query(query, resolved, settings)
-    return result
+    return {
+        key: rewrite_query(value, resolved, settings)
+        if key == "query" and isinstance(value, Mapping)
+        else copy.deepcopy(value)
+        for key, value in body.items()
+    }

@@ -10,13 +10,14 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy as Strategy
 
 from esqlog import qlog
 from esqlog.rewrite import (
@@ -51,7 +52,11 @@ TEXTS = ["parse json", "json", "read read file", "alpha beta gamma", "alpha beta
 RESOLVED = {(f, t): resolved_for(f, t) for f in CAL for t in TEXTS}
 
 
-def rq(query: dict[str, Any], s: RewriteSettings = BOOST, resolved=None) -> dict[str, Any]:
+def rq(
+    query: dict[str, Any],
+    s: RewriteSettings = BOOST,
+    resolved: Mapping[tuple[str, str], ResolvedText] | None = None,
+) -> dict[str, Any]:
     return rewrite_query(query, RESOLVED if resolved is None else resolved, s)
 
 
@@ -62,11 +67,11 @@ def term(field: str, value: str, boost: float) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- match shapes
 
 
-def test_short_form_single_term_becomes_boosted_term():
+def test_short_form_single_term_becomes_boosted_term() -> None:
     assert rq({"match": {"code": "json"}}) == term("code", "json", weight("json"))
 
 
-def test_short_form_several_terms_become_should_with_msm_1():
+def test_short_form_several_terms_become_should_with_msm_1() -> None:
     out = rq({"match": {"code": "parse json"}})
     assert out == {
         "bool": {
@@ -79,7 +84,7 @@ def test_short_form_several_terms_become_should_with_msm_1():
     }
 
 
-def test_long_form_or_keeps_msm_verbatim_boost_and_name():
+def test_long_form_or_keeps_msm_verbatim_boost_and_name() -> None:
     spec = {"query": "parse json", "minimum_should_match": "75%", "boost": 2.0, "_name": "m"}
     out = rq({"match": {"code": spec}})
     assert out["bool"]["minimum_should_match"] == "75%"
@@ -89,7 +94,7 @@ def test_long_form_or_keeps_msm_verbatim_boost_and_name():
 
 
 @pytest.mark.parametrize("op", ["and", "AND", "And"])
-def test_operator_and_becomes_must_and_drops_msm(op):
+def test_operator_and_becomes_must_and_drops_msm(op: str) -> None:
     spec = {"query": "parse json", "operator": op, "minimum_should_match": 2}
     out = rq({"match": {"code": spec}})
     assert out == {
@@ -99,34 +104,34 @@ def test_operator_and_becomes_must_and_drops_msm(op):
     }
 
 
-def test_explicit_or_operator_and_boost_one_are_omitted_from_wrapper():
+def test_explicit_or_operator_and_boost_one_are_omitted_from_wrapper() -> None:
     out = rq({"match": {"code": {"query": "parse json", "operator": "or", "boost": 1}}})
     assert set(out["bool"]) == {"should", "minimum_should_match"}
 
 
-def test_duplicate_terms_give_one_clause_each():
+def test_duplicate_terms_give_one_clause_each() -> None:
     out = rq({"match": {"code": "read read file"}})
     values = [c["term"]["code"]["value"] for c in out["bool"]["should"]]
     assert values == ["read", "read", "file"]
 
 
-def test_single_term_match_boost_multiplies_into_term_boost_and_carries_name():
+def test_single_term_match_boost_multiplies_into_term_boost_and_carries_name() -> None:
     out = rq({"match": {"code": {"query": "json", "boost": 3.0, "_name": "n", "operator": "and"}}})
     assert out == {"term": {"code": {"value": "json", "boost": weight("json") * 3.0, "_name": "n"}}}
 
 
-def test_single_term_ignores_msm_like_lucene_termquery():
+def test_single_term_ignores_msm_like_lucene_termquery() -> None:
     out = rq({"match": {"code": {"query": "json", "minimum_should_match": 5}}})
     assert out == term("code", "json", weight("json"))
 
 
-def test_form_and_q_come_from_the_field_calibration():
+def test_form_and_q_come_from_the_field_calibration() -> None:
     out = rq({"match": {"title": "alpha beta gamma"}})
     boosts = [c["term"]["title"]["boost"] for c in out["bool"]["should"]]
     assert boosts == [weight(t, 0.8, "rsj") for t in ("alpha", "beta", "gamma")]
 
 
-def test_weights_equal_boost_weight_and_are_python_floats():
+def test_weights_equal_boost_weight_and_are_python_floats() -> None:
     out = rq({"match": {"code": "alpha beta gamma"}})
     for clause in out["bool"]["should"]:
         spec = clause["term"]["code"]
@@ -136,7 +141,7 @@ def test_weights_equal_boost_weight_and_are_python_floats():
     json.dumps(out, allow_nan=False)
 
 
-def test_q_one_lucene_weights_are_exactly_one():
+def test_q_one_lucene_weights_are_exactly_one() -> None:
     s = RewriteSettings({"code": FieldCalibration(1.0)})
     out = rq({"match": {"code": "alpha beta gamma"}}, s)
     assert [c["term"]["code"]["boost"] for c in out["bool"]["should"]] == [1.0, 1.0, 1.0]
@@ -155,14 +160,14 @@ def script_clause(field: str, value: str, q: float = 0.5, form: str = "lucene") 
     }
 
 
-def test_script_mode_single_term_puts_boost_and_name_on_script_score():
+def test_script_mode_single_term_puts_boost_and_name_on_script_score() -> None:
     out = rq({"match": {"code": {"query": "json", "boost": 2.5, "_name": "x"}}}, SCRIPT)
     expected = script_clause("code", "json")
     expected["script_score"].update({"boost": 2.5, "_name": "x"})
     assert out == expected
 
 
-def test_script_mode_several_terms_and_params_carry_q_n_big_n():
+def test_script_mode_several_terms_and_params_carry_q_n_big_n() -> None:
     out = rq({"match": {"title": {"query": "alpha beta", "operator": "and"}}}, SCRIPT)
     assert out == {
         "bool": {
@@ -177,7 +182,7 @@ def test_script_mode_several_terms_and_params_carry_q_n_big_n():
     assert "source" not in out["bool"]["must"][0]["script_score"]["script"]
 
 
-def test_script_mode_without_boost_has_no_boost_key():
+def test_script_mode_without_boost_has_no_boost_key() -> None:
     assert rq({"match": {"code": "json"}}, SCRIPT) == script_clause("code", "json")
 
 
@@ -198,7 +203,7 @@ UNSUPPORTED = {
 
 
 @pytest.mark.parametrize("option", sorted(UNSUPPORTED))
-def test_match_with_unsupported_option_passes_through(option):
+def test_match_with_unsupported_option_passes_through(option: str) -> None:
     clause = {"match": {"code": {"query": "parse json", option: UNSUPPORTED[option]}}}
     assert rq(clause) == clause
 
@@ -218,23 +223,23 @@ def test_match_with_unsupported_option_passes_through(option):
         {"match": "json"},
     ],
 )
-def test_match_not_rewritable_passes_through(clause):
+def test_match_not_rewritable_passes_through(clause: dict[str, Any]) -> None:
     assert rq(clause) == clause
 
 
-def test_match_with_zero_terms_passes_through():
+def test_match_with_zero_terms_passes_through() -> None:
     resolved = {("code", "the"): ResolvedText((), (), {}, N_DOCS)}
     clause = {"match": {"code": "the"}}
     assert rq(clause, resolved=resolved) == clause
 
 
-def test_match_with_synonyms_at_one_position_passes_through():
+def test_match_with_synonyms_at_one_position_passes_through() -> None:
     resolved = {("code", "json"): ResolvedText(("json", "jsn"), (0, 0), {"json": 1, "jsn": 1}, 9)}
     clause = {"match": {"code": "json"}}
     assert rq(clause, resolved=resolved) == clause
 
 
-def test_position_gaps_are_fine():
+def test_position_gaps_are_fine() -> None:
     resolved = {("code", "a b"): ResolvedText(("a", "b"), (0, 2), {"a": 1, "b": 1}, 9)}
     assert "bool" in rq({"match": {"code": "a b"}}, resolved=resolved)
 
@@ -242,7 +247,7 @@ def test_position_gaps_are_fine():
 # ----------------------------------------------------------------------------- multi_match
 
 
-def test_multi_match_best_fields_expands_to_dis_max_with_field_boosts():
+def test_multi_match_best_fields_expands_to_dis_max_with_field_boosts() -> None:
     clause = {"multi_match": {"query": "json", "fields": ["code", "title^2"]}}
     assert rq(clause) == {
         "dis_max": {
@@ -255,7 +260,7 @@ def test_multi_match_best_fields_expands_to_dis_max_with_field_boosts():
     }
 
 
-def test_multi_match_most_fields_uses_tie_breaker_one_and_keeps_options_per_field():
+def test_multi_match_most_fields_uses_tie_breaker_one_and_keeps_options_per_field() -> None:
     spec = {
         "query": "parse json",
         "fields": ["code^1.5", "path"],
@@ -285,7 +290,7 @@ def test_multi_match_most_fields_uses_tie_breaker_one_and_keeps_options_per_fiel
     }
 
 
-def test_multi_match_uncalibrated_field_keeps_native_match_with_field_boost():
+def test_multi_match_uncalibrated_field_keeps_native_match_with_field_boost() -> None:
     out = rq({"multi_match": {"query": "parse json", "fields": ["path^3", "code"]}})
     assert out["dis_max"]["queries"][0] == {
         "match": {"path": {"query": "parse json", "boost": 3.0}}
@@ -293,19 +298,19 @@ def test_multi_match_uncalibrated_field_keeps_native_match_with_field_boost():
     assert out["dis_max"]["queries"][1]["bool"]["minimum_should_match"] == 1
 
 
-def test_multi_match_explicit_tie_breaker_is_kept():
+def test_multi_match_explicit_tie_breaker_is_kept() -> None:
     clause = {"multi_match": {"query": "json", "fields": ["code"], "tie_breaker": 0.3}}
     assert rq(clause)["dis_max"]["tie_breaker"] == 0.3
 
 
-def test_multi_match_fields_as_single_string():
+def test_multi_match_fields_as_single_string() -> None:
     out = rq({"multi_match": {"query": "json", "fields": "code"}})
     assert out == {
         "dis_max": {"queries": [term("code", "json", weight("json"))], "tie_breaker": 0.0}
     }
 
 
-def test_multi_match_unresolvable_calibrated_field_falls_back_to_native_match():
+def test_multi_match_unresolvable_calibrated_field_falls_back_to_native_match() -> None:
     resolved = {("code", "json"): RESOLVED[("code", "json")]}
     out = rq({"multi_match": {"query": "json", "fields": ["code", "title"]}}, resolved=resolved)
     assert out["dis_max"]["queries"][1] == {"match": {"title": {"query": "json"}}}
@@ -333,7 +338,7 @@ def test_multi_match_unresolvable_calibrated_field_falls_back_to_native_match():
         {"query": 3, "fields": ["code"]},
     ],
 )
-def test_multi_match_not_rewritable_passes_through(spec):
+def test_multi_match_not_rewritable_passes_through(spec: dict[str, Any]) -> None:
     clause = {"multi_match": spec}
     assert rq(clause) == clause
 
@@ -341,7 +346,7 @@ def test_multi_match_not_rewritable_passes_through(spec):
 # ----------------------------------------------------------------------------- recursion
 
 
-def test_recurses_into_scoring_children_only():
+def test_recurses_into_scoring_children_only() -> None:
     match = {"match": {"code": "json"}}
     rewritten = term("code", "json", weight("json"))
     query = {
@@ -379,11 +384,11 @@ def test_recurses_into_scoring_children_only():
         {"bool": {"filter": {"match": {"code": "json"}}}},
     ],
 )
-def test_non_scoring_and_unknown_clauses_are_untouched(query):
+def test_non_scoring_and_unknown_clauses_are_untouched(query: dict[str, Any]) -> None:
     assert rq(query) == query
 
 
-def test_body_keys_other_than_query_are_identical_and_input_not_mutated():
+def test_body_keys_other_than_query_are_identical_and_input_not_mutated() -> None:
     body = {
         "query": {"bool": {"should": [{"match": {"code": "parse json"}}]}},
         "aggs": {"langs": {"terms": {"field": "lang"}}},
@@ -412,13 +417,13 @@ def test_body_keys_other_than_query_are_identical_and_input_not_mutated():
     assert body == before
 
 
-def test_body_without_query_is_a_copy():
+def test_body_without_query_is_a_copy() -> None:
     body = {"size": 0, "aggs": {"a": {"terms": {"field": "f"}}}}
     out = rewrite_body(body, RESOLVED, BOOST)
     assert out == body and out is not body and out["aggs"] is not body["aggs"]
 
 
-def test_rewrite_query_does_not_mutate_or_alias_input():
+def test_rewrite_query_does_not_mutate_or_alias_input() -> None:
     query = {"bool": {"must": [{"term": {"path": "x"}}, {"match": {"code": "json"}}]}}
     before = copy.deepcopy(query)
     out = rq(query)
@@ -429,7 +434,7 @@ def test_rewrite_query_does_not_mutate_or_alias_input():
 # ----------------------------------------------------------------------------- collect_texts
 
 
-def test_collect_texts_unique_first_seen_order_and_scoring_only():
+def test_collect_texts_unique_first_seen_order_and_scoring_only() -> None:
     body = {
         "query": {
             "bool": {
@@ -456,7 +461,7 @@ def test_collect_texts_unique_first_seen_order_and_scoring_only():
     ]
 
 
-def test_collect_texts_without_query_or_fields():
+def test_collect_texts_without_query_or_fields() -> None:
     assert collect_texts({"size": 3}, CAL) == []
     assert collect_texts({"query": {"match": {"code": "a"}}}, []) == []
     assert collect_query_texts({"match": {"code": "a"}}, {"code"}) == [("code", "a")]
@@ -476,30 +481,30 @@ def test_collect_texts_without_query_or_fields():
         (("a",), (0,), {"a": 1}, -1),
     ],
 )
-def test_resolved_text_rejects_inconsistent_statistics(args):
+def test_resolved_text_rejects_inconsistent_statistics(args: tuple[Any, ...]) -> None:
     with pytest.raises(ValueError):
         ResolvedText(*args)
 
 
-def test_resolved_text_accepts_numpy_integers():
-    res = ResolvedText(("a",), (0,), {"a": np.int64(2)}, np.int64(5))
+def test_resolved_text_accepts_numpy_integers() -> None:
+    res = ResolvedText(("a",), (0,), {"a": np.int64(2)}, np.int64(5))  # type: ignore[dict-item, arg-type]
     out = rewrite_query({"match": {"code": "a"}}, {("code", "a"): res}, SCRIPT)
     json.dumps(out)
 
 
 @pytest.mark.parametrize("q", [-0.1, 2.5, float("nan"), float("inf")])
-def test_field_calibration_rejects_bad_q(q):
+def test_field_calibration_rejects_bad_q(q: float) -> None:
     with pytest.raises(ValueError):
         FieldCalibration(q)
 
 
-def test_field_calibration_rejects_unknown_form_and_normalises_q():
+def test_field_calibration_rejects_unknown_form_and_normalises_q() -> None:
     with pytest.raises(ValueError):
         FieldCalibration(0.5, "bm15")
     assert type(FieldCalibration(1).q) is float
 
 
-def test_rewrite_settings_rejects_bad_mode_and_script_id():
+def test_rewrite_settings_rejects_bad_mode_and_script_id() -> None:
     with pytest.raises(ValueError):
         RewriteSettings(CAL, mode="painless")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
@@ -536,7 +541,7 @@ boosts = st.sampled_from([0.5, 1, 1.0, 2.0, 3])
 
 
 @st.composite
-def match_options(draw, allow_unsupported: bool = True) -> dict[str, Any]:
+def match_options(draw: st.DrawFn, allow_unsupported: bool = True) -> dict[str, Any]:
     opts: dict[str, Any] = {}
     if draw(st.booleans()):
         opts["operator"] = draw(st.sampled_from(["or", "and", "OR", "AND"]))
@@ -553,7 +558,9 @@ def match_options(draw, allow_unsupported: bool = True) -> dict[str, Any]:
 
 
 @st.composite
-def match_clause(draw, allow_unsupported: bool = True, text_pool=texts) -> dict[str, Any]:
+def match_clause(
+    draw: st.DrawFn, allow_unsupported: bool = True, text_pool: Strategy[str] = texts
+) -> dict[str, Any]:
     field = draw(st.sampled_from(ALL_FIELDS))
     text = draw(text_pool)
     if draw(st.booleans()):
@@ -562,7 +569,9 @@ def match_clause(draw, allow_unsupported: bool = True, text_pool=texts) -> dict[
 
 
 @st.composite
-def multi_match_clause(draw, allow_unsupported: bool = True, text_pool=texts) -> dict[str, Any]:
+def multi_match_clause(
+    draw: st.DrawFn, allow_unsupported: bool = True, text_pool: Strategy[str] = texts
+) -> dict[str, Any]:
     names = draw(st.lists(st.sampled_from(ALL_FIELDS), min_size=1, max_size=4, unique=True))
     fields = [n if draw(st.booleans()) else f"{n}^{draw(st.sampled_from([2, 0.5]))}" for n in names]
     spec = {"query": draw(text_pool), "fields": fields, **draw(match_options(allow_unsupported))}
@@ -589,11 +598,11 @@ other_leaves = st.sampled_from(
 )
 
 
-def one_or_list(children):
+def one_or_list(children: Strategy[Any]) -> Strategy[Any]:
     return st.one_of(children, st.lists(children, min_size=1, max_size=3))
 
 
-def compound(children):
+def compound(children: Strategy[Any]) -> Strategy[dict[str, Any]]:
     bool_spec = st.fixed_dictionaries(
         {},
         optional={
@@ -626,7 +635,6 @@ bodies = st.fixed_dictionaries(
         "highlight": st.just({"fields": {"code": {}}}),
     },
 )
-modes = st.sampled_from([BOOST, RewriteSettings(CAL, mode="script")])
 PROP_SETTINGS_CAL = {"code": FieldCalibration(0.3), "title": FieldCalibration(0.7, "rsj")}
 
 
@@ -634,20 +642,21 @@ def prop_settings(mode: str) -> RewriteSettings:
     return RewriteSettings(PROP_SETTINGS_CAL, mode=mode)  # type: ignore[arg-type]
 
 
-class RecordingMapping(Mapping):
+class RecordingMapping(Mapping[tuple[str, str], ResolvedText]):
     """A read-only mapping that remembers which keys were asked for."""
 
-    def __init__(self, data):
-        self.data, self.asked = data, set()
+    def __init__(self, data: Mapping[tuple[str, str], ResolvedText]) -> None:
+        self.data = data
+        self.asked: set[tuple[str, str]] = set()
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: tuple[str, str]) -> ResolvedText:
         self.asked.add(key)
         return self.data[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self.data)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.data)
 
 
@@ -704,7 +713,7 @@ def check_parallel(original: Any, out: Any) -> None:
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(body=bodies, mode=st.sampled_from(["boost", "script"]))
-def test_property_structure(body, mode):
+def test_property_structure(body: dict[str, Any], mode: str) -> None:
     s = prop_settings(mode)
     before = copy.deepcopy(body)
     out = rewrite_body(body, PROP_RESOLVED, s)
@@ -732,11 +741,14 @@ def test_property_structure(body, mode):
 # Scores a query over a few documents the way Lucene does (BM25 with Lucene's idf, tf part
 # without the constant (k1+1)); "original" mode uses q-log idf for calibrated fields.
 
+Doc = dict[str, list[str]]
+Score = float | None
+
 DOC_TOKENS = ["parse", "json", "read", "file", "alpha", "beta", "gamma", "zeta"]
 EVAL_POOL = ["parse json", "json", "read read file", "alpha beta gamma", "json parse json", "zeta"]
 
 
-def field_stats(docs, field):
+def field_stats(docs: list[Doc], field: str) -> tuple[int, float]:
     lengths = [len(d.get(field, [])) for d in docs]
     with_field = [n for n in lengths if n]
     return len(with_field), (sum(with_field) / len(with_field) if with_field else 1.0)
@@ -751,10 +763,14 @@ def calc_msm(optional: int, spec: Any) -> int:
 
 
 class Evaluator:
-    def __init__(self, docs, s: RewriteSettings, qlog_idf: bool):
+    """Match set and score of a clause for one document (None = no match)."""
+
+    def __init__(self, docs: list[Doc], s: RewriteSettings, qlog_idf: bool) -> None:
         self.docs, self.s, self.qlog_idf = docs, s, qlog_idf
 
-    def term_score(self, doc, field, value, boost=1.0, from_match=False):
+    def term_score(
+        self, doc: Doc, field: str, value: str, boost: float = 1.0, from_match: bool = False
+    ) -> Score:
         tokens = doc.get(field, [])
         tf = tokens.count(value)
         if tf == 0:
@@ -769,8 +785,11 @@ class Evaluator:
             idf = float(qlog.idf(n, n_with))
         return boost * idf * float(qlog.bm25_tf_norm(tf, len(tokens), avgdl))
 
-    def combine_bool(self, must, should, msm_spec, boost):
-        if any(s is None for s in must):
+    def combine_bool(
+        self, must: list[Score], should: list[Score], msm_spec: Any, boost: float
+    ) -> Score:
+        required = [s for s in must if s is not None]
+        if len(required) < len(must):
             return None
         matched = [s for s in should if s is not None]
         need = 0 if msm_spec is None else calc_msm(len(should), msm_spec)
@@ -778,26 +797,29 @@ class Evaluator:
         need = max(need, 0 if must else 1)
         if len(matched) < need:
             return None
-        return boost * (sum(must) + sum(matched))
+        return boost * (sum(required) + sum(matched))
 
-    def match(self, doc, field, text, opts, field_boost=1.0):
+    def match(
+        self, doc: Doc, field: str, text: str, opts: Mapping[str, Any], field_boost: float = 1.0
+    ) -> Score:
         terms = text.lower().split()
         boost = float(opts.get("boost", 1.0)) * field_boost
         scores = [self.term_score(doc, field, t, from_match=True) for t in terms]
         if len(scores) == 1:
             return None if scores[0] is None else boost * scores[0]
+        assert scores, "every evaluated text has terms"
         if str(opts.get("operator", "or")).lower() == "and":
             return self.combine_bool(scores, [], None, boost)
         return self.combine_bool([], scores, opts.get("minimum_should_match", 1), boost)
 
-    def dis_max(self, scores, tie_breaker, boost):
+    def dis_max(self, scores: list[Score], tie_breaker: float, boost: float) -> Score:
         matched = [s for s in scores if s is not None]
         if not matched:
             return None
         top = max(matched)
         return boost * (top + tie_breaker * (sum(matched) - top))
 
-    def score(self, doc, clause):
+    def score(self, doc: Doc, clause: Mapping[str, Any]) -> Score:
         ((kind, inner),) = clause.items()
         if kind == "match":
             ((field, spec),) = inner.items()
@@ -805,7 +827,7 @@ class Evaluator:
             return self.match(doc, field, spec["query"], spec)
         if kind == "multi_match":
             default_tb = 1.0 if inner.get("type") == "most_fields" else 0.0
-            scores = []
+            scores: list[Score] = []
             for entry in inner["fields"]:
                 name, _, fb = entry.partition("^")
                 opts = {k: v for k, v in inner.items() if k != "boost"}
@@ -814,20 +836,20 @@ class Evaluator:
             return self.dis_max(scores, tb, float(inner.get("boost", 1.0)))
         if kind == "term":
             ((field, spec),) = inner.items()
-            return self.term_score(doc, field, spec["value"], spec.get("boost", 1.0))
+            return self.term_score(doc, field, spec["value"], float(spec.get("boost", 1.0)))
         if kind == "script_score":
             inner_score = self.score(doc, inner["query"])
             if inner_score is None:
                 return None
             p = inner["script"]["params"]
             w = float(qlog.boost_weight(p["n"], p["N"], p["q"], p["form"]))
-            return inner_score * w * inner.get("boost", 1.0)
+            return inner_score * w * float(inner.get("boost", 1.0))
         if kind == "dis_max":
             scores = [self.score(doc, q) for q in inner["queries"]]
             return self.dis_max(scores, inner.get("tie_breaker", 0.0), inner.get("boost", 1.0))
         if kind == "bool":
 
-            def each(key):
+            def each(key: str) -> list[Score]:
                 value = inner.get(key, [])
                 return [self.score(doc, c) for c in (value if isinstance(value, list) else [value])]
 
@@ -852,7 +874,7 @@ eval_leaves = st.one_of(
 )
 
 
-def eval_compound(children):
+def eval_compound(children: Strategy[Any]) -> Strategy[dict[str, Any]]:
     return st.one_of(
         st.fixed_dictionaries(
             {"should": st.lists(children, min_size=1, max_size=3)},
@@ -877,7 +899,9 @@ documents = st.lists(
 )
 
 
-def resolve_from_docs(docs, pairs) -> dict[tuple[str, str], ResolvedText]:
+def resolve_from_docs(
+    docs: list[Doc], pairs: list[tuple[str, str]]
+) -> dict[tuple[str, str], ResolvedText]:
     out = {}
     for field, text in pairs:
         terms = tuple(text.lower().split())
@@ -889,7 +913,9 @@ def resolve_from_docs(docs, pairs) -> dict[tuple[str, str], ResolvedText]:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=eval_queries, docs=documents, mode=st.sampled_from(["boost", "script"]))
-def test_property_rewrite_scores_like_qlog_bm25_with_same_matches(query, docs, mode):
+def test_property_rewrite_scores_like_qlog_bm25_with_same_matches(
+    query: dict[str, Any], docs: list[Doc], mode: str
+) -> None:
     s = prop_settings(mode)
     resolved = resolve_from_docs(docs, collect_query_texts(query, s.fields))
     rewritten = rewrite_query(query, resolved, s)
@@ -900,4 +926,4 @@ def test_property_rewrite_scores_like_qlog_bm25_with_same_matches(query, docs, m
         got = rewritten_eval.score(doc, rewritten)
         assert (expected is None) == (got is None), (query, rewritten, doc)
         if expected is not None:
-            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+            assert got is not None and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
