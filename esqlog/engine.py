@@ -107,6 +107,11 @@ class Engine:
         return self._version
 
     @property
+    def bm25_scale(self) -> float:
+        """The constant the engine multiplies BM25 by: see :func:`bm25_scale`."""
+        return bm25_scale(self.flavor, self.version)
+
+    @property
     def label(self) -> str:
         """E.g. ``opensearch 3.6.0``."""
         return f"{self.flavor} {'.'.join(map(str, self.version))}"
@@ -166,6 +171,17 @@ async def arun(engine: AsyncEngine, plan: Plan[T]) -> T:
                 request = plan.send(response)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+def bm25_scale(flavor: Flavor, version: tuple[int, ...], k1: float = 1.2) -> float:
+    """Elasticsearch and OpenSearch 2.x keep BM25's (k1 + 1) numerator; OpenSearch 3 does not.
+
+    Rankings do not depend on it, but a rerank that adds to the engine's own scores must
+    speak the same units.
+    """
+    if flavor == "opensearch" and version[:1] >= (3,):
+        return 1.0
+    return k1 + 1.0
 
 
 def version_plan() -> Plan[tuple[int, ...]]:

@@ -24,7 +24,9 @@ from esqlog.engine import Plan, Request
 from esqlog.stats import term_stats_plan
 
 DEFAULT_BATCH = 500
-MAX_SAMPLE = 10_000
+MAX_SAMPLE = 100_000
+DEFAULT_SAMPLE = 20_000
+SEARCH_WINDOW = 10_000
 CANDIDATE_CHUNK = 2_000
 
 Progress = Callable[[int], None]
@@ -119,16 +121,36 @@ def exact_hapax_plan(
 
 
 def sample_ids_plan(index: str, field_name: str, size: int, seed: int) -> Plan[list[str]]:
-    """A uniform random sample of live document ids (random_score over _seq_no, seeded)."""
-    body = yield Request("POST", f"/{index}/_search", body={
-        "size": size, "_source": False, "track_total_hits": False,
+    """A uniform random sample of live document ids (random_score over _seq_no, seeded).
+
+    Every document gets a seeded pseudo-random score; the ``size`` highest form a uniform
+    sample without replacement. Scrolling in score order lifts the 10,000-hit window.
+    """
+    page = min(size, SEARCH_WINDOW)
+    body = yield Request("POST", f"/{index}/_search", {"scroll": "2m"}, {
+        "size": page, "_source": False,
         "query": {"function_score": {
             "query": {"exists": {"field": field_name}},
             "random_score": {"seed": seed, "field": "_seq_no"},
             "boost_mode": "replace",
         }},
     })
-    return [h["_id"] for h in body["hits"]["hits"]]
+    ids: list[str] = []
+    scroll_id = body.get("_scroll_id")
+    try:
+        while True:
+            hits = body["hits"]["hits"]
+            ids.extend(h["_id"] for h in hits)
+            if len(ids) >= size or not hits:
+                break
+            body = yield Request("POST", "/_search/scroll",
+                                 body={"scroll": "2m", "scroll_id": scroll_id})
+            scroll_id = body.get("_scroll_id", scroll_id)
+    finally:
+        if scroll_id:
+            with contextlib.suppress(Exception):  # a leftover scroll expires on its own
+                yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
+    return ids[:size]
 
 
 def sampled_hapax_plan(

@@ -226,17 +226,9 @@ def text_stats_plan(
     search_analyzer: str | None = None,
 ) -> Plan[TextStats]:
     """Analyze ``text`` as the field would and return its terms with global statistics."""
-    body = yield Request("POST", f"/{_quote(index)}/_mtermvectors", body={
-        "docs": _artificial_docs(index, field_name, text, routings, search_analyzer, True)
-    })
-    fstats, df, tokens = _sum_shard_vectors(body.get("docs", []), field_name)
-    tokens.sort()
-    return TextStats(
-        terms=tuple(t for _, t in tokens),
-        positions=tuple(p for p, _ in tokens),
-        df={t: df.get(t, 0) for _, t in tokens},
-        field=fstats,
-    )
+    found = yield from texts_stats_plan(index, [(field_name, text)], routings,
+                                        {field_name: search_analyzer})
+    return found[(field_name, text)]
 
 
 def term_stats_plan(
@@ -274,3 +266,29 @@ def _quote(part: str) -> str:
     from urllib.parse import quote
 
     return quote(part, safe=",*")
+
+
+def texts_stats_plan(
+    index: str, texts: Sequence[tuple[str, str]], routings: Sequence[str],
+    search_analyzers: Mapping[str, str | None] | None = None,
+) -> Plan[dict[tuple[str, str], TextStats]]:
+    """:func:`text_stats_plan` for several ``(field, text)`` pairs in ONE round trip."""
+    if not texts:
+        return {}
+    analyzers = search_analyzers or {}
+    docs: list[dict[str, Any]] = []
+    for field_name, text in texts:
+        docs.extend(_artificial_docs(index, field_name, text, routings,
+                                     analyzers.get(field_name), True))
+    body = yield Request("POST", f"/{_quote(index)}/_mtermvectors", body={"docs": docs})
+    answers = body.get("docs", [])
+    per_text = len(routings)
+    out: dict[tuple[str, str], TextStats] = {}
+    for i, (field_name, text) in enumerate(texts):
+        fstats, df, tokens = _sum_shard_vectors(
+            answers[i * per_text:(i + 1) * per_text], field_name)
+        tokens.sort()
+        out[(field_name, text)] = TextStats(
+            terms=tuple(t for _, t in tokens), positions=tuple(p for p, _ in tokens),
+            df={t: df.get(t, 0) for _, t in tokens}, field=fstats)
+    return out

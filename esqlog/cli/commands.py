@@ -4,4 +4,6 @@ from __future__ import annotations
 
 import click
 
-COMMANDS: list[click.Command] = []
+from esqlog.cli.calibrate_cmd import calibrate_command
+
+COMMANDS: list[click.Command] = [calibrate_command]

@@ -1,0 +1,315 @@
+"""The calibration record: what esqlog learned about one field of one index, and its q.
+
+A calibration is computed once (``esqlog calibrate``) from the cluster's own statistics,
+written atomically as JSON (and optionally into esqlog's own ``esqlog-calibrations``
+index, never the user's), and read back by the query side, which checks that it still
+belongs to the index it is used on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from dataclasses import field as dc_field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from esqlog import __version__
+from esqlog.engine import Engine, Plan, Request
+from esqlog.errors import UsageError
+from esqlog.hapax import (
+    DEFAULT_SAMPLE,
+    MAX_SAMPLE,
+    HapaxEstimate,
+    exact_hapax_plan,
+    sampled_hapax_plan,
+)
+from esqlog.qlog import CorpusFeatures, Predictor, get_predictor, validate_q
+from esqlog.stats import (
+    FieldInfo,
+    FieldStats,
+    IndexInfo,
+    field_info_plan,
+    field_stats_plan,
+    live_doc_count_plan,
+    resolve_index_plan,
+    shard_routings_plan,
+)
+
+SCHEMA_VERSION = 1
+CALIBRATION_INDEX = "esqlog-calibrations"
+TERM_SCRIPT_ID = "esqlog-qlog-term"
+DEFAULT_PREDICTOR = "paper-linear"
+STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the query side needs, plus provenance for humans."""
+
+    index: str
+    index_uuid: str
+    field: str
+    q: float
+    h_tok: float
+    h_tok_low: float
+    h_tok_high: float
+    h_tok_method: str
+    doc_count: int  # N as Lucene counts it (deleted docs included)
+    live_docs: int
+    sum_ttf: int
+    avgdl: float
+    shards: int
+    analyzer: str
+    splits_identifiers: bool
+    predictor: str
+    predictor_version: str
+    engine: str
+    engine_version: str
+    idf_form: str = "lucene"
+    join_weight: float | None = None
+    esqlog_version: str = __version__
+    schema: int = SCHEMA_VERSION
+    created_at: str = dc_field(default_factory=lambda: _now())
+
+    @property
+    def regime(self) -> str:
+        """A plain-words forecast of what q-log IDF will do on this field."""
+        if self.splits_identifiers:
+            return ("identifiers are already split at index time: q-log IDF adds little "
+                    "here (q stays near 1)")
+        if self.q <= 0.85:
+            return "identifier-heavy code: expect a large gain"
+        if self.q < 0.97:
+            return "mixed code and prose: expect a moderate gain"
+        return "prose-like: q ~ 1, little change"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], source: str = "calibration") -> Calibration:
+        """Parse and validate a stored record, naming what is wrong with it."""
+        if not isinstance(data, Mapping):
+            raise UsageError(f"{source} is not a JSON object", "re-run esqlog calibrate")
+        schema = data.get("schema")
+        if not isinstance(schema, int) or schema > SCHEMA_VERSION:
+            raise UsageError(
+                f"{source} was written by a newer esqlog ({data.get('esqlog_version', '?')}, "
+                f"schema {schema})", "upgrade esqlog or re-run esqlog calibrate with this version")
+        names = {f.name for f in cls.__dataclass_fields__.values()}
+        missing = [n for n in ("index", "index_uuid", "field", "q") if n not in data]
+        if missing:
+            raise UsageError(f"{source} lacks {', '.join(missing)}", "re-run esqlog calibrate")
+        try:
+            record = cls(**{k: v for k, v in data.items() if k in names})
+            validate_q(record.q)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{source} is invalid ({exc})", "re-run esqlog calibrate") from None
+        return record
+
+
+# --- files --------------------------------------------------------------------------------
+
+def save_calibration(calibration: Calibration, path: str | Path) -> Path:
+    """Write atomically: a temp file in the same folder, fsync, then rename over the target.
+
+    A crash at any moment leaves either the old file or the new one, never a partial one.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return target
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration file with a one-line error for every way it can be wrong."""
+    source = Path(path)
+    if not source.exists():
+        raise UsageError(f"calibration file {str(source)!r} does not exist",
+                         "run esqlog calibrate --out FILE first")
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
+                         "re-run esqlog calibrate") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
+                         f"(line {exc.lineno})", "re-run esqlog calibrate") from None
+    return Calibration.from_json(data, f"calibration file {str(source)!r}")
+
+
+# --- checks against the live index ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Freshness:
+    """How a calibration relates to the index it is about to be used on."""
+
+    same_index: bool
+    drift: float  # relative change of live documents since calibration
+
+    @property
+    def stale(self) -> bool:
+        return self.drift > STALE_DRIFT
+
+
+def freshness_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
+    """Compare UUID and live document count with the index as it is now."""
+    info = yield from resolve_index_plan(index)
+    live = yield from live_doc_count_plan(info.name)
+    base = max(calibration.live_docs, 1)
+    return Freshness(info.uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
+
+
+def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
+    """Refuse a calibration of another index; report drift for the caller to warn about."""
+    fresh = yield from freshness_plan(calibration, index)
+    if not fresh.same_index:
+        raise UsageError(
+            f"the calibration is for index {calibration.index!r} (uuid "
+            f"{calibration.index_uuid}), not for {index!r} as it exists now",
+            f"run esqlog calibrate --index {index} --field {calibration.field}")
+    return fresh
+
+
+def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
+    """The warning text for a stale calibration, or None."""
+    if not fresh.stale:
+        return None
+    return (f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
+            f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
+            f"{calibration.index} --field {calibration.field}")
+
+
+# --- computing one ------------------------------------------------------------------------
+
+@dataclass
+class CalibrationTimings:
+    """Wall-clock split of a calibrate run, for the benchmark."""
+
+    total: float = 0.0
+    stages: dict[str, float] = dc_field(default_factory=dict)
+
+
+def calibrate(
+    engine: Engine,
+    index: str,
+    field_name: str,
+    exact: bool = False,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 42,
+    predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+) -> Calibration:
+    """Compute a field's statistics, h_tok and q. Reads only; writes nothing anywhere."""
+    chosen: Predictor = get_predictor(predictor)
+    started = time.perf_counter()
+    info: IndexInfo = engine.run(resolve_index_plan(index))
+    finfo: FieldInfo = engine.run(field_info_plan(info.name, field_name))
+    routings = engine.run(shard_routings_plan(info.name, info.shards))
+    fstats: FieldStats = engine.run(field_stats_plan(info.name, field_name, routings))
+    live = engine.run(live_doc_count_plan(info.name))
+    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
+        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
+                         "index documents first, or pass a field that has text")
+    stats_done = time.perf_counter()
+    hapax = engine.run(_hapax_plan(info, field_name, routings, exact, sample, seed, live,
+                                   progress_factory))
+    hapax_done = time.perf_counter()
+    features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
+    q = chosen.predict(features)
+    if timings is not None:
+        timings.stages = {"statistics": stats_done - started, "hapax": hapax_done - stats_done}
+        timings.total = time.perf_counter() - started
+    return Calibration(
+        index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
+        h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
+        doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
+        shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
+        predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
+        engine_version=".".join(map(str, engine.version)),
+    )
+
+
+def _hapax_plan(
+    info: IndexInfo, field_name: str, routings: tuple[str, ...], exact: bool, sample: int,
+    seed: int, live: int, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+) -> Plan[HapaxEstimate]:
+    if exact:
+        progress = progress_factory("term vectors (exact)", live) if progress_factory else None
+        return (yield from exact_hapax_plan(info.name, field_name, routings, progress=progress))
+    size = min(sample, live)
+    if not 1 <= sample <= MAX_SAMPLE:
+        raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
+                         "pass a smaller --sample, or --exact to read every document")
+    progress = progress_factory("term vectors (sample)", size) if progress_factory else None
+    return (yield from sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
+                                          progress=progress))
+
+
+# --- cluster-side storage (esqlog's own index and stored script only) -----------------------
+
+def painless_source(name: str) -> str:
+    """A Painless source shipped in painless/ (installed as a stored script)."""
+    return (resources.files("esqlog") / "painless" / f"{name}.painless").read_text("utf-8")
+
+
+def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
+    """Store the per-term rescaling script under a fixed id (constant source, params only)."""
+    yield Request("PUT", f"/_scripts/{script_id}", body={
+        "script": {"lang": "painless", "source": painless_source(script_id)}})
+
+
+def store_in_cluster_plan(calibration: Calibration) -> Plan[str]:
+    """Keep the record in esqlog's own index, one document per index+field."""
+    doc_id = f"{calibration.index}:{calibration.field}"
+    from urllib.parse import quote
+
+    yield Request("PUT", f"/{CALIBRATION_INDEX}/_doc/{quote(doc_id, safe='')}",
+                  {"refresh": "true"}, calibration.to_json())
+    return doc_id
+
+
+def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:
+    """Read a calibration kept with --store-in-cluster."""
+    from urllib.parse import quote
+
+    doc_id = quote(f"{index}:{field_name}", safe="")
+    try:
+        body = yield Request("GET", f"/{CALIBRATION_INDEX}/_doc/{doc_id}")
+    except Exception as exc:
+        from esqlog.engine import error_status
+
+        if error_status(exc) == 404:
+            raise UsageError(f"no calibration stored in the cluster for {index}/{field_name}",
+                             "run esqlog calibrate --store-in-cluster") from None
+        raise
+    return Calibration.from_json(body.get("_source", {}), f"stored calibration {doc_id}")
+
+

@@ -1,0 +1,442 @@
+"""The drop-in client wrapper: two lines of change in an existing application.
+
+    client = esqlog.wrap(client, "calibration.json")        # or a Calibration, or several
+    resp = client.search(index="code", query={"match": {"body": "read file"}})
+
+``search`` keeps the client's own signature and response type; every other attribute is the
+client's own. The wrapper analyzes each calibrated match/multi_match with the index's own
+analyzer and fetches global term statistics in one extra request, then sends either a
+rewritten query (``boost`` or ``script`` mode) or the original one followed by a client-side
+rerank of the top-N (``rerank``). Exceptions are the client's own types, so an application's
+error handling keeps working. Thread-safe; the async wrapper never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from esqlog.calibrate import TERM_SCRIPT_ID, Calibration, load_calibration
+from esqlog.engine import (
+    AsyncEngine,
+    Engine,
+    Flavor,
+    Plan,
+    Request,
+    bm25_scale,
+    error_reason,
+    error_status,
+    flavor_of,
+    is_async_client,
+    version_plan,
+)
+from esqlog.errors import UsageError
+from esqlog.rerank import (
+    DEFAULT_TOP_N,
+    ScoredText,
+    hit_vectors_plan,
+    reorder_hits,
+    score_corrections,
+)
+from esqlog.rewrite import (
+    FieldCalibration,
+    ResolvedText,
+    RewriteSettings,
+    collect_query_texts,
+    rewrite_query,
+)
+from esqlog.stats import TextStats, resolve_index_plan, shard_routings_plan, texts_stats_plan
+
+Mode = Literal["boost", "script", "auto", "rerank", "native"]
+MODES: tuple[str, ...] = ("boost", "script", "auto", "rerank", "native")
+CACHE_SIZE = 1024  # index-name resolutions and shard routings kept (a few hundred bytes each)
+
+
+class ScriptingUnavailable(UsageError):
+    """Script mode was forced but the cluster cannot run esqlog's stored script."""
+
+
+@dataclass(frozen=True)
+class IndexTarget:
+    """A concrete calibrated index with its shard routings."""
+
+    index: str
+    routings: tuple[str, ...]
+    shards: int
+
+
+class _LRU:
+    """A small thread-safe LRU map; bounded so long-running apps cannot grow it."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+            return None
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def _as_calibrations(
+    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
+) -> list[Calibration]:
+    items: list[Calibration | str | Path] = (
+        [calibration] if isinstance(calibration, Calibration | str | Path) else list(calibration))
+    return [c if isinstance(c, Calibration) else load_calibration(c) for c in items]
+
+
+class QlogPlanner:
+    """Everything the wrapper decides, as I/O-free plans shared by the sync and async paths."""
+
+    def __init__(self, calibrations: Sequence[Calibration], mode: Mode, top_n: int,
+                 dfs: bool, flavor: Flavor) -> None:
+        if mode not in MODES:
+            raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
+        if top_n < 1:
+            raise UsageError(f"top_n must be at least 1, got {top_n}", "pass e.g. top_n=100")
+        self.by_index: dict[str, list[Calibration]] = {}
+        for cal in calibrations:
+            self.by_index.setdefault(cal.index, []).append(cal)
+        self.mode = mode
+        self.top_n = top_n
+        self.dfs = dfs
+        self.flavor = flavor
+        self.names = _LRU(CACHE_SIZE)
+        self.targets = _LRU(CACHE_SIZE)
+        self.version: tuple[int, ...] | None = None
+        self.script_ok: bool | None = None
+        self._warned = False
+
+    # -- target resolution ---------------------------------------------------------------
+    def target_plan(self, index: Any) -> Plan[IndexTarget | None]:
+        """The calibrated concrete index a search targets, or None (pass through)."""
+        if not isinstance(index, str) or not index or "," in index or "*" in index:
+            return None
+        name: str | None = self.names.get(index)
+        if name is None:
+            if index in self.by_index:
+                name = index
+            else:
+                try:
+                    info = yield from resolve_index_plan(index)
+                except Exception:
+                    return None
+                name = info.name
+            self.names.put(index, name)
+        if name not in self.by_index:
+            return None
+        target: IndexTarget | None = self.targets.get(name)
+        if target is None:
+            shards = self.by_index[name][0].shards
+            routings = yield from shard_routings_plan(name, shards)
+            target = IndexTarget(name, routings, shards)
+            self.targets.put(name, target)
+        return target
+
+    def field_settings(self, index: str) -> dict[str, FieldCalibration]:
+        return {c.field: FieldCalibration(c.q, c.idf_form) for c in self.by_index[index]}
+
+    def effective_mode(self, mode: Mode | None) -> Mode:
+        chosen = mode or self.mode
+        if chosen == "auto":
+            return "script" if self.script_ok is not False else "boost"
+        return chosen
+
+    # -- boost / script ------------------------------------------------------------------
+    def resolve_plan(
+        self, target: IndexTarget, query: Any
+    ) -> Plan[tuple[dict[tuple[str, str], TextStats], list[tuple[str, str]]]]:
+        fields = self.field_settings(target.index)
+        texts = collect_query_texts(query, fields)
+        stats = yield from texts_stats_plan(target.index, texts, target.routings)
+        return stats, texts
+
+    def rewritten(self, target: IndexTarget, query: Any,
+                  stats: Mapping[tuple[str, str], TextStats], mode: Mode) -> dict[str, Any]:
+        resolved = {key: ResolvedText(s.terms, s.positions, s.df, s.field.doc_count)
+                    for key, s in stats.items()}
+        settings = RewriteSettings(self.field_settings(target.index),
+                                   "script" if mode == "script" else "boost", TERM_SCRIPT_ID)
+        return rewrite_query(query, resolved, settings)
+
+    def scored_texts(self, target: IndexTarget,
+                     stats: Mapping[tuple[str, str], TextStats]) -> list[ScoredText]:
+        fields = self.field_settings(target.index)
+        return [ScoredText(f, s, fields[f].q, fields[f].form) for (f, _), s in stats.items()]
+
+    def warn_fallback(self, exc: BaseException) -> None:
+        self.script_ok = False
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"esqlog: the cluster cannot run the stored script ({error_reason(exc)}); "
+                "falling back to boost mode", RuntimeWarning, stacklevel=4)
+
+
+def is_script_failure(exc: BaseException) -> bool:
+    """A 400 whose reason says scripts are unavailable, disallowed or the script is missing."""
+    if error_status(exc) not in (400, 404, 500):
+        return False
+    reason = error_reason(exc).lower()
+    return any(sign in reason for sign in (
+        "script_lang not supported", "cannot execute", "scripts of type", "unable to find script",
+        "script_score", "stored script", "not allowed", "painless"))
+
+
+# --- request shapes of both clients -----------------------------------------------------------
+
+class _Call:
+    """A search call normalised across the two clients' signatures, rebuilt on the way out."""
+
+    def __init__(self, flavor: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.flavor = flavor
+        self.kwargs = dict(kwargs)
+        if flavor == "opensearch" and args:
+            names = ["body", "index", "params", "headers"]
+            for name, value in zip(names, args, strict=False):
+                self.kwargs[name] = value
+        elif args:
+            raise TypeError("search() takes keyword arguments only")
+        self.body: dict[str, Any] | None = (
+            copy.deepcopy(self.kwargs["body"]) if isinstance(self.kwargs.get("body"), Mapping)
+            else None)
+
+    @property
+    def index(self) -> Any:
+        return self.kwargs.get("index")
+
+    def get(self, key: str) -> Any:
+        """A search option wherever it was given: body, keyword or opensearch params."""
+        if self.body is not None and key in self.body:
+            return self.body[key]
+        alias = "from_" if key == "from" else key
+        if alias in self.kwargs:
+            return self.kwargs[alias]
+        params = self.kwargs.get("params") or {}
+        return params.get(key)
+
+    def set(self, key: str, value: Any) -> None:
+        """Set a search option where this client takes it, dropping any other copy."""
+        alias = "from_" if key == "from" else key
+        params = self.kwargs.get("params")
+        if isinstance(params, Mapping) and key in params:
+            self.kwargs["params"] = {k: v for k, v in params.items() if k != key}
+        if key == "search_type":  # a URL parameter for both clients
+            self.kwargs[alias] = value
+        elif self.body is not None:
+            self.kwargs.pop(alias, None)
+            self.body[key] = value
+        else:
+            self.kwargs[alias] = value
+
+    @property
+    def query(self) -> Any:
+        return self.get("query")
+
+    def final_kwargs(self) -> dict[str, Any]:
+        out = dict(self.kwargs)
+        if self.body is not None:
+            out["body"] = self.body
+        return out
+
+
+def _response_like(original: Any, body: dict[str, Any]) -> Any:
+    """A response of the client's own type carrying ``body``."""
+    if isinstance(original, dict):
+        return body
+    return type(original)(body=body, meta=original.meta)
+
+
+def _body(response: Any) -> dict[str, Any]:
+    return dict(getattr(response, "body", response))
+
+
+def _rerank_window(call: _Call) -> tuple[int, int] | None:
+    """(from, size) of the page asked for, or None when rerank must not apply."""
+    if call.get("search_after") is not None or call.get("sort") is not None:
+        return None
+    if call.get("scroll") is not None:
+        return None
+    size = call.get("size")
+    start = call.get("from")
+    return int(start or 0), int(10 if size is None else size)
+
+
+def _rerank_response(native: dict[str, Any], hits: list[dict[str, Any]], start: int,
+                     size: int) -> dict[str, Any]:
+    body = copy.copy(native)
+    hits_block = dict(body.get("hits", {}))
+    page = hits[start:start + size]
+    hits_block["hits"] = page
+    hits_block["max_score"] = hits[0]["_score"] if hits else hits_block.get("max_score")
+    body["hits"] = hits_block
+    return body
+
+
+# --- one search flow, driven by the sync or the async wrapper ---------------------------------
+
+@dataclass(frozen=True)
+class ClientSearch:
+    """A step of a search plan: call the wrapped client's own ``search``."""
+
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+
+
+SearchPlan = Generator[Request | ClientSearch, Any, Any]
+
+
+def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, Any],
+                esqlog_mode: Mode | None) -> SearchPlan:
+    """Decide, fetch statistics, then search natively, rewritten, or with a rerank."""
+    call = _Call(planner.flavor, args, kwargs)
+    mode = planner.effective_mode(esqlog_mode)
+    target = (yield from planner.target_plan(call.index)) if mode != "native" else None
+    if target is None or call.query is None:
+        return (yield ClientSearch(args, kwargs))
+    stats, _ = yield from planner.resolve_plan(target, call.query)
+    if not stats:
+        return (yield ClientSearch(args, kwargs))
+    if planner.dfs and target.shards > 1 and call.get("search_type") is None:
+        call.set("search_type", "dfs_query_then_fetch")
+    if mode == "rerank":
+        return (yield from _rerank_plan(planner, call, target, stats))
+    call.set("query", planner.rewritten(target, call.query, stats, mode))
+    try:
+        return (yield ClientSearch((), call.final_kwargs()))
+    except Exception as exc:
+        if mode != "script" or not is_script_failure(exc):
+            raise
+        if esqlog_mode == "script" or (esqlog_mode is None and planner.mode == "script"):
+            raise ScriptingUnavailable(
+                f"script mode is not available on this cluster ({error_reason(exc)})",
+                "use mode='boost' (same ranking, no scripts), or install the stored script "
+                "with esqlog calibrate --install-script") from exc
+        planner.warn_fallback(exc)
+    call.set("query", planner.rewritten(target, call.query, stats, "boost"))
+    return (yield ClientSearch((), call.final_kwargs()))
+
+
+def _rerank_plan(planner: QlogPlanner, call: _Call, target: IndexTarget,
+                 stats: Mapping[tuple[str, str], TextStats]) -> SearchPlan:
+    window = _rerank_window(call)
+    if window is None:
+        return (yield ClientSearch((), call.final_kwargs()))
+    start, size = window
+    call.set("from", 0)
+    call.set("size", max(planner.top_n, start + size))
+    native = yield ClientSearch((), call.final_kwargs())
+    body = _body(native)
+    hits = list(body.get("hits", {}).get("hits", []))
+    texts = planner.scored_texts(target, stats)
+    vectors = yield from hit_vectors_plan(hits, sorted({t.field for t in texts}))
+    if planner.version is None:
+        planner.version = yield from version_plan()
+    corrections = score_corrections(hits, vectors, texts, bm25_scale(planner.flavor,
+                                                                     planner.version))
+    return _response_like(native, _rerank_response(body, reorder_hits(hits, corrections),
+                                                   start, size))
+
+
+class QlogClient:
+    """Sync wrapper of ``Elasticsearch`` / ``OpenSearch``."""
+
+    def __init__(self, client: Any, planner: QlogPlanner) -> None:
+        self._client = client
+        self._engine = Engine(client)
+        self.esqlog_planner = planner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def search(self, *args: Any, esqlog_mode: Mode | None = None, **kwargs: Any) -> Any:
+        """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        plan = search_plan(self.esqlog_planner, args, kwargs, esqlog_mode)
+        try:
+            step = plan.send(None)
+            while True:
+                try:
+                    if isinstance(step, ClientSearch):
+                        result = self._client.search(*step.args, **step.kwargs)
+                    else:
+                        result = self._engine.perform(step)
+                except Exception as exc:  # handed to the plan; unhandled ones propagate
+                    step = plan.throw(exc)
+                else:
+                    step = plan.send(result)
+        except StopIteration as done:
+            return done.value
+
+
+class AsyncQlogClient:
+    """Async wrapper of ``AsyncElasticsearch`` / ``AsyncOpenSearch``."""
+
+    def __init__(self, client: Any, planner: QlogPlanner) -> None:
+        self._client = client
+        self._engine = AsyncEngine(client)
+        self.esqlog_planner = planner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def search(self, *args: Any, esqlog_mode: Mode | None = None, **kwargs: Any) -> Any:
+        """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        plan = search_plan(self.esqlog_planner, args, kwargs, esqlog_mode)
+        try:
+            step = plan.send(None)
+            while True:
+                try:
+                    if isinstance(step, ClientSearch):
+                        result = await self._client.search(*step.args, **step.kwargs)
+                    else:
+                        result = await self._engine.perform(step)
+                except Exception as exc:  # handed to the plan; unhandled ones propagate
+                    step = plan.throw(exc)
+                else:
+                    step = plan.send(result)
+        except StopIteration as done:
+            return done.value
+
+
+def wrap(
+    client: Any,
+    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
+    mode: Mode = "boost",
+    top_n: int = DEFAULT_TOP_N,
+    dfs: bool = True,
+) -> Any:
+    """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
+
+    ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
+    Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
+    to boost with one warning), ``rerank`` (native top-``top_n``, rescored client-side) or
+    ``native`` (pass everything through). ``dfs``: on multi-shard indices, run rewritten
+    searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics
+    the weights were computed from (unless the call sets ``search_type`` itself).
+    """
+    flavor = flavor_of(client)
+    planner = QlogPlanner(_as_calibrations(calibration), mode, top_n, dfs, flavor)
+    if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
+        return AsyncQlogClient(client, planner)
+    return QlogClient(client, planner)
