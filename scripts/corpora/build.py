@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from corpora import lang_go  # noqa: E402
-from corpora.pipeline import (  # noqa: E402
+from corpora import lang_go
+from corpora.pipeline import (
     Func,
     assemble,
     subsample,
@@ -75,8 +75,11 @@ def build_one(
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"corpora-{name}-") as tmp:
         corpus = assemble(_extractor(name)(Path(tmp)))
-    full = {"docs": len(corpus.docs), "queries": len(corpus.queries),
-            "queries_noname": len(corpus.queries_noname)}
+    full = {
+        "docs": len(corpus.docs),
+        "queries": len(corpus.queries),
+        "queries_noname": len(corpus.queries_noname),
+    }
     subsample(corpus, max_docs, max_queries, seed)
     summary = summarize(name, corpus, time.monotonic() - start)
     summary["before_sampling"] = full
@@ -116,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
         build_sample(args.seed)
         return 0
     names = CORPORA if args.corpus == "all" else [args.corpus]
-    summaries = [build_one(n, args.out, args.max_docs, args.max_queries, args.seed)
-                 for n in names]
+    summaries = [build_one(n, args.out, args.max_docs, args.max_queries, args.seed) for n in names]
     print("\ncorpus    docs     queries  noname   mean_tokens  seconds")
     for s in summaries:
-        print(f"{s['corpus']:<9} {s['docs']:<8} {s['queries']:<8} {s['queries_noname']:<8} "
-              f"{s['mean_doc_tokens']:<12} {s['build_seconds']}")
+        print(
+            f"{s['corpus']:<9} {s['docs']:<8} {s['queries']:<8} {s['queries_noname']:<8} "
+            f"{s['mean_doc_tokens']:<12} {s['build_seconds']}"
+        )
     return 0
 
 

@@ -25,14 +25,24 @@ GOCODE_ROOT = "/usr/share/gocode/src"
 # Large, widely used Go libraries packaged by Debian 12; their golang-*-dev
 # dependencies are pulled in by apt and included as well (depends_closure).
 GO_LIB_PKGS = [
-    "golang-golang-x-tools-dev", "golang-golang-x-net-dev", "golang-golang-x-text-dev",
-    "golang-golang-x-crypto-dev", "golang-golang-x-sys-dev", "golang-google-grpc-dev",
-    "golang-github-docker-docker-dev", "golang-github-go-git-go-git-dev",
-    "golang-github-minio-minio-go-v7-dev", "golang-github-gin-gonic-gin-dev",
-    "golang-github-syncthing-syncthing-dev", "golang-github-google-go-github-dev",
-    "golang-github-gogo-protobuf-dev", "golang-github-lucas-clemente-quic-go-dev",
-    "golang-github-miekg-dns-dev", "golang-etcd-server-dev",
-    "golang-github-containerd-containerd-dev", "golang-github-opencontainers-runc-dev",
+    "golang-golang-x-tools-dev",
+    "golang-golang-x-net-dev",
+    "golang-golang-x-text-dev",
+    "golang-golang-x-crypto-dev",
+    "golang-golang-x-sys-dev",
+    "golang-google-grpc-dev",
+    "golang-github-docker-docker-dev",
+    "golang-github-go-git-go-git-dev",
+    "golang-github-minio-minio-go-v7-dev",
+    "golang-github-gin-gonic-gin-dev",
+    "golang-github-syncthing-syncthing-dev",
+    "golang-github-google-go-github-dev",
+    "golang-github-gogo-protobuf-dev",
+    "golang-github-lucas-clemente-quic-go-dev",
+    "golang-github-miekg-dns-dev",
+    "golang-etcd-server-dev",
+    "golang-github-containerd-containerd-dev",
+    "golang-github-opencontainers-runc-dev",
     "golang-github-go-kit-kit-dev",
 ]
 _DIRECTIVE = re.compile(r"^\s*//(?:[a-z0-9]+:[a-z0-9]|line |export |extern |nolint)")
@@ -103,7 +113,7 @@ def _run_extractor(exe: Path, files: list[str], base: str, prefix: str) -> Itera
 def std_files() -> list[str]:
     """Go standard library files of the Debian source package (src/ and misc/)."""
     ensure_apt([GO_STD_PKG])
-    return [f for f in dpkg_files([GO_STD_PKG]) if _wanted(f[len(GO_STD_ROOT):])]
+    return [f for f in dpkg_files([GO_STD_PKG]) if _wanted(f[len(GO_STD_ROOT) :])]
 
 
 def lib_packages() -> list[str]:
@@ -125,5 +135,5 @@ def extract_all(workdir: Path) -> Iterator[Func]:
     pkgs = lib_packages()
     print(f"  {len(pkgs)} golang-*-dev packages in the dependency closure", flush=True)
     files = [f for f in dpkg_files(pkgs) if f.startswith(GOCODE_ROOT + "/")]
-    files = [f for f in files if _wanted(f[len(GOCODE_ROOT):])]
+    files = [f for f in files if _wanted(f[len(GOCODE_ROOT) :])]
     yield from _run_extractor(exe, files, GOCODE_ROOT, "gocode")

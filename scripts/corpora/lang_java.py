@@ -24,16 +24,31 @@ from corpora.treesit import node_code, only_whitespace_between, parser, text_of
 JDK_PKG = "openjdk-17-source"
 SRC_ZIP = "/usr/lib/jvm/openjdk-17/lib/src.zip"
 PATH_PREFIX = "openjdk-17"
-_TYPE_DECLS = frozenset({
-    "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
-    "annotation_type_declaration",
-})
-_METHODS = frozenset({"method_declaration", "constructor_declaration",
-                      "compact_constructor_declaration"})
-_BODIES = frozenset({"class_body", "interface_body", "enum_body", "enum_body_declarations",
-                     "annotation_type_body", "program"})
-_BLOCK_HTML = re.compile(r"<\s*/?\s*(p|pre|ul|ol|li|dl|dt|dd|table|h[1-6]|blockquote|hr)\b[^>]*>",
-                         re.IGNORECASE)
+_TYPE_DECLS = frozenset(
+    {
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    }
+)
+_METHODS = frozenset(
+    {"method_declaration", "constructor_declaration", "compact_constructor_declaration"}
+)
+_BODIES = frozenset(
+    {
+        "class_body",
+        "interface_body",
+        "enum_body",
+        "enum_body_declarations",
+        "annotation_type_body",
+        "program",
+    }
+)
+_BLOCK_HTML = re.compile(
+    r"<\s*/?\s*(p|pre|ul|ol|li|dl|dt|dd|table|h[1-6]|blockquote|hr)\b[^>]*>", re.IGNORECASE
+)
 
 
 def _inline_tag(tag: str, body: str) -> str:
@@ -71,7 +86,7 @@ def replace_inline_tags(text: str) -> str:
                 if depth == 0:
                     break
             k += 1
-        inner = text[j + 2:k]
+        inner = text[j + 2 : k]
         m = re.match(r"(\w+)\s*(.*)", inner, re.DOTALL)
         out.append(_inline_tag(m.group(1), m.group(2)) if m else inner)
         i = k + 1
@@ -111,13 +126,15 @@ def _walk(src: bytes, node: Any, scope: list[str], path: str, out: list[Func]) -
         if child.type in _METHODS:
             name_node = child.child_by_field_name("name")
             name = text_of(src, name_node) if name_node else "<init>"
-            out.append(Func(
-                path=path,
-                qualname=".".join([*scope, name]),
-                code=node_code(src, child.start_byte, child.end_byte),
-                query=javadoc_query(_javadoc_before(src, child)),
-                names=(name,),
-            ))
+            out.append(
+                Func(
+                    path=path,
+                    qualname=".".join([*scope, name]),
+                    code=node_code(src, child.start_byte, child.end_byte),
+                    query=javadoc_query(_javadoc_before(src, child)),
+                    names=(name,),
+                )
+            )
         elif child.type in _TYPE_DECLS:
             name_node = child.child_by_field_name("name")
             inner = [*scope, text_of(src, name_node) if name_node else "?"]
@@ -151,9 +168,12 @@ def extract(workdir: Path) -> Iterator[Func]:
     ensure_apt([JDK_PKG])
     parser("java")  # install before forking workers
     with zipfile.ZipFile(SRC_ZIP) as zf:
-        names = sorted(n for n in zf.namelist() if n.endswith(".java")
-                       and not n.endswith(("module-info.java", "package-info.java")))
-    batches = [names[i:i + 200] for i in range(0, len(names), 200)]
+        names = sorted(
+            n
+            for n in zf.namelist()
+            if n.endswith(".java") and not n.endswith(("module-info.java", "package-info.java"))
+        )
+    batches = [names[i : i + 200] for i in range(0, len(names), 200)]
     prog = Progress("java", len(names))
     with Pool(2) as pool:
         for batch, funcs in zip(batches, pool.imap(_parse_entries, batches), strict=True):

@@ -21,10 +21,28 @@ from corpora.text import dedent_code, first_paragraph, first_sentence
 
 STDLIB_PKG = "libpython3.11-stdlib"
 PY_PKGS = [
-    "python3-django", "python3-sympy", "python3-twisted", "python3-sqlalchemy",
-    "python3-networkx", "python3-sphinx", "python3-docutils", "python3-pygments",
-    "python3-matplotlib", "python3-pandas", "python3-babel", "python3-nltk",
-    "python3-setuptools", "python3-hypothesis", "python3-pip",
+    "python3-django",
+    "python3-sympy",
+    "python3-twisted",
+    "python3-sqlalchemy",
+    "python3-networkx",
+    "python3-sphinx",
+    "python3-docutils",
+    "python3-pygments",
+    "python3-matplotlib",
+    "python3-pandas",
+    "python3-babel",
+    "python3-nltk",
+    "python3-setuptools",
+    "python3-hypothesis",
+    "python3-pip",
+    "python3-mypy",
+    "python3-scipy",
+    "python3-numpy",
+    "python3-sklearn",
+    "python3-statsmodels",
+    "python3-astroid",
+    "python3-ipython",
 ]
 ROOTS = {"/usr/lib/python3.11/": "python3.11/", "/usr/lib/python3/dist-packages/": "dist-packages/"}
 _TEST_DIRS = frozenset({"test", "tests", "idle_test", "testsuite"})
@@ -38,7 +56,9 @@ def _wanted(path: str) -> bool:
         return False
     parts = path.split("/")
     base = parts[-1]
-    if base.startswith("test_") or base.endswith(("_test.py", "_tests.py")) or base == "conftest.py":
+    if base.startswith("test_") or base.endswith(("_test.py", "_tests.py")):
+        return False
+    if base == "conftest.py":
         return False
     return not any(p in _TEST_DIRS for p in parts[:-1])
 
@@ -46,11 +66,14 @@ def _wanted(path: str) -> bool:
 def clean_rest(text: str) -> str:
     """Render reStructuredText inline markup as plain text.
 
-    :func:`~a.b` -> b, :class:`Title <target>` -> Title, ``x`` -> x, *x* -> x.
+    :func:`~a.b` -> b, :class:`Title <target>` -> Title, ``x`` -> x, *x* -> x,
+    and epytext (Twisted): L{x} / C{x} / I{x} / B{x} -> x.
     """
+    text = re.sub(r"\b[LCIBMU]\{([^{}]*)\}", r"\1", text)
     text = _TITLED_ROLE.sub(r"\1", text)
-    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1] if "~" in m.group(0)
-                     else m.group(1), text)
+    text = _ROLE.sub(
+        lambda m: m.group(1).rsplit(".", 1)[-1] if "~" in m.group(0) else m.group(1), text
+    )
     text = re.sub(r"``(.+?)``", r"\1", text)
     text = re.sub(r"`([^`]+)`_?", r"\1", text)
     return re.sub(r"(?<![\w*])\*\*?([^*\s][^*]*?)\*\*?(?![\w*])", r"\1", text)
@@ -84,32 +107,35 @@ def code_without_docstring(lines: list[str], node: ast.FunctionDef | ast.AsyncFu
     """
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
     end = node.end_lineno or node.lineno
-    seg = lines[start - 1:end]
+    seg = lines[start - 1 : end]
     doc = _docstring_node(node)
     if doc is not None and doc.end_lineno is not None and doc.end_col_offset is not None:
         a, b = doc.lineno - start, doc.end_lineno - start
         head = seg[a].encode()[: doc.col_offset].decode("utf-8", "replace")
-        tail = seg[b].encode()[doc.end_col_offset:].decode("utf-8", "replace")
+        tail = seg[b].encode()[doc.end_col_offset :].decode("utf-8", "replace")
         if not head.strip() and not tail.strip():
-            seg = seg[:a] + seg[b + 1:]
+            seg = seg[:a] + seg[b + 1 :]
         else:
-            seg = [*seg[:a], head + tail.lstrip("; "), *seg[b + 1:]]
+            seg = [*seg[:a], head + tail.lstrip("; "), *seg[b + 1 :]]
     return dedent_code("", "\n".join(seg))
 
 
-def _walk(body: list[ast.stmt], lines: list[str], scope: list[str], path: str,
-          out: list[Func]) -> None:
+def _walk(
+    body: list[ast.stmt], lines: list[str], scope: list[str], path: str, out: list[Func]
+) -> None:
     """Collect functions from a module or class body, recursing into classes."""
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             doc = ast.get_docstring(node, clean=True) or ""
-            out.append(Func(
-                path=path,
-                qualname=".".join([*scope, node.name]),
-                code=code_without_docstring(lines, node),
-                query=docstring_query(doc, node.name) if doc else "",
-                names=(node.name,),
-            ))
+            out.append(
+                Func(
+                    path=path,
+                    qualname=".".join([*scope, node.name]),
+                    code=code_without_docstring(lines, node),
+                    query=docstring_query(doc, node.name) if doc else "",
+                    names=(node.name,),
+                )
+            )
         elif isinstance(node, ast.ClassDef):
             _walk(node.body, lines, [*scope, node.name], path, out)
         elif isinstance(node, ast.If | ast.Try):
@@ -148,8 +174,8 @@ def source_files() -> list[tuple[str, str]]:
     items = []
     for f in dpkg_files(pkgs):
         for root, prefix in ROOTS.items():
-            if f.startswith(root) and _wanted(f[len(root):]):
-                items.append((f, prefix + f[len(root):]))
+            if f.startswith(root) and _wanted(f[len(root) :]):
+                items.append((f, prefix + f[len(root) :]))
     return items
 
 

@@ -21,10 +21,25 @@ from corpora.treesit import node_code, parser, text_of
 
 RUBY_STD_PKG = "libruby3.1"
 RUBY_PKGS = [
-    "ruby-activesupport", "ruby-activerecord", "ruby-actionpack", "ruby-actionview",
-    "ruby-activemodel", "ruby-railties", "ruby-sequel", "ruby-rack", "ruby-rspec-core",
-    "ruby-rspec-expectations", "rubocop", "ruby-rouge", "ruby-thor", "ruby-i18n",
-    "ruby-kramdown", "ruby-addressable", "ruby-mail", "ruby-sinatra", "puppet",
+    "ruby-activesupport",
+    "ruby-activerecord",
+    "ruby-actionpack",
+    "ruby-actionview",
+    "ruby-activemodel",
+    "ruby-railties",
+    "ruby-sequel",
+    "ruby-rack",
+    "ruby-rspec-core",
+    "ruby-rspec-expectations",
+    "rubocop",
+    "ruby-rouge",
+    "ruby-thor",
+    "ruby-i18n",
+    "ruby-kramdown",
+    "ruby-addressable",
+    "ruby-mail",
+    "ruby-sinatra",
+    "puppet",
 ]
 ROOTS = {
     "/usr/lib/ruby/3.1.0/": "ruby-3.1/",
@@ -33,10 +48,21 @@ ROOTS = {
 }
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "fixtures"})
 _METHODS = frozenset({"method", "singleton_method"})
-_WRAPPERS = frozenset({"private", "protected", "public", "module_function",
-                       "private_class_method", "public_class_method", "memoize"})
-_MAGIC = re.compile(r"^\s*#\s*(?:-\*-|frozen_string_literal:|encoding:|coding:|rubocop:|typed:"
-                    r"|!/|:stopdoc:|:startdoc:)")
+_WRAPPERS = frozenset(
+    {
+        "private",
+        "protected",
+        "public",
+        "module_function",
+        "private_class_method",
+        "public_class_method",
+        "memoize",
+    }
+)
+_MAGIC = re.compile(
+    r"^\s*#\s*(?:-\*-|frozen_string_literal:|encoding:|coding:|rubocop:|typed:"
+    r"|!/|:stopdoc:|:startdoc:)"
+)
 
 
 def _wanted(rel: str) -> bool:
@@ -62,8 +88,9 @@ def rdoc_query(raw: str) -> str:
     lines = [ln for ln in raw.split("\n") if not _MAGIC.match(ln)]
     text = strip_comment_markers("\n".join(lines))
     paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
-    while paras and re.match(r"\s*(:?call-seq:|(\w+\.)?\w+[!?=]?\s*(\(.*\))?\s*(->|=>|→))",
-                             paras[0]):
+    while paras and re.match(
+        r"\s*(:?call-seq:|(\w+\.)?\w+[!?=]?\s*(\(.*\))?\s*(->|=>|→))", paras[0]
+    ):
         paras = paras[1:]
     body = []
     for line in "\n\n".join(paras).split("\n"):
@@ -89,7 +116,8 @@ def own_line_comments(src: bytes, root: Any) -> dict[int, str]:
         node = stack.pop()
         if node.type == "comment":
             line_start = src.rfind(b"\n", 0, node.start_byte) + 1
-            if not src[line_start:node.start_byte].strip() and node.start_point[0] == node.end_point[0]:
+            alone = not src[line_start : node.start_byte].strip()
+            if alone and node.start_point[0] == node.end_point[0]:
                 rows[node.start_point[0]] = text_of(src, node)
         else:
             stack.extend(node.children)
@@ -117,21 +145,24 @@ def _anchor(node: Any) -> Any:
     return node
 
 
-def _walk(src: bytes, node: Any, scope: list[str], path: str, out: list[Func],
-          comments: dict[int, str]) -> None:
+def _walk(
+    src: bytes, node: Any, scope: list[str], path: str, out: list[Func], comments: dict[int, str]
+) -> None:
     """Collect methods outside other methods; class/module names form the scope."""
     for child in node.children:
         if child.type in _METHODS:
             name = text_of(src, child.child_by_field_name("name"))
             qual = name if child.type == "method" else f"self.{name}"
             anchor = _anchor(child)
-            out.append(Func(
-                path=path,
-                qualname="::".join(scope) + ("#" if scope else "") + qual,
-                code=node_code(src, anchor.start_byte, anchor.end_byte),
-                query=rdoc_query(comment_above(comments, anchor.start_point[0])),
-                names=(name.rstrip("!?="),),
-            ))
+            out.append(
+                Func(
+                    path=path,
+                    qualname="::".join(scope) + ("#" if scope else "") + qual,
+                    code=node_code(src, anchor.start_byte, anchor.end_byte),
+                    query=rdoc_query(comment_above(comments, anchor.start_point[0])),
+                    names=(name.rstrip("!?="),),
+                )
+            )
         elif child.type in ("class", "module"):
             name_node = child.child_by_field_name("name")
             inner = [*scope, text_of(src, name_node) if name_node else "?"]
@@ -161,8 +192,8 @@ def source_files() -> list[tuple[str, str]]:
     items = []
     for f in dpkg_files(pkgs):
         for root, prefix in ROOTS.items():
-            if f.startswith(root) and _wanted(f[len(root):]):
-                items.append((f, prefix + f[len(root):]))
+            if f.startswith(root) and _wanted(f[len(root) :]):
+                items.append((f, prefix + f[len(root) :]))
     return items
 
 

@@ -155,9 +155,10 @@ def write_corpus(corpus: Corpus, out_dir: Path, meta: dict[str, object]) -> None
 
 def write_gzip_jsonl(rows: list[dict[str, str]], path: Path) -> None:
     """Gzip with mtime 0 and no file name so the bytes are reproducible."""
-    with path.open("wb") as raw, gzip.GzipFile(
-        filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9
-    ) as gz:
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
+    ):
         gz.write(_jsonl(rows))
 
 

@@ -16,8 +16,29 @@ MIN_QUERY_WORDS = 3
 _WORD = re.compile(r"[^\W_]+|_+[^\W_]\w*", re.UNICODE)
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _ABBREVIATIONS = frozenset(
-    {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "resp.", "incl.", "no.", "viz.", "mr.",
-     "dr.", "et.", "al.", "ca.", "fig.", "eq.", "sec.", "ch.", "vol.", "esp."}
+    {
+        "e.g.",
+        "i.e.",
+        "etc.",
+        "vs.",
+        "cf.",
+        "approx.",
+        "resp.",
+        "incl.",
+        "no.",
+        "viz.",
+        "mr.",
+        "dr.",
+        "et.",
+        "al.",
+        "ca.",
+        "fig.",
+        "eq.",
+        "sec.",
+        "ch.",
+        "vol.",
+        "esp.",
+    }
 )
 
 
@@ -41,14 +62,14 @@ def strip_comment_markers(raw: str) -> str:
     if text.startswith("/*"):
         text = re.sub(r"^/\*+", "", text)
         text = re.sub(r"\*+/$", "", text)
-        lines = [re.sub(r"^\s*\*(?!/) ?", "", line) for line in text.split("\n")]
+        lines = [re.sub(r"^\s*\*(?!/) ?", "", line).rstrip() for line in text.split("\n")]
         return "\n".join(lines).strip("\n")
     out = []
     for line in text.split("\n"):
         line = line.strip()
         m = re.match(r"^(//+|#+)", line)
         if m:
-            line = line[m.end():]
+            line = line[m.end() :]
             if line.startswith(" "):
                 line = line[1:]
         out.append(line.rstrip())
@@ -73,7 +94,7 @@ def _is_abbreviation(text: str, end: int) -> bool:
     start = end
     while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "(\"'":
         start -= 1
-    word = text[start:end + 1].lower()
+    word = text[start : end + 1].lower()
     if word in _ABBREVIATIONS:
         return True
     return end >= 1 and text[end - 1].isupper() and (end == 1 or not text[end - 2].isalpha())

@@ -34,7 +34,7 @@ def node_code(src: bytes, start_byte: int, end_byte: int) -> str:
 
 def text_of(src: bytes, node: Any) -> str:
     """Decoded source text of a node."""
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def only_whitespace_between(src: bytes, a_end: int, b_start: int) -> bool:
