@@ -145,7 +145,7 @@ def system_label(q: float) -> str:
 def evaluate_queries(
     engine: Engine, index: str, field_name: str, queries: QuerySet, qs: Sequence[float],
     shards: int = 1, predicted_q: float | None = None, size: int = 100,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, token_metric: bool = True,
 ) -> Evaluation:
     """Native BM25 (a real match query) and q-log at every q, with all metrics per query."""
     from esqlog.evaluate import mean_metrics, per_query_metrics
@@ -156,8 +156,11 @@ def evaluate_queries(
                             [native_query(field_name, t) for t in queries.texts], size,
                             search_type)
     runs = sweep(engine, index, field_name, queries, stats, qs, size, shards)
-    all_ids = [d for run in (native, *runs.values()) for hits in run.values() for d, _ in hits]
-    tokens = fetch_token_counts(engine, index, field_name, all_ids)
+    tokens = None
+    if token_metric:  # one _mget of every retrieved document: skipped in large sweeps
+        all_ids = [d for run in (native, *runs.values()) for hits in run.values()
+                   for d, _ in hits]
+        tokens = fetch_token_counts(engine, index, field_name, all_ids)
     per_query = {"native": per_query_metrics(native, queries.qrels, tokens)}
     for q, run in runs.items():
         per_query[system_label(q)] = per_query_metrics(run, queries.qrels, tokens)

@@ -7,6 +7,7 @@ errors; ``--debug`` shows them for bug reports.
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Any
 
@@ -44,16 +45,41 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
     ctx.exit(code)
 
 
+class _StderrHandler(logging.Handler):
+    """Log lines to click's current stderr (so test runners capture them too)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(self.format(record), err=True)
+
+
+def _configure_logging(verbose: bool) -> None:
+    """``--verbose``: esqlog's request log (method, path, status; no headers) on stderr."""
+    log = logging.getLogger("esqlog")
+    for handler in [h for h in log.handlers if isinstance(h, _StderrHandler)]:
+        log.removeHandler(handler)
+    if verbose:
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("esqlog: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    else:
+        log.setLevel(logging.NOTSET)
+
+
 @click.group(cls=EsqlogGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="esqlog")
 @click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks (for bug reports).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Log each request's method, path and status (and retries) to stderr; "
+                   "never headers or credentials.")
 @click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+def main(ctx: click.Context, debug: bool, verbose: bool) -> None:
     """q-log IDF for BM25 code search on Elasticsearch and OpenSearch, without reindexing.
 
     Start with `esqlog calibrate --url URL --index INDEX --field FIELD`.
     """
     ctx.meta["esqlog.debug"] = debug
+    _configure_logging(verbose)
 
 
 def _register() -> None:

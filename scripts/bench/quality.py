@@ -80,7 +80,7 @@ def run_one(engine: Engine, corpus: str, size: str, analyzer: str, data: Path,
                       [q.gold for q in queries])
         grid = sorted(set(SWEEP) | {round(v, 4) for v in predictions.values()}, reverse=True)
         t0 = time.perf_counter()
-        result = evaluate_queries(engine, index, "body", qs, grid)
+        result = evaluate_queries(engine, index, "body", qs, grid, token_metric=False)
         rows.append({
             "corpus": corpus, "size": size, "docs": len(docs), "analyzer": analyzer,
             "queries": style, "n_queries": len(queries), "h_tok": cal.h_tok,

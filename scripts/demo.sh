@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: set up .venv, start a local OpenSearch node unless ESQLOG_URL (or --url) names
+# a cluster, then run `esqlog demo`: index 5,000 real Go functions into a scratch index,
+# calibrate, and compare native BM25 with q-log BM25. Extra arguments go to `esqlog demo`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+if [[ -z "${ESQLOG_URL:-}" && " $* " != *" --url"* ]]; then
+  ESQLOG_URL=$(scripts/start-opensearch.sh | tail -n 1)
+  export ESQLOG_URL
+  echo "[demo] using the local OpenSearch node at $ESQLOG_URL (stop it: scripts/stop-opensearch.sh)" >&2
+fi
+exec .venv/bin/esqlog demo "$@"
