@@ -311,18 +311,22 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
                 esqlog_mode: Mode | None) -> SearchPlan:
     """Decide, fetch statistics, then search natively, rewritten, or with a rerank."""
     call = _Call(planner.flavor, args, kwargs)
+    # opensearch-py >= 3 takes keywords only: pass positional arguments on by name, as the
+    # rewritten paths do, so the wrapper accepts the same calls whichever path a search takes.
+    untouched = ClientSearch((), call.final_kwargs()) if args else ClientSearch(args, kwargs)
     mode = planner.effective_mode(esqlog_mode)
     target = (yield from planner.target_plan(call.index)) if mode != "native" else None
     if target is None or call.query is None:
-        return (yield ClientSearch(args, kwargs))
+        return (yield untouched)
     stats, _ = yield from planner.resolve_plan(target, call.query)
     if not stats:
-        return (yield ClientSearch(args, kwargs))
+        return (yield untouched)
     if planner.dfs and target.shards > 1 and call.get("search_type") is None:
         call.set("search_type", "dfs_query_then_fetch")
     if mode == "rerank":
         return (yield from _rerank_plan(planner, call, target, stats))
-    call.set("query", planner.rewritten(target, call.query, stats, mode))
+    original = call.query  # the fallback must rewrite this, not the script rewrite
+    call.set("query", planner.rewritten(target, original, stats, mode))
     try:
         return (yield ClientSearch((), call.final_kwargs()))
     except Exception as exc:
@@ -334,7 +338,7 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
                 "use mode='boost' (same ranking, no scripts), or install the stored script "
                 "with esqlog calibrate --install-script") from exc
         planner.warn_fallback(exc)
-    call.set("query", planner.rewritten(target, call.query, stats, "boost"))
+    call.set("query", planner.rewritten(target, original, stats, "boost"))
     return (yield ClientSearch((), call.final_kwargs()))
 
 
