@@ -1,0 +1,83 @@
+"""Latency of each esqlog mode relative to the native match query, side by side in one run.
+
+    python scripts/bench/latency.py --url http://127.0.0.1:19200 --index esqlog-bench-go-full-standard \
+        --calibration results/go.calibration.json --queries data/corpora/go/queries.jsonl --n 300
+
+Every query text is sent once per system and is new to the wrapper's statistics (no
+per-query caching; the index-name and shard-routing caches are warmed by one untimed query).
+Systems run interleaved per query in a rotating order so drift and background load hit all
+of them alike. Times are wall-clock around the client call, wrapper overhead and every extra
+round trip included. Prints p50/p95 per system and the ratio of medians to native.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from esqlog.calibrate import load_calibration
+from esqlog.corpus import load_queries
+from esqlog.wrap import wrap
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * pct / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--calibration", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, required=True)
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--modes", default="boost,script,rerank")
+    parser.add_argument("--size", type=int, default=10)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(hosts=[args.url], timeout=60)
+    cal = load_calibration(args.calibration)
+    wrapped = wrap(client, cal)
+    field = cal.field
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
+    modes = ["native", *args.modes.split(",")]
+    timings: dict[str, list[float]] = {m: [] for m in modes}
+    warm = texts.pop(0)
+    wrapped.search(index=args.index, body={"query": {"match": {field: warm}}, "size": 1})
+    for i, text in enumerate(texts):
+        body = {"query": {"match": {field: text}}, "size": args.size, "_source": False}
+        order = modes[i % len(modes):] + modes[: i % len(modes)]
+        for mode in order:
+            started = time.perf_counter()
+            if mode == "native":
+                client.search(index=args.index, body=body)
+            else:
+                wrapped.search(index=args.index, body=body, esqlog_mode=mode)
+            timings[mode].append((time.perf_counter() - started) * 1000.0)
+    base = statistics.median(timings["native"])
+    rows = []
+    print(f"{len(texts)} queries, index {args.index}, size {args.size}")
+    print(f"{'system':8s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50 / native':>13s}")
+    for mode in modes:
+        p50 = statistics.median(timings[mode])
+        p95 = percentile(timings[mode], 95)
+        rows.append({"system": mode, "p50_ms": p50, "p95_ms": p95, "ratio": p50 / base})
+        print(f"{mode:8s} {p50:8.2f} {p95:8.2f} {p50 / base:13.2f}")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"queries": len(texts), "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Turn results/quality*.jsonl into the markdown tables and plots of BENCHMARKS.md.
+
+    python scripts/bench/report.py results/quality-r2.jsonl [...] --plots docs/plots
+
+For every experiment: native NDCG@10, the best q of the sweep with its NDCG@10, and for each
+predictor its q, the NDCG@10 there (linear interpolation between sweep points when q is
+off-grid and was not run) and its regret (best minus predicted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def load(paths: list[Path]) -> list[dict[str, Any]]:
+    rows: dict[tuple[str, ...], dict[str, Any]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                key = (row["corpus"], str(row["size"]), row["analyzer"], row["queries"])
+                rows[key] = row  # a later run of the same experiment wins
+    return list(rows.values())
+
+
+def curve(row: dict[str, Any], metric: str = "NDCG@10") -> list[tuple[float, float]]:
+    return sorted((float(q), m[metric]) for q, m in row["sweep"].items())
+
+
+def at(points: list[tuple[float, float]], q: float) -> float:
+    for (q0, v0), (q1, v1) in zip(points, points[1:], strict=False):
+        if q0 <= q <= q1:
+            if q1 == q0:
+                return v0
+            return v0 + (v1 - v0) * (q - q0) / (q1 - q0)
+    return points[0][1] if q < points[0][0] else points[-1][1]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    predictors = sorted({p for r in rows for p in r["predictions"]})
+    head = ["corpus", "docs", "analyzer", "queries", "h_tok", "native", "best q", "best"]
+    for p in predictors:
+        head += [f"{p} q", f"{p} NDCG", f"{p} regret"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    order = {"1000": 0, "10000": 1, "30000": 2, "full": 3}
+    for r in sorted(rows, key=lambda r: (r["corpus"], order.get(str(r["size"]), 9),
+                                        r["analyzer"], r["queries"])):
+        points = curve(r)
+        best_q, best = max(points, key=lambda p: p[1])
+        cells = [r["corpus"], f"{r['docs']:,}", r["analyzer"], r["queries"],
+                 f"{r['h_tok']:.4f}", f"{r['native']['NDCG@10']:.4f}", f"{best_q:g}",
+                 f"{best:.4f}"]
+        for p in predictors:
+            q = r["predictions"].get(p)
+            if q is None:
+                cells += ["", "", ""]
+                continue
+            value = at(points, q)
+            cells += [f"{q:.2f}", f"{value:.4f}", f"{best - value:.4f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", type=Path, nargs="+")
+    parser.add_argument("--plots", type=Path)
+    args = parser.parse_args()
+    rows = load(args.results)
+    print(table(rows))
+    if args.plots:
+        from esqlog.evaluate import plot_q_sweep
+
+        args.plots.mkdir(parents=True, exist_ok=True)
+        for style in sorted({r["queries"] for r in rows}):
+            for analyzer in sorted({r["analyzer"] for r in rows}):
+                chosen = [r for r in rows if r["queries"] == style and r["analyzer"] == analyzer]
+                if not chosen:
+                    continue
+                curves = {f"{r['corpus']} {r['size']}": curve(r) for r in chosen}
+                default = sorted(chosen[0]["predictions"])[-1]
+                predicted = {f"{r['corpus']} {r['size']}": r["predictions"][default]
+                             for r in chosen if default in r["predictions"]}
+                out = args.plots / f"ndcg-vs-q-{analyzer}-{style}.png"
+                plot_q_sweep(curves, predicted, out)
+                print(f"\nplot: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
