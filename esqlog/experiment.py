@@ -16,6 +16,7 @@ from typing import Any
 
 from esqlog.engine import Engine, Request
 from esqlog.evaluate import Qrels, Run
+from esqlog.joins import confirmed_joins, proposed_candidates
 from esqlog.rewrite import FieldCalibration, ResolvedText, RewriteSettings, rewrite_query
 from esqlog.stats import TextStats, shard_routings_plan, texts_stats_plan
 
@@ -38,14 +39,16 @@ class QuerySet:
 
 def resolve_all(
     engine: Engine, index: str, field_name: str, texts: Sequence[str], shards: int,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, joins: bool = False,
 ) -> list[TextStats]:
     """Analyzed terms and global statistics of every query (batched round trips)."""
     routings = engine.run(shard_routings_plan(index, shards))
     out: list[TextStats] = []
     for start in range(0, len(texts), RESOLVE_BATCH):
         chunk = [(field_name, t) for t in texts[start:start + RESOLVE_BATCH]]
-        found = engine.run(texts_stats_plan(index, list(dict.fromkeys(chunk)), routings))
+        keys = list(dict.fromkeys(chunk))
+        extra = {k: proposed_candidates(k[1]) for k in keys} if joins else None
+        found = engine.run(texts_stats_plan(index, keys, routings, extra_terms=extra))
         out.extend(found[key] for key in chunk)
         if progress is not None:
             progress(len(chunk))
@@ -53,13 +56,15 @@ def resolve_all(
 
 
 def qlog_query(field_name: str, text: str, stats: TextStats, q: float, mode: str = "boost",
-               operator: str = "or") -> dict[str, Any]:
-    """The query clause esqlog sends for ``text`` at this q (native match at q=None)."""
+               operator: str = "or", join_weight: float | None = None) -> dict[str, Any]:
+    """The query clause esqlog sends for ``text`` at this q (with joins when weighted)."""
     match = {"match": {field_name: {"query": text, "operator": operator}}}
     resolved = {(field_name, text): ResolvedText(stats.terms, stats.positions, stats.df,
-                                                 stats.field.doc_count)}
+                                                 stats.field.doc_count,
+                                                 confirmed_joins(stats.terms, stats.extra_df))}
     settings = RewriteSettings({field_name: FieldCalibration(q)},
-                               "script" if mode == "script" else "boost")
+                               "script" if mode == "script" else "boost",
+                               join_weight=join_weight)
     return rewrite_query(match, resolved, settings)
 
 
@@ -94,14 +99,15 @@ def msearch_run(
 
 def sweep(
     engine: Engine, index: str, field_name: str, queries: QuerySet, stats: Sequence[TextStats],
-    qs: Sequence[float], size: int = 100, shards: int = 1,
+    qs: Sequence[float], size: int = 100, shards: int = 1, join_weight: float | None = None,
 ) -> dict[float, Run]:
     """One run per q (q = 1.0 is native BM25 exactly, by construction of the weights)."""
     search_type = "dfs_query_then_fetch" if shards > 1 else None
     runs: dict[float, Run] = {}
     for q in qs:
         bodies = [
-            qlog_query(field_name, text, s, q) if s.terms else native_query(field_name, text)
+            qlog_query(field_name, text, s, q, join_weight=join_weight) if s.terms
+            else native_query(field_name, text)
             for text, s in zip(queries.texts, stats, strict=True)
         ]
         runs[q], _ = msearch_run(engine, index, queries.ids, bodies, size, search_type)

@@ -43,6 +43,8 @@ class ScoredText:
     stats: TextStats
     q: float
     form: str = "lucene"
+    joins: tuple[tuple[str, int], ...] = ()  # identifier joins (term, df), scored fully
+    join_weight: float = 0.0
 
 
 def hit_vectors_plan(
@@ -95,7 +97,19 @@ def score_corrections(
             tf = np.array([vector.tf.get(t, 0) for t in terms], dtype=np.float64)
             tfn = bm25_tf_norm(tf, vector.length, avgdl, k1, b)
             corrections[i] += scale * float(np.dot(delta_idf, tfn))
+            corrections[i] += scale * _join_score(text, vector, N, avgdl, k1, b)
     return corrections
+
+
+def _join_score(text: ScoredText, vector: DocVector, N: float, avgdl: float, k1: float,
+                b: float) -> float:
+    """Full q-log BM25 of the join terms (the native score has none), times their weight."""
+    if not text.joins or not text.join_weight:
+        return 0.0
+    n = np.array([df for _, df in text.joins], dtype=np.float64)
+    tf = np.array([vector.tf.get(t, 0) for t, _ in text.joins], dtype=np.float64)
+    contribution = idf(n, N, text.q, text.form) * bm25_tf_norm(tf, vector.length, avgdl, k1, b)
+    return text.join_weight * float(contribution.sum())
 
 
 def reorder_hits(

@@ -72,6 +72,8 @@ class ResolvedText:
     positions: tuple[int, ...]
     df: Mapping[str, int]
     doc_count: int
+    #: identifier-join candidates the index holds, with their df (see esqlog.joins)
+    joins: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         """Fail early on inconsistent statistics: a bad weight would silently skew rankings."""
@@ -120,9 +122,15 @@ class RewriteSettings:
     fields: Mapping[str, FieldCalibration]
     mode: Mode = "boost"
     script_id: str = "esqlog-qlog-term"
+    #: weight w of identifier-join clauses; None leaves joins out (and the match set alone)
+    join_weight: float | None = None
 
     def __post_init__(self) -> None:
         """Reject a mode or script id the engine would only refuse at query time."""
+        if self.join_weight is not None and not (
+            math.isfinite(self.join_weight) and self.join_weight > 0
+        ):
+            raise ValueError(f"join_weight must be a positive number, got {self.join_weight!r}")
         if self.mode not in ("boost", "script"):
             raise ValueError(f"mode must be 'boost' or 'script', got {self.mode!r}")
         if not isinstance(self.script_id, str) or not self.script_id:
@@ -333,19 +341,42 @@ def _weight(n: int, doc_count: int, cal: FieldCalibration) -> float:
 
 
 def _term_clause(
-    field: str, term: str, res: ResolvedText, cal: FieldCalibration, settings: RewriteSettings
+    field: str, term: str, res: ResolvedText, cal: FieldCalibration, settings: RewriteSettings,
+    n: int | None = None, scale: float = 1.0,
 ) -> dict[str, Any]:
     """One scoring clause per analyzed token: a boosted term, or a term under the stored script."""
-    n = int(res.df[term])
+    n = int(res.df[term]) if n is None else n
     if settings.mode == "boost":
-        return {"term": {field: {"value": term, "boost": _weight(n, res.doc_count, cal)}}}
+        weight = _weight(n, res.doc_count, cal) * scale
+        return {"term": {field: {"value": term, "boost": weight}}}
     params = {"q": cal.q, "n": n, "N": int(res.doc_count), "form": cal.form}
-    return {
-        "script_score": {
-            "query": {"term": {field: {"value": term}}},
-            "script": {"id": settings.script_id, "params": params},
-        }
+    spec: dict[str, Any] = {
+        "query": {"term": {field: {"value": term}}},
+        "script": {"id": settings.script_id, "params": params},
     }
+    if scale != 1.0:
+        spec["boost"] = scale
+    return {"script_score": spec}
+
+
+def _with_joins(
+    core: dict[str, Any], field: str, res: ResolvedText, cal: FieldCalibration,
+    options: _MatchOptions, boost: float, settings: RewriteSettings,
+) -> dict[str, Any]:
+    """Add identifier-join clauses (weight w times their own q-log IDF) beside the match.
+
+    With operator "and" the joins only add score (the match stays required); otherwise a
+    document matching a join alone also matches, which is the point: "read file" reaches a
+    document whose only token is ``read_file``.
+    """
+    if settings.join_weight is None or not res.joins:
+        return core
+    joins = [_term_clause(field, term, res, cal, settings, n=df,
+                          scale=settings.join_weight * boost)
+             for term, df in res.joins]
+    if options.operator == "and":
+        return {"bool": {"must": [core], "should": joins}}
+    return {"bool": {"should": [core, *joins]}}
 
 
 def _decorate_single(clause: dict[str, Any], boost: float, name: str | None) -> dict[str, Any]:
@@ -392,7 +423,8 @@ def _rewrite_field(
     if res is None or not res.rewritable:
         return None
     clauses = [_term_clause(field, term, res, cal, ctx.settings) for term in res.terms]
-    return _wrap(clauses, options, boost)
+    return _with_joins(_wrap(clauses, options, boost), field, res, cal, options, boost,
+                       ctx.settings)
 
 
 def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -> dict[str, Any]:

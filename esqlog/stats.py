@@ -17,7 +17,8 @@ responses, so the same code runs on sync and async clients of both engines.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from dataclasses import field as dc_field
 from typing import Any
 
 from esqlog.engine import Plan, Request, error_status
@@ -47,7 +48,7 @@ class FieldInfo:
     analyzer: str
     search_analyzer: str
     similarity: str | None
-    analyzer_definition: Mapping[str, Any] = field(default_factory=dict)
+    analyzer_definition: Mapping[str, Any] = dc_field(default_factory=dict)
 
     @property
     def splits_identifiers(self) -> bool:
@@ -78,6 +79,7 @@ class TextStats:
     positions: tuple[int, ...]
     df: Mapping[str, int]
     field: FieldStats
+    extra_df: Mapping[str, int] = dc_field(default_factory=dict)  # asked-for exact terms
 
 
 # --- index and field ---------------------------------------------------------------------
@@ -271,15 +273,29 @@ def _quote(part: str) -> str:
 def texts_stats_plan(
     index: str, texts: Sequence[tuple[str, str]], routings: Sequence[str],
     search_analyzers: Mapping[str, str | None] | None = None,
+    extra_terms: Mapping[tuple[str, str], Sequence[str]] | None = None,
 ) -> Plan[dict[tuple[str, str], TextStats]]:
-    """:func:`text_stats_plan` for several ``(field, text)`` pairs in ONE round trip."""
+    """:func:`text_stats_plan` for several ``(field, text)`` pairs in ONE round trip.
+
+    ``extra_terms`` asks, in the same request, for the global df of exact terms per text
+    (identifier-join candidates), returned as ``TextStats.extra_df``.
+    """
     if not texts:
         return {}
     analyzers = search_analyzers or {}
+    extras = extra_terms or {}
     docs: list[dict[str, Any]] = []
+    extra_slots: list[tuple[tuple[str, str], list[str]]] = []
     for field_name, text in texts:
         docs.extend(_artificial_docs(index, field_name, text, routings,
                                      analyzers.get(field_name), True))
+    for key in texts:
+        wanted = [t for t in dict.fromkeys(extras.get(key, ()))
+                  if t and not any(c.isspace() for c in t)]
+        if wanted:
+            extra_slots.append((key, wanted))
+            docs.extend(_artificial_docs(index, key[0], " ".join(wanted), routings,
+                                         "whitespace", False))
     body = yield Request("POST", f"/{_quote(index)}/_mtermvectors", body={"docs": docs})
     answers = body.get("docs", [])
     per_text = len(routings)
@@ -291,4 +307,9 @@ def texts_stats_plan(
         out[(field_name, text)] = TextStats(
             terms=tuple(t for _, t in tokens), positions=tuple(p for p, _ in tokens),
             df={t: df.get(t, 0) for _, t in tokens}, field=fstats)
+    offset = len(texts) * per_text
+    for j, (key, wanted) in enumerate(extra_slots):
+        chunk = answers[offset + j * per_text: offset + (j + 1) * per_text]
+        _, df, _ = _sum_shard_vectors(chunk, key[0])
+        out[key] = replace(out[key], extra_df={t: df.get(t, 0) for t in wanted})
     return out

@@ -38,6 +38,7 @@ from esqlog.engine import (
     version_plan,
 )
 from esqlog.errors import UsageError
+from esqlog.joins import DEFAULT_JOIN_WEIGHT, confirmed_joins, proposed_candidates
 from esqlog.rerank import (
     DEFAULT_TOP_N,
     ScoredText,
@@ -110,7 +111,10 @@ class QlogPlanner:
     """Everything the wrapper decides, as I/O-free plans shared by the sync and async paths."""
 
     def __init__(self, calibrations: Sequence[Calibration], mode: Mode, top_n: int,
-                 dfs: bool, flavor: Flavor) -> None:
+                 dfs: bool, flavor: Flavor, joins: bool = False,
+                 join_weight: float | None = None) -> None:
+        self.joins = joins
+        self.join_weight = join_weight
         if mode not in MODES:
             raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
         if top_n < 1:
@@ -169,21 +173,37 @@ class QlogPlanner:
     ) -> Plan[tuple[dict[tuple[str, str], TextStats], list[tuple[str, str]]]]:
         fields = self.field_settings(target.index)
         texts = collect_query_texts(query, fields)
-        stats = yield from texts_stats_plan(target.index, texts, target.routings)
+        extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
+        stats = yield from texts_stats_plan(target.index, texts, target.routings,
+                                            extra_terms=extra)
         return stats, texts
+
+    def weight_of_joins(self, index: str) -> float | None:
+        """w for identifier joins: the wrapper's, else the calibration's, else the default."""
+        if not self.joins:
+            return None
+        if self.join_weight is not None:
+            return self.join_weight
+        recorded = [c.join_weight for c in self.by_index[index] if c.join_weight]
+        return recorded[0] if recorded else DEFAULT_JOIN_WEIGHT
 
     def rewritten(self, target: IndexTarget, query: Any,
                   stats: Mapping[tuple[str, str], TextStats], mode: Mode) -> dict[str, Any]:
-        resolved = {key: ResolvedText(s.terms, s.positions, s.df, s.field.doc_count)
+        resolved = {key: ResolvedText(s.terms, s.positions, s.df, s.field.doc_count,
+                                      confirmed_joins(s.terms, s.extra_df))
                     for key, s in stats.items()}
         settings = RewriteSettings(self.field_settings(target.index),
-                                   "script" if mode == "script" else "boost", TERM_SCRIPT_ID)
+                                   "script" if mode == "script" else "boost", TERM_SCRIPT_ID,
+                                   self.weight_of_joins(target.index))
         return rewrite_query(query, resolved, settings)
 
     def scored_texts(self, target: IndexTarget,
                      stats: Mapping[tuple[str, str], TextStats]) -> list[ScoredText]:
         fields = self.field_settings(target.index)
-        return [ScoredText(f, s, fields[f].q, fields[f].form) for (f, _), s in stats.items()]
+        weight = self.weight_of_joins(target.index)
+        return [ScoredText(f, s, fields[f].q, fields[f].form,
+                           confirmed_joins(s.terms, s.extra_df) if weight else (), weight or 0.0)
+                for (f, _), s in stats.items()]
 
     def warn_fallback(self, exc: BaseException) -> None:
         self.script_ok = False
@@ -280,7 +300,10 @@ def _rerank_window(call: _Call) -> tuple[int, int] | None:
         return None
     size = call.get("size")
     start = call.get("from")
-    return int(start or 0), int(10 if size is None else size)
+    window = int(start or 0), int(10 if size is None else size)
+    if min(window) < 0:  # invalid: let the engine refuse it with the client's own error
+        return None
+    return window
 
 
 def _rerank_response(native: dict[str, Any], hits: list[dict[str, Any]], start: int,
@@ -429,6 +452,8 @@ def wrap(
     mode: Mode = "boost",
     top_n: int = DEFAULT_TOP_N,
     dfs: bool = True,
+    joins: bool = False,
+    join_weight: float | None = None,
 ) -> Any:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
 
@@ -440,7 +465,8 @@ def wrap(
     the weights were computed from (unless the call sets ``search_type`` itself).
     """
     flavor = flavor_of(client)
-    planner = QlogPlanner(_as_calibrations(calibration), mode, top_n, dfs, flavor)
+    planner = QlogPlanner(_as_calibrations(calibration), mode, top_n, dfs, flavor, joins,
+                          join_weight)
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
         return AsyncQlogClient(client, planner)
     return QlogClient(client, planner)

@@ -1,0 +1,64 @@
+"""Query-side identifier joining: recover identifier matches on a frozen analyzer.
+
+Under the ``standard`` analyzer an index holds ``readfile`` and ``read_file`` as single
+tokens while a natural-language query says "read file". From the analyzed query terms
+t1..tk esqlog forms compounds of 2 and 3 adjacent terms, joined with "" and "_", keeps those
+the index vocabulary holds (df > 0) and that are not already query terms, and adds them as
+extra optional clauses with their own q-log IDF times a weight w < 1 (they overlap with
+their parts). Everything stays a plain query on the existing index.
+
+The candidates' statistics travel in the same ``_mtermvectors`` request as the query's own
+analysis, so they cost no extra round trip: the request carries candidates made from a
+client-side approximation of the tokenizer, and only those that the engine's real analysis
+confirms (adjacent analyzed terms) are used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+SEPARATORS: tuple[str, ...] = ("", "_")
+MAX_PARTS = 3
+MAX_CANDIDATES = 64  # a bound per text, so a 100 KB query cannot explode the request
+DEFAULT_JOIN_WEIGHT = 0.5
+
+# The standard tokenizer keeps letters/digits/underscore runs and joins them across "." "'"
+# ":" between letters; lowercasing follows. Close enough for proposing candidates.
+_APPROX_TOKEN = re.compile(r"\w+(?:[.'’:]\w+)*", re.UNICODE)
+
+
+def approximate_terms(text: str) -> list[str]:
+    """What the standard analyzer would probably make of ``text`` (lowercased words)."""
+    return [t.lower() for t in _APPROX_TOKEN.findall(text)]
+
+
+def join_candidates(terms: Sequence[str], max_parts: int = MAX_PARTS) -> list[str]:
+    """Compounds of 2..max_parts adjacent terms with each separator, minus the terms themselves."""
+    present = set(terms)
+    out: dict[str, None] = {}
+    for size in range(2, max_parts + 1):
+        for start in range(0, len(terms) - size + 1):
+            parts = terms[start:start + size]
+            for sep in SEPARATORS:
+                candidate = sep.join(parts)
+                if candidate not in present and not any(c.isspace() for c in candidate):
+                    out[candidate] = None
+                if len(out) >= MAX_CANDIDATES:
+                    return list(out)
+    return list(out)
+
+
+def proposed_candidates(text: str) -> list[str]:
+    """Candidates to ask the engine about before the real analysis is known."""
+    return join_candidates(approximate_terms(text))
+
+
+def confirmed_joins(
+    terms: Sequence[str], candidate_df: Mapping[str, int]
+) -> tuple[tuple[str, int], ...]:
+    """Joins of the real analyzed terms that the index holds, with their df."""
+    return tuple((c, int(candidate_df[c])) for c in join_candidates(terms)
+                 if candidate_df.get(c, 0) > 0)
+
+
