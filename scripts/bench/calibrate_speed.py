@@ -1,6 +1,7 @@
 """Calibrate timings on a real index: sampled vs exact h_tok, and where the time goes.
 
-    python scripts/bench/calibrate_speed.py --url http://127.0.0.1:19200 --index esqlog-bench-go-full-standard
+    python scripts/bench/calibrate_speed.py --url http://127.0.0.1:19200 \
+        --index esqlog-bench-go-full-standard
 
 Runs the sampled calibrate (default settings, several seeds) and the exact one, and splits
 each run's wall clock into time inside engine requests (network + engine work) and time in
@@ -56,9 +57,9 @@ def main() -> int:
     base = connect(ConnectionSettings(args.url, timeout=300))
     engine = TimedEngine(base.client)
     exact = timed(engine, index=args.index, field_name=args.field, exact=True)
-    print(f"exact   h_tok={exact['h_tok']:.4f} {exact['seconds']:.1f} s "
-          f"({exact['docs'] / exact['seconds']:,.0f} docs/s; engine {exact['engine_seconds']:.1f} s,"
-          f" esqlog {exact['esqlog_seconds']:.1f} s)")
+    rate = exact["docs"] / exact["seconds"]
+    print(f"exact   h_tok={exact['h_tok']:.4f} {exact['seconds']:.1f} s ({rate:,.0f} docs/s; "
+          f"engine {exact['engine_seconds']:.1f} s, esqlog {exact['esqlog_seconds']:.1f} s)")
     samples = []
     for seed in map(int, args.seeds.split(",")):
         run = timed(engine, index=args.index, field_name=args.field, seed=seed)

@@ -1,6 +1,7 @@
 """Latency of each esqlog mode relative to the native match query, side by side in one run.
 
-    python scripts/bench/latency.py --url http://127.0.0.1:19200 --index esqlog-bench-go-full-standard \
+    python scripts/bench/latency.py --url http://127.0.0.1:19200 \
+        --index esqlog-bench-go-full-standard \
         --calibration results/go.calibration.json --queries data/corpora/go/queries.jsonl --n 300
 
 Every query text is sent once per system and is new to the wrapper's statistics (no
@@ -38,7 +39,7 @@ def main() -> int:
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--modes", default="boost,script,rerank")
+    parser.add_argument("--modes", default="boost,script,rerank,boost+joins")
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -48,12 +49,14 @@ def main() -> int:
     client = OpenSearch(hosts=[args.url], timeout=60)
     cal = load_calibration(args.calibration)
     wrapped = wrap(client, cal)
+    joined = wrap(client, cal, joins=True)
     field = cal.field
     texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
     modes = ["native", *args.modes.split(",")]
     timings: dict[str, list[float]] = {m: [] for m in modes}
     warm = texts.pop(0)
-    wrapped.search(index=args.index, body={"query": {"match": {field: warm}}, "size": 1})
+    for client_ in (wrapped, joined):
+        client_.search(index=args.index, body={"query": {"match": {field: warm}}, "size": 1})
     for i, text in enumerate(texts):
         body = {"query": {"match": {field: text}}, "size": args.size, "_source": False}
         order = modes[i % len(modes):] + modes[: i % len(modes)]
@@ -61,6 +64,8 @@ def main() -> int:
             started = time.perf_counter()
             if mode == "native":
                 client.search(index=args.index, body=body)
+            elif mode == "boost+joins":
+                joined.search(index=args.index, body=body, esqlog_mode="boost")
             else:
                 wrapped.search(index=args.index, body=body, esqlog_mode=mode)
             timings[mode].append((time.perf_counter() - started) * 1000.0)

@@ -63,8 +63,9 @@ def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyze
 
 
 def run_one(engine: Engine, corpus: str, size: str, analyzer: str, data: Path,
-            seed: int) -> list[dict[str, Any]]:
+            seed: int, max_queries: int | None, styles: list[str]) -> list[dict[str, Any]]:
     docs, query_sets = subset(data / corpus, size, seed)
+    query_sets = {k: v[:max_queries] for k, v in query_sets.items() if k in styles}
     index = f"esqlog-bench-{corpus}-{size}-{analyzer}".lower()
     index_seconds = ensure_index(engine, index, docs, analyzer)
     t0 = time.perf_counter()
@@ -108,6 +109,9 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,full")
     parser.add_argument("--analyzers", default="standard")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--max-queries", type=int, default=None,
+                        help="Use at most this many queries per query set (file order).")
+    parser.add_argument("--styles", default="names,no-names")
     parser.add_argument("--out", type=Path, default=Path("results/quality.jsonl"))
     args = parser.parse_args()
     engine = connect(ConnectionSettings(args.url, timeout=300))
@@ -115,7 +119,8 @@ def main() -> int:
     for corpus in args.corpora.split(","):
         for size in args.sizes.split(","):
             for analyzer in args.analyzers.split(","):
-                for row in run_one(engine, corpus, size, analyzer, args.data, args.seed):
+                for row in run_one(engine, corpus, size, analyzer, args.data, args.seed,
+                                   args.max_queries, args.styles.split(",")):
                     with args.out.open("a", encoding="utf-8") as handle:
                         handle.write(json.dumps(row) + "\n")
     return 0

@@ -10,6 +10,7 @@ off-grid and was not run) and its regret (best minus predicted).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -32,7 +33,7 @@ def curve(row: dict[str, Any], metric: str = "NDCG@10") -> list[tuple[float, flo
 
 
 def at(points: list[tuple[float, float]], q: float) -> float:
-    for (q0, v0), (q1, v1) in zip(points, points[1:], strict=False):
+    for (q0, v0), (q1, v1) in itertools.pairwise(points):
         if q0 <= q <= q1:
             if q1 == q0:
                 return v0
