@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from esqlog import __version__
-from esqlog.engine import Engine, Plan, Request
+from esqlog.engine import Engine, Plan, Request, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
     DEFAULT_SAMPLE,
@@ -30,7 +30,13 @@ from esqlog.hapax import (
     exact_hapax_plan,
     sampled_hapax_plan,
 )
-from esqlog.qlog import CorpusFeatures, Predictor, get_predictor, validate_q
+from esqlog.qlog import (
+    DEFAULT_PREDICTOR,
+    CorpusFeatures,
+    Predictor,
+    get_predictor,
+    validate_q,
+)
 from esqlog.stats import (
     FieldInfo,
     FieldStats,
@@ -45,7 +51,6 @@ from esqlog.stats import (
 SCHEMA_VERSION = 1
 CALIBRATION_INDEX = "esqlog-calibrations"
 TERM_SCRIPT_ID = "esqlog-qlog-term"
-DEFAULT_PREDICTOR = "paper-linear"
 STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
 
 
@@ -125,11 +130,15 @@ def save_calibration(calibration: Calibration, path: str | Path) -> Path:
     """Write atomically: a temp file in the same folder, fsync, then rename over the target.
 
     A crash at any moment leaves either the old file or the new one, never a partial one.
+    The temp file (``.<name>.<pid>.<random>.tmp``) is removed on any exception; only a hard
+    kill (SIGKILL, power loss) can leave one behind, and the next successful save to the same
+    path removes temp files whose writer process no longer exists.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(payload)
@@ -144,7 +153,31 @@ def save_calibration(calibration: Calibration, path: str | Path) -> Path:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+    _remove_orphaned_temps(target)
     return target
+
+
+def _remove_orphaned_temps(target: Path) -> None:
+    """Delete temp files left by writers of ``target`` that died before their rename."""
+    prefix = f".{target.name}."
+    for leftover in target.parent.iterdir():
+        name = leftover.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _process_alive(int(pid)):
+            continue  # still being written (or not ours to judge)
+        leftover.unlink(missing_ok=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def load_calibration(path: str | Path) -> Calibration:
@@ -227,20 +260,32 @@ def calibrate(
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
 ) -> Calibration:
-    """Compute a field's statistics, h_tok and q. Reads only; writes nothing anywhere."""
+    """Compute a field's statistics, h_tok and q. Reads only; writes nothing anywhere.
+
+    Every read plan is retried as a whole on overload, unavailability and network failures
+    (:func:`esqlog.engine.with_retries`: capped, jittered exponential backoff); the last
+    failure propagates for the caller to describe.
+    """
     chosen: Predictor = get_predictor(predictor)
     started = time.perf_counter()
-    info: IndexInfo = engine.run(resolve_index_plan(index))
-    finfo: FieldInfo = engine.run(field_info_plan(info.name, field_name))
-    routings = engine.run(shard_routings_plan(info.name, info.shards))
-    fstats: FieldStats = engine.run(field_stats_plan(info.name, field_name, routings))
-    live = engine.run(live_doc_count_plan(info.name))
+
+    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
+        return with_retries(lambda: engine.run(make_plan()))
+
+    info: IndexInfo = read(lambda: resolve_index_plan(index))
+    # The live count first: it is cheap and the first read that needs the shards, so an index
+    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
+    # field-mapping API of such an index with an empty 404).
+    live: int = read(lambda: live_doc_count_plan(info.name))
+    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
+    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
+    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
     if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
         raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
                          "index documents first, or pass a field that has text")
     stats_done = time.perf_counter()
-    hapax = engine.run(_hapax_plan(info, field_name, routings, exact, sample, seed, live,
-                                   progress_factory))
+    hapax: HapaxEstimate = read(lambda: _hapax_plan(info, field_name, routings, exact, sample,
+                                                    seed, live, progress_factory))
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)

@@ -51,7 +51,7 @@ def calibrate_command(
     The index and its analyzer stay as they are: esqlog reads term statistics and writes
     nothing but the calibration file, and, when asked, its stored script and its own index.
     """
-    from esqlog.calibrate import DEFAULT_PREDICTOR
+    from esqlog.qlog import DEFAULT_PREDICTOR
 
     engine = open_engine(connection)
     show_progress = sys.stderr.isatty() if progress is None else progress

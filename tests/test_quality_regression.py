@@ -1,0 +1,52 @@
+"""Quality regression check on the bundled sample (5,000 real Go functions, 1,000 queries).
+
+Indexes the sample into a scratch index on each real engine, calibrates with the default
+predictor, and checks native and q-log metrics against tests/expected_quality.yaml (values
+with tolerances). A drop in quality (or an unexpected jump that means the test data or the
+method changed) fails CI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from esqlog.calibrate import calibrate
+from esqlog.cli.demo_cmd import sample_path
+from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
+from esqlog.engine import Engine
+from esqlog.evaluate import check_expectations
+from esqlog.experiment import QuerySet, evaluate_queries, system_label
+from tests.conftest import call
+
+pytestmark = pytest.mark.engine
+
+EXPECTED = Path(__file__).with_name("expected_quality.yaml")
+
+
+@pytest.fixture(scope="module")
+def sample_index(engine: Engine) -> Iterator[str]:
+    index = f"esqlog-test-quality-{engine.flavor}"
+    create_corpus_index(engine, index, replace=True)
+    bulk_index_docs(engine, index, read_jsonl(sample_path("sample_go_docs.jsonl.gz")))
+    yield index
+    call(engine, "DELETE", f"/{index}")
+
+
+def test_bundled_sample_quality(engine: Engine, sample_index: str) -> None:
+    record = calibrate(engine, sample_index, "body")
+    loaded = load_queries(sample_path("sample_go_queries.jsonl"))
+    queries = QuerySet([q.qid for q in loaded], [q.text for q in loaded],
+                       [q.gold for q in loaded])
+    result = evaluate_queries(engine, sample_index, "body", queries, [record.q],
+                              predicted_q=record.q)
+    measured = {f"native {k}": v for k, v in result.means["native"].items()}
+    measured.update({f"qlog {k}": v for k, v in result.means[system_label(record.q)].items()})
+    measured["q"] = record.q
+    measured["h_tok"] = record.h_tok
+    print(f"\n[quality {engine.flavor}] " + ", ".join(f"{k}={v:.4f}" for k, v in
+                                                      sorted(measured.items())))
+    failures = check_expectations(measured, EXPECTED)
+    assert not failures, "\n".join(failures)
