@@ -108,6 +108,9 @@ class Calibration:
         if not isinstance(data, Mapping):
             raise UsageError(f"{source} is not a JSON object", "re-run esqlog calibrate")
         schema = data.get("schema")
+        if schema is None:
+            raise UsageError(f"{source} has no schema version (not an esqlog calibration?)",
+                             "re-run esqlog calibrate")
         if not isinstance(schema, int) or schema > SCHEMA_VERSION:
             raise UsageError(
                 f"{source} was written by a newer esqlog ({data.get('esqlog_version', '?')}, "

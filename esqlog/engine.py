@@ -10,6 +10,7 @@ handling keeps working; esqlog's CLI translates them into one-line messages.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -23,6 +24,12 @@ T = TypeVar("T")
 
 _JSON_HEADERS = {"accept": "application/json", "content-type": "application/json"}
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+
+#: esqlog's logger: one INFO line per request (method, path, status, time) and per retry.
+#: Headers, bodies and credentials are never logged. Silent unless the application (or
+#: ``esqlog --verbose``) attaches a handler.
+logger = logging.getLogger("esqlog")
+logger.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True)
@@ -84,15 +91,21 @@ class Engine:
     def perform(self, request: Request) -> Any:
         """Send one request through the user's client; the client's exceptions propagate."""
         params = _encode_params(request.params)
-        if self.flavor == "elasticsearch":
-            resp = self.client.perform_request(
-                request.method, request.path, params=params, headers=_JSON_HEADERS,
-                body=request.body,
-            )
-        else:
-            resp = self.client.transport.perform_request(
-                request.method, request.path, params=params, body=request.body
-            )
+        started = time.perf_counter()
+        try:
+            if self.flavor == "elasticsearch":
+                resp = self.client.perform_request(
+                    request.method, request.path, params=params, headers=_JSON_HEADERS,
+                    body=request.body,
+                )
+            else:
+                resp = self.client.transport.perform_request(
+                    request.method, request.path, params=params, body=request.body
+                )
+        except Exception as exc:
+            _log_request(request, _failure_label(exc), started)
+            raise
+        _log_request(request, _status_label(resp), started)
         return _body_of(resp)
 
     def run(self, plan: Plan[T]) -> T:
@@ -127,16 +140,40 @@ class AsyncEngine:
     async def perform(self, request: Request) -> Any:
         """Send one request without blocking the event loop."""
         params = _encode_params(request.params)
-        if self.flavor == "elasticsearch":
-            resp = await self.client.perform_request(
-                request.method, request.path, params=params, headers=_JSON_HEADERS,
-                body=request.body,
-            )
-        else:
-            resp = await self.client.transport.perform_request(
-                request.method, request.path, params=params, body=request.body
-            )
+        started = time.perf_counter()
+        try:
+            if self.flavor == "elasticsearch":
+                resp = await self.client.perform_request(
+                    request.method, request.path, params=params, headers=_JSON_HEADERS,
+                    body=request.body,
+                )
+            else:
+                resp = await self.client.transport.perform_request(
+                    request.method, request.path, params=params, body=request.body
+                )
+        except Exception as exc:
+            _log_request(request, _failure_label(exc), started)
+            raise
+        _log_request(request, _status_label(resp), started)
         return _body_of(resp)
+
+
+def _status_label(response: Any) -> str:
+    """The HTTP status of a response (opensearch-py returns bare bodies: 2xx)."""
+    status = getattr(getattr(response, "meta", None), "status", None)
+    return str(status) if isinstance(status, int) else "2xx"
+
+
+def _failure_label(exc: BaseException) -> str:
+    status = error_status(exc)
+    return str(status) if status is not None else f"failed ({type(exc).__name__})"
+
+
+def _log_request(request: Request, outcome: str, started: float) -> None:
+    """Method, path and outcome only: never headers, bodies or query parameters."""
+    if logger.isEnabledFor(logging.INFO):
+        elapsed = (time.perf_counter() - started) * 1000
+        logger.info("%s %s -> %s (%.0f ms)", request.method, request.path, outcome, elapsed)
 
 
 def run(engine: Engine, plan: Plan[T]) -> T:
@@ -267,6 +304,8 @@ def with_retries(
             if attempt == attempts or not is_retryable(exc):
                 raise
             delay = min(max_delay, base_delay * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+            logger.info("retry %d of %d in %.2f s after %s", attempt, attempts - 1, delay,
+                        _failure_label(exc))
             if on_retry is not None:
                 on_retry(attempt, exc, delay)
             time.sleep(delay)

@@ -22,7 +22,7 @@ from dataclasses import field as dc_field
 from typing import Any
 
 from esqlog.engine import Plan, Request, error_status
-from esqlog.errors import UsageError
+from esqlog.errors import ClusterError, UsageError
 
 MAX_ROUTING_PROBES = 5000
 TEXT_TYPES = frozenset({"text", "match_only_text"})
@@ -165,7 +165,9 @@ def shard_routings_plan(index: str, shards: int) -> Plan[tuple[str, ...]]:
     once per index (the caller caches the result).
     """
     found: dict[int, str] = {}
-    for probe in range(MAX_ROUTING_PROBES):
+    # Routing hashes spread evenly, so ~shards * ln(shards) probes find them all; the cap
+    # only stops a cluster that never reports some shard (a red index) from looping long.
+    for probe in range(min(MAX_ROUTING_PROBES, 64 * max(shards, 1))):
         if len(found) == shards:
             break
         body = yield Request("GET", f"/{_quote(index)}/_search_shards", {"routing": str(probe)})
@@ -174,7 +176,8 @@ def shard_routings_plan(index: str, shards: int) -> Plan[tuple[str, ...]]:
                 if copy.get("primary"):
                     found.setdefault(int(copy["shard"]), str(probe))
     if len(found) != shards:
-        raise RuntimeError(f"could not find a routing value for every shard of {index}")
+        raise ClusterError(f"the cluster reports no primary for some shards of {index}",
+                           "check the index health with GET _cluster/health")
     return tuple(found[s] for s in sorted(found))
 
 
@@ -208,7 +211,9 @@ def _sum_shard_vectors(
     tokens: list[tuple[int, str]] = []
     for i, doc in enumerate(docs):
         if doc.get("error"):
-            raise RuntimeError(f"term vectors failed: {doc['error']}")
+            reason = doc["error"].get("reason") if isinstance(doc["error"], Mapping) else None
+            raise ClusterError(f"term vectors failed on a shard ({reason or doc['error']})",
+                               "check the index health with GET _cluster/health")
         vectors = (doc.get("term_vectors") or {}).get(field_name)
         if vectors is None:
             continue

@@ -61,9 +61,8 @@ def _configure_logging(verbose: bool) -> None:
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("esqlog: %(message)s"))
         log.addHandler(handler)
-        log.setLevel(logging.INFO)
-    else:
-        log.setLevel(logging.NOTSET)
+        if not log.isEnabledFor(logging.INFO):
+            log.setLevel(logging.INFO)
 
 
 @click.group(cls=EsqlogGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Start, stop or query a real local search node assembled from Maven Central.
 #
-#   scripts/engines/engine.sh start|stop|status|url opensearch|elasticsearch
+#   scripts/engines/engine.sh start|stop|status|url|home opensearch|elasticsearch
+#   scripts/engines/engine.sh tool elasticsearch elasticsearch-users useradd ...   (a bin/ tool)
 #
 # Why this shape: Docker and the engines' download sites are out of reach on our machines, but
 # Maven Central serves complete "integ-test" distributions of both engines. The zip is fetched
 # into the local Maven repository (so a second start needs no network), unpacked once into a
 # cache folder, and run as a single node bound to 127.0.0.1 with a bounded heap. Data and logs
 # live under a temporary folder; a PID file lets `stop` end exactly the node it started.
+#
+# Optional settings for extra (test) nodes, all off by default:
+#   ESQLOG_ES_PATH_CONF       Elasticsearch config folder to use instead of the distribution's
+#                             (it then decides security itself: xpack.security.enabled=false is
+#                             no longer forced); `tool` runs with it as ES_PATH_CONF too.
+#   ESQLOG_ENGINE_SCHEME      http (default) or https, for the URL and the health check.
+#   ESQLOG_ENGINE_CURL_ARGS   extra curl arguments for the health check (--cacert, --netrc-file).
+#   ESQLOG_ENGINE_KEEP_DATA=1 keep the data folder of a previous run (a restart, not a reset).
 set -euo pipefail
 
 ACTION=${1:-}
 ENGINE=${2:-}
-usage() { echo "usage: $0 start|stop|status|url opensearch|elasticsearch" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|url|home opensearch|elasticsearch" >&2; exit 2; }
 [[ -n "$ACTION" && -n "$ENGINE" ]] || usage
 
 OPENSEARCH_VERSION=${ESQLOG_OPENSEARCH_VERSION:-3.6.0}
@@ -25,6 +34,9 @@ M2=${MAVEN_REPO:-$HOME/.m2/repository}
 HEAP=${ESQLOG_ENGINE_HEAP:-1g}
 START_TIMEOUT=${ESQLOG_ENGINE_START_TIMEOUT:-180}
 RUN_USER=${ESQLOG_ENGINE_USER:-esqlog-engine}
+SCHEME=${ESQLOG_ENGINE_SCHEME:-http}
+ES_CONF=${ESQLOG_ES_PATH_CONF:-}
+read -r -a CURL_EXTRA <<< "${ESQLOG_ENGINE_CURL_ARGS:-}"
 
 case "$ENGINE" in
   opensearch)
@@ -44,7 +56,7 @@ case "$ENGINE" in
   *) usage ;;
 esac
 TRANSPORT_PORT=$((HTTP_PORT + 100))
-URL="http://127.0.0.1:$HTTP_PORT"
+URL="$SCHEME://127.0.0.1:$HTTP_PORT"
 STATE=$STATE_ROOT/$ENGINE
 PIDFILE=$STATE/node.pid
 LOG=$STATE/logs
@@ -52,7 +64,7 @@ LOG=$STATE/logs
 log() { echo "[$ENGINE] $*" >&2; }
 
 healthy() {
-  curl -fsS -m 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null \
+  curl -fsS -m 5 ${CURL_EXTRA[@]+"${CURL_EXTRA[@]}"} "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null \
     | grep -qE '"status":"(yellow|green)"'
 }
 
@@ -123,10 +135,16 @@ start() {
   home=$(fetch_distribution)
   [[ $ENGINE == opensearch ]] && need=21
   java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm; set ESQLOG_JAVA_HOME"; exit 1; }
-  rm -rf "$STATE"; mkdir -p "$STATE/data" "$LOG" "$STATE/tmp"
+  if [[ ${ESQLOG_ENGINE_KEEP_DATA:-0} == 1 && -d "$STATE/data" ]]; then
+    rm -rf "$STATE/tmp" "$LOG"; log "keeping the data of the previous run"
+  else
+    rm -rf "$STATE"
+  fi
+  mkdir -p "$STATE/data" "$LOG" "$STATE/tmp"
   if [[ $(id -u) -eq 0 ]]; then
     id "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$RUN_USER"
     chown -R "$RUN_USER" "$STATE" "$home"
+    [[ -n "$ES_CONF" ]] && chown -R "$RUN_USER" "$ES_CONF"
     chmod 755 "$STATE_ROOT"
   fi
   local common=(-d -p "$PIDFILE"
@@ -135,15 +153,16 @@ start() {
     -Epath.data="$STATE/data" -Epath.logs="$LOG"
     -Ecluster.name="esqlog-$ENGINE" -Enode.name="esqlog-$ENGINE-1"
     -Ecluster.routing.allocation.disk.threshold_enabled=false)
-  local extra=()
-  if [[ $ENGINE == elasticsearch ]]; then
+  local extra=() conf_env=()
+  if [[ $ENGINE == elasticsearch && -z "$ES_CONF" ]]; then
     extra=(-Expack.security.enabled=false)
   fi
+  [[ -n "$ES_CONF" ]] && conf_env=(ES_PATH_CONF="$ES_CONF")
   log "starting $ENGINE $VERSION on $URL (Java $(basename "$java_home"), heap $HEAP)"
   local t0=$SECONDS
   as_node_user env ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
     ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
-    ES_TMPDIR="$STATE/tmp" OPENSEARCH_TMPDIR="$STATE/tmp" \
+    ES_TMPDIR="$STATE/tmp" OPENSEARCH_TMPDIR="$STATE/tmp" ${conf_env[@]+"${conf_env[@]}"} \
     "$home/$BIN" "${common[@]}" "${extra[@]}" ${ESQLOG_ENGINE_EXTRA_ARGS:-} > "$LOG/console.log" 2>&1 || {
       log "failed to start; last lines of $LOG:"; tail -n 40 "$LOG/console.log" >&2; exit 1; }
   while ! healthy; do
@@ -177,8 +196,22 @@ stop() {
   rm -f "$PIDFILE"
 }
 
+# A command-line tool of the distribution (elasticsearch-users, ...) with the right Java.
+tool() {
+  local home java_home need=17 name=${1:-} conf_env=(); shift || true
+  [[ "$name" =~ ^[a-z-]+$ ]] || usage
+  home=$(fetch_distribution)
+  [[ $ENGINE == opensearch ]] && need=21
+  java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm"; exit 1; }
+  [[ -n "$ES_CONF" ]] && conf_env=(ES_PATH_CONF="$ES_CONF")
+  env ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
+    ${conf_env[@]+"${conf_env[@]}"} "$home/bin/$name" "$@"
+}
+
 case "$ACTION" in
   start) start ;;
+  home) fetch_distribution ;;
+  tool) shift 2; tool "$@" ;;
   stop) stop ;;
   status) if pid=$(running_pid) && healthy; then log "running (pid $pid) at $URL"; else log "not running"; exit 1; fi ;;
   url) echo "$URL" ;;
