@@ -402,9 +402,11 @@ def _wrap(clauses: list[dict[str, Any]], options: _MatchOptions, boost: float) -
     if options.operator == "and":
         bool_spec = {"must": clauses}  # msm only counts SHOULD clauses: moot here
     else:
-        # Without msm a pure-SHOULD bool still needs one match; 1 states that explicitly.
-        msm = 1 if options.msm is None else options.msm
-        bool_spec = {"should": clauses, "minimum_should_match": msm}
+        # A bool of SHOULD clauses only already needs one match; stating msm=1 explicitly
+        # would be the same set but costs the engine ~15% (it leaves its fastest path).
+        bool_spec = {"should": clauses}
+        if options.msm is not None:
+            bool_spec["minimum_should_match"] = options.msm
     if boost != 1.0:
         bool_spec["boost"] = boost
     if options.name is not None:

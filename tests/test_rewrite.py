@@ -79,7 +79,6 @@ def test_short_form_several_terms_become_should_with_msm_1() -> None:
                 term("code", "parse", weight("parse")),
                 term("code", "json", weight("json")),
             ],
-            "minimum_should_match": 1,
         }
     }
 
@@ -106,7 +105,7 @@ def test_operator_and_becomes_must_and_drops_msm(op: str) -> None:
 
 def test_explicit_or_operator_and_boost_one_are_omitted_from_wrapper() -> None:
     out = rq({"match": {"code": {"query": "parse json", "operator": "or", "boost": 1}}})
-    assert set(out["bool"]) == {"should", "minimum_should_match"}
+    assert set(out["bool"]) == {"should"}
 
 
 def test_duplicate_terms_give_one_clause_each() -> None:
@@ -295,7 +294,7 @@ def test_multi_match_uncalibrated_field_keeps_native_match_with_field_boost() ->
     assert out["dis_max"]["queries"][0] == {
         "match": {"path": {"query": "parse json", "boost": 3.0}}
     }
-    assert out["dis_max"]["queries"][1]["bool"]["minimum_should_match"] == 1
+    assert "minimum_should_match" not in out["dis_max"]["queries"][1]["bool"]  # default: 1
 
 
 def test_multi_match_explicit_tie_breaker_is_kept() -> None:
