@@ -83,6 +83,8 @@ class Calibration:
     engine_version: str
     idf_form: str = "lucene"
     join_weight: float | None = None
+    #: index and search analysis are the built-in standard analyzer (see esqlog.analysis)
+    standard_analysis: bool = False
     esqlog_version: str = __version__
     schema: int = SCHEMA_VERSION
     created_at: str = dc_field(default_factory=lambda: _now())
@@ -300,6 +302,7 @@ def calibrate(
         h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
         doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
         shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
+        standard_analysis=finfo.standard,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
     )

@@ -49,6 +49,9 @@ class FieldInfo:
     search_analyzer: str
     similarity: str | None
     analyzer_definition: Mapping[str, Any] = dc_field(default_factory=dict)
+    #: index and search analysis are both the built-in ``standard`` analyzer, so esqlog can
+    #: analyze ASCII queries itself (esqlog.analysis) and skip a round trip
+    standard: bool = False
 
     @property
     def splits_identifiers(self) -> bool:
@@ -136,8 +139,12 @@ def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     )
     analysis = (settings.get(index) or {}).get("settings", {}).get("index", {}).get("analysis", {})
     definition = _analyzer_definition(analysis, analyzer)
+    custom = analysis.get("analyzer", {})
+    standard = (analyzer in ("standard", "default") and search_analyzer == analyzer
+                and not any(name in custom for name in ("default", "default_search"))
+                and (analyzer == "default" or "standard" not in custom))
     return FieldInfo(field_name, ftype, analyzer, search_analyzer,
-                     props.get("similarity"), definition)
+                     props.get("similarity"), definition, standard)
 
 
 def _analyzer_definition(analysis: Mapping[str, Any], analyzer: str) -> dict[str, Any]:
@@ -318,3 +325,53 @@ def texts_stats_plan(
         _, df, _ = _sum_shard_vectors(chunk, key[0])
         out[key] = replace(out[key], extra_df={t: df.get(t, 0) for t in wanted})
     return out
+
+
+class StatsCache:
+    """Bounded, thread-safe cache of global df per term and field statistics, with a TTL.
+
+    Query texts are new every time, but their terms repeat: with the client-side standard
+    analysis, a search whose terms are all cached needs no statistics request at all. The
+    TTL bounds how stale a df may be (documents added or deleted since); ``max_terms``
+    bounds memory (about 150 bytes an entry).
+    """
+
+    def __init__(self, ttl: float = 60.0, max_terms: int = 50_000) -> None:
+        import threading
+        from collections import OrderedDict
+
+        self.ttl = ttl
+        self.max_terms = max_terms
+        self._df: OrderedDict[tuple[str, str, str], tuple[float, int]] = OrderedDict()
+        self._fields: dict[tuple[str, str], tuple[float, FieldStats]] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, index: str, field_name: str, terms: Iterable[str],
+               now: float) -> tuple[FieldStats | None, dict[str, int], list[str]]:
+        """(field stats if fresh, cached df, missing terms)."""
+        found: dict[str, int] = {}
+        missing: list[str] = []
+        with self._lock:
+            entry = self._fields.get((index, field_name))
+            fstats = entry[1] if entry and now - entry[0] < self.ttl else None
+            for term in dict.fromkeys(terms):
+                hit = self._df.get((index, field_name, term))
+                if hit is not None and now - hit[0] < self.ttl:
+                    found[term] = hit[1]
+                else:
+                    missing.append(term)
+        return fstats, found, missing
+
+    def store(self, index: str, field_name: str, fstats: FieldStats, df: Mapping[str, int],
+              now: float) -> None:
+        with self._lock:
+            self._fields[(index, field_name)] = (now, fstats)
+            for term, value in df.items():
+                key = (index, field_name, term)
+                self._df[key] = (now, int(value))
+                self._df.move_to_end(key)
+            while len(self._df) > self.max_terms:
+                self._df.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._df)

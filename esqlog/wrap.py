@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import inspect
 import threading
+import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Generator, Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from esqlog.analysis import standard_terms
 from esqlog.calibrate import TERM_SCRIPT_ID, Calibration, load_calibration
 from esqlog.engine import (
     AsyncEngine,
@@ -38,7 +40,12 @@ from esqlog.engine import (
     version_plan,
 )
 from esqlog.errors import UsageError
-from esqlog.joins import DEFAULT_JOIN_WEIGHT, confirmed_joins, proposed_candidates
+from esqlog.joins import (
+    DEFAULT_JOIN_WEIGHT,
+    confirmed_joins,
+    join_candidates,
+    proposed_candidates,
+)
 from esqlog.rerank import (
     DEFAULT_TOP_N,
     ScoredText,
@@ -53,7 +60,15 @@ from esqlog.rewrite import (
     collect_query_texts,
     rewrite_query,
 )
-from esqlog.stats import TextStats, resolve_index_plan, shard_routings_plan, texts_stats_plan
+from esqlog.stats import (
+    FieldStats,
+    StatsCache,
+    TextStats,
+    resolve_index_plan,
+    shard_routings_plan,
+    term_stats_plan,
+    texts_stats_plan,
+)
 
 Mode = Literal["boost", "script", "auto", "rerank", "native"]
 MODES: tuple[str, ...] = ("boost", "script", "auto", "rerank", "native")
@@ -112,9 +127,11 @@ class QlogPlanner:
 
     def __init__(self, calibrations: Sequence[Calibration], mode: Mode, top_n: int,
                  dfs: bool, flavor: Flavor, joins: bool = False,
-                 join_weight: float | None = None) -> None:
+                 join_weight: float | None = None, stats_ttl: float = 60.0) -> None:
         self.joins = joins
         self.join_weight = join_weight
+        self.cache = StatsCache(stats_ttl) if stats_ttl > 0 else None
+        self.standard_fields = {(c.index, c.field): c.standard_analysis for c in calibrations}
         if mode not in MODES:
             raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
         if top_n < 1:
@@ -171,12 +188,56 @@ class QlogPlanner:
     def resolve_plan(
         self, target: IndexTarget, query: Any
     ) -> Plan[tuple[dict[tuple[str, str], TextStats], list[tuple[str, str]]]]:
+        """Terms and global statistics of every calibrated match text in the query.
+
+        Standard-analyzed fields and ASCII text are analyzed here (esqlog.analysis), and
+        terms whose df is cached need no request at all; anything else goes to the engine
+        in one batched ``_mtermvectors`` round trip.
+        """
         fields = self.field_settings(target.index)
         texts = collect_query_texts(query, fields)
+        local = {key: standard_terms(key[1]) if self.standard_fields.get(
+            (target.index, key[0])) else None for key in texts}
+        if texts and self.cache is not None and all(v is not None for v in local.values()):
+            stats = yield from self._cached_stats_plan(target, local)
+            return stats, texts
         extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
         stats = yield from texts_stats_plan(target.index, texts, target.routings,
                                             extra_terms=extra)
+        if self.cache is not None:
+            now = time.monotonic()
+            for (field_name, _), found in stats.items():
+                self.cache.store(target.index, field_name, found.field,
+                                 {**found.df, **found.extra_df}, now)
         return stats, texts
+
+    def _cached_stats_plan(
+        self, target: IndexTarget, local: Mapping[tuple[str, str], list[str] | None]
+    ) -> Plan[dict[tuple[str, str], TextStats]]:
+        assert self.cache is not None
+        now = time.monotonic()
+        wanted: dict[str, list[str]] = {}
+        candidates: dict[tuple[str, str], list[str]] = {}
+        for key, terms in local.items():
+            candidates[key] = join_candidates(terms or []) if self.joins else []
+            wanted.setdefault(key[0], []).extend([*(terms or []), *candidates[key]])
+        per_field: dict[str, tuple[FieldStats, dict[str, int]]] = {}
+        for field_name, words in wanted.items():
+            fstats, df, missing = self.cache.lookup(target.index, field_name, words, now)
+            if missing or fstats is None:
+                fstats, fetched = yield from term_stats_plan(target.index, field_name, missing,
+                                                             target.routings)
+                self.cache.store(target.index, field_name, fstats, fetched, now)
+                df.update(fetched)
+            per_field[field_name] = (fstats, df)
+        out: dict[tuple[str, str], TextStats] = {}
+        for key, terms in local.items():
+            fstats, df = per_field[key[0]]
+            words = terms or []
+            out[key] = TextStats(tuple(words), tuple(range(len(words))),
+                                 {t: df.get(t, 0) for t in words}, fstats,
+                                 {c: df.get(c, 0) for c in candidates[key]})
+        return out
 
     def weight_of_joins(self, index: str) -> float | None:
         """w for identifier joins: the wrapper's, else the calibration's, else the default."""
@@ -454,19 +515,23 @@ def wrap(
     dfs: bool = True,
     joins: bool = False,
     join_weight: float | None = None,
+    stats_ttl: float = 60.0,
 ) -> Any:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
 
     ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
     Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
     to boost with one warning), ``rerank`` (native top-``top_n``, rescored client-side) or
-    ``native`` (pass everything through). ``dfs``: on multi-shard indices, run rewritten
+    ``native`` (pass everything through). ``joins``: add identifier-join clauses
+    (esqlog.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may be
+    reused from the bounded cache (0 disables it: every search fetches fresh statistics).
+    ``dfs``: on multi-shard indices, run rewritten
     searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics
     the weights were computed from (unless the call sets ``search_type`` itself).
     """
     flavor = flavor_of(client)
     planner = QlogPlanner(_as_calibrations(calibration), mode, top_n, dfs, flavor, joins,
-                          join_weight)
+                          join_weight, stats_ttl)
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
         return AsyncQlogClient(client, planner)
     return QlogClient(client, planner)

@@ -47,6 +47,34 @@ def term_rows(ctx: QueryContext) -> list[TermRow]:
     return rows
 
 
+def join_rows(ctx: QueryContext, weight: float) -> list[TermRow]:
+    """Identifier joins of adjacent terms that the index holds (one extra request).
+
+    Their ``weight`` column is w * idf_q / idf: the factor on the join term's own BM25
+    score, as the query modes add it.
+    """
+    from esqlog.joins import join_candidates
+    from esqlog.stats import term_stats_plan
+
+    candidates = join_candidates(list(ctx.stats.terms))
+    if not candidates:
+        return []
+    _, df = ctx.engine.run(term_stats_plan(ctx.calibration.index, ctx.field, candidates,
+                                           ctx.routings))
+    cal = ctx.calibration
+    N = ctx.stats.field.doc_count
+    rows = []
+    for term in candidates:
+        n = df.get(term, 0)
+        if n == 0:
+            continue
+        native = float(idf_lucene(n, N))
+        target = float(idf(n, N, cal.q, cal.idf_form))
+        rows.append(TermRow(f"+{term}", 1, n, N, native, target,
+                            weight * target / native if native > 0 else 0.0))
+    return rows
+
+
 def format_rows(rows: list[TermRow]) -> str:
     """A fixed-width table; terms absent from the index are flagged (they match nothing)."""
     width = max([len(r.term) for r in rows] + [4])
@@ -62,9 +90,12 @@ def format_rows(rows: list[TermRow]) -> str:
 @click.command("explain")
 @connection_options
 @query_arguments
+@click.option("--joins/--no-joins", default=False, show_default=True,
+              help="Also list identifier joins (marked +) with their df and weight.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def explain_command(connection: ConnectionSettings, index: str, text: str,
-                    field_name: str | None, calibration_file: Path, as_json: bool) -> None:
+                    field_name: str | None, calibration_file: Path, joins: bool,
+                    as_json: bool) -> None:
     """Show, per analyzed term of QUERY, n, N, idf, idf_q and the weight idf_q / idf.
 
     weight is the factor q-log IDF multiplies the term's BM25 score by: below 1 for
@@ -73,6 +104,10 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
     ctx = prepare_query(connection, index, field_name, text, calibration_file)
     cal = ctx.calibration
     rows = term_rows(ctx)
+    if joins:
+        from esqlog.joins import DEFAULT_JOIN_WEIGHT
+
+        rows += join_rows(ctx, cal.join_weight or DEFAULT_JOIN_WEIGHT)
     header: dict[str, Any] = {
         "index": cal.index, "field": ctx.field, "q": cal.q, "idf_form": cal.idf_form,
         "predictor": f"{cal.predictor} v{cal.predictor_version}",

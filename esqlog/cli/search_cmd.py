@@ -178,7 +178,7 @@ def _search_kwargs(ctx: QueryContext, size: int) -> dict[str, Any]:
     return kwargs
 
 
-def run_search(ctx: QueryContext, mode: str, size: int) -> list[Hit]:
+def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> list[Hit]:
     """The q-log ranking through esqlog's own wrapper, so the CLI tests what apps run.
 
     ``auto`` is resolved here (script, then boost on ScriptingUnavailable) rather than by
@@ -187,7 +187,7 @@ def run_search(ctx: QueryContext, mode: str, size: int) -> list[Hit]:
     """
     from esqlog.wrap import ScriptingUnavailable, wrap
 
-    client = wrap(ctx.engine.client, ctx.calibration)
+    client = wrap(ctx.engine.client, ctx.calibration, joins=joins)
     kwargs = _search_kwargs(ctx, size)
     if mode == "auto":
         try:
@@ -266,17 +266,19 @@ def _hits_json(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 @click.option("--size", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many hits to show.")
 @click.option("--compare", is_flag=True, help="Show the native BM25 ranking next to q-log's.")
+@click.option("--joins/--no-joins", default=False, show_default=True,
+              help="Add identifier joins (read file -> readfile, read_file) found in the index.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def search_command(connection: ConnectionSettings, index: str, text: str,
                    field_name: str | None, calibration_file: Path, mode: str, size: int,
-                   compare: bool, as_json: bool) -> None:
+                   compare: bool, joins: bool, as_json: bool) -> None:
     """Search INDEX for QUERY with q-log IDF (a match query on the calibrated field).
 
     The index is only read. With --compare the native BM25 ranking is shown beside it.
     """
     ctx = prepare_query(connection, index, field_name, text, calibration_file)
     try:
-        qlog = run_search(ctx, mode, size)
+        qlog = run_search(ctx, mode, size, joins)
         native = run_native(ctx, size) if compare else None
     except Exception as exc:
         raise_if_too_many_terms(exc, ctx)
