@@ -25,6 +25,75 @@ from esqlog.qlog import bm25_tf_norm, idf
 from esqlog.stats import TextStats
 
 DEFAULT_TOP_N = 100
+#: Engines that report each named query's score (include_named_queries_score).
+NAMED_SCORES_SINCE = {"elasticsearch": (8, 8), "opensearch": (2, 13)}
+
+
+def supports_named_scores(flavor: str, version: tuple[int, ...]) -> bool:
+    """True where one search can return every term's own BM25 score per hit."""
+    return version[:2] >= NAMED_SCORES_SINCE.get(flavor, (99,))
+
+
+def term_scores_plan(
+    index: str, hits: Sequence[Mapping[str, Any]], texts: Sequence[ScoredText],
+    search_type: str | None,
+) -> Plan[dict[tuple[str, str], dict[str, float]]]:
+    """Each hit's engine-computed BM25 score of every query term, in one search.
+
+    A bool of one named ``term`` clause per distinct (field, term), filtered to the hits'
+    ids, with include_named_queries_score: the engine reports idf * tfnorm with its own
+    norms, so the rerank is exact q-log BM25, not an approximation from term vectors.
+    """
+    clauses = []
+    for name, (field_name, term) in _named_terms(texts).items():
+        clauses.append({"term": {field_name: {"value": term, "_name": name}}})
+    ids = list(dict.fromkeys(str(h["_id"]) for h in hits))
+    if not clauses or not ids:
+        return {}
+    params: dict[str, Any] = {"include_named_queries_score": True}
+    if search_type:
+        params["search_type"] = search_type
+    body = yield Request("POST", f"/{index}/_search", params, {
+        "query": {"bool": {"filter": [{"ids": {"values": ids}}], "should": clauses}},
+        "size": len(ids), "_source": False, "track_total_hits": False,
+    })
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for hit in body.get("hits", {}).get("hits", []):
+        matched = hit.get("matched_queries") or {}
+        if isinstance(matched, Mapping):
+            out[(hit["_index"], hit["_id"])] = {k: float(v) for k, v in matched.items()}
+    return out
+
+
+def _named_terms(texts: Sequence[ScoredText]) -> dict[str, tuple[str, str]]:
+    """A short, unique query name for every distinct (field, term) of the texts and joins."""
+    pairs = dict.fromkeys((t.field, term) for t in texts
+                          for term in (*t.stats.terms, *(j for j, _ in t.joins)))
+    return {f"t{i}": pair for i, pair in enumerate(pairs)}
+
+
+def named_score_corrections(
+    hits: Sequence[Mapping[str, Any]], scores: Mapping[tuple[str, str], Mapping[str, float]],
+    texts: Sequence[ScoredText],
+) -> np.ndarray:
+    """Per hit: sum over query terms of (idf_q/idf - 1) * the engine's term score, plus the
+    joins' w * idf_q/idf * score (the native query has no join clauses)."""
+    from esqlog.qlog import boost_weight
+
+    names = {pair: name for name, pair in _named_terms(texts).items()}
+    corrections = np.zeros(len(hits))
+    for text in texts:
+        N = float(text.stats.field.doc_count)
+        factors = [(names[(text.field, t)],
+                    float(boost_weight(text.stats.df[t], N, text.q, text.form)) - 1.0)
+                   for t in text.stats.terms]
+        factors += [(names[(text.field, j)],
+                     text.join_weight * float(boost_weight(df, N, text.q, text.form)))
+                    for j, df in text.joins if text.join_weight]
+        for i, hit in enumerate(hits):
+            got = scores.get((hit["_index"], hit["_id"]), {})
+            corrections[i] += sum(factor * got.get(name, 0.0) for name, factor in factors)
+    return corrections
 
 
 @dataclass(frozen=True)

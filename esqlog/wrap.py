@@ -50,8 +50,11 @@ from esqlog.rerank import (
     DEFAULT_TOP_N,
     ScoredText,
     hit_vectors_plan,
+    named_score_corrections,
     reorder_hits,
     score_corrections,
+    supports_named_scores,
+    term_scores_plan,
 )
 from esqlog.rewrite import (
     FieldCalibration,
@@ -438,11 +441,16 @@ def _rerank_plan(planner: QlogPlanner, call: _Call, target: IndexTarget,
     body = _body(native)
     hits = list(body.get("hits", {}).get("hits", []))
     texts = planner.scored_texts(target, stats)
-    vectors = yield from hit_vectors_plan(hits, sorted({t.field for t in texts}))
     if planner.version is None:
         planner.version = yield from version_plan()
-    corrections = score_corrections(hits, vectors, texts, bm25_scale(planner.flavor,
-                                                                     planner.version))
+    if supports_named_scores(planner.flavor, planner.version):
+        scores = yield from term_scores_plan(target.index, hits, texts,
+                                             call.get("search_type"))
+        corrections = named_score_corrections(hits, scores, texts)
+    else:  # older engines: term vectors generated on the fly, exact lengths
+        vectors = yield from hit_vectors_plan(hits, sorted({t.field for t in texts}))
+        corrections = score_corrections(hits, vectors, texts,
+                                        bm25_scale(planner.flavor, planner.version))
     return _response_like(native, _rerank_response(body, reorder_hits(hits, corrections),
                                                    start, size))
 
