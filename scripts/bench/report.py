@@ -3,8 +3,9 @@
     python scripts/bench/report.py results/quality-r2.jsonl [...] --plots docs/plots
 
 For every experiment: native NDCG@10, the best q of the sweep with its NDCG@10, and for each
-predictor its q, the NDCG@10 there (linear interpolation between sweep points when q is
-off-grid and was not run) and its regret (best minus predicted).
+predictor its q (computed now from the measured h_tok), the NDCG@10 there (linear
+interpolation between sweep points when q is off-grid and was not run) and its regret (best
+minus predicted).
 """
 
 from __future__ import annotations
@@ -23,9 +24,18 @@ def load(paths: list[Path]) -> list[dict[str, Any]]:
         for line in path.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
-                key = (row["corpus"], str(row["size"]), row["analyzer"], row["queries"])
+                key = (row["corpus"], str(row["docs"]), row["analyzer"], row["queries"])
+                row["predictions"] = predictions(row)
                 rows[key] = row  # a later run of the same experiment wins
     return list(rows.values())
+
+
+def predictions(row: dict[str, Any]) -> dict[str, float]:
+    """Every registered predictor's q from the experiment's measured h_tok (label-free)."""
+    from esqlog.qlog import PREDICTORS, CorpusFeatures
+
+    features = CorpusFeatures(row["h_tok"], row["docs"], row["avgdl"])
+    return {name: p.predict(features) for name, p in PREDICTORS.items()}
 
 
 def curve(row: dict[str, Any], metric: str = "NDCG@10") -> list[tuple[float, float]]:
@@ -83,7 +93,7 @@ def main() -> int:
                 if not chosen:
                     continue
                 curves = {f"{r['corpus']} {r['size']}": curve(r) for r in chosen}
-                default = sorted(chosen[0]["predictions"])[-1]
+                default = "esqlog-linear"
                 predicted = {f"{r['corpus']} {r['size']}": r["predictions"][default]
                              for r in chosen if default in r["predictions"]}
                 out = args.plots / f"ndcg-vs-q-{analyzer}-{style}.png"
