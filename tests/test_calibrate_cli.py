@@ -25,7 +25,8 @@ def brute_force_h_tok(engine: Engine, index: str, live_ids: list[str]) -> float:
     for doc_id in live_ids:
         tv = call(engine, "GET", f"/{index}/_termvectors/{doc_id}", fields="body",
                   positions="false", offsets="false")
-        vectors[doc_id] = {t: v["term_freq"] for t, v in tv["term_vectors"]["body"]["terms"].items()}
+        terms_of = tv["term_vectors"]["body"]["terms"]
+        vectors[doc_id] = {t: v["term_freq"] for t, v in terms_of.items()}
     terms = sorted({t for tf in vectors.values() for t in tf})
     routings = engine.run(shard_routings_plan(index, 3))
     _, df = engine.run(term_stats_plan(index, "body", terms, routings))
