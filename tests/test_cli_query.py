@@ -211,7 +211,7 @@ def test_explain_numbers_equal_qlog_on_the_statistics(corpus: Corpus) -> None:
 
 def test_explain_table(corpus: Corpus) -> None:
     out = _ok(_run(corpus, "explain", "config error zzznothere")).stdout.splitlines()
-    assert f"q {corpus.calibration.q:g}" in out[0] and "paper-linear" in out[0]
+    assert f"q {corpus.calibration.q:g}" in out[0] and f"{corpus.calibration.predictor} v" in out[0]
     assert corpus.engine.flavor in out[0]
     assert out[1].split() == ["term", "n", "N", "idf", "idf_q", "weight"]
     assert out[2].split()[0] == "config" and out[4].endswith("(not in the index)")
