@@ -13,6 +13,7 @@ error handling keeps working. Thread-safe; the async wrapper never blocks the ev
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import threading
@@ -148,13 +149,22 @@ class QlogPlanner:
         self.flavor = flavor
         self.names = _LRU(CACHE_SIZE)
         self.targets = _LRU(CACHE_SIZE)
+        self._pending: set[str] = set()
+        self._pending_lock = threading.Lock()
         self.version: tuple[int, ...] | None = None
         self.script_ok: bool | None = None
         self._warned = False
 
     # -- target resolution ---------------------------------------------------------------
-    def target_plan(self, index: Any) -> Plan[IndexTarget | None]:
-        """The calibrated concrete index a search targets, or None (pass through)."""
+    def target_plan(
+        self, index: Any
+    ) -> Generator[Request | Pause, Any, IndexTarget | None]:
+        """The calibrated concrete index a search targets, or None (pass through).
+
+        Finding shard routings takes a few requests once per index. When a cold wrapper
+        meets a burst (200 concurrent tasks, say), one search does it and the others pause
+        until it is cached, instead of all probing at once and queueing each other out.
+        """
         if not isinstance(index, str) or not index or "," in index or "*" in index:
             return None
         name: str | None = self.names.get(index)
@@ -171,12 +181,30 @@ class QlogPlanner:
         if name not in self.by_index:
             return None
         target: IndexTarget | None = self.targets.get(name)
-        if target is None:
-            shards = self.by_index[name][0].shards
-            routings = yield from shard_routings_plan(name, shards)
-            target = IndexTarget(name, routings, shards)
-            self.targets.put(name, target)
+        while target is None:
+            if not self._claim(name):
+                yield Pause(0.005)
+                target = self.targets.get(name)
+                continue
+            try:
+                shards = self.by_index[name][0].shards
+                routings = yield from shard_routings_plan(name, shards)
+                target = IndexTarget(name, routings, shards)
+                self.targets.put(name, target)
+            finally:
+                self._release(name)
         return target
+
+    def _claim(self, name: str) -> bool:
+        with self._pending_lock:
+            if name in self._pending:
+                return False
+            self._pending.add(name)
+            return True
+
+    def _release(self, name: str) -> None:
+        with self._pending_lock:
+            self._pending.discard(name)
 
     def field_settings(self, index: str) -> dict[str, FieldCalibration]:
         return {c.field: FieldCalibration(c.q, c.idf_form) for c in self.by_index[index]}
@@ -384,6 +412,13 @@ def _rerank_response(native: dict[str, Any], hits: list[dict[str, Any]], start: 
 # --- one search flow, driven by the sync or the async wrapper ---------------------------------
 
 @dataclass(frozen=True)
+class Pause:
+    """A step of a search plan: wait (without blocking an event loop) and look again."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
 class ClientSearch:
     """A step of a search plan: call the wrapped client's own ``search``."""
 
@@ -391,7 +426,7 @@ class ClientSearch:
     kwargs: Mapping[str, Any]
 
 
-SearchPlan = Generator[Request | ClientSearch, Any, Any]
+SearchPlan = Generator[Request | ClientSearch | Pause, Any, Any]
 
 
 def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -475,6 +510,9 @@ class QlogClient:
                 try:
                     if isinstance(step, ClientSearch):
                         result = self._client.search(*step.args, **step.kwargs)
+                    elif isinstance(step, Pause):
+                        time.sleep(step.seconds)
+                        result = None
                     else:
                         result = self._engine.perform(step)
                 except Exception as exc:  # handed to the plan; unhandled ones propagate
@@ -505,6 +543,9 @@ class AsyncQlogClient:
                 try:
                     if isinstance(step, ClientSearch):
                         result = await self._client.search(*step.args, **step.kwargs)
+                    elif isinstance(step, Pause):
+                        await asyncio.sleep(step.seconds)
+                        result = None
                     else:
                         result = await self._engine.perform(step)
                 except Exception as exc:  # handed to the plan; unhandled ones propagate
