@@ -100,13 +100,14 @@ def msearch_run(
 def sweep(
     engine: Engine, index: str, field_name: str, queries: QuerySet, stats: Sequence[TextStats],
     qs: Sequence[float], size: int = 100, shards: int = 1, join_weight: float | None = None,
+    mode: str = "boost",
 ) -> dict[float, Run]:
     """One run per q (q = 1.0 is native BM25 exactly, by construction of the weights)."""
     search_type = "dfs_query_then_fetch" if shards > 1 else None
     runs: dict[float, Run] = {}
     for q in qs:
         bodies = [
-            qlog_query(field_name, text, s, q, join_weight=join_weight) if s.terms
+            qlog_query(field_name, text, s, q, mode, join_weight=join_weight) if s.terms
             else native_query(field_name, text)
             for text, s in zip(queries.texts, stats, strict=True)
         ]
@@ -152,16 +153,18 @@ def evaluate_queries(
     engine: Engine, index: str, field_name: str, queries: QuerySet, qs: Sequence[float],
     shards: int = 1, predicted_q: float | None = None, size: int = 100,
     progress: Callable[[int], None] | None = None, token_metric: bool = True,
+    mode: str = "boost", join_weight: float | None = None,
 ) -> Evaluation:
     """Native BM25 (a real match query) and q-log at every q, with all metrics per query."""
     from esqlog.evaluate import mean_metrics, per_query_metrics
 
-    stats = resolve_all(engine, index, field_name, queries.texts, shards, progress)
+    stats = resolve_all(engine, index, field_name, queries.texts, shards, progress,
+                        joins=join_weight is not None)
     search_type = "dfs_query_then_fetch" if shards > 1 else None
     native, _ = msearch_run(engine, index, queries.ids,
                             [native_query(field_name, t) for t in queries.texts], size,
                             search_type)
-    runs = sweep(engine, index, field_name, queries, stats, qs, size, shards)
+    runs = sweep(engine, index, field_name, queries, stats, qs, size, shards, join_weight, mode)
     tokens = None
     if token_metric:  # one _mget of every retrieved document: skipped in large sweeps
         all_ids = [d for run in (native, *runs.values()) for hits in run.values()

@@ -50,3 +50,31 @@ def test_bundled_sample_quality(engine: Engine, sample_index: str) -> None:
                                                       sorted(measured.items())))
     failures = check_expectations(measured, EXPECTED)
     assert not failures, "\n".join(failures)
+
+
+def test_eval_command(engine: Engine, sample_index: str, tmp_path: Path) -> None:
+    """esqlog eval end to end: JSON, TREC files, plot; q = 1 is native BM25 exactly."""
+    import json
+
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+    from esqlog.evaluate import read_trec_run
+    from tests.conftest import ENGINE_URLS
+
+    trec = tmp_path / "trec"
+    plot = tmp_path / "ndcg.png"
+    result = CliRunner().invoke(main, [
+        "eval", "--url", ENGINE_URLS[engine.flavor], "--index", sample_index, "--field", "body",
+        "--queries", str(sample_path("sample_go_queries.jsonl")), "--q", "1,0.6",
+        "--limit", "150", "--resamples", "1000", "--json", "--trec-dir", str(trec),
+        "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["queries"] == 150
+    assert data["means"]["q=1"] == data["means"]["native"]
+    assert data["means"]["q=0.6"]["NDCG@10"] > data["means"]["native"]["NDCG@10"]
+    diff = data["diffs"]["q=0.6"]["NDCG@10"]
+    assert diff["low"] > 0 and diff["low"] <= diff["mean_diff"] <= diff["high"]
+    assert len(read_trec_run(trec / "qlog-q0.6.run")) == 150
+    assert (trec / "qrels.txt").stat().st_size > 0 and plot.stat().st_size > 1000

@@ -46,6 +46,11 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
               help="Calibration file; its q is evaluated and marked on the plot.")
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
 @click.option("--sweep", is_flag=True, help="q from 1.0 down to 0.0 in steps of 0.1.")
+@click.option("--mode", type=click.Choice(["boost", "script"]), default="boost",
+              show_default=True, help="How q-log queries are sent (same scores either way; "
+              "script needs Painless and the stored script).")
+@click.option("--joins/--no-joins", default=False, show_default=True,
+              help="Add identifier joins (w from the calibration, else 0.5).")
 @click.option("--limit", type=int, default=None, help="Use only the first N queries.")
 @click.option("--resamples", type=int, default=10_000, show_default=True,
               help="Paired-bootstrap resamples for the intervals.")
@@ -56,7 +61,8 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
               help="Write a PNG of NDCG@10 vs q.")
 def eval_command(
     connection: ConnectionSettings, index: str, field_name: str, queries_path: Path,
-    calibration: Path | None, q_values: str | None, sweep: bool, limit: int | None,
+    calibration: Path | None, q_values: str | None, sweep: bool, mode: str, joins: bool,
+    limit: int | None,
     resamples: int, as_json: bool, trec_dir: Path | None, plot: Path | None,
 ) -> None:
     """Measure NDCG@10, MRR@100, Recall@10/100 and Recall@8K-tokens, native vs q-log.
@@ -94,7 +100,11 @@ def eval_command(
                        [q.gold for q in loaded])
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))
-    result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted)
+    from esqlog.joins import DEFAULT_JOIN_WEIGHT
+
+    weight = ((record.join_weight if record else None) or DEFAULT_JOIN_WEIGHT) if joins else None
+    result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
+                              mode=mode, join_weight=weight)
     native = result.per_query["native"]
     rows = [{"system": "native", **result.means["native"]}]
     diffs: dict[str, dict[str, object]] = {}
