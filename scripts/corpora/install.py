@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 _apt_updated = False
 
@@ -73,6 +73,24 @@ def dpkg_files(pkgs: Iterable[str]) -> list[str]:
             if os.path.isfile(line) and not os.path.islink(line):
                 files.add(line)
     return sorted(files)
+
+
+def package_sources(
+    pkgs: Iterable[str], roots: Mapping[str, str], wanted: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """(absolute, stable relative) paths of the wanted files the packages install.
+
+    ``roots`` maps an install folder to the prefix that replaces it in the stable path, so
+    ids do not depend on where a distribution puts its files.
+    """
+    pkgs = list(pkgs)
+    ensure_apt(pkgs)
+    items = []
+    for f in dpkg_files(pkgs):
+        for root, prefix in roots.items():
+            if f.startswith(root) and wanted(f[len(root) :]):
+                items.append((f, prefix + f[len(root) :]))
+    return items
 
 
 def depends_closure(roots: Iterable[str], pattern: str) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
 
-from corpora.install import dpkg_files, ensure_apt
+from corpora.install import package_sources
 from corpora.pipeline import Func, Progress
 from corpora.text import dedent_code, first_paragraph, first_sentence
 
@@ -169,14 +169,7 @@ def _parse_file(item: tuple[str, str]) -> list[Func]:
 
 def source_files() -> list[tuple[str, str]]:
     """(absolute, stable relative) paths of the corpus files, sorted."""
-    pkgs = [STDLIB_PKG, *PY_PKGS]
-    ensure_apt(pkgs)
-    items = []
-    for f in dpkg_files(pkgs):
-        for root, prefix in ROOTS.items():
-            if f.startswith(root) and _wanted(f[len(root) :]):
-                items.append((f, prefix + f[len(root) :]))
-    return items
+    return package_sources([STDLIB_PKG, *PY_PKGS], ROOTS, _wanted)
 
 
 def extract(workdir: Path) -> Iterator[Func]:

@@ -14,7 +14,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from corpora.install import dpkg_files, ensure_apt
+from corpora.install import package_sources
 from corpora.pipeline import Func, Progress
 from corpora.text import first_sentence, strip_comment_markers, strip_html
 from corpora.treesit import node_code, parser, text_of
@@ -187,14 +187,7 @@ def _parse_file(item: tuple[str, str]) -> list[Func]:
 
 def source_files() -> list[tuple[str, str]]:
     """(absolute, stable relative) paths of the corpus files, sorted."""
-    pkgs = [RUBY_STD_PKG, *RUBY_PKGS]
-    ensure_apt(pkgs)
-    items = []
-    for f in dpkg_files(pkgs):
-        for root, prefix in ROOTS.items():
-            if f.startswith(root) and _wanted(f[len(root) :]):
-                items.append((f, prefix + f[len(root) :]))
-    return items
+    return package_sources([RUBY_STD_PKG, *RUBY_PKGS], ROOTS, _wanted)
 
 
 def extract(workdir: Path) -> Iterator[Func]:
