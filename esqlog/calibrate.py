@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from esqlog import __version__
-from esqlog.engine import Engine, Plan, Request, with_retries
+from esqlog.engine import Engine, Plan, Request, quote_path, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
     DEFAULT_SAMPLE,
@@ -340,18 +340,14 @@ def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
 def store_in_cluster_plan(calibration: Calibration) -> Plan[str]:
     """Keep the record in esqlog's own index, one document per index+field."""
     doc_id = f"{calibration.index}:{calibration.field}"
-    from urllib.parse import quote
-
-    yield Request("PUT", f"/{CALIBRATION_INDEX}/_doc/{quote(doc_id, safe='')}",
+    yield Request("PUT", f"/{CALIBRATION_INDEX}/_doc/{quote_path(doc_id)}",
                   {"refresh": "true"}, calibration.to_json())
     return doc_id
 
 
 def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:
     """Read a calibration kept with --store-in-cluster."""
-    from urllib.parse import quote
-
-    doc_id = quote(f"{index}:{field_name}", safe="")
+    doc_id = quote_path(f"{index}:{field_name}")
     try:
         body = yield Request("GET", f"/{CALIBRATION_INDEX}/_doc/{doc_id}")
     except Exception as exc:

@@ -80,6 +80,27 @@ def _body_of(response: Any) -> Any:
     return getattr(response, "body", response)
 
 
+def _dispatch(client: Any, flavor: Flavor, request: Request) -> Any:
+    """The client's own low-level call: a response, or a coroutine for async clients.
+
+    elasticsearch-py takes (method, path, params, headers, body) on the client; opensearch-py
+    takes (method, url, params, body) on its transport.
+    """
+    params = _encode_params(request.params)
+    if flavor == "elasticsearch":
+        return client.perform_request(request.method, request.path, params=params,
+                                      headers=_JSON_HEADERS, body=request.body)
+    return client.transport.perform_request(request.method, request.path, params=params,
+                                            body=request.body)
+
+
+def quote_path(part: str, safe: str = "") -> str:
+    """One URL path segment (index name, document id), percent-encoded."""
+    from urllib.parse import quote
+
+    return quote(part, safe=safe)
+
+
 class Engine:
     """A sync Elasticsearch or OpenSearch client, seen as one thing."""
 
@@ -90,18 +111,9 @@ class Engine:
 
     def perform(self, request: Request) -> Any:
         """Send one request through the user's client; the client's exceptions propagate."""
-        params = _encode_params(request.params)
         started = time.perf_counter()
         try:
-            if self.flavor == "elasticsearch":
-                resp = self.client.perform_request(
-                    request.method, request.path, params=params, headers=_JSON_HEADERS,
-                    body=request.body,
-                )
-            else:
-                resp = self.client.transport.perform_request(
-                    request.method, request.path, params=params, body=request.body
-                )
+            resp = _dispatch(self.client, self.flavor, request)
         except Exception as exc:
             _log_request(request, _failure_label(exc), started)
             raise
@@ -139,18 +151,9 @@ class AsyncEngine:
 
     async def perform(self, request: Request) -> Any:
         """Send one request without blocking the event loop."""
-        params = _encode_params(request.params)
         started = time.perf_counter()
         try:
-            if self.flavor == "elasticsearch":
-                resp = await self.client.perform_request(
-                    request.method, request.path, params=params, headers=_JSON_HEADERS,
-                    body=request.body,
-                )
-            else:
-                resp = await self.client.transport.perform_request(
-                    request.method, request.path, params=params, body=request.body
-                )
+            resp = await _dispatch(self.client, self.flavor, request)
         except Exception as exc:
             _log_request(request, _failure_label(exc), started)
             raise

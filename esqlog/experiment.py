@@ -16,8 +16,13 @@ from typing import Any
 
 from esqlog.engine import Engine, Request
 from esqlog.evaluate import Qrels, Run
-from esqlog.joins import confirmed_joins, proposed_candidates
-from esqlog.rewrite import FieldCalibration, ResolvedText, RewriteSettings, rewrite_query
+from esqlog.joins import proposed_candidates
+from esqlog.rewrite import (
+    FieldCalibration,
+    RewriteSettings,
+    resolved_from_stats,
+    rewrite_query,
+)
 from esqlog.stats import TextStats, shard_routings_plan, texts_stats_plan
 
 RESOLVE_BATCH = 25
@@ -59,9 +64,7 @@ def qlog_query(field_name: str, text: str, stats: TextStats, q: float, mode: str
                operator: str = "or", join_weight: float | None = None) -> dict[str, Any]:
     """The query clause esqlog sends for ``text`` at this q (with joins when weighted)."""
     match = {"match": {field_name: {"query": text, "operator": operator}}}
-    resolved = {(field_name, text): ResolvedText(stats.terms, stats.positions, stats.df,
-                                                 stats.field.doc_count,
-                                                 confirmed_joins(stats.terms, stats.extra_df))}
+    resolved = {(field_name, text): resolved_from_stats(stats)}
     settings = RewriteSettings({field_name: FieldCalibration(q)},
                                "script" if mode == "script" else "boost",
                                join_weight=join_weight)

@@ -24,7 +24,9 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Literal
 
+from esqlog.joins import confirmed_joins
 from esqlog.qlog import IDF_FORMS, boost_weight, validate_q
+from esqlog.stats import TextStats
 
 __all__ = [
     "FieldCalibration",
@@ -32,6 +34,7 @@ __all__ = [
     "RewriteSettings",
     "collect_query_texts",
     "collect_texts",
+    "resolved_from_stats",
     "rewrite_body",
     "rewrite_query",
 ]
@@ -99,6 +102,12 @@ class ResolvedText:
     def rewritable(self) -> bool:
         """At least one term and no two at one position (synonyms would change the match set)."""
         return bool(self.terms) and len(set(self.positions)) == len(self.positions)
+
+
+def resolved_from_stats(stats: TextStats) -> ResolvedText:
+    """The rewrite's view of one analyzed text: terms, df, N and the confirmed joins."""
+    return ResolvedText(stats.terms, stats.positions, stats.df, stats.field.doc_count,
+                        confirmed_joins(stats.terms, stats.extra_df))
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 
 from esqlog import __version__
 from esqlog.calibrate import painless_source
-from esqlog.engine import Plan, Request, error_reason, error_status
+from esqlog.engine import Plan, Request, error_reason, error_status, quote_path
 from esqlog.errors import ClusterError, UsageError
 from esqlog.qlog import validate_q
 from esqlog.stats import resolve_index_plan
@@ -150,7 +150,7 @@ def fields_with_own_similarity(mapping: Mapping[str, Any], prefix: str = "") -> 
 def read_state_plan(index: str) -> Plan[SimilarityState]:
     """The concrete index, its status, similarity settings and fields with their own one."""
     info = yield from resolve_index_plan(index)
-    name = _quote(info.name)
+    name = quote_path(info.name)
     settings = yield Request("GET", f"/{name}/_settings", {"flat_settings": True})
     flat = (settings.get(info.name) or {}).get("settings") or {}
     mapping = yield Request("GET", f"/{name}/_mapping")
@@ -206,7 +206,7 @@ def describe_revert(state: SimilarityState, backup: Mapping[str, str]) -> str:
 # --- the backup document --------------------------------------------------------------------
 
 def _backup_path(index_uuid: str) -> str:
-    return f"/{BACKUP_INDEX}/_doc/{_quote(index_uuid)}"
+    return f"/{BACKUP_INDEX}/_doc/{quote_path(index_uuid)}"
 
 
 def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
@@ -294,7 +294,7 @@ def preflight_plan(params: SimilarityParams) -> Plan[None]:
 def _change_plan(state: SimilarityState, update: Mapping[str, str | None],
                  action: str) -> Plan[None]:
     """Close, update settings, open; on any failure re-open and raise naming the state."""
-    name = _quote(state.index)
+    name = quote_path(state.index)
     step = "closing"
     try:
         yield Request("POST", f"/{name}/_close")
@@ -316,7 +316,7 @@ def _restore_after_failed_open(state: SimilarityState,
     """The new settings were accepted but the index will not open: undo exactly that update."""
     undo = {key: state.similarity.get(key) for key in update}
     try:
-        yield Request("PUT", f"/{_quote(state.index)}/_settings", body=undo)
+        yield Request("PUT", f"/{quote_path(state.index)}/_settings", body=undo)
     except Exception:
         return
 
@@ -324,7 +324,7 @@ def _restore_after_failed_open(state: SimilarityState,
 def _state_after_failure(state: SimilarityState) -> Plan[str]:
     """Re-open the index if needed and say in words what it looks like now."""
     try:
-        yield Request("POST", f"/{_quote(state.index)}/_open")
+        yield Request("POST", f"/{quote_path(state.index)}/_open")
     except Exception as exc:
         return (f"index {state.index!r} may be CLOSED ({error_reason(exc)}); open it with "
                 f"POST {state.index}/_open")
@@ -394,9 +394,3 @@ def revert_plan(index: str, state: SimilarityState | None = None) -> Plan[Simila
     yield from _change_plan(state, target_settings(state.similarity, backup), "revert")
     yield from _delete_backup_plan(state.uuid)
     return SimilarityChange(state.index, state.uuid, state.similarity, backup)
-
-
-def _quote(part: str) -> str:
-    from urllib.parse import quote
-
-    return quote(part, safe="")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
 from typing import Any
 
-from esqlog.engine import Plan, Request, error_status
+from esqlog.engine import Plan, Request, error_status, quote_path
 from esqlog.errors import ClusterError, UsageError
 
 MAX_ROUTING_PROBES = 5000
@@ -277,9 +277,8 @@ def live_doc_count_plan(index: str) -> Plan[int]:
 
 
 def _quote(part: str) -> str:
-    from urllib.parse import quote
-
-    return quote(part, safe=",*")
+    """Index names may be comma lists or wildcards; field names pass through the same way."""
+    return quote_path(part, safe=",*")
 
 
 def texts_stats_plan(

@@ -59,9 +59,9 @@ from esqlog.rerank import (
 )
 from esqlog.rewrite import (
     FieldCalibration,
-    ResolvedText,
     RewriteSettings,
     collect_query_texts,
+    resolved_from_stats,
     rewrite_query,
 )
 from esqlog.stats import (
@@ -281,9 +281,7 @@ class QlogPlanner:
 
     def rewritten(self, target: IndexTarget, query: Any,
                   stats: Mapping[tuple[str, str], TextStats], mode: Mode) -> dict[str, Any]:
-        resolved = {key: ResolvedText(s.terms, s.positions, s.df, s.field.doc_count,
-                                      confirmed_joins(s.terms, s.extra_df))
-                    for key, s in stats.items()}
+        resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         settings = RewriteSettings(self.field_settings(target.index),
                                    "script" if mode == "script" else "boost", TERM_SCRIPT_ID,
                                    self.weight_of_joins(target.index))
