@@ -11,6 +11,8 @@ the engines' own ``_analyze`` on thousands of real query texts and random ASCII 
 
 from __future__ import annotations
 
+import re
+
 MAX_TOKEN_LENGTH = 255
 
 _LETTER, _DIGIT, _EXTEND, _MID_LETTER, _MID_NUM, _MID_NUM_LET, _OTHER = range(7)
@@ -53,8 +55,27 @@ def _joins(classes: list[int], i: int) -> bool:
     return prev == _EXTEND and cur in alnum  # WB13b
 
 
+# The same segmentation as one regular expression (what standard_terms runs): runs of
+# letters, digits and "_" (WB5, WB8-WB10, WB13a/b), continued across ":" "." "'" between two
+# letters (WB6/WB7) and across "," ";" "." "'" between two digits (WB11/WB12). The rule-by-rule
+# version above (segments_by_rules) is kept as the readable reference the tests compare with.
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
+                    r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*")
+_HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
 def standard_terms(text: str) -> list[str] | None:
     """The ``standard`` analyzer's terms for ASCII ``text``, or None when unsure."""
+    if not text.isascii():
+        return None
+    terms = [t.lower() for t in _TOKEN.findall(text) if _HAS_ALNUM.search(t)]
+    if any(len(t) > MAX_TOKEN_LENGTH for t in terms):
+        return None
+    return terms
+
+
+def segments_by_rules(text: str) -> list[str] | None:
+    """standard_terms computed rule by rule (UAX#29 WB5-WB13b): the reference for the tests."""
     if not text.isascii():
         return None
     classes = [_char_class(c) for c in text]

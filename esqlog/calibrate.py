@@ -9,11 +9,9 @@ belongs to the index it is used on.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from dataclasses import field as dc_field
 from datetime import UTC, datetime
 from importlib import resources
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from esqlog import __version__
+from esqlog.atomic import atomic_write
 from esqlog.engine import Engine, Plan, Request, quote_path, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
@@ -46,6 +45,13 @@ from esqlog.stats import (
     live_doc_count_plan,
     resolve_index_plan,
     shard_routings_plan,
+)
+from esqlog.vocabulary import (
+    Vocabulary,
+    VocabularyScan,
+    save_vocabulary,
+    scan_vocabulary_plan,
+    vocabulary_from_scan,
 )
 
 SCHEMA_VERSION = 1
@@ -85,9 +91,15 @@ class Calibration:
     join_weight: float | None = None
     #: index and search analysis are the built-in standard analyzer (see esqlog.analysis)
     standard_analysis: bool = False
+    #: file name (beside the calibration file) of the vocabulary snapshot, if one was built
+    vocabulary: str | None = None
+    vocabulary_sha256: str | None = None
+    vocabulary_terms: int = 0
     esqlog_version: str = __version__
     schema: int = SCHEMA_VERSION
     created_at: str = dc_field(default_factory=lambda: _now())
+    #: folder of the file this record was read from (not stored): where its vocabulary lives
+    location: str | None = dc_field(default=None, compare=False, repr=False)
 
     @property
     def regime(self) -> str:
@@ -102,7 +114,16 @@ class Calibration:
         return "prose-like: q ~ 1, little change"
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("location")
+        return data
+
+    def vocabulary_path(self) -> Path | None:
+        """Where this record's vocabulary snapshot is, or None when it has none."""
+        if not self.vocabulary:
+            return None
+        path = Path(self.vocabulary)
+        return path if path.is_absolute() else Path(self.location or ".") / path
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], source: str = "calibration") -> Calibration:
@@ -117,7 +138,7 @@ class Calibration:
             raise UsageError(
                 f"{source} was written by a newer esqlog ({data.get('esqlog_version', '?')}, "
                 f"schema {schema})", "upgrade esqlog or re-run esqlog calibrate with this version")
-        names = {f.name for f in cls.__dataclass_fields__.values()}
+        names = {f.name for f in cls.__dataclass_fields__.values()} - {"location"}
         missing = [n for n in ("index", "index_uuid", "field", "q") if n not in data]
         if missing:
             raise UsageError(f"{source} lacks {', '.join(missing)}", "re-run esqlog calibrate")
@@ -132,57 +153,9 @@ class Calibration:
 # --- files --------------------------------------------------------------------------------
 
 def save_calibration(calibration: Calibration, path: str | Path) -> Path:
-    """Write atomically: a temp file in the same folder, fsync, then rename over the target.
-
-    A crash at any moment leaves either the old file or the new one, never a partial one.
-    The temp file (``.<name>.<pid>.<random>.tmp``) is removed on any exception; only a hard
-    kill (SIGKILL, power loss) can leave one behind, and the next successful save to the same
-    path removes temp files whose writer process no longer exists.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write the record as JSON atomically (esqlog.atomic): old file or new, never partial."""
     payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
-                               dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-    _remove_orphaned_temps(target)
-    return target
-
-
-def _remove_orphaned_temps(target: Path) -> None:
-    """Delete temp files left by writers of ``target`` that died before their rename."""
-    prefix = f".{target.name}."
-    for leftover in target.parent.iterdir():
-        name = leftover.name
-        if not (name.startswith(prefix) and name.endswith(".tmp")):
-            continue
-        pid = name[len(prefix):].split(".", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _process_alive(int(pid)):
-            continue  # still being written (or not ours to judge)
-        leftover.unlink(missing_ok=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return atomic_write(path, payload.encode("utf-8"))
 
 
 def load_calibration(path: str | Path) -> Calibration:
@@ -199,7 +172,8 @@ def load_calibration(path: str | Path) -> Calibration:
     except json.JSONDecodeError as exc:
         raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
                          f"(line {exc.lineno})", "re-run esqlog calibrate") from None
-    return Calibration.from_json(data, f"calibration file {str(source)!r}")
+    record = Calibration.from_json(data, f"calibration file {str(source)!r}")
+    return replace(record, location=str(source.parent))
 
 
 # --- checks against the live index ----------------------------------------------------------
@@ -271,6 +245,35 @@ def calibrate(
     (:func:`esqlog.engine.with_retries`: capped, jittered exponential backoff); the last
     failure propagates for the caller to describe.
     """
+    record, _ = _calibrate(engine, index, field_name, exact, sample, seed, predictor,
+                           progress_factory, timings, with_vocabulary=False)
+    return record
+
+
+def calibrate_with_vocabulary(
+    engine: Engine,
+    index: str,
+    field_name: str,
+    predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+) -> tuple[Calibration, Vocabulary]:
+    """Calibrate from one exact pass that also snapshots every term's global df.
+
+    The snapshot lets the query side skip the statistics round trip (esqlog.vocabulary);
+    h_tok comes from the same pass, exactly. Reads only; the caller saves both files.
+    """
+    record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
+                               progress_factory, timings, with_vocabulary=True)
+    assert vocab is not None
+    return record, vocab
+
+
+def _calibrate(
+    engine: Engine, index: str, field_name: str, exact: bool, sample: int, seed: int,
+    predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+    timings: CalibrationTimings | None, with_vocabulary: bool,
+) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
     started = time.perf_counter()
 
@@ -289,15 +292,27 @@ def calibrate(
         raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
                          "index documents first, or pass a field that has text")
     stats_done = time.perf_counter()
-    hapax: HapaxEstimate = read(lambda: _hapax_plan(info, field_name, routings, exact, sample,
-                                                    seed, live, progress_factory))
+    vocab: Vocabulary | None = None
+    if with_vocabulary:
+        progress = (progress_factory("term vectors (vocabulary)", live)
+                    if progress_factory else None)
+        scan: VocabularyScan = read(lambda: scan_vocabulary_plan(
+            info.name, field_name, info.shards, progress=progress))
+        hapax = scan.hapax()
+        vocab = vocabulary_from_scan(
+            scan, index=info.name, index_uuid=info.uuid, field=field_name,
+            doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
+            created_at=_now())
+    else:
+        hapax = read(lambda: _hapax_plan(info, field_name, routings, exact, sample, seed, live,
+                                         progress_factory))
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)
     if timings is not None:
         timings.stages = {"statistics": stats_done - started, "hapax": hapax_done - stats_done}
         timings.total = time.perf_counter() - started
-    return Calibration(
+    record = Calibration(
         index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
         h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
         doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
@@ -305,7 +320,24 @@ def calibrate(
         standard_analysis=finfo.standard,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
+        vocabulary_terms=len(vocab) if vocab is not None else 0,
     )
+    return record, vocab
+
+
+def save_with_vocabulary(record: Calibration, vocab: Vocabulary, path: str | Path) -> Calibration:
+    """Write the snapshot beside the calibration (``NAME.vocab.npz``), then the record.
+
+    The snapshot goes first and the record names it with its checksum, so a reader never
+    sees a record pointing at a missing or half-written file, nor at another run's snapshot.
+    """
+    target = Path(path)
+    vocab_path = target.with_name(target.name.removesuffix(".json") + ".vocab.npz")
+    _, digest = save_vocabulary(vocab, vocab_path)
+    linked = replace(record, vocabulary=vocab_path.name, vocabulary_sha256=digest,
+                     vocabulary_terms=len(vocab), location=str(target.parent))
+    save_calibration(linked, target)
+    return linked
 
 
 def _hapax_plan(

@@ -58,6 +58,8 @@ def confirmed_joins(
     terms: Sequence[str], candidate_df: Mapping[str, int]
 ) -> tuple[tuple[str, int], ...]:
     """Joins of the real analyzed terms that the index holds, with their df."""
+    if not candidate_df:  # joins off, or nothing asked: skip forming candidates
+        return ()
     return tuple((c, int(candidate_df[c])) for c in join_candidates(terms)
                  if candidate_df.get(c, 0) > 0)
 

@@ -25,6 +25,8 @@ from esqlog.qlog import bm25_tf_norm, idf
 from esqlog.stats import TextStats
 
 DEFAULT_TOP_N = 100
+#: prefix of the query names esqlog gives term clauses (removed from responses again)
+NAME_PREFIX = "esqlog#"
 #: Engines that report each named query's score (include_named_queries_score).
 NAMED_SCORES_SINCE = {"elasticsearch": (8, 8), "opensearch": (2, 13)}
 
@@ -69,7 +71,12 @@ def _named_terms(texts: Sequence[ScoredText]) -> dict[str, tuple[str, str]]:
     """A short, unique query name for every distinct (field, term) of the texts and joins."""
     pairs = dict.fromkeys((t.field, term) for t in texts
                           for term in (*t.stats.terms, *(j for j, _ in t.joins)))
-    return {f"t{i}": pair for i, pair in enumerate(pairs)}
+    return {f"{NAME_PREFIX}{i}": pair for i, pair in enumerate(pairs)}
+
+
+def term_names(texts: Sequence[ScoredText]) -> dict[tuple[str, str], str]:
+    """(field, term) -> the query name its clause carries (see _named_terms)."""
+    return {pair: name for name, pair in _named_terms(texts).items()}
 
 
 def named_score_corrections(

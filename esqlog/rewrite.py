@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Literal
 
+import numpy as np
+
 from esqlog.joins import confirmed_joins
 from esqlog.qlog import IDF_FORMS, boost_weight, validate_q
 from esqlog.stats import TextStats
@@ -133,6 +135,14 @@ class RewriteSettings:
     script_id: str = "esqlog-qlog-term"
     #: weight w of identifier-join clauses; None leaves joins out (and the match set alone)
     join_weight: float | None = None
+    #: script mode: terms found in more than this fraction of the documents get the same
+    #: weight as a boost instead of a script. A script_score clause cannot tell Lucene its
+    #: maximum score, so every document it matches must be scored: scripting "the" would
+    #: score most of the index, while a boost keeps max-score pruning. 1.0 scripts every term.
+    script_df_fraction: float = 1.0
+    #: a query name for each (field, term) clause (rerank reads each term's own score back
+    #: with include_named_queries_score); None names nothing
+    term_names: Mapping[tuple[str, str], str] | None = None
 
     def __post_init__(self) -> None:
         """Reject a mode or script id the engine would only refuse at query time."""
@@ -140,6 +150,9 @@ class RewriteSettings:
             math.isfinite(self.join_weight) and self.join_weight > 0
         ):
             raise ValueError(f"join_weight must be a positive number, got {self.join_weight!r}")
+        if not 0.0 <= self.script_df_fraction <= 1.0:
+            raise ValueError(
+                f"script_df_fraction must be in [0, 1], got {self.script_df_fraction!r}")
         if self.mode not in ("boost", "script"):
             raise ValueError(f"mode must be 'boost' or 'script', got {self.mode!r}")
         if not isinstance(self.script_id, str) or not self.script_id:
@@ -341,31 +354,49 @@ class _Context:
     settings: RewriteSettings
 
 
-def _weight(n: int, doc_count: int, cal: FieldCalibration) -> float:
-    """idf_q / idf as a plain float (JSON); non-finite would poison every score, so refuse it."""
-    weight = float(boost_weight(n, doc_count, cal.q, cal.form))
-    if not math.isfinite(weight):
-        raise ValueError(f"non-finite q-log weight for n={n}, N={doc_count}, q={cal.q}")
-    return weight
+def _weights(ns: list[int], doc_count: int, cal: FieldCalibration) -> list[float]:
+    """idf_q / idf of each df as plain floats (JSON), in one numpy call per text.
+
+    A non-finite weight would poison every score, so it is refused.
+    """
+    weights = [float(w) for w in np.atleast_1d(boost_weight(np.asarray(ns, dtype=np.float64),
+                                                            doc_count, cal.q, cal.form))]
+    for n, weight in zip(ns, weights, strict=True):
+        if not math.isfinite(weight):
+            raise ValueError(f"non-finite q-log weight for n={n}, N={doc_count}, q={cal.q}")
+    return weights
+
+
+def _term_clauses(
+    field: str, terms: list[tuple[str, int]], res: ResolvedText, cal: FieldCalibration,
+    settings: RewriteSettings, scale: float = 1.0,
+) -> list[dict[str, Any]]:
+    """One scoring clause per (term, df): a boosted term, or a term under the stored script."""
+    weights = _weights([n for _, n in terms], res.doc_count, cal)
+    return [_term_clause(field, term, n, weight, res, cal, settings, scale)
+            for (term, n), weight in zip(terms, weights, strict=True)]
 
 
 def _term_clause(
-    field: str, term: str, res: ResolvedText, cal: FieldCalibration, settings: RewriteSettings,
-    n: int | None = None, scale: float = 1.0,
+    field: str, term: str, n: int, weight: float, res: ResolvedText, cal: FieldCalibration,
+    settings: RewriteSettings, scale: float,
 ) -> dict[str, Any]:
-    """One scoring clause per analyzed token: a boosted term, or a term under the stored script."""
-    n = int(res.df[term]) if n is None else n
-    if settings.mode == "boost":
-        weight = _weight(n, res.doc_count, cal) * scale
-        return {"term": {field: {"value": term, "boost": weight}}}
+    name = settings.term_names.get((field, term)) if settings.term_names else None
+    if settings.mode == "boost" or n > settings.script_df_fraction * res.doc_count:
+        spec = {"value": term, "boost": weight * scale}
+        if name is not None:
+            spec["_name"] = name
+        return {"term": {field: spec}}
     params = {"q": cal.q, "n": n, "N": int(res.doc_count), "form": cal.form}
-    spec: dict[str, Any] = {
+    script: dict[str, Any] = {
         "query": {"term": {field: {"value": term}}},
         "script": {"id": settings.script_id, "params": params},
     }
     if scale != 1.0:
-        spec["boost"] = scale
-    return {"script_score": spec}
+        script["boost"] = scale
+    if name is not None:
+        script["_name"] = name
+    return {"script_score": script}
 
 
 def _with_joins(
@@ -380,9 +411,8 @@ def _with_joins(
     """
     if settings.join_weight is None or not res.joins:
         return core
-    joins = [_term_clause(field, term, res, cal, settings, n=df,
+    joins = _term_clauses(field, list(res.joins), res, cal, settings,
                           scale=settings.join_weight * boost)
-             for term, df in res.joins]
     if options.operator == "and":
         return {"bool": {"must": [core], "should": joins}}
     return {"bool": {"should": [core, *joins]}}
@@ -398,6 +428,8 @@ def _decorate_single(clause: dict[str, Any], boost: float, name: str | None) -> 
         target = clause["script_score"]
         if boost != 1.0:
             target["boost"] = boost
+    if name is not None and "_name" in target:  # the term's own name is taken (rerank)
+        return {"bool": {"should": [clause], "_name": name}}  # one clause: same score
     if name is not None:
         target["_name"] = name
     return clause
@@ -433,7 +465,8 @@ def _rewrite_field(
     res = ctx.resolved.get((field, text))
     if res is None or not res.rewritable:
         return None
-    clauses = [_term_clause(field, term, res, cal, ctx.settings) for term in res.terms]
+    clauses = _term_clauses(field, [(t, int(res.df[t])) for t in res.terms], res, cal,
+                            ctx.settings)
     return _with_joins(_wrap(clauses, options, boost), field, res, cal, options, boost,
                        ctx.settings)
 

@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from esqlog.analysis import standard_terms
-from esqlog.calibrate import TERM_SCRIPT_ID, Calibration, load_calibration
+from esqlog.calibrate import (
+    STALE_DRIFT,
+    TERM_SCRIPT_ID,
+    Calibration,
+    freshness_plan,
+    load_calibration,
+)
 from esqlog.engine import (
     AsyncEngine,
     Engine,
@@ -49,12 +55,14 @@ from esqlog.joins import (
 )
 from esqlog.rerank import (
     DEFAULT_TOP_N,
+    NAME_PREFIX,
     ScoredText,
     hit_vectors_plan,
     named_score_corrections,
     reorder_hits,
     score_corrections,
     supports_named_scores,
+    term_names,
     term_scores_plan,
 )
 from esqlog.rewrite import (
@@ -73,10 +81,19 @@ from esqlog.stats import (
     term_stats_plan,
     texts_stats_plan,
 )
+from esqlog.vocabulary import Vocabulary, load_vocabulary
 
 Mode = Literal["boost", "script", "auto", "rerank", "native"]
 MODES: tuple[str, ...] = ("boost", "script", "auto", "rerank", "native")
+StatsSource = Literal["auto", "snapshot", "live"]
+RerankWhere = Literal["engine", "client"]
+STATS_SOURCES: tuple[str, ...] = ("auto", "snapshot", "live")
 CACHE_SIZE = 1024  # index-name resolutions and shard routings kept (a few hundred bytes each)
+#: seconds between checks that an index still matches its vocabulary snapshot
+SNAPSHOT_CHECK_SECONDS = 60.0
+#: script mode scripts terms in at most this fraction of documents, boosts the rest
+#: (same weights; see RewriteSettings.script_df_fraction and BENCHMARKS.md section 6)
+DEFAULT_SCRIPT_DF_FRACTION = 0.01
 
 
 class ScriptingUnavailable(UsageError):
@@ -118,6 +135,32 @@ class _LRU:
         return len(self._data)
 
 
+def _load_snapshots(calibrations: Sequence[Calibration],
+                    stats: StatsSource) -> dict[tuple[str, str], Vocabulary]:
+    """The vocabulary snapshots searches may use: (index, field) -> snapshot.
+
+    ``auto`` uses every snapshot a calibration names; ``snapshot`` also insists that each
+    calibration has one; ``live`` uses none (every new term costs a statistics request).
+    """
+    if stats == "live":
+        return {}
+    out: dict[tuple[str, str], Vocabulary] = {}
+    for cal in calibrations:
+        path = cal.vocabulary_path()
+        if path is None:
+            if stats == "snapshot":
+                raise UsageError(f"the calibration of {cal.index}/{cal.field} has no vocabulary "
+                                 "snapshot", "run esqlog calibrate --vocabulary --out FILE, or "
+                                 "use stats='auto'")
+            continue
+        vocab = load_vocabulary(path, cal.vocabulary_sha256)
+        if (vocab.index_uuid, vocab.field) != (cal.index_uuid, cal.field):
+            raise UsageError(f"vocabulary file {str(path)!r} belongs to another index or field",
+                             "run esqlog calibrate --vocabulary --out FILE again")
+        out[(cal.index, cal.field)] = vocab
+    return out
+
+
 def _as_calibrations(
     calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
 ) -> list[Calibration]:
@@ -131,7 +174,22 @@ class QlogPlanner:
 
     def __init__(self, calibrations: Sequence[Calibration], mode: Mode, top_n: int,
                  dfs: bool, flavor: Flavor, joins: bool = False,
-                 join_weight: float | None = None, stats_ttl: float = 60.0) -> None:
+                 join_weight: float | None = None, stats_ttl: float = 60.0,
+                 stats: StatsSource = "auto",
+                 script_df_fraction: float = DEFAULT_SCRIPT_DF_FRACTION,
+                 rerank_in: RerankWhere = "engine") -> None:
+        if rerank_in not in ("engine", "client"):
+            raise UsageError(f"unknown rerank_in {rerank_in!r}", "use 'engine' or 'client'")
+        self.rerank_in = rerank_in
+        if stats not in STATS_SOURCES:
+            raise UsageError(f"unknown stats source {stats!r}",
+                             f"use one of {', '.join(STATS_SOURCES)}")
+        if not 0.0 <= script_df_fraction <= 1.0:
+            raise UsageError(f"script_df_fraction must be in [0, 1], got {script_df_fraction}",
+                             "pass e.g. 0.01 (1.0 scripts every term)")
+        self.script_df_fraction = script_df_fraction
+        self.snapshots = _load_snapshots(calibrations, stats)
+        self._snapshot_state: dict[str, tuple[bool, float]] = {}  # index -> (usable, next check)
         self.joins = joins
         self.join_weight = join_weight
         self.cache = StatsCache(stats_ttl) if stats_ttl > 0 else None
@@ -206,6 +264,40 @@ class QlogPlanner:
         with self._pending_lock:
             self._pending.discard(name)
 
+    # -- vocabulary snapshots ---------------------------------------------------------------
+    def snapshot_check_plan(self, target: IndexTarget) -> Plan[None]:
+        """Every minute, check the index still is the one its snapshots were taken of.
+
+        The same index (UUID) with live documents within 10% of the snapshot's keeps the
+        snapshot in use; otherwise searches go back to live statistics (one warning) until
+        the index is calibrated again. One search per minute pays this request; a failure
+        here never fails a search (the last answer stands, the next minute retries).
+        """
+        now = time.monotonic()
+        usable, due = self._snapshot_state.get(target.index, (True, 0.0))
+        if now < due or not any(i == target.index for i, _ in self.snapshots):
+            return
+        self._snapshot_state[target.index] = (usable, now + SNAPSHOT_CHECK_SECONDS)
+        cal = self.by_index[target.index][0]
+        try:
+            fresh = yield from freshness_plan(cal, target.index)
+        except Exception:
+            return
+        fits = fresh.same_index and fresh.drift <= STALE_DRIFT
+        if usable and not fits:
+            warnings.warn(
+                f"esqlog: index {target.index!r} changed by {fresh.drift:.0%} since its "
+                f"vocabulary snapshot ({cal.created_at}); using live statistics until "
+                f"esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=4)
+        self._snapshot_state[target.index] = (fits, now + SNAPSHOT_CHECK_SECONDS)
+
+    def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
+        """The field's vocabulary snapshot while it is usable, else None (live statistics)."""
+        vocab = self.snapshots.get((index, field_name))
+        if vocab is None or not self._snapshot_state.get(index, (True, 0.0))[0]:
+            return None
+        return vocab
+
     def field_settings(self, index: str) -> dict[str, FieldCalibration]:
         return {c.field: FieldCalibration(c.q, c.idf_form) for c in self.by_index[index]}
 
@@ -229,7 +321,9 @@ class QlogPlanner:
         texts = collect_query_texts(query, fields)
         local = {key: standard_terms(key[1]) if self.standard_fields.get(
             (target.index, key[0])) else None for key in texts}
-        if texts and self.cache is not None and all(v is not None for v in local.values()):
+        cached = self.cache is not None or all(
+            self.snapshot_for(target.index, f) is not None for f, _ in texts)
+        if texts and cached and all(v is not None for v in local.values()):
             stats = yield from self._cached_stats_plan(target, local)
             return stats, texts
         extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
@@ -245,7 +339,6 @@ class QlogPlanner:
     def _cached_stats_plan(
         self, target: IndexTarget, local: Mapping[tuple[str, str], list[str] | None]
     ) -> Plan[dict[tuple[str, str], TextStats]]:
-        assert self.cache is not None
         now = time.monotonic()
         wanted: dict[str, list[str]] = {}
         candidates: dict[tuple[str, str], list[str]] = {}
@@ -254,6 +347,12 @@ class QlogPlanner:
             wanted.setdefault(key[0], []).extend([*(terms or []), *candidates[key]])
         per_field: dict[str, tuple[FieldStats, dict[str, int]]] = {}
         for field_name, words in wanted.items():
+            vocab = self.snapshot_for(target.index, field_name)
+            if vocab is not None:  # no round trip at all
+                per_field[field_name] = (FieldStats(vocab.doc_count, vocab.sum_ttf, 0),
+                                         vocab.df_of(words))
+                continue
+            assert self.cache is not None
             fstats, df, missing = self.cache.lookup(target.index, field_name, words, now)
             if missing or fstats is None:
                 fstats, fetched = yield from term_stats_plan(target.index, field_name, missing,
@@ -284,7 +383,18 @@ class QlogPlanner:
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         settings = RewriteSettings(self.field_settings(target.index),
                                    "script" if mode == "script" else "boost", TERM_SCRIPT_ID,
-                                   self.weight_of_joins(target.index))
+                                   self.weight_of_joins(target.index),
+                                   script_df_fraction=self.script_df_fraction)
+        return rewrite_query(query, resolved, settings)
+
+    def named_native(self, target: IndexTarget, query: Any,
+                     stats: Mapping[tuple[str, str], TextStats],
+                     names: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+        """The query with native scores (q = 1: every weight 1) and each term clause named,
+        so one search returns the top-N and every term's own score for the rerank."""
+        resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
+        fields = {f: FieldCalibration(1.0, "lucene") for f in self.field_settings(target.index)}
+        settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)
         return rewrite_query(query, resolved, settings)
 
     def scored_texts(self, target: IndexTarget,
@@ -315,6 +425,9 @@ def is_script_failure(exc: BaseException) -> bool:
 
 
 # --- request shapes of both clients -----------------------------------------------------------
+
+_URL_PARAMETERS = frozenset({"search_type", "include_named_queries_score"})
+
 
 class _Call:
     """A search call normalised across the two clients' signatures, rebuilt on the way out."""
@@ -352,7 +465,7 @@ class _Call:
         params = self.kwargs.get("params")
         if isinstance(params, Mapping) and key in params:
             self.kwargs["params"] = {k: v for k, v in params.items() if k != key}
-        if key == "search_type":  # a URL parameter for both clients
+        if key in _URL_PARAMETERS:  # URL parameters for both clients
             self.kwargs[alias] = value
         elif self.body is not None:
             self.kwargs.pop(alias, None)
@@ -438,6 +551,7 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
     target = (yield from planner.target_plan(call.index)) if mode != "native" else None
     if target is None or call.query is None:
         return (yield untouched)
+    yield from planner.snapshot_check_plan(target)
     stats, _ = yield from planner.resolve_plan(target, call.query)
     if not stats:
         return (yield untouched)
@@ -468,15 +582,20 @@ def _rerank_plan(planner: QlogPlanner, call: _Call, target: IndexTarget,
     if window is None:
         return (yield ClientSearch((), call.final_kwargs()))
     start, size = window
+    if planner.rerank_in == "engine" and call.get("collapse") is None:
+        return (yield from _engine_rerank(planner, call, target, stats, start + size))
     call.set("from", 0)
     call.set("size", max(planner.top_n, start + size))
-    native = yield ClientSearch((), call.final_kwargs())
-    body = _body(native)
-    hits = list(body.get("hits", {}).get("hits", []))
     texts = planner.scored_texts(target, stats)
     if planner.version is None:
         planner.version = yield from version_plan()
-    if supports_named_scores(planner.flavor, planner.version):
+    named = supports_named_scores(planner.flavor, planner.version)
+    if named and not any(t.joins for t in texts):
+        return (yield from _one_search_rerank(planner, call, target, stats, texts, start, size))
+    native = yield ClientSearch((), call.final_kwargs())
+    body = _body(native)
+    hits = list(body.get("hits", {}).get("hits", []))
+    if named:
         scores = yield from term_scores_plan(target.index, hits, texts,
                                              call.get("search_type"))
         corrections = named_score_corrections(hits, scores, texts)
@@ -486,6 +605,63 @@ def _rerank_plan(planner: QlogPlanner, call: _Call, target: IndexTarget,
                                         bm25_scale(planner.flavor, planner.version))
     return _response_like(native, _rerank_response(body, reorder_hits(hits, corrections),
                                                    start, size))
+
+
+def _engine_rerank(planner: QlogPlanner, call: _Call, target: IndexTarget,
+                   stats: Mapping[tuple[str, str], TextStats], needed: int) -> SearchPlan:
+    """Rerank inside the engine: the untouched query picks each shard's native top-N, then
+    a query rescorer replaces their scores by q-log BM25 (the boost rewrite, query_weight 0).
+
+    One round trip, and only the page asked for is fetched: a client-side rerank must fetch
+    all N hits, which costs the engine more than the search itself. A rescore the caller
+    already asked for runs after esqlog's, on the q-log scores.
+    """
+    qlog = planner.rewritten(target, call.query, stats, "boost")
+    ours = {"window_size": max(planner.top_n, needed),
+            "query": {"rescore_query": qlog, "query_weight": 0.0,
+                      "rescore_query_weight": 1.0, "score_mode": "total"}}
+    theirs = call.get("rescore")
+    chain = [ours, *(theirs if isinstance(theirs, list) else [theirs] if theirs else [])]
+    call.set("rescore", chain if len(chain) > 1 else ours)
+    return (yield ClientSearch((), call.final_kwargs()))
+
+
+def _one_search_rerank(planner: QlogPlanner, call: _Call, target: IndexTarget,
+                       stats: Mapping[tuple[str, str], TextStats], texts: Sequence[ScoredText],
+                       start: int, size: int) -> SearchPlan:
+    """Rerank in one round trip: the native-scored query with every term clause named.
+
+    The engine returns the native top-N and, per hit, each term's own BM25 score
+    (include_named_queries_score); the q-log score is then a weighted sum computed here.
+    esqlog's names are taken out of the hits again, so the response is what the client
+    would have returned for its own query.
+    """
+    names = term_names(texts)
+    asked_scores = call.get("include_named_queries_score")
+    call.set("query", planner.named_native(target, call.query, stats, names))
+    call.set("include_named_queries_score", True)
+    native = yield ClientSearch((), call.final_kwargs())
+    body = _body(native)
+    hits = list(body.get("hits", {}).get("hits", []))
+    scores = {(h["_index"], h["_id"]): dict(h.get("matched_queries") or {}) for h in hits}
+    corrections = named_score_corrections(hits, scores, texts)
+    hits = [_without_names(h, asked_scores is True or asked_scores == "true") for h in hits]
+    return _response_like(native, _rerank_response(body, reorder_hits(hits, corrections),
+                                                   start, size))
+
+
+def _without_names(hit: dict[str, Any], keep_scores: bool) -> dict[str, Any]:
+    """A hit's matched_queries as the caller's own query would have them (esqlog's dropped)."""
+    matched = hit.get("matched_queries")
+    if not isinstance(matched, Mapping):
+        return hit
+    own = {k: v for k, v in matched.items() if not k.startswith(NAME_PREFIX)}
+    cleaned = dict(hit)
+    if not own:
+        cleaned.pop("matched_queries", None)
+    else:
+        cleaned["matched_queries"] = own if keep_scores else list(own)
+    return cleaned
 
 
 class QlogClient:
@@ -563,6 +739,9 @@ def wrap(
     joins: bool = False,
     join_weight: float | None = None,
     stats_ttl: float = 60.0,
+    stats: StatsSource = "auto",
+    script_df_fraction: float = DEFAULT_SCRIPT_DF_FRACTION,
+    rerank_in: RerankWhere = "engine",
 ) -> Any:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
 
@@ -575,10 +754,18 @@ def wrap(
     ``dfs``: on multi-shard indices, run rewritten
     searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics
     the weights were computed from (unless the call sets ``search_type`` itself).
+    ``stats``: where term df comes from: ``auto`` (the calibration's vocabulary snapshot
+    when it has one, checked every minute against the index, else live), ``snapshot``
+    (require one) or ``live`` (ask the cluster for every term not in the TTL cache).
+    ``script_df_fraction``: in script mode, terms in more than this fraction of the
+    documents get boosts (same weights) so Lucene can still prune; 1.0 scripts every term.
+    ``rerank_in``: ``engine`` reranks with the engine's rescore phase (one round trip, only
+    the page is fetched; each shard's top-``top_n``); ``client`` fetches the global
+    top-``top_n`` and rescores them here from each hit's per-term scores (or term vectors).
     """
     flavor = flavor_of(client)
     planner = QlogPlanner(_as_calibrations(calibration), mode, top_n, dfs, flavor, joins,
-                          join_weight, stats_ttl)
+                          join_weight, stats_ttl, stats, script_df_fraction, rerank_in)
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
         return AsyncQlogClient(client, planner)
     return QlogClient(client, planner)

@@ -12,12 +12,15 @@ from esqlog.calibrate import (
     Calibration,
     CalibrationTimings,
     calibrate,
+    calibrate_with_vocabulary,
     install_script_plan,
     save_calibration,
+    save_with_vocabulary,
     store_in_cluster_plan,
 )
 from esqlog.cli.options import connection_options, open_engine, progress_factory
 from esqlog.engine import ConnectionSettings
+from esqlog.errors import UsageError
 from esqlog.hapax import DEFAULT_SAMPLE
 from esqlog.qlog import PREDICTORS
 
@@ -27,6 +30,9 @@ from esqlog.qlog import PREDICTORS
 @click.option("--index", required=True, help="Index (or alias of one index) to calibrate.")
 @click.option("--field", "field_name", required=True, help="The analyzed text field to score.")
 @click.option("--exact", is_flag=True, help="Read every document's term vectors (slower).")
+@click.option("--vocabulary", "with_vocabulary", is_flag=True,
+              help="Also snapshot every term's df beside --out (NAME.vocab.npz), so searches "
+                   "need no statistics round trip; implies --exact.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Sampling seed.")
@@ -43,7 +49,8 @@ from esqlog.qlog import PREDICTORS
               help="Progress bar on stderr (default: when stderr is a terminal).")
 def calibrate_command(
     connection: ConnectionSettings, index: str, field_name: str, exact: bool, sample: int,
-    seed: int, predictor: str | None, out: Path | None, install_script: bool,
+    seed: int, predictor: str | None, out: Path | None, with_vocabulary: bool,
+    install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
@@ -56,12 +63,22 @@ def calibrate_command(
     engine = open_engine(connection)
     show_progress = sys.stderr.isatty() if progress is None else progress
     timings = CalibrationTimings()
-    record = calibrate(engine, index, field_name, exact=exact, sample=sample, seed=seed,
-                       predictor=predictor or DEFAULT_PREDICTOR,
-                       progress_factory=progress_factory(show_progress and not as_json),
-                       timings=timings)
-    if out is not None:
-        save_calibration(record, out)
+    if with_vocabulary and out is None:
+        raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
+                         "add --out FILE.json")
+    bars = progress_factory(show_progress and not as_json)
+    if with_vocabulary:
+        assert out is not None
+        record, vocab = calibrate_with_vocabulary(
+            engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
+            progress_factory=bars, timings=timings)
+        record = save_with_vocabulary(record, vocab, out)
+    else:
+        record = calibrate(engine, index, field_name, exact=exact, sample=sample, seed=seed,
+                           predictor=predictor or DEFAULT_PREDICTOR, progress_factory=bars,
+                           timings=timings)
+        if out is not None:
+            save_calibration(record, out)
     if install_script:
         engine.run(install_script_plan())
     if store_in_cluster:
@@ -74,6 +91,8 @@ def calibrate_command(
     click.echo(format_report(record, timings))
     if out is not None:
         click.echo(f"calibration written to {out}")
+    if record.vocabulary:
+        click.echo(f"vocabulary snapshot written to {record.vocabulary_path()}")
     if install_script:
         click.echo("stored script esqlog-qlog-term installed")
     if store_in_cluster:
@@ -90,7 +109,9 @@ def format_report(record: Calibration, timings: CalibrationTimings | None = None
         f"uuid {record.index_uuid})",
         f"field        {record.field} (analyzer {record.analyzer})",
         f"documents    N = {record.doc_count:,} with the field ({record.live_docs:,} live)",
-        "vocabulary   not reported (the engines expose no term count for text fields)",
+        (f"vocabulary   {record.vocabulary_terms:,} terms in live documents (snapshot "
+         f"{record.vocabulary})" if record.vocabulary else
+         "vocabulary   not counted (pass --vocabulary to snapshot every term's df)"),
         f"avgdl        {record.avgdl:.1f} tokens ({record.sum_ttf:,} tokens in all)",
         f"h_tok        {record.h_tok:.4f} ({interval})",
         f"q            {record.q:.3f}  [{record.predictor} v{record.predictor_version}]",

@@ -1,0 +1,223 @@
+"""A snapshot of a field's vocabulary: every term's global document frequency, in memory.
+
+Why: ``boost``, ``script`` and ``rerank`` need n(t) for every query term. Asking the cluster
+costs one round trip per query that carries a term not seen before, and code-search queries
+nearly always do (a new identifier each time): on a local index that round trip costs half
+as much as the search itself. A snapshot, built once by ``esqlog calibrate --vocabulary``,
+answers from memory instead.
+
+How it is built: one pass over every live document's term vectors (the same scan as the
+exact h_tok, which it yields too). Term vectors report each term's ``doc_freq`` on the shard
+that holds the document, from the shard's Lucene reader (deleted documents included, as in
+scoring). Scanning shard by shard (``preference=_shards:k``) gives every shard's df of every
+term it holds in a live document; their sum is the global df a DFS query scores with. (A term
+left only in deleted, unmerged documents of some shard is not seen there; that shard's share
+of its df is then missing until a merge drops it from the engine's count too.)
+
+How it is kept: terms are stored as 64-bit BLAKE2b hashes, sorted, with their df: 12 bytes a
+term, looked up with one binary search. Two vocabulary terms sharing a hash (odds ~3e-8 for
+a million terms) would give one of them the other's df; a query term that is not in the
+vocabulary gets df 0, as the cluster would say before new documents arrive. The wrapper
+checks every minute that the index has not drifted from the snapshot (esqlog.wrap).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from esqlog.atomic import atomic_write
+from esqlog.engine import Plan, Request
+from esqlog.errors import ClusterError, UsageError
+from esqlog.hapax import HapaxEstimate
+
+FORMAT = "esqlog-vocabulary/1"
+SCAN_BATCH = 500
+Progress = Callable[[int], None]
+
+
+def term_hash(term: str) -> int:
+    """The stable 64-bit key of a term (BLAKE2b: same value in every process and version)."""
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def _hashes(terms: Iterable[str]) -> np.ndarray:
+    return np.fromiter((term_hash(t) for t in terms), dtype=np.uint64)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Global df of every term of one field, as of ``created_at``; immutable, thread-safe."""
+
+    index: str
+    index_uuid: str
+    field: str
+    doc_count: int  # N when the snapshot was taken (deleted documents included)
+    sum_ttf: int
+    live_docs: int
+    created_at: str
+    hashes: np.ndarray  # uint64, sorted, unique
+    df: np.ndarray  # uint32, aligned with hashes
+
+    def __len__(self) -> int:
+        return int(self.hashes.size)
+
+    def df_of(self, terms: Sequence[str]) -> dict[str, int]:
+        """df of each term; 0 for a term the vocabulary does not hold."""
+        if not terms:
+            return {}
+        keys = _hashes(terms)
+        at = np.searchsorted(self.hashes, keys)
+        inside = at < self.hashes.size
+        found = np.zeros(len(terms), dtype=bool)
+        found[inside] = self.hashes[at[inside]] == keys[inside]
+        values = np.where(found, self.df[np.minimum(at, max(self.hashes.size - 1, 0))], 0)
+        return {t: int(v) for t, v in zip(terms, values, strict=True)}
+
+
+# --- building -------------------------------------------------------------------------------
+
+@dataclass
+class VocabularyScan:
+    """What one pass over all term vectors collected: global df and token counts per term."""
+
+    df: dict[str, int]
+    ttf: dict[str, int]
+    docs: int
+
+    def hapax(self) -> HapaxEstimate:
+        """Exact h_tok: tokens of terms whose global df is 1, over all tokens of live docs."""
+        tokens = sum(self.ttf.values())
+        hapax_tokens = sum(n for t, n in self.ttf.items() if self.df.get(t, 0) == 1)
+        h = hapax_tokens / tokens if tokens else 0.0
+        return HapaxEstimate(h, h, h, "exact", self.docs, tokens)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted unique hashes, df) for the snapshot file."""
+        terms = list(self.df)
+        keys = _hashes(terms)
+        df = np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
+        order = np.argsort(keys, kind="stable")
+        keys, df = keys[order], df[order]
+        if keys.size > 1:  # a hash shared by two terms: keep the larger df (never seen so far)
+            first = np.concatenate(([True], keys[1:] != keys[:-1]))
+            if not first.all():
+                df = np.maximum.reduceat(df, np.flatnonzero(first))
+                keys = keys[first]
+        return keys, df
+
+
+def _vectors_request(index: str, field_name: str, hits: Sequence[Mapping[str, Any]]) -> Request:
+    # In the "docs" form the options go in every document (a top-level "parameters" block
+    # is ignored there); the form is needed to pass each document's custom routing.
+    options = {"fields": [field_name], "term_statistics": True, "field_statistics": False,
+               "positions": False, "offsets": False, "payloads": False}
+    docs = []
+    for hit in hits:
+        doc: dict[str, Any] = {"_id": hit["_id"], **options}
+        if hit.get("_routing") is not None:
+            doc["routing"] = hit["_routing"]
+        docs.append(doc)
+    return Request("POST", f"/{index}/_mtermvectors", body={"docs": docs})
+
+
+def scan_vocabulary_plan(
+    index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
+    progress: Progress | None = None,
+) -> Plan[VocabularyScan]:
+    """Every live document's term vectors, shard by shard: global df and ttf of every term."""
+    global_df: dict[str, int] = {}
+    ttf: dict[str, int] = {}
+    docs = 0
+    for shard in range(shards):
+        shard_df: dict[str, int] = {}
+        body = yield Request("POST", f"/{index}/_search",
+                             {"scroll": "5m", "preference": f"_shards:{shard}"}, {
+                                 "size": batch, "_source": False, "sort": ["_doc"],
+                                 "query": {"exists": {"field": field_name}},
+                             })
+        scroll_id = body.get("_scroll_id")
+        try:
+            while hits := body["hits"]["hits"]:
+                vectors = yield _vectors_request(index, field_name, hits)
+                for doc in vectors.get("docs", []):
+                    terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
+                    for term, info in (terms or {}).items():
+                        shard_df[term] = int(info.get("doc_freq") or 0)
+                        ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
+                docs += len(hits)
+                if progress is not None:
+                    progress(len(hits))
+                body = yield Request("POST", "/_search/scroll",
+                                     body={"scroll": "5m", "scroll_id": scroll_id})
+                scroll_id = body.get("_scroll_id", scroll_id)
+        finally:
+            if scroll_id:
+                with contextlib.suppress(Exception):  # a leftover scroll expires on its own
+                    yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
+        for term, n in shard_df.items():
+            global_df[term] = global_df.get(term, 0) + n
+    if docs and not global_df:
+        raise ClusterError(f"term vectors of {index!r} returned no terms for field "
+                           f"{field_name!r} ({docs} documents read)",
+                           "check that the field is an indexed text field")
+    return VocabularyScan(global_df, ttf, docs)
+
+
+def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,
+                         doc_count: int, sum_ttf: int, live_docs: int,
+                         created_at: str) -> Vocabulary:
+    """The compact snapshot of a scan, with the field statistics it belongs with."""
+    keys, df = scan.arrays()
+    return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
+                      keys, df)
+
+
+# --- files ----------------------------------------------------------------------------------
+
+def _meta(vocab: Vocabulary) -> dict[str, Any]:
+    return {"format": FORMAT, "index": vocab.index, "index_uuid": vocab.index_uuid,
+            "field": vocab.field, "doc_count": vocab.doc_count, "sum_ttf": vocab.sum_ttf,
+            "live_docs": vocab.live_docs, "created_at": vocab.created_at, "terms": len(vocab)}
+
+
+def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
+    """Write the snapshot atomically (.npz); returns the path and the file's SHA-256."""
+    buffer = io.BytesIO()
+    np.savez(buffer, hashes=vocab.hashes, df=vocab.df,
+             meta=np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8))
+    payload = buffer.getvalue()
+    return atomic_write(path, payload), hashlib.sha256(payload).hexdigest()
+
+
+def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
+    """Read a snapshot, with a one-line error for a missing, foreign or mismatched file."""
+    source = Path(path)
+    fix = "re-run esqlog calibrate --vocabulary --out FILE"
+    if not source.exists():
+        raise UsageError(f"vocabulary file {str(source)!r} does not exist", fix)
+    payload = source.read_bytes()
+    if sha256 is not None and hashlib.sha256(payload).hexdigest() != sha256:
+        raise UsageError(f"vocabulary file {str(source)!r} does not belong to this calibration "
+                         "(checksum differs)", fix)
+    try:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            hashes, df = data["hashes"], data["df"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} is not an esqlog vocabulary "
+                         f"({type(exc).__name__})", fix) from None
+    if meta.get("format") != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape:
+        raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
+                         f"{meta.get('format')!r}", fix)
+    return Vocabulary(meta["index"], meta["index_uuid"], meta["field"], int(meta["doc_count"]),
+                      int(meta["sum_ttf"]), int(meta["live_docs"]), meta["created_at"],
+                      hashes, df.astype(np.uint32, copy=False))
