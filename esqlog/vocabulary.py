@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import io
 import json
+import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,8 @@ class Vocabulary:
         """df of each term; 0 for a term the vocabulary does not hold."""
         if not terms:
             return {}
+        if not self.hashes.size:
+            return dict.fromkeys(terms, 0)
         keys = _hashes(terms)
         at = np.searchsorted(self.hashes, keys)
         inside = at < self.hashes.size
@@ -204,20 +207,32 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     fix = "re-run esqlog calibrate --vocabulary --out FILE"
     if not source.exists():
         raise UsageError(f"vocabulary file {str(source)!r} does not exist", fix)
-    payload = source.read_bytes()
+    try:
+        payload = source.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} cannot be read ({exc.strerror})",
+                         fix) from None
     if sha256 is not None and hashlib.sha256(payload).hexdigest() != sha256:
         raise UsageError(f"vocabulary file {str(source)!r} does not belong to this calibration "
                          "(checksum differs)", fix)
     try:
-        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+        loaded = np.load(io.BytesIO(payload), allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
+            raise ValueError("not an .npz archive")
+        with loaded as data:
             meta = json.loads(bytes(data["meta"]).decode("utf-8"))
             hashes, df = data["hashes"], data["df"]
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise UsageError(f"vocabulary file {str(source)!r} is not an esqlog vocabulary "
                          f"({type(exc).__name__})", fix) from None
-    if meta.get("format") != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape:
+    found = meta.get("format") if isinstance(meta, dict) else None
+    if found != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape:
         raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
-                         f"{meta.get('format')!r}", fix)
-    return Vocabulary(meta["index"], meta["index_uuid"], meta["field"], int(meta["doc_count"]),
-                      int(meta["sum_ttf"]), int(meta["live_docs"]), meta["created_at"],
-                      hashes, df.astype(np.uint32, copy=False))
+                         f"{found!r}", fix)
+    try:
+        return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
+                          int(meta["doc_count"]), int(meta["sum_ttf"]), int(meta["live_docs"]),
+                          meta["created_at"], hashes, df.astype(np.uint32, copy=False))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} has incomplete metadata "
+                         f"({type(exc).__name__} {exc})", fix) from None

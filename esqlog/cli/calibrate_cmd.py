@@ -60,12 +60,12 @@ def calibrate_command(
     """
     from esqlog.qlog import DEFAULT_PREDICTOR
 
+    if with_vocabulary and out is None:  # before connecting: a usage error needs no cluster
+        raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
+                         "add --out FILE.json")
     engine = open_engine(connection)
     show_progress = sys.stderr.isatty() if progress is None else progress
     timings = CalibrationTimings()
-    if with_vocabulary and out is None:
-        raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
-                         "add --out FILE.json")
     bars = progress_factory(show_progress and not as_json)
     if with_vocabulary:
         assert out is not None
