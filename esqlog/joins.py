@@ -26,6 +26,7 @@ DEFAULT_JOIN_WEIGHT = 0.5
 # The standard tokenizer keeps letters/digits/underscore runs and joins them across "." "'"
 # ":" between letters; lowercasing follows. Close enough for proposing candidates.
 _APPROX_TOKEN = re.compile(r"\w+(?:[.'’:]\w+)*", re.UNICODE)
+_SPACE = re.compile(r"\s")
 
 
 def approximate_terms(text: str) -> list[str]:
@@ -36,13 +37,16 @@ def approximate_terms(text: str) -> list[str]:
 def join_candidates(terms: Sequence[str], max_parts: int = MAX_PARTS) -> list[str]:
     """Compounds of 2..max_parts adjacent terms with each separator, minus the terms themselves."""
     present = set(terms)
+    spaced = {t for t in present if _SPACE.search(t)}  # no index term can contain a space
     out: dict[str, None] = {}
     for size in range(2, max_parts + 1):
         for start in range(0, len(terms) - size + 1):
             parts = terms[start:start + size]
+            if spaced and any(p in spaced for p in parts):
+                continue
             for sep in SEPARATORS:
                 candidate = sep.join(parts)
-                if candidate not in present and not any(c.isspace() for c in candidate):
+                if candidate not in present:
                     out[candidate] = None
                 if len(out) >= MAX_CANDIDATES:
                     return list(out)
