@@ -44,6 +44,7 @@ from esqlog.engine import (
     error_status,
     flavor_of,
     is_async_client,
+    quote_path,
     version_plan,
 )
 from esqlog.errors import UsageError
@@ -211,6 +212,7 @@ class QlogPlanner:
         self._pending_lock = threading.Lock()
         self.version: tuple[int, ...] | None = None
         self.script_ok: bool | None = None
+        self.script_failure: BaseException | None = None
         self._warned = False
 
     # -- target resolution ---------------------------------------------------------------
@@ -275,14 +277,20 @@ class QlogPlanner:
         """
         now = time.monotonic()
         usable, due = self._snapshot_state.get(target.index, (True, 0.0))
-        if now < due or not any(i == target.index for i, _ in self.snapshots):
+        # Each snapshot is judged by the calibration it was taken with: another field's
+        # calibration of the same index may be older or newer.
+        owners = [c for c in self.by_index.get(target.index, [])
+                  if (c.index, c.field) in self.snapshots]
+        if now < due or not owners:
             return
         self._snapshot_state[target.index] = (usable, now + SNAPSHOT_CHECK_SECONDS)
-        cal = self.by_index[target.index][0]
         try:
-            fresh = yield from freshness_plan(cal, target.index)
+            checks = []
+            for owner in owners:
+                checks.append((owner, (yield from freshness_plan(owner, target.index))))
         except Exception:
             return
+        cal, fresh = max(checks, key=lambda check: (not check[1].same_index, check[1].drift))
         fits = fresh.same_index and fresh.drift <= STALE_DRIFT
         if usable and not fits:
             warnings.warn(
@@ -404,6 +412,28 @@ class QlogPlanner:
         return [ScoredText(f, s, fields[f].q, fields[f].form,
                            confirmed_joins(s.terms, s.extra_df) if weight else (), weight or 0.0)
                 for (f, _), s in stats.items()]
+
+    def script_probe_plan(self) -> Plan[bool]:
+        """Whether esqlog's stored script exists, asked once per wrapper.
+
+        Script mode scripts only the rare terms, so without this a cluster lacking the
+        script (or Painless) would fail, or fall back, only on queries that happen to carry
+        one; asking first makes the first script-mode search decide, every time.
+        """
+        if self.script_ok is None:
+            try:
+                yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
+            except Exception as exc:
+                status = error_status(exc)
+                if status in (401, 403):  # a search-only user may not read scripts:
+                    self.script_ok = True  # let the search itself tell
+                    return True
+                if status != 404:
+                    raise
+                self.script_ok, self.script_failure = False, exc
+            else:
+                self.script_ok = True
+        return bool(self.script_ok)
 
     def warn_fallback(self, exc: BaseException) -> None:
         self.script_ok = False
@@ -559,6 +589,17 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
         call.set("search_type", "dfs_query_then_fetch")
     if mode == "rerank":
         return (yield from _rerank_plan(planner, call, target, stats))
+    forced = esqlog_mode == "script" or (esqlog_mode is None and planner.mode == "script")
+    if mode == "script" and not (yield from planner.script_probe_plan()):
+        if forced:
+            raise ScriptingUnavailable(
+                f"script mode is not available on this cluster (stored script "
+                f"{TERM_SCRIPT_ID} not found)",
+                "use mode='boost' (same ranking, no scripts), or install the stored script "
+                "with esqlog calibrate --install-script") from planner.script_failure
+        if planner.script_failure is not None:
+            planner.warn_fallback(planner.script_failure)
+        mode = "boost"
     original = call.query  # the fallback must rewrite this, not the script rewrite
     call.set("query", planner.rewritten(target, original, stats, mode))
     try:
@@ -566,7 +607,7 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
     except Exception as exc:
         if mode != "script" or not is_script_failure(exc):
             raise
-        if esqlog_mode == "script" or (esqlog_mode is None and planner.mode == "script"):
+        if forced:
             raise ScriptingUnavailable(
                 f"script mode is not available on this cluster ({error_reason(exc)})",
                 "use mode='boost' (same ranking, no scripts), or install the stored script "

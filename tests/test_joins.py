@@ -24,7 +24,7 @@ def test_candidates_are_adjacent_compounds() -> None:
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize("mode", ["boost", "rerank"])
+@pytest.mark.parametrize("mode", ["boost", "rerank-engine", "rerank-client"])
 def test_read_file_reaches_read_file_only_document(engine: Engine, fresh_index: str,
                                                   mode: str) -> None:
     docs = [{"id": i, "body": s} for i, s in enumerate(SNIPPETS)]
@@ -39,10 +39,16 @@ def test_read_file_reaches_read_file_only_document(engine: Engine, fresh_index: 
     ids_joined = [h["_id"] for h in response["hits"]["hits"]]
     assert "only" not in ids_plain  # its only token is read_file: no plain term matches
     assert "only" in ids_joined
-    if mode == "rerank":  # rerank cannot add documents, but must score joins it finds
-        reranked = wrap(engine.client, cal, mode="rerank", joins=True)
+    if mode.startswith("rerank"):  # rerank cannot add documents, but must score joins it finds
+        reranked = wrap(engine.client, cal, mode="rerank", joins=True,
+                        rerank_in="engine" if mode == "rerank-engine" else "client")
         got = reranked.search(index=fresh_index, body=body)["hits"]["hits"]
         assert {h["_id"] for h in got} == ids_plain
+        # every document is inside the window: the rerank scores are the boost mode's
+        joined_scores = {h["_id"]: h["_score"] for h in response["hits"]["hits"]}
+        for hit in got:
+            assert hit["_score"] == pytest.approx(joined_scores[hit["_id"]], rel=1e-4), hit
+        assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
     # with operator=and the joins only add score: the matching set stays the native one
     strict = {"query": {"match": {"body": {"query": "read file", "operator": "and"}}},
               "size": 50}

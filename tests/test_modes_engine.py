@@ -18,7 +18,7 @@ import pytest
 
 from esqlog.engine import Engine
 from esqlog.errors import UsageError
-from esqlog.wrap import ScriptingUnavailable, wrap
+from esqlog.wrap import RerankWhere, ScriptingUnavailable, wrap
 from tests.conftest import call
 from tests.oracle import (
     Corpus,
@@ -59,6 +59,21 @@ def native(corpus: Corpus, body: dict[str, Any]) -> Any:
 def modes_for(corpus: Corpus, *modes: str) -> list[str]:
     """The modes that apply to this engine: no script mode without Painless."""
     return [m for m in modes if m != "script" or corpus.has_painless]
+
+
+def variants_for(corpus: Corpus, *modes: str) -> list[tuple[str, dict[str, Any]]]:
+    """(mode, extra wrap options) for this engine: rerank once in the engine's rescore phase
+    and once on the client, since both paths must keep every invariant."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for mode in modes_for(corpus, *modes):
+        if mode == "rerank":
+            out += [(mode, {"rerank_in": "engine"}), (mode, {"rerank_in": "client"})]
+        else:
+            out.append((mode, {}))
+    return out
+
+
+RERANK_IN = pytest.mark.parametrize("rerank_in", ["engine", "client"])
 
 
 def sent_leaves(query: Any) -> list[dict[str, Any]]:
@@ -151,8 +166,11 @@ def test_q1_boost_and_script_equal_native_match(corpus: Corpus, texts: list[str]
 
 # --- invariant 2: rerank at q = 1 keeps the native order ------------------------------------
 
-def test_q1_rerank_keeps_native_order(corpus: Corpus, texts: list[str]) -> None:
-    client = wrap(corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=40)
+@RERANK_IN
+def test_q1_rerank_keeps_native_order(corpus: Corpus, texts: list[str],
+                                      rerank_in: RerankWhere) -> None:
+    client = wrap(corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=40,
+                  rerank_in=rerank_in)
     queries = [{"match": {"body": t}} for t in texts[:25]]
     queries += [{"multi_match": {"query": t, "fields": ["body", "title^2"]}} for t in texts[25:30]]
     compared = 0
@@ -196,6 +214,41 @@ def test_qlog_scores_equal_oracle_below_one(corpus: Corpus, texts: list[str]) ->
                 assert not rel_close(hits_of(got)[0][1], hits_of(nat)[0][1], 1e-3)
 
 
+@pytest.mark.parametrize("fraction", [1.0, 0.01])
+def test_script_hybrid_equals_oracle(corpus: Corpus, texts: list[str], fraction: float) -> None:
+    """Script mode scripts only terms in at most ``fraction`` of the documents and boosts
+    the rest with the same weight (Lucene can prune boosted terms, not scripted ones): both
+    kinds of clause, mixed in one query, must give q-log BM25 exactly as the oracle does."""
+    if not corpus.has_painless:
+        pytest.skip("script mode needs Painless (the Elasticsearch test node has none)")
+    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="script",
+                  script_df_fraction=fraction)
+    n_docs = corpus.calibrations["body"].doc_count
+    mixed = 0
+    with Recorder(corpus.engine.client) as rec:
+        for text in texts[:16]:
+            oracle = qlog_match_scores(corpus, "body", text, Q_LOW)
+            rec.calls.clear()
+            got = client.search(index=corpus.index, body={
+                "query": {"match": {"body": text}}, "size": 10, "track_total_hits": True})
+            _check_against_oracle(corpus, got, oracle, 10, (fraction, text))
+            leaves = sent_leaves(rec.calls[-1]["body"]["query"])
+            scripted = [leaf["script_score"]["script"]["params"]["n"] for leaf in leaves
+                        if "script_score" in leaf]
+            boosted = [leaf for leaf in leaves if "term" in leaf and "boost" in next(
+                iter(leaf["term"].values()))]
+            tokens = corpus.analyze("body", text)
+            _, _, df = corpus.global_stats("body", tokens)
+            assert len(scripted) + len(boosted) == len(tokens), text
+            assert sorted(scripted) == sorted(df[t] for t in tokens
+                                              if df[t] <= fraction * n_docs), text
+            mixed += bool(scripted) and bool(boosted)
+    if fraction == 1.0:
+        assert mixed == 0
+    else:
+        assert mixed >= 8  # real texts mix rare identifiers and common words
+
+
 def test_qlog_multi_match_equals_oracle_below_one(corpus: Corpus, texts: list[str]) -> None:
     for mode in modes_for(corpus, "boost", "script"):
         client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode=mode)
@@ -221,11 +274,15 @@ def test_qlog_multi_match_equals_oracle_below_one(corpus: Corpus, texts: list[st
                 _check_against_oracle(corpus, got, oracle, 10, (mode, kind, text))
 
 
-def test_rerank_below_one_equals_oracle(corpus: Corpus, texts: list[str]) -> None:
-    """Both engines here report per-term scores (include_named_queries_score), so rerank
-    moves each hit by exactly (idf_q/idf - 1) times the engine's own term score: q-log BM25
-    with the engine's norms, like boost mode, within 1e-4."""
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30)
+@RERANK_IN
+def test_rerank_below_one_equals_oracle(corpus: Corpus, texts: list[str],
+                                        rerank_in: RerankWhere) -> None:
+    """In the engine, the rescore query is the boost rewrite; on the client, both engines
+    here report per-term scores (include_named_queries_score), so rerank moves each hit by
+    exactly (idf_q/idf - 1) times the engine's own term score. Either way: q-log BM25 with
+    the engine's norms, like boost mode, within 1e-4."""
+    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
+                  rerank_in=rerank_in)
     checked = 0
     for text in texts[:12]:
         quantised = qlog_match_scores(corpus, "body", text, Q_LOW)
@@ -246,7 +303,8 @@ def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
     import esqlog.wrap
 
     monkeypatch.setattr(esqlog.wrap, "supports_named_scores", lambda *_: False)
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30)
+    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
+                  rerank_in="client")
     checked = 0
     for text in texts[:8]:
         exact = qlog_match_scores(corpus, "body", text, Q_LOW, exact_length=True)
@@ -267,8 +325,8 @@ def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
 def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: list[str]) -> None:
     pkgs = top_pkgs(corpus)
     bare = corpus.engine.client
-    for mode in modes_for(corpus, "boost", "script", "rerank"):
-        client = wrap(bare, corpus.cals(Q_LOW), mode=mode, top_n=60)
+    for mode, options in variants_for(corpus, "boost", "script", "rerank"):
+        client = wrap(bare, corpus.cals(Q_LOW), mode=mode, top_n=60, **options)
         for text in texts[30:33]:
             match = {"match": {"body": text}}
             filtered = {"bool": {"must": [match], "filter": [{"terms": {"pkg": pkgs[:4]}}]}}
@@ -277,7 +335,7 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
                     "aggs": {"pkgs": {"terms": {"field": "pkg", "size": 50}},
                              "seq": {"stats": {"field": "seq"}}}}
             got, expected = client.search(index=corpus.index, body=body), native(corpus, body)
-            assert total_of(got) == total_of(expected) > 0, (mode, text)
+            assert total_of(got) == total_of(expected) > 0, (mode, options, text)
             assert body_of(got)["aggregations"] == body_of(expected)["aggregations"]
             assert {h["_source"]["pkg"] for h in body_of(got)["hits"]["hits"]} <= set(pkgs[:4])
             # the whole matched set
@@ -291,7 +349,7 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
             first = hits_of(client.search(index=corpus.index, body={"query": match, "size": 20}))
             page = hits_of(client.search(index=corpus.index,
                                          body={"query": match, "from": 10, "size": 10}))
-            assert [i for i, _ in page] == [i for i, _ in first[10:20]], (mode, text)
+            assert [i for i, _ in page] == [i for i, _ in first[10:20]], (mode, options, text)
             assert [s for _, s in page] == pytest.approx([s for _, s in first[10:20]], rel=1e-6)
             # search_after over a field sort: the same documents in the same order
             sort_body = {"query": match, "size": 40, "sort": [{"seq": "asc"}]}
@@ -305,7 +363,7 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
                         break
                     pages.append([h["_id"] for h in hits])
                     after = hits[-1]["sort"]
-            assert pages_got == pages_native and len(pages_got) >= 2, (mode, text)
+            assert pages_got == pages_native and len(pages_got) >= 2, (mode, options, text)
             # _source filtering
             src = client.search(index=corpus.index, body={"query": match, "size": 15,
                                                           "_source": ["name", "pkg"]})
@@ -319,8 +377,8 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
 
 def test_q1_everything_identical_with_aggs(corpus: Corpus, texts: list[str]) -> None:
     pkgs = top_pkgs(corpus)
-    for mode in modes_for(corpus, "boost", "script", "rerank"):
-        client = wrap(corpus.engine.client, corpus.cals(1.0), mode=mode)
+    for mode, options in variants_for(corpus, "boost", "script", "rerank"):
+        client = wrap(corpus.engine.client, corpus.cals(1.0), mode=mode, **options)
         for text in texts[40:43]:
             body = {"query": {"bool": {"should": [{"match": {"body": text}}],
                                        "filter": [{"terms": {"pkg": pkgs[:10]}}]}},
@@ -330,7 +388,7 @@ def test_q1_everything_identical_with_aggs(corpus: Corpus, texts: list[str]) -> 
                 native(corpus, body))
             assert got["aggregations"] == expected["aggregations"]
             assert got["hits"]["total"] == expected["hits"]["total"]
-            assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, text))
+            assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, options, text))
             assert [h["_source"] for h in got["hits"]["hits"]] == [
                 h["_source"] for h in expected["hits"]["hits"]]
 
@@ -362,7 +420,7 @@ def test_script_mode_availability(corpus: Corpus, texts: list[str]) -> None:
     assert isinstance(info.value, UsageError)
     message = str(info.value)
     assert "script mode is not available" in message and "mode='boost'" in message
-    assert "unable to find script" in message
+    assert "esqlog-qlog-term not found" in message  # asked once, before any search
     assert type(info.value.__cause__).__module__.startswith("elasticsearch")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -185,6 +185,68 @@ def test_script_mode_without_boost_has_no_boost_key() -> None:
     assert rq({"match": {"code": "json"}}, SCRIPT) == script_clause("code", "json")
 
 
+def hybrid(fraction: float) -> RewriteSettings:
+    return RewriteSettings(CAL, mode="script", script_id="my-script", script_df_fraction=fraction)
+
+
+def applied_weight(clause: Mapping[str, Any]) -> float:
+    """The factor a clause multiplies its term's native BM25 by: the term boost, or what the
+    stored script computes from its params (the same boost_weight, see esqlog-qlog-term)."""
+    if "term" in clause:
+        (spec,) = clause["term"].values()
+        return float(spec["boost"])
+    params = clause["script_score"]["script"]["params"]
+    return float(qlog.boost_weight(params["n"], params["N"], params["q"], params["form"]))
+
+
+def test_script_mode_scripts_rare_terms_and_boosts_frequent_ones_with_the_same_weights() -> None:
+    """A script_score clause hides its maximum score from Lucene, so only terms in at most
+    script_df_fraction of the documents are scripted; the frequent ones (most of the work)
+    get the boost mode's term clause. Both must apply exactly the boost mode's weights."""
+    text = "parse json read file gamma unknown"  # df 3, 40, 500, 900, 7, 10 of N = 1000
+    resolved = {(f, text): resolved_for(f, text) for f in CAL}
+    for field, (q, form) in {"code": (0.5, "lucene"), "title": (0.8, "rsj")}.items():
+        query = {"match": {field: text}}
+        out = rq(query, hybrid(0.01), resolved)  # at most 10 documents: scripted
+        assert out == {"bool": {"should": [
+            script_clause(field, "parse", q, form),
+            term(field, "json", weight("json", q, form)),
+            term(field, "read", weight("read", q, form)),
+            term(field, "file", weight("file", q, form)),
+            script_clause(field, "gamma", q, form),
+            script_clause(field, "unknown", q, form),  # df 10 = 1% of 1000: still scripted
+        ]}}
+        boosted = rq(query, BOOST, resolved)["bool"]["should"]
+        for mode_clause, boost_clause in zip(out["bool"]["should"], boosted, strict=True):
+            assert applied_weight(mode_clause) == applied_weight(boost_clause)
+        # 1.0 scripts every term (the behaviour before the hybrid); 0.0 scripts only df 0
+        every = rq(query, hybrid(1.0), resolved)["bool"]["should"]
+        assert [next(iter(c)) for c in every] == ["script_score"] * 6
+        assert every == rq(query, SCRIPT, resolved)["bool"]["should"]
+        assert all("term" in c for c in rq(query, hybrid(0.0), resolved)["bool"]["should"])
+    absent = {("code", "zzz json"): ResolvedText(("zzz", "json"), (0, 1),
+                                                 {"zzz": 0, "json": 40}, N_DOCS)}
+    assert [next(iter(c)) for c in rq({"match": {"code": "zzz json"}}, hybrid(0.0),
+                                      absent)["bool"]["should"]] == ["script_score", "term"]
+
+
+def test_script_mode_boosted_lone_term_carries_match_boost_and_name_like_boost_mode() -> None:
+    resolved = {("code", w): resolved_for("code", w) for w in ("file", "alpha")}
+    query = {"match": {"code": {"query": "file", "boost": 2.5, "_name": "x"}}}
+    assert rq(query, hybrid(0.01), resolved) == rq(query, BOOST, resolved) == {
+        "term": {"code": {"value": "file", "boost": weight("file") * 2.5, "_name": "x"}}}
+    rare = {"match": {"code": {"query": "alpha", "boost": 2.5, "_name": "x"}}}
+    expected = script_clause("code", "alpha")
+    expected["script_score"].update({"boost": 2.5, "_name": "x"})
+    assert rq(rare, hybrid(0.01), resolved) == expected
+
+
+@pytest.mark.parametrize("fraction", [-0.1, 1.5, math.nan])
+def test_rewrite_settings_rejects_script_df_fraction_outside_0_1(fraction: float) -> None:
+    with pytest.raises(ValueError, match="script_df_fraction"):
+        hybrid(fraction)
+
+
 # ----------------------------------------------------------------------------- match pass-through
 
 UNSUPPORTED = {

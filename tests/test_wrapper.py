@@ -114,7 +114,7 @@ def test_calibration_from_a_file_and_bad_arguments(corpus: Corpus, texts: list[s
     from_object = wrap(corpus.engine.client, cal).search(index=corpus.index, body=body)
     assert hits_of(from_file) == hits_of(from_object) and hits_of(from_file)
     with pytest.raises(UsageError, match="unknown mode"):
-        wrap(corpus.engine.client, cal, mode="fast")  # type: ignore[arg-type]
+        wrap(corpus.engine.client, cal, mode="fast")
     with pytest.raises(UsageError, match="top_n"):
         wrap(corpus.engine.client, cal, top_n=0)
     with pytest.raises(TypeError):
@@ -310,27 +310,44 @@ def _term_values(node: Any) -> list[str]:
 
 
 def test_hostile_query_text_reaches_the_engine_only_as_data(corpus: Corpus) -> None:
+    """Hostile text must travel only as analyzed tokens in term values, on every path that
+    builds a query: boost, script (all terms scripted, and the default hybrid that boosts
+    frequent terms), and both rerank paths (the engine's rescore query, the client's one
+    named search)."""
     bare = corpus.engine.client
-    for mode in modes_for(corpus, "boost", "script", "rerank"):
-        w = wrap(bare, corpus.cals(1.0), mode=mode, top_n=20)
+    variants: list[tuple[str, dict[str, Any]]] = [
+        ("boost", {}), ("script", {"script_df_fraction": 1.0}), ("script", {}),
+        ("rerank", {"rerank_in": "engine"}), ("rerank", {"rerank_in": "client"})]
+    scripted_some = False
+    for mode, options in variants:
+        if mode == "script" and not corpus.has_painless:
+            continue
+        w = wrap(bare, corpus.cals(1.0), mode=mode, top_n=20, **options)
         for text in HOSTILE:
             body = {"query": {"match": {"body": text}}, "size": 10}
             with Recorder(bare) as rec:
                 got = w.search(index=corpus.index, body=copy.deepcopy(body))
             expected = bare.search(index=corpus.index, body=body, search_type=DFS)
-            assert "error" not in body_of(got) and hits_of(got), (mode, text)
-            assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, text))
+            assert "error" not in body_of(got) and hits_of(got), (mode, options, text)
+            assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, options, text))
             (sent,) = rec.calls
             query = sent["body"]["query"]
-            if mode == "rerank":
+            if options.get("rerank_in") == "engine":
                 assert query == body["query"]  # the text travels in a match query, as given
-                continue
+                query = sent["body"]["rescore"]["query"]["rescore_query"]  # and as tokens
             tokens = [t["token"] for t in call(corpus.engine, "POST", f"/{corpus.index}/_analyze",
                                                {"field": "body", "text": text})["tokens"]]
             # Only analyzed tokens, each as the value of a term query.
-            assert _term_values(query) == tokens, (mode, text)
+            assert _term_values(query) == tokens, (mode, options, text)
             scripts = _scripts(query)
-            assert len(scripts) == (len(tokens) if mode == "script" else 0)
+            if mode == "script":
+                n_docs, _, df = corpus.global_stats("body", tokens)
+                fraction = options.get("script_df_fraction", 0.01)
+                rare = [t for t in tokens if df[t] <= fraction * n_docs]
+                assert [s["params"]["n"] for s in scripts] == [df[t] for t in rare]
+                scripted_some |= 0 < len(rare) < len(tokens)
+            else:
+                assert scripts == []
             for script in scripts:
                 assert set(script) == {"id", "params"} and script["id"] == "esqlog-qlog-term"
                 params = script["params"]
@@ -340,3 +357,5 @@ def test_hostile_query_text_reaches_the_engine_only_as_data(corpus: Corpus) -> N
             dumped = json.dumps(query)
             assert text not in dumped and json.dumps(text)[1:-1] not in dumped
             assert "source" not in _keys(query) and "inline" not in _keys(query)
+    # the default hybrid really mixed scripts and boosts on some hostile text
+    assert scripted_some or not corpus.has_painless

@@ -3,7 +3,8 @@
     python scripts/bench/calibrate_speed.py --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard
 
-Runs the sampled calibrate (default settings, several seeds) and the exact one, and splits
+Runs the sampled calibrate (default settings, several seeds), the exact one and the one that
+also snapshots the vocabulary (``--vocabulary``), and splits
 each run's wall clock into time inside engine requests (network + engine work) and time in
 esqlog itself (parsing, counting), by timing every Engine.perform call.
 """
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from esqlog.calibrate import calibrate
+from esqlog.calibrate import Calibration, calibrate, calibrate_with_vocabulary
 from esqlog.engine import ConnectionSettings, Engine, Request, connect
 
 
@@ -36,14 +37,19 @@ class TimedEngine(Engine):
             self.requests += 1
 
 
-def timed(engine: TimedEngine, **kwargs: Any) -> dict[str, Any]:
+def timed(engine: TimedEngine, vocabulary: bool = False, **kwargs: Any) -> dict[str, Any]:
     engine.request_seconds, engine.requests = 0.0, 0
     started = time.perf_counter()
-    cal = calibrate(engine, **kwargs)
+    cal: Calibration
+    if vocabulary:
+        cal, _ = calibrate_with_vocabulary(engine, **kwargs)
+    else:
+        cal = calibrate(engine, **kwargs)
     total = time.perf_counter() - started
     return {"h_tok": cal.h_tok, "low": cal.h_tok_low, "high": cal.h_tok_high, "q": cal.q,
             "docs": cal.live_docs, "seconds": total, "engine_seconds": engine.request_seconds,
-            "esqlog_seconds": total - engine.request_seconds, "requests": engine.requests}
+            "esqlog_seconds": total - engine.request_seconds, "requests": engine.requests,
+            "terms": cal.vocabulary_terms}
 
 
 def main() -> int:
@@ -60,6 +66,10 @@ def main() -> int:
     rate = exact["docs"] / exact["seconds"]
     print(f"exact   h_tok={exact['h_tok']:.4f} {exact['seconds']:.1f} s ({rate:,.0f} docs/s; "
           f"engine {exact['engine_seconds']:.1f} s, esqlog {exact['esqlog_seconds']:.1f} s)")
+    vocab = timed(engine, vocabulary=True, index=args.index, field_name=args.field)
+    print(f"vocabulary h_tok={vocab['h_tok']:.4f} {vocab['terms']:,} terms in "
+          f"{vocab['seconds']:.1f} s ({vocab['docs'] / vocab['seconds']:,.0f} docs/s; engine "
+          f"{vocab['engine_seconds']:.1f} s, esqlog {vocab['esqlog_seconds']:.1f} s)")
     samples = []
     for seed in map(int, args.seeds.split(",")):
         run = timed(engine, index=args.index, field_name=args.field, seed=seed)
@@ -70,7 +80,8 @@ def main() -> int:
               f"{run['engine_seconds']:.1f} s, esqlog {run['esqlog_seconds']:.1f} s)")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"exact": exact, "sampled": samples}, indent=2))
+        summary = {"exact": exact, "vocabulary": vocab, "sampled": samples}
+        args.out.write_text(json.dumps(summary, indent=2))
     return 0
 
 
