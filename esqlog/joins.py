@@ -15,6 +15,7 @@ confirms (adjacent analyzed terms) are used.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -36,21 +37,25 @@ def approximate_terms(text: str) -> list[str]:
 
 def join_candidates(terms: Sequence[str], max_parts: int = MAX_PARTS) -> list[str]:
     """Compounds of 2..max_parts adjacent terms with each separator, minus the terms themselves."""
+    return list(_candidates(tuple(terms), max_parts))
+
+
+@functools.lru_cache(maxsize=1024)
+def _candidates(terms: tuple[str, ...], max_parts: int) -> tuple[str, ...]:
+    """join_candidates, memoized: one search asks for the same terms' joins up to three
+    times (statistics, rewrite, rerank), and the work is all string building."""
+    return tuple(_form_candidates(terms, max_parts))
+
+
+def _form_candidates(terms: Sequence[str], max_parts: int) -> list[str]:
     present = set(terms)
     spaced = {t for t in present if _SPACE.search(t)}  # no index term can contain a space
-    out: dict[str, None] = {}
-    for size in range(2, max_parts + 1):
-        for start in range(0, len(terms) - size + 1):
-            parts = terms[start:start + size]
-            if spaced and any(p in spaced for p in parts):
-                continue
-            for sep in SEPARATORS:
-                candidate = sep.join(parts)
-                if candidate not in present:
-                    out[candidate] = None
-                if len(out) >= MAX_CANDIDATES:
-                    return list(out)
-    return list(out)
+    windows = [terms[start:start + size] for size in range(2, max_parts + 1)
+               for start in range(len(terms) - size + 1)]
+    if spaced:
+        windows = [parts for parts in windows if not any(p in spaced for p in parts)]
+    joined = dict.fromkeys(sep.join(parts) for parts in windows for sep in SEPARATORS)
+    return [c for c in joined if c not in present][:MAX_CANDIDATES]
 
 
 def proposed_candidates(text: str) -> list[str]:

@@ -24,10 +24,8 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Literal
 
-import numpy as np
-
 from esqlog.joins import confirmed_joins
-from esqlog.qlog import IDF_FORMS, boost_weight, validate_q
+from esqlog.qlog import IDF_FORMS, boost_weights, validate_q
 from esqlog.stats import TextStats
 
 __all__ = [
@@ -39,6 +37,7 @@ __all__ = [
     "resolved_from_stats",
     "rewrite_body",
     "rewrite_query",
+    "rewrite_query_shared",
 ]
 
 Mode = Literal["boost", "script"]
@@ -190,6 +189,8 @@ class _MultiMatchPlan:
 
 
 def _is_int(value: object) -> bool:
+    if type(value) is int:  # the common case, without the slow ABC check
+        return True
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
@@ -359,8 +360,7 @@ def _weights(ns: list[int], doc_count: int, cal: FieldCalibration) -> list[float
 
     A non-finite weight would poison every score, so it is refused.
     """
-    weights = [float(w) for w in np.atleast_1d(boost_weight(np.asarray(ns, dtype=np.float64),
-                                                            doc_count, cal.q, cal.form))]
+    weights = boost_weights(ns, doc_count, cal.q, cal.form)
     for n, weight in zip(ns, weights, strict=True):
         if not math.isfinite(weight):
             raise ValueError(f"non-finite q-log weight for n={n}, N={doc_count}, q={cal.q}")
@@ -524,9 +524,19 @@ def rewrite_query(
     The input is deep-copied first so the result shares nothing with it: callers may mutate
     either afterwards.
     """
+    return rewrite_query_shared(copy.deepcopy(query), resolved, settings)
+
+
+def rewrite_query_shared(
+    query: Mapping[str, Any],
+    resolved: Mapping[tuple[str, str], ResolvedText],
+    settings: RewriteSettings,
+) -> dict[str, Any]:
+    """rewrite_query without the defensive copy: the result may share untouched subtrees
+    with ``query`` (nothing here mutates the input). For the wrapper, which only serializes
+    the result; a deep copy per search cost as much as the rewrite itself."""
     ctx = _Context(resolved, settings)
-    result = _walk(copy.deepcopy(query), lambda kind, inner: _rewrite_leaf(kind, inner, ctx))
-    return dict(result)
+    return dict(_walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, ctx)))
 
 
 def rewrite_body(

@@ -30,6 +30,7 @@ import json
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from esqlog.hapax import HapaxEstimate
 
 FORMAT = "esqlog-vocabulary/1"
 SCAN_BATCH = 500
+RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 Progress = Callable[[int], None]
 
 
@@ -51,7 +53,10 @@ def term_hash(term: str) -> int:
 
 
 def _hashes(terms: Iterable[str]) -> np.ndarray:
-    return np.fromiter((term_hash(t) for t in terms), dtype=np.uint64)
+    """term_hash of every term as one uint64 array (digests joined, read little-endian)."""
+    blake = hashlib.blake2b
+    digests = b"".join([blake(t.encode("utf-8"), digest_size=8).digest() for t in terms])
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
 @dataclass(frozen=True)
@@ -67,23 +72,35 @@ class Vocabulary:
     created_at: str
     hashes: np.ndarray  # uint64, sorted, unique
     df: np.ndarray  # uint32, aligned with hashes
+    #: term -> df of recently asked terms (bounded by RECENT_TERMS; dict ops are atomic)
+    _recent: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
 
     def __len__(self) -> int:
         return int(self.hashes.size)
 
     def df_of(self, terms: Sequence[str]) -> dict[str, int]:
-        """df of each term; 0 for a term the vocabulary does not hold."""
+        """df of each term; 0 for a term the vocabulary does not hold.
+
+        Recently asked terms are answered from a bounded dict (queries share most words);
+        the others by hashing and one vectorised binary search.
+        """
+        known = self._recent
+        missing = [t for t in dict.fromkeys(terms) if t not in known]
+        if missing:
+            if len(known) + len(missing) > RECENT_TERMS:
+                known.clear()  # simple and bounded; refills from the next queries
+            known.update(self._search(missing))
+        return {t: known[t] for t in terms}
+
+    def _search(self, terms: Sequence[str]) -> dict[str, int]:
         if not terms:
             return {}
         if not self.hashes.size:
             return dict.fromkeys(terms, 0)
         keys = _hashes(terms)
-        at = np.searchsorted(self.hashes, keys)
-        inside = at < self.hashes.size
-        found = np.zeros(len(terms), dtype=bool)
-        found[inside] = self.hashes[at[inside]] == keys[inside]
-        values = np.where(found, self.df[np.minimum(at, max(self.hashes.size - 1, 0))], 0)
-        return {t: int(v) for t, v in zip(terms, values, strict=True)}
+        at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
+        values = np.where(self.hashes[at] == keys, self.df[at], 0).tolist()
+        return dict(zip(terms, values, strict=True))
 
 
 # --- building -------------------------------------------------------------------------------
@@ -106,7 +123,7 @@ class VocabularyScan:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted unique hashes, df) for the snapshot file."""
         terms = list(self.df)
-        keys = _hashes(terms)
+        keys = np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
         df = np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
         order = np.argsort(keys, kind="stable")
         keys, df = keys[order], df[order]

@@ -71,7 +71,7 @@ from esqlog.rewrite import (
     RewriteSettings,
     collect_query_texts,
     resolved_from_stats,
-    rewrite_query,
+    rewrite_query_shared,
 )
 from esqlog.stats import (
     FieldStats,
@@ -199,6 +199,7 @@ class QlogPlanner:
             raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
         if top_n < 1:
             raise UsageError(f"top_n must be at least 1, got {top_n}", "pass e.g. top_n=100")
+        self._field_settings: dict[str, dict[str, FieldCalibration]] = {}
         self.by_index: dict[str, list[Calibration]] = {}
         for cal in calibrations:
             self.by_index.setdefault(cal.index, []).append(cal)
@@ -307,7 +308,12 @@ class QlogPlanner:
         return vocab
 
     def field_settings(self, index: str) -> dict[str, FieldCalibration]:
-        return {c.field: FieldCalibration(c.q, c.idf_form) for c in self.by_index[index]}
+        """Field -> its q and IDF form (validated once per index, not per search)."""
+        found = self._field_settings.get(index)
+        if found is None:
+            found = {c.field: FieldCalibration(c.q, c.idf_form) for c in self.by_index[index]}
+            self._field_settings[index] = found
+        return found
 
     def effective_mode(self, mode: Mode | None) -> Mode:
         chosen = mode or self.mode
@@ -393,7 +399,7 @@ class QlogPlanner:
                                    "script" if mode == "script" else "boost", TERM_SCRIPT_ID,
                                    self.weight_of_joins(target.index),
                                    script_df_fraction=self.script_df_fraction)
-        return rewrite_query(query, resolved, settings)
+        return rewrite_query_shared(query, resolved, settings)
 
     def named_native(self, target: IndexTarget, query: Any,
                      stats: Mapping[tuple[str, str], TextStats],
@@ -403,7 +409,7 @@ class QlogPlanner:
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         fields = {f: FieldCalibration(1.0, "lucene") for f in self.field_settings(target.index)}
         settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)
-        return rewrite_query(query, resolved, settings)
+        return rewrite_query_shared(query, resolved, settings)
 
     def scored_texts(self, target: IndexTarget,
                      stats: Mapping[tuple[str, str], TextStats]) -> list[ScoredText]:
@@ -471,8 +477,10 @@ class _Call:
                 self.kwargs[name] = value
         elif args:
             raise TypeError("search() takes keyword arguments only")
+        # A shallow copy is enough: esqlog only ever replaces top-level keys of the body
+        # (query, rescore, size, ...) and builds new clauses, never edits the caller's.
         self.body: dict[str, Any] | None = (
-            copy.deepcopy(self.kwargs["body"]) if isinstance(self.kwargs.get("body"), Mapping)
+            dict(self.kwargs["body"]) if isinstance(self.kwargs.get("body"), Mapping)
             else None)
 
     @property

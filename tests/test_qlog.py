@@ -398,3 +398,26 @@ class TestValidateQ:
     def test_rejects_invalid(self, q: float) -> None:
         with pytest.raises(ValueError, match="between 0 and 2"):
             validate_q(q)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    data=st.data(),
+    N=st.integers(min_value=1, max_value=50_000_000),
+    q=st.floats(min_value=0.0, max_value=2.0),
+    form=st.sampled_from(["lucene", "rsj"]),
+)
+def test_boost_weights_twin_equals_numpy_boost_weight(
+        data: st.DataObject, N: int, q: float, form: str) -> None:
+    """The wrapper's per-search float path must give the numpy weights, to rounding."""
+    ns = data.draw(st.lists(st.integers(min_value=0, max_value=N), min_size=0, max_size=40))
+    fast = qlog.boost_weights(ns, N, q, form)
+    slow = qlog.boost_weight(np.asarray(ns, dtype=np.float64), N, q, form)
+    assert len(fast) == len(ns)
+    for got, want in zip(fast, np.atleast_1d(slow), strict=True):
+        assert math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_boost_weights_rejects_unknown_form() -> None:
+    with pytest.raises(ValueError, match="unknown IDF form"):
+        qlog.boost_weights([1], 10, 0.5, "bm42")

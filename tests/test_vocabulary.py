@@ -483,3 +483,11 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
     save_vocabulary(make_vocabulary({"func": 1}), moved / "cal.vocab.npz")
     with pytest.raises(UsageError, match="checksum differs"):
         load_vocabulary(again.vocabulary_path() or "", again.vocabulary_sha256)
+
+
+@given(st.lists(st.text(max_size=30), max_size=50))
+def test_batched_hashes_equal_term_hash(terms: list[str]) -> None:
+    """Lookups hash a whole query at once; they must find what the build stored per term."""
+    from esqlog.vocabulary import _hashes
+
+    assert _hashes(terms).tolist() == [term_hash(t) for t in terms]
