@@ -445,9 +445,10 @@ class QlogPlanner:
         self.script_ok = False
         if not self._warned:
             self._warned = True
-            warnings.warn(
-                f"esqlog: the cluster cannot run the stored script ({error_reason(exc)}); "
-                "falling back to boost mode", RuntimeWarning, stacklevel=4)
+            reason = (f"stored script {TERM_SCRIPT_ID} not found" if exc is self.script_failure
+                      else error_reason(exc))
+            warnings.warn(f"esqlog: the cluster cannot run the stored script ({reason}); "
+                          "falling back to boost mode", RuntimeWarning, stacklevel=4)
 
 
 def is_script_failure(exc: BaseException) -> bool:
