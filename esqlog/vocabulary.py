@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -44,6 +45,8 @@ from esqlog.hapax import HapaxEstimate
 FORMAT = "esqlog-vocabulary/1"
 SCAN_BATCH = 500
 RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
+BLOOM_K = 4  # bit positions per term
+BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 Progress = Callable[[int], None]
 
 
@@ -66,6 +69,34 @@ def _hashes(terms: Iterable[str]) -> np.ndarray:
     return np.frombuffer(b"".join([_digest(t) for t in terms]), dtype="<u8").astype(np.uint64)
 
 
+def _bloom_positions(term: str, k: int, mask: int) -> list[int]:
+    """Bit positions of a term in the membership filter (double hashing on CRC-32/Adler-32).
+
+    Cheap C-implemented checksums, not cryptographic ones: a weak spread can only raise the
+    filter's false-positive rate (a wasted exact lookup), never hide a vocabulary term.
+    """
+    data = term.encode("utf-8")
+    h1, h2 = zlib.crc32(data), zlib.adler32(data) | 1
+    return [(h1 + i * h2) & mask for i in range(k)]
+
+
+def build_bloom(terms: Sequence[str], k: int = BLOOM_K) -> np.ndarray:
+    """A Bloom filter of the terms: >= BLOOM_BITS_PER_TERM bits a term, a power of two."""
+    size = 64
+    while size < len(terms) * BLOOM_BITS_PER_TERM:
+        size *= 2
+    mask = size - 1
+    data = [t.encode("utf-8") for t in terms]
+    h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
+    h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
+    bits = np.zeros(size // 8, dtype=np.uint8)
+    for i in range(k):
+        pos = (h1 + np.uint64(i) * h2) & np.uint64(mask)
+        np.bitwise_or.at(bits, (pos >> np.uint64(3)).astype(np.int64),
+                         (np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8)))
+    return bits
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """Global df of every term of one field, as of ``created_at``; immutable, thread-safe."""
@@ -79,11 +110,43 @@ class Vocabulary:
     created_at: str
     hashes: np.ndarray  # uint64, sorted, unique
     df: np.ndarray  # uint32, aligned with hashes
+    #: Bloom filter of the terms (build_bloom): most absent terms (join candidates, above
+    #: all) are ruled out without hashing them or searching the arrays. None: always search.
+    bloom: np.ndarray | None = dc_field(default=None, compare=False, repr=False)
     #: term -> df of recently asked terms (bounded by RECENT_TERMS; dict ops are atomic)
     _recent: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    _bloom_bytes: bytes = dc_field(default=b"", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Keep the filter as bytes: indexing bytes is the fastest bit test Python has."""
+        if self.bloom is not None and self.bloom.size:
+            object.__setattr__(self, "_bloom_bytes", self.bloom.tobytes())
 
     def __len__(self) -> int:
         return int(self.hashes.size)
+
+    def might_hold(self, term: str) -> bool:
+        """False only for a term the vocabulary certainly lacks (no false negatives).
+
+        Unrolled and exiting at the first clear bit (most absent terms stop there): this
+        runs for every join candidate of every query, so it is written for speed; the tests
+        check it against _bloom_positions, which build_bloom's positions come from.
+        """
+        bits = self._bloom_bytes
+        if not bits:
+            return True
+        mask = len(bits) * 8 - 1
+        data = term.encode("utf-8")
+        h1 = zlib.crc32(data)
+        p = h1 & mask
+        if not bits[p >> 3] >> (p & 7) & 1:
+            return False
+        h2 = zlib.adler32(data) | 1
+        for i in range(1, BLOOM_K):
+            p = (h1 + i * h2) & mask
+            if not bits[p >> 3] >> (p & 7) & 1:
+                return False
+        return True
 
     def df_of(self, terms: Sequence[str]) -> dict[str, int]:
         """df of each term; 0 for a term the vocabulary does not hold.
@@ -96,7 +159,8 @@ class Vocabulary:
         if missing:
             if len(known) + len(missing) > RECENT_TERMS:
                 known.clear()  # simple and bounded; refills from the next queries
-            known.update(self._search(missing))
+            known.update(dict.fromkeys(missing, 0))
+            known.update(self._search([t for t in missing if self.might_hold(t)]))
         return {t: known[t] for t in terms}
 
     def _search(self, terms: Sequence[str]) -> dict[str, int]:
@@ -205,7 +269,7 @@ def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, f
     """The compact snapshot of a scan, with the field statistics it belongs with."""
     keys, df = scan.arrays()
     return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
-                      keys, df)
+                      keys, df, build_bloom(list(scan.df)))
 
 
 # --- files ----------------------------------------------------------------------------------
@@ -219,8 +283,12 @@ def _meta(vocab: Vocabulary) -> dict[str, Any]:
 def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
     """Write the snapshot atomically (.npz); returns the path and the file's SHA-256."""
     buffer = io.BytesIO()
-    np.savez(buffer, hashes=vocab.hashes, df=vocab.df,
-             meta=np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8))
+    arrays: dict[str, Any] = {
+        "hashes": vocab.hashes, "df": vocab.df,
+        "meta": np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8)}
+    if vocab.bloom is not None:
+        arrays["bloom"] = vocab.bloom
+    np.savez(buffer, **arrays)
     payload = buffer.getvalue()
     return atomic_write(path, payload), hashlib.sha256(payload).hexdigest()
 
@@ -246,17 +314,21 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
         with loaded as data:
             meta = json.loads(bytes(data["meta"]).decode("utf-8"))
             hashes, df = data["hashes"], data["df"]
+            bloom = data["bloom"] if "bloom" in data.files else None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise UsageError(f"vocabulary file {str(source)!r} is not an esqlog vocabulary "
                          f"({type(exc).__name__})", fix) from None
     found = meta.get("format") if isinstance(meta, dict) else None
-    if found != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape:
+    bad_bloom = bloom is not None and (bloom.dtype != np.uint8 or bloom.size < 8
+                                       or bloom.size & (bloom.size - 1))
+    if found != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape or bad_bloom:
         raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
                          f"{found!r}", fix)
     try:
         return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
                           int(meta["doc_count"]), int(meta["sum_ttf"]), int(meta["live_docs"]),
-                          meta["created_at"], hashes, df.astype(np.uint32, copy=False))
+                          meta["created_at"], hashes, df.astype(np.uint32, copy=False),
+                          bloom)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"vocabulary file {str(source)!r} has incomplete metadata "
                          f"({type(exc).__name__} {exc})", fix) from None

@@ -491,3 +491,50 @@ def test_batched_hashes_equal_term_hash(terms: list[str]) -> None:
     from esqlog.vocabulary import _hashes
 
     assert _hashes(terms).tolist() == [term_hash(t) for t in terms]
+
+
+def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
+    """The filter only saves work: a vocabulary term must always pass it, and absent
+    terms (join candidates, mostly) should nearly all be ruled out."""
+    from esqlog.vocabulary import build_bloom
+
+    rng = np.random.default_rng(7)
+    terms = [f"t{v}x{rng.integers(1 << 30)}" for v in range(20_000)]
+    vocab = Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
+                       np.zeros(0, dtype=np.uint32), build_bloom(terms))
+    assert all(vocab.might_hold(t) for t in terms)
+    others = [f"o{v}y{rng.integers(1 << 30)}" for v in range(20_000)]
+    false_positives = sum(vocab.might_hold(t) for t in others) / len(others)
+    assert false_positives < 0.02, false_positives
+    assert Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
+                      np.zeros(0, dtype=np.uint32)).might_hold("anything")
+
+
+def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
+    from esqlog.vocabulary import build_bloom
+
+    df = {"readfile": 3, "read_file": 1, "read": 40}
+    scan = VocabularyScan(df, dict(df), 3)
+    keys, counts = scan.arrays()
+    vocab = Vocabulary("i", "u", "f", 50, 90, 50, "now", keys, counts, build_bloom(list(df)))
+    path, digest = save_vocabulary(vocab, tmp_path / "v.vocab.npz")
+    loaded = load_vocabulary(path, digest)
+    assert loaded.bloom is not None and np.array_equal(loaded.bloom, vocab.bloom)
+    assert loaded.df_of(["readfile", "read_file", "read", "file", "readfiles"]) == {
+        "readfile": 3, "read_file": 1, "read": 40, "file": 0, "readfiles": 0}
+
+
+@given(st.lists(st.text(max_size=20), min_size=1, max_size=200), st.text(max_size=20))
+def test_might_hold_reads_exactly_the_bits_build_bloom_sets(terms: list[str], probe: str) -> None:
+    """The fast unrolled test must agree with the reference positions, bit for bit."""
+    from esqlog.vocabulary import BLOOM_K, _bloom_positions, build_bloom
+
+    bloom = build_bloom(terms)
+    vocab = Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
+                       np.zeros(0, dtype=np.uint32), bloom)
+    mask = bloom.size * 8 - 1
+    for term in [*terms, probe]:
+        expected = all(bloom[p >> 3] >> (p & 7) & 1
+                       for p in _bloom_positions(term, BLOOM_K, mask))
+        assert vocab.might_hold(term) == expected
+    assert all(vocab.might_hold(t) for t in terms)
