@@ -18,7 +18,7 @@ How it is kept: terms are stored as 64-bit BLAKE2b hashes, sorted, with their df
 term, looked up with one binary search. Two vocabulary terms sharing a hash (odds ~3e-8 for
 a million terms) would give one of them the other's df; a query term that is not in the
 vocabulary gets df 0, as the cluster would say before new documents arrive. The wrapper
-checks every minute that the index has not drifted from the snapshot (esqlog.wrap).
+checks every minute that the index has not drifted from the snapshot (esqlog.wrapper).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import pytest
 
 from esqlog.calibrate import load_calibration
 from esqlog.engine import ConnectionSettings, Engine, Request, connect
-from esqlog.wrap import wrap
+from esqlog.wrapper import wrap
 from tests.private_nodes import ENGINE_SH, PrivateNode, node, one_line_error, run_esqlog
 from tests.private_nodes import stdlib_lines as real_lines
 

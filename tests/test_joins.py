@@ -7,7 +7,7 @@ import pytest
 from esqlog.calibrate import calibrate
 from esqlog.engine import Engine
 from esqlog.joins import confirmed_joins, join_candidates, proposed_candidates
-from esqlog.wrap import wrap
+from esqlog.wrapper import wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call
 

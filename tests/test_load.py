@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from esqlog.engine import Engine
-from esqlog.wrap import CACHE_SIZE, wrap
+from esqlog.wrapper import CACHE_SIZE, wrap
 from tests.oracle import Corpus, corpus_fixture, hits_of, load_query_texts
 
 pytestmark = pytest.mark.engine

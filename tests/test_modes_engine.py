@@ -18,7 +18,7 @@ import pytest
 
 from esqlog.engine import Engine
 from esqlog.errors import UsageError
-from esqlog.wrap import RerankWhere, ScriptingUnavailable, wrap
+from esqlog.wrapper import RerankWhere, ScriptingUnavailable, wrap
 from tests.conftest import call
 from tests.oracle import (
     Corpus,
@@ -300,9 +300,9 @@ def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
         corpus: Corpus, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The fallback for engines without named-query scores: term vectors give exact
     lengths, so the score lies between q-log BM25 with the quantised and the exact length."""
-    import esqlog.wrap
+    import esqlog.wrapper
 
-    monkeypatch.setattr(esqlog.wrap, "supports_named_scores", lambda *_: False)
+    monkeypatch.setattr(esqlog.wrapper, "supports_named_scores", lambda *_: False)
     client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
                   rerank_in="client")
     checked = 0

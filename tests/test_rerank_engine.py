@@ -20,7 +20,7 @@ import pytest
 
 from esqlog.engine import Engine
 from esqlog.rerank import NAME_PREFIX
-from esqlog.wrap import RerankWhere, wrap
+from esqlog.wrapper import RerankWhere, wrap
 from tests.conftest import call
 from tests.oracle import (
     SHARDS,

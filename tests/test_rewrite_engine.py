@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esqlog.engine import Engine
-from esqlog.wrap import wrap
+from esqlog.wrapper import wrap
 from tests.oracle import Corpus, body_of, corpus_fixture
 
 pytestmark = pytest.mark.engine

@@ -34,7 +34,7 @@ from esqlog.calibrate import (
 from esqlog.cli import main
 from esqlog.engine import Engine, error_status
 from esqlog.errors import UsageError
-from esqlog.wrap import MODES, ScriptingUnavailable, wrap
+from esqlog.wrapper import MODES, ScriptingUnavailable, wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import stdlib_lines

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-import esqlog.wrap
+import esqlog.wrapper
 from esqlog.calibrate import (
     SCHEMA_VERSION,
     Calibration,
@@ -38,7 +38,7 @@ from esqlog.engine import Engine, Request
 from esqlog.errors import UsageError
 from esqlog.stats import shard_routings_plan, term_stats_plan
 from esqlog.vocabulary import VocabularyScan, save_vocabulary, vocabulary_from_scan
-from esqlog.wrap import Mode, wrap
+from esqlog.wrapper import Mode, wrap
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import (
     MAPPINGS,
@@ -161,7 +161,7 @@ def test_snapshot_searches_send_no_statistics_request(clean: Snapshotted, texts:
     """The point of a snapshot: once the wrapper knows the index (shard routings, the
     freshness check), a search with never-seen terms costs the search alone. Live statistics
     pay an _mtermvectors round trip for each search with a new term."""
-    monkeypatch.setattr(esqlog.wrap, "SNAPSHOT_CHECK_SECONDS", 1e9)  # no re-check mid-test
+    monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 1e9)  # no re-check mid-test
     performed: list[tuple[Engine, Request]] = []
     original = Engine.perform
 
@@ -248,15 +248,15 @@ def test_drift_warns_once_and_falls_back_to_live_statistics(
         def search_all(client: Any) -> list[list[tuple[str, float]]]:
             return [hits_of(client.search(index=index, body=copy.deepcopy(b))) for b in bodies]
 
-        monkeypatch.setattr(esqlog.wrap, "SNAPSHOT_CHECK_SECONDS", 0.0)  # check every search
+        monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)  # check every search
         watched = wrap(engine.client, cal, stats="auto")
         stale = wrap(engine.client, cal, stats="snapshot")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             before = search_all(watched)
-            monkeypatch.setattr(esqlog.wrap, "SNAPSHOT_CHECK_SECONDS", 1e9)
+            monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 1e9)
             assert search_all(stale) == before  # checked now, not again during this test
-            monkeypatch.setattr(esqlog.wrap, "SNAPSHOT_CHECK_SECONDS", 0.0)
+            monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)
         assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
         assert before == search_all(wrap(engine.client, cal, stats="live"))
 
@@ -291,7 +291,7 @@ def test_each_snapshot_is_judged_by_its_own_calibration(
     the index with the calibration that carries the snapshot, not with whichever field's
     calibration comes first. Otherwise a fresh snapshot is dropped with a false warning, or
     a stale one (title re-calibrated since) keeps scoring with outdated df, silently."""
-    monkeypatch.setattr(esqlog.wrap, "SNAPSHOT_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)
     index = create_index(engine, shards=2, mappings=MAPPINGS)
     docs = [{k: d[k] for k in ("id", "body", "title")} for d in load_docs(240)]
     body = {"query": {"match": {"body": texts[0]}}, "size": 10}

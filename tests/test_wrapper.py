@@ -18,7 +18,7 @@ import pytest
 from esqlog.calibrate import save_calibration
 from esqlog.engine import Engine
 from esqlog.errors import UsageError
-from esqlog.wrap import AsyncQlogClient, QlogClient, wrap
+from esqlog.wrapper import AsyncQlogClient, QlogClient, wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.oracle import (
@@ -119,6 +119,25 @@ def test_calibration_from_a_file_and_bad_arguments(corpus: Corpus, texts: list[s
         wrap(corpus.engine.client, cal, top_n=0)
     with pytest.raises(TypeError):
         wrap(object(), cal)
+
+
+def test_the_readme_two_line_change_works(corpus: Corpus, texts: list[str],
+                                          tmp_path: Path) -> None:
+    """README: ``import esqlog`` then ``esqlog.wrap(client, FILE)``. The package attribute
+    must be the function even after esqlog.wrapper (the module) was imported elsewhere."""
+    import esqlog
+    import esqlog.wrapper
+
+    path = save_calibration(corpus.cals(Q_LOW, ("body",))[0], tmp_path / "code.qlog.json")
+    client = esqlog.wrap(corpus.engine.client, str(path))
+    body = {"query": {"match": {"body": texts[6]}}, "size": 10}
+    got = client.search(index=corpus.index, body=body)
+    assert hits_of(got) and hits_of(got) == hits_of(
+        esqlog.wrapper.wrap(corpus.engine.client, str(path)).search(index=corpus.index,
+                                                                    body=body))
+    assert esqlog.ScriptingUnavailable is esqlog.wrapper.ScriptingUnavailable
+    with pytest.raises(AttributeError):
+        _ = esqlog.not_a_name  # type: ignore[attr-defined]
 
 
 def test_response_type_is_the_clients_own(corpus: Corpus, texts: list[str]) -> None:

@@ -185,7 +185,7 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
     the wrapper, so the fallback always re-sends the original query in boost form and the
     reason reaches the user as one warning line.
     """
-    from esqlog.wrap import ScriptingUnavailable, wrap
+    from esqlog.wrapper import ScriptingUnavailable, wrap
 
     client = wrap(ctx.engine.client, ctx.calibration, joins=joins)
     kwargs = _search_kwargs(ctx, size)

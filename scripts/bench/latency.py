@@ -26,7 +26,7 @@ from pathlib import Path
 
 from esqlog.calibrate import load_calibration
 from esqlog.corpus import load_queries
-from esqlog.wrap import wrap
+from esqlog.wrapper import wrap
 
 
 def percentile(values: list[float], pct: float) -> float:
