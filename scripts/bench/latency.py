@@ -9,7 +9,8 @@ With a calibration made by ``esqlog calibrate --vocabulary`` the default systems
 term's df from the vocabulary snapshot (no statistics round trip); the ``live`` systems ask
 the cluster for terms not in the TTL cache, which is warmed with --warm other queries first,
 as in a running app. ``script-all`` scripts every term (script_df_fraction=1.0);
-``rerank-client`` fetches the top-N and rescores them client-side (rerank_in="client").
+``rerank-client`` fetches the top-N and rescores them client-side (rerank_in="client");
+``boost-nodfs`` skips dfs_query_then_fetch on multi-shard indices (dfs=False).
 Systems run interleaved per query in a rotating order so drift and background load hit all
 of them alike. Times are wall-clock around the client call, wrapper overhead and every extra
 round trip included. Prints p50/p95 per system and the ratio of medians to native.
@@ -68,6 +69,7 @@ def main() -> int:
         "boost-live": (wrap(client, cal, stats="live"), "boost"),
         "rerank-live": (wrap(client, cal, stats="live"), "rerank"),
         "boost+joins-live": (wrap(client, cal, stats="live", joins=True), "boost"),
+        "boost-nodfs": (wrap(client, cal, stats=stats, dfs=False), "boost"),
     }
     field = cal.field
     every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
