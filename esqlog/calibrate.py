@@ -192,10 +192,21 @@ class Freshness:
 
 def freshness_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
     """Compare UUID and live document count with the index as it is now."""
+    uuid, live = yield from index_identity_plan(index)
+    return freshness_of(calibration, uuid, live)
+
+
+def index_identity_plan(index: str) -> Plan[tuple[str, int]]:
+    """(UUID, live documents) of the index as it is now: what freshness is judged by."""
     info = yield from resolve_index_plan(index)
     live = yield from live_doc_count_plan(info.name)
+    return info.uuid, live
+
+
+def freshness_of(calibration: Calibration, uuid: str, live: int) -> Freshness:
+    """How a calibration relates to an index with this UUID and live document count."""
     base = max(calibration.live_docs, 1)
-    return Freshness(info.uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
+    return Freshness(uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
 
 
 def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:

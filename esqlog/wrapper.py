@@ -30,7 +30,8 @@ from esqlog.calibrate import (
     STALE_DRIFT,
     TERM_SCRIPT_ID,
     Calibration,
-    freshness_plan,
+    freshness_of,
+    index_identity_plan,
     load_calibration,
 )
 from esqlog.engine import (
@@ -285,12 +286,11 @@ class QlogPlanner:
         if now < due or not owners:
             return
         self._snapshot_state[target.index] = (usable, now + SNAPSHOT_CHECK_SECONDS)
-        try:
-            checks = []
-            for owner in owners:
-                checks.append((owner, (yield from freshness_plan(owner, target.index))))
+        try:  # one look at the index serves every snapshot of it
+            uuid, live = yield from index_identity_plan(target.index)
         except Exception:
             return
+        checks = [(owner, freshness_of(owner, uuid, live)) for owner in owners]
         cal, fresh = max(checks, key=lambda check: (not check[1].same_index, check[1].drift))
         fits = fresh.same_index and fresh.drift <= STALE_DRIFT
         if usable and not fits:
