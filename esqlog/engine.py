@@ -10,6 +10,7 @@ handling keeps working; esqlog's CLI translates them into one-line messages.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import time
@@ -231,6 +232,32 @@ def version_plan() -> Plan[tuple[int, ...]]:
     for node in nodes.values():
         return parse_version(str(node.get("version", "0")))
     return (0,)
+
+
+def scroll_plan(
+    index: str, body: Mapping[str, Any], on_page: Callable[[list[dict[str, Any]]], Plan[bool]],
+    keep_alive: str = "5m", params: Mapping[str, Any] | None = None,
+) -> Plan[None]:
+    """Page through a search with the scroll API, releasing the scroll context however it ends.
+
+    Each non-empty page of hits goes to ``on_page`` (itself a plan, so it can make requests
+    of its own); it returns False to stop early. A failure while clearing the scroll is
+    ignored: a leftover context expires on its own after ``keep_alive``.
+    """
+    page = yield Request("POST", f"/{index}/_search", {"scroll": keep_alive, **(params or {})},
+                         body)
+    scroll_id = page.get("_scroll_id")
+    try:
+        while hits := page["hits"]["hits"]:
+            if not (yield from on_page(hits)):
+                break
+            page = yield Request("POST", "/_search/scroll",
+                                 body={"scroll": keep_alive, "scroll_id": scroll_id})
+            scroll_id = page.get("_scroll_id", scroll_id)
+    finally:
+        if scroll_id:
+            with contextlib.suppress(Exception):
+                yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -12,7 +12,6 @@ memory stays bounded by the batch size, not the vocabulary.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.engine import Plan, Request
+from esqlog.engine import Plan, Request, scroll_plan
 from esqlog.stats import term_stats_plan
 
 DEFAULT_BATCH = 500
@@ -93,29 +92,20 @@ def exact_hapax_plan(
 ) -> Plan[HapaxEstimate]:
     """Stream every document's term vectors (scroll + _mtermvectors batches)."""
     hapax_total = token_total = docs_total = 0
-    body = yield Request("POST", f"/{index}/_search", {"scroll": "5m"}, {
-        "size": batch, "_source": False, "sort": ["_doc"],
-        "query": {"exists": {"field": field_name}},
-    })
-    scroll_id = body.get("_scroll_id")
-    try:
-        while True:
-            ids = [h["_id"] for h in body["hits"]["hits"]]
-            if not ids:
-                break
-            hapax, lengths = yield from _per_doc_hapax_plan(index, field_name, ids, routings)
-            hapax_total += sum(hapax)
-            token_total += sum(lengths)
-            docs_total += len(ids)
-            if progress is not None:
-                progress(len(ids))
-            body = yield Request("POST", "/_search/scroll", body={"scroll": "5m",
-                                                                  "scroll_id": scroll_id})
-            scroll_id = body.get("_scroll_id", scroll_id)
-    finally:
-        if scroll_id:
-            with contextlib.suppress(Exception):  # a leftover scroll expires on its own
-                yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
+
+    def page(hits: list[dict[str, Any]]) -> Plan[bool]:
+        nonlocal hapax_total, token_total, docs_total
+        ids = [h["_id"] for h in hits]
+        hapax, lengths = yield from _per_doc_hapax_plan(index, field_name, ids, routings)
+        hapax_total += sum(hapax)
+        token_total += sum(lengths)
+        docs_total += len(ids)
+        if progress is not None:
+            progress(len(ids))
+        return True
+
+    yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
+                                   "query": {"exists": {"field": field_name}}}, page)
     h = hapax_total / token_total if token_total else 0.0
     return HapaxEstimate(h, h, h, "exact", docs_total, token_total)
 
@@ -126,30 +116,21 @@ def sample_ids_plan(index: str, field_name: str, size: int, seed: int) -> Plan[l
     Every document gets a seeded pseudo-random score; the ``size`` highest form a uniform
     sample without replacement. Scrolling in score order lifts the 10,000-hit window.
     """
-    page = min(size, SEARCH_WINDOW)
-    body = yield Request("POST", f"/{index}/_search", {"scroll": "2m"}, {
-        "size": page, "_source": False,
+    ids: list[str] = []
+
+    def page(hits: list[dict[str, Any]]) -> Plan[bool]:
+        yield from ()  # a plan that needs no request of its own
+        ids.extend(h["_id"] for h in hits)
+        return len(ids) < size
+
+    yield from scroll_plan(index, {
+        "size": min(size, SEARCH_WINDOW), "_source": False,
         "query": {"function_score": {
             "query": {"exists": {"field": field_name}},
             "random_score": {"seed": seed, "field": "_seq_no"},
             "boost_mode": "replace",
         }},
-    })
-    ids: list[str] = []
-    scroll_id = body.get("_scroll_id")
-    try:
-        while True:
-            hits = body["hits"]["hits"]
-            ids.extend(h["_id"] for h in hits)
-            if len(ids) >= size or not hits:
-                break
-            body = yield Request("POST", "/_search/scroll",
-                                 body={"scroll": "2m", "scroll_id": scroll_id})
-            scroll_id = body.get("_scroll_id", scroll_id)
-    finally:
-        if scroll_id:
-            with contextlib.suppress(Exception):  # a leftover scroll expires on its own
-                yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
+    }, page, keep_alive="2m")
     return ids[:size]
 
 

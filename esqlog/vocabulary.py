@@ -23,7 +23,6 @@ checks every minute that the index has not drifted from the snapshot (esqlog.wra
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -38,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from esqlog.atomic import atomic_write
-from esqlog.engine import Plan, Request
+from esqlog.engine import Plan, Request, scroll_plan
 from esqlog.errors import ClusterError, UsageError
 from esqlog.hapax import HapaxEstimate
 
@@ -50,9 +49,6 @@ BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 Progress = Callable[[int], None]
 
 
-def term_hash(term: str) -> int:
-    """The stable 64-bit key of a term (BLAKE2b: same value in every process and version)."""
-    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
 _BLAKE8 = hashlib.blake2b(digest_size=8)  # copied per term: half the cost of a new object
@@ -62,6 +58,11 @@ def _digest(term: str) -> bytes:
     h = _BLAKE8.copy()
     h.update(term.encode("utf-8"))
     return h.digest()
+
+
+def term_hash(term: str) -> int:
+    """The stable 64-bit key of a term (BLAKE2b: same value in every process and version)."""
+    return int.from_bytes(_digest(term), "little")
 
 
 def _hashes(terms: Iterable[str]) -> np.ndarray:
@@ -230,30 +231,23 @@ def scan_vocabulary_plan(
     docs = 0
     for shard in range(shards):
         shard_df: dict[str, int] = {}
-        body = yield Request("POST", f"/{index}/_search",
-                             {"scroll": "5m", "preference": f"_shards:{shard}"}, {
-                                 "size": batch, "_source": False, "sort": ["_doc"],
-                                 "query": {"exists": {"field": field_name}},
-                             })
-        scroll_id = body.get("_scroll_id")
-        try:
-            while hits := body["hits"]["hits"]:
-                vectors = yield _vectors_request(index, field_name, hits)
-                for doc in vectors.get("docs", []):
-                    terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
-                    for term, info in (terms or {}).items():
-                        shard_df[term] = int(info.get("doc_freq") or 0)
-                        ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
-                docs += len(hits)
-                if progress is not None:
-                    progress(len(hits))
-                body = yield Request("POST", "/_search/scroll",
-                                     body={"scroll": "5m", "scroll_id": scroll_id})
-                scroll_id = body.get("_scroll_id", scroll_id)
-        finally:
-            if scroll_id:
-                with contextlib.suppress(Exception):  # a leftover scroll expires on its own
-                    yield Request("DELETE", "/_search/scroll", body={"scroll_id": [scroll_id]})
+
+        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df) -> Plan[bool]:
+            nonlocal docs
+            vectors = yield _vectors_request(index, field_name, hits)
+            for doc in vectors.get("docs", []):
+                terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
+                for term, info in (terms or {}).items():
+                    shard_df[term] = int(info.get("doc_freq") or 0)
+                    ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
+            docs += len(hits)
+            if progress is not None:
+                progress(len(hits))
+            return True
+
+        yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
+                                       "query": {"exists": {"field": field_name}}},
+                               page, params={"preference": f"_shards:{shard}"})
         for term, n in shard_df.items():
             global_df[term] = global_df.get(term, 0) + n
     if docs and not global_df:
