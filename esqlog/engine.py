@@ -14,11 +14,16 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from esqlog.errors import ClusterError
+
+# Plan and Request are re-exported: every plan module imports them from here.
+from esqlog.steps import Plan as Plan
+from esqlog.steps import Request as Request
+from esqlog.steps import adrive, drive
 
 Flavor = Literal["elasticsearch", "opensearch"]
 T = TypeVar("T")
@@ -31,19 +36,6 @@ RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
 #: ``esqlog --verbose``) attaches a handler.
 logger = logging.getLogger("esqlog")
 logger.addHandler(logging.NullHandler())
-
-
-@dataclass(frozen=True)
-class Request:
-    """A REST call: what both clients can perform without knowing their API signatures."""
-
-    method: str
-    path: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    body: Any = None
-
-
-Plan = Generator[Request, Any, T]
 
 
 def flavor_of(client: Any) -> Flavor:
@@ -186,32 +178,12 @@ def run(engine: Engine, plan: Plan[T]) -> T:
     A failed request is thrown into the plan at its ``yield``, so a plan may translate
     a status it understands (404 for a missing index, say) and let the rest propagate.
     """
-    try:
-        request = plan.send(None)
-        while True:
-            try:
-                response = engine.perform(request)
-            except Exception as exc:
-                request = plan.throw(exc)
-            else:
-                request = plan.send(response)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+    return drive(plan, engine.perform)
 
 
 async def arun(engine: AsyncEngine, plan: Plan[T]) -> T:
     """Feed each request of a plan to an async engine and return the plan's result."""
-    try:
-        request = plan.send(None)
-        while True:
-            try:
-                response = await engine.perform(request)
-            except Exception as exc:
-                request = plan.throw(exc)
-            else:
-                request = plan.send(response)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+    return await adrive(plan, engine.perform)
 
 
 def bm25_scale(flavor: Flavor, version: tuple[int, ...], k1: float = 1.2) -> float:

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from esqlog.engine import Engine
-from esqlog.wrapper import CACHE_SIZE, wrap
+from esqlog.wrapper import wrap
+from esqlog.wrapper.lru import CACHE_SIZE
 from tests.oracle import Corpus, corpus_fixture, hits_of, load_query_texts
 
 pytestmark = pytest.mark.engine
@@ -77,15 +78,15 @@ def test_sixteen_threads_for_a_minute(corpus: Corpus) -> None:
 
     with ThreadPoolExecutor(THREADS) as pool:
         list(pool.map(worker, range(THREADS)))
-    planner = wrapped.esqlog_planner
+    cache = wrapped.esqlog_core.resolver.cache
     print(f"\n[load sync] {THREADS} threads, {SECONDS:.0f} s: {counts['queries']} queries, "
           f"{counts['errors']} errors, {counts['mismatches']} mismatches, "
-          f"peak RSS {_peak_rss_mb():.0f} MB, caches {len(planner.names)}+"
-          f"{len(planner.targets)} entries (bound {CACHE_SIZE} each)")
+          f"peak RSS {_peak_rss_mb():.0f} MB, cache {len(cache)} entries "
+          f"(bound {CACHE_SIZE})")
     assert counts["queries"] > THREADS
     assert counts["errors"] == 0
     assert counts["mismatches"] == 0
-    assert len(planner.names) <= CACHE_SIZE and len(planner.targets) <= CACHE_SIZE
+    assert len(cache) <= CACHE_SIZE
 
 
 def test_two_hundred_async_tasks_for_a_minute(corpus: Corpus) -> None:

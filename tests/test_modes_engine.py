@@ -300,9 +300,9 @@ def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
         corpus: Corpus, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The fallback for engines without named-query scores: term vectors give exact
     lengths, so the score lies between q-log BM25 with the quantised and the exact length."""
-    import esqlog.wrapper
+    import esqlog.rerank.strategies
 
-    monkeypatch.setattr(esqlog.wrapper, "supports_named_scores", lambda *_: False)
+    monkeypatch.setattr(esqlog.rerank.strategies, "supports_named_scores", lambda *_: False)
     client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
                   rerank_in="client")
     checked = 0
@@ -409,7 +409,7 @@ def test_script_mode_availability(corpus: Corpus, texts: list[str]) -> None:
                                                                           body=body)
             got = auto.search(index=corpus.index, body=body)
         assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
-        assert auto.esqlog_planner.script_ok is not False
+        assert auto.esqlog_core.scripts.ok is not False
         assert_same_ranking(hits_of(script), hits_of(got), 1e-6)
         assert_same_ranking(boost, hits_of(script), 1e-4)
         return

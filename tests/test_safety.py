@@ -34,7 +34,7 @@ from esqlog.calibrate import (
 from esqlog.cli import main
 from esqlog.engine import Engine, error_status
 from esqlog.errors import UsageError
-from esqlog.wrapper import MODES, ScriptingUnavailable, wrap
+from esqlog.wrapper import SEARCH_MODES, ScriptingUnavailable, wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import stdlib_lines
@@ -127,7 +127,7 @@ def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
         client = _client(engine.flavor, url)
         wrapped = wrap(client, out)
         query = {"match": {"body": "return self name value"}}
-        for mode in MODES:
+        for mode in SEARCH_MODES:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # auto's fallback on ES
                 try:

@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-import esqlog.wrapper
 from esqlog.calibrate import (
     SCHEMA_VERSION,
     Calibration,
@@ -38,7 +37,8 @@ from esqlog.engine import Engine, Request
 from esqlog.errors import UsageError
 from esqlog.stats import shard_routings_plan, term_stats_plan
 from esqlog.vocabulary import VocabularyScan, save_vocabulary, vocabulary_from_scan
-from esqlog.wrapper import Mode, wrap
+from esqlog.wrapper import SearchMode, wrap
+from esqlog.wrapper import snapshots as snapshot_guard
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import (
     MAPPINGS,
@@ -97,8 +97,8 @@ def texts() -> list[str]:
     return found
 
 
-def variants(has_painless: bool) -> list[tuple[Mode, dict[str, Any]]]:
-    out: list[tuple[Mode, dict[str, Any]]] = [("boost", {})]
+def variants(has_painless: bool) -> list[tuple[SearchMode, dict[str, Any]]]:
+    out: list[tuple[SearchMode, dict[str, Any]]] = [("boost", {})]
     if has_painless:
         out.append(("script", {}))
     return [*out, ("rerank", {"rerank_in": "engine"}), ("rerank", {"rerank_in": "client"})]
@@ -151,8 +151,8 @@ def test_snapshot_and_live_statistics_give_identical_searches(clean: Snapshotted
             with_hits += bool(hits_of(got))
         assert with_hits >= 50, (mode, options)
         for name in FIELDS:  # the snapshot stayed in use throughout
-            assert snap.esqlog_planner.snapshot_for(clean.index, name) is not None
-            assert live.esqlog_planner.snapshot_for(clean.index, name) is None
+            assert snap.esqlog_core.snapshot_for(clean.index, name) is not None
+            assert live.esqlog_core.snapshot_for(clean.index, name) is None
 
 
 @pytest.mark.engine
@@ -161,7 +161,7 @@ def test_snapshot_searches_send_no_statistics_request(clean: Snapshotted, texts:
     """The point of a snapshot: once the wrapper knows the index (shard routings, the
     freshness check), a search with never-seen terms costs the search alone. Live statistics
     pay an _mtermvectors round trip for each search with a new term."""
-    monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 1e9)  # no re-check mid-test
+    monkeypatch.setattr(snapshot_guard, "SNAPSHOT_CHECK_SECONDS", 1e9)  # no re-check mid-test
     performed: list[tuple[Engine, Request]] = []
     original = Engine.perform
 
@@ -248,15 +248,15 @@ def test_drift_warns_once_and_falls_back_to_live_statistics(
         def search_all(client: Any) -> list[list[tuple[str, float]]]:
             return [hits_of(client.search(index=index, body=copy.deepcopy(b))) for b in bodies]
 
-        monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)  # check every search
+        monkeypatch.setattr(snapshot_guard, "SNAPSHOT_CHECK_SECONDS", 0.0)  # check every search
         watched = wrap(engine.client, cal, stats="auto")
         stale = wrap(engine.client, cal, stats="snapshot")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             before = search_all(watched)
-            monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 1e9)
+            monkeypatch.setattr(snapshot_guard, "SNAPSHOT_CHECK_SECONDS", 1e9)
             assert search_all(stale) == before  # checked now, not again during this test
-            monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)
+            monkeypatch.setattr(snapshot_guard, "SNAPSHOT_CHECK_SECONDS", 0.0)
         assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
         assert before == search_all(wrap(engine.client, cal, stats="live"))
 
@@ -270,14 +270,14 @@ def test_drift_warns_once_and_falls_back_to_live_statistics(
         runtime = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
         assert len(runtime) == 1, runtime
         assert "snapshot" in runtime[0] and index in runtime[0] and "20%" in runtime[0]
-        assert watched.esqlog_planner.snapshot_for(index, "body") is None
+        assert watched.esqlog_core.snapshot_for(index, "body") is None
         live = search_all(wrap(engine.client, cal, stats="live", stats_ttl=0))
         for got, want, body in zip(after, live, bodies, strict=True):
             assert_same_ranking(want, got, 1e-6, body)
         assert again == after
         assert any(hits for hits in after) and after != before
         # the wrapper that did not check since the drift still uses the snapshot's df
-        assert stale.esqlog_planner.snapshot_for(index, "body") is not None
+        assert stale.esqlog_core.snapshot_for(index, "body") is not None
         assert search_all(stale) != live
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -291,7 +291,7 @@ def test_each_snapshot_is_judged_by_its_own_calibration(
     the index with the calibration that carries the snapshot, not with whichever field's
     calibration comes first. Otherwise a fresh snapshot is dropped with a false warning, or
     a stale one (title re-calibrated since) keeps scoring with outdated df, silently."""
-    monkeypatch.setattr(esqlog.wrapper, "SNAPSHOT_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(snapshot_guard, "SNAPSHOT_CHECK_SECONDS", 0.0)
     index = create_index(engine, shards=2, mappings=MAPPINGS)
     docs = [{k: d[k] for k in ("id", "body", "title")} for d in load_docs(240)]
     body = {"query": {"match": {"body": texts[0]}}, "size": 10}
@@ -311,7 +311,7 @@ def test_each_snapshot_is_judged_by_its_own_calibration(
                 client.search(index=index, body=copy.deepcopy(body))
             runtime = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
             assert len(runtime) == (0 if fresh else 1), (fresh, runtime)
-            in_use = client.esqlog_planner.snapshot_for(index, "body")
+            in_use = client.esqlog_core.snapshot_for(index, "body")
             assert (in_use is not None) == fresh
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -367,7 +367,7 @@ def test_stats_and_rerank_in_arguments_are_checked(flavor: str) -> None:
         with pytest.raises(UsageError, match="script_df_fraction"):
             wrap(client, bare, mode="script", script_df_fraction=fraction)
     for stats in ("auto", "live"):  # no snapshot needed for these
-        assert wrap(client, bare, stats=stats).esqlog_planner.snapshots == {}
+        assert wrap(client, bare, stats=stats).esqlog_core.snapshots.in_use == {}
 
 
 @FLAVORS
@@ -377,11 +377,11 @@ def test_snapshot_files_are_checked_and_live_ignores_them(flavor: str, tmp_path:
     client = _client(flavor)
     cal = _linked(tmp_path)
     for stats in ("auto", "snapshot"):
-        planner = wrap(client, cal, stats=stats).esqlog_planner
-        vocab = planner.snapshot_for("code", "body")
+        core = wrap(client, cal, stats=stats).esqlog_core
+        vocab = core.snapshot_for("code", "body")
         assert vocab is not None and vocab.df_of(["read", "file", "nope"]) == {
             "read": 3, "file": 40, "nope": 0}
-    assert wrap(client, cal, stats="live").esqlog_planner.snapshots == {}
+    assert wrap(client, cal, stats="live").esqlog_core.snapshots.in_use == {}
     # a snapshot of another index or field, a missing file, a file changed since
     for wrong in (_linked(tmp_path, index_uuid="u2"), _linked(tmp_path, field="title")):
         relinked = dataclasses.replace(cal, vocabulary=wrong.vocabulary,
@@ -391,7 +391,7 @@ def test_snapshot_files_are_checked_and_live_ignores_them(flavor: str, tmp_path:
     missing = dataclasses.replace(cal, vocabulary=str(tmp_path / "gone.vocab.npz"))
     with pytest.raises(UsageError, match="does not exist"):
         wrap(client, missing)
-    assert wrap(client, missing, stats="live").esqlog_planner.snapshots == {}
+    assert wrap(client, missing, stats="live").esqlog_core.snapshots.in_use == {}
     path = Path(str(cal.vocabulary))
     path.write_bytes(path.read_bytes() + b"\0")
     assert hashlib.sha256(path.read_bytes()).hexdigest() != cal.vocabulary_sha256
@@ -401,5 +401,5 @@ def test_snapshot_files_are_checked_and_live_ignores_them(flavor: str, tmp_path:
     fresh = _linked(tmp_path)  # the same snapshot written again
     relative = dataclasses.replace(fresh, vocabulary=Path(str(fresh.vocabulary)).name)
     saved = save_calibration(relative, tmp_path / "cal.json")
-    vocab = wrap(client, str(saved), stats="snapshot").esqlog_planner.snapshot_for("code", "body")
+    vocab = wrap(client, str(saved), stats="snapshot").esqlog_core.snapshot_for("code", "body")
     assert vocab is not None and vocab.df_of(["file"]) == {"file": 40}

@@ -1,0 +1,56 @@
+"""The drop-in client wrapper: two lines of change in an existing application.
+
+    client = esqlog.wrap(client, "calibration.json")        # or a Calibration, or several
+    resp = client.search(index="code", query={"match": {"body": "read file"}})
+
+``search`` keeps the client's own signature and response type; every other attribute is the
+client's own. The wrapper analyzes each calibrated match/multi_match with the index's own
+analyzer and fetches global term statistics in one extra request, then sends either a
+rewritten query (``boost`` or ``script`` mode) or the original one followed by a rerank of
+the top-N (``rerank``). Exceptions are the client's own types, so an application's error
+handling keeps working. Thread-safe; the async wrapper never blocks the event loop.
+
+Where a change goes:
+
+* ``options``: what ``wrap()`` accepts, validated once;
+* ``call``: one search call, whichever client's signature;
+* ``resolve``: index or alias name -> concrete index, UUID, shard routings (expiring);
+* ``snapshots``: vocabulary snapshots, and when to stop trusting one;
+* ``statistics``: terms and global df of a query's texts (snapshot, cache or one request);
+* ``scripting``: script mode's stored-script probe and its auto/forced fallback;
+* ``core``: the parts above wired together, plus the rewrites;
+* ``search``: one search as an I/O-free plan (esqlog.rerank for the rerank strategies);
+* ``client``: the sync and async wrappers that drive that plan, and ``wrap``.
+"""
+
+from __future__ import annotations
+
+from esqlog.wrapper.client import AsyncQlogClient, QlogClient, wrap
+from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.options import (
+    QUERY_MODES,
+    RERANK_PLACES,
+    SEARCH_MODES,
+    STATS_SOURCES,
+    RerankWhere,
+    SearchMode,
+    StatsSource,
+    WrapOptions,
+)
+from esqlog.wrapper.scripting import ScriptingUnavailable
+
+__all__ = [
+    "QUERY_MODES",
+    "RERANK_PLACES",
+    "SEARCH_MODES",
+    "STATS_SOURCES",
+    "AsyncQlogClient",
+    "QlogClient",
+    "RerankWhere",
+    "ScriptingUnavailable",
+    "SearchMode",
+    "StatsSource",
+    "WrapOptions",
+    "WrapperCore",
+    "wrap",
+]

@@ -1,0 +1,129 @@
+"""The wrapped clients (sync and async) and :func:`wrap`, which builds them."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from esqlog.calibrate import Calibration, load_calibration
+from esqlog.engine import AsyncEngine, Engine, flavor_of, is_async_client
+from esqlog.steps import ClientSearch, Pause, Step, adrive, drive
+from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.options import (
+    DEFAULT_RESOLVE_TTL,
+    DEFAULT_SCRIPT_DF_FRACTION,
+    DEFAULT_TOP_N,
+    RerankWhere,
+    SearchMode,
+    StatsSource,
+    WrapOptions,
+)
+from esqlog.wrapper.search import search_plan
+
+
+class QlogClient:
+    """Sync wrapper of ``Elasticsearch`` / ``OpenSearch``."""
+
+    def __init__(self, client: Any, core: WrapperCore) -> None:
+        self._client = client
+        self._engine = Engine(client)
+        self.esqlog_core = core
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def search(self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any) -> Any:
+        """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        return drive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform)
+
+    def _perform(self, step: Step) -> Any:
+        if isinstance(step, ClientSearch):
+            return self._client.search(*step.args, **step.kwargs)
+        if isinstance(step, Pause):
+            time.sleep(step.seconds)
+            return None
+        return self._engine.perform(step)
+
+
+class AsyncQlogClient:
+    """Async wrapper of ``AsyncElasticsearch`` / ``AsyncOpenSearch``."""
+
+    def __init__(self, client: Any, core: WrapperCore) -> None:
+        self._client = client
+        self._engine = AsyncEngine(client)
+        self.esqlog_core = core
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def search(self, *args: Any, esqlog_mode: SearchMode | None = None,
+                     **kwargs: Any) -> Any:
+        """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        return await adrive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode),
+                            self._perform)
+
+    async def _perform(self, step: Step) -> Any:
+        if isinstance(step, ClientSearch):
+            return await self._client.search(*step.args, **step.kwargs)
+        if isinstance(step, Pause):
+            await asyncio.sleep(step.seconds)
+            return None
+        return await self._engine.perform(step)
+
+
+def as_calibrations(
+    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
+) -> list[Calibration]:
+    """Calibrations given as records, paths, or any mix of them in an iterable."""
+    items: list[Calibration | str | Path] = (
+        [calibration] if isinstance(calibration, Calibration | str | Path) else list(calibration))
+    return [c if isinstance(c, Calibration) else load_calibration(c) for c in items]
+
+
+def wrap(
+    client: Any,
+    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
+    mode: SearchMode = "boost",
+    top_n: int = DEFAULT_TOP_N,
+    dfs: bool = True,
+    joins: bool = False,
+    join_weight: float | None = None,
+    stats_ttl: float = 60.0,
+    stats: StatsSource = "auto",
+    script_df_fraction: float = DEFAULT_SCRIPT_DF_FRACTION,
+    rerank_in: RerankWhere = "engine",
+    resolve_ttl: float = DEFAULT_RESOLVE_TTL,
+) -> Any:
+    """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
+
+    ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
+    Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
+    to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25)
+    or ``native`` (pass everything through). ``joins``: add identifier-join clauses
+    (esqlog.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may be
+    reused from the bounded cache (0 disables it: every search fetches fresh statistics).
+    ``dfs``: on multi-shard indices, run rewritten
+    searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics
+    the weights were computed from (unless the call sets ``search_type`` itself).
+    ``stats``: where term df comes from: ``auto`` (the calibration's vocabulary snapshot
+    when it has one, checked every minute against the index, else live), ``snapshot``
+    (require one) or ``live`` (ask the cluster for every term not in the TTL cache).
+    ``script_df_fraction``: in script mode, terms in more than this fraction of the
+    documents get boosts (same weights) so Lucene can still prune; 1.0 scripts every term.
+    ``rerank_in``: ``engine`` reranks with the engine's rescore phase (one round trip, only
+    the page is fetched; each shard's top-``top_n``); ``client`` fetches the global
+    top-``top_n`` and rescores them here from each hit's per-term scores (or term vectors).
+    ``resolve_ttl``: seconds an index or alias name's resolution (concrete index, UUID,
+    shards) is trusted before one request checks it again (0: every search checks).
+    Every option is validated here (esqlog.wrapper.options): bad values raise UsageError.
+    """
+    options = WrapOptions(mode, top_n, dfs, joins, join_weight, stats_ttl, stats,
+                          script_df_fraction, rerank_in, resolve_ttl)
+    core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
+    if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
+        return AsyncQlogClient(client, core)
+    return QlogClient(client, core)

@@ -1,0 +1,104 @@
+"""The wrapper's core: the parts that decide what a search does, wired together.
+
+It holds no logic of its own beyond choosing a mode and building the rewrites; each part
+is its own module (index resolution, snapshot guard, statistics, scripting support), and
+the search flow that uses them is :func:`esqlog.wrapper.search.search_plan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from esqlog.calibrate import TERM_SCRIPT_ID, Calibration
+from esqlog.engine import Flavor, Plan, version_plan
+from esqlog.joins import confirmed_joins
+from esqlog.rerank import ScoredText
+from esqlog.rewrite import (
+    FieldCalibration,
+    RewriteSettings,
+    resolved_from_stats,
+    rewrite_query_shared,
+)
+from esqlog.rewrite import Mode as RewriteMode
+from esqlog.stats import StatsCache, TextStats
+from esqlog.vocabulary import Vocabulary
+from esqlog.wrapper.lru import LRU
+from esqlog.wrapper.options import SearchMode, WrapOptions, join_weight_for
+from esqlog.wrapper.resolve import IndexResolver, IndexTarget
+from esqlog.wrapper.scripting import ScriptSupport
+from esqlog.wrapper.snapshots import SnapshotGuard, load_snapshots
+from esqlog.wrapper.statistics import StatisticsResolver, TextKey
+
+
+class WrapperCore:
+    """Everything one wrapped client decides, shared by its sync and async search paths."""
+
+    def __init__(self, calibrations: Sequence[Calibration], options: WrapOptions,
+                 flavor: Flavor) -> None:
+        self.options = options
+        self.flavor = flavor
+        self.by_index: dict[str, list[Calibration]] = {}
+        for cal in calibrations:
+            self.by_index.setdefault(cal.index, []).append(cal)
+        #: index -> field -> its q and IDF form (validated once, here)
+        self.fields = {index: {c.field: FieldCalibration(c.q, c.idf_form) for c in cals}
+                       for index, cals in self.by_index.items()}
+        self.resolver = IndexResolver(self.by_index, options.resolve_ttl, LRU())
+        self.snapshots = SnapshotGuard(load_snapshots(calibrations, options.stats),
+                                       self.by_index)
+        self.statistics = StatisticsResolver(
+            {(c.index, c.field): c.standard_analysis for c in calibrations}, self.snapshots,
+            StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None, options.joins)
+        self.scripts = ScriptSupport()
+        self._version: tuple[int, ...] | None = None
+
+    def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
+        return self.snapshots.snapshot_for(index, field_name)
+
+    def effective_mode(self, mode: SearchMode | None) -> SearchMode:
+        """The call's mode, else the wrapper's; auto is script until scripts failed."""
+        chosen = mode or self.options.mode
+        if chosen == "auto":
+            return "script" if self.scripts.ok is not False else "boost"
+        return chosen
+
+    def version_plan(self) -> Plan[tuple[int, ...]]:
+        """The engine's version, asked once per wrapper (only client-side reranks need it)."""
+        if self._version is None:
+            self._version = yield from version_plan()
+        return self._version
+
+    def join_weight(self, index: str) -> float | None:
+        """w of identifier joins for this index, or None when joins are off."""
+        if not self.options.joins:
+            return None
+        return join_weight_for(self.options.join_weight,
+                               (c.join_weight for c in self.by_index[index]))
+
+    def rewritten(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
+                  mode: RewriteMode) -> dict[str, Any]:
+        """The caller's query with q-log weights (boost clauses or the stored script)."""
+        resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
+        settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
+                                   self.join_weight(target.index),
+                                   script_df_fraction=self.options.script_df_fraction)
+        return rewrite_query_shared(query, resolved, settings)
+
+    def named_native(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
+                     names: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+        """The query with native scores (q = 1: every weight 1) and each term clause named,
+        so one search returns the top-N and every term's own score for the rerank."""
+        resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
+        fields = {f: FieldCalibration(1.0, "lucene") for f in self.fields[target.index]}
+        settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)
+        return rewrite_query_shared(query, resolved, settings)
+
+    def scored_texts(self, target: IndexTarget,
+                     stats: Mapping[TextKey, TextStats]) -> list[ScoredText]:
+        """The texts with their field's q, for the rerank's corrections."""
+        fields = self.fields[target.index]
+        weight = self.join_weight(target.index)
+        return [ScoredText(f, s, fields[f].q, fields[f].form,
+                           confirmed_joins(s.terms, s.extra_df) if weight else (), weight or 0.0)
+                for (f, _), s in stats.items()]

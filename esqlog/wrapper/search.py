@@ -1,0 +1,88 @@
+"""One search, as a plan: decide, fetch statistics, then search natively, rewritten, or with
+a rerank. Driven by the sync and the async client alike (esqlog.steps)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from esqlog.errors import ClusterError
+from esqlog.rerank.responses import rerank_window
+from esqlog.rerank.strategies import RerankJob, choose_plan
+from esqlog.stats import TextStats
+from esqlog.steps import SearchPlan
+from esqlog.wrapper.call import SearchCall
+from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.options import SearchMode
+from esqlog.wrapper.resolve import IndexTarget
+from esqlog.wrapper.scripting import rewritten_search_plan
+from esqlog.wrapper.statistics import TextKey
+
+Prepared = tuple[IndexTarget, dict[TextKey, TextStats]]
+
+
+def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any],
+                esqlog_mode: SearchMode | None) -> SearchPlan:
+    """The caller's search with calibrated match clauses scored by q-log BM25."""
+    call = SearchCall(core.flavor, args, kwargs)
+    mode = core.effective_mode(esqlog_mode)
+    if mode == "native" or call.query is None:
+        return (yield call.untouched())
+    prepared = yield from _prepare_plan(core, call)
+    if prepared is None:
+        return (yield call.untouched())
+    target, stats = prepared
+    if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+        call.set("search_type", "dfs_query_then_fetch")
+    if mode == "rerank":
+        return (yield from _rerank_plan(core, call, target, stats))
+    forced = (esqlog_mode or core.options.mode) == "script"
+    original = call.query  # every rewrite starts from the caller's query
+    return (yield from rewritten_search_plan(
+        call, lambda rewrite_mode: core.rewritten(target, original, stats, rewrite_mode),
+        "script" if mode == "script" else "boost", forced, core.scripts))
+
+
+def _prepare_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
+    """(target, statistics) of a calibrated search, or None to pass it through.
+
+    A failure of esqlog's own requests (the index was deleted, closed or recreated since it
+    was resolved) drops the resolution and tries once more with a fresh one. If that fails
+    too, the caller's search goes to the engine as given: where native fails, the caller
+    gets the client's own exception (NotFoundError, BadRequestError ...), exactly as
+    without esqlog; where native would answer, esqlog's failure stands.
+    """
+    failure: ClusterError | None = None
+    for _ in range(2):
+        try:
+            target = yield from core.resolver.target_plan(call.index)
+            if target is None:
+                return None
+            yield from core.snapshots.check_plan(target.index)
+            stats = yield from core.statistics.resolve_plan(
+                target, call.query, core.fields[target.index])
+        except ClusterError as exc:
+            core.resolver.forget(call.index)
+            failure = exc
+            continue
+        return (target, stats) if stats else None
+    assert failure is not None
+    if call.get("scroll") is None:  # a scroll would leave the caller a context to clear
+        yield call.untouched()
+    raise failure
+
+
+def _rerank_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
+                 stats: Mapping[TextKey, TextStats]) -> SearchPlan:
+    window = rerank_window(call)
+    if window is None:
+        return (yield call.search())
+    texts = core.scored_texts(target, stats)
+    strategy, version = yield from choose_plan(core.options.rerank_in, call, texts, core.flavor,
+                                               core.version_plan)
+    original = call.query
+    job = RerankJob(
+        call, target.index, texts, window[0], window[1], core.options.top_n, core.flavor,
+        version, qlog_query=lambda: core.rewritten(target, original, stats, "boost"),
+        named_query=lambda names: core.named_native(target, original, stats, names))
+    return (yield from strategy.plan(job))
