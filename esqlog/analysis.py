@@ -34,7 +34,7 @@ def _char_class(c: str) -> int:
     return _OTHER
 
 
-def _joins(classes: list[int], i: int) -> bool:
+def _no_break(classes: list[int], i: int) -> bool:
     """UAX#29 rules WB5-WB13b: no word break between positions i-1 and i."""
     prev, cur = classes[i - 1], classes[i]
     nxt = classes[i + 1] if i + 1 < len(classes) else _OTHER
@@ -82,7 +82,7 @@ def segments_by_rules(text: str) -> list[str] | None:
     terms: list[str] = []
     start = 0
     for i in range(1, len(text) + 1):
-        if i < len(text) and _joins(classes, i):
+        if i < len(text) and _no_break(classes, i):
             continue
         segment = text[start:i]
         if any(classes[j] in (_LETTER, _DIGIT) for j in range(start, i)):

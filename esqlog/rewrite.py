@@ -7,7 +7,7 @@ the same set of matching documents and no reindexing.
 
 Two phases let the caller fetch every statistic in one batched round trip (sync or async):
 
-1. :func:`collect_texts` lists the ``(field, text)`` pairs that need analysis and statistics;
+1. :func:`collect_body_texts` lists the ``(field, text)`` pairs that need analysis and statistics;
 2. :func:`rewrite_body` / :func:`rewrite_query` consume the :class:`ResolvedText` answers.
 
 Anything the rewrite cannot reproduce exactly (fuzziness, custom analyzers, synonyms at one
@@ -32,15 +32,15 @@ __all__ = [
     "FieldCalibration",
     "ResolvedText",
     "RewriteSettings",
+    "collect_body_texts",
     "collect_query_texts",
-    "collect_texts",
     "resolved_from_stats",
     "rewrite_body",
     "rewrite_query",
-    "rewrite_query_shared",
+    "rewrite_query_sharing",
 ]
 
-Mode = Literal["boost", "script"]
+RewriteMode = Literal["boost", "script"]
 Operator = Literal["or", "and"]
 
 # Options whose meaning the rewrite reproduces exactly. Everything else (fuzziness, analyzer,
@@ -130,7 +130,7 @@ class RewriteSettings:
     """Which fields to rewrite and how: explicit term boosts, or a stored script per term."""
 
     fields: Mapping[str, FieldCalibration]
-    mode: Mode = "boost"
+    mode: RewriteMode = "boost"
     script_id: str = "esqlog-qlog-term"
     #: weight w of identifier-join clauses; None leaves joins out (and the match set alone)
     join_weight: float | None = None
@@ -174,14 +174,14 @@ class _MatchOptions:
 
 
 @dataclass(frozen=True)
-class _MatchPlan:
+class _MatchSpec:
     field: str
     text: str
     options: _MatchOptions
 
 
 @dataclass(frozen=True)
-class _MultiMatchPlan:
+class _MultiMatchSpec:
     text: str
     fields: tuple[tuple[str, float], ...]
     tie_breaker: float
@@ -225,17 +225,17 @@ def _parse_options(spec: Mapping[str, Any], allowed: frozenset[str]) -> _MatchOp
 _DEFAULT_OPTIONS = _MatchOptions("or", None, None, 1.0, None, {})
 
 
-def _parse_match(inner: Mapping[str, Any]) -> _MatchPlan | None:
+def _parse_match(inner: Mapping[str, Any]) -> _MatchSpec | None:
     """``{"f": "text"}`` or ``{"f": {"query": "text", ...}}``; None when not reproducible."""
     if len(inner) != 1:
         return None
     field, spec = next(iter(inner.items()))
     if isinstance(spec, str):
-        return _MatchPlan(field, spec, _DEFAULT_OPTIONS)
+        return _MatchSpec(field, spec, _DEFAULT_OPTIONS)
     if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str):
         return None
     options = _parse_options(spec, _MATCH_OPTIONS)
-    return None if options is None else _MatchPlan(field, spec["query"], options)
+    return None if options is None else _MatchSpec(field, spec["query"], options)
 
 
 def _parse_field_boost(entry: object) -> tuple[str, float] | None:
@@ -252,7 +252,7 @@ def _parse_field_boost(entry: object) -> tuple[str, float] | None:
     return None if boost is None or not name else (name, boost)
 
 
-def _parse_multi_match(inner: Mapping[str, Any]) -> _MultiMatchPlan | None:
+def _parse_multi_match(inner: Mapping[str, Any]) -> _MultiMatchSpec | None:
     """A best_fields / most_fields multi_match over explicit fields; None otherwise."""
     text = inner.get("query")
     kind = inner.get("type", "best_fields")
@@ -271,7 +271,7 @@ def _parse_multi_match(inner: Mapping[str, Any]) -> _MultiMatchPlan | None:
     options = _parse_options(inner, _MULTI_MATCH_OPTIONS)
     if tie_breaker is None or options is None:
         return None
-    return _MultiMatchPlan(text, parsed, tie_breaker, options)
+    return _MultiMatchSpec(text, parsed, tie_breaker, options)
 
 
 # --------------------------------------------------------------------------- traversal
@@ -323,8 +323,8 @@ def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, 
 
     def record(kind: str, inner: Mapping[str, Any]) -> None:
         if kind == "match":
-            plan = _parse_match(inner)
-            pairs = [] if plan is None else [(plan.field, plan.text)]
+            parsed = _parse_match(inner)
+            pairs = [] if parsed is None else [(parsed.field, parsed.text)]
         else:
             multi = _parse_multi_match(inner)
             pairs = [] if multi is None else [(name, multi.text) for name, _ in multi.fields]
@@ -337,7 +337,7 @@ def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, 
     return list(seen)
 
 
-def collect_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tuple[str, str]]:
+def collect_body_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tuple[str, str]]:
     """Unique ``(field, text)`` pairs, first-seen order, of every rewritable clause in ``query``.
 
     Only syntactic checks happen here (the analysis is not known yet), so a pair may still turn
@@ -489,32 +489,32 @@ def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -
     return {"match": {field: spec}}
 
 
-def _rewrite_multi_match(plan: _MultiMatchPlan, ctx: _Context) -> dict[str, Any] | None:
+def _rewrite_multi_match(parsed: _MultiMatchSpec, ctx: _Context) -> dict[str, Any] | None:
     """dis_max over per-field clauses (ES's own expansion); None when no field is rewritten."""
     # Field boosts go on each field's clause; the overall boost and _name go on the dis_max.
-    per_field_options = replace(plan.options, boost=1.0, name=None)
+    per_field_options = replace(parsed.options, boost=1.0, name=None)
     queries: list[dict[str, Any]] = []
     rewritten = False
-    for field, field_boost in plan.fields:
-        clause = _rewrite_field(field, plan.text, per_field_options, field_boost, ctx)
+    for field, field_boost in parsed.fields:
+        clause = _rewrite_field(field, parsed.text, per_field_options, field_boost, ctx)
         rewritten = rewritten or clause is not None
-        queries.append(clause or _native_match(field, plan.text, plan.options, field_boost))
+        queries.append(clause or _native_match(field, parsed.text, parsed.options, field_boost))
     if not rewritten:
         return None
-    spec: dict[str, Any] = {"queries": queries, "tie_breaker": plan.tie_breaker}
-    if plan.options.boost != 1.0:
-        spec["boost"] = plan.options.boost
-    if plan.options.name is not None:
-        spec["_name"] = plan.options.name
+    spec: dict[str, Any] = {"queries": queries, "tie_breaker": parsed.tie_breaker}
+    if parsed.options.boost != 1.0:
+        spec["boost"] = parsed.options.boost
+    if parsed.options.name is not None:
+        spec["_name"] = parsed.options.name
     return {"dis_max": spec}
 
 
 def _rewrite_leaf(kind: str, inner: Mapping[str, Any], ctx: _Context) -> dict[str, Any] | None:
     if kind == "match":
-        plan = _parse_match(inner)
-        if plan is None:
+        parsed = _parse_match(inner)
+        if parsed is None:
             return None
-        return _rewrite_field(plan.field, plan.text, plan.options, plan.options.boost, ctx)
+        return _rewrite_field(parsed.field, parsed.text, parsed.options, parsed.options.boost, ctx)
     multi = _parse_multi_match(inner)
     return None if multi is None else _rewrite_multi_match(multi, ctx)
 
@@ -529,10 +529,10 @@ def rewrite_query(
     The input is deep-copied first so the result shares nothing with it: callers may mutate
     either afterwards.
     """
-    return rewrite_query_shared(copy.deepcopy(query), resolved, settings)
+    return rewrite_query_sharing(copy.deepcopy(query), resolved, settings)
 
 
-def rewrite_query_shared(
+def rewrite_query_sharing(
     query: Mapping[str, Any],
     resolved: Mapping[tuple[str, str], ResolvedText],
     settings: RewriteSettings,

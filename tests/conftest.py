@@ -11,11 +11,14 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from esqlog.engine import ConnectionSettings, Engine, Request, connect
+
+if TYPE_CHECKING:
+    from tests.oracle import Corpus
 
 ENGINE_URLS = {
     "opensearch": os.environ.get("ESQLOG_OPENSEARCH_URL", "http://127.0.0.1:19200"),
@@ -100,3 +103,23 @@ def fresh_index(engine: Engine) -> Iterator[str]:
     name = create_index(engine)
     yield name
     call(engine, "DELETE", f"/{name}")
+
+
+@pytest.fixture(scope="module")
+def corpus(engine: Engine) -> Iterator[Corpus]:
+    """The shared calibrated 3-shard corpus (tests/oracle.py), built once per module and
+    engine and always deleted. Modules that need another corpus define their own."""
+    from tests.oracle import corpus_fixture  # oracle imports this module
+
+    yield from corpus_fixture(engine)
+
+
+def client_errors(flavor: str) -> tuple[type[Exception], type[Exception]]:
+    """(NotFoundError, the 400 error class) of the client package."""
+    if flavor == "elasticsearch":
+        import elasticsearch
+
+        return elasticsearch.NotFoundError, elasticsearch.BadRequestError
+    import opensearchpy
+
+    return opensearchpy.NotFoundError, opensearchpy.RequestError

@@ -23,7 +23,7 @@ from esqlog.calibrate import Calibration, calibrate
 from esqlog.engine import Engine
 from esqlog.wrapper import resolve, wrap
 from tests.code_snippets import SNIPPETS
-from tests.conftest import bulk_index, call
+from tests.conftest import bulk_index, call, client_errors
 from tests.oracle import hits_of, rel_close, total_of
 
 pytestmark = pytest.mark.engine
@@ -31,17 +31,6 @@ pytestmark = pytest.mark.engine
 Q_LOW = 0.6
 WORDS = ["read file", "open socket", "parse json", "write buffer", "return value error",
          "close stream", "string format", "list append"]
-
-
-def client_errors(flavor: str) -> tuple[type[Exception], type[Exception]]:
-    """(NotFoundError, the 400 error class) of the client package."""
-    if flavor == "elasticsearch":
-        import elasticsearch
-
-        return elasticsearch.NotFoundError, elasticsearch.BadRequestError
-    import opensearchpy
-
-    return opensearchpy.NotFoundError, opensearchpy.RequestError
 
 
 def _filled(engine: Engine, shards: int, docs: list[str], name: str | None = None) -> str:

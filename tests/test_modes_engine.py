@@ -11,12 +11,10 @@ from __future__ import annotations
 import copy
 import json
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
 from esqlog.errors import UsageError
 from esqlog.wrapper import RerankWhere, ScriptingUnavailable, wrap
 from tests.conftest import call
@@ -25,7 +23,6 @@ from tests.oracle import (
     Recorder,
     assert_same_ranking,
     body_of,
-    corpus_fixture,
     hits_of,
     load_query_texts,
     qlog_match_scores,
@@ -37,11 +34,6 @@ pytestmark = pytest.mark.engine
 
 DFS = "dfs_query_then_fetch"
 Q_LOW = 0.6
-
-
-@pytest.fixture(scope="module")
-def corpus(engine: Engine) -> Iterator[Corpus]:
-    yield from corpus_fixture(engine)
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,10 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
 from esqlog.rerank import NAME_PREFIX
 from esqlog.wrapper import RerankWhere, wrap
 from tests.conftest import call
@@ -28,7 +26,6 @@ from tests.oracle import (
     Recorder,
     assert_same_ranking,
     body_of,
-    corpus_fixture,
     hits_of,
     load_query_texts,
     qlog_match_scores,
@@ -40,11 +37,6 @@ pytestmark = pytest.mark.engine
 DFS = "dfs_query_then_fetch"
 Q_LOW = 0.6
 RERANK_IN = pytest.mark.parametrize("rerank_in", ["engine", "client"])
-
-
-@pytest.fixture(scope="module")
-def corpus(engine: Engine) -> Iterator[Corpus]:
-    yield from corpus_fixture(engine)
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,8 @@ from esqlog.rewrite import (
     FieldCalibration,
     ResolvedText,
     RewriteSettings,
+    collect_body_texts,
     collect_query_texts,
-    collect_texts,
     rewrite_body,
     rewrite_query,
 )
@@ -500,7 +500,7 @@ def test_rewrite_query_does_not_mutate_or_alias_input() -> None:
     assert out["bool"]["must"][0] is not query["bool"]["must"][0]
 
 
-# ----------------------------------------------------------------------------- collect_texts
+# ----------------------------------------------------------------------------- collect_body_texts
 
 
 def test_collect_texts_unique_first_seen_order_and_scoring_only() -> None:
@@ -522,7 +522,7 @@ def test_collect_texts_unique_first_seen_order_and_scoring_only() -> None:
         },
         "post_filter": {"match": {"code": "p"}},
     }
-    assert collect_texts(body, CAL) == [
+    assert collect_body_texts(body, CAL) == [
         ("code", "a"),
         ("title", "b"),
         ("code", "m"),
@@ -531,8 +531,8 @@ def test_collect_texts_unique_first_seen_order_and_scoring_only() -> None:
 
 
 def test_collect_texts_without_query_or_fields() -> None:
-    assert collect_texts({"size": 3}, CAL) == []
-    assert collect_texts({"query": {"match": {"code": "a"}}}, []) == []
+    assert collect_body_texts({"size": 3}, CAL) == []
+    assert collect_body_texts({"query": {"match": {"code": "a"}}}, []) == []
     assert collect_query_texts({"match": {"code": "a"}}, {"code"}) == [("code", "a")]
 
 
@@ -797,13 +797,13 @@ def test_property_structure(body: dict[str, Any], mode: str) -> None:
     assert rewrite_body(body, PROP_RESOLVED, RewriteSettings({}, mode=mode)) == body  # type: ignore[arg-type]
     if not any(
         PROP_RESOLVED.get(p, resolved_for("", "")).rewritable
-        for p in collect_texts(body, PROP_SETTINGS_CAL)
+        for p in collect_body_texts(body, PROP_SETTINGS_CAL)
     ):
         assert out == body
-    # every pair the rewrite looked up was announced by collect_texts
+    # every pair the rewrite looked up was announced by collect_body_texts
     recorder = RecordingMapping(PROP_RESOLVED)
     rewrite_body(body, recorder, s)
-    assert recorder.asked <= set(collect_texts(body, PROP_SETTINGS_CAL))
+    assert recorder.asked <= set(collect_body_texts(body, PROP_SETTINGS_CAL))
 
 
 # ----------------------------------------------------------------------------- mini evaluator

@@ -4,27 +4,20 @@ a body the engine accepts, with exactly the same set of matching documents."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from esqlog.engine import Engine
 from esqlog.wrapper import wrap
-from tests.oracle import Corpus, body_of, corpus_fixture
+from tests.oracle import Corpus, body_of
 
 pytestmark = pytest.mark.engine
 
 WORDS = ["read", "file", "error", "returns", "the", "buffer", "writer", "string", "new",
          "close", "http", "request", "readfile", "parse", "value", "zzznope", "of", "len"]
 FIELDS = ["body", "title"]
-
-
-@pytest.fixture(scope="module")
-def corpus(engine: Engine) -> Iterator[Corpus]:
-    yield from corpus_fixture(engine)
 
 
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join) | st.sampled_from(

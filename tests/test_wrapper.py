@@ -8,7 +8,6 @@ import copy
 import dataclasses
 import json
 import warnings
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,17 +15,15 @@ from typing import Any
 import pytest
 
 from esqlog.calibrate import save_calibration
-from esqlog.engine import Engine
 from esqlog.errors import UsageError
 from esqlog.wrapper import AsyncQlogClient, QlogClient, wrap
 from tests.code_snippets import SNIPPETS
-from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
+from tests.conftest import ENGINE_URLS, bulk_index, call, client_errors, create_index
 from tests.oracle import (
     Corpus,
     Recorder,
     assert_same_ranking,
     body_of,
-    corpus_fixture,
     hits_of,
     load_query_texts,
     rel_close,
@@ -44,24 +41,8 @@ HOSTILE = [
 
 
 @pytest.fixture(scope="module")
-def corpus(engine: Engine) -> Iterator[Corpus]:
-    yield from corpus_fixture(engine)
-
-
-@pytest.fixture(scope="module")
 def texts() -> list[str]:
     return load_query_texts()[:40]
-
-
-def client_errors(flavor: str) -> tuple[type[Exception], type[Exception]]:
-    """(NotFoundError, 400 error class) of the client package."""
-    if flavor == "elasticsearch":
-        import elasticsearch
-
-        return elasticsearch.NotFoundError, elasticsearch.BadRequestError
-    import opensearchpy
-
-    return opensearchpy.NotFoundError, opensearchpy.RequestError
 
 
 def modes_for(corpus: Corpus, *modes: str) -> list[str]:

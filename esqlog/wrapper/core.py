@@ -16,11 +16,11 @@ from esqlog.joins import confirmed_joins
 from esqlog.rerank import ScoredText
 from esqlog.rewrite import (
     FieldCalibration,
+    RewriteMode,
     RewriteSettings,
     resolved_from_stats,
-    rewrite_query_shared,
+    rewrite_query_sharing,
 )
-from esqlog.rewrite import Mode as RewriteMode
 from esqlog.stats import StatsCache, TextStats
 from esqlog.vocabulary import Vocabulary
 from esqlog.wrapper.lru import LRU
@@ -83,7 +83,7 @@ class WrapperCore:
         settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
                                    self.join_weight(target.index),
                                    script_df_fraction=self.options.script_df_fraction)
-        return rewrite_query_shared(query, resolved, settings)
+        return rewrite_query_sharing(query, resolved, settings)
 
     def named_native(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
                      names: Mapping[tuple[str, str], str]) -> dict[str, Any]:
@@ -92,7 +92,7 @@ class WrapperCore:
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         fields = {f: FieldCalibration(1.0, "lucene") for f in self.fields[target.index]}
         settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)
-        return rewrite_query_shared(query, resolved, settings)
+        return rewrite_query_sharing(query, resolved, settings)
 
     def scored_texts(self, target: IndexTarget,
                      stats: Mapping[TextKey, TextStats]) -> list[ScoredText]:

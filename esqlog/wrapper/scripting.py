@@ -15,7 +15,7 @@ from typing import Any
 from esqlog.calibrate import TERM_SCRIPT_ID
 from esqlog.engine import Plan, Request, error_reason, error_status, quote_path
 from esqlog.errors import UsageError
-from esqlog.rewrite import Mode as RewriteMode
+from esqlog.rewrite import RewriteMode
 from esqlog.steps import ClientSearch, SearchPlan
 from esqlog.wrapper.call import SearchCall
 
