@@ -1,4 +1,5 @@
-"""Evaluation: per-query metrics, paired bootstrap, TREC run files, plots and regression checks.
+"""Evaluation: per-query metrics, paired bootstrap and plots (TREC files: esqlog.trec;
+tables and regression checks: esqlog.reports, both re-exported here).
 
 Pure functions over rankings other modules produced; nothing here talks to a cluster. The
 heavy libraries (ir-measures, scipy, matplotlib, yaml) are imported inside the functions
@@ -14,8 +15,6 @@ Metric names used throughout (the keys of every per-query dict):
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 import warnings
@@ -24,11 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-Run = dict[str, list[tuple[str, float]]]
-"""qid -> hits in rank order as (doc_id, score); the list order is the ranking."""
-
-Qrels = dict[str, dict[str, int]]
-"""qid -> doc_id -> graded relevance; a doc is gold when its grade is > 0."""
+# Re-exported: esqlog.evaluate stays the one entry point for evaluation.
+from esqlog.reports import Expectations as Expectations
+from esqlog.reports import check_expectations as check_expectations
+from esqlog.reports import format_csv as format_csv
+from esqlog.reports import format_table as format_table
+from esqlog.reports import load_expectations as load_expectations
+from esqlog.trec import Qrels as Qrels
+from esqlog.trec import Run as Run
+from esqlog.trec import read_trec_qrels as read_trec_qrels
+from esqlog.trec import read_trec_run as read_trec_run
+from esqlog.trec import write_trec_qrels as write_trec_qrels
+from esqlog.trec import write_trec_run as write_trec_run
 
 PerQuery = dict[str, dict[str, float]]
 """qid -> metric name -> value."""
@@ -311,90 +317,6 @@ def _common_metrics(rows: Sequence[Mapping[str, float]]) -> list[str]:
     return [name for name in rows[0] if all(name in row for row in rows)]
 
 
-# --------------------------------------------------------------------------- TREC files
-
-
-def _check_trec_field(value: str, what: str) -> None:
-    """TREC files are whitespace-separated: an id with whitespace would corrupt the file."""
-    if not value or any(ch.isspace() for ch in value):
-        raise ValueError(
-            f"{what} {value!r} is empty or contains whitespace; TREC files cannot hold it"
-        )
-
-
-def write_trec_run(run: Run, path: str | Path, tag: str) -> Path:
-    """Write ``qid Q0 doc_id rank score tag`` lines, rank from 1 in list order.
-
-    The list order is kept even where scores tie, so the file reproduces the ranking the
-    system returned (readers should sort by rank, not score; :func:`read_trec_run` does).
-    """
-    _check_trec_field(tag, "run tag")
-    buf = io.StringIO()
-    for qid, hits in run.items():
-        _check_trec_field(qid, "query id")
-        for rank, (doc_id, score) in enumerate(hits, start=1):
-            _check_trec_field(doc_id, "doc id")
-            buf.write(f"{qid} Q0 {doc_id} {rank} {float(score)!r} {tag}\n")
-    out = Path(path)
-    out.write_text(buf.getvalue(), encoding="utf-8")
-    return out
-
-
-def read_trec_run(path: str | Path) -> Run:
-    """Read a TREC run file back into a :data:`Run`, each query's hits sorted by rank."""
-    ranked: dict[str, list[tuple[int, str, float]]] = {}
-    for lineno, parts in _trec_lines(path):
-        if len(parts) != 6:
-            raise ValueError(f"{path}:{lineno}: expected 6 fields in a run line, got {len(parts)}")
-        qid, _q0, doc_id, rank, score, _tag = parts
-        try:
-            ranked.setdefault(qid, []).append((int(rank), doc_id, float(score)))
-        except ValueError:
-            raise ValueError(f"{path}:{lineno}: rank or score is not a number") from None
-    return {
-        qid: [(doc_id, score) for _rank, doc_id, score in sorted(hits, key=lambda h: h[0])]
-        for qid, hits in ranked.items()
-    }
-
-
-def write_trec_qrels(qrels: Qrels, path: str | Path) -> Path:
-    """Write ``qid 0 doc_id relevance`` lines (the trec_eval qrels format)."""
-    buf = io.StringIO()
-    for qid, judged in qrels.items():
-        _check_trec_field(qid, "query id")
-        for doc_id, rel in judged.items():
-            _check_trec_field(doc_id, "doc id")
-            buf.write(f"{qid} 0 {doc_id} {int(rel)}\n")
-    out = Path(path)
-    out.write_text(buf.getvalue(), encoding="utf-8")
-    return out
-
-
-def read_trec_qrels(path: str | Path) -> Qrels:
-    """Read a trec_eval qrels file (``qid iteration doc_id relevance``)."""
-    qrels: Qrels = {}
-    for lineno, parts in _trec_lines(path):
-        if len(parts) != 4:
-            raise ValueError(
-                f"{path}:{lineno}: expected 4 fields in a qrels line, got {len(parts)}"
-            )
-        qid, _iteration, doc_id, rel = parts
-        try:
-            qrels.setdefault(qid, {})[doc_id] = int(rel)
-        except ValueError:
-            raise ValueError(f"{path}:{lineno}: relevance {rel!r} is not an integer") from None
-    return qrels
-
-
-def _trec_lines(path: str | Path) -> Iterable[tuple[int, list[str]]]:
-    """Non-blank lines of a TREC file split on whitespace, with 1-based line numbers."""
-    text = Path(path).read_text(encoding="utf-8")
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        parts = line.split()
-        if parts:
-            yield lineno, parts
-
-
 # --------------------------------------------------------------------------- plots
 
 
@@ -443,145 +365,3 @@ def plot_q_sweep(
     out = Path(path)
     fig.savefig(out, format="png")
     return out
-
-
-# --------------------------------------------------------------------------- tables
-
-
-def _cell(value: Any) -> str:
-    """Text of one table cell: floats to 4 decimals, missing values as '-'."""
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
-    return str(value)
-
-
-def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Aligned plain-text table for the CLI: numbers right-aligned, text left-aligned.
-
-    Plain text (not rich) so the output is the same in a terminal, a log and a CI diff.
-    """
-    cells = [[_cell(row.get(col)) for col in columns] for row in rows]
-    numeric = [
-        all(isinstance(row.get(col), int | float) or row.get(col) is None for row in rows)
-        and any(row.get(col) is not None for row in rows)
-        for col in columns
-    ]
-    widths = [max([len(col), *(len(r[i]) for r in cells)]) for i, col in enumerate(columns)]
-
-    def line(values: Sequence[str]) -> str:
-        parts = [
-            v.rjust(w) if num else v.ljust(w)
-            for v, w, num in zip(values, widths, numeric, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
-
-    out = [line(list(columns)), "  ".join("-" * w for w in widths)]
-    out.extend(line(r) for r in cells)
-    return "\n".join(out)
-
-
-def format_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """The same rows as CSV, for spreadsheets (floats at full precision)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if row.get(col) is None else row.get(col) for col in columns])
-    return buf.getvalue()
-
-
-# --------------------------------------------------------------------------- expectations
-
-_SPEC_KEYS = frozenset({"min", "max", "value", "tol"})
-Expectations = dict[str, dict[str, float]]
-
-
-def load_expectations(path: str | Path) -> Expectations:
-    """Read a YAML regression file: ``metric: {min: x}``, ``{max: x}`` or ``{value: x, tol: y}``.
-
-    Validated on load, so a typo in the file fails loudly instead of silently checking
-    nothing.
-    """
-    import yaml
-
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of metric names to checks")
-    return {str(name): _parse_spec(path, str(name), spec) for name, spec in data.items()}
-
-
-def _parse_spec(path: str | Path, name: str, spec: Any) -> dict[str, float]:
-    """One metric's check, with every bound a finite number and a known key."""
-    if not isinstance(spec, dict) or not spec:
-        raise ValueError(f"{path}: {name}: expected a mapping like {{min: 0.3}}")
-    unknown = set(map(str, spec)) - _SPEC_KEYS
-    if unknown:
-        raise ValueError(
-            f"{path}: {name}: unknown keys {sorted(unknown)}; use min, max, value, tol"
-        )
-    if "tol" in spec and "value" not in spec:
-        raise ValueError(f"{path}: {name}: tol needs a value")
-    out: dict[str, float] = {}
-    for key, raw in spec.items():
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-            raise ValueError(f"{path}: {name}: {key} must be a finite number, got {raw!r}")
-        out[str(key)] = float(raw)
-    if out.get("tol", 0.0) < 0:
-        raise ValueError(f"{path}: {name}: tol must not be negative")
-    return out
-
-
-def check_expectations(
-    measured: Mapping[str, float],
-    expected: Mapping[str, Mapping[str, float]] | str | Path,
-) -> list[str]:
-    """Human-readable failures of ``measured`` against ``expected`` (empty list = pass).
-
-    ``expected`` is what :func:`load_expectations` returns, or the YAML file's path. A
-    metric the file names but the run did not produce is a failure: a regression check
-    that silently skips is worse than none.
-    """
-    if isinstance(expected, str | Path):
-        expected = load_expectations(expected)
-    failures: list[str] = []
-    for name, spec in expected.items():
-        if name not in measured:
-            failures.append(f"{name}: not measured (expected {_describe(spec)})")
-            continue
-        value = float(measured[name])
-        if math.isnan(value):
-            failures.append(f"{name}: measured NaN (expected {_describe(spec)})")
-            continue
-        failures.extend(f"{name}: {msg}" for msg in _violations(value, spec))
-    return failures
-
-
-def _violations(value: float, spec: Mapping[str, float]) -> list[str]:
-    """Which bounds of one spec ``value`` breaks."""
-    out: list[str] = []
-    if "min" in spec and value < spec["min"]:
-        out.append(f"{value:.4f} < min {spec['min']:.4f} (short by {spec['min'] - value:.4f})")
-    if "max" in spec and value > spec["max"]:
-        out.append(f"{value:.4f} > max {spec['max']:.4f} (over by {value - spec['max']:.4f})")
-    if "value" in spec:
-        target, tol = spec["value"], spec.get("tol", 0.0)
-        if abs(value - target) > tol + 1e-12:
-            off = value - target
-            out.append(f"{value:.4f} is not {target:.4f} ± {tol:.4f} (off by {off:+.4f})")
-    return out
-
-
-def _describe(spec: Mapping[str, float]) -> str:
-    """A spec as text for failure messages."""
-    parts = []
-    if "min" in spec:
-        parts.append(f">= {spec['min']:.4f}")
-    if "max" in spec:
-        parts.append(f"<= {spec['max']:.4f}")
-    if "value" in spec:
-        parts.append(f"{spec['value']:.4f} ± {spec.get('tol', 0.0):.4f}")
-    return ", ".join(parts)
