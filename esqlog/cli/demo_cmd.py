@@ -31,7 +31,7 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
     Creates (or replaces) only the scratch index named by --index.
     """
     from esqlog.calibrate import calibrate
-    from esqlog.cli.calibrate_cmd import format_report
+    from esqlog.cli.report import format_report
     from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
     from esqlog.evaluate import METRICS, compare, format_table
     from esqlog.experiment import QuerySet, evaluate_queries, system_label

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import get_args
 
 import click
 
 from esqlog.cli.options import connection_options, open_engine
 from esqlog.engine import ConnectionSettings
 from esqlog.errors import UsageError
+from esqlog.rewrite import RewriteMode
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -46,7 +48,7 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
               help="Calibration file; its q is evaluated and marked on the plot.")
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
 @click.option("--sweep", is_flag=True, help="q from 1.0 down to 0.0 in steps of 0.1.")
-@click.option("--mode", type=click.Choice(["boost", "script"]), default="boost",
+@click.option("--mode", type=click.Choice(get_args(RewriteMode)), default="boost",
               show_default=True, help="How q-log queries are sent (same scores either way; "
               "script needs Painless and the stored script).")
 @click.option("--joins/--no-joins", default=False, show_default=True,
@@ -100,9 +102,9 @@ def eval_command(
                        [q.gold for q in loaded])
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))
-    from esqlog.joins import DEFAULT_JOIN_WEIGHT
+    from esqlog.wrapper.options import join_weight_for
 
-    weight = ((record.join_weight if record else None) or DEFAULT_JOIN_WEIGHT) if joins else None
+    weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
     result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
                               mode=mode, join_weight=weight)
     native = result.per_query["native"]

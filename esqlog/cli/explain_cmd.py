@@ -15,9 +15,9 @@ from typing import Any
 import click
 
 from esqlog.cli.options import connection_options
-from esqlog.cli.search_cmd import QueryContext, prepare_query, query_arguments
+from esqlog.cli.query import QueryContext, prepare_query, query_arguments
 from esqlog.engine import ConnectionSettings
-from esqlog.qlog import idf, idf_lucene
+from esqlog.qlog import boost_weight, idf, idf_lucene
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class TermRow:
 
 
 def term_rows(ctx: QueryContext) -> list[TermRow]:
-    """Per distinct term, in query order: n, N, Lucene idf, idf_q and their ratio."""
+    """Per distinct term, in query order: n, N, Lucene idf, idf_q and the weight the query
+    modes apply (qlog.boost_weight, the library's own: not recomputed here)."""
     cal = ctx.calibration
     N = ctx.stats.field.doc_count
     rows = []
@@ -43,7 +44,7 @@ def term_rows(ctx: QueryContext) -> list[TermRow]:
         native = float(idf_lucene(n, N))
         target = float(idf(n, N, cal.q, cal.idf_form))
         rows.append(TermRow(term, ctx.stats.terms.count(term), n, N, native, target,
-                            target / native if native > 0 else 0.0))
+                            float(boost_weight(n, N, cal.q, cal.idf_form))))
     return rows
 
 
@@ -71,7 +72,7 @@ def join_rows(ctx: QueryContext, weight: float) -> list[TermRow]:
         native = float(idf_lucene(n, N))
         target = float(idf(n, N, cal.q, cal.idf_form))
         rows.append(TermRow(f"+{term}", 1, n, N, native, target,
-                            weight * target / native if native > 0 else 0.0))
+                            weight * float(boost_weight(n, N, cal.q, cal.idf_form))))
     return rows
 
 
@@ -105,9 +106,9 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
     cal = ctx.calibration
     rows = term_rows(ctx)
     if joins:
-        from esqlog.joins import DEFAULT_JOIN_WEIGHT
+        from esqlog.wrapper.options import join_weight_for
 
-        rows += join_rows(ctx, cal.join_weight or DEFAULT_JOIN_WEIGHT)
+        rows += join_rows(ctx, join_weight_for(None, [cal.join_weight]))
     header: dict[str, Any] = {
         "index": cal.index, "field": ctx.field, "q": cal.q, "idf_form": cal.idf_form,
         "predictor": f"{cal.predictor} v{cal.predictor_version}",
