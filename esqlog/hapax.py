@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.engine import Plan, Request, scroll_plan
+from esqlog.engine import Plan, scroll_plan
 from esqlog.stats import term_stats_plan
+from esqlog.termvectors import stored_vectors_request
 
 DEFAULT_BATCH = 500
 MAX_SAMPLE = 100_000
@@ -57,12 +58,8 @@ def _doc_terms(doc: Mapping[str, Any], field_name: str) -> dict[str, tuple[int, 
 def _doc_vectors_plan(
     index: str, field_name: str, ids: Sequence[str]
 ) -> Plan[list[dict[str, tuple[int, int]]]]:
-    body = yield Request("POST", f"/{index}/_mtermvectors", body={
-        "ids": list(ids),
-        "parameters": {"fields": [field_name], "term_statistics": True,
-                       "field_statistics": False, "positions": False, "offsets": False,
-                       "payloads": False},
-    })
+    body = yield stored_vectors_request([{"_id": i} for i in ids], [field_name], index=index,
+                                        term_statistics=True)
     return [_doc_terms(d, field_name) for d in body.get("docs", []) if d.get("found", True)]
 
 

@@ -28,7 +28,7 @@ import io
 import json
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -37,9 +37,10 @@ from typing import Any
 import numpy as np
 
 from esqlog.atomic import atomic_write
-from esqlog.engine import Plan, Request, scroll_plan
+from esqlog.engine import Plan, scroll_plan
 from esqlog.errors import ClusterError, UsageError
 from esqlog.hapax import HapaxEstimate
+from esqlog.termvectors import stored_vectors_request
 
 FORMAT = "esqlog-vocabulary/1"
 SCAN_BATCH = 500
@@ -207,20 +208,6 @@ class VocabularyScan:
         return keys, df
 
 
-def _vectors_request(index: str, field_name: str, hits: Sequence[Mapping[str, Any]]) -> Request:
-    # In the "docs" form the options go in every document (a top-level "parameters" block
-    # is ignored there); the form is needed to pass each document's custom routing.
-    options = {"fields": [field_name], "term_statistics": True, "field_statistics": False,
-               "positions": False, "offsets": False, "payloads": False}
-    docs = []
-    for hit in hits:
-        doc: dict[str, Any] = {"_id": hit["_id"], **options}
-        if hit.get("_routing") is not None:
-            doc["routing"] = hit["_routing"]
-        docs.append(doc)
-    return Request("POST", f"/{index}/_mtermvectors", body={"docs": docs})
-
-
 def scan_vocabulary_plan(
     index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
     progress: Progress | None = None,
@@ -234,7 +221,8 @@ def scan_vocabulary_plan(
 
         def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df) -> Plan[bool]:
             nonlocal docs
-            vectors = yield _vectors_request(index, field_name, hits)
+            vectors = yield stored_vectors_request(hits, [field_name], index=index,
+                                                   term_statistics=True)
             for doc in vectors.get("docs", []):
                 terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
                 for term, info in (terms or {}).items():

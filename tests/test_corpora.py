@@ -18,7 +18,7 @@ from corpora.lang_java import javadoc_query, replace_inline_tags  # noqa: E402
 from corpora.lang_man import split_page  # noqa: E402
 from corpora.lang_python import clean_rest, parse_python  # noqa: E402
 from corpora.lang_ruby import rdoc_query  # noqa: E402
-from corpora.pipeline import Func, assemble, doc_id, subsample  # noqa: E402
+from corpora.pipeline import Func, assemble, doc_id, pooled_extract, subsample  # noqa: E402
 from corpora.text import (  # noqa: E402
     delete_name,
     first_sentence,
@@ -319,3 +319,17 @@ def test_bundled_sample_is_consistent():
     by_gold = {d["id"]: d for d in docs}
     # The doc comment is not part of the document, so the query text is not in it.
     assert sum(q["text"] in by_gold[q["gold"]]["text"] for q in queries) < len(queries) * 0.02
+
+
+def _funcs_of(item: tuple[str, int]) -> list[Func]:
+    """A parse function for pooled_extract (module level: it is pickled to the workers)."""
+    path, count = item
+    return [Func(path, f"f{i}", f"def f{i}(): pass") for i in range(count)]
+
+
+def test_pooled_extract_keeps_item_order_across_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    items = [(f"p{i}.py", i % 3) for i in range(50)]
+    funcs = list(pooled_extract("test", items, _funcs_of, chunksize=4))
+    assert [(f.path, f.qualname) for f in funcs] == [
+        (path, f"f{i}") for path, count in items for i in range(count)]
+    assert "test: 50/50 files" in capsys.readouterr().out

@@ -8,6 +8,7 @@ from typing import Any
 
 from esqlog.engine import Plan, Request
 from esqlog.rerank.scoring import DocVector, ScoredText, named_terms
+from esqlog.termvectors import stored_vectors_request
 
 #: Engines that report each named query's score (include_named_queries_score).
 NAMED_SCORES_SINCE = {"elasticsearch": (8, 8), "opensearch": (2, 13)}
@@ -55,15 +56,7 @@ def hit_vectors_plan(
     """Term vectors of the hits' fields: {(index, id): {field: DocVector}} in one request."""
     if not hits or not fields:
         return {}
-    docs = []
-    for hit in hits:
-        doc: dict[str, Any] = {"_index": hit["_index"], "_id": hit["_id"], "fields": list(fields),
-                               "positions": False, "offsets": False, "payloads": False,
-                               "term_statistics": False, "field_statistics": False}
-        if hit.get("_routing") is not None:
-            doc["routing"] = hit["_routing"]
-        docs.append(doc)
-    body = yield Request("POST", "/_mtermvectors", body={"docs": docs})
+    body = yield stored_vectors_request(hits, fields)
     out: dict[tuple[str, str], dict[str, DocVector]] = {}
     for doc in body.get("docs", []):
         per_field: dict[str, DocVector] = {}

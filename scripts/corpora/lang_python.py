@@ -12,11 +12,10 @@ import ast
 import re
 import warnings
 from collections.abc import Iterator
-from multiprocessing import Pool
 from pathlib import Path
 
 from corpora.install import package_sources
-from corpora.pipeline import Func, Progress
+from corpora.pipeline import Func, pooled_extract
 from corpora.text import dedent_code, first_paragraph, first_sentence
 
 STDLIB_PKG = "libpython3.11-stdlib"
@@ -175,9 +174,4 @@ def source_files() -> list[tuple[str, str]]:
 def extract(workdir: Path) -> Iterator[Func]:
     """Functions of all corpus files in path order."""
     del workdir
-    items = source_files()
-    prog = Progress("python", len(items))
-    with Pool(2) as pool:
-        for funcs in pool.imap(_parse_file, items, chunksize=64):
-            prog.step()
-            yield from funcs
+    yield from pooled_extract("python", source_files(), _parse_file)

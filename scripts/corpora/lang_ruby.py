@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 from corpora.install import package_sources
-from corpora.pipeline import Func, Progress
+from corpora.pipeline import Func, pooled_extract
 from corpora.text import first_sentence, strip_comment_markers, strip_html
 from corpora.treesit import node_code, parser, text_of
 
@@ -194,9 +193,4 @@ def extract(workdir: Path) -> Iterator[Func]:
     """Methods of all corpus files in path order."""
     del workdir
     parser("ruby")
-    items = source_files()
-    prog = Progress("ruby", len(items))
-    with Pool(2) as pool:
-        for funcs in pool.imap(_parse_file, items, chunksize=64):
-            prog.step()
-            yield from funcs
+    yield from pooled_extract("ruby", source_files(), _parse_file)
