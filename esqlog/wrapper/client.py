@@ -121,8 +121,10 @@ def wrap(
     shards) is trusted before one request checks it again (0: every search checks).
     Every option is validated here (esqlog.wrapper.options): bad values raise UsageError.
     """
-    options = WrapOptions(mode, top_n, dfs, joins, join_weight, stats_ttl, stats,
-                          script_df_fraction, rerank_in, resolve_ttl)
+    options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, joins=joins, join_weight=join_weight,
+                          stats_ttl=stats_ttl, stats=stats,
+                          script_df_fraction=script_df_fraction, rerank_in=rerank_in,
+                          resolve_ttl=resolve_ttl)
     core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
         return AsyncQlogClient(client, core)
