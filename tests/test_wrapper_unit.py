@@ -191,8 +191,9 @@ def test_forced_script_mode_without_the_stored_script_raises() -> None:
 def test_auto_mode_falls_back_to_boost_once_with_one_warning() -> None:
     engine = ScriptedEngine({**routes(), ("GET", "/_scripts/esqlog-qlog-term"): not_found("s")})
     wrapper = core(mode="auto")
-    with pytest.warns(RuntimeWarning, match="falling back to boost mode"):
+    with pytest.warns(RuntimeWarning, match="falling back to boost mode") as caught:
         search(engine, wrapper, body={"query": {"match": {"body": "open read"}}})
+    assert caught[0].filename == __file__  # the warning points at the caller's search
     assert "script_score" not in str(sent(engine)["body"]["query"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")

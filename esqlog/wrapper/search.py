@@ -3,14 +3,14 @@ a rerank. Driven by the sync and the async client alike (esqlog.steps)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from esqlog.errors import ClusterError
 from esqlog.rerank.responses import rerank_window
 from esqlog.rerank.strategies import RerankJob, choose_plan
 from esqlog.stats import TextStats
-from esqlog.steps import SearchPlan
+from esqlog.steps import SearchPlan, Step
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.options import SearchMode
@@ -43,7 +43,8 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         "script" if mode == "script" else "boost", forced, core.scripts))
 
 
-def _prepare_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
+def _prepare_plan(core: WrapperCore,
+                  call: SearchCall) -> Generator[Step, Any, Prepared | None]:
     """(target, statistics) of a calibrated search, or None to pass it through.
 
     A failure of esqlog's own requests (the index was deleted, closed or recreated since it

@@ -79,7 +79,7 @@ class SnapshotGuard:
             warnings.warn(
                 f"esqlog: index {index!r} changed by {fresh.drift:.0%} since its "
                 f"vocabulary snapshot ({cal.created_at}); using live statistics until "
-                f"esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=5)
+                f"esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=6)
         self._state[index] = (fits, now + SNAPSHOT_CHECK_SECONDS)
 
     def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
