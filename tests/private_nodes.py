@@ -22,7 +22,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_SH = ROOT / "scripts" / "engines" / "engine.sh"
 SECURE_SH = ROOT / "scripts" / "engines" / "secure-elasticsearch.sh"
-STATE_ROOT = Path(tempfile.gettempdir()) / "esqlog-private-nodes"
+#: Beside the session's shared nodes (ESQLOG_ENGINE_DIR): two test sessions on one machine,
+#: each with its own ports, must not share (and stop) each other's private nodes.
+STATE_ROOT = Path(os.environ.get("ESQLOG_ENGINE_DIR")
+                  or Path(tempfile.gettempdir()) / "esqlog-engines") / "private-nodes"
 
 #: The sentinel secrets of the security tests: they must never show up in any output.
 ADMIN_USER = "esqlog-admin"
