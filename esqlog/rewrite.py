@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, Literal
 
+from esqlog.clauses import DEFAULT_MAX_CLAUSES, count_clauses, filters_on_score
 from esqlog.joins import confirmed_joins
 from esqlog.qlog import IDF_FORMS, boost_weights, validate_q
 from esqlog.stats import TextStats
@@ -34,6 +35,7 @@ __all__ = [
     "RewriteSettings",
     "collect_query_texts",
     "collect_texts",
+    "filters_on_score",
     "resolved_from_stats",
     "rewrite_body",
     "rewrite_query",
@@ -142,6 +144,8 @@ class RewriteSettings:
     #: a query name for each (field, term) clause (rerank reads each term's own score back
     #: with include_named_queries_score); None names nothing
     term_names: Mapping[tuple[str, str], str] | None = None
+    #: the engine's clause limit: joins are added only while the whole query stays under it
+    max_clauses: int = DEFAULT_MAX_CLAUSES
 
     def __post_init__(self) -> None:
         """Reject a mode or script id the engine would only refuse at query time."""
@@ -298,7 +302,7 @@ def _walk(clause: Any, leaf: LeafFn) -> Any:
         replaced = leaf(kind, inner)
         return clause if replaced is None else replaced
     children = _SCORING_CHILDREN.get(kind)
-    if children is None:
+    if children is None or "min_score" in inner:  # a threshold on native scores
         return clause
     rebuilt = dict(inner)
     for key in children:
@@ -353,6 +357,16 @@ def collect_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tupl
 class _Context:
     resolved: Mapping[tuple[str, str], ResolvedText]
     settings: RewriteSettings
+    #: join clauses the clause limit still allows (one-element list: shared, decremented)
+    join_budget: list[int] | None = None
+
+    def take_joins(self, joins: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+        """The joins that still fit under the clause limit (in candidate order)."""
+        if self.join_budget is None or self.settings.join_weight is None:
+            return joins if self.settings.join_weight is not None else ()
+        kept = joins[:max(0, self.join_budget[0])]
+        self.join_budget[0] -= len(kept)
+        return kept
 
 
 def _weights(ns: list[int], doc_count: int, cal: FieldCalibration) -> list[float]:
@@ -402,6 +416,7 @@ def _term_clause(
 def _with_joins(
     core: dict[str, Any], field: str, res: ResolvedText, cal: FieldCalibration,
     options: _MatchOptions, boost: float, settings: RewriteSettings,
+    allowed: tuple[tuple[str, int], ...],
 ) -> dict[str, Any]:
     """Add identifier-join clauses (weight w times their own q-log IDF) beside the match.
 
@@ -409,9 +424,9 @@ def _with_joins(
     document matching a join alone also matches, which is the point: "read file" reaches a
     document whose only token is ``read_file``.
     """
-    if settings.join_weight is None or not res.joins:
+    if settings.join_weight is None or not allowed:
         return core
-    joins = _term_clauses(field, list(res.joins), res, cal, settings,
+    joins = _term_clauses(field, list(allowed), res, cal, settings,
                           scale=settings.join_weight * boost)
     if options.operator == "and":
         return {"bool": {"must": [core], "should": joins}}
@@ -446,7 +461,12 @@ def _wrap(clauses: list[dict[str, Any]], options: _MatchOptions, boost: float) -
         return _decorate_single(clauses[0], boost, options.name)
     bool_spec: dict[str, Any]
     if options.operator == "and":
-        bool_spec = {"must": clauses}  # msm only counts SHOULD clauses: moot here
+        bool_spec = {"must": clauses}
+        # The engines apply msm to match's all-MUST BooleanQuery too, counted against its
+        # zero SHOULD clauses: "1" or "2" match nothing, "50%" or "-1" change nothing.
+        # The same msm on the same bool lets the same engine decide, exactly.
+        if options.msm is not None:
+            bool_spec["minimum_should_match"] = options.msm
     else:
         # A bool of SHOULD clauses only already needs one match; stating msm=1 explicitly
         # would be the same set but costs the engine ~15% (it leaves its fastest path).
@@ -473,7 +493,7 @@ def _rewrite_field(
     clauses = _term_clauses(field, [(t, int(res.df[t])) for t in res.terms], res, cal,
                             ctx.settings)
     return _with_joins(_wrap(clauses, options, boost), field, res, cal, options, boost,
-                       ctx.settings)
+                       ctx.settings, ctx.take_joins(res.joins) if res.joins else ())
 
 
 def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -> dict[str, Any]:
@@ -540,8 +560,25 @@ def rewrite_query_shared(
     """rewrite_query without the defensive copy: the result may share untouched subtrees
     with ``query`` (nothing here mutates the input). For the wrapper, which only serializes
     the result; a deep copy per search cost as much as the rewrite itself."""
-    ctx = _Context(resolved, settings)
+    budget: list[int] | None = None
+    if settings.join_weight is not None and any(r.joins for r in resolved.values()):
+        # Joins are clauses native does not have: count what the query makes without them
+        # and add joins only while the total stays under the engine's limit.
+        bare = _Context(resolved, replace(settings, join_weight=None))
+        base = _walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, bare))
+        budget = [settings.max_clauses - count_clauses(base, _resolved_size(resolved))]
+    ctx = _Context(resolved, settings, budget)
     return dict(_walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, ctx)))
+
+
+def _resolved_size(
+    resolved: Mapping[tuple[str, str], ResolvedText],
+) -> Callable[[str, str], int | None]:
+    """Terms of an analyzed text: the clauses a native match on it makes (None: unknown)."""
+    def size(field: str, text: str) -> int | None:
+        found = resolved.get((field, text))
+        return None if found is None else len(found.terms)
+    return size
 
 
 def rewrite_body(

@@ -21,11 +21,11 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from esqlog.analysis import standard_terms
+from esqlog.analysis import SearchAnalyses, search_analyses_plan, standard_terms
 from esqlog.calibrate import (
     STALE_DRIFT,
     TERM_SCRIPT_ID,
@@ -34,6 +34,7 @@ from esqlog.calibrate import (
     index_identity_plan,
     load_calibration,
 )
+from esqlog.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.engine import (
     AsyncEngine,
     Engine,
@@ -71,6 +72,7 @@ from esqlog.rewrite import (
     FieldCalibration,
     RewriteSettings,
     collect_query_texts,
+    filters_on_score,
     resolved_from_stats,
     rewrite_query_shared,
 )
@@ -109,6 +111,8 @@ class IndexTarget:
     index: str
     routings: tuple[str, ...]
     shards: int
+    analysis: SearchAnalyses = field(  # each field's search analyzer
+        default_factory=lambda: SearchAnalyses({}))
 
 
 class _LRU:
@@ -194,8 +198,8 @@ class QlogPlanner:
         self._snapshot_state: dict[str, tuple[bool, float]] = {}  # index -> (usable, next check)
         self.joins = joins
         self.join_weight = join_weight
+        self.max_clauses: int | None = None  # the engine's clause limit (asked when joins)
         self.cache = StatsCache(stats_ttl) if stats_ttl > 0 else None
-        self.standard_fields = {(c.index, c.field): c.standard_analysis for c in calibrations}
         if mode not in MODES:
             raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
         if top_n < 1:
@@ -251,7 +255,10 @@ class QlogPlanner:
             try:
                 shards = self.by_index[name][0].shards
                 routings = yield from shard_routings_plan(name, shards)
-                target = IndexTarget(name, routings, shards)
+                analysis = yield from search_analyses_plan(name, [
+                    c.field for c in self.by_index[name]], {
+                    c.field: c.standard_analysis for c in self.by_index[name]})
+                target = IndexTarget(name, routings, shards, analysis)
                 self.targets.put(name, target)
             finally:
                 self._release(name)
@@ -331,10 +338,13 @@ class QlogPlanner:
         terms whose df is cached need no request at all; anything else goes to the engine
         in one batched ``_mtermvectors`` round trip.
         """
+        if self.joins and self.max_clauses is None:
+            self.max_clauses = yield from max_clause_count_plan(self.flavor)
         fields = self.field_settings(target.index)
-        texts = collect_query_texts(query, fields)
-        local = {key: standard_terms(key[1]) if self.standard_fields.get(
-            (target.index, key[0])) else None for key in texts}
+        texts = [key for key in collect_query_texts(query, fields)
+                 if target.analysis.exact(key[0])]  # the others stay native
+        local = {key: standard_terms(key[1]) if target.analysis.standard(key[0]) else None
+                 for key in texts}
         cached = self.cache is not None or all(
             self.snapshot_for(target.index, f) is not None for f, _ in texts)
         if texts and cached and all(v is not None for v in local.values()):
@@ -342,7 +352,7 @@ class QlogPlanner:
             return stats, texts
         extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
         stats = yield from texts_stats_plan(target.index, texts, target.routings,
-                                            extra_terms=extra)
+                                            target.analysis.per_field(), extra_terms=extra)
         if self.cache is not None:
             now = time.monotonic()
             for (field_name, _), found in stats.items():
@@ -398,7 +408,8 @@ class QlogPlanner:
         settings = RewriteSettings(self.field_settings(target.index),
                                    "script" if mode == "script" else "boost", TERM_SCRIPT_ID,
                                    self.weight_of_joins(target.index),
-                                   script_df_fraction=self.script_df_fraction)
+                                   script_df_fraction=self.script_df_fraction,
+                                   max_clauses=self.max_clauses or DEFAULT_MAX_CLAUSES)
         return rewrite_query_shared(query, resolved, settings)
 
     def named_native(self, target: IndexTarget, query: Any,
@@ -588,8 +599,9 @@ def search_plan(planner: QlogPlanner, args: tuple[Any, ...], kwargs: dict[str, A
     untouched = ClientSearch((), call.final_kwargs()) if args else ClientSearch(args, kwargs)
     mode = planner.effective_mode(esqlog_mode)
     target = (yield from planner.target_plan(call.index)) if mode != "native" else None
-    if target is None or call.query is None:
-        return (yield untouched)
+    if target is None or call.query is None or filters_on_score(call.get("min_score"),
+                                                                call.query):
+        return (yield untouched)  # min_score thresholds native scores: nothing may move them
     yield from planner.snapshot_check_plan(target)
     stats, _ = yield from planner.resolve_plan(target, call.query)
     if not stats:
