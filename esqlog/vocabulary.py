@@ -354,6 +354,8 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
                          f"{found!r}", fix)
     try:
         doc_count = int(meta["doc_count"])
+        if min(doc_count, int(meta["sum_ttf"]), int(meta["live_docs"])) < 0:
+            raise ValueError("a negative count")
         return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
                           doc_count, int(meta["sum_ttf"]), int(meta["live_docs"]),
                           meta["created_at"], hashes,
