@@ -12,6 +12,7 @@ edge_ngram and synonym fields.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import warnings
@@ -431,3 +432,47 @@ def test_joins_below_the_limit_are_still_added(adversary: Adversary) -> None:
     wrapped = wrap(adversary.engine.client, [cal], joins=True)
     ids, _ = _matches(adversary, wrapped, body)
     assert native[0] < ids  # the readfile / read_file documents that lack "read"/"file"
+
+
+# --- the async wrapper takes the same decisions -------------------------------------------------
+
+def _async_client(flavor: str) -> Any:
+    if flavor == "elasticsearch":
+        from elasticsearch import AsyncElasticsearch
+
+        return AsyncElasticsearch(ENGINE_URLS[flavor], request_timeout=60)
+    from opensearchpy import AsyncOpenSearch
+
+    return AsyncOpenSearch(hosts=[ENGINE_URLS[flavor]], timeout=60)
+
+
+def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> None:
+    pytest.importorskip("aiohttp")
+    match = {"match": {"plain": "read file error reader"}}
+    bodies: list[dict[str, Any]] = [
+        {"query": {"match": {"ws": "Read-File"}}},
+        {"query": {"match": {"body": "read file"}}},  # default_search drops "file"
+        {"query": match, "min_score": _threshold(adversary, match)},
+        {"query": {"match": {"std": {"query": "read file", "operator": "and",
+                                     "minimum_should_match": 1}}}},
+    ]
+    cals = [dataclasses.replace(adversary.calibrations[f], q=0.5)
+            for f in ("ws", "body", "plain", "std")]
+    native = [_matches(adversary, adversary.engine.client, body) for body in bodies]
+
+    async def run() -> list[tuple[set[str], int]]:
+        client = _async_client(adversary.engine.flavor)
+        try:
+            wrapped = wrap(client, cals)
+            out = []
+            for body in bodies:
+                full = {**body, "size": adversary.total_docs + 10, "_source": False,
+                        "track_total_hits": True}
+                response = await wrapped.search(index=adversary.index, body=full)
+                out.append(({h["_id"] for h in body_of(response)["hits"]["hits"]},
+                            total_of(response)))
+            return out
+        finally:
+            await client.close()
+
+    assert asyncio.run(run()) == native
