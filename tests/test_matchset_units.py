@@ -165,3 +165,18 @@ def test_a_snapshot_with_a_negative_count_is_refused_in_one_line(tmp_path: Any) 
     path, _ = save_vocabulary(vocab, tmp_path / "v.npz")
     with pytest.raises(UsageError, match="incomplete metadata"):
         load_vocabulary(path)
+
+
+def test_unreadable_search_analyzers_fall_back_to_the_calibration_with_one_warning() -> None:
+    from esqlog.analysis import search_analyses_plan
+
+    plan = search_analyses_plan("idx", ["a", "b"], {"a": True, "b": False})
+    request = next(plan)
+    assert isinstance(request, Request) and request.params == {"include_defaults": "true"}
+    with pytest.warns(RuntimeWarning, match="cannot read the search analyzers of 'idx'"):
+        try:
+            plan.throw(PermissionError("403 forbidden"))
+        except StopIteration as done:
+            found = done.value
+    assert found.standard("a") and found.exact("a")
+    assert not found.exact("b")  # unknown search analyzer: left to the engine
