@@ -10,7 +10,7 @@ Two phases let the caller fetch every statistic in one batched round trip (sync 
 1. :func:`collect_texts` lists the ``(field, text)`` pairs that need analysis and statistics;
 2. :func:`rewrite_body` / :func:`rewrite_query` consume the :class:`ResolvedText` answers.
 
-Anything the rewrite cannot reproduce exactly (fuzziness, custom analyzers, synonyms at one
+Anything the rewrite cannot reproduce exactly (fuzziness, a query-level analyzer, synonyms at one
 position, cross_fields, ...) passes through untouched: a native BM25 clause is always a safe
 answer, a wrong match set never is.
 """
@@ -54,7 +54,7 @@ Mode = Literal["boost", "script"]
 
 @dataclass(frozen=True)
 class ResolvedText:
-    """What the index's own analyzer and global statistics say about one ``(field, text)``.
+    """What the field's search analyzer and global statistics say about one ``(field, text)``.
 
     ``terms`` keeps duplicates in position order because ``match`` builds one clause per token;
     ``positions`` lets the rewrite detect synonyms / graphs (equal positions), which it must not

@@ -76,7 +76,8 @@ class FieldStats:
 
 @dataclass(frozen=True)
 class TextStats:
-    """A text analyzed by the field's own analyzer, with the global statistics of its terms."""
+    """A text analyzed by the field's search analyzer (see esqlog.analysis), with the global
+    statistics of its terms."""
 
     terms: tuple[str, ...]  # in position order, duplicates kept
     positions: tuple[int, ...]
