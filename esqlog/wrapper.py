@@ -54,6 +54,7 @@ from esqlog.joins import (
     DEFAULT_JOIN_WEIGHT,
     confirmed_joins,
     join_candidates,
+    joins_that_fit,
     proposed_candidates,
 )
 from esqlog.rerank import (
@@ -426,9 +427,11 @@ class QlogPlanner:
                      stats: Mapping[tuple[str, str], TextStats]) -> list[ScoredText]:
         fields = self.field_settings(target.index)
         weight = self.weight_of_joins(target.index)
-        return [ScoredText(f, s, fields[f].q, fields[f].form,
-                           confirmed_joins(s.terms, s.extra_df) if weight else (), weight or 0.0)
-                for (f, _), s in stats.items()]
+        joins = joins_that_fit([(s.terms, confirmed_joins(s.terms, s.extra_df) if weight
+                                 else ()) for s in stats.values()],
+                               self.max_clauses or DEFAULT_MAX_CLAUSES)
+        return [ScoredText(f, s, fields[f].q, fields[f].form, kept, weight or 0.0)
+                for ((f, _), s), kept in zip(stats.items(), joins, strict=True)]
 
     def script_probe_plan(self) -> Plan[bool]:
         """Whether esqlog's stored script exists, asked once per wrapper.

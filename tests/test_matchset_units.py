@@ -180,3 +180,13 @@ def test_unreadable_search_analyzers_fall_back_to_the_calibration_with_one_warni
             found = done.value
     assert found.standard("a") and found.exact("a")
     assert not found.exact("b")  # unknown search analyzer: left to the engine
+
+
+def test_client_rerank_joins_are_cut_to_the_clause_limit() -> None:
+    from esqlog.joins import joins_that_fit
+
+    joins = (("ab", 1), ("a_b", 1), ("bc", 2))
+    assert joins_that_fit([(("a", "b", "c"), joins)], 1024) == [joins]
+    assert joins_that_fit([(("a", "b", "c"), joins)], 6) == [joins[:2]]  # 3 + 1 ids + 2
+    assert joins_that_fit([(("a", "a", "b"), joins), (("c",), joins)], 7) == [joins[:3], ()]
+    assert joins_that_fit([(tuple(f"t{i}" for i in range(1030)), joins)], 1024) == [()]
