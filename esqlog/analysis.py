@@ -111,9 +111,11 @@ def segments_by_rules(text: str) -> list[str] | None:
 
 #: Signs (in an analyzer's name or inlined definition) that it can emit a token graph:
 #: tokens spanning several positions (multi-word synonyms, word_delimiter_graph catenations,
-#: shingles, kuromoji/nori compounds). The engine turns a graph into phrase or span clauses,
-#: which a flat disjunction of terms cannot reproduce, so such fields are left to the engine.
-GRAPH_SIGNS = ("graph", "synonym", "shingle", "kuromoji", "nori")
+#: shingles, common-grams bigrams, kuromoji/nori compounds). The engine turns a graph into
+#: phrase or span clauses, which a flat disjunction of terms cannot reproduce, so such fields
+#: are left to the engine. (Tokens stacked at one position without a graph, as single-word
+#: synonyms or edge_ngram filters give, are caught later by their shared positions.)
+GRAPH_SIGNS = ("graph", "synonym", "shingle", "common_grams", "kuromoji", "nori")
 
 
 @dataclass(frozen=True)
