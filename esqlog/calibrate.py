@@ -91,6 +91,8 @@ class Calibration:
     join_weight: float | None = None
     #: index and search analysis are the built-in standard analyzer (see esqlog.analysis)
     standard_analysis: bool = False
+    #: the field's search analyzer when it differs from ``analyzer`` (else None)
+    search_analyzer: str | None = None
     #: file name (beside the calibration file) of the vocabulary snapshot, if one was built
     vocabulary: str | None = None
     vocabulary_sha256: str | None = None
@@ -112,6 +114,16 @@ class Calibration:
         if self.q < 0.97:
             return "mixed code and prose: expect a moderate gain"
         return "prose-like: q ~ 1, little change"
+
+    @property
+    def analysis_warning(self) -> str | None:
+        """Why queries on this field are analyzed differently from its documents, or None."""
+        if not self.search_analyzer:
+            return None
+        return (f"field {self.field!r} is searched with analyzer {self.search_analyzer!r} but "
+                f"indexed with {self.analyzer!r}: wrapped searches analyze queries with "
+                f"{self.search_analyzer!r} as the engine does, and leave clauses whose search "
+                "analyzer can emit token graphs (synonyms, shingles) to the engine")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -329,6 +341,7 @@ def _calibrate(
         doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
         shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
         standard_analysis=finfo.standard,
+        search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
         vocabulary_terms=len(vocab) if vocab is not None else 0,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from esqlog.analysis import search_analyses_plan
 from esqlog.engine import Engine, Request
 from esqlog.evaluate import Qrels, Run
 from esqlog.joins import proposed_candidates
@@ -48,12 +49,15 @@ def resolve_all(
 ) -> list[TextStats]:
     """Analyzed terms and global statistics of every query (batched round trips)."""
     routings = engine.run(shard_routings_plan(index, shards))
+    # analyzed as the engine analyzes the match query: the field's search analyzer
+    analyzers = engine.run(search_analyses_plan(index, [field_name], {})).per_field()
     out: list[TextStats] = []
     for start in range(0, len(texts), RESOLVE_BATCH):
         chunk = [(field_name, t) for t in texts[start:start + RESOLVE_BATCH]]
         keys = list(dict.fromkeys(chunk))
         extra = {k: proposed_candidates(k[1]) for k in keys} if joins else None
-        found = engine.run(texts_stats_plan(index, keys, routings, extra_terms=extra))
+        found = engine.run(texts_stats_plan(index, keys, routings, analyzers,
+                                            extra_terms=extra))
         out.extend(found[key] for key in chunk)
         if progress is not None:
             progress(len(chunk))

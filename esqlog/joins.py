@@ -73,3 +73,22 @@ def confirmed_joins(
                  if candidate_df.get(c, 0) > 0)
 
 
+
+
+def joins_that_fit(
+    texts: Sequence[tuple[Sequence[str], tuple[tuple[str, int], ...]]], max_clauses: int,
+    fixed: int = 1,
+) -> list[tuple[tuple[str, int], ...]]:
+    """Each text's joins, cut so that one clause per distinct term, per join and ``fixed``
+    more (a client rerank's ids filter) stay within ``max_clauses``, the engine's limit.
+
+    A join is an extra clause the native query lacks: where it does not fit it is dropped
+    (in candidate order, later texts first to lose), never the search.
+    """
+    budget = max_clauses - fixed - sum(len(set(terms)) for terms, _ in texts)
+    out = []
+    for _, joins in texts:
+        kept = joins[:max(0, budget)]
+        budget -= len(kept)
+        out.append(kept)
+    return out

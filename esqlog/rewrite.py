@@ -10,7 +10,7 @@ Two phases let the caller fetch every statistic in one batched round trip (sync 
 1. :func:`collect_body_texts` lists the ``(field, text)`` pairs that need analysis and statistics;
 2. :func:`rewrite_body` / :func:`rewrite_query` consume the :class:`ResolvedText` answers.
 
-Anything the rewrite cannot reproduce exactly (fuzziness, custom analyzers, synonyms at one
+Anything the rewrite cannot reproduce exactly (fuzziness, a query-level analyzer, synonyms at one
 position, cross_fields, ...) passes through untouched: a native BM25 clause is always a safe
 answer, a wrong match set never is.
 """
@@ -21,10 +21,18 @@ import copy
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
 from typing import Any, Literal
 
+from esqlog.clauses import DEFAULT_MAX_CLAUSES, count_clauses, filters_on_score
 from esqlog.joins import confirmed_joins
+from esqlog.matchspec import (
+    MatchOptions,
+    MultiMatchSpec,
+    is_int,
+    parse_match,
+    parse_multi_match,
+    walk,
+)
 from esqlog.qlog import IDF_FORMS, boost_weights, validate_q
 from esqlog.stats import TextStats
 
@@ -34,6 +42,7 @@ __all__ = [
     "RewriteSettings",
     "collect_body_texts",
     "collect_query_texts",
+    "filters_on_score",
     "resolved_from_stats",
     "rewrite_body",
     "rewrite_query",
@@ -41,31 +50,11 @@ __all__ = [
 ]
 
 RewriteMode = Literal["boost", "script"]
-Operator = Literal["or", "and"]
-
-# Options whose meaning the rewrite reproduces exactly. Everything else (fuzziness, analyzer,
-# cutoff_frequency, zero_terms_query, lenient, prefix_length, ...) makes the clause pass through,
-# so an option this module does not know can never silently change the match set.
-# auto_generate_synonyms_phrase_query only acts on multi-position synonyms, which are excluded
-# by the distinct-positions check.
-_MATCH_OPTIONS = frozenset(
-    {
-        "query",
-        "operator",
-        "minimum_should_match",
-        "boost",
-        "_name",
-        "auto_generate_synonyms_phrase_query",
-    }
-)
-_MULTI_MATCH_OPTIONS = _MATCH_OPTIONS | {"fields", "type", "tie_breaker"}
-# Default tie_breaker per supported multi_match type (what Elasticsearch uses when none is given).
-_MULTI_MATCH_TIE_BREAKER = {"best_fields": 0.0, "most_fields": 1.0}
 
 
 @dataclass(frozen=True)
 class ResolvedText:
-    """What the index's own analyzer and global statistics say about one ``(field, text)``.
+    """What the field's search analyzer and global statistics say about one ``(field, text)``.
 
     ``terms`` keeps duplicates in position order because ``match`` builds one clause per token;
     ``positions`` lets the rewrite detect synonyms / graphs (equal positions), which it must not
@@ -85,7 +74,7 @@ class ResolvedText:
             raise ValueError(
                 f"{len(self.terms)} terms but {len(self.positions)} positions; need one per term"
             )
-        if not _is_int(self.doc_count) or self.doc_count < 0:
+        if not is_int(self.doc_count) or self.doc_count < 0:
             raise ValueError(f"doc_count must be a non-negative integer, got {self.doc_count!r}")
         for term in self.terms:
             if term not in self.df:
@@ -93,7 +82,7 @@ class ResolvedText:
             n = self.df[term]
             # Lucene guarantees df <= docCount (both count deleted docs); a violation means the
             # statistics were mixed up (e.g. per-shard df with a global doc count).
-            if not _is_int(n) or n < 0 or n > self.doc_count:
+            if not is_int(n) or n < 0 or n > self.doc_count:
                 raise ValueError(
                     f"df of {term!r} must be an integer in [0, doc_count={self.doc_count}], "
                     f"got {n!r}"
@@ -142,6 +131,8 @@ class RewriteSettings:
     #: a query name for each (field, term) clause (rerank reads each term's own score back
     #: with include_named_queries_score); None names nothing
     term_names: Mapping[tuple[str, str], str] | None = None
+    #: the engine's clause limit: joins are added only while the whole query stays under it
+    max_clauses: int = DEFAULT_MAX_CLAUSES
 
     def __post_init__(self) -> None:
         """Reject a mode or script id the engine would only refuse at query time."""
@@ -158,162 +149,6 @@ class RewriteSettings:
             raise ValueError("script_id must be a non-empty string")
 
 
-# --------------------------------------------------------------------------- parsing
-
-
-@dataclass(frozen=True)
-class _MatchOptions:
-    """The scoring-relevant options shared by match and multi_match (raw values kept)."""
-
-    operator: Operator
-    raw_operator: Any  # as written, for the native match fallback inside multi_match
-    msm: Any  # minimum_should_match verbatim, None when absent
-    boost: float
-    name: str | None
-    extra: Mapping[str, Any]  # harmless options carried into native fallbacks
-
-
-@dataclass(frozen=True)
-class _MatchSpec:
-    field: str
-    text: str
-    options: _MatchOptions
-
-
-@dataclass(frozen=True)
-class _MultiMatchSpec:
-    text: str
-    fields: tuple[tuple[str, float], ...]
-    tie_breaker: float
-    options: _MatchOptions
-
-
-def _is_int(value: object) -> bool:
-    if type(value) is int:  # the common case, without the slow ABC check
-        return True
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _as_boost(value: object) -> float | None:
-    """A finite non-negative number, else None (the engine, not us, should reject the rest)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) and number >= 0.0 else None
-
-
-def _parse_options(spec: Mapping[str, Any], allowed: frozenset[str]) -> _MatchOptions | None:
-    """Options of a long-form clause, or None when one of them is not reproducible."""
-    if not set(spec) <= allowed:
-        return None
-    raw_operator = spec.get("operator")
-    operator = "or" if raw_operator is None else raw_operator
-    if not isinstance(operator, str) or operator.lower() not in ("or", "and"):
-        return None
-    boost = _as_boost(spec.get("boost", 1.0))
-    msm = spec.get("minimum_should_match")
-    name = spec.get("_name")
-    if boost is None or not (msm is None or isinstance(msm, str) or _is_int(msm)):
-        return None
-    if not (name is None or isinstance(name, str)):
-        return None
-    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query",) if k in spec}
-    op: Operator = "and" if operator.lower() == "and" else "or"
-    return _MatchOptions(op, raw_operator, msm, boost, name, extra)
-
-
-_DEFAULT_OPTIONS = _MatchOptions("or", None, None, 1.0, None, {})
-
-
-def _parse_match(inner: Mapping[str, Any]) -> _MatchSpec | None:
-    """``{"f": "text"}`` or ``{"f": {"query": "text", ...}}``; None when not reproducible."""
-    if len(inner) != 1:
-        return None
-    field, spec = next(iter(inner.items()))
-    if isinstance(spec, str):
-        return _MatchSpec(field, spec, _DEFAULT_OPTIONS)
-    if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str):
-        return None
-    options = _parse_options(spec, _MATCH_OPTIONS)
-    return None if options is None else _MatchSpec(field, spec["query"], options)
-
-
-def _parse_field_boost(entry: object) -> tuple[str, float] | None:
-    """``"title^2"`` -> ("title", 2.0); None for wildcards or unparsable boosts."""
-    if not isinstance(entry, str) or not entry or "*" in entry:
-        return None
-    name, caret, boost_text = entry.partition("^")
-    if not caret:
-        return name, 1.0
-    try:
-        boost = _as_boost(float(boost_text))
-    except ValueError:
-        return None
-    return None if boost is None or not name else (name, boost)
-
-
-def _parse_multi_match(inner: Mapping[str, Any]) -> _MultiMatchSpec | None:
-    """A best_fields / most_fields multi_match over explicit fields; None otherwise."""
-    text = inner.get("query")
-    kind = inner.get("type", "best_fields")
-    raw_fields = inner.get("fields")
-    if not isinstance(text, str) or kind not in _MULTI_MATCH_TIE_BREAKER:
-        return None
-    if isinstance(raw_fields, str):
-        raw_fields = [raw_fields]
-    if not isinstance(raw_fields, list) or not raw_fields:
-        return None
-    fields = [_parse_field_boost(entry) for entry in raw_fields]
-    parsed = tuple(f for f in fields if f is not None)
-    if len(parsed) != len(fields) or len({name for name, _ in parsed}) != len(parsed):
-        return None  # wildcard, bad boost or a repeated field: let the engine resolve it
-    tie_breaker = _as_boost(inner.get("tie_breaker", _MULTI_MATCH_TIE_BREAKER[kind]))
-    options = _parse_options(inner, _MULTI_MATCH_OPTIONS)
-    if tie_breaker is None or options is None:
-        return None
-    return _MultiMatchSpec(text, parsed, tie_breaker, options)
-
-
-# --------------------------------------------------------------------------- traversal
-
-LeafFn = Callable[[str, Mapping[str, Any]], dict[str, Any] | None]
-
-# Scoring children of compound queries. filter / must_not / constant_score do not score, so a
-# rewrite there could only risk the match set for no gain; they are never entered.
-_SCORING_CHILDREN: dict[str, tuple[str, ...]] = {
-    "bool": ("must", "should"),
-    "dis_max": ("queries",),
-    "function_score": ("query",),
-}
-
-
-def _walk(clause: Any, leaf: LeafFn) -> Any:
-    """Apply ``leaf`` to every match / multi_match in scoring position; rebuild the path to it."""
-    if not isinstance(clause, Mapping) or len(clause) != 1:
-        return clause
-    kind, inner = next(iter(clause.items()))
-    if not isinstance(inner, Mapping):
-        return clause
-    if kind in ("match", "multi_match"):
-        replaced = leaf(kind, inner)
-        return clause if replaced is None else replaced
-    children = _SCORING_CHILDREN.get(kind)
-    if children is None:
-        return clause
-    rebuilt = dict(inner)
-    for key in children:
-        if key in rebuilt:
-            rebuilt[key] = _walk_each(rebuilt[key], leaf)
-    return {kind: rebuilt}
-
-
-def _walk_each(value: Any, leaf: LeafFn) -> Any:
-    """Children may be a single clause or a list (bool accepts both); keep the shape."""
-    if isinstance(value, list):
-        return [_walk(child, leaf) for child in value]
-    return _walk(value, leaf)
-
-
 # --------------------------------------------------------------------------- phase 1
 
 
@@ -323,17 +158,17 @@ def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, 
 
     def record(kind: str, inner: Mapping[str, Any]) -> None:
         if kind == "match":
-            parsed = _parse_match(inner)
+            parsed = parse_match(inner)
             pairs = [] if parsed is None else [(parsed.field, parsed.text)]
         else:
-            multi = _parse_multi_match(inner)
+            multi = parse_multi_match(inner)
             pairs = [] if multi is None else [(name, multi.text) for name, _ in multi.fields]
         for pair in pairs:
             if pair[0] in fields:
                 seen.setdefault(pair, None)
         return None
 
-    _walk(query, record)
+    walk(query, record)
     return list(seen)
 
 
@@ -353,6 +188,16 @@ def collect_body_texts(body: Mapping[str, Any], fields: Collection[str]) -> list
 class _Context:
     resolved: Mapping[tuple[str, str], ResolvedText]
     settings: RewriteSettings
+    #: join clauses the clause limit still allows (one-element list: shared, decremented)
+    join_budget: list[int] | None = None
+
+    def take_joins(self, joins: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+        """The joins that still fit under the clause limit (in candidate order)."""
+        if self.join_budget is None or self.settings.join_weight is None:
+            return joins if self.settings.join_weight is not None else ()
+        kept = joins[:max(0, self.join_budget[0])]
+        self.join_budget[0] -= len(kept)
+        return kept
 
 
 def _weights(ns: list[int], doc_count: int, cal: FieldCalibration) -> list[float]:
@@ -401,7 +246,8 @@ def _term_clause(
 
 def _with_joins(
     core: dict[str, Any], field: str, res: ResolvedText, cal: FieldCalibration,
-    options: _MatchOptions, boost: float, settings: RewriteSettings,
+    options: MatchOptions, boost: float, settings: RewriteSettings,
+    allowed: tuple[tuple[str, int], ...],
 ) -> dict[str, Any]:
     """Add identifier-join clauses (weight w times their own q-log IDF) beside the match.
 
@@ -409,9 +255,9 @@ def _with_joins(
     document matching a join alone also matches, which is the point: "read file" reaches a
     document whose only token is ``read_file``.
     """
-    if settings.join_weight is None or not res.joins:
+    if settings.join_weight is None or not allowed:
         return core
-    joins = _term_clauses(field, list(res.joins), res, cal, settings,
+    joins = _term_clauses(field, list(allowed), res, cal, settings,
                           scale=settings.join_weight * boost)
     if options.operator == "and":
         return {"bool": {"must": [core], "should": joins}}
@@ -440,13 +286,18 @@ def _decorate_single(clause: dict[str, Any], boost: float, name: str | None) -> 
     return clause
 
 
-def _wrap(clauses: list[dict[str, Any]], options: _MatchOptions, boost: float) -> dict[str, Any]:
+def _wrap(clauses: list[dict[str, Any]], options: MatchOptions, boost: float) -> dict[str, Any]:
     """Combine term clauses exactly as match's BooleanQuery does (SHOULD+msm, or all MUST)."""
     if len(clauses) == 1:
         return _decorate_single(clauses[0], boost, options.name)
     bool_spec: dict[str, Any]
     if options.operator == "and":
-        bool_spec = {"must": clauses}  # msm only counts SHOULD clauses: moot here
+        bool_spec = {"must": clauses}
+        # The engines apply msm to match's all-MUST BooleanQuery too, counted against its
+        # zero SHOULD clauses: "1" or "2" match nothing, "50%" or "-1" change nothing.
+        # The same msm on the same bool lets the same engine decide, exactly.
+        if options.msm is not None:
+            bool_spec["minimum_should_match"] = options.msm
     else:
         # A bool of SHOULD clauses only already needs one match; stating msm=1 explicitly
         # would be the same set but costs the engine ~15% (it leaves its fastest path).
@@ -461,7 +312,7 @@ def _wrap(clauses: list[dict[str, Any]], options: _MatchOptions, boost: float) -
 
 
 def _rewrite_field(
-    field: str, text: str, options: _MatchOptions, boost: float, ctx: _Context
+    field: str, text: str, options: MatchOptions, boost: float, ctx: _Context
 ) -> dict[str, Any] | None:
     """The q-log equivalent of match(field, text), or None when it cannot be exact."""
     cal = ctx.settings.fields.get(field)
@@ -473,10 +324,10 @@ def _rewrite_field(
     clauses = _term_clauses(field, [(t, int(res.df[t])) for t in res.terms], res, cal,
                             ctx.settings)
     return _with_joins(_wrap(clauses, options, boost), field, res, cal, options, boost,
-                       ctx.settings)
+                       ctx.settings, ctx.take_joins(res.joins) if res.joins else ())
 
 
-def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -> dict[str, Any]:
+def _native_match(field: str, text: str, options: MatchOptions, boost: float) -> dict[str, Any]:
     """The per-field match Elasticsearch builds inside multi_match, for fields left native."""
     spec: dict[str, Any] = {"query": text}
     if options.raw_operator is not None:
@@ -489,7 +340,7 @@ def _native_match(field: str, text: str, options: _MatchOptions, boost: float) -
     return {"match": {field: spec}}
 
 
-def _rewrite_multi_match(parsed: _MultiMatchSpec, ctx: _Context) -> dict[str, Any] | None:
+def _rewrite_multi_match(parsed: MultiMatchSpec, ctx: _Context) -> dict[str, Any] | None:
     """dis_max over per-field clauses (ES's own expansion); None when no field is rewritten."""
     # Field boosts go on each field's clause; the overall boost and _name go on the dis_max.
     per_field_options = replace(parsed.options, boost=1.0, name=None)
@@ -511,11 +362,11 @@ def _rewrite_multi_match(parsed: _MultiMatchSpec, ctx: _Context) -> dict[str, An
 
 def _rewrite_leaf(kind: str, inner: Mapping[str, Any], ctx: _Context) -> dict[str, Any] | None:
     if kind == "match":
-        parsed = _parse_match(inner)
+        parsed = parse_match(inner)
         if parsed is None:
             return None
         return _rewrite_field(parsed.field, parsed.text, parsed.options, parsed.options.boost, ctx)
-    multi = _parse_multi_match(inner)
+    multi = parse_multi_match(inner)
     return None if multi is None else _rewrite_multi_match(multi, ctx)
 
 
@@ -540,8 +391,25 @@ def rewrite_query_sharing(
     """rewrite_query without the defensive copy: the result may share untouched subtrees
     with ``query`` (nothing here mutates the input). For the wrapper, which only serializes
     the result; a deep copy per search cost as much as the rewrite itself."""
-    ctx = _Context(resolved, settings)
-    return dict(_walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, ctx)))
+    budget: list[int] | None = None
+    if settings.join_weight is not None and any(r.joins for r in resolved.values()):
+        # Joins are clauses native does not have: count what the query makes without them
+        # and add joins only while the total stays under the engine's limit.
+        bare = _Context(resolved, replace(settings, join_weight=None))
+        base = walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, bare))
+        budget = [settings.max_clauses - count_clauses(base, _resolved_size(resolved))]
+    ctx = _Context(resolved, settings, budget)
+    return dict(walk(query, lambda kind, inner: _rewrite_leaf(kind, inner, ctx)))
+
+
+def _resolved_size(
+    resolved: Mapping[tuple[str, str], ResolvedText],
+) -> Callable[[str, str], int | None]:
+    """Terms of an analyzed text: the clauses a native match on it makes (None: unknown)."""
+    def size(field: str, text: str) -> int | None:
+        found = resolved.get((field, text))
+        return None if found is None else len(found.terms)
+    return size
 
 
 def rewrite_body(

@@ -76,13 +76,26 @@ class FieldStats:
 
 @dataclass(frozen=True)
 class TextStats:
-    """A text analyzed by the field's own analyzer, with the global statistics of its terms."""
+    """A text analyzed by the field's search analyzer (see esqlog.analysis), with the global
+    statistics of its terms."""
 
     terms: tuple[str, ...]  # in position order, duplicates kept
     positions: tuple[int, ...]
     df: Mapping[str, int]
     field: FieldStats
     extra_df: Mapping[str, int] = dc_field(default_factory=dict)  # asked-for exact terms
+
+    def __post_init__(self) -> None:
+        """Clamp every df to N: Lucene guarantees df <= N within one reader, but statistics
+        read at different moments (a cached df, a vocabulary snapshot taken while documents
+        were indexed, a merge since) can disagree. A weight from df = N is the right limit;
+        refusing the search would turn a momentary race into an outage."""
+        limit = self.field.doc_count
+        if any(n > limit for n in self.df.values()):
+            object.__setattr__(self, "df", {t: min(n, limit) for t, n in self.df.items()})
+        if any(n > limit for n in self.extra_df.values()):
+            object.__setattr__(self, "extra_df",
+                               {t: min(n, limit) for t, n in self.extra_df.items()})
 
 
 # --- index and field ---------------------------------------------------------------------
@@ -117,7 +130,10 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
 
 def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     """Type, analyzers and similarity of a field, with the analyzer's custom definition if any."""
-    mapping = yield Request("GET", f"/{_quote(index)}/_mapping/field/{_quote(field_name)}")
+    # include_defaults: the analyzers the engine really uses (search_analyzer falls back to
+    # default_search or the index analyzer, in an order the two engines do not agree on)
+    mapping = yield Request("GET", f"/{_quote(index)}/_mapping/field/{_quote(field_name)}",
+                            {"include_defaults": "true"})
     found = (mapping.get(index) or {}).get("mappings", {}).get(field_name)
     if not found:
         raise UsageError(

@@ -16,12 +16,12 @@ from esqlog.engine import Request, quote_path
 
 def stored_vectors_request(
     hits: Sequence[Mapping[str, Any]], fields: Sequence[str], *, index: str | None = None,
-    term_statistics: bool = False,
+    term_statistics: bool = False, field_statistics: bool = False,
 ) -> Request:
     """Term vectors of the hits' ``fields`` in one request; each hit gives ``_id`` and, when
     ``index`` is None, its own ``_index`` (and ``_routing`` when it has one)."""
     options = {"fields": list(fields), "term_statistics": term_statistics,
-               "field_statistics": False, "positions": False, "offsets": False,
+               "field_statistics": field_statistics, "positions": False, "offsets": False,
                "payloads": False}
     docs = []
     for hit in hits:

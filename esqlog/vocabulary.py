@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -185,6 +186,11 @@ class VocabularyScan:
     df: dict[str, int]
     ttf: dict[str, int]
     docs: int
+    #: N and sum_ttf as the scan's own term-vector answers saw them (per shard, the reading
+    #: with the most documents, summed): every df above was read from a reader with at most
+    #: this N, so df <= doc_count holds even when documents arrive during the scan
+    doc_count: int = 0
+    sum_ttf: int = 0
 
     def hapax(self) -> HapaxEstimate:
         """Exact h_tok: tokens of terms whose global df is 1, over all tokens of live docs."""
@@ -215,18 +221,25 @@ def scan_vocabulary_plan(
     """Every live document's term vectors, shard by shard: global df and ttf of every term."""
     global_df: dict[str, int] = {}
     ttf: dict[str, int] = {}
-    docs = 0
+    docs = n_total = ttf_total = 0
     for shard in range(shards):
         shard_df: dict[str, int] = {}
+        shard_n = [0, 0]  # the largest (doc_count, sum_ttf) any answer of this shard reported
 
-        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df) -> Plan[bool]:
+        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df,
+                 shard_n: list[int] = shard_n) -> Plan[bool]:
             nonlocal docs
             vectors = yield stored_vectors_request(hits, [field_name], index=index,
-                                                   term_statistics=True)
+                                                   term_statistics=True, field_statistics=True)
             for doc in vectors.get("docs", []):
-                terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
-                for term, info in (terms or {}).items():
-                    shard_df[term] = int(info.get("doc_freq") or 0)
+                found = (doc.get("term_vectors") or {}).get(field_name) or {}
+                fstats = found.get("field_statistics") or {}
+                n = int(fstats.get("doc_count") or 0)
+                if n > shard_n[0]:
+                    shard_n[:] = [n, int(fstats.get("sum_ttf") or 0)]
+                for term, info in (found.get("terms") or {}).items():
+                    # the largest df seen: each was read with an N <= shard_n[0]
+                    shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
                     ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
             docs += len(hits)
             if progress is not None:
@@ -238,20 +251,41 @@ def scan_vocabulary_plan(
                                page, params={"preference": f"_shards:{shard}"})
         for term, n in shard_df.items():
             global_df[term] = global_df.get(term, 0) + n
+        n_total, ttf_total = n_total + shard_n[0], ttf_total + shard_n[1]
     if docs and not global_df:
         raise ClusterError(f"term vectors of {index!r} returned no terms for field "
                            f"{field_name!r} ({docs} documents read)",
                            "check that the field is an indexed text field")
-    return VocabularyScan(global_df, ttf, docs)
+    return VocabularyScan(global_df, ttf, docs, n_total, ttf_total)
 
 
 def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,
                          doc_count: int, sum_ttf: int, live_docs: int,
                          created_at: str) -> Vocabulary:
-    """The compact snapshot of a scan, with the field statistics it belongs with."""
+    """The compact snapshot of a scan, with the field statistics it belongs with.
+
+    ``doc_count`` / ``sum_ttf`` were read before the scan; documents indexed meanwhile make
+    the scan's own reading larger, and that one is consistent with the df it read.
+    """
+    if scan.doc_count > doc_count:
+        doc_count, sum_ttf = scan.doc_count, max(sum_ttf, scan.sum_ttf)
     keys, df = scan.arrays()
     return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
-                      keys, df, build_bloom(list(scan.df)))
+                      keys, _clamped(df, doc_count, index), build_bloom(list(scan.df)))
+
+
+def _clamped(df: np.ndarray, doc_count: int, index: str) -> np.ndarray:
+    """df capped at N, with one warning: a df above N cannot come from one Lucene reader
+    (statistics read at different moments), and would make every weight of it invalid."""
+    over = int(np.count_nonzero(df > doc_count))
+    if not over:
+        return df
+    warnings.warn(f"esqlog: {over:,} terms of the vocabulary snapshot of {index!r} have a "
+                  f"document frequency above its document count {doc_count:,} (documents "
+                  "were indexed while it was taken); they count as in every document until "
+                  "esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=3)
+    return np.asarray(np.minimum(df, np.uint32(min(max(doc_count, 0), 2**32 - 1))),
+                      dtype=np.uint32)
 
 
 # --- files ----------------------------------------------------------------------------------
@@ -307,10 +341,14 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
         raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
                          f"{found!r}", fix)
     try:
+        doc_count = int(meta["doc_count"])
+        if min(doc_count, int(meta["sum_ttf"]), int(meta["live_docs"])) < 0:
+            raise ValueError("a negative count")
         return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
-                          int(meta["doc_count"]), int(meta["sum_ttf"]), int(meta["live_docs"]),
-                          meta["created_at"], hashes, df.astype(np.uint32, copy=False),
-                          bloom)
+                          doc_count, int(meta["sum_ttf"]), int(meta["live_docs"]),
+                          meta["created_at"], hashes,
+                          _clamped(df.astype(np.uint32, copy=False), doc_count,
+                                   str(meta["index"])), bloom)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"vocabulary file {str(source)!r} has incomplete metadata "
                          f"({type(exc).__name__} {exc})", fix) from None

@@ -65,6 +65,13 @@ def settings_answer(index: str, uuid: str, shards: int) -> dict[str, Any]:
     return {index: {"settings": {"index": {"uuid": uuid, "number_of_shards": str(shards)}}}}
 
 
+def field_mapping(index: str, field: str, analyzer: str) -> dict[str, Any]:
+    """GET /{index}/_mapping/field/{field}?include_defaults: a text field whose index and
+    search analyzer are ``analyzer``, as both engines answer."""
+    spec = {"type": "text", "analyzer": analyzer, "search_analyzer": analyzer}
+    return {index: {"mappings": {field: {"full_name": field, "mapping": {field: spec}}}}}
+
+
 def search_shards(shards: int) -> Callable[[Any], dict[str, Any]]:
     """GET /_search_shards?routing=r: routing value r lands on shard r % shards."""
     def answer(request: Any) -> dict[str, Any]:

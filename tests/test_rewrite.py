@@ -100,12 +100,14 @@ def test_long_form_or_keeps_msm_verbatim_boost_and_name() -> None:
 
 
 @pytest.mark.parametrize("op", ["and", "AND", "And"])
-def test_operator_and_becomes_must_and_drops_msm(op: str) -> None:
+def test_operator_and_becomes_must_and_keeps_msm(op: str) -> None:
+    """The engines apply msm to match's all-MUST query too (issue 12 item 3): keep it."""
     spec = {"query": "parse json", "operator": op, "minimum_should_match": 2}
     out = rq({"match": {"code": spec}})
     assert out == {
         "bool": {
-            "must": [term("code", "parse", weight("parse")), term("code", "json", weight("json"))]
+            "must": [term("code", "parse", weight("parse")), term("code", "json", weight("json"))],
+            "minimum_should_match": 2,
         }
     }
 
@@ -343,6 +345,7 @@ def test_multi_match_most_fields_uses_tie_breaker_one_and_keeps_options_per_fiel
     code_clause = {
         "bool": {
             "must": [term("code", "parse", weight("parse")), term("code", "json", weight("json"))],
+            "minimum_should_match": "1",  # as the engine applies it to each field's match
             "boost": 1.5,
         }
     }

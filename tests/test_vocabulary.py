@@ -71,7 +71,9 @@ TERMS = st.text(alphabet=st.characters(codec="utf-8"),
 def make_vocabulary(df: dict[str, int], **meta: Any) -> Vocabulary:
     scan = VocabularyScan(dict(df), dict(df), len(df))
     fields: dict[str, Any] = {"index": "idx", "index_uuid": "uuid-1", "field": "body",
-                              "doc_count": 10, "sum_ttf": 99, "live_docs": 9,
+                              # N >= every df, as in any one Lucene reader
+                              "doc_count": max([10, *df.values()]), "sum_ttf": 99,
+                              "live_docs": 9,
                               "created_at": "2024-01-01T00:00:00+00:00", **meta}
     return vocabulary_from_scan(scan, **fields)
 
@@ -278,7 +280,7 @@ def _npy_bytes() -> bytes:
 _HASHES = np.array([1, 5], dtype=np.uint64)
 _DF = np.array([2, 3], dtype=np.uint32)
 _GOOD_META = {"format": FORMAT, "index": "i", "index_uuid": "u", "field": "body",
-              "doc_count": 1, "sum_ttf": 1, "live_docs": 1, "created_at": "t"}
+              "doc_count": 5, "sum_ttf": 9, "live_docs": 1, "created_at": "t"}
 
 BAD_FILES: dict[str, tuple[bytes, str]] = {
     "text": (b"func ReadFile(name string) ([]byte, error)\n", "not an esqlog vocabulary"),

@@ -19,6 +19,7 @@ from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.search import search_plan
 from tests.scripted import (
     ScriptedEngine,
+    field_mapping,
     not_found,
     search_shards,
     settings_answer,
@@ -37,9 +38,13 @@ def calibration(index: str = "code", standard: bool = False) -> Calibration:
                        "3.6.0", standard_analysis=standard)
 
 
-def routes(uuid: str = "U1", shards: int = SHARDS) -> dict[tuple[str, str], Any]:
+def routes(uuid: str = "U1", shards: int = SHARDS,
+           analyzer: str = "whitespace") -> dict[tuple[str, str], Any]:
+    """The answers a cold wrapper needs; ``analyzer`` is the field's index and search analyzer
+    (only the built-in ``standard`` lets the wrapper analyze text itself)."""
     return {
         ("GET", "/code/_settings"): settings_answer("code", uuid, shards),
+        ("GET", "/code/_mapping/field/body"): field_mapping("code", "body", analyzer),
         ("GET", "/code/_search_shards"): search_shards(shards),
         ("POST", "/code/_mtermvectors"): term_vectors(DF, N, SUM_TTF, shards),
         ("SEARCH", "code"): HITS,
@@ -98,7 +103,7 @@ def test_cold_boost_search_resolves_fetches_statistics_then_searches_rewritten()
 
 
 def test_warm_search_with_cached_terms_sends_only_the_search() -> None:
-    engine, wrapper = ScriptedEngine(routes()), core(standard=True)
+    engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     search(engine, wrapper, body={"query": {"match": {"body": "read file"}}})
     engine.seen.clear()
     search(engine, wrapper, body={"query": {"match": {"body": "file read"}}})
@@ -111,20 +116,23 @@ def test_warm_search_with_cached_terms_sends_only_the_search() -> None:
 
 def test_resolution_expires_and_keeps_routings_of_the_same_uuid(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, wrapper = ScriptedEngine(routes()), core(standard=True)
+    engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
     engine.seen.clear()
     now = resolve.clock() + 61  # past the default 60 s
     monkeypatch.setattr(resolve, "clock", lambda: now)
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
-    assert engine.paths() == ["GET /code/_settings", "SEARCH code"]
+    # the name again, then the field's search analyzer (mapping and analysis settings): a
+    # search_analyzer can be changed on a live index; routings are kept for the same UUID
+    assert engine.paths() == ["GET /code/_settings", "GET /code/_mapping/field/body",
+                              "GET /code/_settings", "SEARCH code"]
 
 
 def test_a_new_uuid_gets_new_routings_and_fresh_statistics(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, wrapper = ScriptedEngine(routes()), core(standard=True)
+    engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
-    engine.routes.update(routes(uuid="U2", shards=3))
+    engine.routes.update(routes(uuid="U2", shards=3, analyzer="standard"))
     engine.seen.clear()
     now = resolve.clock() + 61
     monkeypatch.setattr(resolve, "clock", lambda: now)
@@ -271,7 +279,7 @@ def _finish(engine: ScriptedEngine, plan: Any, step: Any) -> Any:
 
 def test_a_burst_on_a_cold_index_resolves_once() -> None:
     """Two searches interleaved: the second pauses while the first resolves the index."""
-    engine, wrapper = ScriptedEngine(routes()), core(standard=True)
+    engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     body = {"query": {"match": {"body": "read"}}}
     first = search_plan(wrapper, (), {"index": "code", "body": body}, None)
     second = search_plan(wrapper, (), {"index": "code", "body": body}, None)
@@ -281,7 +289,8 @@ def test_a_burst_on_a_cold_index_resolves_once() -> None:
     assert isinstance(waiting, Pause)
     assert _finish(engine, first, claimed) == HITS
     assert _finish(engine, second, waiting) == HITS
-    assert engine.paths().count("GET /code/_settings") == 1
+    assert engine.paths().count("GET /code/_mapping/field/body") == 1  # one resolution:
+    assert engine.paths().count("GET /code/_settings") == 2  # the name and its analysis
     assert engine.paths()[-2:] == ["PAUSE", "SEARCH code"]  # cached df: the search alone
 
 

@@ -79,6 +79,8 @@ def calibrate_command(
                            timings=timings)
         if out is not None:
             save_calibration(record, out)
+    if record.analysis_warning:
+        click.echo(f"warning: {record.analysis_warning}", err=True)
     if install_script:
         engine.run(install_script_plan())
     if store_in_cluster:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from esqlog.analysis import search_analyses_plan
 from esqlog.calibrate import Calibration, check_calibration_plan, load_calibration, stale_warning
 from esqlog.cli.options import open_engine
 from esqlog.engine import ConnectionSettings, Engine
@@ -87,7 +88,9 @@ def prepare_query(connection: ConnectionSettings, index: str, field_name: str | 
     if warning:
         click.echo(warning, err=True)
     routings = engine.run(shard_routings_plan(calibration.index, calibration.shards))
-    stats = engine.run(text_stats_plan(calibration.index, field, text, routings))
+    analysis = engine.run(search_analyses_plan(calibration.index, [field], {}))  # as match does
+    stats = engine.run(text_stats_plan(calibration.index, field, text, routings,
+                                       analysis.per_field().get(field)))
     if not stats.terms:
         raise UsageError(
             f"query text {shown(text)!r} analyzes to no terms with the analyzer of field {field!r}",

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from esqlog.calibrate import TERM_SCRIPT_ID, Calibration
+from esqlog.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.engine import Flavor, Plan, version_plan
-from esqlog.joins import confirmed_joins
+from esqlog.joins import confirmed_joins, joins_that_fit
 from esqlog.rerank import ScoredText
 from esqlog.rewrite import (
     FieldCalibration,
@@ -44,14 +45,18 @@ class WrapperCore:
         #: index -> field -> its q and IDF form (validated once, here)
         self.fields = {index: {c.field: FieldCalibration(c.q, c.idf_form) for c in cals}
                        for index, cals in self.by_index.items()}
-        self.resolver = IndexResolver(self.by_index, options.resolve_ttl, LRU())
+        self.resolver = IndexResolver(
+            {index: {c.field: c.standard_analysis for c in cals}
+             for index, cals in self.by_index.items()}, options.resolve_ttl, LRU())
         self.snapshots = SnapshotGuard(load_snapshots(calibrations, options.stats),
                                        self.by_index)
         self.statistics = StatisticsResolver(
-            {(c.index, c.field): c.standard_analysis for c in calibrations}, self.snapshots,
-            StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None, options.joins)
+            self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
+            options.joins)
         self.scripts = ScriptSupport()
         self._version: tuple[int, ...] | None = None
+        self.max_clauses = DEFAULT_MAX_CLAUSES  # the engine's clause limit, asked when joins
+        self._max_clauses_known = False
 
     def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
         return self.snapshots.snapshot_for(index, field_name)
@@ -69,6 +74,12 @@ class WrapperCore:
             self._version = yield from version_plan()
         return self._version
 
+    def clause_limit_plan(self) -> Plan[None]:
+        """Ask the engine's clause limit once per wrapper, when joins may add clauses."""
+        if self.options.joins and not self._max_clauses_known:
+            self.max_clauses = yield from max_clause_count_plan(self.flavor)
+            self._max_clauses_known = True
+
     def join_weight(self, index: str) -> float | None:
         """w of identifier joins for this index, or None when joins are off."""
         if not self.options.joins:
@@ -82,7 +93,8 @@ class WrapperCore:
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
                                    self.join_weight(target.index),
-                                   script_df_fraction=self.options.script_df_fraction)
+                                   script_df_fraction=self.options.script_df_fraction,
+                                   max_clauses=self.max_clauses)
         return rewrite_query_sharing(query, resolved, settings)
 
     def named_native(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
@@ -99,6 +111,7 @@ class WrapperCore:
         """The texts with their field's q, for the rerank's corrections."""
         fields = self.fields[target.index]
         weight = self.join_weight(target.index)
-        return [ScoredText(f, s, fields[f].q, fields[f].form,
-                           confirmed_joins(s.terms, s.extra_df) if weight else (), weight or 0.0)
-                for (f, _), s in stats.items()]
+        joins = joins_that_fit([(s.terms, confirmed_joins(s.terms, s.extra_df) if weight
+                                 else ()) for s in stats.values()], self.max_clauses)
+        return [ScoredText(f, s, fields[f].q, fields[f].form, kept, weight or 0.0)
+                for ((f, _), s), kept in zip(stats.items(), joins, strict=True)]

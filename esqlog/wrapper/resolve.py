@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Generator
-from dataclasses import dataclass
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from esqlog.analysis import SearchAnalyses, search_analyses_plan
 from esqlog.stats import IndexInfo, resolve_index_plan, shard_routings_plan
 from esqlog.steps import Pause, Request
 from esqlog.wrapper.lru import LRU
@@ -33,6 +34,8 @@ class IndexTarget:
     index: str
     uuid: str
     routings: tuple[str, ...]
+    #: each calibrated field's search analyzer, read at every resolution (a mapping can change)
+    analysis: SearchAnalyses = field(default_factory=lambda: SearchAnalyses({}))
 
     @property
     def shards(self) -> int:
@@ -52,8 +55,10 @@ class IndexResolver:
     the others pause until it is cached, instead of all probing at once.
     """
 
-    def __init__(self, calibrated: Collection[str], ttl: float, cache: LRU) -> None:
-        self.calibrated = frozenset(calibrated)
+    def __init__(self, calibrated: Mapping[str, Mapping[str, bool]], ttl: float,
+                 cache: LRU) -> None:
+        #: index -> field -> whether the calibration recorded the built-in standard analyzer
+        self.calibrated = calibrated
         self.ttl = ttl
         self.cache = cache
         self._pending: set[str] = set()
@@ -85,14 +90,16 @@ class IndexResolver:
                      ) -> Generator[Request, Any, IndexTarget | None]:
         if info.name not in self.calibrated:
             return None
+        fields = self.calibrated[info.name]
+        analysis = yield from search_analyses_plan(info.name, list(fields), fields)
         if previous is not None and previous.target is not None and (
-                previous.target.uuid == info.uuid):
-            return previous.target  # same index: its routings still hold
+                previous.target.uuid == info.uuid):  # same index: its routings still hold
+            return IndexTarget(info.name, info.uuid, previous.target.routings, analysis)
         routings = self.cache.get(("routings", info.uuid))
         if routings is None or len(routings) != info.shards:
             routings = yield from shard_routings_plan(info.name, info.shards)
             self.cache.put(("routings", info.uuid), routings)
-        return IndexTarget(info.name, info.uuid, routings)
+        return IndexTarget(info.name, info.uuid, routings, analysis)
 
     def forget(self, index: Any) -> None:
         """Drop a resolution: the next search resolves the name again."""

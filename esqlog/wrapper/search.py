@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
+from esqlog.clauses import filters_on_score
 from esqlog.errors import ClusterError
 from esqlog.rerank.responses import rerank_window
 from esqlog.rerank.strategies import RerankJob, choose_plan
@@ -26,8 +27,9 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     """The caller's search with calibrated match clauses scored by q-log BM25."""
     call = SearchCall(core.flavor, args, kwargs)
     mode = core.effective_mode(esqlog_mode)
-    if mode == "native" or call.query is None:
-        return (yield call.untouched())
+    if mode == "native" or call.query is None or filters_on_score(call.get("min_score"),
+                                                                  call.query):
+        return (yield call.untouched())  # min_score thresholds native scores: nothing may move
     prepared = yield from _prepare_plan(core, call)
     if prepared is None:
         return (yield call.untouched())
@@ -60,6 +62,7 @@ def _prepare_plan(core: WrapperCore,
             if target is None:
                 return None
             yield from core.snapshots.check_plan(target.index)
+            yield from core.clause_limit_plan()
             stats = yield from core.statistics.resolve_plan(
                 target, call.query, core.fields[target.index])
         except ClusterError as exc:

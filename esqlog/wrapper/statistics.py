@@ -25,9 +25,7 @@ TextKey = tuple[str, str]  # (field, text)
 class StatisticsResolver:
     """Finds :class:`TextStats` for every calibrated (field, text) of a query."""
 
-    def __init__(self, standard_fields: Mapping[tuple[str, str], bool], snapshots: SnapshotGuard,
-                 cache: StatsCache | None, joins: bool) -> None:
-        self.standard_fields = standard_fields
+    def __init__(self, snapshots: SnapshotGuard, cache: StatsCache | None, joins: bool) -> None:
         self.snapshots = snapshots
         self.cache = cache
         self.joins = joins
@@ -36,20 +34,23 @@ class StatisticsResolver:
                      fields: Mapping[str, FieldCalibration]) -> Plan[dict[TextKey, TextStats]]:
         """Terms and global statistics of every calibrated match text in the query.
 
-        Standard-analyzed fields and ASCII text are analyzed here (esqlog.analysis), and
-        terms whose df is cached need no request at all; anything else goes to the engine
-        in one batched ``_mtermvectors`` round trip.
+        Texts are analyzed with each field's search analyzer: fields searched with the
+        built-in ``standard`` analyzer and ASCII text are analyzed here (esqlog.analysis), and
+        terms whose df is cached need no request at all; anything else goes to the engine in
+        one batched ``_mtermvectors`` round trip. Fields whose search analysis a flat term
+        list cannot reproduce are left out: their clauses stay native.
         """
-        texts = collect_query_texts(query, fields)
-        local = {key: standard_terms(key[1]) if self.standard_fields.get(
-            (target.index, key[0])) else None for key in texts}
+        texts = [key for key in collect_query_texts(query, fields)
+                 if target.analysis.exact(key[0])]
+        local = {key: standard_terms(key[1]) if target.analysis.standard(key[0]) else None
+                 for key in texts}
         cached = self.cache is not None or all(
             self.snapshots.snapshot_for(target.index, f) is not None for f, _ in texts)
         if texts and cached and all(v is not None for v in local.values()):
             return (yield from self._cached_plan(target, local))
         extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
         stats = yield from texts_stats_plan(target.index, texts, target.routings,
-                                            extra_terms=extra)
+                                            target.analysis.per_field(), extra_terms=extra)
         if self.cache is not None:
             now = time.monotonic()
             for (field_name, _), found in stats.items():
