@@ -10,6 +10,7 @@ handling keeps working; esqlog's CLI translates them into one-line messages.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import logging
 import random
@@ -17,8 +18,9 @@ import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from esqlog.errors import ClusterError
+from esqlog.errors import ClusterError, UsageError, redact
 
 Flavor = Literal["elasticsearch", "opensearch"]
 T = TypeVar("T")
@@ -305,9 +307,18 @@ def error_reason(exc: BaseException) -> str:
     return " ".join(str(message).split())[:300]
 
 
+def is_timeout(exc: BaseException) -> bool:
+    """A request that got no answer within its timeout (either client's ConnectionTimeout)."""
+    return any("Timeout" in cls.__name__ for cls in type(exc).__mro__)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """Overload (429), unavailable (502-504) and network failures are worth another try."""
-    if not is_client_error(exc):
+    """Overload (429), unavailable (502-504) and network failures are worth another try.
+
+    A timeout is not: it has already spent the whole wait the user allowed (--timeout
+    bounds each request, retries included), so trying again would multiply it.
+    """
+    if not is_client_error(exc) or is_timeout(exc):
         return False
     status = error_status(exc)
     if status is None:
@@ -344,9 +355,9 @@ def with_retries(
 
 def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError:
     """Turn a client exception into a one-line error naming the problem and the fix."""
-    where = f" at {url}" if url else ""
+    where = f" at {redact(url)}" if url else ""
     status = error_status(exc)
-    reason = error_reason(exc)
+    reason = redact(error_reason(exc))
     if status is None:
         text = reason.lower()
         if "name or service not known" in text or "nodename nor servname" in text or (
@@ -368,10 +379,27 @@ def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError
     if status == 403:
         return ClusterError(f"the credentials lack a permission this needs (403: {reason})",
                             "grant read access to the index (and manage for --install-script)")
+    closed = _closed_index(exc)
+    if closed is not None:
+        return ClusterError(f"index {closed!r} is closed (searches and statistics need it open)",
+                            f"open it with POST /{closed}/_open, or pass an open index")
     if status == 429 or status in (502, 503, 504):
         return ClusterError(f"the cluster{where} stayed overloaded or unavailable "
                             f"({status}) after retries", "try again later")
     return ClusterError(f"the cluster refused the request ({status}: {reason})")
+
+
+def _closed_index(exc: BaseException) -> str | None:
+    """The index name of an ``index_closed_exception``, else None."""
+    info = getattr(exc, "info", None) or getattr(exc, "body", None)
+    error = info.get("error") if isinstance(info, Mapping) else None
+    if not isinstance(error, Mapping):
+        return None
+    causes = [c for c in (error.get("root_cause") or []) if isinstance(c, Mapping)]
+    for cause in [*causes, error]:
+        if cause.get("type") == "index_closed_exception":
+            return str(cause.get("index") or "?")
+    return None
 
 
 # --- connecting from a URL (the CLI's path; apps bring their own client) -------------------
@@ -389,6 +417,36 @@ class ConnectionSettings:
     verify_certs: bool = True
     timeout: float = 30.0
     max_retries: int = 3
+
+    def __post_init__(self) -> None:
+        """Check the URL and credentials before any client sees them.
+
+        Why here: the clients turn a bad port, a CR in a key file or a non-ASCII password
+        into tracebacks that print the URL or the header, secret included. Credentials in
+        the URL (``http://user:pw@host``) move to ``user``/``password``, so the URL kept
+        here, and shown in every message, carries none.
+        """
+        parts = urlsplit(self.url)
+        fix = "pass e.g. --url https://localhost:9200"
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError("--url must be http:// or https:// followed by a host", fix)
+        try:
+            _ = parts.port
+        except ValueError:
+            raise UsageError(f"--url {redact(self.url)!r} has a port outside 1-65535",
+                             fix) from None
+        if "@" in parts.netloc:
+            if self.user is not None:
+                raise UsageError("credentials are given both in --url and with --user",
+                                 "pass them one way only (prefer --user and --password-file)")
+            object.__setattr__(self, "user", unquote(parts.username or ""))
+            object.__setattr__(self, "password", unquote(parts.password or ""))
+            netloc = parts.netloc.rpartition("@")[2]
+            object.__setattr__(self, "url", urlunsplit(parts._replace(netloc=netloc)))
+        for name, option in (("api_key", "--api-key"), ("bearer_token", "--bearer-token")):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _header_token(value.strip(), option))
 
 
 def connect(settings: ConnectionSettings, flavor: Flavor | None = None) -> Engine:
@@ -423,11 +481,34 @@ def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool
     return _make_opensearch(settings, asynchronous)
 
 
+def _header_token(value: str, option: str) -> str:
+    """An API key or token that can travel in an HTTP header (printable ASCII), else refuse.
+
+    Surrounding whitespace (a CRLF key file's ``\\r``) was stripped by the caller; the
+    value itself is never shown, only where the bad character is.
+    """
+    bad = next((i for i, ch in enumerate(value) if not " " < ch <= "~"), None)
+    if not value or bad is not None:
+        where = f"character {bad + 1} of {len(value)}" if bad is not None else "it is empty"
+        raise UsageError(f"{option} cannot be sent in an HTTP header ({where} is not a "
+                         "printable ASCII character)",
+                         f"check the value given to {option} (API keys and tokens are ASCII)")
+    return value
+
+
 def _auth_headers(settings: ConnectionSettings) -> dict[str, str]:
+    """The Authorization header; basic auth is encoded here as UTF-8 (RFC 7617 charset).
+
+    Why not the clients' own basic-auth options: they encode as ASCII or latin-1 and raise
+    UnicodeEncodeError (with a traceback) for any other character in a user or password.
+    """
     if settings.bearer_token:
         return {"authorization": f"Bearer {settings.bearer_token}"}
     if settings.api_key:
         return {"authorization": f"ApiKey {settings.api_key}"}
+    if settings.user is not None:
+        pair = f"{settings.user}:{settings.password or ''}".encode()
+        return {"authorization": f"Basic {base64.b64encode(pair).decode('ascii')}"}
     return {}
 
 
@@ -437,7 +518,8 @@ def _make_elasticsearch(settings: ConnectionSettings, asynchronous: bool) -> Any
     kwargs: dict[str, Any] = {
         "request_timeout": settings.timeout,
         "max_retries": settings.max_retries,
-        "retry_on_timeout": True,
+        # --timeout bounds the whole wait for a request: a timed-out one is not sent again
+        "retry_on_timeout": False,
         "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
         "verify_certs": settings.verify_certs,
     }
@@ -445,8 +527,6 @@ def _make_elasticsearch(settings: ConnectionSettings, asynchronous: bool) -> Any
         kwargs["ca_certs"] = settings.ca_certs
     if not settings.verify_certs:
         kwargs["ssl_show_warn"] = False
-    if settings.user is not None:
-        kwargs["basic_auth"] = (settings.user, settings.password or "")
     headers = _auth_headers(settings)
     if headers:
         kwargs["headers"] = headers
@@ -460,7 +540,7 @@ def _make_opensearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
     kwargs: dict[str, Any] = {
         "timeout": settings.timeout,
         "max_retries": settings.max_retries,
-        "retry_on_timeout": True,
+        "retry_on_timeout": False,  # --timeout bounds the whole wait, as for Elasticsearch
         "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
         "verify_certs": settings.verify_certs,
         "ssl_show_warn": settings.verify_certs,
@@ -470,8 +550,6 @@ def _make_opensearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
         kwargs["ssl_assert_hostname"] = settings.verify_certs
     if settings.ca_certs:
         kwargs["ca_certs"] = settings.ca_certs
-    if settings.user is not None:
-        kwargs["http_auth"] = (settings.user, settings.password or "")
     headers = _auth_headers(settings)
     if headers:
         kwargs["headers"] = headers

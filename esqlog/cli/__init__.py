@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from esqlog import __version__
-from esqlog.errors import EsqlogError
+from esqlog.errors import EsqlogError, redact
 
 
 class EsqlogGroup(click.Group):
@@ -41,7 +41,9 @@ class EsqlogGroup(click.Group):
 
 
 def _fail(ctx: click.Context, message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    """One ``error:`` line, credentials in any URL redacted, whatever built the message."""
+    flat = " ".join(redact(message).split())
+    click.echo(f"error: {flat}", err=True)
     ctx.exit(code)
 
 

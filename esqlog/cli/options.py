@@ -35,7 +35,8 @@ def connection_options(func: F) -> F:
         click.option("--insecure", is_flag=True,
                      help="Do not verify TLS certificates or hostnames (prints a warning)."),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-                     help="Seconds to wait for each request."),
+                     help="Seconds to wait for each request's answer (a request that "
+                          "times out is not retried)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -57,12 +58,13 @@ def _settings_from(kwargs: dict[str, Any]) -> ConnectionSettings:
     if not url:
         raise UsageError("no cluster URL given", "pass --url or set ESQLOG_URL")
     if not url.startswith(("http://", "https://")):
-        raise UsageError(f"--url must start with http:// or https://, got {url!r}",
+        # the value is not shown: "user:pw@host" without a scheme is a secret in plain view
+        raise UsageError("--url must start with http:// or https://",
                          "pass e.g. --url https://localhost:9200")
     if password_file is not None:
         try:
             password = password_file.read_text(encoding="utf-8").splitlines()[0]
-        except (OSError, IndexError):
+        except (OSError, IndexError, UnicodeDecodeError):
             raise UsageError(f"cannot read a password from {str(password_file)!r}",
                              "put the password on the first line of that file") from None
     insecure = kwargs.pop("insecure")
