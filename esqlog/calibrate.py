@@ -389,6 +389,30 @@ def scripting_gap_plan() -> Plan[str | None]:
     return None
 
 
+def script_mode_problem_plan() -> Plan[UsageError | None]:
+    """None when script mode can run on this cluster, else the error naming the right fix.
+
+    The fix depends on what is missing: without Painless only boost mode can help (so
+    --install-script is not suggested where it would fail); with Painless and no stored
+    script, installing it is the fix.
+    """
+    gap = yield from scripting_gap_plan()
+    if gap is not None:
+        return UsageError(f"script mode cannot run on this cluster: {gap}",
+                          "use --mode boost (the same ranking, no scripts needed)")
+    try:
+        yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
+    except Exception as exc:
+        from esqlog.engine import error_status
+
+        if error_status(exc) != 404:
+            raise
+        return UsageError(f"script mode needs the stored script {TERM_SCRIPT_ID}, which is "
+                          "not installed", "run esqlog calibrate --install-script once, or "
+                          "use --mode boost (the same ranking)")
+    return None
+
+
 def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
     """Store the per-term rescaling script under a fixed id (constant source, params only).
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from esqlog.atomic import atomic_write
+
 Run = dict[str, list[tuple[str, float]]]
 """qid -> hits in rank order as (doc_id, score); the list order is the ranking."""
 
@@ -440,9 +442,9 @@ def plot_q_sweep(
     ax.grid(True, alpha=0.3)
     if curves:
         ax.legend(loc="best", fontsize="small")
-    out = Path(path)
-    fig.savefig(out, format="png")
-    return out
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return atomic_write(path, buffer.getvalue(), "plot file")  # one line if unwritable
 
 
 # --------------------------------------------------------------------------- tables

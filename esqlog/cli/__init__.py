@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -21,8 +22,12 @@ class EsqlogGroup(click.Group):
     """A click group that turns esqlog and client errors into one-line messages."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from esqlog.cli.options import show_python_warning
+
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # restores the application's hook afterwards
+                warnings.showwarning = show_python_warning
+                return super().invoke(ctx)
         except EsqlogError as exc:
             _fail(ctx, str(exc), exc.exit_code)
         except click.exceptions.Exit:

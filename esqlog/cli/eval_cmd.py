@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
+from esqlog.atomic import output_target
 from esqlog.cli.options import connection_options, open_engine
+from esqlog.cli.search_cmd import shown
 from esqlog.engine import ConnectionSettings
 from esqlog.errors import UsageError
 
@@ -84,13 +86,23 @@ def eval_command(
     from esqlog.experiment import QuerySet, evaluate_queries, system_label
     from esqlog.stats import resolve_index_plan
 
+    # Every input checked before the first query is sent: a run that can only fail at its
+    # end (an unwritable --plot, say) fails at its start instead.
+    if resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, got {resamples}",
+                         "pass e.g. --resamples 10000")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
+    if plot is not None:
+        output_target(plot, "plot file")
     record = load_calibration(calibration) if calibration else None
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)
     try:
         loaded = load_queries(queries_path)
-    except (KeyError, ValueError) as exc:
-        raise UsageError(f"{queries_path} is not a JSONL of qid/text/gold records ({exc})",
+    except (KeyError, ValueError, TypeError, AttributeError, RecursionError, OSError) as exc:
+        raise UsageError(f"{queries_path} is not a JSONL of qid/text/gold records "
+                         f"({type(exc).__name__}: {shown(str(exc))})",
                          "one JSON object per line with qid, text and gold") from None
     if limit is not None:
         loaded = loaded[:limit]
@@ -100,6 +112,12 @@ def eval_command(
                        [q.gold for q in loaded])
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))
+    if mode == "script":
+        from esqlog.calibrate import script_mode_problem_plan
+
+        problem = engine.run(script_mode_problem_plan())
+        if problem is not None:
+            raise problem
     from esqlog.joins import DEFAULT_JOIN_WEIGHT
 
     weight = ((record.join_weight if record else None) or DEFAULT_JOIN_WEIGHT) if joins else None

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from esqlog.engine import ConnectionSettings, Engine, connect
-from esqlog.errors import UsageError
+from esqlog.errors import UsageError, redact
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,6 +76,34 @@ def _settings_from(kwargs: dict[str, Any]) -> ConnectionSettings:
         api_key=kwargs.pop("api_key"), bearer_token=kwargs.pop("bearer_token"),
         ca_certs=kwargs.pop("ca_certs"), verify_certs=not insecure, timeout=kwargs.pop("timeout"),
     )
+
+
+def warn_once(text: str, topic: str | None = None) -> None:
+    """One ``warning:`` line on stderr, at most once per ``topic`` (or text) per command.
+
+    Why a topic: the same fact can be noticed twice (the stale-calibration check and the
+    wrapper's snapshot check both see an index that drifted); the user needs it once.
+    """
+    ctx = click.get_current_context(silent=True)
+    seen: set[str] = ctx.meta.setdefault("esqlog.warned", set()) if ctx else set()
+    key = topic or text
+    if key in seen:
+        return
+    seen.add(key)
+    click.echo(redact(" ".join(text.split())), err=True)
+
+
+def show_python_warning(message: Warning | str, category: type[Warning], filename: str,
+                        lineno: int, file: Any = None, line: str | None = None) -> None:
+    """``warnings.showwarning`` for the CLI: esqlog's warnings as one ``warning:`` line.
+
+    Python's own format (``path:line: RuntimeWarning: ...`` plus the source line) is for
+    developers; the library warns through it so applications can filter, the CLI shows
+    the message alone.
+    """
+    text = str(message).removeprefix("esqlog: ")
+    topic = "drift" if "changed by" in text and "snapshot" in text else None
+    warn_once(f"warning: {text}", topic)
 
 
 def open_engine(settings: ConnectionSettings) -> Engine:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from esqlog.calibrate import Calibration, check_calibration_plan, load_calibration, stale_warning
-from esqlog.cli.options import connection_options, open_engine
+from esqlog.cli.options import connection_options, open_engine, warn_once
 from esqlog.engine import ConnectionSettings, Engine
 from esqlog.errors import UsageError
 from esqlog.stats import TextStats, shard_routings_plan, text_stats_plan
@@ -93,7 +93,7 @@ def prepare_query(connection: ConnectionSettings, index: str, field_name: str | 
     fresh = engine.run(check_calibration_plan(calibration, index))
     warning = stale_warning(calibration, fresh)
     if warning:
-        click.echo(warning, err=True)
+        warn_once(warning, "drift")  # the wrapper's snapshot check may notice it too
     routings = engine.run(shard_routings_plan(calibration.index, calibration.shards))
     stats = engine.run(text_stats_plan(calibration.index, field, text, routings))
     if not stats.terms:
@@ -196,7 +196,15 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
             click.echo(f"warning: {exc.problem}; falling back to boost mode", err=True)
             response = client.search(**kwargs, esqlog_mode="boost")
     else:
-        response = client.search(**kwargs, esqlog_mode=mode)
+        try:
+            response = client.search(**kwargs, esqlog_mode=mode)
+        except ScriptingUnavailable:
+            from esqlog.calibrate import script_mode_problem_plan
+
+            problem = ctx.engine.run(script_mode_problem_plan())
+            if problem is not None:  # the fix that works on this cluster, not a guess
+                raise problem from None
+            raise
     return hits_of(response, ctx.field)
 
 
