@@ -40,7 +40,7 @@ from esqlog.qlog import PREDICTORS
               help="Sampling seed (a signed 64-bit integer).")
 @click.option("--predictor", type=click.Choice(sorted(PREDICTORS)), default=None,
               help="Rule from corpus statistics to q (default: the best validated one).")
-@click.option("--out", type=click.Path(dir_okay=False),
+@click.option("--out", type=click.Path(),  # checked by esqlog.atomic (one line)
               help="Write the calibration JSON here (atomically; a symlink's target is "
                    "rewritten, its mode kept).")
 @click.option("--install-script", is_flag=True,

@@ -59,7 +59,7 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--trec-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write TREC run files (one per system) and qrels here.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", type=click.Path(path_type=Path),  # checked by esqlog.atomic
               help="Write a PNG of NDCG@10 vs q.")
 def eval_command(
     connection: ConnectionSettings, index: str, field_name: str, queries_path: Path,
