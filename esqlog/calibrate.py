@@ -80,7 +80,7 @@ def load_calibration(path: str | Path) -> Calibration:
     source = Path(path)
     what = "calibration file"
     payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
-                                "run esqlog calibrate --out FILE first")
+                                "pass the file esqlog calibrate --out FILE wrote")
     try:
         data = json.loads(payload.decode("utf-8"))
     except UnicodeDecodeError:

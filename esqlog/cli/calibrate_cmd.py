@@ -20,7 +20,7 @@ from esqlog.calibrate import (
     store_in_cluster_plan,
 )
 from esqlog.cli.options import connection_options, open_engine, progress_factory
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.hapax import DEFAULT_SAMPLE
 from esqlog.qlog import PREDICTORS

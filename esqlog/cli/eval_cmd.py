@@ -11,7 +11,7 @@ import click
 from esqlog.atomic import output_target
 from esqlog.cli.options import connection_options, open_engine
 from esqlog.cli.search_cmd import shown
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
@@ -44,7 +44,7 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
 @click.option("--queries", "queries_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSONL with qid, text, gold (the id of the one relevant document).")
-@click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--calibration", type=click.Path(path_type=Path),
               help="Calibration file; its q is evaluated and marked on the plot.")
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
 @click.option("--sweep", is_flag=True, help="q from 1.0 down to 0.0 in steps of 0.1.")

@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
-from esqlog.engine import ConnectionSettings, Engine, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine
 from esqlog.errors import UsageError, redact
 
 F = TypeVar("F", bound=Callable[..., Any])

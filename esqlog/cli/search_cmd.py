@@ -17,7 +17,8 @@ import click
 
 from esqlog.calibrate import Calibration, check_calibration_plan, load_calibration, stale_warning
 from esqlog.cli.options import connection_options, open_engine, warn_once
-from esqlog.engine import ConnectionSettings, Engine
+from esqlog.connection import ConnectionSettings
+from esqlog.engine import Engine
 from esqlog.errors import UsageError
 from esqlog.stats import TextStats, shard_routings_plan, text_stats_plan
 
@@ -111,7 +112,7 @@ def query_arguments(func: F) -> F:
         click.option("--field", "field_name",
                      help="The calibrated text field (default: the calibration's field)."),
         click.option("--calibration", "calibration_file", required=True,
-                     type=click.Path(dir_okay=False, path_type=Path),
+                     type=click.Path(path_type=Path),
                      help="Calibration JSON written by esqlog calibrate --out."),
     ]):
         func = decorator(func)
