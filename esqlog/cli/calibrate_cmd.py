@@ -32,8 +32,8 @@ from esqlog.qlog import PREDICTORS
 @click.option("--field", "field_name", required=True, help="The analyzed text field to score.")
 @click.option("--exact", is_flag=True, help="Read every document's term vectors (slower).")
 @click.option("--vocabulary", "with_vocabulary", is_flag=True,
-              help="Also snapshot every term's df beside --out (NAME.vocab.npz), so searches "
-                   "need no statistics round trip; implies --exact.")
+              help="Also snapshot every term's df beside --out (NAME.vocab.<sha>.npz), so "
+                   "searches need no statistics round trip; implies --exact.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,

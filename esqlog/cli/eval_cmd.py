@@ -95,6 +95,12 @@ def eval_command(
         raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
     if plot is not None:
         output_target(plot, "plot file")
+    if trec_dir is not None:
+        try:
+            trec_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
+                             "pass a folder you can write to") from None
     record = load_calibration(calibration) if calibration else None
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)
@@ -136,7 +142,6 @@ def eval_command(
                      "dNDCG@10 [95% CI]": f"{ndcg.mean_diff:+.4f} [{ndcg.low:+.4f}, "
                                           f"{ndcg.high:+.4f}]"})
     if trec_dir is not None:
-        trec_dir.mkdir(parents=True, exist_ok=True)
         write_trec_qrels(queries.qrels, trec_dir / "qrels.txt")
         write_trec_run(result.native, trec_dir / "native.run", "native")
         for q, run in result.runs.items():
