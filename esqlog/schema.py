@@ -96,11 +96,6 @@ def _sha256(value: Any) -> str | None:
     return None
 
 
-def _vocabulary_file(value: Any) -> str | None:
-    wrong = _text(required=True)(value)
-    return wrong
-
-
 _PROBABILITY = _number(0.0, 1.0)
 _COUNT = _integer(0)
 
@@ -128,7 +123,8 @@ FIELDS: dict[str, Check] = {
     "idf_form": _idf_form,
     "join_weight": _optional(_number(0.0, 1.0)),
     "standard_analysis": _flag,
-    "vocabulary": _optional(_vocabulary_file),
+    # any path: the loader reads it only as a bounded regular file (esqlog.atomic)
+    "vocabulary": _optional(_text(required=True)),
     "vocabulary_sha256": _optional(_sha256),
     "vocabulary_terms": _COUNT,
     "esqlog_version": _text(),
