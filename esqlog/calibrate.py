@@ -9,17 +9,16 @@ belongs to the index it is used on.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from esqlog import __version__
-from esqlog.atomic import atomic_write
+from esqlog.atomic import atomic_write, output_target, read_regular_file
 from esqlog.engine import Engine, Plan, Request, quote_path, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
@@ -34,8 +33,12 @@ from esqlog.qlog import (
     CorpusFeatures,
     Predictor,
     get_predictor,
-    validate_q,
 )
+
+# re-exported: the record's public home stays esqlog.calibrate
+from esqlog.schema import SCHEMA_VERSION as SCHEMA_VERSION
+from esqlog.schema import Calibration as Calibration
+from esqlog.schema import _now
 from esqlog.stats import (
     FieldInfo,
     FieldStats,
@@ -49,117 +52,15 @@ from esqlog.stats import (
 from esqlog.vocabulary import (
     Vocabulary,
     VocabularyScan,
-    save_vocabulary,
     scan_vocabulary_plan,
+    snapshot_payload,
     vocabulary_from_scan,
 )
 
-SCHEMA_VERSION = 1
 CALIBRATION_INDEX = "esqlog-calibrations"
 TERM_SCRIPT_ID = "esqlog-qlog-term"
 STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Everything the query side needs, plus provenance for humans."""
-
-    index: str
-    index_uuid: str
-    field: str
-    q: float
-    h_tok: float
-    h_tok_low: float
-    h_tok_high: float
-    h_tok_method: str
-    doc_count: int  # N as Lucene counts it (deleted docs included)
-    live_docs: int
-    sum_ttf: int
-    avgdl: float
-    shards: int
-    analyzer: str
-    splits_identifiers: bool
-    predictor: str
-    predictor_version: str
-    engine: str
-    engine_version: str
-    idf_form: str = "lucene"
-    join_weight: float | None = None
-    #: index and search analysis are the built-in standard analyzer (see esqlog.analysis)
-    standard_analysis: bool = False
-    #: the field's search analyzer when it differs from ``analyzer`` (else None)
-    search_analyzer: str | None = None
-    #: file name (beside the calibration file) of the vocabulary snapshot, if one was built
-    vocabulary: str | None = None
-    vocabulary_sha256: str | None = None
-    vocabulary_terms: int = 0
-    esqlog_version: str = __version__
-    schema: int = SCHEMA_VERSION
-    created_at: str = dc_field(default_factory=lambda: _now())
-    #: folder of the file this record was read from (not stored): where its vocabulary lives
-    location: str | None = dc_field(default=None, compare=False, repr=False)
-
-    @property
-    def regime(self) -> str:
-        """A plain-words forecast of what q-log IDF will do on this field."""
-        if self.splits_identifiers:
-            return ("identifiers are already split at index time: q-log IDF adds little "
-                    "here (q stays near 1)")
-        if self.q <= 0.85:
-            return "identifier-heavy code: expect a large gain"
-        if self.q < 0.97:
-            return "mixed code and prose: expect a moderate gain"
-        return "prose-like: q ~ 1, little change"
-
-    @property
-    def analysis_warning(self) -> str | None:
-        """Why queries on this field are analyzed differently from its documents, or None."""
-        if not self.search_analyzer:
-            return None
-        return (f"field {self.field!r} is searched with analyzer {self.search_analyzer!r} but "
-                f"indexed with {self.analyzer!r}: wrapped searches analyze queries with "
-                f"{self.search_analyzer!r} as the engine does, and leave clauses whose search "
-                "analyzer can emit token graphs (synonyms, shingles) to the engine")
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("location")
-        return data
-
-    def vocabulary_path(self) -> Path | None:
-        """Where this record's vocabulary snapshot is, or None when it has none."""
-        if not self.vocabulary:
-            return None
-        path = Path(self.vocabulary)
-        return path if path.is_absolute() else Path(self.location or ".") / path
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], source: str = "calibration") -> Calibration:
-        """Parse and validate a stored record, naming what is wrong with it."""
-        if not isinstance(data, Mapping):
-            raise UsageError(f"{source} is not a JSON object", "re-run esqlog calibrate")
-        schema = data.get("schema")
-        if schema is None:
-            raise UsageError(f"{source} has no schema version (not an esqlog calibration?)",
-                             "re-run esqlog calibrate")
-        if not isinstance(schema, int) or schema > SCHEMA_VERSION:
-            raise UsageError(
-                f"{source} was written by a newer esqlog ({data.get('esqlog_version', '?')}, "
-                f"schema {schema})", "upgrade esqlog or re-run esqlog calibrate with this version")
-        names = {f.name for f in cls.__dataclass_fields__.values()} - {"location"}
-        missing = [n for n in ("index", "index_uuid", "field", "q") if n not in data]
-        if missing:
-            raise UsageError(f"{source} lacks {', '.join(missing)}", "re-run esqlog calibrate")
-        try:
-            record = cls(**{k: v for k, v in data.items() if k in names})
-            validate_q(record.q)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"{source} is invalid ({exc})", "re-run esqlog calibrate") from None
-        return record
+MAX_CALIBRATION_BYTES = 1 << 20  # a record is ~1 KB; anything near this is not one
 
 
 # --- files --------------------------------------------------------------------------------
@@ -167,25 +68,34 @@ class Calibration:
 def save_calibration(calibration: Calibration, path: str | Path) -> Path:
     """Write the record as JSON atomically (esqlog.atomic): old file or new, never partial."""
     payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
-    return atomic_write(path, payload.encode("utf-8"))
+    return atomic_write(path, payload.encode("utf-8"), "calibration file")
 
 
 def load_calibration(path: str | Path) -> Calibration:
-    """Read a calibration file with a one-line error for every way it can be wrong."""
+    """Read a calibration file with a one-line error for every way it can be wrong.
+
+    The file is read as a bounded regular file (esqlog.atomic.read_regular_file): a path
+    to a FIFO or device is refused instead of blocking or filling memory.
+    """
     source = Path(path)
-    if not source.exists():
-        raise UsageError(f"calibration file {str(source)!r} does not exist",
-                         "run esqlog calibrate --out FILE first")
+    what = "calibration file"
+    payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
+                                "pass the file esqlog calibrate --out FILE wrote")
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
+        data = json.loads(payload.decode("utf-8"))
     except UnicodeDecodeError:
         raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
                          "re-run esqlog calibrate") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
                          f"(line {exc.lineno})", "re-run esqlog calibrate") from None
+    except RecursionError:
+        raise UsageError(f"calibration file {str(source)!r} is not a calibration (nested "
+                         "too deeply to read)", "re-run esqlog calibrate") from None
     record = Calibration.from_json(data, f"calibration file {str(source)!r}")
-    return replace(record, location=str(source.parent))
+    # The folder of the file itself, not of a symlink to it: the snapshot is written beside
+    # the real file (esqlog.atomic follows links), so that is where it is found.
+    return replace(record, location=os.path.dirname(os.path.realpath(source)))
 
 
 # --- checks against the live index ----------------------------------------------------------
@@ -222,14 +132,24 @@ def freshness_of(calibration: Calibration, uuid: str, live: int) -> Freshness:
 
 
 def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
-    """Refuse a calibration of another index; report drift for the caller to warn about."""
-    fresh = yield from freshness_plan(calibration, index)
-    if not fresh.same_index:
+    """Refuse a calibration of another index; report drift for the caller to warn about.
+
+    Identity (UUID, then shard count) is checked on the one answer that resolves the name,
+    before anything else is asked: a record claiming a million shards must cost one
+    request, not one per claimed shard.
+    """
+    info = yield from resolve_index_plan(index)
+    fix = f"run esqlog calibrate --index {index} --field {calibration.field}"
+    if info.uuid != calibration.index_uuid:
         raise UsageError(
             f"the calibration is for index {calibration.index!r} (uuid "
-            f"{calibration.index_uuid}), not for {index!r} as it exists now",
-            f"run esqlog calibrate --index {index} --field {calibration.field}")
-    return fresh
+            f"{calibration.index_uuid}), not for {index!r} as it exists now", fix)
+    if info.shards != calibration.shards:
+        raise UsageError(
+            f"the calibration says index {calibration.index!r} has {calibration.shards:,} "
+            f"shards but it has {info.shards} (the file was edited or damaged)", fix)
+    live = yield from live_doc_count_plan(info.name)
+    return freshness_of(calibration, info.uuid, live)
 
 
 def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
@@ -309,6 +229,8 @@ def _calibrate(
     # field-mapping API of such an index with an empty 404).
     live: int = read(lambda: live_doc_count_plan(info.name))
     finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
+    if "." in field_name:
+        read(lambda: check_field_path_plan(info.name, field_name))
     routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
     fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
     if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
@@ -350,18 +272,74 @@ def _calibrate(
 
 
 def save_with_vocabulary(record: Calibration, vocab: Vocabulary, path: str | Path) -> Calibration:
-    """Write the snapshot beside the calibration (``NAME.vocab.npz``), then the record.
+    """Replace the pair (calibration, snapshot) so that a kill at any point leaves a whole pair.
 
-    The snapshot goes first and the record names it with its checksum, so a reader never
-    sees a record pointing at a missing or half-written file, nor at another run's snapshot.
+    Three steps, each atomic: (1) the snapshot is written under a new, content-addressed
+    name (``NAME.vocab.<sha256 prefix>.npz``) beside the calibration's real file, touching
+    nothing the current calibration names; (2) the calibration is renamed into place naming
+    it with its checksum: the pair switches here, all at once; (3) the snapshots no
+    calibration names any more are deleted. Killed before (2): the old pair is intact (plus
+    an unnamed snapshot the next run deletes); killed after: the new pair is.
     """
-    target = Path(path)
-    vocab_path = target.with_name(target.name.removesuffix(".json") + ".vocab.npz")
-    _, digest = save_vocabulary(vocab, vocab_path)
-    linked = replace(record, vocabulary=vocab_path.name, vocabulary_sha256=digest,
+    target = output_target(path, "calibration file")
+    payload, digest = snapshot_payload(vocab)
+    stem = target.name.removesuffix(".json")
+    vocab_name = f"{stem}.vocab.{digest[:16]}.npz"
+    atomic_write(target.parent / vocab_name, payload, "vocabulary file")
+    linked = replace(record, vocabulary=vocab_name, vocabulary_sha256=digest,
                      vocabulary_terms=len(vocab), location=str(target.parent))
-    save_calibration(linked, target)
+    save_calibration(linked, path)
+    _remove_unnamed_snapshots(target, stem, vocab_name)
     return linked
+
+
+def _remove_unnamed_snapshots(target: Path, stem: str, keep: str) -> None:
+    """Delete this calibration's earlier snapshots (and those of runs killed mid-write).
+
+    Only after re-reading the calibration: if another run has meanwhile replaced it, its
+    snapshot is the one to keep, and this run deletes nothing.
+    """
+    try:
+        named = json.loads(target.read_text(encoding="utf-8")).get("vocabulary")
+    except (OSError, ValueError, AttributeError):
+        return
+    if named != keep:
+        return
+    legacy = f"{stem}.vocab.npz"
+    for candidate in target.parent.iterdir():
+        name = candidate.name
+        hashed = (name.startswith(f"{stem}.vocab.") and name.endswith(".npz")
+                  and len(name) == len(stem) + len(".vocab.") + 16 + len(".npz"))
+        if name != keep and (hashed or name == legacy):
+            candidate.unlink(missing_ok=True)
+
+
+def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
+    """Refuse a multi-field (``content.code``) or a field inside a nested object, by name.
+
+    esqlog reads a query's statistics by analyzing it as an artificial document with the
+    field set; such a document cannot set a subfield, and nested fields live in hidden
+    documents the field statistics do not count. Without this check both fail later with a
+    message about shards or empty fields that sends the user to the wrong place.
+    """
+    mapping = yield Request("GET", f"/{quote_path(index)}/_mapping")
+    node: Any = ((mapping or {}).get(index) or {}).get("mappings") or {}
+    parts = field_name.split(".")
+    for depth, part in enumerate(parts):
+        props = node.get("properties") or {} if isinstance(node, Mapping) else {}
+        here = ".".join(parts[:depth + 1])
+        if part not in props and isinstance(node, Mapping) and part in (node.get("fields") or {}):
+            parent = ".".join(parts[:depth])
+            raise UsageError(
+                f"field {field_name!r} is a multi-field (subfield) of {parent!r}: esqlog "
+                "analyzes queries through an artificial document, which cannot set a subfield",
+                "calibrate a top-level text field, or map this text as a field of its own")
+        node = props.get(part) or {}
+        if depth < len(parts) - 1 and node.get("type") == "nested":
+            raise UsageError(
+                f"field {field_name!r} is inside the nested object {here!r}, whose documents "
+                "field statistics and match queries do not see",
+                "calibrate a field outside nested objects (or copy_to a top-level field)")
 
 
 def _hapax_plan(
@@ -372,12 +350,19 @@ def _hapax_plan(
         progress = progress_factory("term vectors (exact)", live) if progress_factory else None
         return (yield from exact_hapax_plan(info.name, field_name, routings, progress=progress))
     size = min(sample, live)
-    if not 1 <= sample <= MAX_SAMPLE:
-        raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
-                         "pass a smaller --sample, or --exact to read every document")
+    check_sample(sample)
     progress = progress_factory("term vectors (sample)", size) if progress_factory else None
     return (yield from sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
                                           progress=progress))
+
+
+def check_sample(sample: int) -> int:
+    """The sample size, or a one-line error whose fix points the right way."""
+    if not 1 <= sample <= MAX_SAMPLE:
+        direction = "a larger" if sample < 1 else "a smaller"
+        raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
+                         f"pass {direction} --sample, or --exact to read every document")
+    return sample
 
 
 # --- cluster-side storage (esqlog's own index and stored script only) -----------------------
@@ -387,8 +372,57 @@ def painless_source(name: str) -> str:
     return (resources.files("esqlog") / "painless" / f"{name}.painless").read_text("utf-8")
 
 
+def scripting_gap_plan() -> Plan[str | None]:
+    """None when the cluster can run a stored Painless script, else what it lacks.
+
+    Asked (``GET _script_language``, served by both engines) before suggesting or
+    installing the script: distributions without the Painless module (Elasticsearch's
+    integ-test build, say) or with stored scripts disallowed cannot run script mode at all.
+    """
+    body = yield Request("GET", "/_script_language")
+    contexts = body.get("language_contexts") or [] if isinstance(body, Mapping) else []
+    languages = {str(c.get("language")) for c in contexts if isinstance(c, Mapping)}
+    allowed = body.get("types_allowed") if isinstance(body, Mapping) else None
+    if "painless" not in languages:
+        return "this cluster has no Painless scripting language"
+    if isinstance(allowed, list) and "stored" not in allowed:
+        return "this cluster does not allow stored scripts (script.allowed_types)"
+    return None
+
+
+def script_mode_problem_plan() -> Plan[UsageError | None]:
+    """None when script mode can run on this cluster, else the error naming the right fix.
+
+    The fix depends on what is missing: without Painless only boost mode can help (so
+    --install-script is not suggested where it would fail); with Painless and no stored
+    script, installing it is the fix.
+    """
+    gap = yield from scripting_gap_plan()
+    if gap is not None:
+        return UsageError(f"script mode cannot run on this cluster: {gap}",
+                          "use --mode boost (the same ranking, no scripts needed)")
+    try:
+        yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
+    except Exception as exc:
+        from esqlog.engine import error_status
+
+        if error_status(exc) != 404:
+            raise
+        return UsageError(f"script mode needs the stored script {TERM_SCRIPT_ID}, which is "
+                          "not installed", "run esqlog calibrate --install-script once, or "
+                          "use --mode boost (the same ranking)")
+    return None
+
+
 def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
-    """Store the per-term rescaling script under a fixed id (constant source, params only)."""
+    """Store the per-term rescaling script under a fixed id (constant source, params only).
+
+    Refused with one line, before anything is written, when the cluster cannot run it.
+    """
+    gap = yield from scripting_gap_plan()
+    if gap is not None:
+        raise UsageError(f"cannot install the stored script: {gap}",
+                         "search with --mode boost (the same ranking, no scripts needed)")
     yield Request("PUT", f"/_scripts/{script_id}", body={
         "script": {"lang": "painless", "source": painless_source(script_id)}})
 

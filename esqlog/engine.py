@@ -15,10 +15,9 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from esqlog.errors import ClusterError
+from esqlog.errors import ClusterError, redact
 
 # Plan and Request are re-exported: every plan module imports them from here.
 from esqlog.steps import Plan as Plan
@@ -277,9 +276,18 @@ def error_reason(exc: BaseException) -> str:
     return " ".join(str(message).split())[:300]
 
 
+def is_timeout(exc: BaseException) -> bool:
+    """A request that got no answer within its timeout (either client's ConnectionTimeout)."""
+    return any("Timeout" in cls.__name__ for cls in type(exc).__mro__)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """Overload (429), unavailable (502-504) and network failures are worth another try."""
-    if not is_client_error(exc):
+    """Overload (429), unavailable (502-504) and network failures are worth another try.
+
+    A timeout is not: it has already spent the whole wait the user allowed (--timeout
+    bounds each request, retries included), so trying again would multiply it.
+    """
+    if not is_client_error(exc) or is_timeout(exc):
         return False
     status = error_status(exc)
     if status is None:
@@ -316,9 +324,9 @@ def with_retries(
 
 def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError:
     """Turn a client exception into a one-line error naming the problem and the fix."""
-    where = f" at {url}" if url else ""
+    where = f" at {redact(url)}" if url else ""
     status = error_status(exc)
-    reason = error_reason(exc)
+    reason = redact(error_reason(exc))
     if status is None:
         text = reason.lower()
         if "name or service not known" in text or "nodename nor servname" in text or (
@@ -340,112 +348,42 @@ def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError
     if status == 403:
         return ClusterError(f"the credentials lack a permission this needs (403: {reason})",
                             "grant read access to the index (and manage for --install-script)")
+    closed = _closed_index(exc)
+    if closed is not None:
+        return ClusterError(f"index {closed!r} is closed (searches and statistics need it open)",
+                            f"open it with POST /{closed}/_open, or pass an open index")
     if status == 429 or status in (502, 503, 504):
         return ClusterError(f"the cluster{where} stayed overloaded or unavailable "
                             f"({status}) after retries", "try again later")
     return ClusterError(f"the cluster refused the request ({status}: {reason})")
 
 
-# --- connecting from a URL (the CLI's path; apps bring their own client) -------------------
-
-@dataclass(frozen=True)
-class ConnectionSettings:
-    """How to reach a cluster. Secrets are held here only; __repr__ never shows them."""
-
-    url: str
-    user: str | None = None
-    password: str | None = field(default=None, repr=False)
-    api_key: str | None = field(default=None, repr=False)
-    bearer_token: str | None = field(default=None, repr=False)
-    ca_certs: str | None = None
-    verify_certs: bool = True
-    timeout: float = 30.0
-    max_retries: int = 3
+def _closed_index(exc: BaseException) -> str | None:
+    """The index name of an ``index_closed_exception``, else None."""
+    info = getattr(exc, "info", None) or getattr(exc, "body", None)
+    error = info.get("error") if isinstance(info, Mapping) else None
+    if not isinstance(error, Mapping):
+        return None
+    causes = [c for c in (error.get("root_cause") or []) if isinstance(c, Mapping)]
+    for cause in [*causes, error]:
+        if cause.get("type") == "index_closed_exception":
+            return str(cause.get("index") or "?")
+    return None
 
 
-def connect(settings: ConnectionSettings, flavor: Flavor | None = None) -> Engine:
-    """A sync client for the URL, detecting the engine when ``flavor`` is not given.
+# --- connecting from a URL: esqlog.connection ------------------------------------------------
 
-    Detection asks the Elasticsearch client first: it refuses any server that does not
-    identify as Elasticsearch, which is exactly the test we need.
+_MOVED = frozenset({"ConnectionSettings", "connect", "detect_flavor", "make_client"})
+
+
+def __getattr__(name: str) -> Any:
+    """``from esqlog.engine import ConnectionSettings`` still works (its historical home).
+
+    Resolved lazily because esqlog.connection builds on this module: an eager import here
+    would be circular.
     """
-    if flavor is None:
-        flavor = detect_flavor(settings)
-    return Engine(make_client(settings, flavor))
+    if name in _MOVED:
+        from esqlog import connection
 
-
-def detect_flavor(settings: ConnectionSettings) -> Flavor:
-    """``elasticsearch`` if the server identifies as Elasticsearch, else ``opensearch``."""
-    from elasticsearch import UnsupportedProductError
-
-    client = make_client(settings, "elasticsearch")
-    try:
-        Engine(client).perform(Request("GET", "/_nodes/_local", {"filter_path": "nodes.*.version"}))
-    except UnsupportedProductError:
-        return "opensearch"
-    finally:
-        client.close()
-    return "elasticsearch"
-
-
-def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool = False) -> Any:
-    """Build the official client of the engine from connection settings."""
-    if flavor == "elasticsearch":
-        return _make_elasticsearch(settings, asynchronous)
-    return _make_opensearch(settings, asynchronous)
-
-
-def _auth_headers(settings: ConnectionSettings) -> dict[str, str]:
-    if settings.bearer_token:
-        return {"authorization": f"Bearer {settings.bearer_token}"}
-    if settings.api_key:
-        return {"authorization": f"ApiKey {settings.api_key}"}
-    return {}
-
-
-def _make_elasticsearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
-    import elasticsearch
-
-    kwargs: dict[str, Any] = {
-        "request_timeout": settings.timeout,
-        "max_retries": settings.max_retries,
-        "retry_on_timeout": True,
-        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
-        "verify_certs": settings.verify_certs,
-    }
-    if settings.ca_certs:
-        kwargs["ca_certs"] = settings.ca_certs
-    if not settings.verify_certs:
-        kwargs["ssl_show_warn"] = False
-    if settings.user is not None:
-        kwargs["basic_auth"] = (settings.user, settings.password or "")
-    headers = _auth_headers(settings)
-    if headers:
-        kwargs["headers"] = headers
-    cls = elasticsearch.AsyncElasticsearch if asynchronous else elasticsearch.Elasticsearch
-    return cls(settings.url, **kwargs)
-
-
-def _make_opensearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
-    import opensearchpy
-
-    kwargs: dict[str, Any] = {
-        "timeout": settings.timeout,
-        "max_retries": settings.max_retries,
-        "retry_on_timeout": True,
-        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
-        "verify_certs": settings.verify_certs,
-        "ssl_show_warn": settings.verify_certs,
-    }
-    if settings.url.startswith("https://"):
-        kwargs["use_ssl"] = True
-        kwargs["ssl_assert_hostname"] = settings.verify_certs
-    if settings.ca_certs:
-        kwargs["ca_certs"] = settings.ca_certs
-    if settings.user is not None:
-        kwargs["http_auth"] = (settings.user, settings.password or "")
-    headers = _auth_headers(settings)
-    if headers:
-        kwargs["headers"] = headers
-    cls = opensearchpy.AsyncOpenSearch if asynchronous else opensearchpy.OpenSearch
-    return cls(hosts=[settings.url], **kwargs)
+        return getattr(connection, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

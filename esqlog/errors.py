@@ -2,6 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
+#: ``scheme://user:password@`` (or ``scheme://token@``) in any text: the userinfo part of a URL.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]*@")
+
+
+def redact(text: str) -> str:
+    """``http://user:pw@host`` -> ``http://***@host`` wherever a URL appears in ``text``.
+
+    Why here: every user-facing message is built from pieces (the --url, a client's
+    exception text) that may carry credentials; redacting at the one place all messages
+    pass through means no new message can forget to.
+    """
+    return _USERINFO.sub(r"\1***@", text)
+
 
 class EsqlogError(Exception):
     """A problem the user can fix; the CLI prints it on one line and exits with ``exit_code``."""
@@ -9,9 +24,9 @@ class EsqlogError(Exception):
     exit_code = 1
 
     def __init__(self, problem: str, fix: str | None = None) -> None:
-        self.problem = problem
-        self.fix = fix
-        super().__init__(f"{problem}; {fix}" if fix else problem)
+        self.problem = redact(problem)
+        self.fix = redact(fix) if fix else fix
+        super().__init__(f"{self.problem}; {self.fix}" if self.fix else self.problem)
 
 
 class UsageError(EsqlogError):

@@ -15,6 +15,7 @@ Metric names used throughout (the keys of every per-query dict):
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import warnings
@@ -22,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from esqlog.atomic import atomic_write
 
 # Re-exported: esqlog.evaluate stays the one entry point for evaluation.
 from esqlog.reports import Expectations as Expectations
@@ -362,6 +365,6 @@ def plot_q_sweep(
     ax.grid(True, alpha=0.3)
     if curves:
         ax.legend(loc="best", fontsize="small")
-    out = Path(path)
-    fig.savefig(out, format="png")
-    return out
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return atomic_write(path, buffer.getvalue(), "plot file")  # one line if unwritable

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.atomic import atomic_write
+from esqlog.atomic import atomic_write, read_regular_file
 from esqlog.engine import Plan, scroll_plan
 from esqlog.errors import ClusterError, UsageError
 from esqlog.hapax import HapaxEstimate
@@ -45,6 +45,7 @@ from esqlog.termvectors import stored_vectors_request
 
 FORMAT = "esqlog-vocabulary/1"
 SCAN_BATCH = 500
+MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
 RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
@@ -298,6 +299,12 @@ def _meta(vocab: Vocabulary) -> dict[str, Any]:
 
 def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
     """Write the snapshot atomically (.npz); returns the path and the file's SHA-256."""
+    payload, digest = snapshot_payload(vocab)
+    return atomic_write(path, payload, "vocabulary file"), digest
+
+
+def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
+    """The .npz bytes of a snapshot and their SHA-256 (which names the file, see calibrate)."""
     buffer = io.BytesIO()
     arrays: dict[str, Any] = {
         "hashes": vocab.hashes, "df": vocab.df,
@@ -306,23 +313,28 @@ def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
         arrays["bloom"] = vocab.bloom
     np.savez(buffer, **arrays)
     payload = buffer.getvalue()
-    return atomic_write(path, payload), hashlib.sha256(payload).hexdigest()
+    return payload, hashlib.sha256(payload).hexdigest()
 
 
 def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
-    """Read a snapshot, with a one-line error for a missing, foreign or mismatched file."""
+    """Read a snapshot, with a one-line error for a missing, damaged, foreign or mismatched file.
+
+    The path comes from a calibration file, which is untrusted: it is read only as a
+    regular file of bounded size (never a FIFO or a device). A file that does not parse is
+    named damaged before the checksum is compared, so a truncated snapshot is not
+    misreported as another calibration's.
+    """
     source = Path(path)
     fix = "re-run esqlog calibrate --vocabulary --out FILE"
-    if not source.exists():
-        raise UsageError(f"vocabulary file {str(source)!r} does not exist", fix)
-    try:
-        payload = source.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"vocabulary file {str(source)!r} cannot be read ({exc.strerror})",
-                         fix) from None
+    payload = read_regular_file(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix)
+    vocab = _parse_snapshot(source, payload, fix)
     if sha256 is not None and hashlib.sha256(payload).hexdigest() != sha256:
         raise UsageError(f"vocabulary file {str(source)!r} does not belong to this calibration "
                          "(checksum differs)", fix)
+    return vocab
+
+
+def _parse_snapshot(source: Path, payload: bytes, fix: str) -> Vocabulary:
     try:
         loaded = np.load(io.BytesIO(payload), allow_pickle=False)
         if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
@@ -331,13 +343,15 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
             meta = json.loads(bytes(data["meta"]).decode("utf-8"))
             hashes, df = data["hashes"], data["df"]
             bloom = data["bloom"] if "bloom" in data.files else None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise UsageError(f"vocabulary file {str(source)!r} is not an esqlog vocabulary "
-                         f"({type(exc).__name__})", fix) from None
+    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} is truncated, damaged or not an "
+                         f"esqlog vocabulary ({type(exc).__name__})", fix) from None
     found = meta.get("format") if isinstance(meta, dict) else None
     bad_bloom = bloom is not None and (bloom.dtype != np.uint8 or bloom.size < 8
                                        or bloom.size & (bloom.size - 1))
-    if found != FORMAT or hashes.dtype != np.uint64 or df.shape != hashes.shape or bad_bloom:
+    bad_arrays = (hashes.dtype != np.uint64 or hashes.ndim != 1 or df.shape != hashes.shape
+                  or df.dtype.kind not in "ui")
+    if found != FORMAT or bad_arrays or bad_bloom:
         raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
                          f"{found!r}", fix)
     try:

@@ -87,9 +87,10 @@ def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str
     result = runner.invoke(main, ["calibrate", "--url", url, "--index", fresh_index,
                                   "--field", "body", "--vocabulary", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    snapshot = tmp_path / "cal.vocab.npz"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", "cal.vocab.npz"]
     record = load_calibration(out)
+    assert record.vocabulary_sha256 is not None
+    snapshot = tmp_path / f"cal.vocab.{record.vocabulary_sha256[:16]}.npz"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", snapshot.name]
     vocab = load_vocabulary(record.vocabulary_path() or "", record.vocabulary_sha256)
     assert record.vocabulary == snapshot.name and record.vocabulary_path() == snapshot
     assert record.vocabulary_terms == len(vocab) > 0
@@ -112,7 +113,7 @@ def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str
                                    "--out", str(tmp_path / "again.json")])
     assert as_json.exit_code == 0, as_json.output
     data = json.loads(as_json.output)
-    again = tmp_path / "again.vocab.npz"
+    again = tmp_path / f"again.vocab.{data['vocabulary_sha256'][:16]}.npz"
     assert data["vocabulary"] == again.name and data["vocabulary_terms"] == len(vocab)
     assert data["vocabulary_sha256"] == hashlib.sha256(again.read_bytes()).hexdigest()
 

@@ -206,3 +206,34 @@ def test_password_never_appears_in_any_output(secure: SecureNode, tmp_path: Path
         assert ADMIN_PASSWORD not in result.stderr, name
     assert out.exists() and ADMIN_PASSWORD not in out.read_text()
     assert ADMIN_PASSWORD not in repr(ConnectionSettings(secure.url, ADMIN_USER, ADMIN_PASSWORD))
+
+
+def test_credentials_in_the_url_authenticate_and_never_show(secure: SecureNode) -> None:
+    port = secure.url.rsplit(":", 1)[1]
+    good = f"https://{ADMIN_USER}:{ADMIN_PASSWORD}@localhost:{port}"
+    result = _calibrate(secure, "--ca-certs", secure.ca, url=good)
+    assert result.returncode == 0, result.stderr  # moved to the basic-auth header: it works
+    wrong = _calibrate(secure, "--ca-certs", secure.ca,
+                       url=good.replace(ADMIN_PASSWORD, "Wr0ng-" + ADMIN_PASSWORD))
+    line = one_line_error(wrong, 3)
+    assert "rejected the credentials (401)" in line and f"https://localhost:{port}" in line
+    for run in (result, wrong):
+        assert ADMIN_PASSWORD not in run.stdout + run.stderr
+
+
+def test_a_non_ascii_password_authenticates(secure: SecureNode) -> None:
+    """Basic auth is sent as UTF-8 (RFC 7617), which Elasticsearch decodes: no
+    UnicodeEncodeError, and the user really is authenticated by that password."""
+    user, password = "esqlog-unicode", "pässwörd-Ω-" + LIMITED_PASSWORD  # names are ASCII
+    secure.admin.perform(Request("PUT", f"/_security/user/{user}", body={
+        "password": password, "roles": ["superuser"]}))
+    try:
+        ok = _calibrate(secure, "--user", user, "--password", password, "--ca-certs", secure.ca)
+        assert ok.returncode == 0, ok.stderr
+        bad = _calibrate(secure, "--user", user, "--password", password[:-1],
+                         "--ca-certs", secure.ca)
+        assert "(401)" in one_line_error(bad, 3)
+        for run in (ok, bad):
+            assert password[:-1] not in run.stdout + run.stderr
+    finally:
+        secure.admin.perform(Request("DELETE", f"/_security/user/{user}"))

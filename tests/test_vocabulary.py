@@ -239,7 +239,7 @@ def test_save_replaces_atomically_and_cleans_up_on_failure(tmp_path: Path) -> No
     assert current != old
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "replace", fail)
-        with pytest.raises(OSError, match="disk full"):
+        with pytest.raises(UsageError, match="disk full"):  # one line, not a traceback
             save_vocabulary(make_vocabulary({"c": 3}), target)
     assert target.read_bytes() == current  # the old snapshot is intact
     assert [p.name for p in tmp_path.iterdir()] == ["v.npz"]  # and no temp file is left
@@ -259,7 +259,7 @@ def test_missing_file_and_checksum_mismatch(tmp_path: Path) -> None:
     other = hashlib.sha256(b"another run").hexdigest()
     _assert_one_line_usage_error(path, other, "checksum differs")
     load_vocabulary(path, digest)  # the right checksum still loads
-    _assert_one_line_usage_error(tmp_path, None, "cannot be read")  # a folder
+    _assert_one_line_usage_error(tmp_path, None, "is a directory, not a regular file")
 
 
 def _valid_payload() -> bytes:
@@ -459,13 +459,15 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
 
     out = tmp_path / "cal.json"
     linked = save_with_vocabulary(record, vocab, out)
-    snapshot = tmp_path / "cal.vocab.npz"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", "cal.vocab.npz"]
-    assert linked.vocabulary == "cal.vocab.npz"
+    assert linked.vocabulary_sha256 is not None
+    name = f"cal.vocab.{linked.vocabulary_sha256[:16]}.npz"  # content-addressed
+    snapshot = tmp_path / name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", name]
+    assert linked.vocabulary == name
     assert linked.vocabulary_sha256 == hashlib.sha256(snapshot.read_bytes()).hexdigest()
     assert linked.vocabulary_terms == len(vocab)
     stored = json.loads(out.read_text(encoding="utf-8"))
-    assert stored["vocabulary"] == "cal.vocab.npz" and "location" not in stored
+    assert stored["vocabulary"] == name and "location" not in stored
 
     loaded = load_calibration(out)
     assert loaded.to_json() == linked.to_json()
@@ -475,14 +477,14 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
 
     moved = tmp_path / "moved"
     moved.mkdir()
-    for name in ("cal.json", "cal.vocab.npz"):
-        (tmp_path / name).rename(moved / name)
+    for moving in ("cal.json", name):
+        (tmp_path / moving).rename(moved / moving)
     again = load_calibration(moved / "cal.json")
-    assert again.vocabulary_path() == moved / "cal.vocab.npz"  # it follows the record's folder
+    assert again.vocabulary_path() == moved / name  # it follows the record's folder
     load_vocabulary(again.vocabulary_path() or "", again.vocabulary_sha256)
 
     # another run's snapshot under the same name is refused, not silently used
-    save_vocabulary(make_vocabulary({"func": 1}), moved / "cal.vocab.npz")
+    save_vocabulary(make_vocabulary({"func": 1}), moved / name)
     with pytest.raises(UsageError, match="checksum differs"):
         load_vocabulary(again.vocabulary_path() or "", again.vocabulary_sha256)
 

@@ -9,20 +9,25 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from typing import Any
 
 import click
 
 from esqlog import __version__
-from esqlog.errors import EsqlogError
+from esqlog.errors import EsqlogError, redact
 
 
 class EsqlogGroup(click.Group):
     """A click group that turns esqlog and client errors into one-line messages."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from esqlog.cli.options import show_python_warning
+
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # restores the application's hook afterwards
+                warnings.showwarning = show_python_warning
+                return super().invoke(ctx)
         except EsqlogError as exc:
             _fail(ctx, str(exc), exc.exit_code)
         except click.exceptions.Exit:
@@ -41,7 +46,9 @@ class EsqlogGroup(click.Group):
 
 
 def _fail(ctx: click.Context, message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    """One ``error:`` line, credentials in any URL redacted, whatever built the message."""
+    flat = " ".join(redact(message).split())
+    click.echo(f"error: {flat}", err=True)
     ctx.exit(code)
 
 

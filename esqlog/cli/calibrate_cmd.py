@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
+from esqlog.atomic import output_target
 from esqlog.calibrate import (
     CalibrationTimings,
     calibrate,
     calibrate_with_vocabulary,
+    check_sample,
     install_script_plan,
     save_calibration,
     save_with_vocabulary,
@@ -19,7 +20,7 @@ from esqlog.calibrate import (
 )
 from esqlog.cli.options import connection_options, open_engine, progress_factory
 from esqlog.cli.report import format_report
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.hapax import DEFAULT_SAMPLE
 from esqlog.qlog import PREDICTORS
@@ -31,15 +32,17 @@ from esqlog.qlog import PREDICTORS
 @click.option("--field", "field_name", required=True, help="The analyzed text field to score.")
 @click.option("--exact", is_flag=True, help="Read every document's term vectors (slower).")
 @click.option("--vocabulary", "with_vocabulary", is_flag=True,
-              help="Also snapshot every term's df beside --out (NAME.vocab.npz), so searches "
-                   "need no statistics round trip; implies --exact.")
+              help="Also snapshot every term's df beside --out (NAME.vocab.<sha>.npz), so "
+                   "searches need no statistics round trip; implies --exact.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Sampling seed.")
+@click.option("--seed", type=int, default=42, show_default=True,
+              help="Sampling seed (a signed 64-bit integer).")
 @click.option("--predictor", type=click.Choice(sorted(PREDICTORS)), default=None,
               help="Rule from corpus statistics to q (default: the best validated one).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the calibration JSON here (atomically).")
+@click.option("--out", type=click.Path(),  # checked by esqlog.atomic (one line)
+              help="Write the calibration JSON here (atomically; a symlink's target is "
+                   "rewritten, its mode kept).")
 @click.option("--install-script", is_flag=True,
               help="Install esqlog's stored Painless script (for --mode script).")
 @click.option("--store-in-cluster", is_flag=True,
@@ -49,7 +52,7 @@ from esqlog.qlog import PREDICTORS
               help="Progress bar on stderr (default: when stderr is a terminal).")
 def calibrate_command(
     connection: ConnectionSettings, index: str, field_name: str, exact: bool, sample: int,
-    seed: int, predictor: str | None, out: Path | None, with_vocabulary: bool,
+    seed: int, predictor: str | None, out: str | None, with_vocabulary: bool,
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
 ) -> None:
@@ -60,31 +63,41 @@ def calibrate_command(
     """
     from esqlog.qlog import DEFAULT_PREDICTOR
 
-    if with_vocabulary and out is None:  # before connecting: a usage error needs no cluster
+    # Every check of the user's input before connecting, and every step that can fail
+    # before --out is written: a failed run never leaves a new file behind.
+    if with_vocabulary and out is None:
         raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
                          "add --out FILE.json")
+    if out is not None:
+        output_target(out, "calibration file")
+    if not (exact or with_vocabulary):
+        check_sample(sample)
+    if not -(2**63) <= seed < 2**63:
+        raise UsageError(f"--seed must be a signed 64-bit integer, got {seed}",
+                         "pass a smaller --seed, e.g. --seed 42")
     engine = open_engine(connection)
+    if install_script:
+        engine.run(install_script_plan())
     show_progress = sys.stderr.isatty() if progress is None else progress
     timings = CalibrationTimings()
     bars = progress_factory(show_progress and not as_json)
+    vocab = None
     if with_vocabulary:
-        assert out is not None
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
             progress_factory=bars, timings=timings)
-        record = save_with_vocabulary(record, vocab, out)
     else:
         record = calibrate(engine, index, field_name, exact=exact, sample=sample, seed=seed,
                            predictor=predictor or DEFAULT_PREDICTOR, progress_factory=bars,
                            timings=timings)
-        if out is not None:
-            save_calibration(record, out)
     if record.analysis_warning:
         click.echo(f"warning: {record.analysis_warning}", err=True)
-    if install_script:
-        engine.run(install_script_plan())
     if store_in_cluster:
         engine.run(store_in_cluster_plan(record))
+    if out is not None and vocab is not None:
+        record = save_with_vocabulary(record, vocab, out)
+    elif out is not None:
+        save_calibration(record, out)
     if as_json:
         click.echo(json.dumps({**record.to_json(), "regime": record.regime,
                                "seconds": round(timings.total, 3),

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from esqlog.cli.options import connection_options, open_engine
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 
 DEMO_INDEX = "esqlog-demo-go"
 

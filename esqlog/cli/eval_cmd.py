@@ -9,8 +9,10 @@ from typing import get_args
 
 import click
 
+from esqlog.atomic import output_target
 from esqlog.cli.options import connection_options, open_engine
-from esqlog.engine import ConnectionSettings
+from esqlog.cli.query import shown
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.rewrite import RewriteMode
 
@@ -44,7 +46,7 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
 @click.option("--queries", "queries_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSONL with qid, text, gold (the id of the one relevant document).")
-@click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--calibration", type=click.Path(path_type=Path),
               help="Calibration file; its q is evaluated and marked on the plot.")
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
 @click.option("--sweep", is_flag=True, help="q from 1.0 down to 0.0 in steps of 0.1.")
@@ -59,7 +61,7 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--trec-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write TREC run files (one per system) and qrels here.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", type=click.Path(path_type=Path),  # checked by esqlog.atomic
               help="Write a PNG of NDCG@10 vs q.")
 def eval_command(
     connection: ConnectionSettings, index: str, field_name: str, queries_path: Path,
@@ -86,13 +88,29 @@ def eval_command(
     from esqlog.experiment import QuerySet, evaluate_queries, system_label
     from esqlog.stats import resolve_index_plan
 
+    # Every input checked before the first query is sent: a run that can only fail at its
+    # end (an unwritable --plot, say) fails at its start instead.
+    if resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, got {resamples}",
+                         "pass e.g. --resamples 10000")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
+    if plot is not None:
+        output_target(plot, "plot file")
+    if trec_dir is not None:
+        try:
+            trec_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
+                             "pass a folder you can write to") from None
     record = load_calibration(calibration) if calibration else None
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)
     try:
         loaded = load_queries(queries_path)
-    except (KeyError, ValueError) as exc:
-        raise UsageError(f"{queries_path} is not a JSONL of qid/text/gold records ({exc})",
+    except (KeyError, ValueError, TypeError, AttributeError, RecursionError, OSError) as exc:
+        raise UsageError(f"{queries_path} is not a JSONL of qid/text/gold records "
+                         f"({type(exc).__name__}: {shown(str(exc))})",
                          "one JSON object per line with qid, text and gold") from None
     if limit is not None:
         loaded = loaded[:limit]
@@ -102,6 +120,12 @@ def eval_command(
                        [q.gold for q in loaded])
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))
+    if mode == "script":
+        from esqlog.calibrate import script_mode_problem_plan
+
+        problem = engine.run(script_mode_problem_plan())
+        if problem is not None:
+            raise problem
     from esqlog.wrapper.options import join_weight_for
 
     weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
@@ -120,7 +144,6 @@ def eval_command(
                      "dNDCG@10 [95% CI]": f"{ndcg.mean_diff:+.4f} [{ndcg.low:+.4f}, "
                                           f"{ndcg.high:+.4f}]"})
     if trec_dir is not None:
-        trec_dir.mkdir(parents=True, exist_ok=True)
         write_trec_qrels(queries.qrels, trec_dir / "qrels.txt")
         write_trec_run(result.native, trec_dir / "native.run", "native")
         for q, run in result.runs.items():

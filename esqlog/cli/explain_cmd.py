@@ -16,7 +16,7 @@ import click
 
 from esqlog.cli.options import connection_options
 from esqlog.cli.query import QueryContext, prepare_query, query_arguments
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.qlog import boost_weight, idf, idf_lucene
 
 

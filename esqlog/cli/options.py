@@ -9,8 +9,9 @@ from typing import Any, TypeVar
 
 import click
 
-from esqlog.engine import ConnectionSettings, Engine, connect
-from esqlog.errors import UsageError
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine
+from esqlog.errors import UsageError, redact
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,7 +36,8 @@ def connection_options(func: F) -> F:
         click.option("--insecure", is_flag=True,
                      help="Do not verify TLS certificates or hostnames (prints a warning)."),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-                     help="Seconds to wait for each request."),
+                     help="Seconds to wait for each request's answer (a request that "
+                          "times out is not retried)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -57,12 +59,13 @@ def _settings_from(kwargs: dict[str, Any]) -> ConnectionSettings:
     if not url:
         raise UsageError("no cluster URL given", "pass --url or set ESQLOG_URL")
     if not url.startswith(("http://", "https://")):
-        raise UsageError(f"--url must start with http:// or https://, got {url!r}",
+        # the value is not shown: "user:pw@host" without a scheme is a secret in plain view
+        raise UsageError("--url must start with http:// or https://",
                          "pass e.g. --url https://localhost:9200")
     if password_file is not None:
         try:
             password = password_file.read_text(encoding="utf-8").splitlines()[0]
-        except (OSError, IndexError):
+        except (OSError, IndexError, UnicodeDecodeError):
             raise UsageError(f"cannot read a password from {str(password_file)!r}",
                              "put the password on the first line of that file") from None
     insecure = kwargs.pop("insecure")
@@ -74,6 +77,34 @@ def _settings_from(kwargs: dict[str, Any]) -> ConnectionSettings:
         api_key=kwargs.pop("api_key"), bearer_token=kwargs.pop("bearer_token"),
         ca_certs=kwargs.pop("ca_certs"), verify_certs=not insecure, timeout=kwargs.pop("timeout"),
     )
+
+
+def warn_once(text: str, topic: str | None = None) -> None:
+    """One ``warning:`` line on stderr, at most once per ``topic`` (or text) per command.
+
+    Why a topic: the same fact can be noticed twice (the stale-calibration check and the
+    wrapper's snapshot check both see an index that drifted); the user needs it once.
+    """
+    ctx = click.get_current_context(silent=True)
+    seen: set[str] = ctx.meta.setdefault("esqlog.warned", set()) if ctx else set()
+    key = topic or text
+    if key in seen:
+        return
+    seen.add(key)
+    click.echo(redact(" ".join(text.split())), err=True)
+
+
+def show_python_warning(message: Warning | str, category: type[Warning], filename: str,
+                        lineno: int, file: Any = None, line: str | None = None) -> None:
+    """``warnings.showwarning`` for the CLI: esqlog's warnings as one ``warning:`` line.
+
+    Python's own format (``path:line: RuntimeWarning: ...`` plus the source line) is for
+    developers; the library warns through it so applications can filter, the CLI shows
+    the message alone.
+    """
+    text = str(message).removeprefix("esqlog: ")
+    topic = "drift" if "changed by" in text and "snapshot" in text else None
+    warn_once(f"warning: {text}", topic)
 
 
 def open_engine(settings: ConnectionSettings) -> Engine:

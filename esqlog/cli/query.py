@@ -13,8 +13,9 @@ import click
 
 from esqlog.analysis import search_analyses_plan
 from esqlog.calibrate import Calibration, check_calibration_plan, load_calibration, stale_warning
-from esqlog.cli.options import open_engine
-from esqlog.engine import ConnectionSettings, Engine
+from esqlog.cli.options import open_engine, warn_once
+from esqlog.connection import ConnectionSettings
+from esqlog.engine import Engine
 from esqlog.errors import UsageError
 from esqlog.stats import TextStats, shard_routings_plan, text_stats_plan
 
@@ -86,7 +87,7 @@ def prepare_query(connection: ConnectionSettings, index: str, field_name: str | 
     fresh = engine.run(check_calibration_plan(calibration, index))
     warning = stale_warning(calibration, fresh)
     if warning:
-        click.echo(warning, err=True)
+        warn_once(warning, "drift")  # the wrapper's snapshot check may notice it too
     routings = engine.run(shard_routings_plan(calibration.index, calibration.shards))
     analysis = engine.run(search_analyses_plan(calibration.index, [field], {}))  # as match does
     stats = engine.run(text_stats_plan(calibration.index, field, text, routings,
@@ -106,7 +107,7 @@ def query_arguments(func: F) -> F:
         click.option("--field", "field_name",
                      help="The calibrated text field (default: the calibration's field)."),
         click.option("--calibration", "calibration_file", required=True,
-                     type=click.Path(dir_okay=False, path_type=Path),
+                     type=click.Path(path_type=Path),
                      help="Calibration JSON written by esqlog calibrate --out."),
     ]):
         func = decorator(func)

@@ -16,7 +16,7 @@ import click
 
 from esqlog.cli.options import connection_options
 from esqlog.cli.query import QueryContext, prepare_query, query_arguments, shown
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.wrapper.options import QUERY_MODES
 
@@ -101,7 +101,15 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
             click.echo(f"warning: {exc.problem}; falling back to boost mode", err=True)
             response = client.search(**kwargs, esqlog_mode="boost")
     else:
-        response = client.search(**kwargs, esqlog_mode=mode)
+        try:
+            response = client.search(**kwargs, esqlog_mode=mode)
+        except ScriptingUnavailable:
+            from esqlog.calibrate import script_mode_problem_plan
+
+            problem = ctx.engine.run(script_mode_problem_plan())
+            if problem is not None:  # the fix that works on this cluster, not a guess
+                raise problem from None
+            raise
     return hits_of(response, ctx.field)
 
 

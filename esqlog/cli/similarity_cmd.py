@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from esqlog.cli.options import connection_options, open_engine
-from esqlog.engine import ConnectionSettings
+from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.similarity import (
     BACKUP_INDEX,
