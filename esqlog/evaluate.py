@@ -15,16 +15,12 @@ Metric names used throughout (the keys of every per-query dict):
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-from esqlog.atomic import atomic_write
 
 # Re-exported: esqlog.evaluate stays the one entry point for evaluation.
 from esqlog.reports import Expectations as Expectations
@@ -318,53 +314,3 @@ def _common_metrics(rows: Sequence[Mapping[str, float]]) -> list[str]:
     if not rows:
         return []
     return [name for name in rows[0] if all(name in row for row in rows)]
-
-
-# --------------------------------------------------------------------------- plots
-
-
-def plot_q_sweep(
-    curves: Mapping[str, Sequence[tuple[float, float]]],
-    predicted: Mapping[str, float],
-    path: str | Path,
-    metric: str = "NDCG@10",
-) -> Path:
-    """PNG of ``metric`` against q, one line per corpus, the predicted q marked on each.
-
-    The marker sits on the curve (linear interpolation at the predicted q), so the gap
-    between it and the curve's peak is the cost of trusting the label-free predictor.
-    Uses the Agg canvas directly, never pyplot, so no display or global state is touched.
-    """
-    import numpy as np
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.0, 4.5), dpi=120)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    for corpus, points in curves.items():
-        if not points:
-            continue
-        qs, values = zip(*sorted(points), strict=True)
-        (line,) = ax.plot(qs, values, label=corpus, linewidth=1.5)
-        if corpus in predicted:
-            q_hat = float(predicted[corpus])
-            y_hat = float(np.interp(q_hat, qs, values))
-            ax.plot(
-                [q_hat],
-                [y_hat],
-                marker="*",
-                markersize=13,
-                color=line.get_color(),
-                markeredgecolor="black",
-                linestyle="none",
-            )
-    ax.set_xlabel("q")
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} against q (star: predicted q)")
-    ax.grid(True, alpha=0.3)
-    if curves:
-        ax.legend(loc="best", fontsize="small")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return atomic_write(path, buffer.getvalue(), "plot file")  # one line if unwritable

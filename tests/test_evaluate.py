@@ -27,13 +27,13 @@ from esqlog.evaluate import (
     pack_hits,
     paired_bootstrap,
     per_query_metrics,
-    plot_q_sweep,
     read_trec_qrels,
     read_trec_run,
     recall_at_token_budget,
     write_trec_qrels,
     write_trec_run,
 )
+from esqlog.plots import plot_q_sweep
 
 
 def ranked(*ids: str) -> list[tuple[str, float]]:
@@ -400,15 +400,29 @@ class TestTrec:
 
 
 def test_plot_q_sweep_writes_png(tmp_path: Path) -> None:
-    curves = {
-        "python": [(1.0, 0.40), (0.5, 0.45), (0.0, 0.41), (0.75, 0.44)],
-        "go": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)],
-        "empty": [],
+    panels = {
+        "python": {"1,000 docs": [(1.0, 0.40), (0.5, 0.45), (0.0, 0.41), (0.75, 0.44)],
+                   "10,000 docs": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)], "empty": []},
+        "go": {"full": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)]},
     }
-    out = plot_q_sweep(curves, {"python": 0.6, "go": 0.45, "unknown": 0.1}, tmp_path / "s.png")
+    marks = {"python": {"1,000 docs": 0.6, "unknown": 0.1}, "go": {"full": 0.45}}
+    out = plot_q_sweep(panels, marks, tmp_path / "s.png")
     data = out.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(data) > 5_000
+
+
+def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Path) -> None:
+    """The old single panel drew 17 lines in 10 recycled colours: refuse instead."""
+    from esqlog.plots import PALETTE
+
+    curve = [(0.0, 0.1), (1.0, 0.2)]
+    fits = {"go": {f"size {i}": curve for i in range(len(PALETTE))}}
+    assert plot_q_sweep(fits, {}, tmp_path / "fits.png").exists()
+    too_many = {"go": {f"size {i}": curve for i in range(len(PALETTE) + 1)}}
+    with pytest.raises(ValueError, match="colour"):
+        plot_q_sweep(too_many, {}, tmp_path / "no.png")
+    assert len(set(PALETTE)) == len(PALETTE)
 
 
 def test_import_esqlog_evaluate_stays_light() -> None:

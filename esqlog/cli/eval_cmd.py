@@ -81,11 +81,11 @@ def eval_command(
         METRICS,
         compare,
         format_table,
-        plot_q_sweep,
         write_trec_qrels,
         write_trec_run,
     )
     from esqlog.experiment import QuerySet, evaluate_queries, system_label
+    from esqlog.plots import plot_q_sweep
     from esqlog.stats import resolve_index_plan
 
     # Every input checked before the first query is sent: a run that can only fail at its
@@ -150,7 +150,9 @@ def eval_command(
             write_trec_run(run, trec_dir / f"qlog-q{q:g}.run", f"qlog-q{q:g}")
     if plot is not None:
         curve = [(q, result.means[system_label(q)]["NDCG@10"]) for q in qs]
-        plot_q_sweep({index: curve}, {index: predicted} if predicted is not None else {}, plot)
+        label = f"{len(loaded):,} queries"
+        marks = {label: predicted} if predicted is not None else {}
+        plot_q_sweep({index: {label: curve}}, {index: marks}, plot)
     best = max(qs, key=lambda q: result.means[system_label(q)]["NDCG@10"])
     if as_json:
         click.echo(json.dumps({"index": info.name, "field": field_name,

@@ -84,20 +84,32 @@ def main() -> int:
     rows = load(args.results)
     print(table(rows))
     if args.plots:
-        from esqlog.evaluate import plot_q_sweep
+        from esqlog.plots import plot_q_sweep
 
         args.plots.mkdir(parents=True, exist_ok=True)
+        corpus_order = ["go", "java", "python", "ruby", "man"]  # code first, the prose control last
         for style in sorted({r["queries"] for r in rows}):
             for analyzer in sorted({r["analyzer"] for r in rows}):
-                chosen = [r for r in rows if r["queries"] == style and r["analyzer"] == analyzer]
+                chosen = sorted((r for r in rows
+                                 if r["queries"] == style and r["analyzer"] == analyzer),
+                                key=lambda r: (corpus_order.index(r["corpus"])
+                                               if r["corpus"] in corpus_order else 99,
+                                               int(r["docs"])))
                 if not chosen:
                     continue
-                curves = {f"{r['corpus']} {r['size']}": curve(r) for r in chosen}
-                default = "esqlog-linear"
-                predicted = {f"{r['corpus']} {r['size']}": r["predictions"][default]
-                             for r in chosen if default in r["predictions"]}
+                panels: dict[str, dict[str, list[tuple[float, float]]]] = {}
+                marks: dict[str, dict[str, float]] = {}
+                for r in chosen:  # one panel per corpus, one line per size
+                    label = f"{int(r['docs']):,} docs"
+                    panels.setdefault(r["corpus"], {})[label] = curve(r)
+                    if "esqlog-linear" in r["predictions"]:
+                        marks.setdefault(r["corpus"], {})[label] = r["predictions"]["esqlog-linear"]
                 out = args.plots / f"ndcg-vs-q-{analyzer}-{style}.png"
-                plot_q_sweep(curves, predicted, out)
+                what = ("identifiers split at index time (code analyzer)" if analyzer == "code"
+                        else f"{analyzer} analyzer")
+                queries = ("queries keep the function's name" if style == "names"
+                           else "the function's name removed from the queries")
+                plot_q_sweep(panels, marks, out, title=f"{what}; {queries}")
                 print(f"\nplot: {out}")
     return 0
 
