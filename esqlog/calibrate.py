@@ -14,11 +14,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from esqlog.atomic import atomic_write, output_target, read_regular_file
+
+# re-exported: the public home of the record and of the cluster-side plans stays here
+from esqlog.cluster_store import CALIBRATION_INDEX as CALIBRATION_INDEX
+from esqlog.cluster_store import TERM_SCRIPT_ID as TERM_SCRIPT_ID
+from esqlog.cluster_store import install_script_plan as install_script_plan
+from esqlog.cluster_store import load_from_cluster_plan as load_from_cluster_plan
+from esqlog.cluster_store import painless_source as painless_source
+from esqlog.cluster_store import script_mode_problem_plan as script_mode_problem_plan
+from esqlog.cluster_store import scripting_gap_plan as scripting_gap_plan
+from esqlog.cluster_store import store_in_cluster_plan as store_in_cluster_plan
 from esqlog.engine import Engine, Plan, Request, quote_path, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
@@ -34,8 +43,6 @@ from esqlog.qlog import (
     Predictor,
     get_predictor,
 )
-
-# re-exported: the record's public home stays esqlog.calibrate
 from esqlog.schema import SCHEMA_VERSION as SCHEMA_VERSION
 from esqlog.schema import Calibration as Calibration
 from esqlog.schema import _now
@@ -57,8 +64,6 @@ from esqlog.vocabulary import (
     vocabulary_from_scan,
 )
 
-CALIBRATION_INDEX = "esqlog-calibrations"
-TERM_SCRIPT_ID = "esqlog-qlog-term"
 STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
 MAX_CALIBRATION_BYTES = 1 << 20  # a record is ~1 KB; anything near this is not one
 
@@ -363,90 +368,3 @@ def check_sample(sample: int) -> int:
         raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
                          f"pass {direction} --sample, or --exact to read every document")
     return sample
-
-
-# --- cluster-side storage (esqlog's own index and stored script only) -----------------------
-
-def painless_source(name: str) -> str:
-    """A Painless source shipped in painless/ (installed as a stored script)."""
-    return (resources.files("esqlog") / "painless" / f"{name}.painless").read_text("utf-8")
-
-
-def scripting_gap_plan() -> Plan[str | None]:
-    """None when the cluster can run a stored Painless script, else what it lacks.
-
-    Asked (``GET _script_language``, served by both engines) before suggesting or
-    installing the script: distributions without the Painless module (Elasticsearch's
-    integ-test build, say) or with stored scripts disallowed cannot run script mode at all.
-    """
-    body = yield Request("GET", "/_script_language")
-    contexts = body.get("language_contexts") or [] if isinstance(body, Mapping) else []
-    languages = {str(c.get("language")) for c in contexts if isinstance(c, Mapping)}
-    allowed = body.get("types_allowed") if isinstance(body, Mapping) else None
-    if "painless" not in languages:
-        return "this cluster has no Painless scripting language"
-    if isinstance(allowed, list) and "stored" not in allowed:
-        return "this cluster does not allow stored scripts (script.allowed_types)"
-    return None
-
-
-def script_mode_problem_plan() -> Plan[UsageError | None]:
-    """None when script mode can run on this cluster, else the error naming the right fix.
-
-    The fix depends on what is missing: without Painless only boost mode can help (so
-    --install-script is not suggested where it would fail); with Painless and no stored
-    script, installing it is the fix.
-    """
-    gap = yield from scripting_gap_plan()
-    if gap is not None:
-        return UsageError(f"script mode cannot run on this cluster: {gap}",
-                          "use --mode boost (the same ranking, no scripts needed)")
-    try:
-        yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
-    except Exception as exc:
-        from esqlog.engine import error_status
-
-        if error_status(exc) != 404:
-            raise
-        return UsageError(f"script mode needs the stored script {TERM_SCRIPT_ID}, which is "
-                          "not installed", "run esqlog calibrate --install-script once, or "
-                          "use --mode boost (the same ranking)")
-    return None
-
-
-def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
-    """Store the per-term rescaling script under a fixed id (constant source, params only).
-
-    Refused with one line, before anything is written, when the cluster cannot run it.
-    """
-    gap = yield from scripting_gap_plan()
-    if gap is not None:
-        raise UsageError(f"cannot install the stored script: {gap}",
-                         "search with --mode boost (the same ranking, no scripts needed)")
-    yield Request("PUT", f"/_scripts/{script_id}", body={
-        "script": {"lang": "painless", "source": painless_source(script_id)}})
-
-
-def store_in_cluster_plan(calibration: Calibration) -> Plan[str]:
-    """Keep the record in esqlog's own index, one document per index+field."""
-    doc_id = f"{calibration.index}:{calibration.field}"
-    yield Request("PUT", f"/{CALIBRATION_INDEX}/_doc/{quote_path(doc_id)}",
-                  {"refresh": "true"}, calibration.to_json())
-    return doc_id
-
-
-def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:
-    """Read a calibration kept with --store-in-cluster."""
-    doc_id = quote_path(f"{index}:{field_name}")
-    try:
-        body = yield Request("GET", f"/{CALIBRATION_INDEX}/_doc/{doc_id}")
-    except Exception as exc:
-        from esqlog.engine import error_status
-
-        if error_status(exc) == 404:
-            raise UsageError(f"no calibration stored in the cluster for {index}/{field_name}",
-                             "run esqlog calibrate --store-in-cluster") from None
-        raise
-    return Calibration.from_json(body.get("_source", {}), f"stored calibration {doc_id}")
-
-
