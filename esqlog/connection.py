@@ -88,10 +88,39 @@ def detect_flavor(settings: ConnectionSettings) -> Flavor:
 
 
 def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool = False) -> Any:
-    """Build the official client of the engine from connection settings."""
+    """Build the official client of the engine from connection settings.
+
+    One set of options for both clients (retries, TLS, auth); only their spellings differ:
+    Elasticsearch takes ``request_timeout`` and a URL, opensearch-py ``timeout``, ``hosts``
+    and explicit TLS switches.
+    """
+    kwargs: dict[str, Any] = {
+        "max_retries": settings.max_retries,
+        # --timeout bounds the whole wait for a request: a timed-out one is not sent again
+        "retry_on_timeout": False,
+        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
+        "verify_certs": settings.verify_certs,
+    }
+    if settings.ca_certs:
+        kwargs["ca_certs"] = settings.ca_certs
+    headers = _auth_headers(settings)
+    if headers:
+        kwargs["headers"] = headers
     if flavor == "elasticsearch":
-        return _make_elasticsearch(settings, asynchronous)
-    return _make_opensearch(settings, asynchronous)
+        import elasticsearch
+
+        kwargs["request_timeout"] = settings.timeout
+        if not settings.verify_certs:
+            kwargs["ssl_show_warn"] = False
+        es_cls = elasticsearch.AsyncElasticsearch if asynchronous else elasticsearch.Elasticsearch
+        return es_cls(settings.url, **kwargs)
+    import opensearchpy
+
+    kwargs.update(timeout=settings.timeout, ssl_show_warn=settings.verify_certs)
+    if settings.url.startswith("https://"):
+        kwargs.update(use_ssl=True, ssl_assert_hostname=settings.verify_certs)
+    os_cls = opensearchpy.AsyncOpenSearch if asynchronous else opensearchpy.OpenSearch
+    return os_cls(hosts=[settings.url], **kwargs)
 
 
 def _header_token(value: str, option: str) -> str:
@@ -122,48 +151,3 @@ def _auth_headers(settings: ConnectionSettings) -> dict[str, str]:
         pair = f"{settings.user}:{settings.password or ''}".encode()
         return {"authorization": f"Basic {base64.b64encode(pair).decode('ascii')}"}
     return {}
-
-
-def _make_elasticsearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
-    import elasticsearch
-
-    kwargs: dict[str, Any] = {
-        "request_timeout": settings.timeout,
-        "max_retries": settings.max_retries,
-        # --timeout bounds the whole wait for a request: a timed-out one is not sent again
-        "retry_on_timeout": False,
-        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
-        "verify_certs": settings.verify_certs,
-    }
-    if settings.ca_certs:
-        kwargs["ca_certs"] = settings.ca_certs
-    if not settings.verify_certs:
-        kwargs["ssl_show_warn"] = False
-    headers = _auth_headers(settings)
-    if headers:
-        kwargs["headers"] = headers
-    cls = elasticsearch.AsyncElasticsearch if asynchronous else elasticsearch.Elasticsearch
-    return cls(settings.url, **kwargs)
-
-
-def _make_opensearch(settings: ConnectionSettings, asynchronous: bool) -> Any:
-    import opensearchpy
-
-    kwargs: dict[str, Any] = {
-        "timeout": settings.timeout,
-        "max_retries": settings.max_retries,
-        "retry_on_timeout": False,  # --timeout bounds the whole wait, as for Elasticsearch
-        "retry_on_status": tuple(sorted(RETRYABLE_STATUS)),
-        "verify_certs": settings.verify_certs,
-        "ssl_show_warn": settings.verify_certs,
-    }
-    if settings.url.startswith("https://"):
-        kwargs["use_ssl"] = True
-        kwargs["ssl_assert_hostname"] = settings.verify_certs
-    if settings.ca_certs:
-        kwargs["ca_certs"] = settings.ca_certs
-    headers = _auth_headers(settings)
-    if headers:
-        kwargs["headers"] = headers
-    cls = opensearchpy.AsyncOpenSearch if asynchronous else opensearchpy.OpenSearch
-    return cls(hosts=[settings.url], **kwargs)
