@@ -7,7 +7,7 @@ is decided here, so an option this module does not know makes the clause pass th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Literal
@@ -188,3 +188,35 @@ def _walk_each(value: Any, leaf: LeafFn) -> Any:
     if isinstance(value, list):
         return [walk(child, leaf) for child in value]
     return walk(value, leaf)
+
+
+# --------------------------------------------------------------------------- phase 1 of the rewrite
+
+
+def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, str]]:
+    """Unique ``(field, text)`` pairs, first-seen order, a query clause needs resolved."""
+    seen: dict[tuple[str, str], None] = {}
+
+    def record(kind: str, inner: Mapping[str, Any]) -> None:
+        if kind == "match":
+            parsed = parse_match(inner)
+            pairs = [] if parsed is None else [(parsed.field, parsed.text)]
+        else:
+            multi = parse_multi_match(inner)
+            pairs = [] if multi is None else [(name, multi.text) for name, _ in multi.fields]
+        for pair in pairs:
+            if pair[0] in fields:
+                seen.setdefault(pair, None)
+        return None
+
+    walk(query, record)
+    return list(seen)
+
+
+def collect_body_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tuple[str, str]]:
+    """Unique ``(field, text)`` pairs, first-seen order, of every rewritable clause in ``query``.
+
+    Only syntactic checks happen here (the analysis is not known yet), so a pair may still turn
+    out not rewritable (no terms, synonyms); resolving it is then wasted but harmless.
+    """
+    return collect_query_texts(body.get("query"), fields)

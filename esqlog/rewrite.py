@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from esqlog.clauses import DEFAULT_MAX_CLAUSES, count_clauses, filters_on_score
 from esqlog.joins import confirmed_joins
-from esqlog.matchspec import (
+from esqlog.matchspec import (  # phase 1 lives beside the parsing it is made of
     MatchOptions,
     MultiMatchSpec,
+    collect_body_texts,
+    collect_query_texts,
     is_int,
     parse_match,
     parse_multi_match,
@@ -147,38 +149,6 @@ class RewriteSettings:
             raise ValueError(f"mode must be 'boost' or 'script', got {self.mode!r}")
         if not isinstance(self.script_id, str) or not self.script_id:
             raise ValueError("script_id must be a non-empty string")
-
-
-# --------------------------------------------------------------------------- phase 1
-
-
-def collect_query_texts(query: Any, fields: Collection[str]) -> list[tuple[str, str]]:
-    """Unique ``(field, text)`` pairs, first-seen order, a query clause needs resolved."""
-    seen: dict[tuple[str, str], None] = {}
-
-    def record(kind: str, inner: Mapping[str, Any]) -> None:
-        if kind == "match":
-            parsed = parse_match(inner)
-            pairs = [] if parsed is None else [(parsed.field, parsed.text)]
-        else:
-            multi = parse_multi_match(inner)
-            pairs = [] if multi is None else [(name, multi.text) for name, _ in multi.fields]
-        for pair in pairs:
-            if pair[0] in fields:
-                seen.setdefault(pair, None)
-        return None
-
-    walk(query, record)
-    return list(seen)
-
-
-def collect_body_texts(body: Mapping[str, Any], fields: Collection[str]) -> list[tuple[str, str]]:
-    """Unique ``(field, text)`` pairs, first-seen order, of every rewritable clause in ``query``.
-
-    Only syntactic checks happen here (the analysis is not known yet), so a pair may still turn
-    out not rewritable (no terms, synonyms); resolving it is then wasted but harmless.
-    """
-    return collect_query_texts(body.get("query"), fields)
 
 
 # --------------------------------------------------------------------------- phase 2
