@@ -47,6 +47,9 @@ RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 Progress = Callable[[int], None]
+#: Called for every scanned document: (shard, search hit, the document's term vector terms).
+#: The hit carries the field's ``_source`` when the scan was asked for it (esqlog.identifiers).
+DocHook = Callable[[int, Mapping[str, Any], Mapping[str, Any]], None]
 
 
 
@@ -223,20 +226,28 @@ def _vectors_request(index: str, field_name: str, hits: Sequence[Mapping[str, An
 
 def scan_vocabulary_plan(
     index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
-    progress: Progress | None = None,
+    progress: Progress | None = None, on_doc: DocHook | None = None,
 ) -> Plan[VocabularyScan]:
-    """Every live document's term vectors, shard by shard: global df and ttf of every term."""
+    """Every live document's term vectors, shard by shard: global df and ttf of every term.
+
+    ``on_doc`` sees each document too, with its ``_source`` field (the original casing,
+    which term vectors lose): the identifier statistics ride on the same pass.
+    """
     global_df: dict[str, int] = {}
     ttf: dict[str, int] = {}
     docs = 0
     for shard in range(shards):
         shard_df: dict[str, int] = {}
 
-        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df) -> Plan[bool]:
+        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df,
+                 shard: int = shard) -> Plan[bool]:
             nonlocal docs
             vectors = yield _vectors_request(index, field_name, hits)
+            by_id = {h["_id"]: h for h in hits} if on_doc is not None else {}
             for doc in vectors.get("docs", []):
                 terms = ((doc.get("term_vectors") or {}).get(field_name) or {}).get("terms")
+                if on_doc is not None:
+                    on_doc(shard, by_id.get(doc.get("_id"), {}), terms or {})
                 for term, info in (terms or {}).items():
                     shard_df[term] = int(info.get("doc_freq") or 0)
                     ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
@@ -245,7 +256,8 @@ def scan_vocabulary_plan(
                 progress(len(hits))
             return True
 
-        yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
+        source: Any = [field_name] if on_doc is not None else False
+        yield from scroll_plan(index, {"size": batch, "_source": source, "sort": ["_doc"],
                                        "query": {"exists": {"field": field_name}}},
                                page, params={"preference": f"_shards:{shard}"})
         for term, n in shard_df.items():
