@@ -76,3 +76,13 @@ def save_identifier_calibration(found: IdentifierCalibration,
     stats_path, size = save_identifier_stats(found.stats, identifiers_path_for(target),
                                              linked.vocabulary_sha256)
     return linked, stats_path, size
+
+
+def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[Calibration, str]:
+    """Save everything and say what the identifiers statistics hold (for the CLI report)."""
+    record, stats_path, size = save_identifier_calibration(found, path)
+    s = found.stats
+    note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
+            f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
+            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}")
+    return record, note

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 import stat
 import zipfile
 from array import array
@@ -35,9 +36,11 @@ import numpy as np
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
 from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
-from esqlog.subwords import cased_tokens, split_identifier
+from esqlog.subwords import CASED_TOKEN, split_identifier
 
 MAX_SHARDS = 64  # presence masks are uint64
+_TERM_FREQ = operator.itemgetter("term_freq")
+_WORDS = CASED_TOKEN.findall
 
 
 class SplitCollector:
@@ -51,36 +54,44 @@ class SplitCollector:
         """Forget everything: the scan is being retried from the start."""
         self.term_id: dict[str, int] = {}
         self.terms: list[str] = []
-        self.masks: list[int] = []
-        self.ttf: list[int] = []
         self.splits: dict[int, tuple[str, ...]] = {}
+        self.tried: set[str] = set()  # cased forms already split (most repeat)
         self.doc_terms = array("i")
+        self.doc_tf = array("i")
         self.doc_ptr = array("q", [0])
+        self.doc_shard = array("b")
 
     def __call__(self, shard: int, hit: Mapping[str, Any], terms: Mapping[str, Any]) -> None:
+        """Record the document's terms; learn splits from the casings in its text.
+
+        Hot: it runs once per document of the index, so it is kept to one dictionary
+        lookup per term and one split per distinct original casing.
+        """
         if shard >= MAX_SHARDS:
             raise ValueError(f"the identifiers mode supports up to {MAX_SHARDS} shards")
-        bit = 1 << shard
-        ids = self.term_id
-        for term, info in terms.items():
-            i = ids.get(term)
-            if i is None:
-                i = ids[term] = len(self.terms)
-                self.terms.append(term)
-                self.masks.append(0)
-                self.ttf.append(0)
-            self.masks[i] |= bit
-            self.ttf[i] += int(info.get("term_freq", 0))
-            self.doc_terms.append(i)
+        ids, names = self.term_id, self.terms
+        get = ids.get
+        found = list(map(get, terms))  # C-level loops: this runs for every document
+        if None in found:
+            for k, term in enumerate(terms):
+                if found[k] is None:
+                    found[k] = ids[term] = len(names)
+                    names.append(term)
+        self.doc_terms.extend(found)  # type: ignore[arg-type]  # no None left
+        self.doc_tf.extend(map(_TERM_FREQ, terms.values()))
         self.doc_ptr.append(len(self.doc_terms))
+        self.doc_shard.append(shard)
         source = (hit.get("_source") or {}).get(self.field)
         texts = [source] if isinstance(source, str) else (
             [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
-        splits = self.splits
+        splits, tried = self.splits, self.tried
         for text in texts:
-            for token in cased_tokens(text):
+            for token in _WORDS(text):  # cased_tokens without its checks: lookups do them
+                if token in tried:
+                    continue
+                tried.add(token)
                 low = token.lower()
-                i = ids.get(low)
+                i = get(low)
                 if i is None or i in splits or low not in terms:
                     continue
                 parts = split_identifier(token)
@@ -206,9 +217,12 @@ def build_identifier_stats(
     part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
     keys = np.concatenate((doc_of * n_words + doc_terms,
                            np.repeat(doc_of, n_parts) * n_words + part_words))
-    df_stream = np.bincount(np.unique(keys) % n_words, minlength=n_words)
+    keys.sort()
+    distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+    df_stream = np.bincount(distinct % n_words, minlength=n_words)
     ttf = np.zeros(n_words, dtype=np.int64)
-    ttf[:t_count] = collector.ttf
+    ttf[:t_count] = np.bincount(doc_terms, weights=np.frombuffer(collector.doc_tf, np.int32),
+                                minlength=t_count).astype(np.int64)
     stream_ttf = ttf.copy()
     owners = np.repeat(np.arange(n_words), np.diff(ptr))
     np.add.at(stream_ttf, parts_idx, ttf[owners])
@@ -227,7 +241,9 @@ def build_identifier_stats(
     df_engine = np.zeros(n_words, dtype=np.int64)
     df_engine[:t_count] = tdf
     mask = np.zeros(n_words, dtype=np.uint64)
-    mask[:t_count] = np.asarray(collector.masks, dtype=np.uint64)
+    shard_bit = np.left_shift(np.uint64(1), np.frombuffer(collector.doc_shard, np.int8)
+                              .astype(np.uint64))
+    np.bitwise_or.at(mask, doc_terms, shard_bit[doc_of])
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
@@ -334,3 +350,13 @@ def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int) -> str | None
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "parts_idx points outside the words"
     return None
+
+
+def load_for_calibration(vocabulary_path: Path | None,
+                         vocabulary_sha256: str | None) -> IdentifierStats:
+    """The split statistics written beside a calibration's vocabulary snapshot."""
+    if vocabulary_path is None:
+        raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
+                         "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
+    name = vocabulary_path.name.removesuffix(".vocab.npz") + ".idents.npz"
+    return load_identifier_stats(vocabulary_path.with_name(name), vocabulary_sha256)

@@ -25,7 +25,7 @@ from esqlog.analysis import MAX_TOKEN_LENGTH
 _IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 
 # The standard tokenizer's word runs, keeping the case (esqlog.analysis lower-cases them).
-_CASED_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
+CASED_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
                           r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*")
 _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 
@@ -50,7 +50,7 @@ def cased_tokens(text: str) -> list[str]:
     callers only use a token whose lower-cased form the engine itself reports, so a wrong
     cut can only leave a term without a known casing, never invent a term.
     """
-    return [t for t in _CASED_TOKEN.findall(text)
+    return [t for t in CASED_TOKEN.findall(text)
             if _HAS_ALNUM.search(t) and len(t) <= MAX_TOKEN_LENGTH]
 
 

@@ -33,6 +33,9 @@ from esqlog.qlog import PREDICTORS
 @click.option("--vocabulary", "with_vocabulary", is_flag=True,
               help="Also snapshot every term's df beside --out (NAME.vocab.npz), so searches "
                    "need no statistics round trip; implies --exact.")
+@click.option("--identifiers", "with_identifiers", is_flag=True,
+              help="With --vocabulary: also learn identifier splits and the split stream's "
+                   "statistics (NAME.idents.npz) for search --mode identifiers.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Sampling seed.")
@@ -52,6 +55,7 @@ def calibrate_command(
     seed: int, predictor: str | None, out: Path | None, with_vocabulary: bool,
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
+    with_identifiers: bool = False,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
 
@@ -63,11 +67,23 @@ def calibrate_command(
     if with_vocabulary and out is None:  # before connecting: a usage error needs no cluster
         raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
                          "add --out FILE.json")
+    if with_identifiers and not with_vocabulary:
+        raise UsageError("--identifiers needs --vocabulary (its statistics ride on that scan)",
+                         "add --vocabulary --out FILE.json")
     engine = open_engine(connection)
     show_progress = sys.stderr.isatty() if progress is None else progress
     timings = CalibrationTimings()
     bars = progress_factory(show_progress and not as_json)
-    if with_vocabulary:
+    identifiers_note = None
+    if with_identifiers:
+        from esqlog.identifier_calibrate import calibrate_identifiers, identifier_report
+
+        assert out is not None
+        found = calibrate_identifiers(engine, index, field_name,
+                                      predictor=predictor or DEFAULT_PREDICTOR,
+                                      progress_factory=bars, timings=timings)
+        record, identifiers_note = identifier_report(found, out)
+    elif with_vocabulary:
         assert out is not None
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
@@ -93,6 +109,8 @@ def calibrate_command(
         click.echo(f"calibration written to {out}")
     if record.vocabulary:
         click.echo(f"vocabulary snapshot written to {record.vocabulary_path()}")
+    if identifiers_note:
+        click.echo(identifiers_note)
     if install_script:
         click.echo("stored script esqlog-qlog-term installed")
     if store_in_cluster:

@@ -23,7 +23,7 @@ from esqlog.stats import TextStats, shard_routings_plan, text_stats_plan
 
 MAX_QUERY_BYTES = 100 * 1024
 LABEL_CHARS = 80
-QUERY_MODES = ("boost", "script", "auto", "rerank")
+QUERY_MODES = ("boost", "script", "auto", "rerank", "identifiers")
 _ALLOWED_CONTROLS = frozenset("\t\n")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -187,6 +187,10 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
     """
     from esqlog.wrapper import ScriptingUnavailable, wrap
 
+    if mode == "identifiers":  # its own match set: no wrapper mode (yet), see identifiers_view
+        from esqlog.cli.identifiers_view import run_identifier_search
+
+        return run_identifier_search(ctx, size)
     client = wrap(ctx.engine.client, ctx.calibration, joins=joins)
     kwargs = _search_kwargs(ctx, size)
     if mode == "auto":
@@ -262,7 +266,9 @@ def _hits_json(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 @query_arguments
 @click.option("--mode", type=click.Choice(QUERY_MODES), default="boost", show_default=True,
               help="boost: per-term boosts (no scripts); script: stored Painless script; "
-                   "auto: script, else boost; rerank: native top-N rescored here.")
+                   "auto: script, else boost; rerank: native top-N rescored here; "
+                   "identifiers: query words also match inside identifiers (needs "
+                   "calibrate --vocabulary --identifiers; a different match set).")
 @click.option("--size", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many hits to show.")
 @click.option("--compare", is_flag=True, help="Show the native BM25 ranking next to q-log's.")
