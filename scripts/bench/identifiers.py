@@ -24,17 +24,17 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import quality  # noqa: E402  (scripts/bench/quality.py: subsets and scratch indices)
+import quality
 
-from esqlog.analysis import standard_terms  # noqa: E402
-from esqlog.calibrate import calibrate, calibrate_with_vocabulary  # noqa: E402
-from esqlog.engine import ConnectionSettings, Engine, connect  # noqa: E402
-from esqlog.evaluate import mean_metrics, paired_bootstrap, per_query_metrics  # noqa: E402
-from esqlog.experiment import QuerySet, evaluate_queries, msearch_run, system_label  # noqa: E402
-from esqlog.identifier_calibrate import calibrate_identifiers  # noqa: E402
-from esqlog.identifiers import IdentifierSettings, identifier_query  # noqa: E402
-from esqlog.qlog import boost_weights  # noqa: E402
-from esqlog.vocabulary import Vocabulary  # noqa: E402
+from esqlog.analysis import standard_terms
+from esqlog.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.engine import ConnectionSettings, Engine, connect
+from esqlog.evaluate import paired_bootstrap, per_query_metrics
+from esqlog.experiment import QuerySet, evaluate_queries, system_label
+from esqlog.identifier_calibrate import calibrate_identifiers
+from esqlog.identifiers import IdentifierSettings, identifier_query
+from esqlog.qlog import boost_weights
+from esqlog.vocabulary import Vocabulary
 
 
 def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
@@ -85,7 +85,8 @@ def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, 
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
 
 
-def run_one(engine: Engine, args: argparse.Namespace, corpus: str, size: str) -> list[dict[str, Any]]:
+def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
+            size: str) -> list[dict[str, Any]]:
     docs, query_sets = quality.subset(args.data / corpus, size, args.seed)
     std_index = f"esqlog-bench-{corpus}-{size}-standard"
     code_index = f"esqlog-bench-{corpus}-{size}-code"
