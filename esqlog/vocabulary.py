@@ -163,6 +163,7 @@ class Vocabulary:
         if missing:
             if len(known) + len(missing) > RECENT_TERMS:
                 known.clear()  # simple and bounded; refills from the next queries
+                missing = list(dict.fromkeys(terms))  # the cleared ones are missing again
             known.update(dict.fromkeys(missing, 0))
             known.update(self._search([t for t in missing if self.might_hold(t)]))
         return {t: known[t] for t in terms}
