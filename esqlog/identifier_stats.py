@@ -158,6 +158,13 @@ class IdentifierStats:
         ids = self.parts_idx[self.parts_ptr[i]:self.parts_ptr[i + 1]]
         return tuple(self.words[j] for j in ids.tolist())
 
+    def compound_ids(self, subword: str) -> np.ndarray:
+        """Word ids of the terms whose split contains ``subword``, most frequent first."""
+        i = self.word_id.get(subword)
+        if i is None:
+            return self.comp_idx[:0]
+        return self.comp_idx[self.comp_ptr[i]:self.comp_ptr[i + 1]]
+
     def compounds_of(self, subword: str) -> list[int]:
         """Word ids of the terms whose split contains ``subword``, most frequent first."""
         i = self.word_id.get(subword)

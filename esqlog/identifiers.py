@@ -34,12 +34,13 @@ Everything here is I/O-free: text + field + split statistics + a df lookup -> qu
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from esqlog.errors import UsageError
 from esqlog.identifier_stats import IdentifierStats
@@ -47,6 +48,8 @@ from esqlog.subwords import cased_tokens, split_identifier
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 DEFAULT_BUDGET = 1000
+MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
+SELECTIONS = ("mass", "multi")
 OPERATORS = ("or", "and")
 
 
@@ -65,6 +68,7 @@ class IdentifierSettings:
     q: float | None = None  # None: the q calibrate predicted for the split stream
     operator: str = "or"
     minimum_should_match: int | str | None = None
+    select: str = "multi"  # or "mass": by score mass only
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -72,6 +76,9 @@ class IdentifierSettings:
                              "pass a positive budget (OpenSearch allows 1,024 by default)")
         if self.cap is not None and self.cap < 0:
             raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
+        if self.select not in SELECTIONS:
+            raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
+                             "pass select='mass' or 'multi'")
         if self.operator not in OPERATORS:
             raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
                              "pass operator='or' or 'and'")
@@ -147,50 +154,102 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         low = token.lower()
         tokens.append((low, split_identifier(token) or stats.parts_of(low)))
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
-    comps = {w: stats.compounds_of(w) for w in counts}
-    cap = settings.cap
-    if cap is not None:
-        comps = {w: ids[:cap] for w, ids in comps.items()}
+    comps = {w: stats.compound_ids(w)[:settings.cap] for w in counts}
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
-    # every word gets one clause first: itself, or its most frequent compound when the
-    # word occurs only inside identifiers; the rest of the budget goes by score mass
-    first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w] else 1 for w in present}
-    room = max(settings.budget - len(present), 0)
-    candidates = ((weight[w] * float(stats.df_engine[c]), w, k)
-                  for w in present for k, c in enumerate(comps[w][first[w]:room + first[w]]))
-    chosen = Counter(first)
-    chosen.update(w for _, w, _ in heapq.nlargest(room, candidates))
-    names = {w: [stats.words[c] for c in comps[w][:chosen[w]]] for w in present}
-    engine_df.update(df_lookup([t for ts in names.values() for t in ts]))
+    chosen = _choose(present, comps, weight, engine_df, stats, settings)
     words = []
     for w in present:
-        terms = ([w] if engine_df.get(w, 0) > 0 else []) + names[w]
-        groups = _groups(terms, stats, engine_df, weight[w])
+        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w])
         if groups:
             words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                                       len(stats.compounds_of(w)), len(names[w])))
+                                       int(stats.compound_ids(w).size), int(chosen[w].size)))
     return IdentifierPlan(tuple(words), tuple(tokens), q)
 
 
-def _groups(terms: list[str], stats: IdentifierStats, engine_df: Mapping[str, int],
+def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
+            engine_df: Mapping[str, int], stats: IdentifierStats,
+            settings: IdentifierSettings) -> dict[str, np.ndarray]:
+    """Compound ids per word within the clause budget.
+
+    Every word first gets one clause: itself, or its most frequent compound when it occurs
+    only inside identifiers. The rest goes to the (word, compound) pairs of largest
+    ``weight(word) * df(compound)``, the score mass a compound carries; with
+    ``select="multi"`` compounds holding two or more of the query's words (the query's
+    own identifiers, usually rare) come first.
+    """
+    first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
+    room = max(settings.budget - len(present), 0)
+    multi: np.ndarray = np.zeros(0, dtype=np.int32)
+    if settings.select == "multi" and len(present) > 1:
+        seen = np.sort(np.concatenate([comps[w][:MULTI_SCAN] for w in present]))
+        multi = seen[1:][seen[1:] == seen[:-1]]  # in two or more words' lists
+    keys, owners, ids_of = [], [], []
+    for k, w in enumerate(present):
+        ids = comps[w][first[w]:]
+        if multi.size:
+            head = ids[:MULTI_SCAN]
+            boosted = np.isin(head, multi)
+            rest = ids[:room]
+            ids = np.concatenate((head[boosted], rest[~np.isin(rest, multi)]))
+            bonus = np.concatenate((np.full(int(boosted.sum()), 1e30),
+                                    np.zeros(ids.size - int(boosted.sum()))))
+        else:
+            ids = ids[:room]
+            bonus = np.zeros(ids.size)
+        keys.append(bonus + weight[w] * stats.df_engine[ids].astype(np.float64))
+        owners.append(np.full(ids.size, k))
+        ids_of.append(ids)
+    out = {w: comps[w][:first[w]] for w in present}
+    if room and keys:
+        key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
+        top = np.argsort(-key, kind="stable")[:room]
+        for k, w in enumerate(present):
+            picked = cid[top[owner[top] == k]]
+            # in df order, the sub-word's own list order (most frequent first)
+            order = np.argsort(-stats.df_engine[picked].astype(np.int64), kind="stable")
+            out[w] = np.concatenate((out[w], picked[order]))
+    return out
+
+
+def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
             weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
-    """Terms grouped by the shards that hold them, each group with its exact boost."""
-    by_mask: dict[int, list[str]] = {}
-    for t in terms:
-        if engine_df.get(t, 0) <= 0:
-            continue  # absent from the index: no clause (its idf would not be summed)
-        i = stats.word_id.get(t)
-        mask = int(stats.mask[i]) if (stats.shards > 1 and i is not None) else 0
-        by_mask.setdefault(mask, []).append(t)
-    out = []
-    for group in by_mask.values():
-        idf_sum = sum(_idf(engine_df[t], stats.doc_count) for t in group)
-        if idf_sum > 0:
-            out.append((tuple(group), weight / idf_sum))
-    return tuple(out)
+    """The word and its chosen compounds grouped by the shards that hold them, each group
+    with its exact boost (vectorised: a query lists up to a thousand terms).
+
+    A compound's engine df is the df snapshot's, copied into the split statistics by the
+    same calibration (bound to the snapshot by its checksum); the word's own df comes from
+    the caller's lookup. A term absent from the index gets no clause: the engine would not
+    sum its idf either.
+    """
+    df = stats.df_engine[ids].astype(np.float64)
+    keep = df > 0
+    ids, df = ids[keep], df[keep]
+    own = stats.word_id.get(word)
+    one_shard = stats.shards <= 1
+    masks = np.zeros(ids.size, np.uint64) if one_shard else stats.mask[ids]
+    names = [stats.words[i] for i in ids.tolist()]
+    if word_df > 0:
+        own_mask = 0 if one_shard or own is None else int(stats.mask[own])
+        masks = np.concatenate((np.asarray([own_mask], np.uint64), masks))
+        df = np.concatenate(([float(word_df)], df))
+        names.insert(0, word)
+    if not names:
+        return ()
+    n = float(stats.doc_count)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    if one_shard:
+        return ((tuple(names), weight / float(idf.sum())),)
+    keys, inverse = np.unique(masks, return_inverse=True)
+    sums = np.bincount(inverse, weights=idf, minlength=keys.size)
+    members: list[list[str]] = [[] for _ in range(keys.size)]
+    for name, g in zip(names, inverse.tolist(), strict=True):
+        members[g].append(name)
+    first_seen = np.argsort([m[0] != names[0] for m in members], kind="stable")  # word first
+    return tuple((tuple(members[g]), weight / float(sums[g])) for g in first_seen.tolist()
+                 if sums[g] > 0)
 
 
 def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,

@@ -113,7 +113,7 @@ def test_budget_keeps_one_clause_per_word_then_the_score_mass() -> None:
     stats = build()
     full = plan_identifier_query("read file socket", stats, df_lookup(stats))
     tight = plan_identifier_query("read file socket", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=4))
+                                  IdentifierSettings(budget=4, select="mass"))
     assert tight.clauses == 4 < full.clauses
     assert {w.word for w in tight.words} == {w.word for w in full.words}
     for w in tight.words:  # kept compounds are a most-frequent-first prefix
@@ -121,6 +121,21 @@ def test_budget_keeps_one_clause_per_word_then_the_score_mass() -> None:
         assert listed == [stats.words[i] for i in stats.compounds_of(w.word)][: len(listed)]
     capped = plan_identifier_query("read", stats, df_lookup(stats), IdentifierSettings(cap=2))
     assert capped.words[0].compounds_used == 2
+
+
+def test_multi_selection_prefers_compounds_holding_several_query_words() -> None:
+    stats = build(shards=1)
+    words = ("set", "read", "deadline")
+    mass = plan_identifier_query("set read deadline", stats, df_lookup(stats),
+                                 IdentifierSettings(budget=4, select="mass"))
+    multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
+                                  IdentifierSettings(budget=4, select="multi"))
+    read_mass = next(w for w in mass.words if w.word == "read")
+    read_multi = next(w for w in multi.words if w.word == "read")
+    assert read_mass.groups[0][0][1] == "readfile"  # the most frequent compound
+    listed = [t for terms, _ in read_multi.groups for t in terms]
+    assert set(listed) - {"read"} <= {"readdeadline", "setreaddeadline"}
+    assert all(any(p in words for p in stats.parts_of(t)) for t in listed if t != "read")
 
 
 def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
