@@ -84,5 +84,8 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
     s = found.stats
     note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
             f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
-            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}")
+            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
+            f"             {s.split_share:.1%} of tokens are identifiers that split: "
+            + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
+               "this field reads as prose; the identifiers mode does not apply here"))
     return record, note

@@ -39,6 +39,10 @@ from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
 from esqlog.subwords import CASED_TOKEN, split_identifier
 
 MAX_SHARDS = 64  # presence masks are uint64
+#: Below this share of tokens that split, a field reads as prose: measured on the benchmark
+#: corpora, 6.6% of man-page tokens split against 17-29% of Go, Java, Python and Ruby code,
+#: and the mode changes prose rankings without helping them (BENCHMARKS.md).
+APPLIES_SHARE = 0.10
 _TERM_FREQ = operator.itemgetter("term_freq")
 _WORDS = CASED_TOKEN.findall
 
@@ -117,6 +121,7 @@ class IdentifierStats:
     split_tokens: int
     h_tok: float  # of the split stream
     q: float  # predicted from the split stream
+    split_share: float  # share of the field's tokens that are identifiers which split
     predictor: str
     created_at: str
     words: list[str]
@@ -141,6 +146,11 @@ class IdentifierStats:
         counts = np.bincount(part, minlength=n)
         object.__setattr__(self, "comp_ptr", np.concatenate(([0], np.cumsum(counts))))
         object.__setattr__(self, "comp_idx", owner[order])
+
+    @property
+    def applies(self) -> bool:
+        """Whether the field is code enough for the mode (see APPLIES_SHARE)."""
+        return self.split_share >= APPLIES_SHARE
 
     @property
     def subwords(self) -> int:
@@ -234,6 +244,8 @@ def build_identifier_stats(
     owners = np.repeat(np.arange(n_words), np.diff(ptr))
     np.add.at(stream_ttf, parts_idx, ttf[owners])
     tokens = int(stream_ttf.sum())
+    has_parts = np.diff(ptr) > 0
+    split_share = float(ttf[has_parts].sum() / max(int(ttf.sum()), 1))
     split_docs = len(collector.doc_ptr) - 1
     h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
     chosen = get_predictor(predictor)
@@ -254,6 +266,7 @@ def build_identifier_stats(
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
+        split_share=split_share,
         predictor=chosen.name, created_at=created_at, words=[words[i] for i in kept],
         df_engine=df_engine[kept].astype(np.uint32),
         df_split=np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
@@ -266,7 +279,7 @@ def build_identifier_stats(
 FORMAT = "esqlog-identifiers/1"
 MAX_FILE_BYTES = 1 << 30
 _META_KEYS = ("index", "index_uuid", "field", "shards", "doc_count", "split_docs",
-              "split_tokens", "h_tok", "q", "predictor", "created_at")
+              "split_tokens", "h_tok", "q", "split_share", "predictor", "created_at")
 _ARRAYS = {"df_engine": np.uint32, "df_split": np.uint32, "mask": np.uint64,
            "parts_ptr": np.int64, "parts_idx": np.int32}
 

@@ -128,6 +128,14 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                       for t in qs.texts]
             name = f"identifiers b={budget}"
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
+            if budget != args.budgets[0]:
+                continue
+            for fixed_q in args.fixed_q:
+                fixed = IdentifierSettings(budget=budget, q=fixed_q)
+                name = f"identifiers b={budget} q={fixed_q:g}"
+                pq[name], timing[name] = run_bodies(engine, std_index, qs, [
+                    {"query": identifier_query(t, "body", stats, vocab.df_of, fixed)}
+                    for t in qs.texts], None)
             for window in args.windows:
                 bodies = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
                           for t, b in zip(qs.texts, bodies, strict=True)]
@@ -166,6 +174,8 @@ def main() -> int:
                         default=[1000, 300])
     parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x],
                         default=[100])
+    parser.add_argument("--fixed-q", type=lambda s: [float(x) for x in s.split(",") if x],
+                        default=[0.8], help="Also run the first budget at these fixed q.")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-code", dest="code", action="store_false",
                         help="Skip the code-analyzer reindex (it needs OpenSearch).")
