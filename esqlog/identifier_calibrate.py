@@ -30,8 +30,6 @@ from esqlog.identifier_stats import (
 from esqlog.qlog import DEFAULT_PREDICTOR
 from esqlog.vocabulary import Vocabulary
 
-LOOKUP_CHUNK = 50_000
-
 
 @dataclass(frozen=True)
 class IdentifierCalibration:
@@ -54,9 +52,7 @@ def calibrate_identifiers(
                                               progress_factory=progress_factory,
                                               timings=timings, scan_hook=collector)
     started = time.perf_counter()
-    engine_df: dict[str, int] = {}
-    for start in range(0, len(collector.terms), LOOKUP_CHUNK):
-        engine_df.update(vocab.df_of(collector.terms[start:start + LOOKUP_CHUNK]))
+    engine_df = vocab.df_array(collector.terms)
     stats = build_identifier_stats(
         collector, engine_df, index=record.index, index_uuid=record.index_uuid,
         field=field_name, shards=record.shards, doc_count=record.doc_count,

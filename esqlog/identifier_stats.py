@@ -20,8 +20,10 @@ distinct sub-word of its split, which is what a ``span_or`` over the term can ex
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import operator
+import re
 import stat
 import zipfile
 from array import array
@@ -45,6 +47,7 @@ MAX_SHARDS = 64  # presence masks are uint64
 APPLIES_SHARE = 0.10
 _TERM_FREQ = operator.itemgetter("term_freq")
 _WORDS = CASED_TOKEN.findall
+_PLAIN = re.compile(r"[a-z]+").fullmatch
 
 
 class SplitCollector:
@@ -192,7 +195,8 @@ class IdentifierStats:
 
 
 def build_identifier_stats(
-    collector: SplitCollector, engine_df: Mapping[str, int] | Sequence[int], *, index: str,
+    collector: SplitCollector, engine_df: Mapping[str, int] | Sequence[int] | np.ndarray, *,
+    index: str,
     index_uuid: str, field: str, shards: int, doc_count: int, created_at: str,
     predictor: str,
 ) -> IdentifierStats:
@@ -207,23 +211,30 @@ def build_identifier_stats(
         tdf = np.fromiter((engine_df.get(t, 0) for t in terms), dtype=np.int64, count=t_count)
     else:
         tdf = np.asarray(engine_df, dtype=np.int64)
-    splits = {i: collector.splits.get(i) or split_identifier(t) for i, t in enumerate(terms)}
-    splits = {i: p for i, p in splits.items() if p}
+    learned = collector.splits
+    # each term's parts (a term seen only lower-cased splits at _, dots and letter/digit
+    # boundaries; plain lower-case words cannot split); vectorised below, since this runs
+    # over the whole vocabulary
+    plain = _PLAIN
+    split_of = [learned.get(i) or (() if plain(t) else split_identifier(t))
+                for i, t in enumerate(terms)]
     word_id = dict(collector.term_id)
     words = list(terms)
-    for parts in splits.values():
-        for p in parts:
-            if p not in word_id:
-                word_id[p] = len(words)
-                words.append(p)
+    for part in itertools.chain.from_iterable(split_of):
+        if part not in word_id:
+            word_id[part] = len(words)
+            words.append(part)
     n_words = len(words)
-    ptr = np.zeros(n_words + 1, dtype=np.int64)
-    idx: list[int] = []
-    for i in range(n_words):
-        uniq = dict.fromkeys(word_id[p] for p in splits.get(i, ()))
-        idx.extend(uniq)
-        ptr[i + 1] = len(idx)
-    parts_idx = np.asarray(idx, dtype=np.int64)
+    lengths = np.fromiter(map(len, split_of), dtype=np.int64, count=t_count)
+    flat = np.fromiter(map(word_id.__getitem__, itertools.chain.from_iterable(split_of)),
+                       dtype=np.int64, count=int(lengths.sum()))
+    owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
+    # a part repeated within one term (getGet) counts once: keep first occurrences, in order
+    _, first = np.unique(owner_of * n_words + flat, return_index=True)
+    first.sort()
+    parts_idx = flat[first]
+    counts = np.bincount(owner_of[first], minlength=n_words)
+    ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     # split-stream df: (doc, word) pairs from each term and each of its parts, deduplicated
     doc_terms = np.frombuffer(collector.doc_terms, dtype=np.int32).astype(np.int64)
     doc_ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)

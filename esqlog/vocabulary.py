@@ -168,6 +168,15 @@ class Vocabulary:
             known.update(self._search([t for t in missing if self.might_hold(t)]))
         return {t: known[t] for t in terms}
 
+    def df_array(self, terms: Sequence[str]) -> np.ndarray:
+        """df of many terms at once (0 when absent), vectorised, bypassing the recent-terms
+        cache: for bulk lookups such as a whole vocabulary (esqlog.identifier_calibrate)."""
+        if not terms or not self.hashes.size:
+            return np.zeros(len(terms), dtype=np.int64)
+        keys = _hashes(terms)
+        at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
+        return np.where(self.hashes[at] == keys, self.df[at], 0).astype(np.int64)
+
     def _search(self, terms: Sequence[str]) -> dict[str, int]:
         if not terms:
             return {}

@@ -1,0 +1,42 @@
+"""Markdown tables of scripts/bench/identifiers.py results (BENCHMARKS.md section 7).
+
+    python scripts/bench/identifiers_report.py results/identifiers.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+COLUMNS = ["standard native", "standard q-log", "code native", "code q-log",
+           "identifiers b=1000", "identifiers b=300", "identifiers b=1000 q=0.8",
+           "rescore@100 b=1000"]
+
+
+def cell(entry: dict[str, float] | None) -> str:
+    if entry is None:
+        return "—"
+    low, high = entry["ci"]
+    return f"{entry['ndcg10']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def main() -> int:
+    rows = [json.loads(line) for path in sys.argv[1:]
+            for line in Path(path).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    print("| corpus | size | queries | split q | " + " | ".join(COLUMNS)
+          + " | identifiers b=300 − code native [95% CI] |")
+    print("|---|---|---|---|" + "---|" * (len(COLUMNS) + 1))
+    for r in rows:
+        systems = r["systems"]
+        diff = systems.get("identifiers b=300", {}).get("vs code native")
+        delta = f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—"
+        print(f"| {r['corpus']} | {r['docs']:,} | {r['queries']} ({r['n_queries']}) | "
+              f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in COLUMNS)
+              + f" | {delta} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
