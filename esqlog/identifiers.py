@@ -47,7 +47,7 @@ from esqlog.identifier_stats import IdentifierStats
 from esqlog.subwords import cased_tokens, split_identifier
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
-DEFAULT_BUDGET = 1000
+DEFAULT_BUDGET = 300
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi")
 OPERATORS = ("or", "and")
@@ -69,6 +69,11 @@ class IdentifierSettings:
     operator: str = "or"
     minimum_should_match: int | str | None = None
     select: str = "multi"  # or "mass": by score mass only
+    #: A sub-word in more than this share of documents is scored by its own term alone
+    #: (a plain term, which the engine can prune) instead of a span over its compounds:
+    #: spans cannot skip documents, and a common word's compounds add long posting lists
+    #: for a small weight. 1.0: every sub-word gets its span.
+    span_max_df: float = 0.01
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -159,6 +164,10 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
+    if settings.span_max_df < 1.0:  # common sub-words: their own term only (see settings)
+        limit = settings.span_max_df * stats.split_docs
+        comps = {w: ids[:0] if split_df.get(w, 0) > limit and engine_df.get(w, 0) > 0
+                 else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings)
     words = []
     for w in present:

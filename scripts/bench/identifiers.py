@@ -1,14 +1,15 @@
 """Quality of the identifiers mode through a real engine, against the code-analyzer reindex.
 
     python scripts/bench/identifiers.py --url http://127.0.0.1:19200 --corpora go,java \
-        --sizes 30000,full --budgets 1000,300 --out results/identifiers.jsonl
+        --sizes 30000,full --out results/identifiers.jsonl
 
 Per corpus and size (scripts/bench/quality.py's subsets and scratch indices, reused when
 they already hold the documents): the ``standard`` index natively and with q-log (boost, q
 from calibrate), the ``code``-analyzer reindex (OpenSearch's word_delimiter_graph; native
-and q-log), and the identifiers mode on the standard index at each clause budget, as one
-full query and as a rescore of the q-log query's top K. NDCG@10 with bootstrap intervals:
-each system's mean (percentile interval) and paired differences against the code reindex.
+and q-log), and the identifiers mode on the standard index (its defaults; every sub-word a
+span at a 1,000-clause budget; a fixed q; a rescore of the q-log query's top K). NDCG@10
+with bootstrap intervals: each system's mean (percentile interval) and paired differences
+against the code reindex.
 Calibration times of ``--vocabulary`` alone and with ``--identifiers`` are recorded too.
 """
 
@@ -122,31 +123,28 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             pq["code native"] = ev.per_query["native"]
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
-        for budget in args.budgets:
-            settings = IdentifierSettings(budget=budget)
+        # the default mode, every sub-word as a span (budget 1,000), a fixed q, a rescore
+        variants = {"identifiers": IdentifierSettings(),
+                    "identifiers all spans b=1000": IdentifierSettings(budget=1000,
+                                                                       span_max_df=1.0),
+                    **{f"identifiers q={q:g}": IdentifierSettings(q=q) for q in args.fixed_q}}
+        for name, settings in variants.items():
             bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
                       for t in qs.texts]
-            name = f"identifiers b={budget}"
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
-            if budget != args.budgets[0]:
+            if name != "identifiers":
                 continue
-            for fixed_q in args.fixed_q:
-                fixed = IdentifierSettings(budget=budget, q=fixed_q)
-                name = f"identifiers b={budget} q={fixed_q:g}"
-                pq[name], timing[name] = run_bodies(engine, std_index, qs, [
-                    {"query": identifier_query(t, "body", stats, vocab.df_of, fixed)}
-                    for t in qs.texts], None)
             for window in args.windows:
-                bodies = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
-                          for t, b in zip(qs.texts, bodies, strict=True)]
-                name = f"rescore@{window} b={budget}"
-                pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
+                rs = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
+                      for t, b in zip(qs.texts, bodies, strict=True)]
+                pq[f"rescore@{window}"], timing[f"rescore@{window}"] = run_bodies(
+                    engine, std_index, qs, rs, None)
         systems = {}
         for name, per in pq.items():
             values = [per[qid]["NDCG@10"] for qid in qs.ids]
             low, high = bootstrap_mean(values)
             entry: dict[str, Any] = {"ndcg10": float(np.mean(values)), "ci": [low, high]}
-            for base in ("code native", "code q-log", "standard native"):
+            for base in ("code native", "code q-log", "standard native", "standard q-log"):
                 if base in pq and base != name:
                     other = [pq[base][qid]["NDCG@10"] for qid in qs.ids]
                     b = paired_bootstrap(other, values, n_resamples=2000)
@@ -170,12 +168,10 @@ def main() -> int:
     parser.add_argument("--sizes", default="30000,full")
     parser.add_argument("--styles", default="names,no-names")
     parser.add_argument("--max-queries", type=int, default=500)
-    parser.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")],
-                        default=[1000, 300])
     parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x],
                         default=[100])
     parser.add_argument("--fixed-q", type=lambda s: [float(x) for x in s.split(",") if x],
-                        default=[0.8], help="Also run the first budget at these fixed q.")
+                        default=[0.8], help="Also run the default mode at these fixed q.")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-code", dest="code", action="store_false",
                         help="Skip the code-analyzer reindex (it needs OpenSearch).")

@@ -43,7 +43,9 @@ def main() -> int:
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--budgets", default="1000,300")
+    parser.add_argument("--budgets", default="300,1000")
+    parser.add_argument("--span-max-df", default="0.01,1.0",
+                        help="span_max_df values to run with each budget (1.0: all spans).")
     parser.add_argument("--window", type=int, default=100)
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--out", type=Path)
@@ -66,8 +68,11 @@ def main() -> int:
         return {"query": boost_query(text, field, vocab, cal.q)}
 
     systems: dict[str, Callable[[str], dict[str, Any]]] = {"native": native, "boost": boost}
-    for budget in (int(b) for b in args.budgets.split(",")):
-        settings = IdentifierSettings(budget=budget)
+    combos = [(int(b), float(m)) for b in args.budgets.split(",")
+              for m in args.span_max_df.split(",")]
+    for budget, span_max_df in combos:
+        settings = IdentifierSettings(budget=budget, span_max_df=span_max_df)
+        label = f"b={budget} smd={span_max_df:g}"
 
         def full(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
             return {"query": identifier_query(text, field, stats, vocab.df_of, s)}
@@ -76,8 +81,8 @@ def main() -> int:
             return rescored(boost_query(text, field, vocab, cal.q),
                             identifier_query(text, field, stats, vocab.df_of, s), args.window)
 
-        systems[f"identifiers b={budget}"] = full
-        systems[f"rescore@{args.window} b={budget}"] = rescore
+        systems[f"identifiers {label}"] = full
+        systems[f"rescore@{args.window} {label}"] = rescore
     names = list(systems)
     warm = texts.pop(0)
     for name in names:
@@ -91,12 +96,12 @@ def main() -> int:
             timings[name].append((time.perf_counter() - started) * 1000.0)
     base = statistics.median(timings["native"])
     print(f"{len(texts)} queries, index {args.index} ({cal.shards} shards), size {args.size}")
-    print(f"{'system':22s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50 / native':>13s}")
+    print(f"{'system':30s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50 / native':>13s}")
     rows = []
     for name in names:
         p50, p95 = statistics.median(timings[name]), percentile(timings[name], 95)
         rows.append({"system": name, "p50_ms": p50, "p95_ms": p95, "ratio": p50 / base})
-        print(f"{name:22s} {p50:8.2f} {p95:8.2f} {p50 / base:13.2f}")
+        print(f"{name:30s} {p50:8.2f} {p95:8.2f} {p50 / base:13.2f}")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"index": args.index, "shards": cal.shards,

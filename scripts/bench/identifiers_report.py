@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 COLUMNS = ["standard native", "standard q-log", "code native", "code q-log",
-           "identifiers b=1000", "identifiers b=300", "identifiers b=1000 q=0.8",
-           "rescore@100 b=1000"]
+           "identifiers", "identifiers all spans b=1000", "identifiers q=0.8", "rescore@100"]
 
 
 def cell(entry: dict[str, float] | None) -> str:
@@ -26,11 +25,11 @@ def main() -> int:
             for line in Path(path).read_text(encoding="utf-8").splitlines()
             if line.strip()]
     print("| corpus | size | queries | split q | " + " | ".join(COLUMNS)
-          + " | identifiers b=300 − code native [95% CI] |")
+          + " | identifiers − code native [95% CI] |")
     print("|---|---|---|---|" + "---|" * (len(COLUMNS) + 1))
     for r in rows:
         systems = r["systems"]
-        diff = systems.get("identifiers b=300", {}).get("vs code native")
+        diff = systems.get("identifiers", {}).get("vs code native")
         delta = f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—"
         print(f"| {r['corpus']} | {r['docs']:,} | {r['queries']} ({r['n_queries']}) | "
               f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in COLUMNS)
