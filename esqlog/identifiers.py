@@ -81,6 +81,9 @@ class IdentifierSettings:
                              "pass a positive budget (OpenSearch allows 1,024 by default)")
         if self.cap is not None and self.cap < 0:
             raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
+        if not 0.0 <= self.span_max_df <= 1.0:
+            raise UsageError(f"span_max_df must be between 0 and 1, got {self.span_max_df}",
+                             "pass a share of documents, e.g. 0.01")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
                              "pass select='mass' or 'multi'")

@@ -53,6 +53,9 @@ def build(shards: int = 3, docs: list[tuple[int, str]] = DOCS) -> IdentifierStat
                                   predictor="esqlog-linear")
 
 
+ALL_SPANS = IdentifierSettings(span_max_df=1.0)
+
+
 def df_lookup(stats: IdentifierStats) -> Any:
     df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
     return lambda terms: {t: df.get(t, 0) for t in terms}
@@ -88,7 +91,7 @@ def test_shard_masks_record_where_each_term_occurs() -> None:
 def test_weights_and_boosts_reproduce_split_stream_idf() -> None:
     stats = build(shards=1)
     plan = plan_identifier_query("read the file", stats, df_lookup(stats),
-                                 IdentifierSettings(q=0.8))
+                                 IdentifierSettings(q=0.8, span_max_df=1.0))
     by_word = {w.word: w for w in plan.words}
     read = by_word["read"]
     n, big_n = 4, len(DOCS)
@@ -111,15 +114,16 @@ def test_query_casing_splits_first_then_the_learned_split() -> None:
 
 def test_budget_keeps_one_clause_per_word_then_the_score_mass() -> None:
     stats = build()
-    full = plan_identifier_query("read file socket", stats, df_lookup(stats))
+    full = plan_identifier_query("read file socket", stats, df_lookup(stats), ALL_SPANS)
     tight = plan_identifier_query("read file socket", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=4, select="mass"))
+                                  IdentifierSettings(budget=4, select="mass", span_max_df=1.0))
     assert tight.clauses == 4 < full.clauses
     assert {w.word for w in tight.words} == {w.word for w in full.words}
     for w in tight.words:  # kept compounds are a most-frequent-first prefix
         listed = [t for terms, _ in w.groups for t in terms if t != w.word]
         assert listed == [stats.words[i] for i in stats.compounds_of(w.word)][: len(listed)]
-    capped = plan_identifier_query("read", stats, df_lookup(stats), IdentifierSettings(cap=2))
+    capped = plan_identifier_query("read", stats, df_lookup(stats),
+                                   IdentifierSettings(cap=2, span_max_df=1.0))
     assert capped.words[0].compounds_used == 2
 
 
@@ -127,9 +131,9 @@ def test_multi_selection_prefers_compounds_holding_several_query_words() -> None
     stats = build(shards=1)
     words = ("set", "read", "deadline")
     mass = plan_identifier_query("set read deadline", stats, df_lookup(stats),
-                                 IdentifierSettings(budget=6, select="mass"))
+                                 IdentifierSettings(budget=6, select="mass", span_max_df=1.0))
     multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=6, select="multi"))
+                                  IdentifierSettings(budget=6, select="multi", span_max_df=1.0))
 
     def listed(plan: Any) -> list[str]:
         read = next(w for w in plan.words if w.word == "read")
@@ -142,7 +146,7 @@ def test_multi_selection_prefers_compounds_holding_several_query_words() -> None
 
 def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
     stats = build(shards=3)
-    plan = plan_identifier_query("read", stats, df_lookup(stats))
+    plan = plan_identifier_query("read", stats, df_lookup(stats), ALL_SPANS)
     (read,) = plan.words
     masks = [{int(stats.mask[stats.word_id[t]]) for t in terms} for terms, _ in read.groups]
     assert all(len(m) == 1 for m in masks)  # one shard set per group
@@ -151,7 +155,7 @@ def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
 
 def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
     stats = build()
-    plan = plan_identifier_query("read socket", stats, df_lookup(stats))
+    plan = plan_identifier_query("read socket", stats, df_lookup(stats), ALL_SPANS)
     plain = plan.query("body", IdentifierSettings())
     assert "filter" not in plain["bool"]
     both = plan.query("body", IdentifierSettings(operator="and"))
@@ -164,8 +168,19 @@ def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
     assert none.query("body", IdentifierSettings()) == {"match_none": {}}
 
 
+def test_common_subwords_are_scored_by_their_own_term() -> None:
+    """span_max_df: a sub-word in more than that share of documents gets no span."""
+    stats = build(shards=1)
+    plan = plan_identifier_query("read web", stats, df_lookup(stats),
+                                 IdentifierSettings(span_max_df=0.5))
+    by_word = {w.word: w for w in plan.words}
+    assert by_word["read"].groups[0][0] == ("read",)  # 4 of 6 documents: too common
+    assert by_word["web"].compounds_used == 1  # rare and only inside identifiers
+
+
 def test_settings_are_validated() -> None:
-    for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}):
+    for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
+                {"select": "best"}):
         with pytest.raises(UsageError):
             IdentifierSettings(**bad)
 

@@ -132,11 +132,14 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
     assert 0.0 < stats.h_tok < 0.5 and 0.0 <= stats.q <= 1.0
 
 
-@pytest.mark.parametrize("budget", [100_000, 40])
-def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, budget: int) -> None:
-    """Uncapped (every compound listed) and capped (budget 40) clause lists, 3 shards, dfs."""
+@pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
+def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
+    """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
+    sub-words by their own term), 3 shards, dfs."""
     stats, oracle = corpus.found.stats, corpus.oracle
-    settings = IdentifierSettings(budget=budget)
+    settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
+                "capped": IdentifierSettings(budget=40, span_max_df=1.0),
+                "default": IdentifierSettings()}[case]
     checked = capped = 0
     for text in load_query_texts()[:60]:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
@@ -157,10 +160,10 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, budget: int)
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 200
-    if budget < 1000:
-        assert capped > 10
-    else:
+    if case == "uncapped":
         assert capped == 0
+    else:
+        assert capped > 10
 
 
 def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
