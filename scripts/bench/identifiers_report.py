@@ -25,12 +25,15 @@ def main() -> int:
             for line in Path(path).read_text(encoding="utf-8").splitlines()
             if line.strip()]
     print("| corpus | size | queries | split q | " + " | ".join(COLUMNS)
-          + " | identifiers − code native [95% CI] |")
-    print("|---|---|---|---|" + "---|" * (len(COLUMNS) + 1))
+          + " | identifiers − code native [95% CI] | all spans − code native |")
+    print("|---|---|---|---|" + "---|" * (len(COLUMNS) + 2))
     for r in rows:
         systems = r["systems"]
-        diff = systems.get("identifiers", {}).get("vs code native")
-        delta = f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—"
+        deltas = []
+        for name in ("identifiers", "identifiers all spans b=1000"):
+            diff = systems.get(name, {}).get("vs code native")
+            deltas.append(f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—")
+        delta = " | ".join(deltas)
         print(f"| {r['corpus']} | {r['docs']:,} | {r['queries']} ({r['n_queries']}) | "
               f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in COLUMNS)
               + f" | {delta} |")
