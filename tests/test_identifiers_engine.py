@@ -6,10 +6,12 @@ is compared with tests/split_bm25 (independent of esqlog's identifiers code).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -199,3 +201,42 @@ def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
         assert checked > 100
     finally:
         call(engine, "DELETE", f"/{index}")
+
+
+def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -> None:
+    """calibrate --identifiers writes the statistics; explain lists each sub-word with its
+    split df; search --mode identifiers returns the engine's ranking of the same query."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+    from tests.conftest import ENGINE_URLS
+
+    url = ENGINE_URLS[corpus.engine.flavor]
+    out = tmp_path / "cal.json"
+    runner = CliRunner()
+    done = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
+                                "body", "--vocabulary", "--identifiers", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "cal.idents.npz").exists() and "sub-words" in done.output
+    text = "ReadFile reads the named file and returns its contents"
+    shown = runner.invoke(main, ["explain", "--url", url, corpus.index, text,
+                                 "--calibration", str(out), "--identifiers", "--json"])
+    assert shown.exit_code == 0, shown.output
+    rows = {r["word"]: r for r in json.loads(shown.output)["subwords"]}
+    assert rows["read"]["df"] == corpus.oracle.split_df["read"]
+    assert 0 <= rows["read"]["compounds"] <= rows["read"]["compounds_total"]
+    assert rows["read"]["compounds_total"] > 0 and rows["read"]["weight"] > 0
+    found = runner.invoke(main, ["search", "--url", url, corpus.index, text, "--calibration",
+                                 str(out), "--mode", "identifiers", "--json", "--size", "5"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.output)["hits"]
+    plan = plan_identifier_query(text, corpus.found.stats, corpus.found.vocabulary.df_of)
+    direct = call(corpus.engine, "POST", f"/{corpus.index}/_search",
+                  {"query": plan.query("body", IdentifierSettings()), "size": 5},
+                  search_type="dfs_query_then_fetch")["hits"]["hits"]
+    assert [h["id"] for h in hits] == [h["_id"] for h in direct]
+    for mine, theirs in zip(hits, direct, strict=True):
+        assert mine["score"] == pytest.approx(theirs["_score"], rel=1e-6)
+    bad = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
+                               "body", "--identifiers", "--out", str(out)])
+    assert bad.exit_code == 2 and "--identifiers needs --vocabulary" in bad.output
