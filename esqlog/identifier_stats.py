@@ -41,10 +41,11 @@ from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
 from esqlog.subwords import CASED_TOKEN, split_identifier
 
 MAX_SHARDS = 64  # presence masks are uint64
-#: Below this share of tokens that split, a field reads as prose: measured on the benchmark
-#: corpora, 6.6% of man-page tokens split against 17-29% of Go, Java, Python and Ruby code,
-#: and the mode changes prose rankings without helping them (BENCHMARKS.md).
-APPLIES_SHARE = 0.10
+#: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
+#: the benchmark corpora: man pages 12.0% (dotted abbreviations, version numbers), against
+#: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
+#: 0.006-0.009 NDCG@10 (BENCHMARKS.md section 7).
+APPLIES_SHARE = 0.17
 _TERM_FREQ = operator.itemgetter("term_freq")
 _WORDS = CASED_TOKEN.findall
 _PLAIN = re.compile(r"[a-z]+").fullmatch
