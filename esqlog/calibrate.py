@@ -37,6 +37,7 @@ from esqlog.hapax import (
     exact_hapax_plan,
     sampled_hapax_plan,
 )
+from esqlog.identifier_stats import SplitCollector
 from esqlog.qlog import (
     DEFAULT_PREDICTOR,
     CorpusFeatures,
@@ -205,14 +206,18 @@ def calibrate_with_vocabulary(
     predictor: str = DEFAULT_PREDICTOR,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
+    scan_hook: SplitCollector | None = None,
 ) -> tuple[Calibration, Vocabulary]:
     """Calibrate from one exact pass that also snapshots every term's global df.
 
     The snapshot lets the query side skip the statistics round trip (esqlog.vocabulary);
     h_tok comes from the same pass, exactly. Reads only; the caller saves both files.
+    ``scan_hook`` also sees every document with its ``_source`` (the identifiers mode's
+    statistics, esqlog.identifier_stats); it is restarted whenever the scan is retried.
     """
     record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
-                               progress_factory, timings, with_vocabulary=True)
+                               progress_factory, timings, with_vocabulary=True,
+                               scan_hook=scan_hook)
     assert vocab is not None
     return record, vocab
 
@@ -221,6 +226,7 @@ def _calibrate(
     engine: Engine, index: str, field_name: str, exact: bool, sample: int, seed: int,
     predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
     timings: CalibrationTimings | None, with_vocabulary: bool,
+    scan_hook: SplitCollector | None = None,
 ) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
     started = time.perf_counter()
@@ -246,8 +252,14 @@ def _calibrate(
     if with_vocabulary:
         progress = (progress_factory("term vectors (vocabulary)", live)
                     if progress_factory else None)
-        scan: VocabularyScan = read(lambda: scan_vocabulary_plan(
-            info.name, field_name, info.shards, progress=progress))
+
+        def scan_plan() -> Plan[VocabularyScan]:
+            if scan_hook is not None:
+                scan_hook.restart()
+            return scan_vocabulary_plan(info.name, field_name, info.shards, progress=progress,
+                                        on_doc=scan_hook)
+
+        scan: VocabularyScan = read(scan_plan)
         hapax = scan.hapax()
         vocab = vocabulary_from_scan(
             scan, index=info.name, index_uuid=info.uuid, field=field_name,

@@ -29,7 +29,7 @@ import json
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -50,6 +50,9 @@ RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 Progress = Callable[[int], None]
+#: Called for every scanned document: (shard, search hit, the document's term vector terms).
+#: The hit carries the field's ``_source`` when the scan was asked for it (esqlog.identifiers).
+DocHook = Callable[[int, Mapping[str, Any], Mapping[str, Any]], None]
 
 
 
@@ -163,9 +166,19 @@ class Vocabulary:
         if missing:
             if len(known) + len(missing) > RECENT_TERMS:
                 known.clear()  # simple and bounded; refills from the next queries
+                missing = list(dict.fromkeys(terms))  # the cleared ones are missing again
             known.update(dict.fromkeys(missing, 0))
             known.update(self._search([t for t in missing if self.might_hold(t)]))
         return {t: known[t] for t in terms}
+
+    def df_array(self, terms: Sequence[str]) -> np.ndarray:
+        """df of many terms at once (0 when absent), vectorised, bypassing the recent-terms
+        cache: for bulk lookups such as a whole vocabulary (esqlog.identifier_calibrate)."""
+        if not terms or not self.hashes.size:
+            return np.zeros(len(terms), dtype=np.int64)
+        keys = _hashes(terms)
+        at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
+        return np.where(self.hashes[at] == keys, self.df[at], 0).astype(np.int64)
 
     def _search(self, terms: Sequence[str]) -> dict[str, int]:
         if not terms:
@@ -217,9 +230,13 @@ class VocabularyScan:
 
 def scan_vocabulary_plan(
     index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
-    progress: Progress | None = None,
+    progress: Progress | None = None, on_doc: DocHook | None = None,
 ) -> Plan[VocabularyScan]:
-    """Every live document's term vectors, shard by shard: global df and ttf of every term."""
+    """Every live document's term vectors, shard by shard: global df and ttf of every term.
+
+    ``on_doc`` sees each document too, with its ``_source`` field (the original casing,
+    which term vectors lose): the identifier statistics ride on the same pass.
+    """
     global_df: dict[str, int] = {}
     ttf: dict[str, int] = {}
     docs = n_total = ttf_total = 0
@@ -228,17 +245,21 @@ def scan_vocabulary_plan(
         shard_n = [0, 0]  # the largest (doc_count, sum_ttf) any answer of this shard reported
 
         def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df,
-                 shard_n: list[int] = shard_n) -> Plan[bool]:
+                 shard_n: list[int] = shard_n, shard: int = shard) -> Plan[bool]:
             nonlocal docs
             vectors = yield stored_vectors_request(hits, [field_name], index=index,
                                                    term_statistics=True, field_statistics=True)
+            by_id = {h["_id"]: h for h in hits} if on_doc is not None else {}
             for doc in vectors.get("docs", []):
                 found = (doc.get("term_vectors") or {}).get(field_name) or {}
                 fstats = found.get("field_statistics") or {}
                 n = int(fstats.get("doc_count") or 0)
                 if n > shard_n[0]:
                     shard_n[:] = [n, int(fstats.get("sum_ttf") or 0)]
-                for term, info in (found.get("terms") or {}).items():
+                terms = found.get("terms") or {}
+                if on_doc is not None:
+                    on_doc(shard, by_id.get(doc.get("_id"), {}), terms)
+                for term, info in terms.items():
                     # the largest df seen: each was read with an N <= shard_n[0]
                     shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
                     ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
@@ -247,7 +268,8 @@ def scan_vocabulary_plan(
                 progress(len(hits))
             return True
 
-        yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
+        source: Any = [field_name] if on_doc is not None else False
+        yield from scroll_plan(index, {"size": batch, "_source": source, "sort": ["_doc"],
                                        "query": {"exists": {"field": field_name}}},
                                page, params={"preference": f"_shards:{shard}"})
         for term, n in shard_df.items():

@@ -20,8 +20,9 @@ from click.testing import CliRunner, Result
 
 from esqlog.calibrate import Calibration, calibrate, save_calibration
 from esqlog.cli import main
+from esqlog.cli.hits import Hit, hit_label
 from esqlog.cli.query import check_query_text
-from esqlog.cli.search_cmd import Hit, format_compare, hit_label, movement
+from esqlog.cli.search_cmd import format_compare, movement
 from esqlog.engine import Engine
 from esqlog.errors import UsageError
 from esqlog.qlog import boost_weight, idf, idf_lucene

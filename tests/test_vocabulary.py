@@ -127,6 +127,17 @@ def test_df_of_is_exact_for_known_terms_and_zero_for_others(
         assert got[term] == known.get(term, 0), term
 
 
+def test_df_of_survives_the_recent_cache_filling_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lookup that overflows the bounded cache still answers terms asked before the clear
+    (it raised KeyError for them: found by the identifiers mode's large lookups)."""
+    import esqlog.vocabulary as vocabulary_module
+
+    monkeypatch.setattr(vocabulary_module, "RECENT_TERMS", 4)
+    vocab = make_vocabulary({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    assert vocab.df_of(["a", "b"]) == {"a": 1, "b": 2}
+    assert vocab.df_of(["a", "b", "c", "d", "e"]) == {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+
+
 def test_df_of_empty_inputs() -> None:
     vocab = make_vocabulary({"func": 3})
     assert vocab.df_of([]) == {}

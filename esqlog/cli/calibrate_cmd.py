@@ -34,6 +34,9 @@ from esqlog.qlog import PREDICTORS
 @click.option("--vocabulary", "with_vocabulary", is_flag=True,
               help="Also snapshot every term's df beside --out (NAME.vocab.<sha>.npz), so "
                    "searches need no statistics round trip; implies --exact.")
+@click.option("--identifiers", "with_identifiers", is_flag=True,
+              help="With --vocabulary: also learn identifier splits and the split stream's "
+                   "statistics (NAME.idents.npz) for search --mode identifiers.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
@@ -55,6 +58,7 @@ def calibrate_command(
     seed: int, predictor: str | None, out: str | None, with_vocabulary: bool,
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
+    with_identifiers: bool = False,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
 
@@ -68,6 +72,9 @@ def calibrate_command(
     if with_vocabulary and out is None:
         raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
                          "add --out FILE.json")
+    if with_identifiers and not with_vocabulary:
+        raise UsageError("--identifiers needs --vocabulary (its statistics ride on that scan)",
+                         "add --vocabulary --out FILE.json")
     if out is not None:
         output_target(out, "calibration file")
     if not (exact or with_vocabulary):
@@ -82,7 +89,15 @@ def calibrate_command(
     timings = CalibrationTimings()
     bars = progress_factory(show_progress and not as_json)
     vocab = None
-    if with_vocabulary:
+    found = None  # the identifiers mode's statistics, when asked
+    if with_identifiers:
+        from esqlog.identifier_calibrate import calibrate_identifiers
+
+        found = calibrate_identifiers(engine, index, field_name,
+                                      predictor=predictor or DEFAULT_PREDICTOR,
+                                      progress_factory=bars, timings=timings)
+        record = found.record
+    elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
             progress_factory=bars, timings=timings)
@@ -94,7 +109,12 @@ def calibrate_command(
         click.echo(f"warning: {record.analysis_warning}", err=True)
     if store_in_cluster:
         engine.run(store_in_cluster_plan(record))
-    if out is not None and vocab is not None:
+    identifiers_note = None
+    if out is not None and found is not None:
+        from esqlog.identifier_calibrate import identifier_report
+
+        record, identifiers_note = identifier_report(found, out)
+    elif out is not None and vocab is not None:
         record = save_with_vocabulary(record, vocab, out)
     elif out is not None:
         save_calibration(record, out)
@@ -108,6 +128,8 @@ def calibrate_command(
         click.echo(f"calibration written to {out}")
     if record.vocabulary:
         click.echo(f"vocabulary snapshot written to {record.vocabulary_path()}")
+    if identifiers_note:
+        click.echo(identifiers_note)
     if install_script:
         click.echo("stored script esqlog-qlog-term installed")
     if store_in_cluster:

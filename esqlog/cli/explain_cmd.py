@@ -93,10 +93,12 @@ def format_rows(rows: list[TermRow]) -> str:
 @query_arguments
 @click.option("--joins/--no-joins", default=False, show_default=True,
               help="Also list identifier joins (marked +) with their df and weight.")
+@click.option("--identifiers", "identifiers", is_flag=True,
+              help="Show the identifiers mode's sub-words: split df, weight, compounds used.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def explain_command(connection: ConnectionSettings, index: str, text: str,
                     field_name: str | None, calibration_file: Path, joins: bool,
-                    as_json: bool) -> None:
+                    as_json: bool, identifiers: bool = False) -> None:
     """Show, per analyzed term of QUERY, n, N, idf, idf_q and the weight idf_q / idf.
 
     weight is the factor q-log IDF multiplies the term's BM25 score by: below 1 for
@@ -114,6 +116,12 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
         "predictor": f"{cal.predictor} v{cal.predictor_version}",
         "engine": ctx.engine.label, "calibrated_on": f"{cal.engine} {cal.engine_version}",
     }
+    found = None
+    if identifiers:
+        from esqlog.cli.identifiers_view import identifier_context, subword_rows
+
+        found = identifier_context(ctx)
+        header["subwords"] = subword_rows(found)
     if as_json:
         click.echo(json.dumps({**header, "terms": [asdict(r) for r in rows]},
                               ensure_ascii=False))
@@ -121,3 +129,7 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
     click.echo(f"q {cal.q:g} ({header['predictor']}, idf form {cal.idf_form})  "
                f"engine {header['engine']}  index {cal.index}/{ctx.field}")
     click.echo(format_rows(rows))
+    if found is not None:
+        from esqlog.cli.identifiers_view import format_subword_rows
+
+        click.echo(format_subword_rows(found))

@@ -1,87 +1,26 @@
-"""esqlog search: run one query with q-log IDF (optionally next to the native ranking).
-
-Also home of what ``search`` and ``explain`` share: checking the query text before it
-reaches the cluster, and loading a calibration that belongs to the live index.
-"""
+"""esqlog search: run one query with q-log IDF (optionally next to the native ranking)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
+from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.options import connection_options
-from esqlog.cli.query import QueryContext, prepare_query, query_arguments, shown
+from esqlog.cli.query import QueryContext, prepare_query, query_arguments
 from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.wrapper.options import QUERY_MODES
 
-LABEL_CHARS = 80
+#: the wrapper's modes, plus the CLI-only identifiers mode (its own match set; not in wrap() yet)
+CLI_MODES = (*QUERY_MODES, "identifiers")
 
 
 # --- search ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Hit:
-    """One ranked result as printed."""
-
-    rank: int
-    id: str
-    score: float
-    label: str
-
-
-def _source_value(source: Mapping[str, Any], path: str) -> Any:
-    """A field of _source by dotted path (objects nest; a flat dotted key also counts)."""
-    if path in source:
-        return source[path]
-    node: Any = source
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(_as_text(v) for v in value if v is not None)
-    return "" if value is None else str(value)
-
-
-def hit_label(source: Mapping[str, Any], field: str) -> str:
-    """The document's ``name`` if it has one, else the start of the searched field."""
-    name = _as_text(_source_value(source, "name")).strip()
-    if name:
-        return shown(name, LABEL_CHARS)
-    return shown(_as_text(_source_value(source, field)), LABEL_CHARS)
-
-
-def hits_of(response: Any, field: str) -> list[Hit]:
-    """Ranked hits of a search response (either client's response type)."""
-    body = getattr(response, "body", response)
-    hits = (body.get("hits") or {}).get("hits") or []
-    return [Hit(i, str(h.get("_id")), float(h.get("_score") or 0.0),
-                hit_label(h.get("_source") or {}, field)) for i, h in enumerate(hits, 1)]
-
-
-def _search_kwargs(ctx: QueryContext, size: int) -> dict[str, Any]:
-    """Keyword arguments for the client's own search: both clients, same request."""
-    request: dict[str, Any] = {"query": {"match": {ctx.field: ctx.text}}, "size": size,
-                               "_source": ["name", ctx.field]}
-    kwargs: dict[str, Any] = {"index": ctx.index}
-    if ctx.calibration.shards > 1:  # global statistics, as the q-log weights assume
-        kwargs["search_type"] = "dfs_query_then_fetch"
-    if ctx.engine.flavor == "opensearch":
-        kwargs["body"] = request
-    else:
-        kwargs.update(query=request["query"], size=size, source=request["_source"])
-    return kwargs
-
 
 def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> list[Hit]:
     """The q-log ranking through esqlog's own wrapper, so the CLI tests what apps run.
@@ -92,8 +31,12 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
     """
     from esqlog.wrapper import ScriptingUnavailable, wrap
 
+    if mode == "identifiers":  # its own match set: no wrapper mode (yet), see identifiers_view
+        from esqlog.cli.identifiers_view import run_identifier_search
+
+        return run_identifier_search(ctx, size)
     client = wrap(ctx.engine.client, ctx.calibration, joins=joins)
-    kwargs = _search_kwargs(ctx, size)
+    kwargs = search_kwargs(ctx, size)
     if mode == "auto":
         try:
             response = client.search(**kwargs, esqlog_mode="script")
@@ -115,7 +58,7 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
 
 def run_native(ctx: QueryContext, size: int) -> list[Hit]:
     """The engine's own BM25 ranking of the same request."""
-    return hits_of(ctx.engine.client.search(**_search_kwargs(ctx, size)), ctx.field)
+    return hits_of(ctx.engine.client.search(**search_kwargs(ctx, size)), ctx.field)
 
 
 def raise_if_too_many_terms(exc: BaseException, ctx: QueryContext) -> None:
@@ -173,9 +116,11 @@ def _hits_json(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 @click.command("search")
 @connection_options
 @query_arguments
-@click.option("--mode", type=click.Choice(QUERY_MODES), default="boost", show_default=True,
+@click.option("--mode", type=click.Choice(CLI_MODES), default="boost", show_default=True,
               help="boost: per-term boosts (no scripts); script: stored Painless script; "
-                   "auto: script, else boost; rerank: native top-N rescored here.")
+                   "auto: script, else boost; rerank: native top-N rescored here; "
+                   "identifiers: query words also match inside identifiers (needs "
+                   "calibrate --vocabulary --identifiers; a different match set).")
 @click.option("--size", type=click.IntRange(1, 10_000), default=10, show_default=True,
               help="How many hits to show.")
 @click.option("--compare", is_flag=True, help="Show the native BM25 ranking next to q-log's.")

@@ -1,0 +1,87 @@
+"""``esqlog calibrate --vocabulary --identifiers``: the vocabulary scan plus split statistics.
+
+Why a separate step: the split statistics need each document's ``_source`` (the casing),
+which the plain vocabulary scan does not fetch; they ride on the same single pass
+(esqlog.calibrate's ``scan_hook``) and are written beside the vocabulary snapshot, bound to
+it by its checksum. Reads only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from esqlog.calibrate import (
+    Calibration,
+    CalibrationTimings,
+    calibrate_with_vocabulary,
+    save_with_vocabulary,
+)
+from esqlog.engine import Engine
+from esqlog.identifier_stats import (
+    IdentifierStats,
+    SplitCollector,
+    build_identifier_stats,
+    identifiers_path_for,
+    save_identifier_stats,
+)
+from esqlog.qlog import DEFAULT_PREDICTOR
+from esqlog.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class IdentifierCalibration:
+    """A calibration with its vocabulary snapshot and split statistics."""
+
+    record: Calibration
+    vocabulary: Vocabulary
+    stats: IdentifierStats
+    build_seconds: float  # turning the scan into statistics (after the scan)
+
+
+def calibrate_identifiers(
+    engine: Engine, index: str, field_name: str, predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+) -> IdentifierCalibration:
+    """One scan: calibration, df snapshot and the identifiers mode's statistics."""
+    collector = SplitCollector(field_name)
+    record, vocab = calibrate_with_vocabulary(engine, index, field_name, predictor=predictor,
+                                              progress_factory=progress_factory,
+                                              timings=timings, scan_hook=collector)
+    started = time.perf_counter()
+    engine_df = vocab.df_array(collector.terms)
+    stats = build_identifier_stats(
+        collector, engine_df, index=record.index, index_uuid=record.index_uuid,
+        field=field_name, shards=record.shards, doc_count=record.doc_count,
+        created_at=record.created_at, predictor=record.predictor)
+    built = time.perf_counter() - started
+    if timings is not None:
+        timings.stages["identifiers"] = built
+        timings.total += built
+    return IdentifierCalibration(record, vocab, stats, built)
+
+
+def save_identifier_calibration(found: IdentifierCalibration,
+                                path: str | Path) -> tuple[Calibration, Path, int]:
+    """Snapshot, then split statistics (bound to the snapshot), then the record last."""
+    target = Path(path)
+    linked = save_with_vocabulary(found.record, found.vocabulary, target)
+    stats_path, size = save_identifier_stats(found.stats, identifiers_path_for(target),
+                                             linked.vocabulary_sha256)
+    return linked, stats_path, size
+
+
+def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[Calibration, str]:
+    """Save everything and say what the identifiers statistics hold (for the CLI report)."""
+    record, stats_path, size = save_identifier_calibration(found, path)
+    s = found.stats
+    note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
+            f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
+            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
+            f"             {s.split_share:.1%} of tokens are identifiers that split: "
+            + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
+               "this field reads as prose; the identifiers mode does not apply here"))
+    return record, note

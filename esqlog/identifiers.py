@@ -1,0 +1,271 @@
+"""The ``identifiers`` mode: score query words inside identifiers on a frozen standard index.
+
+Why: under the ``standard`` analyzer ``handleWebSocketUpgrade`` is one token, so the query
+"upgrade the web socket" cannot match it; an identifier-splitting reindex fixes that, and
+this mode gets the same ranking with a plain query instead.
+
+How (checked with ``explain`` on both engines): Lucene scores a ``span_or`` over
+``span_term`` clauses in ONE BM25 saturation, ``boost * (sum of the terms' idf) *
+tf(freq = sum of the terms' tf, the field's own length norm)``. For a query sub-word s,
+a ``span_or`` over s and the vocabulary terms whose split contains s, with ``boost =
+idf_q(s in the split stream) / sum of the engine's idf``, scores s as a split-and-keep
+index would (q-log idf of the split stream's df; the standard field's length norm).
+
+Two engine limits shape the query:
+
+- Lucene sums the idf over the span's terms present *on the shard that scores it* (a term
+  absent from a shard's dictionary is left out, under ``dfs_query_then_fetch`` too). So on
+  several shards one span per sub-word cannot be exact; the terms are grouped by the set
+  of shards that hold them (calibrate records it), one span per group, each exact on every
+  shard. The price: a document holding terms of two groups of one sub-word gets two
+  saturations instead of one. With one shard there is one group.
+- Engines cap the terms of one query (OpenSearch: 1,024). ``budget`` bounds the clauses;
+  the compounds kept are those with the largest ``weight(s) * df(compound)`` (where the
+  score mass is), always a most-frequent-first prefix of each sub-word's list.
+
+Matching: a document matches when it holds any query token or sub-word, inside an
+identifier or not (``operator="or"``, the default). ``operator="and"`` requires every
+query token to be matched by itself or by one of its sub-words (inside any identifier);
+``minimum_should_match`` counts such tokens. Either is a non-scoring filter, so scores
+are the same. The match set differs from a native ``match`` on purpose.
+
+Everything here is I/O-free: text + field + split statistics + a df lookup -> query dict.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from esqlog.errors import UsageError
+from esqlog.identifier_stats import IdentifierStats
+from esqlog.subwords import cased_tokens, split_identifier
+
+DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
+DEFAULT_BUDGET = 300
+MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
+SELECTIONS = ("mass", "multi")
+OPERATORS = ("or", "and")
+
+
+def _idf(n: int, big_n: int, q: float = 1.0) -> float:
+    """Lucene's BM25 idf with the outer log replaced by ln_q (as esqlog.qlog.idf_lucene)."""
+    log_x = math.log(1.0 + (big_n - n + 0.5) / (n + 0.5))
+    return log_x if q == 1.0 else math.expm1((1.0 - q) * log_x) / (1.0 - q)
+
+
+@dataclass(frozen=True)
+class IdentifierSettings:
+    """How the query is built: clause budget, optional per-sub-word cap, q, matching."""
+
+    budget: int = DEFAULT_BUDGET
+    cap: int | None = None  # compounds per sub-word at most (None: budget only)
+    q: float | None = None  # None: the q calibrate predicted for the split stream
+    operator: str = "or"
+    minimum_should_match: int | str | None = None
+    select: str = "multi"  # or "mass": by score mass only
+    #: A sub-word in more than this share of documents is scored by its own term alone
+    #: (a plain term, which the engine can prune) instead of a span over its compounds:
+    #: spans cannot skip documents, and a common word's compounds add long posting lists
+    #: for a small weight. 1.0: every sub-word gets its span.
+    span_max_df: float = 0.01
+
+    def __post_init__(self) -> None:
+        if self.budget < 1:
+            raise UsageError(f"the clause budget must be at least 1, got {self.budget}",
+                             "pass a positive budget (OpenSearch allows 1,024 by default)")
+        if self.cap is not None and self.cap < 0:
+            raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
+        if not 0.0 <= self.span_max_df <= 1.0:
+            raise UsageError(f"span_max_df must be between 0 and 1, got {self.span_max_df}",
+                             "pass a share of documents, e.g. 0.01")
+        if self.select not in SELECTIONS:
+            raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
+                             "pass select='mass' or 'multi'")
+        if self.operator not in OPERATORS:
+            raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
+                             "pass operator='or' or 'and'")
+
+
+@dataclass(frozen=True)
+class SubwordClause:
+    """One word of the query's split stream and how it is scored."""
+
+    word: str
+    count: int  # occurrences in the query's split stream
+    df: int  # split-stream df (the term's own df when it is no sub-word)
+    weight: float  # idf_q(df) * count: the score of a tf-saturated occurrence
+    groups: tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
+    compounds_total: int
+    compounds_used: int
+
+
+@dataclass(frozen=True)
+class IdentifierPlan:
+    """The scored words of one query text and the tokens they came from."""
+
+    words: tuple[SubwordClause, ...]
+    tokens: tuple[tuple[str, tuple[str, ...]], ...]  # (token, its sub-words)
+    q: float
+
+    @property
+    def clauses(self) -> int:
+        return sum(len(terms) for w in self.words for terms, _ in w.groups)
+
+    def query(self, field: str, settings: IdentifierSettings) -> dict[str, Any]:
+        """The engine query: one bool of spans and terms (plus a filter for and/msm)."""
+        should: list[dict[str, Any]] = []
+        listed: dict[str, set[str]] = {}
+        for w in self.words:
+            listed[w.word] = {t for terms, _ in w.groups for t in terms}
+            for terms, boost in w.groups:
+                if len(terms) == 1:
+                    should.append({"term": {field: {"value": terms[0], "boost": boost}}})
+                else:
+                    should.append({"span_or": {
+                        "clauses": [{"span_term": {field: t}} for t in terms],
+                        "boost": boost}})
+        if not should:
+            return {"match_none": {}}
+        body: dict[str, Any] = {"should": should}
+        if settings.operator == "and" or settings.minimum_should_match is not None:
+            per_token = []
+            for token, parts in self.tokens:
+                found = set().union(*(listed.get(w, set()) for w in (token, *parts)))
+                per_token.append({"terms": {field: sorted(found)}} if found
+                                 else {"match_none": {}})
+            if settings.operator == "and":
+                body["filter"] = per_token
+            else:
+                body["filter"] = [{"bool": {
+                    "should": per_token,
+                    "minimum_should_match": settings.minimum_should_match}}]
+        return {"bool": body}
+
+
+def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup,
+                          settings: IdentifierSettings | None = None) -> IdentifierPlan:
+    """Split the query, weight each stream word, and choose its compounds within budget.
+
+    The query's own casing splits a token first (``readFile``); a token typed without
+    casing (``readfile``) takes the split calibrate learned for that vocabulary term.
+    """
+    settings = settings or IdentifierSettings()
+    q = stats.q if settings.q is None else settings.q
+    tokens: list[tuple[str, tuple[str, ...]]] = []
+    for token in cased_tokens(text):
+        low = token.lower()
+        tokens.append((low, split_identifier(token) or stats.parts_of(low)))
+    counts = Counter(w for low, parts in tokens for w in (low, *parts))
+    comps = {w: stats.compound_ids(w)[:settings.cap] for w in counts}
+    engine_df = dict(df_lookup(list(counts)))
+    split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
+    present = [w for w in counts if split_df[w] > 0]
+    weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
+    if settings.span_max_df < 1.0:  # common sub-words: their own term only (see settings)
+        limit = settings.span_max_df * stats.split_docs
+        comps = {w: ids[:0] if split_df.get(w, 0) > limit and engine_df.get(w, 0) > 0
+                 else ids for w, ids in comps.items()}
+    chosen = _choose(present, comps, weight, engine_df, stats, settings)
+    words = []
+    for w in present:
+        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w])
+        if groups:
+            words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
+                                       int(stats.compound_ids(w).size), int(chosen[w].size)))
+    return IdentifierPlan(tuple(words), tuple(tokens), q)
+
+
+def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
+            engine_df: Mapping[str, int], stats: IdentifierStats,
+            settings: IdentifierSettings) -> dict[str, np.ndarray]:
+    """Compound ids per word within the clause budget.
+
+    Every word first gets one clause: itself, or its most frequent compound when it occurs
+    only inside identifiers. The rest goes to the (word, compound) pairs of largest
+    ``weight(word) * df(compound)``, the score mass a compound carries; with
+    ``select="multi"`` compounds holding two or more of the query's words (the query's
+    own identifiers, usually rare) come first.
+    """
+    first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
+    room = max(settings.budget - len(present), 0)
+    multi: np.ndarray = np.zeros(0, dtype=np.int32)
+    if settings.select == "multi" and len(present) > 1:
+        seen = np.sort(np.concatenate([comps[w][:MULTI_SCAN] for w in present]))
+        multi = seen[1:][seen[1:] == seen[:-1]]  # in two or more words' lists
+    keys, owners, ids_of = [], [], []
+    for k, w in enumerate(present):
+        ids = comps[w][first[w]:]
+        if multi.size:
+            head = ids[:MULTI_SCAN]
+            boosted = np.isin(head, multi)
+            rest = ids[:room]
+            ids = np.concatenate((head[boosted], rest[~np.isin(rest, multi)]))
+            bonus = np.concatenate((np.full(int(boosted.sum()), 1e30),
+                                    np.zeros(ids.size - int(boosted.sum()))))
+        else:
+            ids = ids[:room]
+            bonus = np.zeros(ids.size)
+        keys.append(bonus + weight[w] * stats.df_engine[ids].astype(np.float64))
+        owners.append(np.full(ids.size, k))
+        ids_of.append(ids)
+    out = {w: comps[w][:first[w]] for w in present}
+    if room and keys:
+        key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
+        top = np.argsort(-key, kind="stable")[:room]
+        for k, w in enumerate(present):
+            picked = cid[top[owner[top] == k]]
+            # in df order, the sub-word's own list order (most frequent first)
+            order = np.argsort(-stats.df_engine[picked].astype(np.int64), kind="stable")
+            out[w] = np.concatenate((out[w], picked[order]))
+    return out
+
+
+def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
+            weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """The word and its chosen compounds grouped by the shards that hold them, each group
+    with its exact boost (vectorised: a query lists up to a thousand terms).
+
+    A compound's engine df is the df snapshot's, copied into the split statistics by the
+    same calibration (bound to the snapshot by its checksum); the word's own df comes from
+    the caller's lookup. A term absent from the index gets no clause: the engine would not
+    sum its idf either.
+    """
+    df = stats.df_engine[ids].astype(np.float64)
+    keep = df > 0
+    ids, df = ids[keep], df[keep]
+    own = stats.word_id.get(word)
+    one_shard = stats.shards <= 1
+    masks = np.zeros(ids.size, np.uint64) if one_shard else stats.mask[ids]
+    names = [stats.words[i] for i in ids.tolist()]
+    if word_df > 0:
+        own_mask = 0 if one_shard or own is None else int(stats.mask[own])
+        masks = np.concatenate((np.asarray([own_mask], np.uint64), masks))
+        df = np.concatenate(([float(word_df)], df))
+        names.insert(0, word)
+    if not names:
+        return ()
+    n = float(stats.doc_count)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    if one_shard:
+        return ((tuple(names), weight / float(idf.sum())),)
+    keys, inverse = np.unique(masks, return_inverse=True)
+    sums = np.bincount(inverse, weights=idf, minlength=keys.size)
+    members: list[list[str]] = [[] for _ in range(keys.size)]
+    for name, g in zip(names, inverse.tolist(), strict=True):
+        members[g].append(name)
+    first_seen = np.argsort([m[0] != names[0] for m in members], kind="stable")  # word first
+    return tuple((tuple(members[g]), weight / float(sums[g])) for g in first_seen.tolist()
+                 if sums[g] > 0)
+
+
+def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,
+                     settings: IdentifierSettings | None = None) -> dict[str, Any]:
+    """The query dict of the identifiers mode for one text (what a wrapper would send)."""
+    settings = settings or IdentifierSettings()
+    return plan_identifier_query(text, stats, df_lookup, settings).query(field, settings)

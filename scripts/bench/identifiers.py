@@ -1,0 +1,201 @@
+"""Quality of the identifiers mode through a real engine, against the code-analyzer reindex.
+
+    python scripts/bench/identifiers.py --url http://127.0.0.1:19200 --corpora go,java \
+        --sizes 30000,full --out results/identifiers.jsonl
+
+Per corpus and size (scripts/bench/quality.py's subsets and scratch indices, reused when
+they already hold the documents): the ``standard`` index natively and with q-log (boost, q
+from calibrate), the ``code``-analyzer reindex (OpenSearch's word_delimiter_graph; native
+and q-log), and the identifiers mode on the standard index (its defaults; every sub-word a
+span at a 1,000-clause budget; a fixed q; a rescore of the q-log query's top K). NDCG@10
+with bootstrap intervals: each system's mean (percentile interval) and paired differences
+against the code reindex.
+Calibration times of ``--vocabulary`` alone and with ``--identifiers`` are recorded too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import quality
+
+from esqlog.analysis import standard_terms
+from esqlog.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.engine import ConnectionSettings, Engine, connect
+from esqlog.evaluate import paired_bootstrap, per_query_metrics
+from esqlog.experiment import QuerySet, evaluate_queries, system_label
+from esqlog.identifier_calibrate import calibrate_identifiers
+from esqlog.identifiers import IdentifierSettings, identifier_query
+from esqlog.qlog import boost_weights
+from esqlog.vocabulary import Vocabulary
+
+
+def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
+    """esqlog's boost mode for ASCII text from the df snapshot (the wrapper's rewrite)."""
+    terms = standard_terms(text) or []
+    counts: dict[str, int] = {}
+    for t in terms:
+        counts[t] = counts.get(t, 0) + 1
+    df = vocab.df_of(list(counts))
+    present = [t for t in counts if df[t] > 0]
+    weights = boost_weights([df[t] for t in present], vocab.doc_count, q)
+    return {"bool": {"should": [{"term": {field: {"value": t, "boost": w * counts[t]}}}
+                                for t, w in zip(present, weights, strict=True)]}}
+
+
+def rescored(first: dict[str, Any], second: dict[str, Any], window: int) -> dict[str, Any]:
+    """A search body part: ``first`` picks each shard's top ``window``, ``second`` reorders."""
+    return {"query": first, "rescore": {"window_size": window, "query": {
+        "rescore_query": second, "query_weight": 0.0, "rescore_query_weight": 1.0}}}
+
+
+def bootstrap_mean(values: list[float], seed: int = 0, n: int = 5000) -> tuple[float, float]:
+    arr = np.asarray(values)
+    rng = np.random.default_rng(seed)
+    means = arr[rng.integers(0, arr.size, (n, arr.size))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, Any]],
+               search_type: str | None) -> tuple[dict[str, dict[str, float]], float]:
+    """Per-query metrics of full search bodies (query + optional rescore) via _msearch."""
+    from esqlog.engine import Request
+
+    run: dict[str, list[tuple[str, float]]] = {}
+    header: dict[str, Any] = {"index": index, **({"search_type": search_type}
+                                                  if search_type else {})}
+    started = time.perf_counter()
+    for start in range(0, len(bodies), 25):
+        lines = []
+        for body in bodies[start:start + 25]:
+            lines += [json.dumps(header), json.dumps({**body, "size": 100, "_source": False,
+                                                      "track_total_hits": False})]
+        found = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
+        for qid, response in zip(qs.ids[start:start + 25], found["responses"], strict=True):
+            if "error" in response:
+                raise RuntimeError(f"query {qid} failed: {str(response['error'])[:300]}")
+            run[qid] = [(h["_id"], float(h["_score"])) for h in response["hits"]["hits"]]
+    return per_query_metrics(run, qs.qrels), time.perf_counter() - started
+
+
+def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
+            size: str) -> list[dict[str, Any]]:
+    docs, query_sets = quality.subset(args.data / corpus, size, args.seed)
+    std_index = f"esqlog-bench-{corpus}-{size}-standard"
+    code_index = f"esqlog-bench-{corpus}-{size}-code"
+    quality.ensure_index(engine, std_index, docs, "standard")
+    if args.code:
+        quality.ensure_index(engine, code_index, docs, "code")
+    seconds: dict[str, float] = {}
+    if args.time_calibrate:
+        t0 = time.perf_counter()
+        calibrate_with_vocabulary(engine, std_index, "body")
+        seconds["vocabulary"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    found = calibrate_identifiers(engine, std_index, "body")
+    seconds["vocabulary+identifiers"] = time.perf_counter() - t0
+    seconds["identifiers_build"] = found.build_seconds
+    cal, vocab, stats = found.record, found.vocabulary, found.stats
+    code_q = calibrate(engine, code_index, "body").q if args.code else None
+    print(f"{corpus} {size}: N={cal.doc_count} q={cal.q} split q={stats.q} "
+          f"h_split={stats.h_tok:.4f} words={len(stats.words)} calib={seconds}", flush=True)
+    rows = []
+    for style in args.styles.split(","):
+        queries = query_sets[style][: args.max_queries]
+        if not queries:
+            continue
+        qs = QuerySet([q.qid for q in queries], [q.text for q in queries],
+                      [q.gold for q in queries])
+        pq: dict[str, dict[str, dict[str, float]]] = {}
+        ev = evaluate_queries(engine, std_index, "body", qs, [cal.q], token_metric=False)
+        pq["standard native"] = ev.per_query["native"]
+        pq["standard q-log"] = ev.per_query[system_label(cal.q)]
+        if code_q is not None:
+            ev = evaluate_queries(engine, code_index, "body", qs, [code_q], token_metric=False)
+            pq["code native"] = ev.per_query["native"]
+            pq["code q-log"] = ev.per_query[system_label(code_q)]
+        timing: dict[str, float] = {}
+        # the default mode, every sub-word as a span (budget 1,000), a fixed q, a rescore
+        variants = {"identifiers": IdentifierSettings(),
+                    "identifiers all spans b=1000": IdentifierSettings(budget=1000,
+                                                                       span_max_df=1.0),
+                    **{f"identifiers q={q:g}": IdentifierSettings(q=q) for q in args.fixed_q}}
+        for name, settings in variants.items():
+            bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
+                      for t in qs.texts]
+            pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
+            if name != "identifiers":
+                continue
+            for window in args.windows:
+                rs = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
+                      for t, b in zip(qs.texts, bodies, strict=True)]
+                pq[f"rescore@{window}"], timing[f"rescore@{window}"] = run_bodies(
+                    engine, std_index, qs, rs, None)
+        systems = {}
+        for name, per in pq.items():
+            values = [per[qid]["NDCG@10"] for qid in qs.ids]
+            low, high = bootstrap_mean(values)
+            entry: dict[str, Any] = {"ndcg10": float(np.mean(values)), "ci": [low, high]}
+            for base in ("code native", "code q-log", "standard native", "standard q-log"):
+                if base in pq and base != name:
+                    other = [pq[base][qid]["NDCG@10"] for qid in qs.ids]
+                    b = paired_bootstrap(other, values, n_resamples=2000)
+                    entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
+            systems[name] = entry
+        row = {"corpus": corpus, "size": size, "docs": len(docs), "queries": style,
+               "n_queries": len(queries), "q": cal.q, "split_q": stats.q,
+               "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
+               "systems": systems, "msearch_seconds": timing}
+        rows.append(row)
+        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()),
+              flush=True)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--data", type=Path, default=Path("data/corpora"))
+    parser.add_argument("--corpora", default="go,java,python,ruby,man")
+    parser.add_argument("--sizes", default="30000,full")
+    parser.add_argument("--styles", default="names,no-names")
+    parser.add_argument("--max-queries", type=int, default=500)
+    parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x],
+                        default=[100])
+    parser.add_argument("--fixed-q", type=lambda s: [float(x) for x in s.split(",") if x],
+                        default=[0.8], help="Also run the default mode at these fixed q.")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--no-code", dest="code", action="store_false",
+                        help="Skip the code-analyzer reindex (it needs OpenSearch).")
+    parser.add_argument("--time-calibrate", action="store_true",
+                        help="Also time calibrate --vocabulary alone, for the ratio.")
+    parser.add_argument("--index-only", action="store_true")
+    parser.add_argument("--out", type=Path, default=Path("results/identifiers.jsonl"))
+    args = parser.parse_args()
+    engine = connect(ConnectionSettings(args.url, timeout=600))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for corpus in args.corpora.split(","):
+        for size in args.sizes.split(","):
+            if args.index_only:
+                docs, _ = quality.subset(args.data / corpus, size, args.seed)
+                for analyzer in ("standard", "code") if args.code else ("standard",):
+                    spent = quality.ensure_index(engine, f"esqlog-bench-{corpus}-{size}-"
+                                                 f"{analyzer}", docs, analyzer)
+                    print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
+                continue
+            for row in run_one(engine, args, corpus, size):
+                with args.out.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

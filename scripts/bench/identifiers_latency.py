@@ -1,0 +1,113 @@
+"""Latency of the identifiers mode next to the native match query, side by side in one run.
+
+    python scripts/bench/identifiers_latency.py --url http://127.0.0.1:19200 \
+        --index esqlog-bench-go-full-standard --calibration results/go.identifiers.json \
+        --queries data/corpora/go/queries.jsonl --n 300 --budgets 1000,300 --window 100
+
+Systems, each query text new to every system, interleaved in a rotating order so drift and
+background load hit all alike: ``native`` (the plain match), ``boost`` (esqlog's q-log
+boost query, built from the df snapshot), ``identifiers b=B`` (the full span query at clause
+budget B) and ``rescore@K b=B`` (the boost query picks each shard's top K, the span query
+re-scores them: the rescore phase only scores those K documents). The time includes
+building the query here (the snapshot lookups), not only the engine. Multi-shard indices
+are searched with dfs_query_then_fetch, as the weights assume. Prints p50/p95 and the
+ratio of medians to native.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from identifiers import boost_query, rescored
+from latency import percentile
+
+from esqlog.calibrate import load_calibration
+from esqlog.corpus import load_queries
+from esqlog.identifier_stats import load_for_calibration
+from esqlog.identifiers import IdentifierSettings, identifier_query
+from esqlog.vocabulary import load_vocabulary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--calibration", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, required=True)
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--budgets", default="300,1000")
+    parser.add_argument("--span-max-df", default="0.01,1.0",
+                        help="span_max_df values to run with each budget (1.0: all spans).")
+    parser.add_argument("--window", type=int, default=100)
+    parser.add_argument("--size", type=int, default=10)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(hosts=[args.url], timeout=120)
+    cal = load_calibration(args.calibration)
+    vocab = load_vocabulary(cal.vocabulary_path(), cal.vocabulary_sha256)  # type: ignore[arg-type]
+    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
+    field = cal.field
+    params = {"search_type": "dfs_query_then_fetch"} if cal.shards > 1 else {}
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
+
+    def native(text: str) -> dict[str, Any]:
+        return {"query": {"match": {field: text}}}
+
+    def boost(text: str) -> dict[str, Any]:
+        return {"query": boost_query(text, field, vocab, cal.q)}
+
+    systems: dict[str, Callable[[str], dict[str, Any]]] = {"native": native, "boost": boost}
+    combos = [(int(b), float(m)) for b in args.budgets.split(",")
+              for m in args.span_max_df.split(",")]
+    for budget, span_max_df in combos:
+        settings = IdentifierSettings(budget=budget, span_max_df=span_max_df)
+        label = f"b={budget} smd={span_max_df:g}"
+
+        def full(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
+            return {"query": identifier_query(text, field, stats, vocab.df_of, s)}
+
+        def rescore(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
+            return rescored(boost_query(text, field, vocab, cal.q),
+                            identifier_query(text, field, stats, vocab.df_of, s), args.window)
+
+        systems[f"identifiers {label}"] = full
+        systems[f"rescore@{args.window} {label}"] = rescore
+    names = list(systems)
+    warm = texts.pop(0)
+    for name in names:
+        client.search(index=args.index, body={**systems[name](warm), "size": 1}, params=params)
+    timings: dict[str, list[float]] = {n: [] for n in names}
+    for i, text in enumerate(texts):
+        for name in names[i % len(names):] + names[: i % len(names)]:
+            started = time.perf_counter()
+            body = {**systems[name](text), "size": args.size, "_source": False}
+            client.search(index=args.index, body=body, params=params)
+            timings[name].append((time.perf_counter() - started) * 1000.0)
+    base = statistics.median(timings["native"])
+    print(f"{len(texts)} queries, index {args.index} ({cal.shards} shards), size {args.size}")
+    print(f"{'system':30s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50 / native':>13s}")
+    rows = []
+    for name in names:
+        p50, p95 = statistics.median(timings[name]), percentile(timings[name], 95)
+        rows.append({"system": name, "p50_ms": p50, "p95_ms": p95, "ratio": p50 / base})
+        print(f"{name:30s} {p50:8.2f} {p95:8.2f} {p50 / base:13.2f}")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"index": args.index, "shards": cal.shards,
+                                        "queries": len(texts), "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

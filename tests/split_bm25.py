@@ -1,0 +1,68 @@
+"""An independent split-stream BM25 for the identifiers-mode oracle test.
+
+Written without esqlog's identifiers code: per-document term frequencies and lengths come
+from the engine's term vectors, shard membership from per-shard searches, and the split
+stream's statistics are recomputed here from those and the term -> sub-words map (the map
+is the one definition shared with esqlog: which casing of a term splits it). Scores follow
+tests/lucene_bm25 (Lucene's one-byte length norm, the standard field's length).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tests.lucene_bm25 import lucene_idf, lucene_norm_length
+
+
+class SplitStreamBM25:
+    """Split-and-keep BM25 over a frozen standard field, as the identifiers mode defines it.
+
+    A document holds sub-word s when it holds s or a term whose split contains s; each
+    occurrence of such a term counts once for s. ``groups`` of a word (the terms listed for
+    it, partitioned by the set of shards whose documents hold them) each saturate on
+    their own; with one group this is plain split-stream BM25.
+    """
+
+    def __init__(self, vectors: Mapping[str, Mapping[str, int]], shard_of: Mapping[str, int],
+                 parts: dict[str, tuple[str, ...]]) -> None:
+        self.vectors = vectors
+        self.shard_of = shard_of
+        self.parts = parts
+        self.n_docs = len(vectors)
+        self.dl = {d: sum(tf.values()) for d, tf in vectors.items()}
+        self.avgdl = sum(self.dl.values()) / self.n_docs
+        self.df: dict[str, int] = {}
+        self.split_df: dict[str, int] = {}
+        self.shards_of: dict[str, set[int]] = {}
+        for doc, tfs in vectors.items():
+            stream: set[str] = set()
+            for term in tfs:
+                self.df[term] = self.df.get(term, 0) + 1
+                self.shards_of.setdefault(term, set()).add(shard_of[doc])
+                stream.add(term)
+                stream.update(parts.get(term, ()))
+            for word in stream:
+                self.split_df[word] = self.split_df.get(word, 0) + 1
+
+    def weight(self, word: str, count: int, q: float) -> float:
+        return lucene_idf(self.split_df[word], self.n_docs, q) * count
+
+    def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
+              grouped: bool) -> float:
+        """Score of ``doc`` for (word, count in the query, listed terms) triples."""
+        tfs = self.vectors[doc]
+        norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / self.avgdl)
+        total = 0.0
+        for word, count, listed in words:
+            w = self.weight(word, count, q)
+            groups: dict[frozenset[int], int] = {}
+            for term in listed:
+                key = frozenset(self.shards_of.get(term, ())) if grouped else frozenset()
+                groups[key] = groups.get(key, 0) + tfs.get(term, 0)
+            total += sum(w * tf / (tf + norm) for tf in groups.values() if tf)
+        return total
+
+    def matching(self, words: Sequence[tuple[str, int, Sequence[str]]]) -> set[str]:
+        """Documents holding any listed term."""
+        listed = {t for _, _, terms in words for t in terms}
+        return {d for d, tfs in self.vectors.items() if listed & tfs.keys()}

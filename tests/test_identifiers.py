@@ -1,0 +1,229 @@
+"""The identifiers mode's I/O-free parts: split statistics, the query builder, the file format.
+
+Statistics come from a SplitCollector fed in memory (as the vocabulary scan would feed it);
+their numbers are checked against counts made here by hand. Engine behaviour is in
+tests/test_identifiers_engine.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from esqlog.analysis import standard_terms
+from esqlog.errors import UsageError
+from esqlog.identifier_stats import (
+    IdentifierStats,
+    SplitCollector,
+    build_identifier_stats,
+    load_identifier_stats,
+    save_identifier_stats,
+)
+from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+
+DOCS = [  # (shard, text)
+    (0, "func readFile(name string) error { return os.ReadFile(name) }"),
+    (0, "read the whole file into memory"),
+    (1, "func writeFile(path string) error { return nil }"),
+    (1, "ReadFile reads a file; read_all reads everything"),
+    (2, "func handleWebSocketUpgrade(w http.ResponseWriter) { upgrade socket }"),
+    (2, "socket read deadline: readDeadline and SetReadDeadline"),
+]
+
+
+def collect(docs: list[tuple[int, str]] = DOCS) -> SplitCollector:
+    collector = SplitCollector("body")
+    for shard, text in docs:
+        counts = Counter(standard_terms(text))
+        collector(shard, {"_source": {"body": text}},
+                  {t: {"term_freq": n} for t, n in counts.items()})
+    return collector
+
+
+def build(shards: int = 3, docs: list[tuple[int, str]] = DOCS) -> IdentifierStats:
+    collector = collect(docs)
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u", field="body",
+                                  shards=shards, doc_count=len(docs), created_at="now",
+                                  predictor="esqlog-linear")
+
+
+ALL_SPANS = IdentifierSettings(span_max_df=1.0)
+
+
+def df_lookup(stats: IdentifierStats) -> Any:
+    df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
+    return lambda terms: {t: df.get(t, 0) for t in terms}
+
+
+def test_split_statistics_count_documents_holding_a_subword_anywhere() -> None:
+    stats = build()
+    assert stats.parts_of("readfile") == ("read", "file")
+    assert stats.parts_of("handlewebsocketupgrade") == ("handle", "web", "socket", "upgrade")
+    assert stats.parts_of("read_all") == ("read", "all")  # learned without any casing
+    # "read": docs 0 (readFile), 1 (read), 3 (ReadFile, read_all), 5 (read, readDeadline)
+    assert stats.split_df("read") == 4
+    assert stats.split_df("socket") == 2  # doc 4 (handleWebSocketUpgrade, socket), doc 5
+    assert stats.split_df("web") == 1  # only inside an identifier
+    assert stats.split_df("readfile") is None  # a compound, no sub-word
+    assert stats.split_docs == len(DOCS)
+    comps = [stats.words[i] for i in stats.compounds_of("read")]
+    assert set(comps) == {"readfile", "os.readfile", "read_all", "readdeadline",
+                          "setreaddeadline"}
+    # ordered by df: readfile (docs 0 and 3) before the df-1 compounds
+    assert comps[0] == "readfile"
+    assert 0.0 < stats.h_tok < 1.0
+
+
+def test_shard_masks_record_where_each_term_occurs() -> None:
+    stats = build()
+    mask = {w: int(stats.mask[i]) for i, w in enumerate(stats.words)}
+    assert mask["readfile"] == 0b011  # docs 0 (shard 0) and 3 (shard 1)
+    assert mask["socket"] == 0b100
+    assert mask["web"] == 0  # not a term of the index
+
+
+def test_weights_and_boosts_reproduce_split_stream_idf() -> None:
+    stats = build(shards=1)
+    plan = plan_identifier_query("read the file", stats, df_lookup(stats),
+                                 IdentifierSettings(q=0.8, span_max_df=1.0))
+    by_word = {w.word: w for w in plan.words}
+    read = by_word["read"]
+    n, big_n = 4, len(DOCS)
+    x = 1 + (big_n - n + 0.5) / (n + 0.5)
+    assert read.weight == pytest.approx((x ** 0.2 - 1) / 0.2, rel=1e-12)
+    (terms, boost), = read.groups
+    df = df_lookup(stats)(terms)
+    idf_sum = sum(math.log(1 + (big_n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms)
+    assert boost * idf_sum == pytest.approx(read.weight, rel=1e-12)
+    assert terms[0] == "read" and read.compounds_used == read.compounds_total == 5
+
+
+def test_query_casing_splits_first_then_the_learned_split() -> None:
+    stats = build()
+    cased = plan_identifier_query("SetReadDeadline", stats, df_lookup(stats))
+    assert cased.tokens == (("setreaddeadline", ("set", "read", "deadline")),)
+    typed = plan_identifier_query("setreaddeadline", stats, df_lookup(stats))
+    assert typed.tokens == cased.tokens
+
+
+def test_budget_keeps_one_clause_per_word_then_the_score_mass() -> None:
+    stats = build()
+    full = plan_identifier_query("read file socket", stats, df_lookup(stats), ALL_SPANS)
+    tight = plan_identifier_query("read file socket", stats, df_lookup(stats),
+                                  IdentifierSettings(budget=4, select="mass", span_max_df=1.0))
+    assert tight.clauses == 4 < full.clauses
+    assert {w.word for w in tight.words} == {w.word for w in full.words}
+    for w in tight.words:  # kept compounds are a most-frequent-first prefix
+        listed = [t for terms, _ in w.groups for t in terms if t != w.word]
+        assert listed == [stats.words[i] for i in stats.compounds_of(w.word)][: len(listed)]
+    capped = plan_identifier_query("read", stats, df_lookup(stats),
+                                   IdentifierSettings(cap=2, span_max_df=1.0))
+    assert capped.words[0].compounds_used == 2
+
+
+def test_multi_selection_prefers_compounds_holding_several_query_words() -> None:
+    stats = build(shards=1)
+    words = ("set", "read", "deadline")
+    mass = plan_identifier_query("set read deadline", stats, df_lookup(stats),
+                                 IdentifierSettings(budget=6, select="mass", span_max_df=1.0))
+    multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
+                                  IdentifierSettings(budget=6, select="multi", span_max_df=1.0))
+
+    def listed(plan: Any) -> list[str]:
+        read = next(w for w in plan.words if w.word == "read")
+        return [t for terms, _ in read.groups for t in terms if t != "read"]
+
+    assert "readfile" in listed(mass)  # the most frequent compound of "read"
+    assert listed(multi) and set(listed(multi)) <= {"readdeadline", "setreaddeadline"}
+    assert all(sum(p in words for p in stats.parts_of(t)) >= 2 for t in listed(multi))
+
+
+def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
+    stats = build(shards=3)
+    plan = plan_identifier_query("read", stats, df_lookup(stats), ALL_SPANS)
+    (read,) = plan.words
+    masks = [{int(stats.mask[stats.word_id[t]]) for t in terms} for terms, _ in read.groups]
+    assert all(len(m) == 1 for m in masks)  # one shard set per group
+    assert len(read.groups) == len({next(iter(m)) for m in masks}) > 1
+
+
+def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
+    stats = build()
+    plan = plan_identifier_query("read socket", stats, df_lookup(stats), ALL_SPANS)
+    plain = plan.query("body", IdentifierSettings())
+    assert "filter" not in plain["bool"]
+    both = plan.query("body", IdentifierSettings(operator="and"))
+    assert both["bool"]["should"] == plain["bool"]["should"]
+    read_filter = both["bool"]["filter"][0]["terms"]["body"]
+    assert "read" in read_filter and "readfile" in read_filter and "socket" not in read_filter
+    msm = plan.query("body", IdentifierSettings(minimum_should_match=1))
+    assert msm["bool"]["filter"][0]["bool"]["minimum_should_match"] == 1
+    none = plan_identifier_query("zzzz", stats, df_lookup(stats))
+    assert none.query("body", IdentifierSettings()) == {"match_none": {}}
+
+
+def test_common_subwords_are_scored_by_their_own_term() -> None:
+    """span_max_df: a sub-word in more than that share of documents gets no span."""
+    stats = build(shards=1)
+    plan = plan_identifier_query("read web", stats, df_lookup(stats),
+                                 IdentifierSettings(span_max_df=0.5))
+    by_word = {w.word: w for w in plan.words}
+    assert by_word["read"].groups[0][0] == ("read",)  # 4 of 6 documents: too common
+    assert by_word["web"].compounds_used == 1  # rare and only inside identifiers
+
+
+def test_settings_are_validated() -> None:
+    for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
+                {"select": "best"}):
+        with pytest.raises(UsageError):
+            IdentifierSettings(**bad)
+
+
+def test_file_round_trip(tmp_path: Path) -> None:
+    stats = build()
+    path, size = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
+    assert size == path.stat().st_size > 0
+    loaded = load_identifier_stats(path, "abc")
+    assert loaded.words == stats.words and loaded.q == pytest.approx(stats.q)
+    assert np.array_equal(loaded.df_split, stats.df_split)
+    assert loaded.compounds_of("read") == stats.compounds_of("read")
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "other", "directory", "foreign",
+                                    "pointer"])
+def test_bad_files_are_refused_with_one_line(tmp_path: Path, damage: str) -> None:
+    stats = build()
+    path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
+    sha = "abc"
+    if damage == "missing":
+        path.unlink()
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:300])
+    elif damage == "other":
+        sha = "def"
+    elif damage == "directory":
+        path.unlink()
+        path.mkdir()
+    elif damage == "foreign":
+        np.savez(path.open("wb"), meta=np.frombuffer(b'{"format": "x"}', np.uint8))
+    else:
+        bad = IdentifierStats(**{**stats.__dict__, "parts_idx": stats.parts_idx + 10_000,
+                                 "word_id": {}})
+        save_identifier_stats(bad, path, "abc")
+    with pytest.raises(UsageError) as err:
+        load_identifier_stats(path, sha)
+    assert "\n" not in str(err.value) and "identifier statistics file" in str(err.value)
+
+
+def test_prose_is_recognised_as_not_applying() -> None:
+    prose = [(0, "the quick brown fox jumps over the lazy dog"),
+             (1, "a manual page describes the command and its options"),
+             (2, "see also the related commands for more details")]
+    assert not build(docs=prose).applies
+    assert build().applies and build().split_share > 0.2

@@ -1,0 +1,242 @@
+"""The identifiers mode on real engines: the span mechanism, calibrate's statistics, the oracle.
+
+3-shard indices of real Go functions, searched with ``dfs_query_then_fetch``; every score
+is compared with tests/split_bm25 (independent of esqlog's identifiers code).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esqlog.engine import Engine, bm25_scale
+from esqlog.identifier_calibrate import IdentifierCalibration, calibrate_identifiers
+from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+from tests.conftest import bulk_index, call, create_index
+from tests.oracle import load_docs, load_query_texts
+from tests.split_bm25 import SplitStreamBM25
+
+SHARDS = 3
+N_DOCS = 1500
+IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
+
+
+@dataclass
+class SplitCorpus:
+    engine: Engine
+    index: str
+    found: IdentifierCalibration
+    oracle: SplitStreamBM25
+    scale: float
+
+
+@pytest.fixture(scope="module")
+def corpus(engine: Engine) -> Iterator[SplitCorpus]:
+    index = create_index(engine, shards=SHARDS)
+    docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
+    bulk_index(engine, index, docs)
+    found = calibrate_identifiers(engine, index, "body")
+    vectors: dict[str, dict[str, int]] = {}
+    ids = [d["id"] for d in docs]
+    for start in range(0, len(ids), 500):
+        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
+            {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
+             "term_statistics": False, "field_statistics": False}
+            for i in ids[start:start + 500]]})
+        for doc in body["docs"]:
+            terms = doc["term_vectors"]["body"]["terms"]
+            vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
+    shard_of = {}
+    for shard in range(SHARDS):
+        hits = call(engine, "POST", f"/{index}/_search", {"size": N_DOCS, "_source": False},
+                    preference=f"_shards:{shard}")["hits"]["hits"]
+        shard_of.update({h["_id"]: shard for h in hits})
+    parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
+    oracle = SplitStreamBM25(vectors, shard_of, {t: tuple(p) for t, p in parts.items() if p})
+    yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
+    call(engine, "DELETE", f"/{index}")
+
+
+def test_span_or_sums_idf_only_over_terms_on_the_scoring_shard(engine: Engine) -> None:
+    """Why spans are grouped by shards: Lucene leaves a term absent from a shard out of the
+    span's idf sum there, even under dfs_query_then_fetch."""
+    index = create_index(engine, shards=2)
+    try:
+        routing = {}
+        for i in range(100):
+            shard = call(engine, "GET", f"/{index}/_search_shards",
+                         routing=f"r{i}")["shards"][0][0]["shard"]
+            routing.setdefault(shard, f"r{i}")
+        for doc_id, shard, text in (("a", 0, "readFile read"), ("b", 1, "read it"),
+                                    ("c", 1, "write")):
+            call(engine, "PUT", f"/{index}/_doc/{doc_id}", {"body": text},
+                 routing=routing[shard], refresh="true")
+        query = {"span_or": {"clauses": [{"span_term": {"body": "read"}},
+                                         {"span_term": {"body": "readfile"}}]}}
+        hits = call(engine, "POST", f"/{index}/_search", {"query": query, "explain": True},
+                    search_type="dfs_query_then_fetch")["hits"]["hits"]
+        idf_sum = {h["_id"]: _find(h["_explanation"], "idf, sum of:") for h in hits}
+        idf_one = {h["_id"]: _find(h["_explanation"], "idf, computed as") for h in hits}
+        assert idf_sum["a"] is not None and idf_sum["b"] is None
+        assert idf_one["b"] is not None and idf_one["b"] < idf_sum["a"] - 0.1
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _find(node: dict[str, Any], prefix: str) -> float | None:
+    if node["description"].startswith(prefix):
+        return float(node["value"])
+    for child in node.get("details", []):
+        found = _find(child, prefix)
+        if found is not None:
+            return found
+    return None
+
+
+def _cased_split(engine: Engine, index: str, text: str,
+                 learned: dict[str, tuple[str, ...]]) -> Counter[str]:
+    """The query's split stream from the engine's own tokens and offsets (test-side split);
+    a token whose own casing does not split takes the split learned for that term."""
+    tokens = call(engine, "POST", f"/{index}/_analyze", {"field": "body", "text": text})
+    out: Counter[str] = Counter()
+    for tok in tokens["tokens"]:
+        out[tok["token"]] += 1
+        cased = text[tok["start_offset"]:tok["end_offset"]]
+        parts = IDENT.findall(cased)
+        if len(parts) > 1:
+            out.update(p.lower() for p in parts)
+        else:
+            out.update(learned.get(tok["token"], ()))
+    return out
+
+
+def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorpus) -> None:
+    stats, oracle = corpus.found.stats, corpus.oracle
+    assert stats.split_docs == oracle.n_docs == N_DOCS
+    subwords = [w for w in stats.words if stats.split_df(w)]
+    assert len(subwords) > 500
+    for w in subwords:
+        assert stats.split_df(w) == oracle.split_df[w], w
+    some = [w for w in subwords if len(stats.compounds_of(w)) > 3][:50]
+    assert some
+    for w in some:  # compounds: exactly the terms whose split holds w, by df descending
+        comps = [stats.words[i] for i in stats.compounds_of(w)]
+        assert set(comps) == {t for t, p in oracle.parts.items() if w in p and t != w}
+        dfs = [oracle.df[c] for c in comps]
+        assert dfs == sorted(dfs, reverse=True)
+    assert 0.0 < stats.h_tok < 0.5 and 0.0 <= stats.q <= 1.0
+
+
+@pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
+def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
+    """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
+    sub-words by their own term), 3 shards, dfs."""
+    stats, oracle = corpus.found.stats, corpus.oracle
+    settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
+                "capped": IdentifierSettings(budget=40, span_max_df=1.0),
+                "default": IdentifierSettings()}[case]
+    checked = capped = 0
+    for text in load_query_texts()[:60]:
+        plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
+        if not plan.words or plan.clauses > 1000:
+            continue  # over the engines' clause cap: the uncapped case needs a small list
+        counts = _cased_split(corpus.engine, corpus.index, text, oracle.parts)
+        words = [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
+                 for w in plan.words]
+        assert {w: c for w, c in counts.items() if oracle.split_df.get(w)} == {
+            w: c for w, c, _ in words}, text
+        capped += any(w.compounds_used < w.compounds_total for w in plan.words)
+        body = {"query": plan.query("body", settings), "size": 20, "track_total_hits": True}
+        found = call(corpus.engine, "POST", f"/{corpus.index}/_search", body,
+                     search_type="dfs_query_then_fetch")["hits"]
+        assert found["total"]["value"] == len(oracle.matching(words)), text
+        for hit in found["hits"]:
+            expected = oracle.score(hit["_id"], words, plan.q, grouped=True) * corpus.scale
+            assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
+            checked += 1
+    assert checked > 200
+    if case == "uncapped":
+        assert capped == 0
+    else:
+        assert capped > 10
+
+
+def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
+    """With one shard every sub-word is one span: exactly split-stream BM25 (no grouping)."""
+    index = create_index(engine, shards=1)
+    try:
+        docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(600)]
+        bulk_index(engine, index, docs)
+        found = calibrate_identifiers(engine, index, "body")
+        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
+            {"_id": d["id"], "fields": ["body"], "term_statistics": False,
+             "field_statistics": False, "positions": False, "offsets": False} for d in docs]})
+        vectors = {d["_id"]: {t: int(v["term_freq"])
+                              for t, v in d["term_vectors"]["body"]["terms"].items()}
+                   for d in body["docs"]}
+        parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
+        oracle = SplitStreamBM25(vectors, dict.fromkeys(vectors, 0),
+                                 {t: p for t, p in parts.items() if p})
+        scale = bm25_scale(engine.flavor, engine.version)
+        checked = 0
+        for text in load_query_texts()[:30]:
+            plan = plan_identifier_query(text, found.stats, found.vocabulary.df_of)
+            if not plan.words or plan.clauses > 1000:
+                continue
+            assert all(len(w.groups) == 1 for w in plan.words)
+            words = [(w.word, w.count, list(w.groups[0][0])) for w in plan.words]
+            hits = call(engine, "POST", f"/{index}/_search",
+                        {"query": plan.query("body", IdentifierSettings()), "size": 10})
+            for hit in hits["hits"]["hits"]:
+                expected = oracle.score(hit["_id"], words, plan.q, grouped=False) * scale
+                assert hit["_score"] == pytest.approx(expected, rel=1e-4)
+                checked += 1
+        assert checked > 100
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -> None:
+    """calibrate --identifiers writes the statistics; explain lists each sub-word with its
+    split df; search --mode identifiers returns the engine's ranking of the same query."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+    from tests.conftest import ENGINE_URLS
+
+    url = ENGINE_URLS[corpus.engine.flavor]
+    out = tmp_path / "cal.json"
+    runner = CliRunner()
+    done = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
+                                "body", "--vocabulary", "--identifiers", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "cal.idents.npz").exists() and "sub-words" in done.output
+    text = "ReadFile reads the named file and returns its contents"
+    shown = runner.invoke(main, ["explain", "--url", url, corpus.index, text,
+                                 "--calibration", str(out), "--identifiers", "--json"])
+    assert shown.exit_code == 0, shown.output
+    rows = {r["word"]: r for r in json.loads(shown.output)["subwords"]}
+    assert rows["read"]["df"] == corpus.oracle.split_df["read"]
+    assert 0 <= rows["read"]["compounds"] <= rows["read"]["compounds_total"]
+    assert rows["read"]["compounds_total"] > 0 and rows["read"]["weight"] > 0
+    found = runner.invoke(main, ["search", "--url", url, corpus.index, text, "--calibration",
+                                 str(out), "--mode", "identifiers", "--json", "--size", "5"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.output)["hits"]
+    plan = plan_identifier_query(text, corpus.found.stats, corpus.found.vocabulary.df_of)
+    direct = call(corpus.engine, "POST", f"/{corpus.index}/_search",
+                  {"query": plan.query("body", IdentifierSettings()), "size": 5},
+                  search_type="dfs_query_then_fetch")["hits"]["hits"]
+    assert [h["id"] for h in hits] == [h["_id"] for h in direct]
+    for mine, theirs in zip(hits, direct, strict=True):
+        assert mine["score"] == pytest.approx(theirs["_score"], rel=1e-6)
+    bad = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
+                               "body", "--identifiers", "--out", str(out)])
+    assert bad.exit_code == 2 and "--identifiers needs --vocabulary" in bad.output
