@@ -288,7 +288,10 @@ def _calibrate(
     return record, vocab
 
 
-def save_with_vocabulary(record: Calibration, vocab: Vocabulary, path: str | Path) -> Calibration:
+def save_with_vocabulary(
+    record: Calibration, vocab: Vocabulary, path: str | Path,
+    companions: Callable[[Path, str], None] | None = None,
+) -> Calibration:
     """Replace the pair (calibration, snapshot) so that a kill at any point leaves a whole pair.
 
     Three steps, each atomic: (1) the snapshot is written under a new, content-addressed
@@ -297,12 +300,17 @@ def save_with_vocabulary(record: Calibration, vocab: Vocabulary, path: str | Pat
     it with its checksum: the pair switches here, all at once; (3) the snapshots no
     calibration names any more are deleted. Killed before (2): the old pair is intact (plus
     an unnamed snapshot the next run deletes); killed after: the new pair is.
+    ``companions(folder_and_stem, digest)`` writes files that belong to the snapshot (the
+    identifiers statistics, ``NAME.idents.<same prefix>.npz``) between (1) and (2), so they
+    switch with it.
     """
     target = output_target(path, "calibration file")
     payload, digest = snapshot_payload(vocab)
     stem = target.name.removesuffix(".json")
     vocab_name = f"{stem}.vocab.{digest[:16]}.npz"
     atomic_write(target.parent / vocab_name, payload, "vocabulary file")
+    if companions is not None:
+        companions(target.parent / stem, digest)
     linked = replace(record, vocabulary=vocab_name, vocabulary_sha256=digest,
                      vocabulary_terms=len(vocab), location=str(target.parent))
     save_calibration(linked, path)
@@ -322,13 +330,15 @@ def _remove_unnamed_snapshots(target: Path, stem: str, keep: str) -> None:
         return
     if named != keep:
         return
-    legacy = f"{stem}.vocab.npz"
-    for candidate in target.parent.iterdir():
-        name = candidate.name
-        hashed = (name.startswith(f"{stem}.vocab.") and name.endswith(".npz")
-                  and len(name) == len(stem) + len(".vocab.") + 16 + len(".npz"))
-        if name != keep and (hashed or name == legacy):
-            candidate.unlink(missing_ok=True)
+    for kind in ("vocab", "idents"):  # the snapshot and its companion files
+        kept = keep.replace(".vocab.", f".{kind}.", 1)
+        legacy = f"{stem}.{kind}.npz"
+        for candidate in target.parent.iterdir():
+            name = candidate.name
+            hashed = (name.startswith(f"{stem}.{kind}.") and name.endswith(".npz")
+                      and len(name) == len(stem) + len(kind) + 2 + 16 + len(".npz"))
+            if name != kept and (hashed or name == legacy):
+                candidate.unlink(missing_ok=True)
 
 
 def check_field_path_plan(index: str, field_name: str) -> Plan[None]:

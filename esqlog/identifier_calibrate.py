@@ -66,11 +66,16 @@ def calibrate_identifiers(
 
 def save_identifier_calibration(found: IdentifierCalibration,
                                 path: str | Path) -> tuple[Calibration, Path, int]:
-    """Snapshot, then split statistics (bound to the snapshot), then the record last."""
-    target = Path(path)
-    linked = save_with_vocabulary(found.record, found.vocabulary, target)
-    stats_path, size = save_identifier_stats(found.stats, identifiers_path_for(target),
-                                             linked.vocabulary_sha256)
+    """Snapshot, then split statistics (named and bound by the snapshot's checksum), then the
+    record last: a kill at any point leaves the old triple or the new one."""
+    written: list[tuple[Path, int]] = []
+
+    def companions(stem: Path, digest: str) -> None:
+        written.append(save_identifier_stats(found.stats, identifiers_path_for(stem, digest),
+                                             digest))
+
+    linked = save_with_vocabulary(found.record, found.vocabulary, Path(path), companions)
+    stats_path, size = written[0]
     return linked, stats_path, size
 
 

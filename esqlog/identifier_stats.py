@@ -296,10 +296,10 @@ _ARRAYS = {"df_engine": np.uint32, "df_split": np.uint32, "mask": np.uint64,
            "parts_ptr": np.int64, "parts_idx": np.int32}
 
 
-def identifiers_path_for(calibration_path: str | Path) -> Path:
-    """Where the split statistics of a calibration file live: NAME.idents.npz beside it."""
-    target = Path(calibration_path)
-    return target.with_name(target.name.removesuffix(".json") + ".idents.npz")
+def identifiers_path_for(stem: Path, digest: str) -> Path:
+    """Where the split statistics of the snapshot with checksum ``digest`` live:
+    NAME.idents.<sha16>.npz beside NAME.vocab.<sha16>.npz (``stem`` is folder/NAME)."""
+    return stem.with_name(f"{stem.name}.idents.{digest[:16]}.npz")
 
 
 def save_identifier_stats(stats: IdentifierStats, path: str | Path,
@@ -390,7 +390,10 @@ def load_for_calibration(vocabulary_path: Path | None,
     if vocabulary_path is None:
         raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
                          "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
-    # NAME.vocab.<sha16>.npz (or the older NAME.vocab.npz) -> NAME.idents.npz
-    stem = re.sub(r"\.vocab(\.[0-9a-f]+)?\.npz$", "", vocabulary_path.name)
-    return load_identifier_stats(vocabulary_path.with_name(stem + ".idents.npz"),
-                                 vocabulary_sha256)
+    # NAME.vocab.<sha16>.npz -> NAME.idents.<sha16>.npz (the same snapshot's companion)
+    name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary_path.name)
+    if name == vocabulary_path.name:
+        raise UsageError(f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
+                         "statistics beside it", "re-run esqlog calibrate --vocabulary "
+                         "--identifiers")
+    return load_identifier_stats(vocabulary_path.with_name(name), vocabulary_sha256)

@@ -217,7 +217,10 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     done = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
                                 "body", "--vocabulary", "--identifiers", "--out", str(out)])
     assert done.exit_code == 0, done.output
-    assert (tmp_path / "cal.idents.npz").exists() and "sub-words" in done.output
+    (snapshot,) = tmp_path.glob("cal.vocab.*.npz")
+    (split_file,) = tmp_path.glob("cal.idents.*.npz")  # named by the same snapshot checksum
+    assert split_file.name == snapshot.name.replace(".vocab.", ".idents.")
+    assert "sub-words" in done.output
     text = "ReadFile reads the named file and returns its contents"
     shown = runner.invoke(main, ["explain", "--url", url, corpus.index, text,
                                  "--calibration", str(out), "--identifiers", "--json"])
@@ -240,3 +243,36 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     bad = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
                                "body", "--identifiers", "--out", str(out)])
     assert bad.exit_code == 2 and "--identifiers needs --vocabulary" in bad.output
+
+
+def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """calibration, snapshot and split statistics switch together: a save killed before the
+    calibration is renamed leaves the old calibration loading its own snapshot and split
+    statistics (named by that snapshot's checksum); a finished save leaves one of each."""
+    from esqlog import calibrate as calibrate_module
+    from esqlog.calibrate import load_calibration
+    from esqlog.identifier_calibrate import save_identifier_calibration
+    from esqlog.identifier_stats import load_for_calibration
+
+    out = tmp_path / "cal.json"
+    save_identifier_calibration(corpus.found, out)
+    old = load_calibration(out)
+
+    def killed(*_: Any, **__: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(calibrate_module, "save_calibration", killed)
+    with pytest.raises(KeyboardInterrupt):
+        save_identifier_calibration(corpus.found, out)
+    monkeypatch.undo()
+    still = load_calibration(out)
+    assert (still.vocabulary, still.vocabulary_sha256) == (old.vocabulary,
+                                                           old.vocabulary_sha256)
+    stats = load_for_calibration(still.vocabulary_path(), still.vocabulary_sha256)
+    assert stats.split_docs == corpus.found.stats.split_docs
+    (tmp_path / "cal.vocab.0123456789abcdef.npz").write_bytes(b"left by a killed run")
+    (tmp_path / "cal.idents.0123456789abcdef.npz").write_bytes(b"left by a killed run")
+    save_identifier_calibration(corpus.found, out)  # a whole run removes the leftovers
+    assert len(list(tmp_path.glob("cal.vocab.*.npz"))) == 1
+    assert len(list(tmp_path.glob("cal.idents.*.npz"))) == 1

@@ -36,7 +36,7 @@ from esqlog.qlog import PREDICTORS
                    "searches need no statistics round trip; implies --exact.")
 @click.option("--identifiers", "with_identifiers", is_flag=True,
               help="With --vocabulary: also learn identifier splits and the split stream's "
-                   "statistics (NAME.idents.npz) for search --mode identifiers.")
+                   "statistics (NAME.idents.<sha>.npz) for search --mode identifiers.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
