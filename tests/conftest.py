@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from esqlog.engine import ConnectionSettings, Engine, Request, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine, Request
 
 if TYPE_CHECKING:
     from tests.oracle import Corpus

@@ -25,7 +25,8 @@ import elasticsearch
 import pytest
 
 from esqlog.calibrate import load_calibration
-from esqlog.engine import ConnectionSettings, Engine, Request, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine, Request
 from esqlog.wrapper import wrap
 from tests.private_nodes import ENGINE_SH, PrivateNode, node, one_line_error, run_esqlog
 from tests.private_nodes import stdlib_lines as real_lines

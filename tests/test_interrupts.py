@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import AsyncEngine, ConnectionSettings, Engine, Request, arun, make_client
+from esqlog.connection import ConnectionSettings, make_client
+from esqlog.engine import AsyncEngine, Engine, Request, arun
 from esqlog.vocabulary import scan_vocabulary_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from esqlog.engine import ConnectionSettings, Engine, Request, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine, Request
 from tests.private_nodes import (
     ADMIN_PASSWORD,
     ADMIN_USER,

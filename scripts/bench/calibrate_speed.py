@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.calibrate import Calibration, calibrate, calibrate_with_vocabulary
-from esqlog.engine import ConnectionSettings, Engine, Request, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine, Request
 
 
 class TimedEngine(Engine):

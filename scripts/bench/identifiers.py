@@ -29,7 +29,8 @@ import quality
 
 from esqlog.analysis import standard_terms
 from esqlog.calibrate import calibrate, calibrate_with_vocabulary
-from esqlog.engine import ConnectionSettings, Engine, connect
+from esqlog.connection import ConnectionSettings, connect
+from esqlog.engine import Engine
 from esqlog.evaluate import paired_bootstrap, per_query_metrics
 from esqlog.experiment import QuerySet, evaluate_queries, system_label
 from esqlog.identifier_calibrate import calibrate_identifiers

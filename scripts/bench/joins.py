@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from esqlog.calibrate import calibrate
+from esqlog.connection import ConnectionSettings, connect
 from esqlog.corpus import load_queries
-from esqlog.engine import ConnectionSettings, connect
 from esqlog.evaluate import compare, mean_metrics, per_query_metrics
 from esqlog.experiment import QuerySet, msearch_run, native_query, resolve_all, sweep
 

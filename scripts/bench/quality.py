@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.calibrate import calibrate
+from esqlog.connection import ConnectionSettings, connect
 from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
-from esqlog.engine import ConnectionSettings, Engine, Request, connect
+from esqlog.engine import Engine, Request
 from esqlog.experiment import QuerySet, evaluate_queries, system_label
 from esqlog.qlog import PREDICTORS, CorpusFeatures
 
