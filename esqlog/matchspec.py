@@ -156,10 +156,13 @@ LeafFn = Callable[[str, Mapping[str, Any]], dict[str, Any] | None]
 
 # Scoring children of compound queries. filter / must_not / constant_score do not score, so a
 # rewrite there could only risk the match set for no gain; they are never entered.
+# boosting scores positive x (negative_boost if negative matches, else 1): negative is only
+# a match test, so q-log weights inside positive keep both the match set and that factor.
 _SCORING_CHILDREN: dict[str, tuple[str, ...]] = {
     "bool": ("must", "should"),
     "dis_max": ("queries",),
     "function_score": ("query",),
+    "boosting": ("positive",),
 }
 
 

@@ -38,10 +38,11 @@ class Request:
 
 @dataclass(frozen=True)
 class ClientSearch:
-    """Call the wrapped client's own ``search`` with these arguments."""
+    """Call the wrapped client's own ``search`` (or ``msearch``) with these arguments."""
 
     args: tuple[Any, ...]
     kwargs: Mapping[str, Any]
+    method: str = "search"
 
 
 @dataclass(frozen=True)

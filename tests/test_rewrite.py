@@ -449,7 +449,6 @@ def test_recurses_into_scoring_children_only() -> None:
     "query",
     [
         {"constant_score": {"filter": {"match": {"code": "json"}}}},
-        {"boosting": {"positive": {"match": {"code": "json"}}, "negative": {"match_all": {}}}},
         {"nested": {"path": "x", "query": {"match": {"code": "json"}}}},
         {"match_phrase": {"code": "parse json"}},
         {"term": {"code": "json"}},
@@ -458,6 +457,17 @@ def test_recurses_into_scoring_children_only() -> None:
 )
 def test_non_scoring_and_unknown_clauses_are_untouched(query: dict[str, Any]) -> None:
     assert rq(query) == query
+
+
+def test_boosting_rewrites_positive_and_leaves_negative_a_plain_match_test() -> None:
+    """boosting scores positive x negative_boost when negative matches: only positive scores."""
+    negative = {"match": {"code": "json"}}
+    query = {"boosting": {"positive": {"match": {"code": "parse json"}}, "negative": negative,
+                          "negative_boost": 0.2}}
+    out = rq(query)["boosting"]
+    assert out["negative"] == negative and out["negative_boost"] == 0.2
+    assert out["positive"] == rq({"match": {"code": "parse json"}})
+    assert out["positive"] != {"match": {"code": "parse json"}}
 
 
 def test_body_keys_other_than_query_are_identical_and_input_not_mutated() -> None:

@@ -13,6 +13,7 @@ from esqlog.calibrate import Calibration, load_calibration
 from esqlog.engine import AsyncEngine, Engine, flavor_of, is_async_client
 from esqlog.steps import ClientSearch, Pause, Step, adrive, drive
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.multi import msearch_plan
 from esqlog.wrapper.options import (
     DEFAULT_RESOLVE_TTL,
     DEFAULT_SCRIPT_DF_FRACTION,
@@ -40,9 +41,13 @@ class QlogClient:
         """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
         return drive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform)
 
+    def msearch(self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any) -> Any:
+        """The client's own ``msearch``, each calibrated search rewritten (wrapper.multi)."""
+        return drive(msearch_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform)
+
     def _perform(self, step: Step) -> Any:
         if isinstance(step, ClientSearch):
-            return self._client.search(*step.args, **step.kwargs)
+            return getattr(self._client, step.method)(*step.args, **step.kwargs)
         if isinstance(step, Pause):
             time.sleep(step.seconds)
             return None
@@ -66,9 +71,15 @@ class AsyncQlogClient:
         return await adrive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode),
                             self._perform)
 
+    async def msearch(self, *args: Any, esqlog_mode: SearchMode | None = None,
+                      **kwargs: Any) -> Any:
+        """The client's own ``msearch``, each calibrated search rewritten (wrapper.multi)."""
+        return await adrive(msearch_plan(self.esqlog_core, args, kwargs, esqlog_mode),
+                            self._perform)
+
     async def _perform(self, step: Step) -> Any:
         if isinstance(step, ClientSearch):
-            return await self._client.search(*step.args, **step.kwargs)
+            return await getattr(self._client, step.method)(*step.args, **step.kwargs)
         if isinstance(step, Pause):
             await asyncio.sleep(step.seconds)
             return None

@@ -26,6 +26,7 @@ from esqlog.stats import StatsCache, TextStats
 from esqlog.vocabulary import Vocabulary
 from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.options import SearchMode, WrapOptions, join_weight_for
+from esqlog.wrapper.pits import PitIndexes
 from esqlog.wrapper.resolve import IndexResolver, IndexTarget
 from esqlog.wrapper.scripting import ScriptSupport
 from esqlog.wrapper.snapshots import SnapshotGuard, load_snapshots
@@ -54,6 +55,7 @@ class WrapperCore:
             self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
             options.joins)
         self.scripts = ScriptSupport()
+        self.pits = PitIndexes()  # point-in-time id -> the index it reads
         self._version: tuple[int, ...] | None = None
         self.max_clauses = DEFAULT_MAX_CLAUSES  # the engine's clause limit, asked when joins
         self._max_clauses_known = False

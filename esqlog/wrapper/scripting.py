@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 from esqlog.calibrate import TERM_SCRIPT_ID
 from esqlog.engine import Plan, Request, error_reason, error_status, quote_path
@@ -81,12 +80,12 @@ class ScriptSupport:
                       "falling back to boost mode", RuntimeWarning, stacklevel=6)
 
 
-def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], dict[str, Any]],
+def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], None],
                           mode: RewriteMode, forced: bool, scripts: ScriptSupport) -> SearchPlan:
-    """Send the rewritten query; in script mode, fall back to boost or raise (forced).
+    """Send the rewritten search; in script mode, fall back to boost or raise (forced).
 
-    ``rewrite`` builds the rewritten query for a mode from the caller's original query, so
-    the fallback never rewrites the script rewrite.
+    ``rewrite`` sets the call's rewritten queries for a mode, each built from the caller's
+    original one, so the fallback never rewrites the script rewrite.
     """
     if mode == "script" and not (yield from scripts.probe_plan()):
         if forced:
@@ -95,7 +94,7 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], dic
                 f"{TERM_SCRIPT_ID} not found)", _FIX) from scripts.failure
         scripts.fall_back(scripts.failure)
         mode = "boost"
-    call.set("query", rewrite(mode))
+    rewrite(mode)
     try:
         return (yield ClientSearch((), call.final_kwargs()))
     except Exception as exc:
@@ -106,5 +105,5 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], dic
                 f"script mode is not available on this cluster ({error_reason(exc)})",
                 _FIX) from exc
         scripts.fall_back(exc)
-    call.set("query", rewrite("boost"))
+    rewrite("boost")
     return (yield ClientSearch((), call.final_kwargs()))

@@ -1,5 +1,8 @@
 """One search, as a plan: decide, fetch statistics, then search natively, rewritten, or with
-a rerank. Driven by the sync and the async client alike (esqlog.steps)."""
+a rerank. Driven by the sync and the async client alike (esqlog.steps).
+
+Which parts of a body are rewritten (query, retrievers; never knn) is esqlog.wrapper.bodies;
+which index a point-in-time search reads is esqlog.wrapper.pits."""
 
 from __future__ import annotations
 
@@ -10,8 +13,10 @@ from esqlog.clauses import filters_on_score
 from esqlog.errors import ClusterError
 from esqlog.rerank.responses import rerank_window
 from esqlog.rerank.strategies import RerankJob, choose_plan
+from esqlog.rewrite import RewriteMode
 from esqlog.stats import TextStats
 from esqlog.steps import SearchPlan, Step
+from esqlog.wrapper.bodies import has_top_level_knn, map_retriever, retriever_queries
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.options import SearchMode
@@ -27,26 +32,48 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     """The caller's search with calibrated match clauses scored by q-log BM25."""
     call = SearchCall(core.flavor, args, kwargs)
     mode = core.effective_mode(esqlog_mode)
-    if mode == "native" or call.query is None or filters_on_score(call.get("min_score"),
-                                                                  call.query):
+    knn = has_top_level_knn(call.body, call.kwargs)
+    query, retriever = call.query, call.get("retriever")
+    queries = [] if query is None else [query]
+    queries += retriever_queries(retriever)
+    if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
+            or (knn and core.flavor == "opensearch")):  # OpenSearch rejects a top-level knn
         return (yield call.untouched())  # min_score thresholds native scores: nothing may move
-    prepared = yield from _prepare_plan(core, call)
-    if prepared is None:
+    index, pit = call.index, None
+    if index is None and call.get("pit") is not None:
+        pit = yield from core.pits.source_plan(call.get("pit"))
+        index = None if pit is None else pit.index
+    prepared = yield from _prepare_plan(core, call, index, queries)
+    if prepared is None or (pit is not None and prepared[0].shards != pit.shards):
         return (yield call.untouched())
     target, stats = prepared
-    if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+    # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
+    # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
+    if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
+            and not knn):
         call.set("search_type", "dfs_query_then_fetch")
-    if mode == "rerank":
-        return (yield from _rerank_plan(core, call, target, stats))
-    forced = (esqlog_mode or core.options.mode) == "script"
-    original = call.query  # every rewrite starts from the caller's query
-    return (yield from rewritten_search_plan(
-        call, lambda rewrite_mode: core.rewritten(target, original, stats, rewrite_mode),
-        "script" if mode == "script" else "boost", forced, core.scripts))
+    if mode == "rerank" and retriever is None and not knn:
+        response = yield from _rerank_plan(core, call, target, stats)
+    else:  # rerank has no place beside knn or in retrievers: those get the boost rewrite
+        forced = (esqlog_mode or core.options.mode) == "script"
+
+        def rewrite(rewrite_mode: RewriteMode) -> None:
+            def one(original: Any) -> Any:
+                return core.rewritten(target, original, stats, rewrite_mode)
+            if query is not None:
+                call.set("query", one(query))
+            if retriever is not None:
+                call.set("retriever", map_retriever(retriever, one))
+
+        response = yield from rewritten_search_plan(
+            call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts)
+    if pit is not None:
+        core.pits.remember(response, pit)
+    return response
 
 
-def _prepare_plan(core: WrapperCore,
-                  call: SearchCall) -> Generator[Step, Any, Prepared | None]:
+def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any,
+                  queries: list[Any]) -> Generator[Step, Any, Prepared | None]:
     """(target, statistics) of a calibrated search, or None to pass it through.
 
     A failure of esqlog's own requests (the index was deleted, closed or recreated since it
@@ -55,18 +82,20 @@ def _prepare_plan(core: WrapperCore,
     gets the client's own exception (NotFoundError, BadRequestError ...), exactly as
     without esqlog; where native would answer, esqlog's failure stands.
     """
+    # One statistics round trip serves every query of the body (query, retrievers)
+    combined = queries[0] if len(queries) == 1 else {"bool": {"should": queries}}
     failure: ClusterError | None = None
     for _ in range(2):
         try:
-            target = yield from core.resolver.target_plan(call.index)
+            target = yield from core.resolver.target_plan(index)
             if target is None:
                 return None
             yield from core.snapshots.check_plan(target.index)
             yield from core.clause_limit_plan()
             stats = yield from core.statistics.resolve_plan(
-                target, call.query, core.fields[target.index])
+                target, combined, core.fields[target.index])
         except ClusterError as exc:
-            core.resolver.forget(call.index)
+            core.resolver.forget(index)
             failure = exc
             continue
         return (target, stats) if stats else None

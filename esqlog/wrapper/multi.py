@@ -1,0 +1,121 @@
+"""``msearch``: each search of the batch rewritten as ``search`` would rewrite it.
+
+A multi-search is a list of (header, body) pairs; each body is an ordinary search of the
+header's index (or the call's ``index``). Each calibrated body gets its q-log rewrite and, on
+a multi-shard index, ``search_type: dfs_query_then_fetch`` in its own header (unless the
+header or the call sets one, or the body has a top-level knn); everything else in the
+batch, its order and the call's other arguments go to the engine as given, in one msearch.
+
+What stays as given: a batch sent as an NDJSON string or bytes (esqlog does not re-parse
+it), bodies with ``min_score``, bodies whose index is not calibrated or not one concrete
+index, and point-in-time bodies (no index in the header). ``rerank`` mode rewrites msearch
+bodies with boosts (the same match set; every hit ranked by q-log, not only the top-N):
+a rerank needs a second round trip per body. An item the engine fails is its own error
+entry in the response, as without esqlog; esqlog's own failure to fetch statistics for one
+body leaves that body native.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from esqlog.clauses import filters_on_score
+from esqlog.errors import ClusterError
+from esqlog.rewrite import RewriteMode
+from esqlog.steps import ClientSearch, SearchPlan
+from esqlog.wrapper.bodies import has_top_level_knn, map_retriever, retriever_queries
+from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.options import SearchMode
+from esqlog.wrapper.scripting import _FIX, ScriptingUnavailable
+
+_DFS = "dfs_query_then_fetch"
+
+
+def _batch(flavor: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+           ) -> tuple[str, list[Any]] | None:
+    """(keyword, searches) of the call when it is a list esqlog can read, else None."""
+    if flavor == "opensearch" and args:
+        if len(args) > 1 or "body" in kwargs:
+            return None
+        kwargs["body"] = args[0]
+    key = "searches" if "searches" in kwargs else "body"
+    searches = kwargs.get(key)
+    if not isinstance(searches, list | tuple) or len(searches) % 2:
+        return None
+    return key, list(searches)
+
+
+def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 esqlog_mode: SearchMode | None) -> SearchPlan:
+    """The caller's msearch with every calibrated body rewritten (see the module doc)."""
+    given = dict(kwargs)
+    batch = _batch(core.flavor, args, given)
+    mode = core.effective_mode(esqlog_mode)
+    if batch is None or mode == "native":
+        return (yield ClientSearch(args, kwargs, "msearch"))
+    key, searches = batch
+    rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
+    out: list[Any] = []
+    for header, body in zip(searches[::2], searches[1::2], strict=True):
+        out.extend((yield from _one_plan(core, header, body, given, rewrite_mode)))
+    given[key] = out
+    return (yield ClientSearch((), given, "msearch"))
+
+
+def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None,
+                  mode: SearchMode) -> Any:
+    """script when the cluster runs esqlog's script, else boost (script forced: an error)."""
+    if mode != "script":
+        return "boost"
+    if (yield from core.scripts.probe_plan()):
+        return "script"
+    if (esqlog_mode or core.options.mode) == "script":
+        raise ScriptingUnavailable("script mode is not available on this cluster (stored "
+                                   "script not found)", _FIX) from core.scripts.failure
+    core.scripts.fall_back(core.scripts.failure)
+    return "boost"
+
+
+def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any],
+              mode: RewriteMode) -> Any:
+    """[header, body] of one search of the batch, rewritten when it is calibrated."""
+    if not isinstance(header, Mapping) or not isinstance(body, Mapping):
+        return [header, body]
+    query, retriever = body.get("query"), body.get("retriever")
+    queries = ([] if query is None else [query]) + retriever_queries(retriever)
+    knn = has_top_level_knn(body, {})
+    if (not queries or filters_on_score(body.get("min_score"), query)
+            or (knn and core.flavor == "opensearch")):
+        return [header, body]
+    index = header.get("index", given.get("index"))
+    if isinstance(index, list | tuple) and len(index) == 1:
+        index = index[0]
+    combined = queries[0] if len(queries) == 1 else {"bool": {"should": queries}}
+    try:
+        target = yield from core.resolver.target_plan(index)
+        if target is None:
+            return [header, body]
+        yield from core.snapshots.check_plan(target.index)
+        yield from core.clause_limit_plan()
+        stats = yield from core.statistics.resolve_plan(target, combined,
+                                                        core.fields[target.index])
+    except ClusterError:  # this body stays native; the engine answers it in the batch
+        core.resolver.forget(index)
+        return [header, body]
+    if not stats:
+        return [header, body]
+
+    def one(original: Any) -> Any:
+        return core.rewritten(target, original, stats, mode)
+
+    rewritten = dict(body)
+    if query is not None:
+        rewritten["query"] = one(query)
+    if retriever is not None:
+        rewritten["retriever"] = map_retriever(retriever, one)
+    if (core.options.dfs and target.shards > 1 and not knn and "search_type" not in header
+            and given.get("search_type") is None
+            and (given.get("params") or {}).get("search_type") is None):
+        header = {**header, "search_type": _DFS}
+    return [header, rewritten]
