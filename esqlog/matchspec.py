@@ -19,6 +19,8 @@ Operator = Literal["or", "and"]
 # so an option this module does not know can never silently change the match set.
 # auto_generate_synonyms_phrase_query only acts on multi-position synonyms, which are excluded
 # by the distinct-positions check.
+# fuzziness 0 ("0") allows no edit: both engines score such a clause exactly as without it
+# (tests/test_bodies_engine.py); any other fuzziness expands terms and passes through.
 _MATCH_OPTIONS = frozenset(
     {
         "query",
@@ -27,8 +29,10 @@ _MATCH_OPTIONS = frozenset(
         "boost",
         "_name",
         "auto_generate_synonyms_phrase_query",
+        "fuzziness",
     }
 )
+_NO_EDITS = (0, "0")
 _MULTI_MATCH_OPTIONS = _MATCH_OPTIONS | {"fields", "type", "tie_breaker"}
 # Default tie_breaker per supported multi_match type (what Elasticsearch uses when none is given).
 MULTI_MATCH_TIE_BREAKER = {"best_fields": 0.0, "most_fields": 1.0}
@@ -93,7 +97,11 @@ def _parse_options(spec: Mapping[str, Any], allowed: frozenset[str]) -> MatchOpt
         return None
     if not (name is None or isinstance(name, str)):
         return None
-    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query",) if k in spec}
+    fuzziness = spec.get("fuzziness", 0)
+    if type(fuzziness) not in (int, str) or fuzziness not in _NO_EDITS:
+        return None
+    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query", "fuzziness")
+             if k in spec}
     op: Operator = "and" if operator.lower() == "and" else "or"
     return MatchOptions(op, raw_operator, msm, boost, name, extra)
 
@@ -191,6 +199,26 @@ def _walk_each(value: Any, leaf: LeafFn) -> Any:
     if isinstance(value, list):
         return [walk(child, leaf) for child in value]
     return walk(value, leaf)
+
+
+def with_default_fields(query: Any, default_fields: Collection[str]) -> Any:
+    """The query with each fields-less multi_match given the index's default fields.
+
+    A multi_match without ``fields`` searches ``index.query.default_field``; given as an
+    explicit list, the engines search exactly those fields, as if the clause named them (the
+    same hits and scores on both engines, tests/test_bodies_engine.py). The default ``*``
+    (every field, lenient) is left alone: which fields it expands to is the engine's call.
+    """
+    fields = list(default_fields)
+    if not fields or any("*" in f for f in fields):
+        return query
+
+    def leaf(kind: str, inner: Mapping[str, Any]) -> dict[str, Any] | None:
+        if kind == "multi_match" and "fields" not in inner:
+            return {"multi_match": {**inner, "fields": fields}}
+        return None
+
+    return walk(query, leaf)
 
 
 # --------------------------------------------------------------------------- phase 1 of the rewrite

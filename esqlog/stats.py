@@ -37,6 +37,8 @@ class IndexInfo:
     name: str
     uuid: str
     shards: int
+    #: index.query.default_field: what a multi_match / query_string without fields searches
+    default_fields: tuple[str, ...] = ("*",)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,8 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
         body = yield Request(
             "GET",
             f"/{_quote(name)}/_settings",
-            {"filter_path": "*.settings.index.uuid,*.settings.index.number_of_shards"},
+            {"filter_path": "*.settings.index.uuid,*.settings.index.number_of_shards,"
+                            "*.settings.index.query.default_field"},
         )
     except Exception as exc:
         if error_status(exc) == 404:
@@ -125,7 +128,10 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
             "calibrate one concrete index (or an alias of exactly one index)",
         )
     settings = body[indices[0]]["settings"]["index"]
-    return IndexInfo(indices[0], str(settings["uuid"]), int(settings["number_of_shards"]))
+    raw = (settings.get("query") or {}).get("default_field", "*")
+    defaults = tuple(str(f) for f in (raw if isinstance(raw, list) else [raw]))
+    return IndexInfo(indices[0], str(settings["uuid"]), int(settings["number_of_shards"]),
+                     defaults or ("*",))
 
 
 def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:

@@ -355,3 +355,80 @@ def test_an_ndjson_msearch_goes_to_the_engine_as_given(bodies: Bodies) -> None:
     first, native = body_of(got)["responses"][0], body_of(raw)["responses"][0]
     _assert_same_set(native, first, "ndjson")
     _assert_scores(dict(hits_of(native)), first, "ndjson")
+
+
+# --- Haystack's BM25 retrievers: multi_match, no fields, fuzziness (item 5) ------------------
+
+def _haystack_body(text: str, fuzziness: str) -> dict[str, Any]:
+    """The body haystack-core-integrations' Elasticsearch and OpenSearch BM25 retrievers
+    send (document_store._bm25_retrieval), with the retriever's fuzziness."""
+    return {"size": 10, "query": {"bool": {"must": [{"multi_match": {
+        "query": text, "fuzziness": fuzziness, "type": "most_fields", "operator": "OR"}}]}}}
+
+
+@pytest.fixture(scope="module")
+def haystack(engine: Engine) -> Iterator[tuple[Engine, str, str, Calibration]]:
+    """A Haystack-shaped index (content text, meta keywords) twice: with the default
+    index.query.default_field (*) and with default_field [content]."""
+    mappings = {"properties": {"content": {"type": "text"}, "meta": {"type": "keyword"}}}
+    star = create_index(engine, shards=2, mappings=mappings)
+    listed = create_index(engine, shards=2, mappings=mappings,
+                          settings={"index.query.default_field": ["content"]})
+    try:
+        docs = [{"id": d["id"], "content": d["body"], "meta": d["pkg"]}
+                for d in load_docs(600)]
+        for index in (star, listed):
+            bulk_index(engine, index, docs)
+        cals = [dataclasses.replace(calibrate(engine, i, "content", sample=300), q=0.5)
+                for i in (star, listed)]
+        yield engine, star, listed, cals  # type: ignore[misc]
+    finally:
+        call(engine, "DELETE", f"/{star}")
+        call(engine, "DELETE", f"/{listed}")
+
+
+def _search_all(client: Any, index: str, body: dict[str, Any]) -> Any:
+    return client.search(index=index, body={**body, "size": 700, "track_total_hits": True,
+                                            "_source": False})
+
+
+def test_haystack_bm25_body_with_fuzziness_0_and_listed_default_fields_is_rewritten(
+        haystack: Any) -> None:
+    engine, _, listed, cals = haystack
+    wrapped = wrap(engine.client, cals)
+    for text in ("error string", "parse the buffer", "Close"):
+        body = _haystack_body(text, "0")
+        native = _search_all(engine.client, listed, body)
+        got = _search_all(wrapped, listed, body)
+        _assert_same_set(native, got, text)
+        assert _differs(native, got), text
+        plain = {"query": {"match": {"content": text}}}
+        _assert_scores(dict(hits_of(_search_all(wrapped, listed, plain))), got, text)
+
+
+@pytest.mark.parametrize("which,fuzziness", [("star", "0"), ("star", "AUTO"),
+                                             ("listed", "AUTO"), ("listed", "1")])
+def test_haystack_bm25_body_that_cannot_be_exact_stays_native(
+        haystack: Any, which: str, fuzziness: str) -> None:
+    """Fuzzy expansion changes terms (and blends their df); default_field * searches every
+    field leniently: both are the engine's to resolve, so the body goes as given."""
+    engine, star, listed, cals = haystack
+    index = star if which == "star" else listed
+    body = _haystack_body("error strng", fuzziness)
+    native = _search_all(engine.client, index, body)
+    got = _search_all(wrap(engine.client, cals), index, body)
+    _assert_same_set(native, got, (which, fuzziness))
+    _assert_scores(dict(hits_of(native)), got, (which, fuzziness))
+
+
+def test_match_with_fuzziness_0_is_rewritten_exactly(bodies: Bodies) -> None:
+    wrapped = bodies.wrapped()
+    for text in TEXTS:
+        for fuzziness in (0, "0"):
+            body = {"query": {"match": {"body": {"query": text, "fuzziness": fuzziness}}}}
+            native = _all(bodies, bodies.engine.client, body)
+            got = _all(bodies, wrapped, body)
+            _assert_same_set(native, got, (text, fuzziness))
+            assert _differs(native, got), text
+            plain = {"query": {"match": {"body": text}}}
+            _assert_scores(dict(hits_of(_all(bodies, wrapped, plain))), got, text)

@@ -14,6 +14,7 @@ from esqlog.calibrate import TERM_SCRIPT_ID, Calibration
 from esqlog.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.engine import Flavor, Plan, version_plan
 from esqlog.joins import confirmed_joins, joins_that_fit
+from esqlog.matchspec import with_default_fields
 from esqlog.rerank import ScoredText
 from esqlog.rewrite import (
     FieldCalibration,
@@ -92,6 +93,7 @@ class WrapperCore:
     def rewritten(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
                   mode: RewriteMode) -> dict[str, Any]:
         """The caller's query with q-log weights (boost clauses or the stored script)."""
+        query = with_default_fields(query, target.default_fields)
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
                                    self.join_weight(target.index),
@@ -103,6 +105,7 @@ class WrapperCore:
                      names: Mapping[tuple[str, str], str]) -> dict[str, Any]:
         """The query with native scores (q = 1: every weight 1) and each term clause named,
         so one search returns the top-N and every term's own score for the rerank."""
+        query = with_default_fields(query, target.default_fields)
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         fields = {f: FieldCalibration(1.0, "lucene") for f in self.fields[target.index]}
         settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)

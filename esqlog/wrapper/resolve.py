@@ -36,6 +36,8 @@ class IndexTarget:
     routings: tuple[str, ...]
     #: each calibrated field's search analyzer, read at every resolution (a mapping can change)
     analysis: SearchAnalyses = field(default_factory=lambda: SearchAnalyses({}))
+    #: index.query.default_field (multi_match without fields searches these)
+    default_fields: tuple[str, ...] = ("*",)
 
     @property
     def shards(self) -> int:
@@ -94,12 +96,13 @@ class IndexResolver:
         analysis = yield from search_analyses_plan(info.name, list(fields), fields)
         if previous is not None and previous.target is not None and (
                 previous.target.uuid == info.uuid):  # same index: its routings still hold
-            return IndexTarget(info.name, info.uuid, previous.target.routings, analysis)
+            return IndexTarget(info.name, info.uuid, previous.target.routings, analysis,
+                               info.default_fields)
         routings = self.cache.get(("routings", info.uuid))
         if routings is None or len(routings) != info.shards:
             routings = yield from shard_routings_plan(info.name, info.shards)
             self.cache.put(("routings", info.uuid), routings)
-        return IndexTarget(info.name, info.uuid, routings, analysis)
+        return IndexTarget(info.name, info.uuid, routings, analysis, info.default_fields)
 
     def forget(self, index: Any) -> None:
         """Drop a resolution: the next search resolves the name again."""

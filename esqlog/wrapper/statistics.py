@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from esqlog.analysis import standard_terms
 from esqlog.engine import Plan
 from esqlog.joins import join_candidates, proposed_candidates
+from esqlog.matchspec import with_default_fields
 from esqlog.rewrite import FieldCalibration, collect_query_texts
 from esqlog.stats import FieldStats, StatsCache, TextStats, term_stats_plan, texts_stats_plan
 from esqlog.wrapper.resolve import IndexTarget
@@ -40,6 +41,7 @@ class StatisticsResolver:
         one batched ``_mtermvectors`` round trip. Fields whose search analysis a flat term
         list cannot reproduce are left out: their clauses stay native.
         """
+        query = with_default_fields(query, target.default_fields)
         texts = [key for key in collect_query_texts(query, fields)
                  if target.analysis.exact(key[0])]
         local = {key: standard_terms(key[1]) if target.analysis.standard(key[0]) else None
