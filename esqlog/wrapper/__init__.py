@@ -20,6 +20,9 @@ Where a change goes:
 * ``scripting``: script mode's stored-script probe and its auto/forced fallback;
 * ``core``: the parts above wired together, plus the rewrites;
 * ``search``: one search as an I/O-free plan (esqlog.rerank for the rerank strategies);
+* ``bodies``: which queries of a body are rewritten (query, retrievers; knn never);
+* ``pits``: which index a point-in-time search reads;
+* ``multi``: ``msearch``, each body rewritten as ``search`` would;
 * ``client``: the sync and async wrappers that drive that plan, and ``wrap``.
 """
 
