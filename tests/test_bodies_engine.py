@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibrate import Calibration, calibrate
+from esqlog.calibrate import Calibration, calibrate, install_script_plan
 from esqlog.engine import Engine
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, client_errors, create_index
@@ -125,14 +125,16 @@ def _knn(bodies: Bodies, k: int = 20) -> dict[str, Any]:
             "num_candidates": 100}
 
 
+@pytest.mark.parametrize("mode", ["boost", "rerank"])
 def test_knn_with_a_query_on_a_multi_shard_index_is_rewritten_with_global_statistics(
-        bodies: Bodies) -> None:
+        bodies: Bodies, mode: str) -> None:
     """The default dfs=True used to fail here with 400 'cannot set [search_type] when using
     [knn] search'. Elasticsearch runs knn searches as dfs itself: the hybrid's scores must
-    be exactly the global q-log query score plus the knn score."""
+    be exactly the global q-log query score plus the knn score (rerank mode too: a rescore
+    has no place beside knn, so such a body gets the boost rewrite)."""
     if not bodies.es:
         pytest.skip("top-level knn is Elasticsearch's (OpenSearch: see the next test)")
-    wrapped = bodies.wrapped()
+    wrapped = bodies.wrapped(mode=mode)
     knn_scores = dict(hits_of(_all(bodies, bodies.engine.client, {"knn": _knn(bodies)})))
     assert len(knn_scores) == 20
     for text in TEXTS:
@@ -311,8 +313,13 @@ def _check_msearch(bodies: Bodies, responses: list[Any]) -> None:
         _assert_scores(dict(hits_of(expected)), got[n], n)
 
 
-def test_msearch_rewrites_each_calibrated_search(bodies: Bodies) -> None:
-    wrapped, native = bodies.wrapped(), bodies.engine.client
+@pytest.mark.parametrize("mode", ["boost", "script", "rerank"])
+def test_msearch_rewrites_each_calibrated_search(bodies: Bodies, mode: str) -> None:
+    if mode == "script":
+        if bodies.es:
+            pytest.skip("script mode needs Painless (not in the Elasticsearch test node)")
+        bodies.engine.run(install_script_plan())
+    wrapped, native = bodies.wrapped(mode=mode), bodies.engine.client
     if bodies.es:
         responses = [c.msearch(index=bodies.index, searches=_batch(bodies))
                      for c in (wrapped, native)]
