@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from esqlog.matchspec import parse_match, parse_multi_match, with_default_fields
-from esqlog.wrapper.bodies import has_top_level_knn, map_retriever, retriever_queries
+from esqlog.wrapper.bodies import (
+    dfs_allowed,
+    has_top_level_knn,
+    map_retriever,
+    retriever_queries,
+)
 from esqlog.wrapper.pits import PitIndexes, PitSource, pit_id
 
 Q1 = {"match": {"body": "read file"}}
@@ -107,3 +112,10 @@ def test_a_pit_probe_without_hits_gives_no_source() -> None:
     plan = PitIndexes().source_plan({"id": "p"})
     next(plan)
     assert _finish(plan, {"_shards": {"total": 1}, "hits": {"hits": []}}) is None
+
+
+def test_dfs_only_where_the_engine_is_known_to_take_it() -> None:
+    assert dfs_allowed(False, None)
+    assert dfs_allowed(False, {"standard": {"query": Q1}})
+    assert not dfs_allowed(True, None)  # Elasticsearch refuses search_type beside knn
+    assert not dfs_allowed(False, {"rrf": {"retrievers": [{"standard": {"query": Q1}}]}})

@@ -69,6 +69,20 @@ def retriever_queries(retriever: Any) -> list[Any]:
     return found
 
 
+def dfs_allowed(knn: bool, retriever: Any) -> bool:
+    """Whether esqlog may add ``search_type: dfs_query_then_fetch`` to this body.
+
+    Not beside a top-level knn (refused; Elasticsearch runs dfs itself). With a retriever only
+    when it is a plain ``standard`` one (verified on Elasticsearch 8.19): compound retrievers
+    (``rrf``, ``linear``, ...) run their children as searches of their own, which the test
+    node cannot show (no rank-rrf module), so esqlog sets nothing there rather than risk
+    turning a working search into a refused one.
+    """
+    if knn:
+        return False
+    return retriever is None or (isinstance(retriever, Mapping) and set(retriever) == {"standard"})
+
+
 def has_top_level_knn(body: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> bool:
     """A top-level ``knn`` section, in the body or as elasticsearch-py's keyword."""
     return bool((body is not None and body.get("knn") is not None)

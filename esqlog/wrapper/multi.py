@@ -24,7 +24,12 @@ from esqlog.clauses import filters_on_score
 from esqlog.errors import ClusterError
 from esqlog.rewrite import RewriteMode
 from esqlog.steps import ClientSearch, SearchPlan
-from esqlog.wrapper.bodies import has_top_level_knn, map_retriever, retriever_queries
+from esqlog.wrapper.bodies import (
+    dfs_allowed,
+    has_top_level_knn,
+    map_retriever,
+    retriever_queries,
+)
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.scripting import _FIX, ScriptingUnavailable
@@ -82,7 +87,8 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     """[header, body] of one search of the batch, rewritten when it is calibrated."""
     if not isinstance(header, Mapping) or not isinstance(body, Mapping):
         return [header, body]
-    query, retriever = body.get("query"), body.get("retriever")
+    query = body.get("query")
+    retriever = body.get("retriever") if core.flavor == "elasticsearch" else None
     queries = ([] if query is None else [query]) + retriever_queries(retriever)
     knn = has_top_level_knn(body, {})
     if (not queries or filters_on_score(body.get("min_score"), query)
@@ -114,7 +120,8 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         rewritten["query"] = one(query)
     if retriever is not None:
         rewritten["retriever"] = map_retriever(retriever, one)
-    if (core.options.dfs and target.shards > 1 and not knn and "search_type" not in header
+    if (core.options.dfs and target.shards > 1 and dfs_allowed(knn, retriever)
+            and "search_type" not in header
             and given.get("search_type") is None
             and (given.get("params") or {}).get("search_type") is None):
         header = {**header, "search_type": _DFS}

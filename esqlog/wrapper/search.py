@@ -16,7 +16,12 @@ from esqlog.rerank.strategies import RerankJob, choose_plan
 from esqlog.rewrite import RewriteMode
 from esqlog.stats import TextStats
 from esqlog.steps import SearchPlan, Step
-from esqlog.wrapper.bodies import has_top_level_knn, map_retriever, retriever_queries
+from esqlog.wrapper.bodies import (
+    dfs_allowed,
+    has_top_level_knn,
+    map_retriever,
+    retriever_queries,
+)
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.options import SearchMode
@@ -33,7 +38,9 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     call = SearchCall(core.flavor, args, kwargs)
     mode = core.effective_mode(esqlog_mode)
     knn = has_top_level_knn(call.body, call.kwargs)
-    query, retriever = call.query, call.get("retriever")
+    query = call.query
+    # retrievers are Elasticsearch's; OpenSearch rejects the key (its own error, untouched)
+    retriever = call.get("retriever") if core.flavor == "elasticsearch" else None
     queries = [] if query is None else [query]
     queries += retriever_queries(retriever)
     if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
@@ -50,7 +57,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
     # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
     if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-            and not knn):
+            and dfs_allowed(knn, retriever)):
         call.set("search_type", "dfs_query_then_fetch")
     if mode == "rerank" and retriever is None and not knn:
         response = yield from _rerank_plan(core, call, target, stats)
