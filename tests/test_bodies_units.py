@@ -5,6 +5,7 @@ lacks: their rewrite is checked here only (unverified against an engine)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -119,3 +120,44 @@ def test_dfs_only_where_the_engine_is_known_to_take_it() -> None:
     assert dfs_allowed(False, {"standard": {"query": Q1}})
     assert not dfs_allowed(True, None)  # Elasticsearch refuses search_type beside knn
     assert not dfs_allowed(False, {"rrf": {"retrievers": [{"standard": {"query": Q1}}]}})
+
+
+def _msearch(engine: Any, kwargs: dict[str, Any], args: tuple[Any, ...] = ()) -> Any:
+    from esqlog.steps import ClientSearch
+    from esqlog.wrapper.multi import msearch_plan
+    from tests.test_wrapper_unit import core
+
+    engine.run(msearch_plan(core(), args, kwargs, None))
+    last = [s for s in engine.seen if isinstance(s, ClientSearch)][-1]
+    assert last.method == "msearch"
+    return last
+
+
+def test_msearch_rewrites_each_calibrated_body_and_sets_dfs_in_its_own_header() -> None:
+    from tests.scripted import ScriptedEngine
+    from tests.test_wrapper_unit import HITS, routes
+
+    engine = ScriptedEngine({**routes(), ("SEARCH", "None"): HITS})
+    searches = [{"index": "code"}, {"query": {"match": {"body": "read file"}}},
+                {"index": "code", "search_type": "query_then_fetch"},
+                {"query": {"match": {"body": "open"}}},
+                {"index": "elsewhere"}, {"query": {"match": {"body": "read"}}},
+                {}, {"query": {"match": {"body": "read"}}, "min_score": 1}]
+    sent = _msearch(engine, {"index": "code", "body": searches}).kwargs["body"]
+    assert sent[0] == {"index": "code", "search_type": "dfs_query_then_fetch"}
+    assert "term" in json.dumps(sent[1]) and "match" not in json.dumps(sent[1])
+    assert sent[2] == searches[2] and "match" not in json.dumps(sent[3])  # theirs kept
+    assert sent[4:] == searches[4:]  # not calibrated; min_score
+    assert searches[1] == {"query": {"match": {"body": "read file"}}}  # input untouched
+
+
+def test_msearch_with_positional_arguments_or_ndjson_goes_as_given() -> None:
+    from tests.scripted import ScriptedEngine
+    from tests.test_wrapper_unit import HITS
+
+    engine = ScriptedEngine({("SEARCH", "None"): HITS, ("SEARCH", "code"): HITS})
+    pairs = [{"index": "code"}, {"query": {"match": {"body": "read"}}}]
+    assert _msearch(engine, {}, (pairs,)).args == (pairs,)
+    ndjson = '{"index": "code"}\n{"query": {"match": {"body": "read"}}}\n'
+    assert _msearch(engine, {"index": "code", "body": ndjson}).kwargs["body"] == ndjson
+    assert [s for s in engine.seen if not hasattr(s, "method") or s.method != "msearch"] == []

@@ -37,13 +37,15 @@ from esqlog.wrapper.scripting import _FIX, ScriptingUnavailable
 _DFS = "dfs_query_then_fetch"
 
 
-def _batch(flavor: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-           ) -> tuple[str, list[Any]] | None:
-    """(keyword, searches) of the call when it is a list esqlog can read, else None."""
-    if flavor == "opensearch" and args:
-        if len(args) > 1 or "body" in kwargs:
-            return None
-        kwargs["body"] = args[0]
+def _batch(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, list[Any]] | None:
+    """(keyword, searches) of the call when it is a list esqlog can read, else None.
+
+    Positional arguments go to the client as given: both clients take keywords only (so the
+    caller gets the client's own TypeError), and an older client that took them is served
+    as it always was.
+    """
+    if args:
+        return None
     key = "searches" if "searches" in kwargs else "body"
     searches = kwargs.get(key)
     if not isinstance(searches, list | tuple) or len(searches) % 2:
@@ -55,7 +57,7 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
                  esqlog_mode: SearchMode | None) -> SearchPlan:
     """The caller's msearch with every calibrated body rewritten (see the module doc)."""
     given = dict(kwargs)
-    batch = _batch(core.flavor, args, given)
+    batch = _batch(args, given)
     mode = core.effective_mode(esqlog_mode)
     if batch is None or mode == "native":
         return (yield ClientSearch(args, kwargs, "msearch"))
