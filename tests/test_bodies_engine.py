@@ -439,3 +439,40 @@ def test_match_with_fuzziness_0_is_rewritten_exactly(bodies: Bodies) -> None:
             assert _differs(native, got), text
             plain = {"query": {"match": {"body": text}}}
             _assert_scores(dict(hits_of(_all(bodies, wrapped, plain))), got, text)
+
+
+def test_the_async_wrapper_takes_the_same_decisions_for_pit_and_knn(bodies: Bodies) -> None:
+    query = {"match": {"body": "read file error"}}
+    sort = [{"_score": "desc"}, {"key": "asc"}]
+    pit = _open_pit(bodies)
+    extra: dict[str, Any] = {"knn": _knn(bodies)} if bodies.es else {}
+    try:
+        pit_body = {"query": query, "sort": sort, "size": 30, "_source": False,
+                    "pit": {"id": pit}}
+
+        async def run() -> list[Any]:
+            client = _async_client(bodies.engine.flavor)
+            try:
+                wrapped = wrap(client, [bodies.calibration])
+                out = [await wrapped.search(body=pit_body)]
+                if extra:
+                    out.append(await wrapped.search(index=bodies.index, body={
+                        "query": query, **extra, "size": 30, "_source": False}))
+                return out
+            finally:
+                await client.close()
+
+        got = asyncio.run(run())
+        sync = bodies.wrapped()
+        want = [sync.search(body=pit_body)]
+        if extra:
+            want.append(sync.search(index=bodies.index, body={
+                "query": query, **extra, "size": 30, "_source": False}))
+    finally:
+        _close_pit(bodies, pit)
+    native = bodies.engine.client.search(index=bodies.index, body={
+        "query": query, "sort": sort, "size": 30, "_source": False})
+    assert _differs(native, got[0])
+    for a, b in zip(got, want, strict=True):
+        assert [i for i, _ in hits_of(a)] == [i for i, _ in hits_of(b)]
+        _assert_scores(dict(hits_of(b)), a, "async")
