@@ -115,22 +115,24 @@ def recall_at_token_budget(
 
 
 def _unique_ranked_ids(hits: Sequence[tuple[str, float]]) -> list[str]:
-    """Doc ids in rank order, later duplicates dropped (a doc can only be retrieved once)."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for doc_id, _score in hits:
-        if doc_id not in seen:
-            seen.add(doc_id)
-            out.append(doc_id)
-    return out
+    """Doc ids in trec_eval's order: score descending, equal scores by doc id descending.
+
+    Why not the engine's list order: equal scores are true ties (Lucene orders them by its
+    internal doc number, an accident of indexing), and trec_eval re-sorts every run this
+    way. Evaluating in the same order makes the numbers esqlog prints the numbers trec_eval
+    and ir-measures give on the run file esqlog writes. A doc retrieved twice counts once,
+    at its first (best-ranked) appearance.
+    """
+    first: dict[str, float] = {}
+    for doc_id, score in hits:
+        first.setdefault(doc_id, float(score))
+    return [d for d, _s in sorted(first.items(), key=lambda item: (item[1], item[0]),
+                                  reverse=True)]
 
 
 def _rank_scores(run: Run) -> dict[str, dict[str, float]]:
-    """The run as ir-measures input, scored by rank rather than by the engine's score.
-
-    trec_eval re-sorts by score and breaks ties by doc id, which would silently reorder
-    equal-scored hits; strictly decreasing rank scores make it evaluate our order exactly.
-    """
+    """The run as ir-measures input, in trec_eval order, scored by rank (so no provider can
+    order it differently)."""
     out: dict[str, dict[str, float]] = {}
     for qid, hits in run.items():
         ids = _unique_ranked_ids(hits)
@@ -138,42 +140,76 @@ def _rank_scores(run: Run) -> dict[str, dict[str, float]]:
     return out
 
 
-def _ir_measures_metrics(run: Run, qrels: Qrels) -> PerQuery:
-    """The four ir-measures metrics for the queries of ``qrels`` that ir-measures reports."""
+def metric_measures(names: Sequence[str]) -> dict[str, str]:
+    """Metric names as the user wrote them -> the ir-measures measure each is computed with.
+
+    Accepts ir-measures syntax (``nDCG@10``, ``R@100``, ``RR@10``, ``P@5``, ``AP``,
+    ``nDCG(gains={0:0,1:1,2:3})@10``), esqlog's own names (``NDCG@10``, ``MRR@100``,
+    ``Recall@10``) and ``Recall@8K-tokens`` (mapped to itself: computed here). Raises
+    ValueError naming the first name ir-measures cannot parse.
+    """
     import ir_measures
 
-    by_name = {ir_measures.parse_measure(m): name for name, m in IR_MEASURES.items()}
+    out: dict[str, str] = {}
+    for raw in names:
+        name = raw.strip()
+        if name == TOKEN_METRIC:
+            out[name] = name
+            continue
+        measure = IR_MEASURES.get(name, name)
+        try:
+            ir_measures.parse_measure(measure)
+        except (ValueError, TypeError, SyntaxError, KeyError, NameError, AttributeError):
+            raise ValueError(f"unknown metric {raw!r}") from None
+        out[name] = measure
+    return out
+
+
+def _ir_measures_metrics(run: Run, qrels: Qrels, measures: Mapping[str, str]) -> PerQuery:
+    """The ir-measures metrics for the queries of ``qrels`` that ir-measures reports."""
+    import ir_measures
+
+    by_measure: dict[Any, list[str]] = {}
+    for name, m in measures.items():
+        if m != TOKEN_METRIC:
+            by_measure.setdefault(ir_measures.parse_measure(m), []).append(name)
     scored = {qid: hits for qid, hits in _rank_scores(run).items() if qid in qrels and hits}
     out: PerQuery = {}
-    if not scored:
+    if not scored or not by_measure:
         return out
-    for metric in ir_measures.iter_calc(list(by_name), qrels, scored):
-        name = by_name.get(metric.measure)
-        if name is not None and metric.query_id in qrels:
-            out.setdefault(metric.query_id, {})[name] = float(metric.value)
+    for metric in ir_measures.iter_calc(list(by_measure), qrels, scored):
+        if metric.query_id in qrels:
+            for name in by_measure.get(metric.measure, []):
+                out.setdefault(metric.query_id, {})[name] = float(metric.value)
     return out
 
 
 def per_query_metrics(
-    run: Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None
+    run: Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None,
+    measures: Mapping[str, str] | None = None,
 ) -> PerQuery:
-    """Per-query NDCG@10, MRR@100, Recall@10, Recall@100 and (given token counts) Recall@8K.
+    """Per-query metrics: by default NDCG@10, MRR@100, Recall@10, Recall@100 and (given
+    token counts) Recall@8K-tokens; else ``measures`` (see :func:`metric_measures`).
 
     Every qid of ``qrels`` gets every metric: ir-measures leaves out queries the run has
     no hits for, and dropping them would inflate the mean of a system that fails on hard
-    queries, so they score 0. Run queries absent from ``qrels`` are ignored. Without
-    ``doc_tokens`` the token-budget metric is not computed.
+    queries, so they score 0 (trec_eval's ``-c``). Run queries absent from ``qrels`` are
+    ignored. Without ``doc_tokens`` the token-budget metric is not computed.
     """
-    computed = _ir_measures_metrics(run, qrels)
-    names = list(IR_MEASURES) + ([TOKEN_METRIC] if doc_tokens is not None else [])
+    if measures is None:
+        token = {TOKEN_METRIC: TOKEN_METRIC} if doc_tokens is not None else {}
+        measures = {**IR_MEASURES, **token}
+    computed = _ir_measures_metrics(run, qrels, measures)
+    names = [n for n in measures if measures[n] != TOKEN_METRIC or doc_tokens is not None]
     out: PerQuery = {}
     for qid, judged in qrels.items():
-        row = {name: computed.get(qid, {}).get(name, 0.0) for name in IR_MEASURES}
-        if doc_tokens is not None:
+        row = {name: computed.get(qid, {}).get(name, 0.0) for name in names}
+        if doc_tokens is not None and TOKEN_METRIC in measures.values():
             ranked = _unique_ranked_ids(run.get(qid, []))
             gold = [doc_id for doc_id, rel in judged.items() if rel > 0]
-            row[TOKEN_METRIC] = recall_at_token_budget(ranked, gold, doc_tokens)
-        out[qid] = {name: row[name] for name in names}
+            value = recall_at_token_budget(ranked, gold, doc_tokens)
+            row.update({n: value for n in names if measures[n] == TOKEN_METRIC})
+        out[qid] = row
     return out
 
 
