@@ -126,12 +126,14 @@ QUERIES_FIX = ("pass BEIR queries.jsonl (_id, text), esqlog JSONL (qid, text, go
                "TREC topics, or qid<TAB>text lines")
 
 
-def read_queries(path: str | Path, notes: Notes) -> Queries:
+def read_queries(path: str | Path, notes: Notes, plain_lines: bool = False) -> Queries:
     """Queries from BEIR ``queries.jsonl``, esqlog's JSONL, TREC topics or ``qid<TAB>text``.
 
     Sniffed from the first character that is not blank: ``{`` JSON lines, ``<`` TREC topics
     (the classic ``<top><num>..<title>`` form or the XML ``<topic number=..><query>``
-    form; the title or query is the text, as in the TREC ad hoc runs), else TSV.
+    form; the title or query is the text, as in the TREC ad hoc runs), else TSV. With
+    ``plain_lines`` (a query log) a file without any tab is one query per line, named by
+    its line number.
     """
     text = _text_of(path, "queries file", QUERIES_FIX)
     head = text.lstrip()[:1]
@@ -141,6 +143,10 @@ def read_queries(path: str | Path, notes: Notes) -> Queries:
         found, kind = _jsonl_queries(text, notes)
     elif head == "<":
         found, kind = list(_trec_topics(text)), "TREC topics"
+    elif plain_lines and "\t" not in text:
+        found = [(f"line{n}", line.strip(), []) for n, line in
+                 enumerate(text.splitlines(), start=1) if line.strip()]
+        kind = "one query per line"
     else:
         found, kind = list(_tsv_queries(text, notes)), "qid<TAB>text"
     ids: list[str] = []
