@@ -117,27 +117,31 @@ def recall_at_token_budget(
 def _unique_ranked_ids(hits: Sequence[tuple[str, float]]) -> list[str]:
     """Doc ids in trec_eval's order: score descending, equal scores by doc id descending.
 
-    Why not the engine's list order: equal scores are true ties (Lucene orders them by its
-    internal doc number, an accident of indexing), and trec_eval re-sorts every run this
-    way. Evaluating in the same order makes the numbers esqlog prints the numbers trec_eval
-    and ir-measures give on the run file esqlog writes. A doc retrieved twice counts once,
-    at its first (best-ranked) appearance.
+    Used where esqlog itself walks a ranking (the token budget). Equal scores are true
+    ties (Lucene orders them by its internal doc number, an accident of indexing), and
+    trec_eval re-sorts every run this way. A doc retrieved twice counts once, at its best
+    score.
     """
+    return list(_scores(hits))
+
+
+def _scores(hits: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """doc id -> score, each doc once (its first, best-ranked score), in trec_eval order."""
     first: dict[str, float] = {}
     for doc_id, score in hits:
         first.setdefault(doc_id, float(score))
-    return [d for d, _s in sorted(first.items(), key=lambda item: (item[1], item[0]),
-                                  reverse=True)]
+    return dict(sorted(first.items(), key=lambda item: (item[1], item[0]), reverse=True))
 
 
-def _rank_scores(run: Run) -> dict[str, dict[str, float]]:
-    """The run as ir-measures input, in trec_eval order, scored by rank (so no provider can
-    order it differently)."""
-    out: dict[str, dict[str, float]] = {}
-    for qid, hits in run.items():
-        ids = _unique_ranked_ids(hits)
-        out[qid] = {doc_id: float(len(ids) - rank) for rank, doc_id in enumerate(ids)}
-    return out
+def _run_scores(run: Run) -> dict[str, dict[str, float]]:
+    """The run as ir-measures input: the engine's own scores, unchanged.
+
+    Why the scores and not the list order: every metric is then exactly what ir-measures
+    computes from the TREC run file esqlog writes (``--trec-dir``), ties included. Ties are
+    broken by the tool that computes each measure: trec_eval's (nDCG, R, P, AP) orders
+    equal scores by doc id descending, ir-measures' msmarco provider (RR@k) ascending.
+    """
+    return {qid: _scores(hits) for qid, hits in run.items()}
 
 
 def metric_measures(names: Sequence[str]) -> dict[str, str]:
@@ -173,7 +177,7 @@ def _ir_measures_metrics(run: Run, qrels: Qrels, measures: Mapping[str, str]) ->
     for name, m in measures.items():
         if m != TOKEN_METRIC:
             by_measure.setdefault(ir_measures.parse_measure(m), []).append(name)
-    scored = {qid: hits for qid, hits in _rank_scores(run).items() if qid in qrels and hits}
+    scored = {qid: hits for qid, hits in _run_scores(run).items() if qid in qrels and hits}
     out: PerQuery = {}
     if not scored or not by_measure:
         return out

@@ -170,14 +170,17 @@ class TestPerQueryMetrics:
         run = {"q": ranked(*[f"x{i}" for i in range(99)], "g")}
         assert per_query_metrics(run, {"q": {"g": 1}})["q"]["MRR@100"] == pytest.approx(1 / 100)
 
-    def test_tied_scores_are_ordered_as_trec_eval_orders_them(self) -> None:
-        # trec_eval sorts equal scores by doc id descending ("z" before "a"), whatever the
-        # engine's list order: esqlog evaluates the order trec_eval sees in the run file.
+    def test_tied_scores_are_broken_as_ir_measures_breaks_them(self) -> None:
+        # Equal scores: trec_eval (nDCG, R) orders them by doc id descending ("z" before
+        # "a"), ir-measures' msmarco provider (RR@k) ascending; esqlog hands ir-measures the
+        # engine's scores, so each metric equals ir-measures on the run file, ties included.
         run = {"q": [("a", 1.0), ("z", 1.0), ("m", 2.0)]}
         pq = per_query_metrics(run, {"q": {"a": 1}})
-        assert pq["q"]["MRR@100"] == pytest.approx(1 / 3)
-        pq = per_query_metrics(run, {"q": {"z": 1}})
-        assert pq["q"]["MRR@100"] == pytest.approx(1 / 2)
+        assert pq["q"]["MRR@100"] == pytest.approx(1 / 2)  # m, a, z
+        assert pq["q"]["NDCG@10"] == pytest.approx(1 / math.log2(4))  # m, z, a
+        tokens = {"a": 10, "z": 10, "m": 7985}  # the budget packs in trec_eval's order
+        assert per_query_metrics(run, {"q": {"z": 1}}, tokens)["q"]["Recall@8K-tokens"] == 1
+        assert per_query_metrics(run, {"q": {"a": 1}}, tokens)["q"]["Recall@8K-tokens"] == 0
 
     def test_metrics_by_ir_measures_name(self) -> None:
         run = {"q": ranked("b", "a", "c")}

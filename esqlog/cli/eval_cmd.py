@@ -85,9 +85,9 @@ def eval_command(
     """Measure native BM25 vs q-log on queries with judgments (ir-measures metrics).
 
     Reads BEIR and TREC queries and judgments (graded, several relevant documents per
-    query). Differences to native BM25 come with 95% paired-bootstrap intervals. Rankings
-    are evaluated in trec_eval's order (equal scores by doc id), so --trec-dir runs give
-    the same numbers in trec_eval and ir-measures. Skipped input (malformed qrels lines,
+    query). Differences to native BM25 come with 95% paired-bootstrap intervals. Metrics
+    are ir-measures' own on the engine's scores, so the --trec-dir runs give the same
+    numbers in ir-measures and trec_eval. Skipped input (malformed qrels lines,
     queries without judgments, judged documents the index lacks) is counted on stderr.
     Recall@8K-tokens counts tokens with esqlog.evaluate.count_tokens (an approximation of
     a BPE tokenizer on code). The index is only read.
