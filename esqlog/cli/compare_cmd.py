@@ -98,7 +98,8 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
     """The summary and the most changed queries, with rich when it is installed."""
     from esqlog.rollout import headline, most_changed
 
-    title = f"esqlog {system} (q={q:g}) vs native BM25 on {where}: {summary.queries:,} queries"
+    shown_q = "" if system == "identifiers" else f" (q={q:g})"  # that mode has its own q
+    title = f"esqlog {system}{shown_q} vs native BM25 on {where}: {summary.queries:,} queries"
     top = most_changed(rows, show)
     columns = ["query", f"overlap@{summary.k}", "RBO", "native #1", "esqlog #1", "native ms",
                "esqlog ms"]
@@ -118,7 +119,10 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
                 [dict(zip(columns, c, strict=True)) for c in cells], columns))
         return
     # user text goes in as Text, never as markup: "a[i]" in a query must print as typed
-    console = Console(soft_wrap=False)
+    import sys
+
+    # a pipe or a file gets a wide fixed width, not rich's 80 columns folding every query
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 140)
     console.print(Text(title, style="bold"))
     for sentence in headline(summary):
         console.print(Text(f"  {sentence}"))
