@@ -15,10 +15,11 @@ Metric names used throughout (the keys of every per-query dict):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,13 +145,31 @@ def _run_scores(run: Run) -> dict[str, dict[str, float]]:
     return {qid: _scores(hits) for qid, hits in run.items()}
 
 
-def metric_measures(names: Sequence[str]) -> dict[str, str]:
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null: some ir-measures providers run external programs
+    (gdeval is perl) whose complaints would otherwise reach the user's terminal raw."""
+    import os
+
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def metric_measures(names: Sequence[str], sample: Qrels | None = None) -> dict[str, str]:
     """Metric names as the user wrote them -> the ir-measures measure each is computed with.
 
     Accepts ir-measures syntax (``nDCG@10``, ``R@100``, ``RR@10``, ``P@5``, ``AP``,
     ``nDCG(gains={0:0,1:1,2:3})@10``), esqlog's own names (``NDCG@10``, ``MRR@100``,
     ``Recall@10``) and ``Recall@8K-tokens`` (mapped to itself: computed here). Raises
-    ValueError naming the first name ir-measures cannot parse.
+    ValueError naming the first name ir-measures cannot parse, or cannot compute on
+    ``sample`` (one query's judgments of the user's own, so a provider's limits on ids show
+    before any search: gdeval's ERR wants numeric query ids).
     """
     import ir_measures
 
@@ -162,9 +181,19 @@ def metric_measures(names: Sequence[str]) -> dict[str, str]:
             continue
         measure = IR_MEASURES.get(name, name)
         try:
-            ir_measures.parse_measure(measure)
+            parsed = ir_measures.parse_measure(measure)
         except (ValueError, TypeError, SyntaxError, KeyError, NameError, AttributeError):
             raise ValueError(f"unknown metric {raw!r}") from None
+        probe = sample or {"1": {"d1": 1, "d2": 0}}
+        run = {qid: {d: float(i + 1) for i, d in enumerate(judged)}
+               for qid, judged in probe.items()}
+        try:  # a name ir-measures parses may have no installed provider, or one with limits
+            with _quiet_stderr():
+                ir_measures.calc_aggregate([parsed], probe, run)
+        except Exception as exc:
+            raise ValueError(f"metric {raw!r} cannot be computed by the installed "
+                             f"ir-measures providers on these ids ({type(exc).__name__})"
+                             ) from None
         out[name] = measure
     return out
 
@@ -181,10 +210,18 @@ def _ir_measures_metrics(run: Run, qrels: Qrels, measures: Mapping[str, str]) ->
     out: PerQuery = {}
     if not scored or not by_measure:
         return out
-    for metric in ir_measures.iter_calc(list(by_measure), qrels, scored):
-        if metric.query_id in qrels:
-            for name in by_measure.get(metric.measure, []):
-                out.setdefault(metric.query_id, {})[name] = float(metric.value)
+    try:
+        for metric in ir_measures.iter_calc(list(by_measure), qrels, scored):
+            if metric.query_id in qrels:
+                for name in by_measure.get(metric.measure, []):
+                    out.setdefault(metric.query_id, {})[name] = float(metric.value)
+    except Exception as exc:  # a provider's own limits (gdeval wants numeric query ids)
+        from esqlog.errors import UsageError
+
+        names = ", ".join(n for ns in by_measure.values() for n in ns)
+        raise UsageError(f"ir-measures could not compute {names} on these judgments "
+                         f"({type(exc).__name__})", "pick other metrics: nDCG@k, R@k, P@k, "
+                         "AP and RR@k work on any ids") from None
     return out
 
 

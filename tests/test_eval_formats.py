@@ -167,7 +167,7 @@ def test_bad_judgments_are_counted_one_line_each_and_never_a_traceback(
 
 @pytest.mark.parametrize("case", ["nothing valid", "no judged query", "bad metric",
                                   "text id field", "absent id field", "no judgments at all",
-                                  "unwritable trec dir"])
+                                  "unwritable trec dir", "provider fails on these ids"])
 def test_eval_user_errors_are_one_line_exit_2(java: tuple[Engine, str], tmp_path: Path,
                                               case: str) -> None:
     engine, index = java
@@ -189,5 +189,9 @@ def test_eval_user_errors_are_one_line_exit_2(java: tuple[Engine, str], tmp_path
         "no judgments at all": (base, "carries no judgments; pass --qrels"),
         "unwritable trec dir": ([*base, "--qrels", str(QRELS), "--trec-dir",
                                  str(tmp_path / "file" / "sub")], "cannot create --trec-dir"),
+        # ERR@10 comes from gdeval (perl), which wants numeric query ids; BEIR's are not
+        "provider fails on these ids": ([*base, "--qrels", str(QRELS), "--metric", "ERR@10"],
+                                        "metric 'ERR@10' cannot be computed by the installed "
+                                        "ir-measures providers on these ids"),
     }[case]
     assert expected in one_line_error(_eval(engine, index, *argv), 2)

@@ -73,6 +73,7 @@ def bench_command(connection: ConnectionSettings, folder: Path, split: str, inde
         raise UsageError(f"cannot create --out-dir {str(out)!r} ({exc.strerror})",
                          "pass a folder you can write to") from None
     inputs = load_inputs(beir.queries, beir.qrels, limit)
+    parse_metrics(metric_names, inputs)  # each metric tried on the user's own ids
     engine = open_engine(connection)
 
     def say(text: str) -> None:  # with --json, stdout carries the JSON alone

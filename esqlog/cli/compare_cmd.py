@@ -52,6 +52,7 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     queries that change most, and the latency of each. Reads only.
     """
     from esqlog.calibrate import check_calibration_plan, load_calibration, stale_warning
+    from esqlog.cli.eval_inputs import show_notes
     from esqlog.judgments import Notes, read_queries
     from esqlog.rollout import changes, summarize
     from esqlog.systems import Target, run_paired, searcher
@@ -65,8 +66,7 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
                          f"pass --field {record.field}, or calibrate --field {field}")
     notes = Notes()
     log = read_queries(queries_path, notes, plain_lines=True)
-    for line in notes.lines():
-        click.echo(f"warning: {line}", err=True)
+    show_notes(notes)
     ids, texts = log.ids[:limit], log.texts[:limit]
     engine = open_engine(connection)
     warning = stale_warning(record, engine.run(check_calibration_plan(record, index)))

@@ -120,6 +120,7 @@ def eval_command(
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)
     inputs = load_inputs(queries_path, qrels_path, limit)
+    parse_metrics(metric_names, inputs)  # each metric tried on the user's own ids
     queries = inputs.queries
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))

@@ -71,18 +71,26 @@ def check_documents(engine: Engine, index: str, inputs: EvalInputs,
 
 def show_notes(notes: Notes) -> None:
     """Each kind of problem on one ``warning:`` line on stderr."""
-    for line in notes.lines():
-        click.echo(f"warning: {line}", err=True)
+    from esqlog.errors import redact
+
+    for line in notes.lines():  # ids come from the user's files: redact as errors are
+        click.echo(redact(f"warning: {line}"), err=True)
 
 
-def parse_metrics(names: Sequence[str]) -> dict[str, str] | None:
-    """``--metric`` values -> ir-measures measures (None: esqlog's default set)."""
+def parse_metrics(names: Sequence[str], inputs: EvalInputs | None = None
+                  ) -> dict[str, str] | None:
+    """``--metric`` values -> ir-measures measures (None: esqlog's default set), each
+    tried on the first query's judgments when ``inputs`` are given."""
     from esqlog.evaluate import metric_measures
 
     if not names:
         return None
+    sample = None
+    if inputs is not None and inputs.queries.ids:
+        first = inputs.queries.ids[0]
+        sample = {first: inputs.queries.qrels[first]}
     try:
-        return metric_measures(names)
+        return metric_measures(names, sample)
     except ValueError as exc:
         raise UsageError(f"{exc} (--metric)", "use ir-measures names, e.g. --metric nDCG@10 "
                          "--metric R@100 --metric RR@10") from None
