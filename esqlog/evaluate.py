@@ -15,10 +15,11 @@ Metric names used throughout (the keys of every per-query dict):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,65 +116,141 @@ def recall_at_token_budget(
 
 
 def _unique_ranked_ids(hits: Sequence[tuple[str, float]]) -> list[str]:
-    """Doc ids in rank order, later duplicates dropped (a doc can only be retrieved once)."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for doc_id, _score in hits:
-        if doc_id not in seen:
-            seen.add(doc_id)
-            out.append(doc_id)
-    return out
+    """Doc ids in trec_eval's order: score descending, equal scores by doc id descending.
 
-
-def _rank_scores(run: Run) -> dict[str, dict[str, float]]:
-    """The run as ir-measures input, scored by rank rather than by the engine's score.
-
-    trec_eval re-sorts by score and breaks ties by doc id, which would silently reorder
-    equal-scored hits; strictly decreasing rank scores make it evaluate our order exactly.
+    Used where esqlog itself walks a ranking (the token budget). Equal scores are true
+    ties (Lucene orders them by its internal doc number, an accident of indexing), and
+    trec_eval re-sorts every run this way. A doc retrieved twice counts once, at its best
+    score.
     """
-    out: dict[str, dict[str, float]] = {}
-    for qid, hits in run.items():
-        ids = _unique_ranked_ids(hits)
-        out[qid] = {doc_id: float(len(ids) - rank) for rank, doc_id in enumerate(ids)}
-    return out
+    return list(_scores(hits))
 
 
-def _ir_measures_metrics(run: Run, qrels: Qrels) -> PerQuery:
-    """The four ir-measures metrics for the queries of ``qrels`` that ir-measures reports."""
+def _scores(hits: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """doc id -> score, each doc once (its first, best-ranked score), in trec_eval order."""
+    first: dict[str, float] = {}
+    for doc_id, score in hits:
+        first.setdefault(doc_id, float(score))
+    return dict(sorted(first.items(), key=lambda item: (item[1], item[0]), reverse=True))
+
+
+def _run_scores(run: Run) -> dict[str, dict[str, float]]:
+    """The run as ir-measures input: the engine's own scores, unchanged.
+
+    Why the scores and not the list order: every metric is then exactly what ir-measures
+    computes from the TREC run file esqlog writes (``--trec-dir``), ties included. Ties are
+    broken by the tool that computes each measure: trec_eval's (nDCG, R, P, AP) orders
+    equal scores by doc id descending, ir-measures' msmarco provider (RR@k) ascending.
+    """
+    return {qid: _scores(hits) for qid, hits in run.items()}
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null: some ir-measures providers run external programs
+    (gdeval is perl) whose complaints would otherwise reach the user's terminal raw."""
+    import os
+
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def metric_measures(names: Sequence[str], sample: Qrels | None = None) -> dict[str, str]:
+    """Metric names as the user wrote them -> the ir-measures measure each is computed with.
+
+    Accepts ir-measures syntax (``nDCG@10``, ``R@100``, ``RR@10``, ``P@5``, ``AP``,
+    ``nDCG(gains={0:0,1:1,2:3})@10``), esqlog's own names (``NDCG@10``, ``MRR@100``,
+    ``Recall@10``) and ``Recall@8K-tokens`` (mapped to itself: computed here). Raises
+    ValueError naming the first name ir-measures cannot parse, or cannot compute on
+    ``sample`` (one query's judgments of the user's own, so a provider's limits on ids show
+    before any search: gdeval's ERR wants numeric query ids).
+    """
     import ir_measures
 
-    by_name = {ir_measures.parse_measure(m): name for name, m in IR_MEASURES.items()}
-    scored = {qid: hits for qid, hits in _rank_scores(run).items() if qid in qrels and hits}
+    out: dict[str, str] = {}
+    for raw in names:
+        name = raw.strip()
+        if name == TOKEN_METRIC:
+            out[name] = name
+            continue
+        measure = IR_MEASURES.get(name, name)
+        try:
+            parsed = ir_measures.parse_measure(measure)
+        except (ValueError, TypeError, SyntaxError, KeyError, NameError, AttributeError):
+            raise ValueError(f"unknown metric {raw!r}") from None
+        probe = sample or {"1": {"d1": 1, "d2": 0}}
+        run = {qid: {d: float(i + 1) for i, d in enumerate(judged)}
+               for qid, judged in probe.items()}
+        try:  # a name ir-measures parses may have no installed provider, or one with limits
+            with _quiet_stderr():
+                ir_measures.calc_aggregate([parsed], probe, run)
+        except Exception as exc:
+            raise ValueError(f"metric {raw!r} cannot be computed by the installed "
+                             f"ir-measures providers on these ids ({type(exc).__name__})"
+                             ) from None
+        out[name] = measure
+    return out
+
+
+def _ir_measures_metrics(run: Run, qrels: Qrels, measures: Mapping[str, str]) -> PerQuery:
+    """The ir-measures metrics for the queries of ``qrels`` that ir-measures reports."""
+    import ir_measures
+
+    by_measure: dict[Any, list[str]] = {}
+    for name, m in measures.items():
+        if m != TOKEN_METRIC:
+            by_measure.setdefault(ir_measures.parse_measure(m), []).append(name)
+    scored = {qid: hits for qid, hits in _run_scores(run).items() if qid in qrels and hits}
     out: PerQuery = {}
-    if not scored:
+    if not scored or not by_measure:
         return out
-    for metric in ir_measures.iter_calc(list(by_name), qrels, scored):
-        name = by_name.get(metric.measure)
-        if name is not None and metric.query_id in qrels:
-            out.setdefault(metric.query_id, {})[name] = float(metric.value)
+    try:
+        for metric in ir_measures.iter_calc(list(by_measure), qrels, scored):
+            if metric.query_id in qrels:
+                for name in by_measure.get(metric.measure, []):
+                    out.setdefault(metric.query_id, {})[name] = float(metric.value)
+    except Exception as exc:  # a provider's own limits (gdeval wants numeric query ids)
+        from esqlog.errors import UsageError
+
+        names = ", ".join(n for ns in by_measure.values() for n in ns)
+        raise UsageError(f"ir-measures could not compute {names} on these judgments "
+                         f"({type(exc).__name__})", "pick other metrics: nDCG@k, R@k, P@k, "
+                         "AP and RR@k work on any ids") from None
     return out
 
 
 def per_query_metrics(
-    run: Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None
+    run: Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None,
+    measures: Mapping[str, str] | None = None,
 ) -> PerQuery:
-    """Per-query NDCG@10, MRR@100, Recall@10, Recall@100 and (given token counts) Recall@8K.
+    """Per-query metrics: by default NDCG@10, MRR@100, Recall@10, Recall@100 and (given
+    token counts) Recall@8K-tokens; else ``measures`` (see :func:`metric_measures`).
 
     Every qid of ``qrels`` gets every metric: ir-measures leaves out queries the run has
     no hits for, and dropping them would inflate the mean of a system that fails on hard
-    queries, so they score 0. Run queries absent from ``qrels`` are ignored. Without
-    ``doc_tokens`` the token-budget metric is not computed.
+    queries, so they score 0 (trec_eval's ``-c``). Run queries absent from ``qrels`` are
+    ignored. Without ``doc_tokens`` the token-budget metric is not computed.
     """
-    computed = _ir_measures_metrics(run, qrels)
-    names = list(IR_MEASURES) + ([TOKEN_METRIC] if doc_tokens is not None else [])
+    if measures is None:
+        token = {TOKEN_METRIC: TOKEN_METRIC} if doc_tokens is not None else {}
+        measures = {**IR_MEASURES, **token}
+    computed = _ir_measures_metrics(run, qrels, measures)
+    names = [n for n in measures if measures[n] != TOKEN_METRIC or doc_tokens is not None]
     out: PerQuery = {}
     for qid, judged in qrels.items():
-        row = {name: computed.get(qid, {}).get(name, 0.0) for name in IR_MEASURES}
-        if doc_tokens is not None:
+        row = {name: computed.get(qid, {}).get(name, 0.0) for name in names}
+        if doc_tokens is not None and TOKEN_METRIC in measures.values():
             ranked = _unique_ranked_ids(run.get(qid, []))
             gold = [doc_id for doc_id, rel in judged.items() if rel > 0]
-            row[TOKEN_METRIC] = recall_at_token_budget(ranked, gold, doc_tokens)
-        out[qid] = {name: row[name] for name in names}
+            value = recall_at_token_budget(ranked, gold, doc_tokens)
+            row.update({n: value for n in names if measures[n] == TOKEN_METRIC})
+        out[qid] = row
     return out
 
 

@@ -72,3 +72,51 @@ def plot_q_sweep(
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return atomic_write(path, buffer.getvalue(), "plot file")  # one line if unwritable
+
+
+#: one system's point in one panel: (system, mean, interval low, interval high)
+SystemPoint = tuple[str, float, float, float]
+
+
+def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path,
+                 title: str) -> Path:
+    """PNG with one small panel per metric: each system's mean as a dot with its 95%
+    interval, and native's mean as a dashed line to read gains against.
+
+    The interval of a system is native's mean plus the paired-bootstrap interval of its
+    difference to native: the uncertainty that matters is of the gain, not of each mean
+    (query difficulty varies far more than systems do). A system keeps its colour in every
+    panel; more systems than the palette has colours are refused, never recycled.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    systems = list(dict.fromkeys(s for points in panels.values() for s, *_ in points))
+    if len(systems) > len(PALETTE):
+        raise ValueError(f"{len(systems)} systems; at most {len(PALETTE)} keep a colour each")
+    colours = dict(zip(systems, PALETTE, strict=False))
+    count = max(1, len(panels))
+    cols = min(2, count)
+    rows = math.ceil(count / cols)
+    fig = Figure(figsize=(5.2 * cols, 0.45 * len(systems) * rows + 1.4 * rows + 0.6), dpi=110,
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (metric, points) in zip(axes.flat, panels.items(), strict=False):
+        order = [p for s in systems for p in points if p[0] == s]
+        for y, (name, mean, low, high) in enumerate(order):
+            ax.errorbar([mean], [y], xerr=[[mean - low], [high - mean]], fmt="o",
+                        color=colours[name], capsize=4, markersize=7, linewidth=1.6)
+            if name == "native":
+                ax.axvline(mean, color=colours[name], linestyle="--", linewidth=1.0)
+        ax.set_yticks(range(len(order)), [p[0] for p in order])
+        ax.invert_yaxis()
+        ax.set_title(metric)
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle(f"{title}\nmean per system, 95% paired-bootstrap interval of the gain over "
+                 "native (dashed)")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return atomic_write(path, buffer.getvalue(), "plot file")

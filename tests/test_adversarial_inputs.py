@@ -293,7 +293,7 @@ def test_eval_arguments_that_gave_tracebacks_are_one_line(
                                                    "--resamples", "0"],
         "--resamples must be at least 1, got -1": [*base, "--queries", str(good),
                                                     "--resamples", "-1"],
-        "is not a JSONL of qid/text/gold records": [*base, "--queries", str(not_objects)],
+        "holds no usable query": [*base, "--queries", str(not_objects)],
         "plot file '/proc/x.png' is in /proc": [*base, "--queries", str(good),
                                                 "--plot", "/proc/x.png"],
     }

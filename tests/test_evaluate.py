@@ -170,11 +170,32 @@ class TestPerQueryMetrics:
         run = {"q": ranked(*[f"x{i}" for i in range(99)], "g")}
         assert per_query_metrics(run, {"q": {"g": 1}})["q"]["MRR@100"] == pytest.approx(1 / 100)
 
-    def test_list_order_wins_over_tied_scores(self) -> None:
-        # trec_eval would order equal scores by doc id ("z" before "a"); we keep list order.
-        run = {"q": [("a", 1.0), ("z", 1.0)]}
+    def test_tied_scores_are_broken_as_ir_measures_breaks_them(self) -> None:
+        # Equal scores: trec_eval (nDCG, R) orders them by doc id descending ("z" before
+        # "a"), ir-measures' msmarco provider (RR@k) ascending; esqlog hands ir-measures the
+        # engine's scores, so each metric equals ir-measures on the run file, ties included.
+        run = {"q": [("a", 1.0), ("z", 1.0), ("m", 2.0)]}
         pq = per_query_metrics(run, {"q": {"a": 1}})
-        assert pq["q"]["MRR@100"] == 1.0
+        assert pq["q"]["MRR@100"] == pytest.approx(1 / 2)  # m, a, z
+        assert pq["q"]["NDCG@10"] == pytest.approx(1 / math.log2(4))  # m, z, a
+        tokens = {"a": 10, "z": 10, "m": 7985}  # the budget packs in trec_eval's order
+        assert per_query_metrics(run, {"q": {"z": 1}}, tokens)["q"]["Recall@8K-tokens"] == 1
+        assert per_query_metrics(run, {"q": {"a": 1}}, tokens)["q"]["Recall@8K-tokens"] == 0
+
+    def test_metrics_by_ir_measures_name(self) -> None:
+        run = {"q": ranked("b", "a", "c")}
+        measures = ev.metric_measures(["nDCG@10", "R@2", "P@1", "NDCG@10"])
+        assert measures["NDCG@10"] == "nDCG@10"  # esqlog's own name still understood
+        pq = per_query_metrics(run, {"q": {"a": 2, "c": 1}}, measures=measures)
+        assert set(pq["q"]) == {"nDCG@10", "R@2", "P@1", "NDCG@10"}
+        assert pq["q"]["R@2"] == pytest.approx(0.5)
+        assert pq["q"]["P@1"] == pytest.approx(0.0)
+        assert pq["q"]["nDCG@10"] == pytest.approx(pq["q"]["NDCG@10"])
+
+    @pytest.mark.parametrize("name", ["nDCG@x", "Bogus@10", "", "R@"])
+    def test_unknown_metric_names_are_refused(self, name: str) -> None:
+        with pytest.raises(ValueError, match="unknown metric"):
+            ev.metric_measures([name])
 
     def test_duplicate_hits_count_once(self) -> None:
         run = {"q": [("x", 3.0), ("x", 2.0), ("g", 1.0)]}

@@ -58,7 +58,7 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
     click.echo(f"NDCG@10 change {diff.mean_diff:+.4f} "
                f"(95% CI {diff.low:+.4f} to {diff.high:+.4f})\n")
     shown = 0
-    for qid, text, gold in zip(queries.ids, queries.texts, queries.gold, strict=True):
+    for qid, text, gold in zip(queries.ids, queries.texts, [q.gold for q in loaded], strict=True):
         before = _rank(result.native[qid], gold)
         after = _rank(result.runs[record.q][qid], gold)
         if after is not None and after <= 3 and (before is None or before > 3):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import get_args
 
@@ -11,10 +12,10 @@ import click
 
 from esqlog.atomic import output_target
 from esqlog.cli.options import connection_options, open_engine
-from esqlog.cli.query import shown
 from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.rewrite import RewriteMode
+from esqlog.trec import Qrels, Run
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -45,7 +46,18 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
 @click.option("--field", "field_name", required=True, help="Text field to search.")
 @click.option("--queries", "queries_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="JSONL with qid, text, gold (the id of the one relevant document).")
+              help="Queries: BEIR queries.jsonl (_id, text), TREC topics, qid<TAB>text lines, "
+                   "or esqlog JSONL (qid, text, gold: the relevant document id).")
+@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False,
+                                                       path_type=Path),
+              help="Judgments: BEIR qrels .tsv (query-id, corpus-id, score) or TREC qrels "
+                   "(qid 0 doc grade); graded, several per query. Default: the queries' gold.")
+@click.option("--metric", "metric_names", multiple=True,
+              help="A metric in ir-measures syntax (repeatable), e.g. --metric nDCG@10 "
+                   "--metric R@100; also Recall@8K-tokens. Default: NDCG@10, MRR@100, "
+                   "Recall@10, Recall@100, Recall@8K-tokens.")
+@click.option("--id-field", help="Field whose value is the document id the judgments use "
+                                 "(a keyword field; default: _id).")
 @click.option("--calibration", type=click.Path(path_type=Path),
               help="Calibration file; its q is evaluated and marked on the plot.")
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
@@ -65,26 +77,25 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
               help="Write a PNG of NDCG@10 vs q.")
 def eval_command(
     connection: ConnectionSettings, index: str, field_name: str, queries_path: Path,
+    qrels_path: Path | None, metric_names: tuple[str, ...], id_field: str | None,
     calibration: Path | None, q_values: str | None, sweep: bool, mode: str, joins: bool,
     limit: int | None,
     resamples: int, as_json: bool, trec_dir: Path | None, plot: Path | None,
 ) -> None:
-    """Measure NDCG@10, MRR@100, Recall@10/100 and Recall@8K-tokens, native vs q-log.
+    """Measure native BM25 vs q-log on queries with judgments (ir-measures metrics).
 
-    Differences to native BM25 come with 95% paired-bootstrap intervals. Tokens for
-    Recall@8K-tokens are counted by esqlog.evaluate.count_tokens (letters runs, digit runs
-    and punctuation characters; an approximation of a BPE tokenizer on code).
+    Reads BEIR and TREC queries and judgments (graded, several relevant documents per
+    query). Differences to native BM25 come with 95% paired-bootstrap intervals. Metrics
+    are ir-measures' own on the engine's scores, so the --trec-dir runs give the same
+    numbers in ir-measures and trec_eval. Skipped input (malformed qrels lines,
+    queries without judgments, judged documents the index lacks) is counted on stderr.
+    Recall@8K-tokens counts tokens with esqlog.evaluate.count_tokens (an approximation of
+    a BPE tokenizer on code). The index is only read.
     """
     from esqlog.calibrate import load_calibration
-    from esqlog.corpus import load_queries
-    from esqlog.evaluate import (
-        METRICS,
-        compare,
-        format_table,
-        write_trec_qrels,
-        write_trec_run,
-    )
-    from esqlog.experiment import QuerySet, evaluate_queries, system_label
+    from esqlog.cli.eval_inputs import check_documents, load_inputs, parse_metrics, show_notes
+    from esqlog.evaluate import METRICS, compare, format_table
+    from esqlog.experiment import evaluate_queries, system_label
     from esqlog.plots import plot_q_sweep
     from esqlog.stats import resolve_index_plan
 
@@ -95,6 +106,8 @@ def eval_command(
                          "pass e.g. --resamples 10000")
     if limit is not None and limit < 1:
         raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
+    measures = parse_metrics(metric_names)
+    metrics = list(measures) if measures else list(METRICS)
     if plot is not None:
         output_target(plot, "plot file")
     if trec_dir is not None:
@@ -106,20 +119,13 @@ def eval_command(
     record = load_calibration(calibration) if calibration else None
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)
-    try:
-        loaded = load_queries(queries_path)
-    except (KeyError, ValueError, TypeError, AttributeError, RecursionError, OSError) as exc:
-        raise UsageError(f"{queries_path} is not a JSONL of qid/text/gold records "
-                         f"({type(exc).__name__}: {shown(str(exc))})",
-                         "one JSON object per line with qid, text and gold") from None
-    if limit is not None:
-        loaded = loaded[:limit]
-    if not loaded:
-        raise UsageError(f"{queries_path} holds no queries", "pass a non-empty JSONL file")
-    queries = QuerySet([q.qid for q in loaded], [q.text for q in loaded],
-                       [q.gold for q in loaded])
+    inputs = load_inputs(queries_path, qrels_path, limit)
+    parse_metrics(metric_names, inputs)  # each metric tried on the user's own ids
+    queries = inputs.queries
     engine = open_engine(connection)
     info = engine.run(resolve_index_plan(index))
+    check_documents(engine, info.name, inputs, id_field)
+    show_notes(inputs.notes)
     if mode == "script":
         from esqlog.calibrate import script_mode_problem_plan
 
@@ -130,39 +136,57 @@ def eval_command(
 
     weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
     result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
-                              mode=mode, join_weight=weight)
+                              mode=mode, join_weight=weight, measures=measures,
+                              id_field=id_field)
     native = result.per_query["native"]
+    head = metrics[0]
     rows = [{"system": "native", **result.means["native"]}]
     diffs: dict[str, dict[str, object]] = {}
     for q in qs:
         label = system_label(q)
-        comparison = compare(native, result.per_query[label], n_resamples=resamples)
+        comparison = compare(native, result.per_query[label], metrics, n_resamples=resamples)
         diffs[label] = {m: r.__dict__ for m, r in comparison.items()}
-        ndcg = comparison["NDCG@10"]
+        first = comparison[head]
         rows.append({"system": label + (" (calibrated)" if q == predicted else ""),
                      **result.means[label],
-                     "dNDCG@10 [95% CI]": f"{ndcg.mean_diff:+.4f} [{ndcg.low:+.4f}, "
-                                          f"{ndcg.high:+.4f}]"})
+                     f"d{head} [95% CI]": f"{first.mean_diff:+.4f} [{first.low:+.4f}, "
+                                          f"{first.high:+.4f}]"})
     if trec_dir is not None:
-        write_trec_qrels(queries.qrels, trec_dir / "qrels.txt")
-        write_trec_run(result.native, trec_dir / "native.run", "native")
-        for q, run in result.runs.items():
-            write_trec_run(run, trec_dir / f"qlog-q{q:g}.run", f"qlog-q{q:g}")
+        _write_trec_files(trec_dir, queries.qrels, result.native, result.runs)
     if plot is not None:
-        curve = [(q, result.means[system_label(q)]["NDCG@10"]) for q in qs]
-        label = f"{len(loaded):,} queries"
+        curve = [(q, result.means[system_label(q)][head]) for q in qs]
+        label = f"{len(queries.ids):,} queries"
         marks = {label: predicted} if predicted is not None else {}
-        plot_q_sweep({index: {label: curve}}, {index: marks}, plot)
-    best = max(qs, key=lambda q: result.means[system_label(q)]["NDCG@10"])
+        plot_q_sweep({index: {label: curve}}, {index: marks}, plot, metric=head)
+    best = max(qs, key=lambda q: result.means[system_label(q)][head])
     if as_json:
         click.echo(json.dumps({"index": info.name, "field": field_name,
-                               "queries": len(loaded), "means": result.means, "diffs": diffs,
+                               "queries": len(queries.ids), "format": inputs.format,
+                               "metrics": metrics, "notes": inputs.notes.lines(),
+                               "means": result.means, "diffs": diffs,
                                "best_q": best, "predicted_q": predicted}, default=_json_default))
         return
-    click.echo(f"{len(loaded)} queries on {info.name}/{field_name} ({engine.label})")
-    click.echo(format_table(rows, ["system", *METRICS, "dNDCG@10 [95% CI]"]))
-    click.echo(f"best q in this run: {best:g}" + (f"; calibrated q: {predicted:g}"
-                                                   if predicted is not None else ""))
+    click.echo(f"{len(queries.ids)} queries ({inputs.format}) on {info.name}/{field_name} "
+               f"({engine.label})")
+    click.echo(format_table(rows, ["system", *metrics, f"d{head} [95% CI]"]))
+    click.echo(f"best q in this run by {head}: {best:g}"
+               + (f"; calibrated q: {predicted:g}" if predicted is not None else ""))
+
+
+def _write_trec_files(folder: Path, qrels: Qrels, native: Run, runs: Mapping[float, Run]) -> None:
+    """qrels.txt and one run per system; an id TREC files cannot hold is one line."""
+    from esqlog.evaluate import write_trec_qrels, write_trec_run
+
+    try:
+        write_trec_qrels(qrels, folder / "qrels.txt")
+        write_trec_run(native, folder / "native.run", "native")
+        for q, run in runs.items():
+            write_trec_run(run, folder / f"qlog-q{q:g}.run", f"qlog-q{q:g}")
+    except ValueError as exc:
+        raise UsageError(f"cannot write TREC files: {exc}", "drop --trec-dir") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write TREC files in {str(folder)!r} ({exc.strerror})",
+                         "pass a --trec-dir you can write to") from None
 
 
 def _json_default(value: object) -> object:

@@ -1,0 +1,147 @@
+"""BEIR folders (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) and the scratch index a
+benchmark indexes them into.
+
+The scratch index is the only thing ``esqlog bench-beir`` writes to a cluster. It carries a
+marker in its mapping's ``_meta``; an existing index without that marker is never touched
+(esqlog refuses, so a mistyped ``--index`` cannot overwrite a real index), and one with it
+is esqlog's own from an earlier run, replaced.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from esqlog.corpus import CODE_ANALYSIS
+from esqlog.engine import Engine, Request, error_status
+from esqlog.errors import UsageError
+from esqlog.judgments import Notes
+
+MARKER = {"created_by": "esqlog bench-beir", "scratch": True}
+FIELD = "body"
+FOLDER_FIX = "pass a BEIR folder: corpus.jsonl, queries.jsonl and qrels/test.tsv"
+
+
+@dataclass(frozen=True)
+class BeirFolder:
+    """The three files of one BEIR dataset split."""
+
+    corpus: Path
+    queries: Path
+    qrels: Path
+
+
+def locate(folder: Path, split: str = "test") -> BeirFolder:
+    """The folder's files (``.jsonl`` or ``.jsonl.gz``), or one line naming what is missing."""
+    if not folder.is_dir():
+        raise UsageError(f"{str(folder)!r} is not a folder", FOLDER_FIX)
+
+    def first(*names: str) -> Path:
+        for name in names:
+            if (folder / name).is_file():
+                return folder / name
+        raise UsageError(f"{str(folder)!r} has no {names[0]}", FOLDER_FIX)
+
+    qrels = folder / "qrels" / f"{split}.tsv"
+    if not qrels.is_file():
+        splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        raise UsageError(f"{str(folder)!r} has no qrels/{split}.tsv",
+                         f"pass --split {splits[0]}" if splits else FOLDER_FIX)
+    return BeirFolder(first("corpus.jsonl", "corpus.jsonl.gz"),
+                      first("queries.jsonl", "queries.jsonl.gz"), qrels)
+
+
+def read_corpus(path: Path, notes: Notes) -> Iterator[dict[str, str]]:
+    """Documents as ``{id, text, name}``: text is the title and the text, as BEIR's BM25
+    baselines index them; a line without ``_id`` and text is counted and skipped."""
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except (ValueError, RecursionError):
+                    notes.add("corpus lines that are not JSON skipped", f"line {lineno}")
+                    continue
+                doc = _document(record)
+                if doc is None:
+                    notes.add("corpus records without _id and text skipped", f"line {lineno}")
+                    continue
+                yield doc
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise UsageError(f"cannot read corpus {str(path)!r} ({exc})", FOLDER_FIX) from None
+
+
+def _document(record: Any) -> dict[str, str] | None:
+    if not isinstance(record, dict):
+        return None
+    doc_id, title, text = record.get("_id"), record.get("title") or "", record.get("text")
+    if (not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or str(doc_id) == ""
+            or not isinstance(text, str) or not isinstance(title, str)):
+        return None
+    body = f"{title}\n{text}" if title.strip() else text
+    return {"id": str(doc_id), "text": body, "name": title[:200]}
+
+
+def scratch_name(folder: Path) -> str:
+    """``esqlog-bench-<folder name>``, lower-cased to what index names allow."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", folder.resolve().name.lower()).strip("-_")
+    return f"esqlog-bench-{name or 'beir'}"[:200]
+
+
+def create_scratch_index(engine: Engine, index: str, analyzer: str, shards: int = 1) -> bool:
+    """Create the scratch index (one text field ``body``); True if it replaced esqlog's own.
+
+    ``analyzer``: ``standard``, ``code`` (identifier-splitting, needs analysis-common) or any
+    analyzer the cluster has built in (``english``, ``whitespace``, ...).
+    """
+    replaced = False
+    try:
+        found = engine.perform(Request("GET", f"/{index}/_mapping"))
+    except Exception as exc:
+        if error_status(exc) != 404:
+            raise
+        found = None
+    if found:
+        metas = [(m.get("mappings") or {}).get("_meta") or {} for m in found.values()]
+        if len(found) != 1 or metas[0].get("created_by") != MARKER["created_by"]:
+            raise UsageError(f"index {index!r} exists and esqlog did not create it; esqlog "
+                             "writes only to its own scratch index",
+                             "pass another --index (or delete that index yourself)")
+        engine.perform(Request("DELETE", f"/{next(iter(found))}"))
+        replaced = True
+    settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": 0,
+                                "refresh_interval": "-1"}
+    if analyzer == "code":
+        settings["analysis"] = CODE_ANALYSIS
+    body = {"settings": settings, "mappings": {"_meta": MARKER, "properties": {
+        FIELD: {"type": "text", "analyzer": analyzer},
+        "name": {"type": "keyword", "ignore_above": 256}}}}
+    try:
+        engine.perform(Request("PUT", f"/{index}", body=body))
+    except Exception as exc:
+        if error_status(exc) == 400:
+            from esqlog.engine import error_reason
+
+            raise UsageError(f"cannot create scratch index {index!r} with analyzer "
+                             f"{analyzer!r} ({error_reason(exc)})",
+                             "pass --analyzer standard, or an analyzer this cluster has"
+                             ) from None
+        raise
+    return replaced
+
+
+def drop_scratch_index(engine: Engine, index: str) -> None:
+    """Delete the scratch index, only if it carries esqlog's marker."""
+    found = engine.perform(Request("GET", f"/{index}/_mapping"))
+    for name, entry in found.items():
+        if ((entry.get("mappings") or {}).get("_meta") or {}).get("created_by") == \
+                MARKER["created_by"]:
+            engine.perform(Request("DELETE", f"/{name}"))
