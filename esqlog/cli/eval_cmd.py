@@ -14,6 +14,7 @@ from esqlog.cli.options import connection_options, open_engine
 from esqlog.cli.query import shown
 from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
+from esqlog.extras import EVAL_MODULES, require_extra
 from esqlog.rewrite import RewriteMode
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
@@ -75,6 +76,7 @@ def eval_command(
     Recall@8K-tokens are counted by esqlog.evaluate.count_tokens (letters runs, digit runs
     and punctuation characters; an approximation of a BPE tokenizer on code).
     """
+    require_extra("eval", "eval", EVAL_MODULES)
     from esqlog.calibrate import load_calibration
     from esqlog.corpus import load_queries
     from esqlog.evaluate import (

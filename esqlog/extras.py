@@ -1,0 +1,31 @@
+"""Optional dependencies: which command needs which extra, checked before any work starts.
+
+Why: ``pip install esqlog`` keeps the runtime small (the wrapper needs only the clients and
+numpy), so the evaluation commands' libraries live in the ``eval`` extra. A command that
+needs them says so in one line, naming the extra to install, instead of failing halfway
+with a ModuleNotFoundError.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+from esqlog.errors import UsageError
+
+#: the modules of the ``eval`` extra that ``esqlog eval`` and ``esqlog demo`` import
+EVAL_MODULES = ("ir_measures", "scipy", "matplotlib", "yaml")
+
+
+def missing_modules(modules: Sequence[str]) -> list[str]:
+    """The modules of ``modules`` that cannot be imported here."""
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def require_extra(command: str, extra: str, modules: Sequence[str]) -> None:
+    """UsageError naming the extra when any of ``modules`` is not installed."""
+    missing = missing_modules(modules)
+    if missing:
+        raise UsageError(
+            f"esqlog {command} needs {', '.join(missing)} (not in a plain install)",
+            f"install the {extra} extra: pip install 'esqlog[{extra}]'")
