@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/esqlog-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 passed=0
-fail() { echo "[install] FAIL: $*" >&2; echo "[install] $passed passed, 1 failed" >&2; exit 1; }
+fail() { echo "[install] FAIL: $*" >&2; echo "install: $passed passed, 1 failed" >&2; exit 1; }
 one_line_error() {  # expected exit code, text the line must contain, command...
   local code=$1 want=$2; shift 2
   local rc=0; "$@" > "$work/out" 2> "$work/err" || rc=$?
@@ -52,4 +52,4 @@ for url in "$ESQLOG_ELASTICSEARCH_URL" "$ESQLOG_OPENSEARCH_URL"; do
   curl -fsS -X DELETE "$url/esqlog-install-demo" > /dev/null
   passed=$((passed + 1)); echo "[install] ok: esqlog[eval,es8] demo on $(head -n 1 "$work/demo.out")" >&2
 done
-echo "[install] $passed passed, 0 failed" >&2
+echo "install: $passed passed, 0 failed" >&2

@@ -138,6 +138,10 @@ maven_jar() {  # group artifact version -> the jar, fetched once into the local 
   echo "$path"
 }
 
+plugin_class() {  # jar pattern -> the plugin class it holds (its name changed in 3.0)
+  unzip -Z1 "$1" | grep -E "$2" | head -n 1 | sed 's/\.class$//; s|/|.|g'
+}
+
 module_descriptor() {  # name classname description extended -> plugin-descriptor.properties
   printf '%s\n' "description=$3" "version=$VERSION" "name=$1" "classname=$2" "java.version=11" \
     "opensearch.version=$VERSION" "custom.foldername=" "extended.plugins=$4" \
@@ -155,13 +159,15 @@ assemble_modules() {
              org.ow2.asm:asm-tree:9.7 org.ow2.asm:asm-commons:9.7 org.ow2.asm:asm-analysis:9.7; do
     IFS=: read -r g a v <<< "$jar"; cp "$(maven_jar "$g" "$a" "$v")" "$dir/"
   done
-  module_descriptor lang-painless org.opensearch.painless.PainlessModulePlugin \
+  module_descriptor lang-painless \
+    "$(plugin_class "$dir/lang-painless-$VERSION.jar" '^org/opensearch/painless/Painless(Module)?Plugin.class$')" \
     "An easy, safe and fast scripting language for OpenSearch" "" > "$dir/plugin-descriptor.properties"
   printf '%s\n' 'grant {' '  permission java.lang.RuntimePermission "createClassLoader";' \
     '  permission java.lang.RuntimePermission "getClassLoader";' '};' > "$dir/plugin-security.policy"
   dir=$home/modules/analysis-common; mkdir -p "$dir"
   cp "$(maven_jar org.opensearch.plugin analysis-common "$VERSION")" "$dir/"
-  module_descriptor analysis-common org.opensearch.analysis.common.CommonAnalysisModulePlugin \
+  module_descriptor analysis-common \
+    "$(plugin_class "$dir/analysis-common-$VERSION.jar" '^org/opensearch/analysis/common/CommonAnalysis(Module)?Plugin.class$')" \
     'Adds "built in" analyzers to OpenSearch.' lang-painless > "$dir/plugin-descriptor.properties"
 }
 
