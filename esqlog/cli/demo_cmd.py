@@ -29,8 +29,8 @@ def sample_path(name: str) -> Path:
 def demo_command(connection: ConnectionSettings, index: str, examples: int) -> None:
     """Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25.
 
-    Creates (or replaces) only the scratch index named by --index. Needs the ``eval``
-    extra (its metrics and intervals); says so in one line without it.
+    Creates (or replaces) only the scratch index named by --index. Needs the eval extra
+    (pip install 'esqlog[eval]'); says so in one line without it.
     """
     require_extra("demo", "eval", EVAL_MODULES)
     from esqlog.calibrate import calibrate
