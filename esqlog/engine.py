@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 from esqlog.errors import ClusterError, redact
+from esqlog.extras import client_too_new
 
 # Plan and Request are re-exported: every plan module imports them from here.
 from esqlog.steps import Plan as Plan
@@ -348,6 +349,8 @@ def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError
     if status == 403:
         return ClusterError(f"the credentials lack a permission this needs (403: {reason})",
                             "grant read access to the index (and manage for --install-script)")
+    if status == 400 and "media_type_header_exception" in str(exc):
+        return client_too_new()
     closed = _closed_index(exc)
     if closed is not None:
         return ClusterError(f"index {closed!r} is closed (searches and statistics need it open)",

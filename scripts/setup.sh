@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create .venv (Python >= 3.11) and install esqlog with its dev extra; idempotent and quiet
+# Create .venv (Python >= 3.11) and install esqlog with its dev and integrations extras; idempotent and quiet
 # when nothing changed. Sourced by test.sh and demo.sh so each README command is self-contained.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,8 +10,8 @@ if [[ ! -x "$root/.venv/bin/python" ]]; then
 fi
 stamp="$root/.venv/.esqlog-installed"
 if [[ ! -f "$stamp" || "$root/pyproject.toml" -nt "$stamp" ]]; then
-  echo "[setup] installing esqlog[dev] into .venv" >&2
+  echo "[setup] installing esqlog[dev,integrations] into .venv" >&2
   "$root/.venv/bin/python" -m pip install -q --upgrade pip >&2
-  "$root/.venv/bin/python" -m pip install -q -e "$root[dev]" >&2
+  "$root/.venv/bin/python" -m pip install -q -e "$root[dev,integrations]" >&2
   touch "$stamp"
 fi

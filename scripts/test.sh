@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: sets up .venv, starts the real OpenSearch and Elasticsearch nodes if they
-# are not running (both at once), then runs pytest. Extra arguments go to pytest.
+# are not running (both at once), then runs pytest. Extra arguments go to pytest; without
+# any, the engine matrix (scripts/engines/matrix.sh) and the install check
+# (scripts/check-install.sh) run after the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -13,4 +15,11 @@ export ESQLOG_OPENSEARCH_URL=$(tail -n 1 "$os_out")
 export ESQLOG_ELASTICSEARCH_URL=$(tail -n 1 "$es_out")
 rm -f "$os_out" "$es_out"
 echo "[test] OpenSearch at $ESQLOG_OPENSEARCH_URL, Elasticsearch at $ESQLOG_ELASTICSEARCH_URL" >&2
-exec .venv/bin/python -m pytest "$@"
+if [[ $# -gt 0 ]]; then exec .venv/bin/python -m pytest "$@"; fi
+# The full run (CI's): the suite, then the engine matrix's focused subset on the other
+# OpenSearch releases (nodes started and stopped by matrix.sh), then what a pip install gives.
+status=0
+.venv/bin/python -m pytest || status=$?
+bash scripts/engines/matrix.sh || status=1
+bash scripts/check-install.sh || status=1
+exit $status

@@ -10,6 +10,7 @@ import click
 
 from esqlog.cli.options import connection_options, open_engine
 from esqlog.connection import ConnectionSettings
+from esqlog.extras import EVAL_MODULES, require_extra
 
 DEMO_INDEX = "esqlog-demo-go"
 
@@ -28,8 +29,10 @@ def sample_path(name: str) -> Path:
 def demo_command(connection: ConnectionSettings, index: str, examples: int) -> None:
     """Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25.
 
-    Creates (or replaces) only the scratch index named by --index.
+    Creates (or replaces) only the scratch index named by --index. Needs the eval extra
+    (pip install 'esqlog[eval]'); says so in one line without it.
     """
+    require_extra("demo", "eval", EVAL_MODULES)
     from esqlog.calibrate import calibrate
     from esqlog.cli.report import format_report
     from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl

@@ -14,6 +14,7 @@ from esqlog.atomic import output_target
 from esqlog.cli.options import connection_options, open_engine
 from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
+from esqlog.extras import EVAL_MODULES, require_extra
 from esqlog.rewrite import RewriteMode
 from esqlog.trec import Qrels, Run
 
@@ -92,6 +93,7 @@ def eval_command(
     Recall@8K-tokens counts tokens with esqlog.evaluate.count_tokens (an approximation of
     a BPE tokenizer on code). The index is only read.
     """
+    require_extra("eval", "eval", EVAL_MODULES)
     from esqlog.calibrate import load_calibration
     from esqlog.cli.eval_inputs import check_documents, load_inputs, parse_metrics, show_notes
     from esqlog.evaluate import METRICS, compare, format_table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 from collections.abc import Iterable
@@ -25,20 +26,96 @@ from esqlog.wrapper.options import (
 )
 from esqlog.wrapper.search import search_plan
 
+#: Client methods that return a new client of the same kind (elasticsearch-py's ``options``,
+#: which langchain, llama-index and ``helpers.scan`` call): their result is wrapped with the
+#: same calibration, else one ``options(request_timeout=...)`` would drop esqlog silently.
+#: tests/test_wrapper_client.py checks that no other public method of the installed clients
+#: returns a client.
+CLIENT_FACTORIES = frozenset({"options"})
 
-class QlogClient:
-    """Sync wrapper of ``Elasticsearch`` / ``OpenSearch``."""
+
+def keywords_of(method: Any, args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Positional arguments named as the client's own ``search`` binds them.
+
+    Both clients' current ``search`` is keyword-only, so positional arguments raise the
+    TypeError the client itself would raise, before any request; an older client that took
+    ``search(body, index)`` gets them by name. A signature that cannot be read (``*args``)
+    leaves them as given.
+    """
+    if not args:
+        return args, kwargs
+    try:
+        signature = inspect.signature(method)
+    except (TypeError, ValueError):
+        return args, kwargs
+    kinds = {p.kind for p in signature.parameters.values()}
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return args, kwargs
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{getattr(method, '__qualname__', 'search')}() takes keyword "
+                        f"arguments only ({exc})") from None
+    named: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+            named.update(value)
+        else:
+            named[name] = value
+    return (), named
+
+
+class _Wrapped:
+    """What both wrappers share: every attribute is the client's own, ``isinstance`` sees the
+    client's class (frameworks validate ``client: Elasticsearch`` fields), and a method that
+    returns a new client returns it wrapped."""
 
     def __init__(self, client: Any, core: WrapperCore) -> None:
         self._client = client
-        self._engine = Engine(client)
         self.esqlog_core = core
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance() falls back to __class__
+        return type(self._client)
+
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+        value = getattr(self._client, name)
+        if name in CLIENT_FACTORIES and callable(value):
+            return self._rewrapping(value)
+        return value
+
+    def _rewrapping(self, method: Any) -> Any:
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            made = method(*args, **kwargs)
+            if isinstance(made, type(self._client)):
+                return type(self)(made, self.esqlog_core)
+            return made
+        return call
+
+    def __repr__(self) -> str:
+        return f"<esqlog wrapper of {self._client!r}>"
+
+
+class QlogClient(_Wrapped):
+    """Sync wrapper of ``Elasticsearch`` / ``OpenSearch``."""
+
+    def __init__(self, client: Any, core: WrapperCore) -> None:
+        super().__init__(client, core)
+        self._engine = Engine(client)
+
+    def __enter__(self) -> Any:
+        """``with esqlog.wrap(client, ...) as es``: the client's own enter, the wrapper back."""
+        entered = self._client.__enter__()
+        return self if entered is self._client else entered
+
+    def __exit__(self, *exc_info: Any) -> Any:
+        return self._client.__exit__(*exc_info)
 
     def search(self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any) -> Any:
         """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        args, kwargs = keywords_of(self._client.search, args, kwargs)
         return drive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform)
 
     def msearch(self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any) -> Any:
@@ -54,20 +131,25 @@ class QlogClient:
         return self._engine.perform(step)
 
 
-class AsyncQlogClient:
+class AsyncQlogClient(_Wrapped):
     """Async wrapper of ``AsyncElasticsearch`` / ``AsyncOpenSearch``."""
 
     def __init__(self, client: Any, core: WrapperCore) -> None:
-        self._client = client
+        super().__init__(client, core)
         self._engine = AsyncEngine(client)
-        self.esqlog_core = core
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+    async def __aenter__(self) -> Any:
+        """``async with esqlog.wrap(client, ...) as es``, as the client's own."""
+        entered = await self._client.__aenter__()
+        return self if entered is self._client else entered
+
+    async def __aexit__(self, *exc_info: Any) -> Any:
+        return await self._client.__aexit__(*exc_info)
 
     async def search(self, *args: Any, esqlog_mode: SearchMode | None = None,
                      **kwargs: Any) -> Any:
         """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
+        args, kwargs = keywords_of(self._client.search, args, kwargs)
         return await adrive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode),
                             self._perform)
 

@@ -17,6 +17,10 @@
 #   ESQLOG_ENGINE_SCHEME      http (default) or https, for the URL and the health check.
 #   ESQLOG_ENGINE_CURL_ARGS   extra curl arguments for the health check (--cacert, --netrc-file).
 #   ESQLOG_ENGINE_KEEP_DATA=1 keep the data folder of a previous run (a restart, not a reset).
+#   ESQLOG_OPENSEARCH_VERSION / ESQLOG_ELASTICSEARCH_VERSION   another release of the engine
+#                             (the CI matrix runs OpenSearch 2.19 and the newest 3.x); a
+#                             non-default version keeps its own state folder, so it can run
+#                             beside the default node on other ports.
 set -euo pipefail
 
 ACTION=${1:-}
@@ -58,6 +62,14 @@ esac
 TRANSPORT_PORT=$((HTTP_PORT + 100))
 URL="$SCHEME://127.0.0.1:$HTTP_PORT"
 STATE=$STATE_ROOT/$ENGINE
+case "$ENGINE:$VERSION" in
+  opensearch:3.6.0|elasticsearch:8.19.21) ;;
+  *) STATE=$STATE_ROOT/$ENGINE-$VERSION ;;
+esac
+# Java: OpenSearch 3 and Elasticsearch 9 need 21+, OpenSearch 2.x and Elasticsearch 8 run on 17.
+NEED_JAVA=17
+[[ ${VERSION%%.*} -ge 3 && $ENGINE == opensearch ]] && NEED_JAVA=21
+[[ ${VERSION%%.*} -ge 9 && $ENGINE == elasticsearch ]] && NEED_JAVA=21
 PIDFILE=$STATE/node.pid
 LOG=$STATE/logs
 
@@ -108,7 +120,55 @@ fetch_distribution() {
     mv "$tmp"/* "$home"
     rmdir "$tmp"
   fi
+  assemble_modules "$home" >&2
   echo "$home"
+}
+
+# OpenSearch 2.x integ-test distributions ship transport-netty4 alone, while the clusters
+# users run have Painless and the common analyzers (3.x distributions ship both). Those two
+# modules are assembled here from their Maven Central jars, with the descriptors the 3.x
+# distributions write.
+maven_jar() {  # group artifact version -> the jar, fetched once into the local repository
+  local path=$M2/${1//.//}/$2/$3/$2-$3.jar
+  if [[ ! -s "$path" ]]; then
+    mkdir -p "$(dirname "$path")"
+    curl -fsS -o "$path.part" "https://repo.maven.apache.org/maven2/${1//.//}/$2/$3/$2-$3.jar"
+    mv "$path.part" "$path"
+  fi
+  echo "$path"
+}
+
+plugin_class() {  # jar pattern -> the plugin class it holds (its name changed in 3.0)
+  unzip -Z1 "$1" | grep -E "$2" | head -n 1 | sed 's/\.class$//; s|/|.|g'
+}
+
+module_descriptor() {  # name classname description extended -> plugin-descriptor.properties
+  printf '%s\n' "description=$3" "version=$VERSION" "name=$1" "classname=$2" "java.version=11" \
+    "opensearch.version=$VERSION" "custom.foldername=" "extended.plugins=$4" \
+    "has.native.controller=false"
+}
+
+assemble_modules() {
+  local home=$1 dir jar
+  [[ $ENGINE == opensearch && ! -d "$home/modules/lang-painless" ]] || return 0
+  log "adding the lang-painless and analysis-common modules from Maven Central"
+  dir=$home/modules/lang-painless; mkdir -p "$dir"
+  for jar in org.opensearch.plugin:lang-painless:$VERSION \
+             org.opensearch.plugin:opensearch-scripting-painless-spi:$VERSION \
+             org.antlr:antlr4-runtime:4.13.1 org.ow2.asm:asm:9.7 org.ow2.asm:asm-util:9.7 \
+             org.ow2.asm:asm-tree:9.7 org.ow2.asm:asm-commons:9.7 org.ow2.asm:asm-analysis:9.7; do
+    IFS=: read -r g a v <<< "$jar"; cp "$(maven_jar "$g" "$a" "$v")" "$dir/"
+  done
+  module_descriptor lang-painless \
+    "$(plugin_class "$dir/lang-painless-$VERSION.jar" '^org/opensearch/painless/Painless(Module)?Plugin.class$')" \
+    "An easy, safe and fast scripting language for OpenSearch" "" > "$dir/plugin-descriptor.properties"
+  printf '%s\n' 'grant {' '  permission java.lang.RuntimePermission "createClassLoader";' \
+    '  permission java.lang.RuntimePermission "getClassLoader";' '};' > "$dir/plugin-security.policy"
+  dir=$home/modules/analysis-common; mkdir -p "$dir"
+  cp "$(maven_jar org.opensearch.plugin analysis-common "$VERSION")" "$dir/"
+  module_descriptor analysis-common \
+    "$(plugin_class "$dir/analysis-common-$VERSION.jar" '^org/opensearch/analysis/common/CommonAnalysis(Module)?Plugin.class$')" \
+    'Adds "built in" analyzers to OpenSearch.' lang-painless > "$dir/plugin-descriptor.properties"
 }
 
 # Both engines refuse to run as root; a locked system account runs the node instead.
@@ -131,9 +191,8 @@ start() {
          "stop it or set ESQLOG_${ENGINE^^}_PORT" >&2
     exit 1
   fi
-  local home java_home need=17
+  local home java_home need=$NEED_JAVA
   home=$(fetch_distribution)
-  [[ $ENGINE == opensearch ]] && need=21
   java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm; set ESQLOG_JAVA_HOME"; exit 1; }
   if [[ ${ESQLOG_ENGINE_KEEP_DATA:-0} == 1 && -d "$STATE/data" ]]; then
     rm -rf "$STATE/tmp" "$LOG"; log "keeping the data of the previous run"
@@ -198,10 +257,9 @@ stop() {
 
 # A command-line tool of the distribution (elasticsearch-users, ...) with the right Java.
 tool() {
-  local home java_home need=17 name=${1:-} conf_env=(); shift || true
+  local home java_home need=$NEED_JAVA name=${1:-} conf_env=(); shift || true
   [[ "$name" =~ ^[a-z-]+$ ]] || usage
   home=$(fetch_distribution)
-  [[ $ENGINE == opensearch ]] && need=21
   java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm"; exit 1; }
   [[ -n "$ES_CONF" ]] && conf_env=(ES_PATH_CONF="$ES_CONF")
   env ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# What a new user gets from `pip install`: builds the sdist and the wheel (no deprecation
+# warning; the sdist carries the whole test suite), installs the wheel into scratch venvs
+# and runs the console script there against the real nodes:
+#   plain install:  `esqlog demo` says in one line which extra to add; with the 9.x client
+#                   that a plain install resolves, `esqlog calibrate` against Elasticsearch 8
+#                   says in one line to install esqlog[es8];
+#   esqlog[eval,es8]: `esqlog demo` runs to the end on Elasticsearch 8, and on OpenSearch.
+# Needs ESQLOG_OPENSEARCH_URL and ESQLOG_ELASTICSEARCH_URL (scripts/test.sh exports them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d "${TMPDIR:-/tmp}/esqlog-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+passed=0
+fail() { echo "[install] FAIL: $*" >&2; echo "install: $passed passed, 1 failed" >&2; exit 1; }
+one_line_error() {  # expected exit code, text the line must contain, command...
+  local code=$1 want=$2; shift 2
+  local rc=0; "$@" > "$work/out" 2> "$work/err" || rc=$?
+  [[ $rc == "$code" ]] || { cat "$work/out" "$work/err" >&2; fail "$* exited $rc, not $code"; }
+  [[ $(wc -l < "$work/err") == 1 ]] || { cat "$work/err" >&2; fail "$*: not one line"; }
+  grep -qF -- "$want" "$work/err" || { cat "$work/err" >&2; fail "$*: no '$want'"; }
+  passed=$((passed + 1)); echo "[install] ok: $* -> $(cat "$work/err")" >&2
+}
+
+.venv/bin/python -m build --outdir "$work/dist" . > "$work/build.log" 2>&1 \
+  || { cat "$work/build.log" >&2; fail "python -m build"; }
+if grep -qi "deprecat" "$work/build.log"; then
+  grep -i -B2 -A2 "deprecat" "$work/build.log" >&2; fail "the build warns about a deprecation"
+fi
+sdist=$(ls "$work"/dist/esqlog-*.tar.gz); wheel=$(ls "$work"/dist/esqlog-*.whl)
+tar tzf "$sdist" > "$work/sdist.txt"
+grep -q "/tests/conftest.py$" "$work/sdist.txt" || fail "the sdist has no tests/conftest.py"
+passed=$((passed + 1)); echo "[install] built $(basename "$sdist") (with tests/conftest.py) and $(basename "$wheel")" >&2
+
+python3 -m venv "$work/plain"
+"$work/plain/bin/pip" install -q "$wheel"
+es_client=$("$work/plain/bin/python" -c "import elasticsearch; print(elasticsearch.__versionstr__)")
+echo "[install] plain install: elasticsearch client $es_client" >&2
+one_line_error 2 "pip install 'esqlog[eval]'" \
+  "$work/plain/bin/esqlog" demo --url "$ESQLOG_OPENSEARCH_URL"
+if [[ ${es_client%%.*} -ge 9 ]]; then
+  one_line_error 3 "pip install 'esqlog[es8]'" \
+    "$work/plain/bin/esqlog" calibrate --url "$ESQLOG_ELASTICSEARCH_URL" --index esqlog-none --field body
+fi
+
+python3 -m venv "$work/es8"
+"$work/es8/bin/pip" install -q "$wheel[eval,es8]"
+for url in "$ESQLOG_ELASTICSEARCH_URL" "$ESQLOG_OPENSEARCH_URL"; do
+  "$work/es8/bin/esqlog" demo --url "$url" --index esqlog-install-demo > "$work/demo.out" 2>&1 \
+    || { cat "$work/demo.out" >&2; fail "esqlog demo on $url"; }
+  grep -q "NDCG@10 change" "$work/demo.out" || { cat "$work/demo.out" >&2; fail "demo output"; }
+  curl -fsS -X DELETE "$url/esqlog-install-demo" > /dev/null
+  passed=$((passed + 1)); echo "[install] ok: esqlog[eval,es8] demo on $(head -n 1 "$work/demo.out")" >&2
+done
+echo "install: $passed passed, 0 failed" >&2
