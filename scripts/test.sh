@@ -16,10 +16,11 @@ export ESQLOG_ELASTICSEARCH_URL=$(tail -n 1 "$es_out")
 rm -f "$os_out" "$es_out"
 echo "[test] OpenSearch at $ESQLOG_OPENSEARCH_URL, Elasticsearch at $ESQLOG_ELASTICSEARCH_URL" >&2
 if [[ $# -gt 0 ]]; then exec .venv/bin/python -m pytest "$@"; fi
-# The full run (CI's): the suite, then the engine matrix's focused subset on the other
-# OpenSearch releases (nodes started and stopped by matrix.sh), then what a pip install gives.
+# The full run (CI's): the engine matrix's focused subset on the other OpenSearch releases
+# (nodes started and stopped by matrix.sh), what a pip install gives, then the suite, last so
+# that its pytest summary is the run's closing line.
 status=0
-.venv/bin/python -m pytest || status=$?
 bash scripts/engines/matrix.sh || status=1
 bash scripts/check-install.sh || status=1
+.venv/bin/python -m pytest || status=1
 exit $status
