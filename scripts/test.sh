@@ -2,7 +2,7 @@
 # The test suite: sets up .venv, starts the real OpenSearch and Elasticsearch nodes if they
 # are not running (both at once), then runs pytest. Extra arguments go to pytest; without
 # any, the engine matrix (scripts/engines/matrix.sh) and the install check
-# (scripts/check-install.sh) run after the suite.
+# (scripts/check-install.sh) run before the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
