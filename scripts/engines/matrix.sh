@@ -6,7 +6,7 @@
 # default node of the whole suite. Each node is started here, on its own ports and state
 # folder, and stopped on exit; the two start in parallel, then run one after the other.
 #
-#   bash scripts/engines/matrix.sh            (scripts/test.sh runs it after a full suite)
+#   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
 #   ESQLOG_MATRIX_PORT   first HTTP port (default 19214; the second node takes the next one)
 #   ESQLOG_MATRIX_VERSIONS  OpenSearch versions (default "2.19.6 3.8.0")
 set -euo pipefail
