@@ -51,6 +51,7 @@ DEFAULT_BUDGET = 300
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi")
 OPERATORS = ("or", "and")
+COMMON = ("split", "own")
 
 
 def _idf(n: int, big_n: int, q: float = 1.0) -> float:
@@ -69,11 +70,14 @@ class IdentifierSettings:
     operator: str = "or"
     minimum_should_match: int | str | None = None
     select: str = "multi"  # or "mass": by score mass only
-    #: A sub-word in more than this share of documents is scored by its own term alone
-    #: (a plain term, which the engine can prune) instead of a span over its compounds:
-    #: spans cannot skip documents, and a common word's compounds add long posting lists
-    #: for a small weight. 1.0: every sub-word gets its span.
+    #: A sub-word in more than this share of documents keeps its own term out of the span
+    #: (a plain term clause, which the engine can prune): a span cannot skip documents and
+    #: a common word's own posting list is its longest. 1.0: every sub-word one span.
     span_max_df: float = 0.01
+    #: What such a common sub-word's compounds do: ``split`` (one span of their own with the
+    #: same weight, saturating apart from the word's own term), or ``own`` (dropped: the
+    #: word scores by its own term alone, the cheapest and the least exact).
+    common: str = "split"
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -84,6 +88,9 @@ class IdentifierSettings:
         if not 0.0 <= self.span_max_df <= 1.0:
             raise UsageError(f"span_max_df must be between 0 and 1, got {self.span_max_df}",
                              "pass a share of documents, e.g. 0.01")
+        if self.common not in COMMON:
+            raise UsageError(f"common must be 'split' or 'own', got {self.common!r}",
+                             "pass common='split' or 'own'")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
                              "pass select='mass' or 'multi'")
@@ -167,14 +174,14 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
-    if settings.span_max_df < 1.0:  # common sub-words: their own term only (see settings)
-        limit = settings.span_max_df * stats.split_docs
-        comps = {w: ids[:0] if split_df.get(w, 0) > limit and engine_df.get(w, 0) > 0
-                 else ids for w, ids in comps.items()}
+    limit = settings.span_max_df * stats.split_docs
+    common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
+    if settings.common == "own":  # common sub-words: their own term only (see settings)
+        comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings)
     words = []
     for w in present:
-        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w])
+        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w], w in common)
         if groups:
             words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
                                        int(stats.compound_ids(w).size), int(chosen[w].size)))
@@ -227,9 +234,10 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
 
 
 def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
-            weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
+            weight: float, alone: bool = False) -> tuple[tuple[tuple[str, ...], float], ...]:
     """The word and its chosen compounds grouped by the shards that hold them, each group
-    with its exact boost (vectorised: a query lists up to a thousand terms).
+    with its exact boost (vectorised: a query lists up to a thousand terms). ``alone``:
+    the word's own term is a group of its own (a common sub-word, see span_max_df).
 
     A compound's engine df is the df snapshot's, copied into the split statistics by the
     same calibration (bound to the snapshot by its checksum); the word's own df comes from
@@ -252,6 +260,20 @@ def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
         return ()
     n = float(stats.doc_count)
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    if alone and word_df > 0:
+        head = ((word,), weight / float(idf[0]))
+        if len(names) == 1:
+            return (head,)
+        # the compounds saturate apart from the word: their own span(s)
+        names, idf = names[1:], idf[1:]
+        rest = _grouped(names, idf, masks[1:], one_shard, weight)
+        return (head, *rest)
+    return _grouped(names, idf, masks, one_shard, weight)
+
+
+def _grouped(names: list[str], idf: np.ndarray, masks: np.ndarray, one_shard: bool,
+             weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """``names`` partitioned by shard mask (one group on one shard), first name's first."""
     if one_shard:
         return ((tuple(names), weight / float(idf.sum())),)
     keys, inverse = np.unique(masks, return_inverse=True)
