@@ -66,14 +66,16 @@ class IdentifierSettings:
 
     budget: int = DEFAULT_BUDGET
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
-    q: float | None = None  # None: the q calibrate predicted for the split stream
+    #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
+    #: lost 0.01-0.02 NDCG@10 on Go; None: use that prediction.
+    q: float | None = 0.8
     operator: str = "or"
     minimum_should_match: int | str | None = None
     select: str = "multi"  # or "mass": by score mass only
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
     #: a common word's own posting list is its longest. 1.0: every sub-word one span.
-    span_max_df: float = 0.01
+    span_max_df: float = 0.05
     #: What such a common sub-word's compounds do: ``split`` (one span of their own with the
     #: same weight, saturating apart from the word's own term), or ``own`` (dropped: the
     #: word scores by its own term alone, the cheapest and the least exact).
@@ -110,6 +112,7 @@ class SubwordClause:
     groups: tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
     compounds_total: int
     compounds_used: int
+    apart: bool = False  # a common sub-word: its own term saturates apart from its compounds
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,9 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w], w in common)
         if groups:
             words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                                       int(stats.compound_ids(w).size), int(chosen[w].size)))
+                                       int(stats.compound_ids(w).size), int(chosen[w].size),
+                                       w in common and settings.common == "split"
+                                       and len(groups) > 1))
     return IdentifierPlan(tuple(words), tuple(tokens), q)
 
 

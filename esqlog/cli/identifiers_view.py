@@ -53,7 +53,8 @@ def subword_rows(found: IdentifierContext) -> list[dict[str, Any]]:
     return [{"word": w.word, "occurrences": w.count, "df": w.df,
              "N": found.stats.split_docs, "weight": w.weight,
              "compounds": w.compounds_used, "compounds_total": w.compounds_total,
-             "spans": len(w.groups)} for w in found.plan.words]
+             "spans": len(w.groups) - int(w.apart), "own_term_apart": w.apart}
+            for w in found.plan.words]
 
 
 def format_subword_rows(found: IdentifierContext) -> str:
@@ -67,6 +68,7 @@ def format_subword_rows(found: IdentifierContext) -> str:
     for r in rows:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"
         note = f"  x{r['occurrences']}" if r["occurrences"] > 1 else ""
+        note += "  (own term apart)" if r["own_term_apart"] else ""
         note += f"  ({r['spans']} shard groups)" if r["spans"] > 1 else ""
         lines.append(f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
                      f"{r['weight']:>8.4f}  {covered:>17}{note}")
