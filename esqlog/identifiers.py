@@ -212,18 +212,19 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     room = max(settings.budget - len(present), 0)
+    masks: list[np.ndarray] = []
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
     if settings.select == "multi" and len(present) > 1:
-        seen = np.sort(np.concatenate([comps[w][:MULTI_SCAN] for w in present]))
-        multi = seen[1:][seen[1:] == seen[:-1]]  # in two or more words' lists
+        masks, multi = _in_several([comps[w][:MULTI_SCAN] for w in present])
     keys, owners, ids_of = [], [], []
     for k, w in enumerate(present):
         ids = comps[w][first[w]:]
-        if multi.size:
-            head = ids[:MULTI_SCAN]
-            boosted = np.isin(head, multi)
-            rest = ids[:room]
-            ids = np.concatenate((head[boosted], rest[~np.isin(rest, multi)]))
+        if masks:
+            boosted = masks[k][first[w]:]  # the head: the list's first MULTI_SCAN
+            head, rest = ids[:boosted.size], ids[:room]
+            in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
+                (boosted, np.isin(rest[boosted.size:], multi)))
+            ids = np.concatenate((head[boosted], rest[~in_multi]))
             bonus = np.concatenate((np.full(int(boosted.sum()), 1e30),
                                     np.zeros(ids.size - int(boosted.sum()))))
         else:
@@ -242,6 +243,20 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
             order = np.argsort(-stats.df_engine[picked].astype(np.int64), kind="stable")
             out[w] = np.concatenate((out[w], picked[order]))
     return out
+
+
+def _in_several(lists: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per list, which of its ids also appear in another list, and those ids: one sort of
+    them all instead of a set lookup per list (the query is built on every search)."""
+    ids = np.concatenate(lists)
+    order = np.argsort(ids, kind="stable")
+    same = ids[order][1:] == ids[order][:-1]  # each list holds an id at most once
+    hit = np.zeros(ids.size, dtype=bool)
+    hit[1:] |= same
+    hit[:-1] |= same
+    mask = np.empty(ids.size, dtype=bool)
+    mask[order] = hit
+    return np.split(mask, np.cumsum([a.size for a in lists])[:-1]), np.unique(ids[mask])
 
 
 def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
