@@ -86,6 +86,11 @@ class IdentifierSettings:
     #: same weight, saturating apart from the word's own term), or ``own`` (dropped: the
     #: word scores by its own term alone, the cheapest and the least exact).
     common: str = "split"
+    #: Within the budget, the compounds of the query's rarer sub-words (under span_max_df)
+    #: come before those of common ones: a rare word missing a compound loses the whole
+    #: match of that document, a common one a little weight (and spans of common words'
+    #: compounds are the long ones). Measured: +0.027 NDCG@10 on Go 153K without names.
+    rare_first: bool = True
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -187,7 +192,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
-    chosen = _choose(present, comps, weight, engine_df, stats, settings)
+    chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
     words = []
     for w in present:
         groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w], w in common)
@@ -201,14 +206,15 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
             engine_df: Mapping[str, int], stats: IdentifierStats,
-            settings: IdentifierSettings) -> dict[str, np.ndarray]:
+            settings: IdentifierSettings, common: set[str]) -> dict[str, np.ndarray]:
     """Compound ids per word within the clause budget.
 
     Every word first gets one clause: itself, or its most frequent compound when it occurs
     only inside identifiers. The rest goes to the (word, compound) pairs of largest
     ``weight(word) * df(compound)``, the score mass a compound carries; with
     ``select="multi"`` compounds holding two or more of the query's words (the query's
-    own identifiers, usually rare) come first.
+    own identifiers, usually rare) come first; with ``rare_first`` those of words outside
+    ``common`` come next.
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     room = max(settings.budget - len(present), 0)
@@ -216,7 +222,7 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
     if settings.select == "multi" and len(present) > 1:
         masks, multi = _in_several([comps[w][:MULTI_SCAN] for w in present])
-    keys, owners, ids_of = [], [], []
+    keys, tiers, owners, ids_of = [], [], [], []
     for k, w in enumerate(present):
         ids = comps[w][first[w]:]
         if masks:
@@ -225,18 +231,18 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
             in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
                 (boosted, np.isin(rest[boosted.size:], multi)))
             ids = np.concatenate((head[boosted], rest[~in_multi]))
-            bonus = np.concatenate((np.full(int(boosted.sum()), 1e30),
-                                    np.zeros(ids.size - int(boosted.sum()))))
+            n_multi = int(boosted.sum())
         else:
-            ids = ids[:room]
-            bonus = np.zeros(ids.size)
-        keys.append(bonus + weight[w] * stats.df_engine[ids].astype(np.float64))
+            ids, n_multi = ids[:room], 0
+        tier = 2 if settings.rare_first and w in common else 1
+        tiers.append(np.concatenate((np.zeros(n_multi), np.full(ids.size - n_multi, tier))))
+        keys.append(weight[w] * stats.df_engine[ids].astype(np.float64))
         owners.append(np.full(ids.size, k))
         ids_of.append(ids)
     out = {w: comps[w][:first[w]] for w in present}
     if room and keys:
         key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
-        top = np.argsort(-key, kind="stable")[:room]
+        top = np.lexsort((-key, np.concatenate(tiers)))[:room]  # by tier, then mass
         for k, w in enumerate(present):
             picked = cid[top[owner[top] == k]]
             # in df order, the sub-word's own list order (most frequent first)
