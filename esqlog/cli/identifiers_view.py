@@ -61,7 +61,9 @@ def format_subword_rows(found: IdentifierContext) -> str:
     """A fixed-width table of :func:`subword_rows` with a header line."""
     rows = subword_rows(found)
     width = max([len(r["word"]) for r in rows] + [7])
-    lines = [f"identifiers mode: q {found.plan.q:g} (split stream, h_tok "
+    source = ("the split stream's prediction" if found.settings.q is None
+              else f"fixed; the split stream predicts {found.stats.q:g}")
+    lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
              f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
              f"{found.settings.budget:,}",
              f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}"]
