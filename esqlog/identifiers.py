@@ -20,8 +20,14 @@ Two engine limits shape the query:
   shard. The price: a document holding terms of two groups of one sub-word gets two
   saturations instead of one. With one shard there is one group.
 - Engines cap the terms of one query (OpenSearch: 1,024). ``budget`` bounds the clauses;
-  the compounds kept are those with the largest ``weight(s) * df(compound)`` (where the
-  score mass is), always a most-frequent-first prefix of each sub-word's list.
+  the compounds kept are those holding several query words first, then those with the
+  largest ``weight(s) * df(compound)`` (where the score mass is).
+- A span cannot skip documents (no max-score pruning, positions read for every match), so
+  its cost grows with its terms' posting lists. A common sub-word (over ``span_max_df`` of
+  the documents) keeps its own long list out of the span: its own term is a plain term
+  clause and its compounds a span of their own, both with its weight (two saturations
+  instead of one). Measured through OpenSearch (BENCHMARKS section 7) this costs no
+  quality (it gains a little on Go) at a fraction of the span postings.
 
 Matching: a document matches when it holds any query token or sub-word, inside an
 identifier or not (``operator="or"``, the default). ``operator="and"`` requires every
@@ -51,6 +57,7 @@ DEFAULT_BUDGET = 300
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi")
 OPERATORS = ("or", "and")
+COMMON = ("split", "own")
 
 
 def _idf(n: int, big_n: int, q: float = 1.0) -> float:
@@ -65,15 +72,25 @@ class IdentifierSettings:
 
     budget: int = DEFAULT_BUDGET
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
-    q: float | None = None  # None: the q calibrate predicted for the split stream
+    #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
+    #: lost 0.01-0.02 NDCG@10 on Go; None: use that prediction.
+    q: float | None = 0.8
     operator: str = "or"
     minimum_should_match: int | str | None = None
     select: str = "multi"  # or "mass": by score mass only
-    #: A sub-word in more than this share of documents is scored by its own term alone
-    #: (a plain term, which the engine can prune) instead of a span over its compounds:
-    #: spans cannot skip documents, and a common word's compounds add long posting lists
-    #: for a small weight. 1.0: every sub-word gets its span.
-    span_max_df: float = 0.01
+    #: A sub-word in more than this share of documents keeps its own term out of the span
+    #: (a plain term clause, which the engine can prune): a span cannot skip documents and
+    #: a common word's own posting list is its longest. 1.0: every sub-word one span.
+    span_max_df: float = 0.05
+    #: What such a common sub-word's compounds do: ``split`` (one span of their own with the
+    #: same weight, saturating apart from the word's own term), or ``own`` (dropped: the
+    #: word scores by its own term alone, the cheapest and the least exact).
+    common: str = "split"
+    #: Within the budget, the compounds of the query's rarer sub-words (under span_max_df)
+    #: come before those of common ones: a rare word missing a compound loses the whole
+    #: match of that document, a common one a little weight (and spans of common words'
+    #: compounds are the long ones). Measured: +0.027 NDCG@10 on Go 153K without names.
+    rare_first: bool = True
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -84,6 +101,9 @@ class IdentifierSettings:
         if not 0.0 <= self.span_max_df <= 1.0:
             raise UsageError(f"span_max_df must be between 0 and 1, got {self.span_max_df}",
                              "pass a share of documents, e.g. 0.01")
+        if self.common not in COMMON:
+            raise UsageError(f"common must be 'split' or 'own', got {self.common!r}",
+                             "pass common='split' or 'own'")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
                              "pass select='mass' or 'multi'")
@@ -103,6 +123,7 @@ class SubwordClause:
     groups: tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
     compounds_total: int
     compounds_used: int
+    apart: bool = False  # a common sub-word: its own term saturates apart from its compounds
 
 
 @dataclass(frozen=True)
@@ -167,57 +188,61 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
-    if settings.span_max_df < 1.0:  # common sub-words: their own term only (see settings)
-        limit = settings.span_max_df * stats.split_docs
-        comps = {w: ids[:0] if split_df.get(w, 0) > limit and engine_df.get(w, 0) > 0
-                 else ids for w, ids in comps.items()}
-    chosen = _choose(present, comps, weight, engine_df, stats, settings)
+    limit = settings.span_max_df * stats.split_docs
+    common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
+    if settings.common == "own":  # common sub-words: their own term only (see settings)
+        comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
+    chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
     words = []
     for w in present:
-        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w])
+        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w], w in common)
         if groups:
             words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                                       int(stats.compound_ids(w).size), int(chosen[w].size)))
+                                       int(stats.compound_ids(w).size), int(chosen[w].size),
+                                       w in common and settings.common == "split"
+                                       and len(groups) > 1))
     return IdentifierPlan(tuple(words), tuple(tokens), q)
 
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
             engine_df: Mapping[str, int], stats: IdentifierStats,
-            settings: IdentifierSettings) -> dict[str, np.ndarray]:
+            settings: IdentifierSettings, common: set[str]) -> dict[str, np.ndarray]:
     """Compound ids per word within the clause budget.
 
     Every word first gets one clause: itself, or its most frequent compound when it occurs
     only inside identifiers. The rest goes to the (word, compound) pairs of largest
     ``weight(word) * df(compound)``, the score mass a compound carries; with
     ``select="multi"`` compounds holding two or more of the query's words (the query's
-    own identifiers, usually rare) come first.
+    own identifiers, usually rare) come first; with ``rare_first`` those of words outside
+    ``common`` come next.
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     room = max(settings.budget - len(present), 0)
+    masks: list[np.ndarray] = []
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
     if settings.select == "multi" and len(present) > 1:
-        seen = np.sort(np.concatenate([comps[w][:MULTI_SCAN] for w in present]))
-        multi = seen[1:][seen[1:] == seen[:-1]]  # in two or more words' lists
-    keys, owners, ids_of = [], [], []
+        masks, multi = _in_several([comps[w][:MULTI_SCAN] for w in present])
+    keys, tiers, owners, ids_of = [], [], [], []
     for k, w in enumerate(present):
         ids = comps[w][first[w]:]
-        if multi.size:
-            head = ids[:MULTI_SCAN]
-            boosted = np.isin(head, multi)
-            rest = ids[:room]
-            ids = np.concatenate((head[boosted], rest[~np.isin(rest, multi)]))
-            bonus = np.concatenate((np.full(int(boosted.sum()), 1e30),
-                                    np.zeros(ids.size - int(boosted.sum()))))
+        if masks:
+            boosted = masks[k][first[w]:]  # the head: the list's first MULTI_SCAN
+            head, rest = ids[:boosted.size], ids[:room]
+            in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
+                (boosted, np.isin(rest[boosted.size:], multi)))
+            ids = np.concatenate((head[boosted], rest[~in_multi]))
+            n_multi = int(boosted.sum())
         else:
-            ids = ids[:room]
-            bonus = np.zeros(ids.size)
-        keys.append(bonus + weight[w] * stats.df_engine[ids].astype(np.float64))
+            ids, n_multi = ids[:room], 0
+        tier = 2 if settings.rare_first and w in common else 1
+        tiers.append(np.concatenate((np.zeros(n_multi), np.full(ids.size - n_multi, tier))))
+        keys.append(weight[w] * stats.df_engine[ids].astype(np.float64))
         owners.append(np.full(ids.size, k))
         ids_of.append(ids)
     out = {w: comps[w][:first[w]] for w in present}
     if room and keys:
         key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
-        top = np.argsort(-key, kind="stable")[:room]
+        top = np.lexsort((-key, np.concatenate(tiers)))[:room]  # by tier, then mass
         for k, w in enumerate(present):
             picked = cid[top[owner[top] == k]]
             # in df order, the sub-word's own list order (most frequent first)
@@ -226,10 +251,25 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     return out
 
 
+def _in_several(lists: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per list, which of its ids also appear in another list, and those ids: one sort of
+    them all instead of a set lookup per list (the query is built on every search)."""
+    ids = np.concatenate(lists)
+    order = np.argsort(ids, kind="stable")
+    same = ids[order][1:] == ids[order][:-1]  # each list holds an id at most once
+    hit = np.zeros(ids.size, dtype=bool)
+    hit[1:] |= same
+    hit[:-1] |= same
+    mask = np.empty(ids.size, dtype=bool)
+    mask[order] = hit
+    return np.split(mask, np.cumsum([a.size for a in lists])[:-1]), np.unique(ids[mask])
+
+
 def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
-            weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
+            weight: float, alone: bool = False) -> tuple[tuple[tuple[str, ...], float], ...]:
     """The word and its chosen compounds grouped by the shards that hold them, each group
-    with its exact boost (vectorised: a query lists up to a thousand terms).
+    with its exact boost (vectorised: a query lists up to a thousand terms). ``alone``:
+    the word's own term is a group of its own (a common sub-word, see span_max_df).
 
     A compound's engine df is the df snapshot's, copied into the split statistics by the
     same calibration (bound to the snapshot by its checksum); the word's own df comes from
@@ -252,6 +292,20 @@ def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
         return ()
     n = float(stats.doc_count)
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    if alone and word_df > 0:
+        head = ((word,), weight / float(idf[0]))
+        if len(names) == 1:
+            return (head,)
+        # the compounds saturate apart from the word: their own span(s)
+        names, idf = names[1:], idf[1:]
+        rest = _grouped(names, idf, masks[1:], one_shard, weight)
+        return (head, *rest)
+    return _grouped(names, idf, masks, one_shard, weight)
+
+
+def _grouped(names: list[str], idf: np.ndarray, masks: np.ndarray, one_shard: bool,
+             weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """``names`` partitioned by shard mask (one group on one shard), first name's first."""
     if one_shard:
         return ((tuple(names), weight / float(idf.sum())),)
     keys, inverse = np.unique(masks, return_inverse=True)

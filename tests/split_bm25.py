@@ -9,7 +9,7 @@ tests/lucene_bm25 (Lucene's one-byte length norm, the standard field's length).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from tests.lucene_bm25 import lucene_idf, lucene_norm_length
 
@@ -48,8 +48,9 @@ class SplitStreamBM25:
         return lucene_idf(self.split_df[word], self.n_docs, q) * count
 
     def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
-              grouped: bool) -> float:
-        """Score of ``doc`` for (word, count in the query, listed terms) triples."""
+              grouped: bool, alone: Collection[str] = ()) -> float:
+        """Score of ``doc`` for (word, count in the query, listed terms) triples; a word in
+        ``alone`` saturates its own term apart from its compounds (a common sub-word)."""
         tfs = self.vectors[doc]
         norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / self.avgdl)
         total = 0.0
@@ -58,6 +59,8 @@ class SplitStreamBM25:
             groups: dict[frozenset[int], int] = {}
             for term in listed:
                 key = frozenset(self.shards_of.get(term, ())) if grouped else frozenset()
+                if word in alone and term == word:
+                    key = frozenset({-1})  # no shard set: a group of its own
                 groups[key] = groups.get(key, 0) + tfs.get(term, 0)
             total += sum(w * tf / (tf + norm) for tf in groups.values() if tf)
         return total

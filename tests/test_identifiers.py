@@ -168,19 +168,56 @@ def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
     assert none.query("body", IdentifierSettings()) == {"match_none": {}}
 
 
-def test_common_subwords_are_scored_by_their_own_term() -> None:
-    """span_max_df: a sub-word in more than that share of documents gets no span."""
+def test_common_subwords_keep_their_own_term_apart_from_their_compounds() -> None:
+    """span_max_df: a sub-word in more than that share of documents keeps its own term out
+    of the span; its compounds form a span of their own with the same weight ("split"),
+    or are dropped ("own")."""
     stats = build(shards=1)
-    plan = plan_identifier_query("read web", stats, df_lookup(stats),
-                                 IdentifierSettings(span_max_df=0.5))
-    by_word = {w.word: w for w in plan.words}
-    assert by_word["read"].groups[0][0] == ("read",)  # 4 of 6 documents: too common
+    split = plan_identifier_query("read web", stats, df_lookup(stats),
+                                  IdentifierSettings(span_max_df=0.5))
+    read = {w.word: w for w in split.words}["read"]  # 4 of 6 documents: common
+    (own, own_boost), (comps, comps_boost) = read.groups
+    assert own == ("read",) and "read" not in comps and read.apart
+    assert set(comps) == {stats.words[i] for i in stats.compounds_of("read")}
+    df = df_lookup(stats)
+
+    def idf(t: str) -> float:
+        return math.log(1 + (len(DOCS) - df([t])[t] + 0.5) / (df([t])[t] + 0.5))
+
+    assert own_boost * idf("read") == pytest.approx(read.weight, rel=1e-12)
+    assert comps_boost * sum(idf(t) for t in comps) == pytest.approx(read.weight, rel=1e-12)
+    query = split.query("body", IdentifierSettings(span_max_df=0.5))
+    kinds = [next(iter(c)) for c in query["bool"]["should"]]
+    assert kinds.count("term") >= 1 and kinds.count("span_or") >= 1
+    dropped = plan_identifier_query("read web", stats, df_lookup(stats),
+                                    IdentifierSettings(span_max_df=0.5, common="own"))
+    by_word = {w.word: w for w in dropped.words}
+    assert by_word["read"].groups == ((("read",), own_boost),) and not by_word["read"].apart
     assert by_word["web"].compounds_used == 1  # rare and only inside identifiers
+
+
+def test_rare_first_spends_the_budget_on_rarer_words_compounds() -> None:
+    """Under a tight budget the common word's frequent compound waits for the rare word's:
+    a rare word missing a compound loses the whole match of that document."""
+    docs = [(0, "getName(x)")] * 7 + [(0, "get it"), (0, "fooBar here"), (0, "bar none"),
+                                      (0, "other words"), (0, "more words")]
+    stats = build(shards=1, docs=docs)
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+
+    def used(rare_first: bool) -> dict[str, int]:
+        plan = plan_identifier_query("get bar", stats, lambda ts: {t: df[t] for t in ts},
+                                     IdentifierSettings(budget=3, span_max_df=0.5,
+                                                        select="mass", rare_first=rare_first))
+        return {w.word: w.compounds_used for w in plan.words}
+
+    # get: 8 of 12 documents (common), its compound getname in 7; bar: 2, foobar in 1
+    assert used(False) == {"get": 1, "bar": 0}  # score mass: getname's 7 documents win
+    assert used(True) == {"get": 0, "bar": 1}
 
 
 def test_settings_are_validated() -> None:
     for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
-                {"select": "best"}):
+                {"select": "best"}, {"common": "some"}):
         with pytest.raises(UsageError):
             IdentifierSettings(**bad)
 

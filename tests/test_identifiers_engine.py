@@ -134,14 +134,20 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
     assert 0.0 < stats.h_tok < 0.5 and 0.0 <= stats.q <= 1.0
 
 
-@pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
+@pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own"])
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
-    sub-words by their own term), 3 shards, dfs."""
+    sub-words: their own term apart from a span of their compounds), the same capped, and
+    the old default (common sub-words by their own term only); 3 shards, dfs."""
     stats, oracle = corpus.found.stats, corpus.oracle
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
-                "default": IdentifierSettings()}[case]
+                "default": IdentifierSettings(),
+                "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
+                "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own")}[case]
+    # independent of the plan: which words keep their own term apart (common ones)
+    alone = {w for w, n in oracle.split_df.items()
+             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
     checked = capped = 0
     for text in load_query_texts()[:60]:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
@@ -158,7 +164,8 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                      search_type="dfs_query_then_fetch")["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
         for hit in found["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, grouped=True) * corpus.scale
+            expected = oracle.score(hit["_id"], words, plan.q, grouped=True,
+                                    alone=alone) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 200
@@ -186,14 +193,15 @@ def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
                                  {t: p for t, p in parts.items() if p})
         scale = bm25_scale(engine.flavor, engine.version)
         checked = 0
+        one_span = IdentifierSettings(span_max_df=1.0)  # no common word kept apart
         for text in load_query_texts()[:30]:
-            plan = plan_identifier_query(text, found.stats, found.vocabulary.df_of)
+            plan = plan_identifier_query(text, found.stats, found.vocabulary.df_of, one_span)
             if not plan.words or plan.clauses > 1000:
                 continue
             assert all(len(w.groups) == 1 for w in plan.words)
             words = [(w.word, w.count, list(w.groups[0][0])) for w in plan.words]
             hits = call(engine, "POST", f"/{index}/_search",
-                        {"query": plan.query("body", IdentifierSettings()), "size": 10})
+                        {"query": plan.query("body", one_span), "size": 10})
             for hit in hits["hits"]["hits"]:
                 expected = oracle.score(hit["_id"], words, plan.q, grouped=False) * scale
                 assert hit["_score"] == pytest.approx(expected, rel=1e-4)

@@ -53,20 +53,24 @@ def subword_rows(found: IdentifierContext) -> list[dict[str, Any]]:
     return [{"word": w.word, "occurrences": w.count, "df": w.df,
              "N": found.stats.split_docs, "weight": w.weight,
              "compounds": w.compounds_used, "compounds_total": w.compounds_total,
-             "spans": len(w.groups)} for w in found.plan.words]
+             "spans": len(w.groups) - int(w.apart), "own_term_apart": w.apart}
+            for w in found.plan.words]
 
 
 def format_subword_rows(found: IdentifierContext) -> str:
     """A fixed-width table of :func:`subword_rows` with a header line."""
     rows = subword_rows(found)
     width = max([len(r["word"]) for r in rows] + [7])
-    lines = [f"identifiers mode: q {found.plan.q:g} (split stream, h_tok "
+    source = ("the split stream's prediction" if found.settings.q is None
+              else f"fixed; the split stream predicts {found.stats.q:g}")
+    lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
              f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
              f"{found.settings.budget:,}",
              f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}"]
     for r in rows:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"
         note = f"  x{r['occurrences']}" if r["occurrences"] > 1 else ""
+        note += "  (own term apart)" if r["own_term_apart"] else ""
         note += f"  ({r['spans']} shard groups)" if r["spans"] > 1 else ""
         lines.append(f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
                      f"{r['weight']:>8.4f}  {covered:>17}{note}")

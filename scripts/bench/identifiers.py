@@ -52,6 +52,26 @@ def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str,
                                 for t, w in zip(present, weights, strict=True)]}}
 
 
+def _q(value: str) -> float | None:
+    return None if value == "pred" else float(value)
+
+
+def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
+    """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
+    settings); ``default`` alone is the defaults."""
+    keys = {"b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
+            "q": ("q", _q), "select": ("select", str)}
+    fields: dict[str, Any] = {}
+    for part in filter(None, spec.split(",")):
+        if part == "default":
+            continue
+        key, _, value = part.partition("=")
+        name, cast = keys[key.strip()]
+        fields[name] = cast(value.strip())
+    return (f"identifiers {spec}" if spec != "default" else "identifiers",
+            IdentifierSettings(**fields))
+
+
 def rescored(first: dict[str, Any], second: dict[str, Any], window: int) -> dict[str, Any]:
     """A search body part: ``first`` picks each shard's top ``window``, ``second`` reorders."""
     return {"query": first, "rescore": {"window_size": window, "query": {
@@ -124,12 +144,7 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             pq["code native"] = ev.per_query["native"]
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
-        # the default mode, every sub-word as a span (budget 1,000), a fixed q, a rescore
-        variants = {"identifiers": IdentifierSettings(),
-                    "identifiers all spans b=1000": IdentifierSettings(budget=1000,
-                                                                       span_max_df=1.0),
-                    **{f"identifiers q={q:g}": IdentifierSettings(q=q) for q in args.fixed_q}}
-        for name, settings in variants.items():
+        for name, settings in (parse_variant(v) for v in args.variants):
             bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
                       for t in qs.texts]
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
@@ -170,9 +185,12 @@ def main() -> int:
     parser.add_argument("--styles", default="names,no-names")
     parser.add_argument("--max-queries", type=int, default=500)
     parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x],
-                        default=[100])
-    parser.add_argument("--fixed-q", type=lambda s: [float(x) for x in s.split(",") if x],
-                        default=[0.8], help="Also run the default mode at these fixed q.")
+                        default=[])
+    parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
+                        default=["default", "b=1000,smd=1", "b=300,smd=0.01,common=own,q=pred"],
+                        help="Identifiers settings to run, ';'-separated, each like "
+                        "'b=500,smd=0.05,common=split,q=0.8' (q=pred: calibrate's prediction); "
+                        "'default' is the defaults.")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-code", dest="code", action="store_false",
                         help="Skip the code-analyzer reindex (it needs OpenSearch).")

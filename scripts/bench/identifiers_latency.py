@@ -2,12 +2,12 @@
 
     python scripts/bench/identifiers_latency.py --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard --calibration results/go.identifiers.json \
-        --queries data/corpora/go/queries.jsonl --n 300 --budgets 1000,300 --window 100
+        --queries data/corpora/go/queries.jsonl --n 300 --variants 'default;b=1000,smd=1'
 
 Systems, each query text new to every system, interleaved in a rotating order so drift and
 background load hit all alike: ``native`` (the plain match), ``boost`` (esqlog's q-log
-boost query, built from the df snapshot), ``identifiers b=B`` (the full span query at clause
-budget B) and ``rescore@K b=B`` (the boost query picks each shard's top K, the span query
+boost query, built from the df snapshot), ``identifiers b=B`` (the span query with the given
+settings) and ``rescore@K b=B`` (the boost query picks each shard's top K, the span query
 re-scores them: the rescore phase only scores those K documents). The time includes
 building the query here (the snapshot lookups), not only the engine. Multi-shard indices
 are searched with dfs_query_then_fetch, as the weights assume. Prints p50/p95 and the
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from identifiers import boost_query, rescored
+from identifiers import boost_query, parse_variant, rescored
 from latency import percentile
 
 from esqlog.calibrate import load_calibration
@@ -43,10 +43,12 @@ def main() -> int:
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--budgets", default="300,1000")
-    parser.add_argument("--span-max-df", default="0.01,1.0",
-                        help="span_max_df values to run with each budget (1.0: all spans).")
-    parser.add_argument("--window", type=int, default=100)
+    parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
+                        default=["default", "b=300,smd=0.01,common=own,q=pred"],
+                        help="Identifiers settings, ';'-separated, as scripts/bench/"
+                        "identifiers.py --variants ('b=500,smd=0.05,common=split,q=0.8').")
+    parser.add_argument("--window", type=int, default=0,
+                        help="Also time each variant as a rescore of the boost query's top K.")
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -68,11 +70,7 @@ def main() -> int:
         return {"query": boost_query(text, field, vocab, cal.q)}
 
     systems: dict[str, Callable[[str], dict[str, Any]]] = {"native": native, "boost": boost}
-    combos = [(int(b), float(m)) for b in args.budgets.split(",")
-              for m in args.span_max_df.split(",")]
-    for budget, span_max_df in combos:
-        settings = IdentifierSettings(budget=budget, span_max_df=span_max_df)
-        label = f"b={budget} smd={span_max_df:g}"
+    for label, settings in (parse_variant(v) for v in args.variants):
 
         def full(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
             return {"query": identifier_query(text, field, stats, vocab.df_of, s)}
@@ -81,8 +79,9 @@ def main() -> int:
             return rescored(boost_query(text, field, vocab, cal.q),
                             identifier_query(text, field, stats, vocab.df_of, s), args.window)
 
-        systems[f"identifiers {label}"] = full
-        systems[f"rescore@{args.window} {label}"] = rescore
+        systems[label] = full
+        if args.window:
+            systems[f"rescore@{args.window} {label}"] = rescore
     names = list(systems)
     warm = texts.pop(0)
     for name in names:

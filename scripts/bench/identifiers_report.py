@@ -1,6 +1,9 @@
 """Markdown tables of scripts/bench/identifiers.py results (BENCHMARKS.md section 7).
 
     python scripts/bench/identifiers_report.py results/identifiers.jsonl
+
+Columns: the baselines, then every identifiers variant the runs hold (in first-seen order),
+then each variant's paired difference against the code reindex (native).
 """
 
 from __future__ import annotations
@@ -9,8 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-COLUMNS = ["standard native", "standard q-log", "code native", "code q-log",
-           "identifiers", "identifiers all spans b=1000", "identifiers q=0.8", "rescore@100"]
+BASELINES = ["standard native", "standard q-log", "code native", "code q-log"]
 
 
 def cell(entry: dict[str, float] | None) -> str:
@@ -20,23 +22,26 @@ def cell(entry: dict[str, float] | None) -> str:
     return f"{entry['ndcg10']:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def delta(entry: dict[str, list[float]] | None) -> str:
+    diff = (entry or {}).get("vs code native")
+    return f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—"
+
+
 def main() -> int:
     rows = [json.loads(line) for path in sys.argv[1:]
             for line in Path(path).read_text(encoding="utf-8").splitlines()
             if line.strip()]
-    print("| corpus | size | queries | split q | " + " | ".join(COLUMNS)
-          + " | identifiers − code native [95% CI] | all spans − code native |")
-    print("|---|---|---|---|" + "---|" * (len(COLUMNS) + 2))
+    variants = list(dict.fromkeys(name for r in rows for name in r["systems"]
+                                  if name not in BASELINES))
+    columns = BASELINES + variants
+    print("| corpus | size | queries | split q | " + " | ".join(columns) + " | "
+          + " | ".join(f"{v} − code native [95% CI]" for v in variants) + " |")
+    print("|---|---|---|---|" + "---|" * (len(columns) + len(variants)))
     for r in rows:
         systems = r["systems"]
-        deltas = []
-        for name in ("identifiers", "identifiers all spans b=1000"):
-            diff = systems.get(name, {}).get("vs code native")
-            deltas.append(f"{diff[0]:+.3f} [{diff[1]:+.3f}, {diff[2]:+.3f}]" if diff else "—")
-        delta = " | ".join(deltas)
         print(f"| {r['corpus']} | {r['docs']:,} | {r['queries']} ({r['n_queries']}) | "
-              f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in COLUMNS)
-              + f" | {delta} |")
+              f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in columns)
+              + " | " + " | ".join(delta(systems.get(v)) for v in variants) + " |")
     return 0
 
 
