@@ -14,6 +14,7 @@ from esqlog.stats import TextStats
 from esqlog.steps import SearchPlan, Step
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.identifiers import STALE
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.resolve import IndexTarget
 from esqlog.wrapper.scripting import rewritten_search_plan
@@ -30,6 +31,11 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     if mode == "native" or call.query is None or filters_on_score(call.get("min_score"),
                                                                   call.query):
         return (yield call.untouched())  # min_score thresholds native scores: nothing may move
+    if mode == "identifiers":
+        done = yield from _identifiers_plan(core, call)
+        if done is not None:
+            return done
+        mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
     prepared = yield from _prepare_plan(core, call)
     if prepared is None:
         return (yield call.untouched())
@@ -43,6 +49,30 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     return (yield from rewritten_search_plan(
         call, lambda rewrite_mode: core.rewritten(target, original, stats, rewrite_mode),
         "script" if mode == "script" else "boost", forced, core.scripts))
+
+
+def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
+    """The search with match clauses as identifiers queries (esqlog.wrapper.identifiers);
+    None when the snapshot they need is stale and the search should go on in boost mode.
+
+    No statistics request: everything comes from the snapshot and its split statistics.
+    Resolution, the snapshot check and the clause-limit probe never raise (each falls back).
+    """
+    assert core.identifiers is not None  # effective_mode checked it
+    target = yield from core.resolver.target_plan(call.index)
+    if target is None:
+        return (yield call.untouched())
+    yield from core.snapshots.check_plan(target.index)
+    yield from core.clause_limit_plan()
+    query = core.identifiers.rewrite(target, call.query, core.snapshots, core.max_clauses)
+    if query == STALE:
+        return None
+    if not isinstance(query, dict):
+        return (yield call.untouched())
+    if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+        call.set("search_type", "dfs_query_then_fetch")
+    call.set("query", query)
+    return (yield call.search())
 
 
 def _prepare_plan(core: WrapperCore,
