@@ -11,8 +11,8 @@ snapshot is (esqlog.wrapper.snapshots): when the index drifts from it, searches 
 to boost mode with live statistics until the index is calibrated again.
 
 What is replaced: a ``match`` clause in scoring position (esqlog.matchspec.walk) on a
-field calibrated with identifiers, searched with the built-in ``standard`` analyzer, with
-ASCII text. Its ``operator`` and ``minimum_should_match`` carry over (see
+field calibrated with identifiers, indexed and searched with the built-in ``standard``
+analyzer, with ASCII text. Its ``operator`` and ``minimum_should_match`` carry over (see
 esqlog.identifiers for their meaning), ``boost`` and ``_name`` stay on the new clause.
 Everything else (multi_match, other fields, graph or custom search analyzers, non-ASCII
 text, filters) is sent as written.
@@ -155,9 +155,13 @@ class IdentifierRewriter:
         if spec is None:
             return None
         stats = self.stats.get((target.index, spec.field))
-        if stats is None or not target.analysis.standard(spec.field) or (
-                not target.analysis.exact(spec.field)) or standard_terms(spec.text) is None:
-            return None  # the query side splits text as the standard analyzer cuts ASCII
+        analysis = target.analysis.by_field.get(spec.field)
+        # The query side splits text as the built-in standard analyzer cuts ASCII, and the
+        # split statistics assume the index cut it the same way (one analyzer for both).
+        if stats is None or analysis is None or not (analysis.standard and analysis.flat) or (
+                analysis.index_analyzer != analysis.analyzer) or standard_terms(
+                    spec.text) is None:
+            return None
         return spec, stats
 
     def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
