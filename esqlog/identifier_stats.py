@@ -94,10 +94,17 @@ class SplitCollector:
             [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
         splits, tried = self.splits, self.tried
         for text in texts:
-            for token in _WORDS(text):  # cased_tokens without its checks: lookups do them
-                if token in tried:
+            tokens = _WORDS(text)  # cased_tokens without its checks: lookups do them
+            # Nearly every token was seen before (most documents teach nothing new): find
+            # the new ones with set operations in C, then visit only those, in text order
+            # (the first casing seen that splits wins, as one token at a time would do).
+            new = set(tokens).difference(tried)
+            if not new:
+                continue
+            tried.update(new)
+            for token in dict.fromkeys(tokens) if len(new) > 1 else new:
+                if token not in new:
                     continue
-                tried.add(token)
                 low = token.lower()
                 i = get(low)
                 if i is None or i in splits or low not in terms:
