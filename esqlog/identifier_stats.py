@@ -251,11 +251,18 @@ def build_identifier_stats(
     starts = np.repeat(ptr[doc_terms], n_parts)
     offsets = np.arange(int(n_parts.sum())) - np.repeat(np.cumsum(n_parts) - n_parts, n_parts)
     part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
-    keys = np.concatenate((doc_of * n_words + doc_terms,
+    # A document lists each of its terms once, so only pairs of words that are also some
+    # term's part can repeat: the rest are counted as they are, and only those are sorted
+    # (the sort was the build's largest cost).
+    is_part = np.zeros(n_words, dtype=bool)
+    is_part[parts_idx] = True
+    shared = is_part[doc_terms]
+    df_stream = np.bincount(doc_terms[~shared], minlength=n_words)
+    keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
                            np.repeat(doc_of, n_parts) * n_words + part_words))
     keys.sort()
     distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-    df_stream = np.bincount(distinct % n_words, minlength=n_words)
+    df_stream += np.bincount(distinct % n_words, minlength=n_words)
     ttf = np.zeros(n_words, dtype=np.int64)
     ttf[:t_count] = np.bincount(doc_terms, weights=np.frombuffer(collector.doc_tf, np.int32),
                                 minlength=t_count).astype(np.int64)
@@ -269,8 +276,6 @@ def build_identifier_stats(
     h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
     chosen = get_predictor(predictor)
     q = chosen.predict(CorpusFeatures(h_tok, doc_count, tokens / max(split_docs, 1)))
-    is_part = np.zeros(n_words, dtype=bool)
-    is_part[parts_idx] = True
     keep = is_part | (np.diff(ptr) > 0)  # only sub-words and compounds are stored
     new_id = np.cumsum(keep) - 1
     kept = np.flatnonzero(keep)
