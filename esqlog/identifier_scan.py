@@ -110,8 +110,10 @@ class SplitCollector:
     def _process(self, batch: list[_Doc]) -> None:
         """Record each document's terms; learn splits from the casings in its text.
 
-        Hot: one dictionary lookup per term, set operations in C over the text's tokens,
-        and one split per distinct new original casing.
+        Hot: one dictionary lookup per term and per token, one split per distinct original
+        casing (the first casing seen that splits wins). A set-difference variant that
+        visits only new tokens measured no faster in CPU seconds (the regular expression
+        over the text is most of the cost), so the plain loop stays.
         """
         ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
         get = ids.get
@@ -131,17 +133,10 @@ class SplitCollector:
             texts = [source] if isinstance(source, str) else (
                 [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
             for text in texts:
-                tokens = _WORDS(text)  # cased_tokens without its checks: lookups do them
-                # Nearly every token was seen before (most documents teach nothing new):
-                # find the new ones with set operations in C, then visit only those, in
-                # text order (the first casing seen that splits wins).
-                new = set(tokens).difference(tried)
-                if not new:
-                    continue
-                tried.update(new)
-                for token in dict.fromkeys(tokens) if len(new) > 1 else new:
-                    if token not in new:
+                for token in _WORDS(text):  # cased_tokens without its checks: see below
+                    if token in tried:
                         continue
+                    tried.add(token)
                     low = token.lower()
                     i = get(low)
                     if i is None or i in splits or low not in terms:
