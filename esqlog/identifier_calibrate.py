@@ -48,10 +48,14 @@ def calibrate_identifiers(
 ) -> IdentifierCalibration:
     """One scan: calibration, df snapshot and the identifiers mode's statistics."""
     collector = SplitCollector(field_name)
-    record, vocab = calibrate_with_vocabulary(engine, index, field_name, predictor=predictor,
-                                              progress_factory=progress_factory,
-                                              timings=timings, scan_hook=collector)
+    try:
+        record, vocab = calibrate_with_vocabulary(
+            engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
+            timings=timings, scan_hook=collector)
+    finally:
+        collector.close()  # its worker thread (esqlog.identifier_scan), also on failure
     started = time.perf_counter()
+    collector.finish()  # a failure of the worker surfaces here
     engine_df = vocab.df_array(collector.terms)
     stats = build_identifier_stats(
         collector, engine_df, index=record.index, index_uuid=record.index_uuid,

@@ -10,11 +10,12 @@ is predicted from the stream it scores; (c) per sub-word, its compounds, ordered
 present on the shard that scores it (see esqlog.identifiers).
 
 How: it rides on calibrate's vocabulary scan (one pass over term vectors, here with the
-field's ``_source``): :class:`SplitCollector` sees every document's terms and text;
-:func:`build_identifier_stats` turns that into an :class:`IdentifierStats`. A term takes the
-split of the first original casing seen that splits (a term seen only lower-cased is split
-at ``_`` and letter/digit boundaries); each occurrence of a term counts once for each
-distinct sub-word of its split, which is what a ``span_or`` over the term can express.
+field's ``_source``): esqlog.identifier_scan's ``SplitCollector`` sees every document's
+terms and text; :func:`build_identifier_stats` turns that into an :class:`IdentifierStats`.
+A term takes the split of the first original casing seen that splits (a term seen only
+lower-cased is split at ``_`` and letter/digit boundaries); each occurrence of a term counts
+once for each distinct sub-word of its split, which is what a ``span_or`` over the term can
+express.
 """
 
 from __future__ import annotations
@@ -22,89 +23,30 @@ from __future__ import annotations
 import io
 import itertools
 import json
-import operator
 import re
 import stat
 import zipfile
-from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
-from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
-from esqlog.subwords import CASED_TOKEN, split_identifier
+from esqlog.identifier_scan import MAX_SHARDS, SplitCollector
 
-MAX_SHARDS = 64  # presence masks are uint64
+__all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
+from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
+from esqlog.subwords import split_identifier
+
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
 #: the benchmark corpora: man pages 12.0% (dotted abbreviations, version numbers), against
 #: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
 #: 0.006-0.009 NDCG@10 (BENCHMARKS.md section 7).
 APPLIES_SHARE = 0.17
-_TERM_FREQ = operator.itemgetter("term_freq")
-_WORDS = CASED_TOKEN.findall
 _PLAIN = re.compile(r"[a-z]+").fullmatch
-
-
-class SplitCollector:
-    """Per-document hook of the vocabulary scan (esqlog.vocabulary.DocHook)."""
-
-    def __init__(self, field_name: str) -> None:
-        self.field = field_name
-        self.restart()
-
-    def restart(self) -> None:
-        """Forget everything: the scan is being retried from the start."""
-        self.term_id: dict[str, int] = {}
-        self.terms: list[str] = []
-        self.splits: dict[int, tuple[str, ...]] = {}
-        self.tried: set[str] = set()  # cased forms already split (most repeat)
-        self.doc_terms = array("i")
-        self.doc_tf = array("i")
-        self.doc_ptr = array("q", [0])
-        self.doc_shard = array("b")
-
-    def __call__(self, shard: int, hit: Mapping[str, Any], terms: Mapping[str, Any]) -> None:
-        """Record the document's terms; learn splits from the casings in its text.
-
-        Hot: it runs once per document of the index, so it is kept to one dictionary
-        lookup per term and one split per distinct original casing.
-        """
-        if shard >= MAX_SHARDS:
-            raise ValueError(f"the identifiers mode supports up to {MAX_SHARDS} shards")
-        ids, names = self.term_id, self.terms
-        get = ids.get
-        found = list(map(get, terms))  # C-level loops: this runs for every document
-        if None in found:
-            for k, term in enumerate(terms):
-                if found[k] is None:
-                    found[k] = ids[term] = len(names)
-                    names.append(term)
-        self.doc_terms.extend(found)  # type: ignore[arg-type]  # no None left
-        self.doc_tf.extend(map(_TERM_FREQ, terms.values()))
-        self.doc_ptr.append(len(self.doc_terms))
-        self.doc_shard.append(shard)
-        source = (hit.get("_source") or {}).get(self.field)
-        texts = [source] if isinstance(source, str) else (
-            [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
-        splits, tried = self.splits, self.tried
-        for text in texts:
-            for token in _WORDS(text):  # cased_tokens without its checks: lookups do them
-                if token in tried:
-                    continue
-                tried.add(token)
-                low = token.lower()
-                i = get(low)
-                if i is None or i in splits or low not in terms:
-                    continue
-                parts = split_identifier(token)
-                if parts:
-                    splits[i] = parts
 
 
 @dataclass(frozen=True)
@@ -206,6 +148,7 @@ def build_identifier_stats(
     ``engine_df``: the global df of each collected term (aligned with ``collector.terms``,
     or a mapping), from the vocabulary snapshot of the same scan.
     """
+    collector.finish()  # the scan's last documents may still be in the worker's hands
     terms = collector.terms
     t_count = len(terms)
     if isinstance(engine_df, Mapping):
@@ -244,11 +187,18 @@ def build_identifier_stats(
     starts = np.repeat(ptr[doc_terms], n_parts)
     offsets = np.arange(int(n_parts.sum())) - np.repeat(np.cumsum(n_parts) - n_parts, n_parts)
     part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
-    keys = np.concatenate((doc_of * n_words + doc_terms,
+    # A document lists each of its terms once, so only pairs of words that are also some
+    # term's part can repeat: the rest are counted as they are, and only those are sorted
+    # (the sort was the build's largest cost).
+    is_part = np.zeros(n_words, dtype=bool)
+    is_part[parts_idx] = True
+    shared = is_part[doc_terms]
+    df_stream = np.bincount(doc_terms[~shared], minlength=n_words)
+    keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
                            np.repeat(doc_of, n_parts) * n_words + part_words))
     keys.sort()
     distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-    df_stream = np.bincount(distinct % n_words, minlength=n_words)
+    df_stream += np.bincount(distinct % n_words, minlength=n_words)
     ttf = np.zeros(n_words, dtype=np.int64)
     ttf[:t_count] = np.bincount(doc_terms, weights=np.frombuffer(collector.doc_tf, np.int32),
                                 minlength=t_count).astype(np.int64)
@@ -262,8 +212,6 @@ def build_identifier_stats(
     h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
     chosen = get_predictor(predictor)
     q = chosen.predict(CorpusFeatures(h_tok, doc_count, tokens / max(split_docs, 1)))
-    is_part = np.zeros(n_words, dtype=bool)
-    is_part[parts_idx] = True
     keep = is_part | (np.diff(ptr) > 0)  # only sub-words and compounds are stored
     new_id = np.cumsum(keep) - 1
     kept = np.flatnonzero(keep)

@@ -490,3 +490,62 @@ def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> 
             await client.close()
 
     assert asyncio.run(run()) == native
+
+
+# --- the identifiers mode: its own match set, and only where it is documented --------------
+
+def _identifiers_client(adv: Adversary, field: str, folder: Path, **options: Any) -> Any:
+    from esqlog.identifier_calibrate import calibrate_identifiers, save_identifier_calibration
+
+    path = folder / f"{field}.json"
+    if not path.exists():
+        save_identifier_calibration(calibrate_identifiers(adv.engine, adv.index, field), path)
+    return wrap(adv.engine.client, path, mode="identifiers", **options)
+
+
+@pytest.mark.parametrize("field", ["body", "ws", "simple_s", "kw", *OPENSEARCH_FIELDS])
+def test_identifiers_mode_leaves_other_search_analysis_native(
+        adversary: Adversary, field: str, tmp_path: Path) -> None:
+    """The identifiers mode changes the match set only for fields indexed and searched with
+    the built-in standard analyzer: stop words (body's default_search), whitespace, simple,
+    keyword, edge n-grams, synonyms (graph or flat), word_delimiter_graph and common_grams
+    fields keep the native match set."""
+    if field not in adversary.fields:
+        pytest.skip("analysis-common field: OpenSearch only")
+    client = [({"mode": "identifiers"}, _identifiers_client(adversary, field, tmp_path))]
+    for text in TEXTS:
+        for spec in ({"query": text}, {"query": text, "operator": "and"}):
+            _assert_same(adversary, {"query": {"match": {field: spec}}}, client)
+
+
+def test_identifiers_mode_changes_only_what_it_documents(adversary: Adversary,
+                                                         tmp_path: Path) -> None:
+    """On a standard field: min_score, multi_match and filter clauses keep the native match
+    set; a scoring match widens it (a superset: every native match still matches, with
+    operator or) and "read file" then also finds ReadFile and read_file documents."""
+    client = _identifiers_client(adversary, "plain", tmp_path)
+    probes: list[dict[str, Any]] = [
+        {"query": {"multi_match": {"query": "read file", "fields": ["plain"]}}},
+        {"query": {"bool": {"filter": [{"match": {"plain": "read file"}}]}}},
+        {"query": {"bool": {"must_not": [{"match": {"plain": "read file"}}]}}},
+    ]
+    match = {"match": {"plain": "read file error reader"}}
+    probes.append({"query": match, "min_score": _threshold(adversary, match)})
+    for body in probes:
+        _assert_same(adversary, body, [({"mode": "identifiers"}, client)])
+    for text in ("read file", "file reader", "error"):
+        body = {"query": {"match": {"plain": text}}}
+        native = _matches(adversary, adversary.engine.client, body)[0]
+        widened = _matches(adversary, client, body)[0]
+        assert native <= widened, text
+    from esqlog.identifiers import IdentifierSettings
+
+    every = _identifiers_client(adversary, "plain", tmp_path,  # compounds for every word
+                                identifiers=IdentifierSettings(span_max_df=1.0))
+    first = adversary.total_docs - len(CRAFTED)
+    crafted = {f"d{first + i}" for i, t in enumerate(CRAFTED)
+               if "ReadFile" in t or "read_file" in t}
+    body = {"query": {"match": {"plain": {"query": "read file", "operator": "and"}}}}
+    found = _matches(adversary, every, body)[0]
+    assert crafted and crafted <= found
+    assert not crafted <= _matches(adversary, adversary.engine.client, body)[0]

@@ -37,6 +37,6 @@ def _choices(command: click.Command, name: str) -> tuple[str, ...]:
 
 def test_mode_choices_come_from_the_library() -> None:
     # the wrapper's modes, then the CLI-only identifiers mode (not a wrap() mode yet)
-    assert _choices(search_command, "mode") == (*QUERY_MODES, "identifiers")
+    assert _choices(search_command, "mode") == QUERY_MODES
     assert set(QUERY_MODES) == set(SEARCH_MODES) - {"native"}
     assert _choices(eval_command, "mode") == get_args(RewriteMode)

@@ -128,6 +128,8 @@ def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
         wrapped = wrap(client, out)
         query = {"match": {"body": "return self name value"}}
         for mode in SEARCH_MODES:
+            if mode == "identifiers":  # needs --identifiers statistics: checked below
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # auto's fallback on ES
                 try:
@@ -137,6 +139,16 @@ def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
                     assert mode == "script" and not can_script
                     continue
             assert _body(response)["hits"]["hits"], mode
+        idents = tmp_path / "idents.json"  # the identifiers mode reads the index too
+        result = _cli("calibrate", "--url", url, "--index", index, "--field", "body",
+                      "--out", str(idents), "--vocabulary", "--identifiers")
+        assert result.exit_code == 0, result.output
+        response = wrap(client, idents, mode="identifiers").search(
+            index=index, body={"query": query, "size": 5})
+        assert _body(response)["hits"]["hits"]
+        searched = _cli("search", index, "read file", "--url", url, "--calibration",
+                        str(idents), "--mode", "identifiers")
+        assert searched.exit_code == 0, searched.output
         ran = ["calibrate"]
         names = set(main.commands)
         if "explain" in names:

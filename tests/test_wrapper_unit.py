@@ -299,7 +299,8 @@ def test_a_burst_on_a_cold_index_resolves_once() -> None:
 @pytest.mark.parametrize("options", [
     {"mode": "fast"}, {"stats": "disk"}, {"rerank_in": "gpu"}, {"top_n": 0}, {"top_n": 1.5},
     {"script_df_fraction": 1.5}, {"script_df_fraction": math.nan}, {"join_weight": 0},
-    {"join_weight": -1.0}, {"stats_ttl": -1}, {"resolve_ttl": math.inf}])
+    {"join_weight": -1.0}, {"stats_ttl": -1}, {"resolve_ttl": math.inf},
+    {"identifiers": {"budget": 10}}, {"mode": "identifiers", "stats": "live"}])
 def test_every_bad_option_is_one_usage_error(options: dict[str, Any]) -> None:
     name = next(iter(options))
     with pytest.raises(UsageError, match=name.split("_")[0]):

@@ -1,7 +1,7 @@
 """The CLI side of the identifiers mode: search with it, and explain its sub-words.
 
 Kept apart from search_cmd/explain_cmd so that they only dispatch here; the query itself
-comes from the I/O-free builder a wrapper would use (esqlog.identifiers).
+comes from the I/O-free builder the wrapper uses too (esqlog.identifiers).
 """
 
 from __future__ import annotations

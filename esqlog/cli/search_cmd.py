@@ -16,8 +16,8 @@ from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.wrapper.options import QUERY_MODES
 
-#: the wrapper's modes, plus the CLI-only identifiers mode (its own match set; not in wrap() yet)
-CLI_MODES = (*QUERY_MODES, "identifiers")
+#: the wrapper's modes that change a query (identifiers included: its own match set)
+CLI_MODES = QUERY_MODES
 
 
 # --- search ---------------------------------------------------------------------------------
@@ -31,7 +31,8 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
     """
     from esqlog.wrapper import ScriptingUnavailable, wrap
 
-    if mode == "identifiers":  # its own match set: no wrapper mode (yet), see identifiers_view
+    if mode == "identifiers":  # built directly from the files (see identifiers_view), so the
+        # wrapper's identifiers mode has an independent reference to be tested against
         from esqlog.cli.identifiers_view import run_identifier_search
 
         return run_identifier_search(ctx, size)

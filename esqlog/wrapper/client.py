@@ -12,6 +12,7 @@ from typing import Any
 
 from esqlog.calibrate import Calibration, load_calibration
 from esqlog.engine import AsyncEngine, Engine, flavor_of, is_async_client
+from esqlog.identifiers import IdentifierSettings
 from esqlog.steps import ClientSearch, Pause, Step, adrive, drive
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.multi import msearch_plan
@@ -190,13 +191,17 @@ def wrap(
     script_df_fraction: float = DEFAULT_SCRIPT_DF_FRACTION,
     rerank_in: RerankWhere = "engine",
     resolve_ttl: float = DEFAULT_RESOLVE_TTL,
+    identifiers: IdentifierSettings | None = None,
 ) -> Any:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
 
     ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
     Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
-    to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25)
-    or ``native`` (pass everything through). ``joins``: add identifier-join clauses
+    to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25),
+    ``native`` (pass everything through) or ``identifiers`` (query words also match inside
+    identifiers, a different match set; needs ``esqlog calibrate --vocabulary
+    --identifiers``; README "Identifiers mode"; ``identifiers`` takes its clause budget and
+    the like as an esqlog.identifiers.IdentifierSettings). ``joins``: add identifier-join clauses
     (esqlog.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may be
     reused from the bounded cache (0 disables it: every search fetches fresh statistics).
     ``dfs``: on multi-shard indices, run rewritten
@@ -217,7 +222,7 @@ def wrap(
     options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, joins=joins, join_weight=join_weight,
                           stats_ttl=stats_ttl, stats=stats,
                           script_df_fraction=script_df_fraction, rerank_in=rerank_in,
-                          resolve_ttl=resolve_ttl)
+                          resolve_ttl=resolve_ttl, identifiers=identifiers)
     core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
         return AsyncQlogClient(client, core)

@@ -13,6 +13,8 @@ from typing import Any
 from esqlog.calibrate import TERM_SCRIPT_ID, Calibration
 from esqlog.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.engine import Flavor, Plan, version_plan
+from esqlog.errors import UsageError
+from esqlog.identifiers import IdentifierSettings
 from esqlog.joins import confirmed_joins, joins_that_fit
 from esqlog.matchspec import with_default_fields
 from esqlog.rerank import ScoredText
@@ -25,6 +27,7 @@ from esqlog.rewrite import (
 )
 from esqlog.stats import StatsCache, TextStats
 from esqlog.vocabulary import Vocabulary
+from esqlog.wrapper.identifiers import IdentifierRewriter, load_identifier_statistics
 from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.options import SearchMode, WrapOptions, join_weight_for
 from esqlog.wrapper.pits import PitIndexes
@@ -50,8 +53,14 @@ class WrapperCore:
         self.resolver = IndexResolver(
             {index: {c.field: c.standard_analysis for c in cals}
              for index, cals in self.by_index.items()}, options.resolve_ttl, LRU())
-        self.snapshots = SnapshotGuard(load_snapshots(calibrations, options.stats),
-                                       self.by_index)
+        snapshots = load_snapshots(calibrations, options.stats)
+        self.snapshots = SnapshotGuard(snapshots, self.by_index)
+        #: the identifiers mode's split statistics, loaded beside their snapshots (only when
+        #: the wrapper is built for that mode: a missing file is an error at wrap() time)
+        self.identifiers = IdentifierRewriter(
+            load_identifier_statistics(calibrations, snapshots),
+            options.identifiers or IdentifierSettings(),
+        ) if options.mode == "identifiers" else None
         self.statistics = StatisticsResolver(
             self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
             options.joins)
@@ -67,6 +76,10 @@ class WrapperCore:
     def effective_mode(self, mode: SearchMode | None) -> SearchMode:
         """The call's mode, else the wrapper's; auto is script until scripts failed."""
         chosen = mode or self.options.mode
+        if chosen == "identifiers" and self.identifiers is None:
+            raise UsageError("esqlog_mode='identifiers' needs a wrapper built for that mode "
+                             "(it loads the identifier statistics)",
+                             "wrap(client, calibration, mode='identifiers')")
         if chosen == "auto":
             return "script" if self.scripts.ok is not False else "boost"
         return chosen
@@ -78,8 +91,10 @@ class WrapperCore:
         return self._version
 
     def clause_limit_plan(self) -> Plan[None]:
-        """Ask the engine's clause limit once per wrapper, when joins may add clauses."""
-        if self.options.joins and not self._max_clauses_known:
+        """Ask the engine's clause limit once per wrapper, when joins or the identifiers
+        mode may add clauses."""
+        extra = self.options.joins or self.identifiers is not None
+        if extra and not self._max_clauses_known:
             self.max_clauses = yield from max_clause_count_plan(self.flavor)
             self._max_clauses_known = True
 

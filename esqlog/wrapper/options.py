@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from esqlog.errors import UsageError
+from esqlog.identifiers import IdentifierSettings
 from esqlog.joins import DEFAULT_JOIN_WEIGHT
 
 #: What a search does: rewrite with per-term boosts or a stored script, script falling back
-#: to boost (auto), rerank the native top-N, or pass through.
-SearchMode = Literal["boost", "script", "auto", "rerank", "native"]
+#: to boost (auto), rerank the native top-N, pass through, or match query words inside
+#: identifiers too (its own match set; esqlog.wrapper.identifiers).
+SearchMode = Literal["boost", "script", "auto", "rerank", "native", "identifiers"]
 #: Where term df comes from: the vocabulary snapshot when there is one, only it, or the cluster.
 StatsSource = Literal["auto", "snapshot", "live"]
 #: Where rerank mode rescores: the engine's rescore phase, or here from per-term scores.
@@ -77,6 +79,9 @@ class WrapOptions:
     script_df_fraction: float = DEFAULT_SCRIPT_DF_FRACTION
     rerank_in: RerankWhere = "engine"
     resolve_ttl: float = DEFAULT_RESOLVE_TTL
+    #: the identifiers mode's clause budget and the like (its operator and
+    #: minimum_should_match come from each match clause); None: esqlog.identifiers' defaults
+    identifiers: IdentifierSettings | None = None
 
     def __post_init__(self) -> None:
         _choice("mode", self.mode, SEARCH_MODES)
@@ -92,3 +97,12 @@ class WrapOptions:
         _number("stats_ttl", self.stats_ttl, 0.0, example="60 (0 disables the cache)")
         _number("resolve_ttl", self.resolve_ttl, 0.0,
                 example="60 (0 resolves the index name on every search)")
+        if self.identifiers is not None and not isinstance(self.identifiers,
+                                                           IdentifierSettings):
+            raise UsageError(f"identifiers must be an IdentifierSettings, got "
+                             f"{type(self.identifiers).__name__}",
+                             "pass esqlog.identifiers.IdentifierSettings(budget=...)")
+        if self.mode == "identifiers" and self.stats == "live":
+            raise UsageError("mode 'identifiers' reads its statistics from the vocabulary "
+                             "snapshot, and stats='live' uses none",
+                             "use stats='auto' or stats='snapshot'")

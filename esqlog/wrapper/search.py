@@ -24,6 +24,7 @@ from esqlog.wrapper.bodies import (
 )
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.identifiers import STALE
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.resolve import IndexTarget
 from esqlog.wrapper.scripting import rewritten_search_plan
@@ -46,6 +47,13 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
             or (knn and core.flavor == "opensearch")):  # OpenSearch rejects a top-level knn
         return (yield call.untouched())  # min_score thresholds native scores: nothing may move
+    if mode == "identifiers" and retriever is None and not knn and call.index is not None:
+        done = yield from _identifiers_plan(core, call)
+        if done is not None:
+            return done
+        mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
+    elif mode == "identifiers":
+        mode = "boost"  # knn, retrievers and PIT searches keep the native match set: boost
     index, pit = call.index, None
     if index is None and call.get("pit") is not None:
         pit = yield from core.pits.source_plan(call.get("pit"))
@@ -77,6 +85,30 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     if pit is not None:
         core.pits.remember(response, pit)
     return response
+
+
+def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
+    """The search with match clauses as identifiers queries (esqlog.wrapper.identifiers);
+    None when the snapshot they need is stale and the search should go on in boost mode.
+
+    No statistics request: everything comes from the snapshot and its split statistics.
+    Resolution, the snapshot check and the clause-limit probe never raise (each falls back).
+    """
+    assert core.identifiers is not None  # effective_mode checked it
+    target = yield from core.resolver.target_plan(call.index)
+    if target is None:
+        return (yield call.untouched())
+    yield from core.snapshots.check_plan(target.index)
+    yield from core.clause_limit_plan()
+    query = core.identifiers.rewrite(target, call.query, core.snapshots, core.max_clauses)
+    if query == STALE:
+        return None
+    if not isinstance(query, dict):
+        return (yield call.untouched())
+    if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+        call.set("search_type", "dfs_query_then_fetch")
+    call.set("query", query)
+    return (yield call.search())
 
 
 def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any,

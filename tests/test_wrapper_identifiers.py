@@ -1,0 +1,322 @@
+"""``esqlog.wrap(client, calibration, mode="identifiers")`` on real engines.
+
+A 3-shard index of real Go functions on each engine, calibrated with --vocabulary
+--identifiers and wrapped as an application would (sync and async clients). Scores are
+checked against tests/split_bm25 (independent of esqlog's identifiers code), hits against
+``esqlog search --mode identifiers`` (the CLI builds its query from the files directly),
+and the match sets of operator=and / minimum_should_match against a test-side definition
+computed from the engine's own term vectors and tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.calibrate import calibrate_with_vocabulary, save_with_vocabulary
+from esqlog.cli import main
+from esqlog.engine import Engine, bm25_scale
+from esqlog.errors import UsageError
+from esqlog.identifier_calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.identifier_stats import IdentifierStats
+from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+from esqlog.vocabulary import Vocabulary
+from esqlog.wrapper import wrap
+from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
+from tests.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
+from tests.split_bm25 import SplitStreamBM25
+
+SHARDS = 3
+N_DOCS = 1000
+IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
+UNCAPPED = IdentifierSettings(budget=100_000, span_max_df=1.0)
+
+
+@dataclass
+class Wrapped:
+    engine: Engine
+    index: str
+    path: Path  # the saved calibration (with its .vocab and .idents files)
+    stats: IdentifierStats
+    vocab: Vocabulary
+    oracle: SplitStreamBM25
+    scale: float
+
+    def plan_words(self, text: str, settings: IdentifierSettings
+                   ) -> list[tuple[str, int, list[str]]]:
+        plan = plan_identifier_query(text, self.stats, self.vocab.df_of, settings)
+        return [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
+                for w in plan.words]
+
+    def token_words(self, text: str) -> list[set[str]]:
+        """Per query token (the engine's own, with offsets): the token and its sub-words
+        (its own casing's split, else the split calibrate learned for that term)."""
+        tokens = call(self.engine, "POST", f"/{self.index}/_analyze",
+                      {"field": "body", "text": text})["tokens"]
+        out = []
+        for tok in tokens:
+            cased = text[tok["start_offset"]:tok["end_offset"]]
+            parts = IDENT.findall(cased)
+            split = [p.lower() for p in parts] if len(parts) > 1 else list(
+                self.oracle.parts.get(tok["token"], ()))
+            out.append({tok["token"], *split})
+        return out
+
+    def satisfied(self, doc: str, words: set[str]) -> bool:
+        """Whether a document holds one of ``words`` as a term or inside a term's split."""
+        parts = self.oracle.parts
+        return any(t in words or words.intersection(parts.get(t, ()))
+                   for t in self.oracle.vectors[doc])
+
+
+@pytest.fixture(scope="module")
+def wrapped_index(engine: Engine, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[Wrapped]:
+    index = create_index(engine, shards=SHARDS)
+    try:
+        docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
+        bulk_index(engine, index, docs)
+        found = calibrate_identifiers(engine, index, "body")
+        path = tmp_path_factory.mktemp("identifiers") / "code.qlog.json"
+        save_identifier_calibration(found, path)
+        ids = [d["id"] for d in docs]
+        vectors: dict[str, dict[str, int]] = {}
+        for start in range(0, len(ids), 500):
+            body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
+                {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
+                 "term_statistics": False, "field_statistics": False}
+                for i in ids[start:start + 500]]})
+            for doc in body["docs"]:
+                terms = doc["term_vectors"]["body"]["terms"]
+                vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
+        shard_of = {}
+        for shard in range(SHARDS):
+            hits = call(engine, "POST", f"/{index}/_search", {"size": N_DOCS, "_source": False},
+                        preference=f"_shards:{shard}")["hits"]["hits"]
+            shard_of.update({h["_id"]: shard for h in hits})
+        parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
+        oracle = SplitStreamBM25(vectors, shard_of, {t: p for t, p in parts.items() if p})
+        yield Wrapped(engine, index, path, found.stats, found.vocabulary, oracle,
+                      bm25_scale(engine.flavor, engine.version))
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _texts(w: Wrapped, count: int, settings: IdentifierSettings = UNCAPPED) -> list[str]:
+    """Query texts whose plan fits the engines' clause limit unchanged (so the wrapper
+    sends exactly that plan) and matches something."""
+    out = []
+    for text in load_query_texts():
+        if not text.isascii():
+            continue
+        words = w.plan_words(text, settings)
+        listed = sum(len(terms) for _, _, terms in words)
+        if words and 2 * listed + len(w.token_words(text)) < 900:
+            out.append(text)
+        if len(out) == count:
+            break
+    return out
+
+
+def _search(client: Any, w: Wrapped, query: dict[str, Any], size: int = 20) -> Any:
+    return client.search(index=w.index, body={"query": query, "size": size,
+                                              "track_total_hits": True, "_source": False})
+
+
+def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped) -> None:
+    """Default settings, operator or: engine scores through the wrapper equal the oracle
+    within 1e-4 (3 shards; the wrapper adds dfs_query_then_fetch) and the total is the
+    oracle's match set of the listed terms."""
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers")
+    checked = 0
+    for text in _texts(w, 25, IdentifierSettings()):
+        words = w.plan_words(text, IdentifierSettings())
+        plan = plan_identifier_query(text, w.stats, w.vocab.df_of)
+        response = body_of(_search(client, w, {"match": {"body": text}}))
+        assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
+        for hit in response["hits"]["hits"]:
+            expected = w.oracle.score(hit["_id"], words, plan.q, grouped=True) * w.scale
+            assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
+            checked += 1
+    assert checked > 150
+
+
+def test_wrapped_hits_equal_the_cli_search(wrapped_index: Wrapped) -> None:
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers")
+    for text in _texts(w, 4, IdentifierSettings()):
+        result = CliRunner().invoke(main, [
+            "search", w.index, text, "--url", ENGINE_URLS[w.engine.flavor], "--calibration",
+            str(w.path), "--mode", "identifiers", "--size", "10", "--json"])
+        assert result.exit_code == 0, result.output
+        cli = [(h["id"], h["score"]) for h in json.loads(result.stdout)["hits"]]
+        got = hits_of(_search(client, w, {"match": {"body": text}}, size=10))
+        assert [i for i, _ in got] == [i for i, _ in cli], text
+        for (_, mine), (_, theirs) in zip(got, cli, strict=True):
+            assert mine == pytest.approx(theirs, rel=1e-6)
+
+
+@pytest.mark.parametrize("match", [{"operator": "and"}, {"minimum_should_match": 2},
+                                   {"minimum_should_match": "60%"}], ids=str)
+def test_operator_and_msm_match_their_documented_set(wrapped_index: Wrapped,
+                                                     match: dict[str, Any]) -> None:
+    """Every listed compound (uncapped): a query token is satisfied by a document holding
+    the token or one of its sub-words, as a term or inside a term's split; operator=and
+    needs every token, minimum_should_match counts satisfied tokens. Scores are those of
+    operator=or (the filter does not score)."""
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=UNCAPPED)
+    texts = [t for t in _texts(w, 40) if len(w.token_words(t)) >= 3][:12]
+    assert len(texts) >= 8
+    narrowed = 0
+    for text in texts:
+        tokens = w.token_words(text)
+        need = {"and": len(tokens), 2: 2,
+                "60%": int(len(tokens) * 0.6)}[match.get("operator") or
+                                                match["minimum_should_match"]]
+        expected = {d for d in w.oracle.vectors
+                    if sum(w.satisfied(d, words) for words in tokens) >= need}
+        response = _search(client, w, {"match": {"body": {"query": text, **match}}},
+                           size=N_DOCS)
+        assert total_of(response) == len(expected), text
+        assert {i for i, _ in hits_of(response)} == expected, text
+        words = w.plan_words(text, UNCAPPED)
+        q = plan_identifier_query(text, w.stats, w.vocab.df_of, UNCAPPED).q
+        for doc, score in hits_of(response)[:20]:
+            expected_score = w.oracle.score(doc, words, q, grouped=True) * w.scale
+            assert score == pytest.approx(expected_score, rel=1e-4)
+        narrowed += len(expected) < len(w.oracle.matching(words))
+    assert narrowed >= len(texts) // 2  # the filters do narrow the or set
+
+
+def test_async_client_gives_the_same_hits(wrapped_index: Wrapped) -> None:
+    pytest.importorskip("aiohttp")
+    w = wrapped_index
+    texts = _texts(w, 5, IdentifierSettings())
+    sync = wrap(w.engine.client, w.path, mode="identifiers")
+    expected = [hits_of(_search(sync, w, {"match": {"body": t}})) for t in texts]
+    if w.engine.flavor == "elasticsearch":
+        from elasticsearch import AsyncElasticsearch
+
+        raw: Any = AsyncElasticsearch(ENGINE_URLS["elasticsearch"], request_timeout=60)
+    else:
+        from opensearchpy import AsyncOpenSearch
+
+        raw = AsyncOpenSearch(hosts=[ENGINE_URLS["opensearch"]], timeout=60)
+
+    async def run() -> list[list[tuple[str, float]]]:
+        client = wrap(raw, w.path, mode="identifiers")
+        try:
+            return [hits_of(await client.search(index=w.index, body={
+                "query": {"match": {"body": t}}, "size": 20, "track_total_hits": True,
+                "_source": False})) for t in texts]
+        finally:
+            await raw.close()
+
+    got = asyncio.run(run())
+    for mine, theirs in zip(got, expected, strict=True):
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6)
+
+
+def test_boost_name_and_the_rest_of_the_query_are_kept(wrapped_index: Wrapped) -> None:
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers")
+    text = _texts(w, 1, IdentifierSettings())[0]
+    plain = hits_of(_search(client, w, {"match": {"body": text}}))
+    boosted = body_of(_search(client, w, {"bool": {
+        "should": [{"match": {"body": {"query": text, "boost": 2.0, "_name": "m"}}}],
+        "filter": [{"match": {"body": "err"}}]}}))
+    native_filter = {h["_id"] for h in body_of(w.engine.client.search(index=w.index, body={
+        "query": {"match": {"body": "err"}}, "size": N_DOCS, "_source": False}))["hits"]["hits"]}
+    hits = boosted["hits"]["hits"]
+    assert hits and all(h["_id"] in native_filter for h in hits)  # the filter stays native
+    assert all(h.get("matched_queries") == ["m"] for h in hits)
+    scores = dict(plain)
+    for hit in hits:
+        if hit["_id"] in scores:
+            assert hit["_score"] == pytest.approx(2.0 * scores[hit["_id"]], rel=1e-5)
+
+
+def test_min_score_and_multi_match_are_sent_untouched(wrapped_index: Wrapped) -> None:
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers")
+    text = _texts(w, 1, IdentifierSettings())[0]
+    native_top = hits_of(w.engine.client.search(index=w.index, body={
+        "query": {"match": {"body": text}}, "size": 30}))
+    threshold = native_top[-1][1]
+    for body in ({"query": {"match": {"body": text}}, "min_score": threshold},
+                 {"query": {"multi_match": {"query": text, "fields": ["body"]}}}):
+        full = {**body, "size": N_DOCS, "track_total_hits": True, "_source": False}
+        native = w.engine.client.search(index=w.index, body=full)
+        got = client.search(index=w.index, body=full)
+        assert total_of(got) == total_of(native)
+        assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(native)]
+        assert [s for _, s in hits_of(got)] == pytest.approx([s for _, s in hits_of(native)])
+
+
+def test_the_clause_limit_is_respected(wrapped_index: Wrapped) -> None:
+    """A long query with every compound asked for would list thousands of terms: the
+    wrapper lowers the budget until the whole query fits the engine's limit."""
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=UNCAPPED)
+    text = " ".join(load_query_texts()[:40])
+    uncapped = w.plan_words(text, UNCAPPED)
+    assert sum(len(t) for _, _, t in uncapped) > 2000
+    for match in ({}, {"operator": "and"}):
+        response = _search(client, w, {"match": {"body": {"query": text, **match}}})
+        assert total_of(response) >= 0
+    assert total_of(_search(client, w, {"match": {"body": text}})) > 0
+
+
+def test_wrap_refuses_a_calibration_without_identifier_statistics(
+        engine: Engine, wrapped_index: Wrapped, tmp_path: Path) -> None:
+    w = wrapped_index
+    record, vocab = calibrate_with_vocabulary(engine, w.index, "body")
+    save_with_vocabulary(record, vocab, tmp_path / "plain.json")
+    with pytest.raises(UsageError) as raised:
+        wrap(engine.client, tmp_path / "plain.json", mode="identifiers")
+    assert "esqlog calibrate --vocabulary --identifiers" in str(raised.value)
+    assert "\n" not in str(raised.value)
+    with pytest.raises(UsageError, match="stats='auto'"):
+        wrap(engine.client, w.path, mode="identifiers", stats="live")
+    boost = wrap(engine.client, w.path)
+    with pytest.raises(UsageError, match="mode='identifiers'"):
+        boost.search(index=w.index, query={"match": {"body": "read file"}},
+                     esqlog_mode="identifiers")
+
+
+def test_a_stale_snapshot_falls_back_to_boost_mode(engine: Engine, tmp_path: Path) -> None:
+    """The identifier statistics are trusted as long as their snapshot: once the index has
+    drifted from it, searches run in boost mode with live statistics (one warning)."""
+    index = create_index(engine, shards=2)
+    try:
+        docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(400)]
+        bulk_index(engine, index, docs[:200])
+        save_identifier_calibration(calibrate_identifiers(engine, index, "body"),
+                                    tmp_path / "c.json")
+        bulk_index(engine, index, docs[200:])
+        client = wrap(engine.client, tmp_path / "c.json", mode="identifiers")
+        boost = wrap(engine.client, tmp_path / "c.json", stats="live")
+        body = {"query": {"match": {"body": "read the file"}}, "size": 20,
+                "track_total_hits": True}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = client.search(index=index, body=body)
+        assert any("--identifiers" in str(c.message) for c in caught)
+        expected = boost.search(index=index, body=body)
+        assert total_of(got) == total_of(expected) == total_of(
+            engine.client.search(index=index, body=body))
+        assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(expected)]
+    finally:
+        call(engine, "DELETE", f"/{index}")
