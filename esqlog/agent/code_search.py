@@ -32,6 +32,16 @@ PATH_FIELD, SYMBOL_FIELDS = "path", ("symbol", "name")
 START_FIELD, END_FIELD = "start_line", "end_line"
 
 
+def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int) -> dict[str, Any]:
+    """The match query as each client's search() takes it (opensearch-py: a body only)."""
+    source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
+    request: dict[str, Any] = {"query": {"match": {field: query}}, "size": limit,
+                               "_source": source}
+    if flavor == "opensearch":
+        return {"index": index, "body": request}
+    return {"index": index, "query": request["query"], "size": limit, "source": source}
+
+
 class ToolInputError(Exception):
     """Bad input or an unusable cluster answer, told to the agent (never a crash)."""
 
@@ -145,16 +155,10 @@ class CodeSearch:
                                  "that range")
         self._guard(lambda: check_query_text(query))
         self._check_index()
-        response = self._guard(lambda: self.client.search(
-            index=self.index, query={"match": {self.field: query}}, size=limit))
+        response = self._guard(lambda: self.client.search(**search_kwargs(
+            self.engine.flavor, self.index, self.field, query, limit)))
         hits = response["hits"]["hits"]
         return pack([chunk_of(h, self.field) for h in hits], max_tokens, self.counter)[0]
-
-    def ranked_ids(self, query: str, limit: int) -> list[str]:
-        """The wrapped client's ids for ``query`` (what search packs), for checks and tests."""
-        response = self.client.search(index=self.index, query={"match": {self.field: query}},
-                                      size=limit)
-        return [str(h["_id"]) for h in response["hits"]["hits"]]
 
     def read(self, id: str | None, path: str | None, start_line: int | None,
              end_line: int | None) -> str:

@@ -23,7 +23,7 @@ def build_server(search: CodeSearch) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("esqlog", instructions=INSTRUCTIONS)
+    server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True)
 
