@@ -125,8 +125,39 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
     bad = await calls(StdioServerParameters(command=command, args=bad_index_args),
                       {"unknown index": ("search_code", {"query": "read file"})})
     out["unknown index"] = bad["unknown index"]
+    out["readme"] = await calls(_readme_server(engine, index, cal_file),
+                                {"search": ("search_code", {"query": QUERIES[0]})})
     out["same_path"] = same_path
     return out
+
+
+def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
+    """The README's configuration block as written, with only its three values replaced
+    by this test's (URL, index, calibration) and PATH leading to this interpreter's bin."""
+    import os
+
+    from mcp.client.stdio import StdioServerParameters
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Serve it to a coding agent (MCP)", 1)[1].split("\n## ", 1)[0]
+    block = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+    server = block["mcpServers"]["esqlog"]
+    values = {"http://localhost:9200": ENGINE_URLS[engine.flavor], "code": index,
+              "code.qlog.json": str(cal_file)}
+    args = [values.get(a, a) for a in server["args"]]
+    assert len(set(args) & set(values.values())) == 3, server["args"]
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return StdioServerParameters(command=server["command"], args=args, env={"PATH": path})
+
+
+def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
+    readme = served["answers"]["readme"]
+    assert {t.name for t in readme["tools"]} == {"search_code", "read_code"}
+    is_error, text = readme["search"]
+    headers = list(HEADER.finditer(text))
+    assert not is_error and headers, text
+    expected = served["expected"][QUERIES[0]]
+    assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
 
 
 def test_lists_both_tools(served: dict[str, Any]) -> None:
