@@ -10,6 +10,7 @@ check one part of what it answered.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -125,10 +126,55 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
     bad = await calls(StdioServerParameters(command=command, args=bad_index_args),
                       {"unknown index": ("search_code", {"query": "read file"})})
     out["unknown index"] = bad["unknown index"]
+    out["http"] = await _over_http(command, args)
     out["readme"] = await calls(_readme_server(engine, index, cal_file),
                                 {"search": ("search_code", {"query": QUERIES[0]})})
     out["same_path"] = same_path
     return out
+
+
+async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
+    """The same server with --transport http, through the SDK's streamable HTTP client."""
+    import socket
+    import subprocess
+
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([command, *args, "--transport", "http", "--port", str(port)],
+                               stdin=subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # readiness, not a timing assertion: up to 60 s to listen
+            assert process.poll() is None, "esqlog mcp --transport http exited"
+            with socket.socket() as s, contextlib.suppress(OSError):
+                s.connect(("127.0.0.1", port))
+                break
+            await anyio.sleep(0.1)
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            result = await session.call_tool("search_code", {"query": QUERIES[1],
+                                                             "max_tokens": 1000})
+            text = "".join(getattr(c, "text", "") for c in result.content)
+            return {"tools": tools, "search": (bool(result.is_error), text)}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_streamable_http_transport(served: dict[str, Any]) -> None:
+    http = served["answers"]["http"]
+    assert {t.name for t in http["tools"]} == {"search_code", "read_code"}
+    is_error, text = http["search"]
+    headers = list(HEADER.finditer(text))
+    assert not is_error and headers, text
+    expected = served["expected"][QUERIES[1]]
+    assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
+    assert default_counter().count(text) <= 1000
 
 
 def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
