@@ -51,3 +51,20 @@ def test_chunk_of_tolerates_missing_and_odd_fields() -> None:
     assert (chunk.id, chunk.path, chunk.symbol, chunk.start_line, chunk.end_line) == \
         ("7", None, "f", 1, 3)
     assert chunk_of({"_id": "x"}, "content").text == ""
+
+
+def test_mcp_command_bad_calibration_is_one_line(tmp_path) -> None:
+    """Start-up problems are the CLI's usual one-line errors (exit 2), before any request."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+
+    broken = tmp_path / "cal.json"
+    broken.write_text("{not json", encoding="utf-8")
+    for path in (tmp_path / "missing.json", broken):
+        result = CliRunner().invoke(main, ["mcp", "--url", "http://127.0.0.1:9",
+                                           "--index", "code", "--calibration", str(path)])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:") and str(path) in lines[0]
+        assert "Traceback" not in result.output
