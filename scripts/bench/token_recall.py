@@ -134,7 +134,8 @@ def _tokens(value: float) -> str:
 def draw(out: Path, plot: Path) -> None:
     """Redraw the figure from every line of ``out`` (the newest line per panel wins)."""
     panels: dict[str, dict[str, list[tuple[int, float, float, float]]]] = {}
-    for line in out.read_text(encoding="utf-8").splitlines():
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    for line in lines:
         row = json.loads(line)
         name = f"{row['dataset']} ({row['docs'] // 1000}K docs) | {row['queries']}"
         panels[name] = {system: [(int(b), *entry["recall"][b]) for b in entry["recall"]]
