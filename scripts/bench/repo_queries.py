@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+from corpora.lang_go import go_query  # noqa: E402
+from corpora.text import delete_name, usable_query  # noqa: E402
+
 from esqlog.connection import ConnectionSettings, connect  # noqa: E402
 from esqlog.engine import Engine, Request, quote_path  # noqa: E402
-from scripts.corpora.lang_go import go_query  # noqa: E402
-from scripts.corpora.text import delete_name, usable_query  # noqa: E402
 
 
 def chunks(engine: Engine, index: str) -> Any:
