@@ -47,6 +47,7 @@ class IndexCounts:
 
     files_indexed: int = 0
     files_unchanged: int = 0
+    files_empty: int = 0  # no letter or digit in them: nothing to index
     files_deleted: int = 0
     chunks_indexed: int = 0
     chunks_deleted: int = 0
@@ -107,11 +108,13 @@ def actions(index: str, files: Iterable[SourceFile], stored: dict[str, Stored],
         seen.add(source.path)
         digest = file_hash(source, limits)
         old = stored.get(source.path)
+        language = language_of(source.path)
+        chunks = [] if _unchanged(old, digest) else chunk_text(source.text, language, limits)
         if _unchanged(old, digest):
             counts.files_unchanged += 1
+        elif not chunks and old is None:
+            counts.files_empty += 1
         else:
-            chunks = chunk_text(source.text, language_of(source.path), limits)
-            language = language_of(source.path)
             new_ids = set()
             for number, chunk in enumerate(chunks):
                 _id = doc_id(source.path, number)
