@@ -115,8 +115,8 @@ def run_index(engine: Any, root: Path, index: str, options: Any, limits: Any, ad
     counts = IndexCounts()
     bar = progress_factory(show_progress, unit="files")
     advance = bar("indexing", len(files)) if bar and files else None
-    send(engine, actions(target.name, read_files(files, options, report), stored, limits,
-                         counts, advance), counts)
+    send(engine, actions(target.name, read_files(files, options, report, advance), stored,
+                         limits, counts), counts)
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,8 +100,7 @@ def _unchanged(stored: Stored | None, digest: str) -> bool:
 
 
 def actions(index: str, files: Iterable[SourceFile], stored: dict[str, Stored],
-            limits: ChunkLimits, counts: IndexCounts,
-            on_file: Callable[[int], None] | None = None) -> Iterator[dict[str, Any]]:
+            limits: ChunkLimits, counts: IndexCounts) -> Iterator[dict[str, Any]]:
     """Bulk actions that bring the index to ``files``: changed files, then removed ones."""
     seen: set[str] = set()
     for source in files:
@@ -132,8 +131,6 @@ def actions(index: str, files: Iterable[SourceFile], stored: dict[str, Stored],
                 if _id not in new_ids:
                     counts.chunks_deleted += 1
                     yield {"_op_type": "delete", "_index": index, "_id": _id}
-        if on_file is not None:
-            on_file(1)
     for path in sorted(set(stored) - seen):
         counts.files_deleted += 1
         for _id in stored[path].ids:

@@ -9,7 +9,7 @@ that has code or text in it: joined in order they give the file back. Why: an ag
 * a class is cut into its methods, each one chunk, and the class's own lines (header,
   fields) as chunks named after the class; a class without methods is one chunk;
 * lines outside every symbol are chunks of their own (symbol None, kind ``code``);
-  a run of lines without any letter or digit (a closing brace, blank lines) joins the
+  a run of lines without any letter or digit (a closing brace or ``end``, blank lines) joins the
   chunk before it instead of standing alone;
 * a chunk longer than ``max_lines`` lines or ``max_chars`` characters is split into
   windows (cut at a blank line where one is near), so every chunk fits an agent's budget;
@@ -29,7 +29,7 @@ from typing import Any
 from esqlog.indexing.languages import LEADING, QUERIES, WRAPPERS, parser, symbol_query
 
 CHUNKER_VERSION = 1  # bump when the same file would be cut differently
-_WORD = re.compile(r"\w")
+_WORD = re.compile(r"\b(?!end\b)\w")  # a letter or digit, Ruby's closing ``end`` aside
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class _Symbol:
     start: int  # first row (0-based) including its leading comments
     end: int
     name: str
-    kind: str  # function | method | class | type
+    kind: str  # function | method | class | module | type
     start_byte: int
     end_byte: int
     children: list[_Symbol] = field(default_factory=list)
@@ -108,7 +108,7 @@ def find_symbols(source: bytes, language: str) -> list[_Symbol]:
     tree = parser(language).parse(source)
     found: dict[int, _Symbol] = {}
     for _, captures in tree_sitter.QueryCursor(symbol_query(language)).matches(tree.root_node):
-        kind: str = next((k for k in ("function", "class", "type") if k in captures), "")
+        kind = next((k for k in ("function", "class", "module", "type") if k in captures), "")
         if not kind:
             continue
         node = captures[kind][0]
@@ -155,6 +155,9 @@ def _first_row(node: Any, source: bytes) -> int:
         node = node.parent
     row = int(node.start_point[0])
     prev = node.prev_sibling
+    while prev is None and node.parent is not None and node.parent.start_byte == node.start_byte:
+        node = node.parent  # Ruby: a class first in a body; its comment is the body's sibling
+        prev = node.prev_sibling
     while (prev is not None and prev.type in LEADING and prev.end_point[0] >= row - 1
            and not source[source.rfind(b"\n", 0, prev.start_byte) + 1:prev.start_byte].strip()):
         row = int(prev.start_point[0])
@@ -177,10 +180,10 @@ def _nest(symbols: list[_Symbol]) -> list[_Symbol]:
             stack.pop()
         parent = stack[-1] if stack else None
         if parent is not None:
-            if parent.kind != "class" or sym.start <= parent.start:
+            if parent.kind not in ("class", "module") or sym.start <= parent.start:
                 continue
             sym.name = f"{parent.name}.{sym.name}"
-            if sym.kind == "function":
+            if sym.kind == "function" and parent.kind == "class":
                 sym.kind = "method"
             parent.children.append(sym)
         else:

@@ -3,7 +3,8 @@
 Why queries: a tree-sitter query runs in C over the whole syntax tree, so finding the
 symbols of a 100 KB file costs no Python per node; Python only sees the few matches.
 Captures: ``@function`` (a leaf: anything nested in it stays in it), ``@class`` (a
-container: its methods become their own documents), ``@type`` (a leaf type such as a
+container: its methods become their own documents), ``@module`` (a container whose
+functions stay functions: a C++ namespace, a Rust ``mod``), ``@type`` (a leaf type such as a
 struct), ``@name`` (the symbol's name) and, for Go methods, ``@receiver``.
 
 The grammars are the PyPI wheels of the ``index`` extra (``tree-sitter-go`` and so on);
@@ -55,7 +56,7 @@ _TS = _JS + """
 (abstract_class_declaration name: (_) @name) @class
 (interface_declaration name: (_) @name) @class
 (enum_declaration name: (_) @name) @type
-(internal_module name: (_) @name) @class
+(internal_module name: (_) @name) @module
 """
 QUERIES: dict[str, str] = {
     "go": """
@@ -90,7 +91,7 @@ QUERIES: dict[str, str] = {
 [(struct_item name: (_) @name) (enum_item name: (_) @name) (union_item name: (_) @name)] @type
 (trait_item name: (_) @name) @class
 (impl_item type: (_) @name) @class
-(mod_item name: (_) @name body: (_)) @class
+(mod_item name: (_) @name body: (_)) @module
 """,
     "c": "(function_definition) @function\n" + _C_LIKE_TYPES,
     "cpp": """
@@ -99,7 +100,7 @@ QUERIES: dict[str, str] = {
 (struct_specifier name: (_) @name body: (_)) @class
 (union_specifier name: (_) @name body: (_)) @type
 (enum_specifier name: (_) @name body: (_)) @type
-(namespace_definition name: (_) @name) @class
+(namespace_definition name: (_) @name) @module
 """,
 }
 #: a symbol's wrapper (decorators, ``export``, ``template<...>``) belongs to its document

@@ -23,7 +23,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,11 +129,14 @@ def list_files(root: Path, options: WalkOptions, report: WalkReport) -> list[tup
     return list(_walk_dir(root, prefix, "", ignores, options, report))
 
 
-def read_files(files: list[tuple[str, str]], options: WalkOptions,
-               report: WalkReport) -> Iterator[SourceFile]:
-    """The listed files read and checked (binary, generated, huge are counted, not kept)."""
+def read_files(files: list[tuple[str, str]], options: WalkOptions, report: WalkReport,
+               advance: Callable[[int], None] | None = None) -> Iterator[SourceFile]:
+    """The listed files read and checked (binary, generated, huge are counted, not kept);
+    ``advance(1)`` after each (a progress bar)."""
     for path, on_disk in files:
         found = _read(on_disk, path, options, report)
+        if advance is not None:
+            advance(1)
         if found is not None:
             report.files += 1
             yield found
