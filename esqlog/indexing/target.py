@@ -9,7 +9,8 @@ the index the user names, and:
 * updates it when the marker says esqlog index created it for this same folder;
 * refuses any other index (no marker, or another folder) unless ``--adopt`` is passed.
   In an adopted index esqlog index only touches documents that carry its ``file_hash``
-  field, and first checks that the fields it writes are mapped as it writes them;
+  field, first checks that the fields it writes are mapped as it writes them, and adds
+  the missing ones to the mapping (``path`` must be a keyword to be read back);
 * refuses an alias of several indices, and names esqlog keeps for itself.
 """
 
@@ -93,10 +94,15 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
             "pass a new --index name (esqlog index creates it), or --adopt to add this "
             "folder's documents to it (documents without esqlog's file_hash field are "
             "left alone)")
-    _check_fields(index, mappings.get("properties") or {})
+    properties = mappings.get("properties") or {}
+    _check_fields(index, properties)
     if ours:  # our own index, the folder moved: record the new folder
         engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
                                body={"_meta": {MARKER: _marker(root)}}))
+    missing = {f: spec for f, spec in FIELDS.items() if f not in properties}
+    if missing:  # mapped as esqlog reads them (path must be a keyword), not left to dynamic
+        engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
+                               body={"properties": missing}))
     return Target(name, created=False, adopted=not ours)
 
 
