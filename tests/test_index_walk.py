@@ -90,3 +90,52 @@ def test_exclude_patterns_and_text_normalization(tmp_path: Path) -> None:
     assert files["c.py"].text == "s = '\ufffd'\n"
     assert files["a.py"].digest != files["c.py"].digest
     assert report.files == 2 and report.bytes == len(b"x = 1\r\ny = 2\r\n") + len(b"s = '\xe9'\n")
+
+
+# --- the command's input checks (before any connection: the URL below is never reached) ---
+
+def _cli(*args: str) -> tuple[int, list[str]]:
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+
+    result = CliRunner().invoke(main, ["index", *args, "--url", "http://127.0.0.1:9"])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stderr.strip().splitlines()
+
+
+def test_bad_input_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    cases = {
+        ("/no/such/folder", "--index", "code"): "is not a folder",
+        (str(tmp_path), "--index", "Code Search"): "is not a usable index name",
+        (str(tmp_path), "--index", ".hidden"): "is not a usable index name",
+        (str(tmp_path), "--index", "esqlog-calibrations"): "esqlog's own index",
+        (str(tmp_path), "--index", "code", "--calibrate", str(tmp_path)): "is a directory",
+    }
+    for args, words in cases.items():
+        code, lines = _cli(*args)
+        assert code == 2 and len(lines) == 1 and words in lines[0], (args, lines)
+        assert lines[0].startswith("error: ") and "; pass" in lines[0]
+
+
+def test_a_missing_extra_is_named(monkeypatch) -> None:
+    import esqlog.cli.index_cmd as index_cmd
+
+    monkeypatch.setattr(index_cmd, "INDEX_MODULES", (*index_cmd.INDEX_MODULES,
+                                                     "tree_sitter_no_such_grammar"))
+    code, lines = _cli(".", "--index", "code")
+    assert code == 2 and lines == [
+        "error: esqlog index needs tree_sitter_no_such_grammar (not in a plain install); "
+        "install the index extra: pip install 'esqlog[index]'"]
+
+
+def test_the_extra_check_lists_the_index_extra() -> None:
+    import tomllib
+
+    from esqlog.cli.index_cmd import INDEX_MODULES
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    extra = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]["index"]
+    names = {spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra}
+    assert names - {"rich"} == set(INDEX_MODULES)  # rich: the bar is optional
