@@ -21,6 +21,7 @@ Lines are counted on ``\\n`` alone, as tree-sitter counts rows (the caller norma
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -94,8 +95,13 @@ def chunk_text(text: str, language: str, limits: ChunkLimits | None = None) -> l
     else:
         pieces = [_Piece(0, len(rows) - 1, None, "text")]
     chunks: list[Chunk] = []
+    offsets = list(itertools.accumulate((len(row) + 1 for row in rows), initial=0))
     for piece in _merge_wordless(pieces, rows):
-        for start, end in _windows(piece.start, piece.end, rows, limits):
+        fits = (piece.end - piece.start < limits.max_lines
+                and offsets[piece.end + 1] - offsets[piece.start] <= limits.max_chars)
+        spans = [(piece.start, piece.end)] if fits else _windows(piece.start, piece.end,
+                                                                  rows, limits)
+        for start, end in spans:
             content = "\n".join(rows[start:end + 1]) + "\n"
             chunks.append(Chunk(start + 1, end + 1, piece.symbol, piece.kind, content))
     return chunks

@@ -9,7 +9,9 @@ path, in-process): the first full run into a new index, a second run with nothin
 changed, a run after ``--modify`` files got a line appended, and the walk + chunking alone
 without any engine (how much of the time is esqlog's own CPU). The bench index is deleted
 first only if ``esqlog index`` created it (its marker), and at the end. The machine is
-shared: the 1-minute load average before and after each run is printed with the figures.
+shared: the 1-minute load average before and after each run is printed with the figures,
+and so are the CPU seconds of esqlog (this process) and of the engine node (its JVM), which
+do not depend on how many other processes wait for the cores.
 The seed's figure for comparison: 7,536 files indexed in 27 s (SQLite FTS5, 164 MB).
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -48,35 +51,53 @@ def drop_bench_index(engine: Engine, index: str) -> None:
     engine.perform(Request("DELETE", f"/{index}"))
 
 
+def cpu_seconds() -> float:
+    """This process's CPU time, all threads (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def engine_cpu_seconds(engine: Engine) -> float:
+    """The node's JVM process CPU time (the engine's share of the work, whatever the load)."""
+    stats = engine.perform(Request("GET", "/_nodes/_local/stats/process"))
+    (node,) = stats["nodes"].values()
+    return float(node["process"]["cpu"]["total_in_millis"]) / 1000
+
+
 def timed_run(engine: Engine, root: Path, index: str, label: str) -> dict[str, Any]:
-    before = load()
+    before, cpu, engine_cpu = load(), cpu_seconds(), engine_cpu_seconds(engine)
     summary = run_index(engine, root, index, WalkOptions(), ChunkLimits(), adopt=False,
                         shards=1, replicas=0, show_progress=False)
-    summary.update(label=label, load_before=before, load_after=load())
+    summary.update(label=label, load_before=before, load_after=load(),
+                   esqlog_cpu=cpu_seconds() - cpu,
+                   engine_cpu=engine_cpu_seconds(engine) - engine_cpu)
     print(f"{label:<22} {summary['seconds']:7.1f} s  {summary['files_per_second']:8,.0f} "
           f"files/s  files {summary['files']:,} (indexed {summary['files_indexed']:,}, "
           f"unchanged {summary['files_unchanged']:,})  chunks written "
           f"{summary['chunks_indexed']:,}  docs {summary['documents']:,}  "
-          f"store {summary['store_bytes'] / 1e6:,.1f} MB  load {before:.1f} -> "
-          f"{summary['load_after']:.1f}", flush=True)
+          f"store {summary['store_bytes'] / 1e6:,.1f} MB  CPU esqlog "
+          f"{summary['esqlog_cpu']:.1f} s, engine {summary['engine_cpu']:.1f} s  "
+          f"load {before:.1f} -> {summary['load_after']:.1f}", flush=True)
     return summary
 
 
 def chunk_only(root: Path) -> dict[str, Any]:
     """Walk, read and cut every file with no engine: esqlog's own CPU per file."""
-    before = load()
+    before, cpu = load(), cpu_seconds()
     started = time.perf_counter()
     report = WalkReport()
     options = WalkOptions()
     chunks = 0
     for source in read_files(list_files(root, options, report), options, report):
         chunks += len(chunk_text(source.text, language_of(source.path)))
-    took = time.perf_counter() - started
+    took, used = time.perf_counter() - started, cpu_seconds() - cpu
     print(f"{'walk + chunk only':<22} {took:7.1f} s  {report.files / took:8,.0f} files/s  "
           f"files {report.files:,} ({report.bytes / 1e6:,.1f} MB)  chunks {chunks:,}  "
-          f"skipped {dict(report.skipped)}  load {before:.1f} -> {load():.1f}", flush=True)
+          f"CPU {used:.1f} s  skipped {dict(report.skipped)}  "
+          f"load {before:.1f} -> {load():.1f}", flush=True)
     return {"label": "walk + chunk only", "seconds": took, "files": report.files,
-            "chunks": chunks, "bytes": report.bytes, "skipped": dict(report.skipped)}
+            "chunks": chunks, "bytes": report.bytes, "skipped": dict(report.skipped),
+            "esqlog_cpu": used}
 
 
 def main() -> None:
