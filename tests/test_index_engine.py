@@ -113,6 +113,8 @@ def test_first_run_writes_one_document_per_chunk(engine: Engine, index_name: str
     mapping = call(engine, "GET", f"/{index_name}/_mapping")[index_name]["mappings"]
     assert mapping["properties"]["content"] == {"type": "text"}  # the standard analyzer
     assert mapping["_meta"]["esqlog_index"]["root"] == str(repo.resolve())
+    settings = call(engine, "GET", f"/{index_name}/_settings")[index_name]["settings"]
+    assert "refresh_interval" not in settings["index"]  # paused during the run, then reset
 
 
 def test_second_run_rewrites_only_what_changed(engine: Engine, index_name: str,
@@ -167,7 +169,7 @@ def _one_error_line(result: Result, *words: str) -> None:
 
 def test_refuses_an_index_it_did_not_create(engine: Engine, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    index = create_index(engine, shards=1)
+    index = create_index(engine, shards=1, settings={"refresh_interval": "5s"})
     try:
         bulk_index(engine, index, [{"id": "mine", "body": "the user's own document"}])
         stats = call(engine, "GET", f"/{index}/_stats/indexing")["_all"]["primaries"]
@@ -186,6 +188,8 @@ def test_refuses_an_index_it_did_not_create(engine: Engine, tmp_path: Path) -> N
         same_docs(engine, index, repo)
         mine = call(engine, "GET", f"/{index}/_doc/mine")
         assert mine["_source"] == {"body": "the user's own document"} and mine["_version"] == 1
+        settings = call(engine, "GET", f"/{index}/_settings")[index]["settings"]["index"]
+        assert settings["refresh_interval"] == "5s"  # an adopted index's settings stay
     finally:
         call(engine, "DELETE", f"/{index}")
 

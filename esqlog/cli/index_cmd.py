@@ -103,7 +103,14 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
 def run_index(engine: Any, root: Path, index: str, options: Any, limits: Any, adopt: bool,
               shards: int, replicas: int | None, show_progress: bool) -> dict[str, Any]:
     """The whole run (also the benchmark's): returns the summary the CLI prints."""
-    from esqlog.indexing.bulk import IndexCounts, actions, refresh, send, stored_files
+    from esqlog.indexing.bulk import (
+        IndexCounts,
+        actions,
+        refresh,
+        refresh_interval,
+        send,
+        stored_files,
+    )
     from esqlog.indexing.target import prepare
     from esqlog.indexing.walk import WalkReport, list_files, read_files
 
@@ -115,8 +122,15 @@ def run_index(engine: Any, root: Path, index: str, options: Any, limits: Any, ad
     counts = IndexCounts()
     bar = progress_factory(show_progress, unit="files")
     advance = bar("indexing", len(files)) if bar and files else None
-    send(engine, actions(target.name, read_files(files, options, report, advance), stored,
-                         limits, counts), counts)
+    pause = not target.adopted  # another's index keeps its refresh settings untouched
+    if pause:
+        refresh_interval(engine, target.name, "-1")
+    try:
+        send(engine, actions(target.name, read_files(files, options, report, advance), stored,
+                             limits, counts), counts)
+    finally:
+        if pause:
+            refresh_interval(engine, target.name, None)
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:

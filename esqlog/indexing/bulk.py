@@ -200,3 +200,11 @@ def send(engine: Engine, stream: Iterable[dict[str, Any]], counts: IndexCounts) 
 def refresh(engine: Engine, index: str) -> None:
     """Make the run's writes searchable (and visible to --calibrate) before returning."""
     engine.perform(Request("POST", f"/{quote_path(index)}/_refresh"))
+
+
+def refresh_interval(engine: Engine, index: str, value: str | None) -> None:
+    """Periodic refreshes off during a run ("-1"), the index's default back after (None):
+    each refresh writes a small segment that merging then rewrites, for searches that
+    nobody runs until the final refresh."""
+    engine.perform(Request("PUT", f"/{quote_path(index)}/_settings",
+                           body={"index": {"refresh_interval": value}}))
