@@ -233,3 +233,12 @@ def test_calibrate_writes_a_calibration_of_the_index(engine: Engine, index_name:
     assert (record.index, record.field, record.live_docs) == (index_name, "content",
                                                              summary["documents"])
     assert summary["calibration"]["q"] == pytest.approx(record.q)
+
+
+def test_calibrating_an_empty_folder_is_one_line(engine: Engine, index_name: str,
+                                                 tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
+    out = tmp_path / "cal.json"
+    _one_error_line(run(engine, str(tmp_path), "--index", index_name, "--calibrate", str(out)),
+                    "nothing to calibrate")
+    assert not out.exists()

@@ -93,6 +93,9 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     summary = run_index(engine, path.resolve(), index, options, limits, adopt=adopt,
                         shards=shards, replicas=replicas, show_progress=show_progress)
     if calibration_out is not None:
+        if not summary["documents"]:
+            raise UsageError(f"nothing to calibrate: {str(path)!r} has no text file to index",
+                             "pass the folder of a repository with source files")
         summary["calibration"] = _calibrate(engine, index, calibration_out, show_progress)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
