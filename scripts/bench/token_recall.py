@@ -15,7 +15,8 @@ Any index and query file (JSON lines {qid, text, gold}; gold = the gold chunk's 
 repository indexed by ``esqlog index`` and calibrated with --vocabulary --identifiers:
 
     python scripts/bench/token_recall.py --url U --index I --field content \
-        --calibration I.calibration.json --queries q.jsonl --queries q_noname.jsonl
+        --calibration I.calibration.json --dataset "my repo" \
+        --queries names=q.jsonl --queries no-names=q_noname.jsonl
 
 Corpus indices are scratch indices esqlog-recall-<corpus>-<size> (body, name, path),
 created and calibrated (--vocabulary --identifiers, beside --out) when absent.
@@ -184,11 +185,13 @@ def main() -> int:
     parser.add_argument("--styles", default="names,no-names")
     parser.add_argument("--index", help="Evaluate this index instead of the corpora.")
     parser.add_argument("--field", default="body")
+    parser.add_argument("--dataset", help="With --index: its name in the table and plot.")
     parser.add_argument("--calibration", type=Path,
                         help="With --index: its calibration (--vocabulary --identifiers for "
                         "the identifiers mode).")
-    parser.add_argument("--queries", type=Path, action="append", default=[],
-                        help="With --index: a JSONL query file {qid, text, gold} (repeatable).")
+    parser.add_argument("--queries", action="append", default=[],
+                        help="With --index: [LABEL=]FILE, a JSONL query file {qid, text, gold} "
+                        "(repeatable; LABEL names the query set, default the file's stem).")
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--limit", type=int, default=200,
                         help="Hits asked per search (search_code's limit; 200 is its maximum).")
@@ -206,9 +209,12 @@ def main() -> int:
         if args.index:
             if args.calibration is None or not args.queries:
                 parser.error("--index needs --calibration and at least one --queries file")
-            sets = {path.stem: load_queries(path) for path in args.queries}
+            sets = {}
+            for spec in args.queries:
+                label, _, path = spec.rpartition("=")
+                sets[label or Path(path).stem] = load_queries(path)
             docs = engine.perform(Request("GET", f"/{args.index}/_count"))["count"]
-            evaluate(engine, args, args.index, args.index, args.field,
+            evaluate(engine, args, args.dataset or args.index, args.index, args.field,
                      load_calibration(args.calibration), sets, docs)
         for corpus in ([] if args.index else args.corpora.split(",")):
             for size in args.sizes.split(","):
