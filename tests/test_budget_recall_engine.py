@@ -10,14 +10,14 @@ client's own answer.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from esqlog.agent.budget_recall import budget_outcome, cached, search_chunks, summarize
 from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.tokens import default_counter
-from esqlog.calibrate import Calibration
+from esqlog.calibrate import Calibration, calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.corpus import load_queries, read_jsonl
 from esqlog.engine import Engine
@@ -59,13 +59,16 @@ def _untied_through_gold(chunks_scores: list[tuple[str, float]], gold: str) -> b
     return len(set(scores)) == len(scores)
 
 
-def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any) -> None:
+@pytest.mark.parametrize("mode", ["boost", "identifiers"])
+def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any,
+                                            mode: Literal["boost", "identifiers"]) -> None:
+    """Also the ``esqlog mcp --mode identifiers`` path: CodeSearch in that mode."""
     import esqlog
 
     index, calibration, queries = indexed
     counter = cached(default_counter())
-    tool = CodeSearch(engine, calibration, index, "body", counter)
-    wrapped = esqlog.wrap(engine.client, calibration)
+    tool = CodeSearch(engine, calibration, index, "body", counter, mode=mode)
+    wrapped = esqlog.wrap(engine.client, calibration, mode=mode)
     checked = shown_somewhere = 0
     for query in queries:
         raw = wrapped.search(**search_kwargs(engine.flavor, index, "body", query.text, 200))
@@ -115,3 +118,21 @@ def test_three_systems_on_one_query_list(engine: Engine, indexed: Any) -> None:
         for b in BUDGETS:  # search_code's skip-packing never does worse than the prefix
             assert entry["recall"][b][0] >= entry["prefix"][b][0] - 1e-12
     assert set(summary["q-log"]["gain"]) == set(BUDGETS)
+
+
+def test_mcp_identifiers_mode_needs_identifier_statistics(
+        engine: Engine, indexed: Any, tmp_path: Any) -> None:
+    """A calibration without --identifiers: one line naming the fix, no traceback."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+    from tests.conftest import ENGINE_URLS
+
+    index = indexed[0]
+    cal_file = save_calibration(calibrate(engine, index, "body"), tmp_path / "plain.json")
+    result = CliRunner().invoke(main, ["mcp", "--url", ENGINE_URLS[engine.flavor], "--index",
+                                       index, "--calibration", str(cal_file),
+                                       "--mode", "identifiers"])
+    assert result.exit_code != 0
+    assert "--identifiers" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) <= 2

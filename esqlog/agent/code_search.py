@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from esqlog.agent.tokens import TokenCounter
 from esqlog.calibrate import Calibration, check_calibration_plan
@@ -163,12 +163,15 @@ class CodeSearch:
     """search/read on one calibrated index, through the wrapped (q-log) client."""
 
     def __init__(self, engine: Engine, calibration: Calibration, index: str, field: str,
-                 counter: TokenCounter, url: str | None = None) -> None:
+                 counter: TokenCounter, url: str | None = None,
+                 mode: Literal["boost", "identifiers"] = "boost") -> None:
+        """``mode``: the wrapper's ``boost`` (native match set) or ``identifiers`` (query
+        words also match inside identifiers; the calibration needs --identifiers)."""
         from esqlog.wrapper import wrap
 
         self.engine, self.calibration, self.index, self.field = engine, calibration, index, field
         self.counter, self.url = counter, url
-        self.client = wrap(engine.client, calibration)
+        self.client = wrap(engine.client, calibration, mode=mode)
         self._checked = False
 
     def search(self, query: str, max_tokens: int, limit: int) -> str:
