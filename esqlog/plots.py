@@ -149,7 +149,8 @@ def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: st
     styles = list(dict.fromkeys(n.partition(" | ")[2] for n in names))
     corpora = list(dict.fromkeys(n.partition(" | ")[0] for n in names))
     rows, cols = max(1, len(styles)), max(1, len(corpora))
-    fig = Figure(figsize=(3.3 * cols + 0.4, 2.9 * rows + 1.3), dpi=110, layout="constrained")
+    fig = Figure(figsize=(max(3.3 * cols + 0.4, 9.0), 2.9 * rows + 1.5), dpi=110,
+                 layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
     for ax in axes.flat:

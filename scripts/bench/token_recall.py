@@ -116,20 +116,41 @@ def run_set(engine: Engine, clients: dict[str, Any], index: str, field: str,
 
 
 def report(label: str, summary: dict[str, dict[str, Any]]) -> None:
-    """The table: Recall@B with 95% intervals, prefix recall at 8K, median tokens to gold."""
+    """The table: Recall@B [95% interval], prefix recall at 8K, median tokens to gold."""
     print(f"\n{label}")
-    head = "".join(f"{b // 1000:>5d}K          " for b in BUDGETS)
-    print(f"{'system':14s}{head}prefix@8K  retrieved  median tokens to gold [95%]")
+    head = "".join(f"{f'{b // 1000}K':>19s}" for b in BUDGETS)
+    print(f"{'system':12s}{head}  prefix@8K  retrieved  median tokens to gold [95%]")
     for name, entry in summary.items():
-        cells = "".join(f"{r[0]:6.1%} [{r[1]:.2f},{r[2]:.2f}] "
+        cells = "".join(f"{f'{r[0]:.1%} [{r[1]:.2f},{r[2]:.2f}]':>19s}"
                         for r in (entry["recall"][b] for b in BUDGETS))
         med = entry["median_tokens"]
-        print(f"{name:14s}{cells}{entry['prefix'][8000][0]:8.1%}  {entry['retrieved']:8.1%}  "
-              f"{_tokens(med[0])} [{_tokens(med[1])}, {_tokens(med[2])}]")
+        print(f"{name:12s}{cells}  {entry['prefix'][8000][0]:9.1%}  {entry['retrieved']:9.1%}"
+              f"  {_tokens(med[0])} [{_tokens(med[1])}, {_tokens(med[2])}]")
 
 
 def _tokens(value: float) -> str:
     return "not reached" if value == float("inf") else f"{value:,.0f}"
+
+
+def markdown(out: Path) -> str:
+    """BENCHMARKS.md's tables from every line of ``out`` (one per index and query set)."""
+    lines = []
+    for line in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
+        row = json.loads(line)
+        lines += ["", f"**{row['dataset']}** ({row['docs']:,} documents), {row['queries']} "
+                  f"({row['n_queries']} queries, limit {row['limit']}, q {row['q']:.3f}):", "",
+                  "| system | " + " | ".join(f"{int(b) // 1000}K" for b in BUDGETS)
+                  + " | gain at 8K [95%] | prefix@8K | median tokens to gold [95%] |",
+                  "|---" * (len(BUDGETS) + 4) + "|"]
+        for name, e in row["systems"].items():
+            cells = [f"{e['recall'][str(b)][0]:.1%}" for b in BUDGETS]
+            gain = e["gain"].get("8000")
+            med = e["median_tokens"]
+            lines.append(f"| {name} | " + " | ".join(cells) + " | "
+                         + (f"{gain[0]:+.1%} [{gain[1]:+.1%}, {gain[2]:+.1%}]" if gain else "—")
+                         + f" | {e['prefix']['8000'][0]:.1%} | {_tokens(med[0])} "
+                         f"[{_tokens(med[1])}, {_tokens(med[2])}] |")
+    return "\n".join(lines)
 
 
 def draw(out: Path, plot: Path) -> None:
@@ -144,7 +165,8 @@ def draw(out: Path, plot: Path) -> None:
     if panels:
         paper = [(8000, value) for value in PAPER_8K.values()]
         plot_budget_recall(panels, plot, "Recall at token budgets (search_code packing)",
-                           marks={name: paper for name in panels if name.startswith("go ")})
+                           marks={name: paper for name in panels
+                                  if name.startswith("go ") and name.endswith("| names")})
         print(f"plot written to {plot}")
 
 
@@ -202,7 +224,10 @@ def main() -> int:
                         help="Where corpus calibrations (and their snapshots) are kept.")
     parser.add_argument("--per-query", type=Path, help="Also write per-query outcomes here.")
     parser.add_argument("--plot", type=Path, default=Path("docs/plots/recall-vs-budget.png"))
-    parser.add_argument("--plot-only", action="store_true")
+    parser.add_argument("--plot-only", action="store_true",
+                        help="Only redraw --plot from --out (no engine needed).")
+    parser.add_argument("--markdown", action="store_true",
+                        help="Also print every line of --out as Markdown tables.")
     args = parser.parse_args()
     if not args.plot_only:
         engine = connect(ConnectionSettings(args.url, timeout=600))
@@ -224,6 +249,8 @@ def main() -> int:
                 sets = {s: query_sets[s] for s in args.styles.split(",")}
                 evaluate(engine, args, corpus, index, "body", cal, sets, docs)
     draw(args.out, args.plot)
+    if args.markdown:
+        print(markdown(args.out))
     return 0
 
 
