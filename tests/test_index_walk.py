@@ -139,3 +139,25 @@ def test_the_extra_check_lists_the_index_extra() -> None:
         "optional-dependencies"]["index"]
     names = {spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra}
     assert names - {"rich"} == set(INDEX_MODULES)  # rich: the bar is optional
+
+
+def test_the_read_ahead_thread_hands_over_items_and_errors() -> None:
+    import threading
+
+    import pytest
+
+    from esqlog.indexing.bulk import ahead
+
+    assert list(ahead(iter(range(5000)), depth=10)) == list(range(5000))
+
+    def broken():
+        yield 1
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"):
+        list(ahead(broken()))
+    stream = ahead(iter(range(10_000)), depth=4)
+    assert next(stream) == 0
+    stream.close()  # the consumer stops early (a bulk failure): the producer must end too
+    assert not any(t.name == "esqlog-index-reader" and t.is_alive()
+                   for t in threading.enumerate())

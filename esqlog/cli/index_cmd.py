@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,11 @@ from esqlog.connection import ConnectionSettings
 from esqlog.engine import Request, quote_path
 from esqlog.errors import ClusterError, UsageError
 from esqlog.extras import require_extra
+
+if TYPE_CHECKING:
+    from esqlog.engine import Engine
+    from esqlog.indexing.chunk import ChunkLimits
+    from esqlog.indexing.walk import WalkOptions
 
 #: the modules of the ``index`` extra (one grammar wheel per parsed language)
 INDEX_MODULES = ("pathspec", "tree_sitter", "tree_sitter_c", "tree_sitter_cpp", "tree_sitter_go",
@@ -103,8 +108,9 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
         click.echo(_report(summary))
 
 
-def run_index(engine: Any, root: Path, index: str, options: Any, limits: Any, adopt: bool,
-              shards: int, replicas: int | None, show_progress: bool) -> dict[str, Any]:
+def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
+              limits: ChunkLimits, adopt: bool, shards: int, replicas: int | None,
+              show_progress: bool) -> dict[str, Any]:
     """The whole run (also the benchmark's): returns the summary the CLI prints."""
     from esqlog.indexing.bulk import (
         IndexCounts,
@@ -155,7 +161,7 @@ def run_index(engine: Any, root: Path, index: str, options: Any, limits: Any, ad
     }
 
 
-def _calibrate(engine: Any, index: str, out: str, show_progress: bool) -> dict[str, Any]:
+def _calibrate(engine: Engine, index: str, out: str, show_progress: bool) -> dict[str, Any]:
     """The same code path as esqlog calibrate (sampled h_tok), saved atomically."""
     from esqlog.calibrate import calibrate, save_calibration
 
