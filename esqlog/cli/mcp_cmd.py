@@ -24,7 +24,7 @@ from esqlog.errors import UsageError
               show_default=True,
               help="Ranking: boost (q-log, the native match set) or identifiers (query words "
                    "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
-                   "the best recall at every token budget in BENCHMARKS.md section 9).")
+                   "usually the best recall per token budget on code: BENCHMARKS.md section 10).")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio for a local agent; http: streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
