@@ -8,6 +8,7 @@ packer keeps SUMMARY_RESERVE (80) free for the summary line.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -134,3 +135,19 @@ def test_bootstrap_interval_of_a_constant_is_that_constant() -> None:
     assert low == pytest.approx(1.0) and high == pytest.approx(1.0)
     with pytest.raises(ValueError):
         bootstrap_interval([], np.mean)
+
+
+def test_budget_plot_keeps_one_colour_per_system_and_refuses_more(tmp_path: Any) -> None:
+    from esqlog.plots import PALETTE, plot_budget_recall
+
+    curve = [(1000, 0.2, 0.1, 0.3), (8000, 0.5, 0.4, 0.6)]
+    panels = {"go (153K docs) | names": {"native": curve, "q-log": curve},
+              "go (153K docs) | no-names": {"native": curve},
+              "ruby (34K docs) | names": {"identifiers": curve}}
+    out = plot_budget_recall(panels, tmp_path / "r.png", "t",
+                             marks={"go (153K docs) | names": [(8000, 0.481)]})
+    data = out.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000
+    too_many = {"go | names": {f"s{i}": curve for i in range(len(PALETTE) + 1)}}
+    with pytest.raises(ValueError, match="colour"):
+        plot_budget_recall(too_many, tmp_path / "no.png", "t")
