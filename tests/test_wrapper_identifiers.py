@@ -265,6 +265,32 @@ def test_min_score_and_multi_match_are_sent_untouched(wrapped_index: Wrapped) ->
         assert [s for _, s in hits_of(got)] == pytest.approx([s for _, s in hits_of(native)])
 
 
+def test_a_pit_search_keeps_the_native_match_set_with_boost_scores(
+        wrapped_index: Wrapped) -> None:
+    """A point-in-time search in identifiers mode gets the boost rewrite: the native ids
+    and total (pages of one PIT keep one meaning), the boost mode's scores."""
+    w = wrapped_index
+    client = w.engine.client
+    es = w.engine.flavor == "elasticsearch"
+    text = _texts(w, 1, IdentifierSettings())[0]
+    pit = (str(body_of(client.open_point_in_time(index=w.index, keep_alive="1m"))["id"]) if es
+           else str(body_of(client.create_pit(index=w.index, keep_alive="1m"))["pit_id"]))
+    try:
+        body = {"query": {"match": {"body": text}}, "size": N_DOCS, "_source": False,
+                "track_total_hits": True, "pit": {"id": pit}}
+        native = client.search(body=body)
+        got = wrap(client, w.path, mode="identifiers").search(body=body)
+        boost = wrap(client, w.path, mode="boost").search(body=body)
+    finally:
+        if es:
+            client.close_point_in_time(id=pit)
+        else:
+            client.delete_pit(body={"pit_id": [pit]})
+    assert total_of(got) == total_of(native) > 0
+    assert {i for i, _ in hits_of(got)} == {i for i, _ in hits_of(native)}
+    assert hits_of(got) == [(i, pytest.approx(s)) for i, s in hits_of(boost)]
+
+
 def test_the_clause_limit_is_respected(wrapped_index: Wrapped) -> None:
     """A long query with every compound asked for would list thousands of terms: the
     wrapper lowers the budget until the whole query fits the engine's limit."""
