@@ -2,7 +2,8 @@
 # What a new user gets from `pip install`: builds the sdist and the wheel (no deprecation
 # warning; the sdist carries the whole test suite), installs the wheel into scratch venvs
 # and runs the console script there against the real nodes:
-#   plain install:  `esqlog demo` says in one line which extra to add; with the 9.x client
+#   plain install:  `esqlog demo` and `esqlog index` say in one line which extra to add
+#                   (before connecting: nothing is written); with the 9.x client
 #                   that a plain install resolves, `esqlog calibrate` against Elasticsearch 8
 #                   says in one line to install esqlog[es8];
 #   esqlog[eval,es8]: `esqlog demo` runs to the end on Elasticsearch 8, and on OpenSearch.
@@ -38,6 +39,8 @@ es_client=$("$work/plain/bin/python" -c "import elasticsearch; print(elasticsear
 echo "[install] plain install: elasticsearch client $es_client" >&2
 one_line_error 2 "pip install 'esqlog[eval]'" \
   "$work/plain/bin/esqlog" demo --url "$ESQLOG_OPENSEARCH_URL"
+one_line_error 2 "pip install 'esqlog[index]'" \
+  "$work/plain/bin/esqlog" index . --url "$ESQLOG_OPENSEARCH_URL" --index esqlog-install-check
 if [[ ${es_client%%.*} -ge 9 ]]; then
   one_line_error 3 "pip install 'esqlog[es8]'" \
     "$work/plain/bin/esqlog" calibrate --url "$ESQLOG_ELASTICSEARCH_URL" --index esqlog-none --field body

@@ -24,7 +24,7 @@ def test_the_cli_reference_is_current() -> None:
 def test_every_command_has_a_section() -> None:
     text = render()
     for name in ("calibrate", "search", "explain", "eval", "compare", "bench-beir", "demo",
-                 "similarity apply", "similarity revert"):
+                 "similarity apply", "similarity revert", "index", "mcp"):
         assert f"\n## esqlog {name}\n" in text
         assert f"Usage: esqlog {name} [OPTIONS]" in text
 

@@ -42,6 +42,16 @@ def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int) -
     return {"index": index, "query": request["query"], "size": limit, "source": source}
 
 
+def source_lines(text: str) -> list[str]:
+    """A document's lines as editors and ``esqlog index`` number them: split on ``\\n``
+    alone (``str.splitlines`` also splits on form feeds and other separators that source
+    files contain, which would shift every later line number); a ``\\r`` before it goes."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 class ToolInputError(Exception):
     """Bad input or an unusable cluster answer, told to the agent (never a crash)."""
 
@@ -58,7 +68,7 @@ class Chunk:
 
     @property
     def end_line(self) -> int:
-        return self.start_line + max(len(self.text.splitlines()), 1) - 1
+        return self.start_line + max(len(source_lines(self.text)), 1) - 1
 
     def header(self, rank: int, tokens: int | None = None) -> str:
         parts = [f"--- [{rank}] id={self.id}"]
@@ -177,7 +187,7 @@ class CodeSearch:
                                  f"{first}-{last}); pass start_line <= end_line within them")
         lines: list[str] = []
         for chunk in chunks:
-            for number, line in enumerate(chunk.text.splitlines(), start=chunk.start_line):
+            for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line):
                 if start <= number <= end:
                     lines.append(line)
         return "\n".join(lines)

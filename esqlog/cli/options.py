@@ -114,8 +114,9 @@ def open_engine(settings: ConnectionSettings) -> Engine:
     return engine
 
 
-def progress_factory(enabled: bool) -> Callable[[str, int], Callable[[int], None]] | None:
-    """A rich progress bar (docs/s and ETA) on stderr, or None when disabled/not a TTY."""
+def progress_factory(enabled: bool, unit: str = "docs",
+                     ) -> Callable[[str, int], Callable[[int], None]] | None:
+    """A rich progress bar (``unit``/s and ETA) on stderr, or None when disabled/not a TTY."""
     if not enabled:
         return None
     try:
@@ -138,7 +139,7 @@ def progress_factory(enabled: bool) -> Callable[[str, int], Callable[[int], None
             from rich.text import Text
 
             speed = task.finished_speed or task.speed
-            return Text(f"{speed:,.0f} docs/s" if speed else "")
+            return Text(f"{speed:,.0f} {unit}/s" if speed else "")
 
     def factory(label: str, total: int) -> Callable[[int], None]:
         bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

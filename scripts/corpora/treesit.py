@@ -1,4 +1,8 @@
-"""Shared tree-sitter helpers (Java and Ruby use tree-sitter wheels from PyPI)."""
+"""Shared tree-sitter helpers (Java and Ruby use tree-sitter wheels from PyPI).
+
+The grammars are loaded by esqlog's own loader (esqlog.indexing.languages, which
+``esqlog index`` uses), so both read code with the same wheels in the same way.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,15 @@ from typing import Any
 from corpora.install import ensure_pip
 from corpora.text import dedent_code
 
-_PARSERS: dict[str, Any] = {}
-
 
 def parser(lang: str) -> Any:
     """A cached tree-sitter Parser for `lang` ("java" or "ruby"), pip-installing it."""
-    if lang not in _PARSERS:
-        module = f"tree_sitter_{lang}"
-        ensure_pip({"tree_sitter": "tree-sitter>=0.22", module: f"tree-sitter-{lang}"})
-        import importlib
+    from esqlog.indexing.languages import grammar_module
+    from esqlog.indexing.languages import parser as cached_parser
 
-        import tree_sitter
-
-        grammar = importlib.import_module(module)
-        _PARSERS[lang] = tree_sitter.Parser(tree_sitter.Language(grammar.language()))
-    return _PARSERS[lang]
+    module = grammar_module(lang)
+    ensure_pip({"tree_sitter": "tree-sitter>=0.22", module: module.replace("_", "-")})
+    return cached_parser(lang)
 
 
 def node_code(src: bytes, start_byte: int, end_byte: int) -> str:

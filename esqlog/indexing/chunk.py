@@ -1,0 +1,267 @@
+"""A file cut into documents: one per function, method and class, the rest kept too.
+
+The chunks of a file are consecutive, non-overlapping line ranges that cover every line
+that has code or text in it: joined in order they give the file back. Why: an agent's
+``read_code(path=...)`` rebuilds a file from its chunks, and code outside any symbol
+(imports, constants, a script's top level) must stay findable. So:
+
+* a function (with its doc comment, decorators or attributes just above it) is one chunk;
+* a class is cut into its methods, each one chunk, and the class's own lines (header,
+  fields) as chunks named after the class; a class without methods is one chunk;
+* lines outside every symbol are chunks of their own (symbol None, kind ``code``);
+  a run of lines without any letter or digit (a closing brace or ``end``, blank lines) joins the
+  chunk before it instead of standing alone;
+* a chunk longer than ``max_lines`` lines or ``max_chars`` characters is split into
+  windows (cut at a blank line where one is near), so every chunk fits an agent's budget;
+* a file in a language without a grammar is cut into such windows only (kind ``text``).
+
+Lines are counted on ``\\n`` alone, as tree-sitter counts rows (the caller normalizes
+``\\r\\n``), so start/end lines match an editor's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from esqlog.indexing.languages import LEADING, QUERIES, WRAPPERS, parser, symbol_query
+
+CHUNKER_VERSION = 1  # bump when the same file would be cut differently
+_WORD = re.compile(r"\b(?!end\b)\w")  # a letter or digit, Ruby's closing ``end`` aside
+
+
+@dataclass(frozen=True)
+class ChunkLimits:
+    """How large one document may get (documented in README and --help)."""
+
+    max_lines: int = 150
+    max_chars: int = 12_000
+
+    def signature(self) -> str:
+        """Part of every file's stored hash: other limits re-cut (and re-index) every file."""
+        return f"chunker-v{CHUNKER_VERSION}:{self.max_lines}:{self.max_chars}"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One document's worth of a file (lines are 1-based and inclusive)."""
+
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str
+    content: str
+
+
+@dataclass
+class _Symbol:
+    start: int  # first row (0-based) including its leading comments
+    end: int
+    name: str
+    kind: str  # function | method | class | module | type
+    start_byte: int
+    end_byte: int
+    children: list[_Symbol] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    start: int
+    end: int
+    symbol: str | None
+    kind: str
+
+
+def split_rows(text: str) -> list[str]:
+    """The file's lines on ``\\n`` alone (a final newline does not start another line)."""
+    rows = text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+def chunk_text(text: str, language: str, limits: ChunkLimits | None = None) -> list[Chunk]:
+    """Cut ``text`` (newlines normalized to ``\\n``) into chunks; [] when it has no words."""
+    limits = limits or ChunkLimits()
+    rows = split_rows(text)
+    if not rows:
+        return []
+    if language in QUERIES:
+        symbols = find_symbols(text.encode("utf-8"), language)
+        pieces = _partition(0, len(rows) - 1, symbols, None, "code")
+    else:
+        pieces = [_Piece(0, len(rows) - 1, None, "text")]
+    chunks: list[Chunk] = []
+    offsets = list(itertools.accumulate((len(row) + 1 for row in rows), initial=0))
+    for piece in _merge_wordless(pieces, rows):
+        fits = (piece.end - piece.start < limits.max_lines
+                and offsets[piece.end + 1] - offsets[piece.start] <= limits.max_chars)
+        spans = [(piece.start, piece.end)] if fits else _windows(piece.start, piece.end,
+                                                                  rows, limits)
+        for start, end in spans:
+            content = "\n".join(rows[start:end + 1]) + "\n"
+            chunks.append(Chunk(start + 1, end + 1, piece.symbol, piece.kind, content))
+    return chunks
+
+
+def find_symbols(source: bytes, language: str) -> list[_Symbol]:
+    """Top-level symbols of ``source``, each with its nested ones (methods of a class)."""
+    import tree_sitter
+
+    tree = parser(language).parse(source)
+    found: dict[int, _Symbol] = {}
+    for _, captures in tree_sitter.QueryCursor(symbol_query(language)).matches(tree.root_node):
+        kind = next((k for k in ("function", "class", "module", "type") if k in captures), "")
+        if not kind:
+            continue
+        node = captures[kind][0]
+        if node.id in found:
+            continue
+        name = _name(node, captures, source)
+        if not name:
+            continue
+        if kind == "function" and "receiver" in captures:
+            kind = "method"
+        found[node.id] = _Symbol(_first_row(node, source), _last_row(node), name, kind,
+                                 node.start_byte, node.end_byte)
+    return _nest(sorted(found.values(), key=lambda s: (s.start_byte, -s.end_byte)))
+
+
+def _name(node: Any, captures: dict[str, list[Any]], source: bytes) -> str:
+    """The symbol's name: the @name capture, the ``name`` field, or a C declarator's."""
+    named = captures.get("name")
+    target = named[0] if named else node.child_by_field_name("name")
+    if target is None and node.type == "function_definition":  # C/C++: walk the declarators
+        target = node.child_by_field_name("declarator")
+        while target is not None and target.type != "function_declarator":
+            inner = target.child_by_field_name("declarator")
+            target = inner if inner is not None else (
+                target.named_children[-1] if target.named_children else None)
+        target = target.child_by_field_name("declarator") if target is not None else None
+    if target is None:
+        return ""
+    name = " ".join(_text(target, source).split())
+    receiver = captures.get("receiver")
+    if receiver:  # Go: func (s *Server[T]) Handle -> Server.Handle
+        base = _text(receiver[0], source).lstrip("*").split("[", 1)[0].strip()
+        name = f"{base}.{name}" if base else name
+    return name
+
+
+def _text(node: Any, source: bytes) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _first_row(node: Any, source: bytes) -> int:
+    """Where the symbol's document starts: its wrapper, and doc comments right above it."""
+    while node.parent is not None and node.parent.type in WRAPPERS:
+        node = node.parent
+    row = int(node.start_point[0])
+    prev = node.prev_sibling
+    while prev is None and node.parent is not None and node.parent.start_byte == node.start_byte:
+        node = node.parent  # Ruby: a class first in a body; its comment is the body's sibling
+        prev = node.prev_sibling
+    while (prev is not None and prev.type in LEADING and prev.end_point[0] >= row - 1
+           and not source[source.rfind(b"\n", 0, prev.start_byte) + 1:prev.start_byte].strip()):
+        row = int(prev.start_point[0])
+        prev = prev.prev_sibling
+    return row
+
+
+def _last_row(node: Any) -> int:
+    row, column = int(node.end_point[0]), int(node.end_point[1])
+    return row - 1 if column == 0 and row > node.start_point[0] else row
+
+
+def _nest(symbols: list[_Symbol]) -> list[_Symbol]:
+    """Symbols in a tree by byte range; what is inside a function or type stays in it, as
+    does a symbol starting on its container's first line (``typedef struct {...}``)."""
+    top: list[_Symbol] = []
+    stack: list[_Symbol] = []
+    for sym in symbols:
+        while stack and stack[-1].end_byte <= sym.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if parent is not None:
+            if parent.kind not in ("class", "module") or sym.start <= parent.start:
+                continue
+            sym.name = f"{parent.name}.{sym.name}"
+            if sym.kind == "function" and parent.kind == "class":
+                sym.kind = "method"
+            parent.children.append(sym)
+        else:
+            top.append(sym)
+        stack.append(sym)
+    return top
+
+
+def _partition(lo: int, hi: int, symbols: Sequence[_Symbol], owner: str | None,
+               gap_kind: str) -> list[_Piece]:
+    """Rows lo..hi as consecutive pieces: symbols (containers cut into their members)
+    and the gaps between them, named after ``owner``."""
+    pieces: list[_Piece] = []
+    cursor = lo
+    for sym in symbols:
+        if sym.end < cursor:
+            continue  # on a line already taken (two symbols on one line)
+        start = max(sym.start, cursor)
+        if start > cursor:
+            pieces.append(_Piece(cursor, start - 1, owner, gap_kind))
+        if sym.children:
+            pieces.extend(_partition(start, sym.end, sym.children, sym.name, sym.kind))
+        else:
+            pieces.append(_Piece(start, sym.end, sym.name, sym.kind))
+        cursor = sym.end + 1
+    if cursor <= hi:
+        pieces.append(_Piece(cursor, hi, owner, gap_kind))
+    return pieces
+
+
+def _merge_wordless(pieces: list[_Piece], rows: list[str]) -> list[_Piece]:
+    """Pieces without a letter or digit join the piece before (the first: the one after)."""
+    out: list[_Piece] = []
+    pending: int | None = None
+    for piece in pieces:
+        if not any(_WORD.search(rows[r]) for r in range(piece.start, piece.end + 1)):
+            if out:
+                last = out[-1]
+                out[-1] = _Piece(last.start, piece.end, last.symbol, last.kind)
+            elif pending is None:
+                pending = piece.start
+            continue
+        if pending is not None:
+            piece = _Piece(pending, piece.end, piece.symbol, piece.kind)
+            pending = None
+        blank = piece.start
+        while out and not rows[blank].strip():  # blank lines above stay with the piece above
+            blank += 1
+        if blank > piece.start:
+            last = out[-1]
+            out[-1] = _Piece(last.start, blank - 1, last.symbol, last.kind)
+            piece = _Piece(blank, piece.end, piece.symbol, piece.kind)
+        out.append(piece)
+    return out
+
+
+def _windows(start: int, end: int, rows: list[str], limits: ChunkLimits) -> list[tuple[int, int]]:
+    """start..end cut into windows within the limits, ending at a blank line when one is
+    in the window's second half."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i <= end:
+        j, chars = i, 0
+        while j <= end and j - i < limits.max_lines and (
+                j == i or chars + len(rows[j]) + 1 <= limits.max_chars):
+            chars += len(rows[j]) + 1
+            j += 1
+        if j <= end:
+            for k in range(j - 1, i + (j - i) // 2, -1):
+                if not rows[k].strip():
+                    j = k + 1
+                    break
+        out.append((i, j - 1))
+        i = j
+    return out

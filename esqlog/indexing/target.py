@@ -1,0 +1,134 @@
+"""The one index ``esqlog index`` writes to: created with a marker, or refused.
+
+Why so strict: the command deletes documents (of files removed from the repository), so
+pointed at the wrong index by a typo it could delete someone's data. It writes only to
+the index the user names, and:
+
+* creates it when it does not exist (``standard`` analyzer, the mapping below, a marker
+  in the mapping's ``_meta`` naming esqlog index and the indexed folder);
+* updates it when the marker says esqlog index created it for this same folder;
+* refuses any other index (no marker, or another folder) unless ``--adopt`` is passed.
+  In an adopted index esqlog index only touches documents that carry its ``file_hash``
+  field, first checks that the fields it writes are mapped as it writes them, and adds
+  the missing ones to the mapping (``path`` must be a keyword to be read back);
+* refuses an alias of several indices, and names esqlog keeps for itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from esqlog.cluster_store import CALIBRATION_INDEX
+from esqlog.engine import Engine, Request, error_status, quote_path
+from esqlog.errors import UsageError
+
+MARKER = "esqlog_index"
+FORMAT = 1
+TEXT = {"type": "text"}  # the standard analyzer: esqlog ranks what users already have
+FIELDS: dict[str, dict[str, Any]] = {
+    "path": {"type": "keyword", "fields": {"text": TEXT}},
+    "language": {"type": "keyword"},
+    "symbol": {"type": "keyword", "fields": {"text": TEXT}},
+    "kind": {"type": "keyword"},
+    "start_line": {"type": "integer"},
+    "end_line": {"type": "integer"},
+    "chunk": {"type": "integer"},
+    "chunks": {"type": "integer"},
+    "file_hash": {"type": "keyword"},
+    "content": TEXT,
+}
+_BAD_NAME = re.compile(r'[\\/*?"<>| ,#:A-Z]')
+
+
+@dataclass(frozen=True)
+class Target:
+    """The concrete index to write, and whether esqlog index created it here."""
+
+    name: str
+    created: bool  # by this run
+    adopted: bool  # existing index without (this folder's) marker, written by --adopt
+
+
+def check_name(index: str) -> None:
+    """The engines' index-name rules, said in one line before any request."""
+    if not index or index in (".", "..") or index.startswith(("-", "_", "+", ".")) \
+            or _BAD_NAME.search(index) or len(index.encode("utf-8")) > 255:
+        raise UsageError(f"{index!r} is not a usable index name",
+                         "pass a lowercase name without spaces or \\/*?\"<>|,#: that does "
+                         "not start with - _ + or ., e.g. --index code-myrepo")
+    if index == CALIBRATION_INDEX:
+        raise UsageError(f"{index} is esqlog's own index for calibrations",
+                         "pass another --index name")
+
+
+def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
+            replicas: int | None) -> Target:
+    """Create INDEX, or check that esqlog index may write to it (see the module doc)."""
+    check_name(index)
+    try:
+        found = engine.perform(Request("GET", f"/{quote_path(index)}"))
+    except Exception as exc:
+        if error_status(exc) != 404:
+            raise
+        return _create(engine, index, root, shards, replicas)
+    if len(found) != 1:
+        raise UsageError(f"{index!r} is an alias of {len(found)} indices",
+                         "pass one index (or an alias of exactly one) as --index")
+    (name, info), = found.items()
+    mappings = info.get("mappings") or {}
+    meta = (mappings.get("_meta") or {}).get(MARKER)
+    meta = meta if isinstance(meta, dict) else {}
+    ours = meta.get("format") == FORMAT
+    if ours and meta.get("root") == root:
+        return Target(name, created=False, adopted=False)
+    if not adopt:
+        if ours:
+            raise UsageError(
+                f"index {index!r} was built by esqlog index from {meta.get('root')!r}, not "
+                f"{root!r}; updating it would delete that folder's documents",
+                "pass another --index name, or --adopt if the folder moved")
+        raise UsageError(
+            f"index {index!r} exists and was not created by esqlog index",
+            "pass a new --index name (esqlog index creates it), or --adopt to add this "
+            "folder's documents to it (documents without esqlog's file_hash field are "
+            "left alone)")
+    properties = mappings.get("properties") or {}
+    _check_fields(index, properties)
+    if ours:  # our own index, the folder moved: record the new folder
+        engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
+                               body={"_meta": {MARKER: _marker(root)}}))
+    missing = {f: spec for f, spec in FIELDS.items() if f not in properties}
+    if missing:  # mapped as esqlog reads them (path must be a keyword), not left to dynamic
+        engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
+                               body={"properties": missing}))
+    return Target(name, created=False, adopted=not ours)
+
+
+def _marker(root: str) -> dict[str, Any]:
+    return {"format": FORMAT, "created_by": "esqlog index", "root": root}
+
+
+def _create(engine: Engine, index: str, root: str, shards: int,
+            replicas: int | None) -> Target:
+    settings: dict[str, Any] = {"number_of_shards": shards}
+    if replicas is not None:
+        settings["number_of_replicas"] = replicas
+    body = {"settings": settings,
+            "mappings": {"dynamic": "strict", "_meta": {MARKER: _marker(root)},
+                         "properties": FIELDS}}
+    engine.perform(Request("PUT", f"/{quote_path(index)}", body=body))
+    return Target(index, created=True, adopted=False)
+
+
+def _check_fields(index: str, properties: dict[str, Any]) -> None:
+    """An adopted index must map each field esqlog writes as esqlog writes it (or not
+    at all: dynamic mapping then adds it)."""
+    for name, spec in FIELDS.items():
+        have = properties.get(name)
+        if isinstance(have, dict) and have.get("type") != spec["type"]:
+            raise UsageError(
+                f"index {index!r} maps {name} as {have.get('type') or 'an object'}, "
+                f"esqlog index writes it as {spec['type']}",
+                "pass a new --index name (esqlog index creates it with its own mapping)")
