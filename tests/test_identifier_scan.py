@@ -87,3 +87,34 @@ def test_a_worker_failure_is_raised_in_the_scan(monkeypatch: pytest.MonkeyPatch)
         collector.finish()
     collector.close()
     assert collector._worker is None
+
+
+def test_term_statistics_equal_the_scans_own_per_term_count() -> None:
+    """The scan leaves df and ttf to the hook (keeps_term_stats): per shard the largest df a
+    term vector reported, summed over shards, and the summed tf, in first-seen order."""
+    rng = random.Random(3)
+    docs = sorted(_docs(400, seed=11))  # the scan reads shard by shard
+    collector = SplitCollector("body")
+    want_df: dict[str, int] = {}
+    want_ttf: dict[str, int] = {}
+    for shard in range(3):
+        shard_df: dict[str, int] = {}
+        for s, text in docs:
+            if s != shard:
+                continue
+            counts = Counter(standard_terms(text))
+            terms = {t: {"term_freq": c, "doc_freq": rng.randint(1, 50)}
+                     for t, c in counts.items()}
+            if rng.random() < 0.05:  # a vector without statistics takes the slow path
+                terms = {t: {"term_freq": c} for t, c in counts.items()}
+            collector(shard, {"_source": {"body": text}}, terms)
+            for term, info in terms.items():
+                shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
+                want_ttf[term] = want_ttf.get(term, 0) + int(info.get("term_freq", 0))
+        for term, n in shard_df.items():
+            want_df[term] = want_df.get(term, 0) + n
+    got_df, got_ttf = collector.term_statistics()
+    assert list(got_df.items()) == list(want_df.items())
+    assert got_ttf == want_ttf
+    assert collector.global_df is not None
+    assert collector.global_df.tolist() == list(want_df.values())
