@@ -55,7 +55,7 @@ def calibrate_identifiers(
             engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
             timings=timings, scan_hook=collector)
     finally:
-        collector.close()  # its worker thread (esqlog.identifier_scan), also on failure
+        collector.close()  # drops documents it had not processed yet, also on failure
     started = time.perf_counter()
     collector.finish()  # a failure of the worker surfaces here
     # the scan's own df of each collected term (term_statistics), capped at N as the snapshot
