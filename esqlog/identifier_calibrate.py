@@ -57,7 +57,7 @@ def calibrate_identifiers(
     finally:
         collector.close()  # drops documents it had not processed yet, also on failure
     started = time.perf_counter()
-    collector.finish()  # a failure of the worker surfaces here
+    collector.finish()  # the last page, when the scan did not count df itself
     # the scan's own df of each collected term (term_statistics), capped at N as the snapshot
     # caps it: the snapshot's numbers without hashing every term again to look them up
     engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
