@@ -10,7 +10,6 @@ is esqlog's own from an earlier run, replaced.
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any
 from esqlog.corpus import CODE_ANALYSIS
 from esqlog.engine import Engine, Request, error_status
 from esqlog.errors import UsageError
-from esqlog.judgments import Notes
+from esqlog.judgments import Notes, json_records
 
 MARKER = {"created_by": "esqlog bench-beir", "scratch": True}
 FIELD = "body"
@@ -62,14 +61,7 @@ def read_corpus(path: Path, notes: Notes) -> Iterator[dict[str, str]]:
     opener: Any = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except (ValueError, RecursionError):
-                    notes.add("corpus lines that are not JSON skipped", f"line {lineno}")
-                    continue
+            for lineno, record in json_records(handle, notes, "corpus"):
                 doc = _document(record)
                 if doc is None:
                     notes.add("corpus records without _id and text skipped", f"line {lineno}")

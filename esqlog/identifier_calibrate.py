@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from esqlog.calibrate import (
     Calibration,
     CalibrationTimings,
@@ -53,10 +55,13 @@ def calibrate_identifiers(
             engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
             timings=timings, scan_hook=collector)
     finally:
-        collector.close()  # its worker thread (esqlog.identifier_scan), also on failure
+        collector.close()  # drops documents it had not processed yet, also on failure
     started = time.perf_counter()
-    collector.finish()  # a failure of the worker surfaces here
-    engine_df = vocab.df_array(collector.terms)
+    collector.finish()  # the last page, when the scan did not count df itself
+    # the scan's own df of each collected term (term_statistics), capped at N as the snapshot
+    # caps it: the snapshot's numbers without hashing every term again to look them up
+    engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
+                 else np.minimum(collector.global_df, max(vocab.doc_count, 0)))
     stats = build_identifier_stats(
         collector, engine_df, index=record.index, index_uuid=record.index_uuid,
         field=field_name, shards=record.shards, doc_count=record.doc_count,

@@ -148,7 +148,7 @@ def build_identifier_stats(
     ``engine_df``: the global df of each collected term (aligned with ``collector.terms``,
     or a mapping), from the vocabulary snapshot of the same scan.
     """
-    collector.finish()  # the scan's last documents may still be in the worker's hands
+    collector.finish()  # the scan's last page may still be queued
     terms = collector.terms
     t_count = len(terms)
     if isinstance(engine_df, Mapping):

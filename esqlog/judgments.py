@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from esqlog.atomic import read_regular_file
 from esqlog.errors import UsageError
@@ -46,6 +47,20 @@ class Notes:
     def extend(self, other: Notes) -> None:
         for kind, n in other.counts.items():
             self.add(kind, other.examples[kind], n)
+
+
+def json_records(lines: Iterable[str], notes: Notes,
+                 what: str) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of each JSON line; blank lines are skipped and lines
+    that are not JSON are counted in ``notes`` (as "<what> lines that are not JSON
+    skipped") with their line number, so one bad line never stops a whole file."""
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except (ValueError, RecursionError):
+            notes.add(f"{what} lines that are not JSON skipped", f"line {lineno}")
 
 
 @dataclass(frozen=True)
@@ -181,14 +196,7 @@ Found = tuple[str, str, list[str]]
 def _jsonl_queries(text: str, notes: Notes) -> tuple[list[Found], str]:
     out: list[Found] = []
     kinds: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            notes.add("query lines that are not JSON skipped", f"line {lineno}")
-            continue
+    for lineno, record in json_records(text.splitlines(), notes, "query"):
         qid = record.get("_id", record.get("qid")) if isinstance(record, dict) else None
         query = record.get("text") if isinstance(record, dict) else None
         if not isinstance(qid, str | int) or isinstance(qid, bool) or not isinstance(query, str):

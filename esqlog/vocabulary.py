@@ -240,6 +240,9 @@ def scan_vocabulary_plan(
     global_df: dict[str, int] = {}
     ttf: dict[str, int] = {}
     docs = n_total = ttf_total = 0
+    # a hook that already maps every term (esqlog.identifier_scan) counts df and ttf itself,
+    # vectorised, instead of this loop doing the same per-term dictionary work a second time
+    counted_by_hook = on_doc is not None and bool(getattr(on_doc, "keeps_term_stats", False))
     for shard in range(shards):
         shard_df: dict[str, int] = {}
         shard_n = [0, 0]  # the largest (doc_count, sum_ttf) any answer of this shard reported
@@ -259,6 +262,8 @@ def scan_vocabulary_plan(
                 terms = found.get("terms") or {}
                 if on_doc is not None:
                     on_doc(shard, by_id.get(doc.get("_id"), {}), terms)
+                    if counted_by_hook:
+                        continue
                 for term, info in terms.items():
                     # the largest df seen: each was read with an N <= shard_n[0]
                     shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
@@ -275,6 +280,8 @@ def scan_vocabulary_plan(
         for term, n in shard_df.items():
             global_df[term] = global_df.get(term, 0) + n
         n_total, ttf_total = n_total + shard_n[0], ttf_total + shard_n[1]
+    if counted_by_hook:
+        global_df, ttf = on_doc.term_statistics()  # type: ignore[union-attr]
     if docs and not global_df:
         raise ClusterError(f"term vectors of {index!r} returned no terms for field "
                            f"{field_name!r} ({docs} documents read)",

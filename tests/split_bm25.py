@@ -9,9 +9,33 @@ tests/lucene_bm25 (Lucene's one-byte length norm, the standard field's length).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
+from esqlog.engine import Engine
+from tests.conftest import call
 from tests.lucene_bm25 import lucene_idf, lucene_norm_length
+
+
+def oracle_from_engine(engine: Engine, index: str, ids: Sequence[str], shards: int,
+                       parts_of: Callable[[str], Sequence[str]]) -> SplitStreamBM25:
+    """The oracle of a ``body`` field: term frequencies from the engine's term vectors,
+    each document's shard from per-shard searches, splits from ``parts_of``."""
+    vectors: dict[str, dict[str, int]] = {}
+    for start in range(0, len(ids), 500):
+        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
+            {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
+             "term_statistics": False, "field_statistics": False}
+            for i in ids[start:start + 500]]})
+        for doc in body["docs"]:
+            terms = doc["term_vectors"]["body"]["terms"]
+            vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
+    shard_of: dict[str, int] = {}
+    for shard in range(shards):
+        hits = call(engine, "POST", f"/{index}/_search", {"size": len(ids), "_source": False},
+                    preference=f"_shards:{shard}")["hits"]["hits"]
+        shard_of.update({h["_id"]: shard for h in hits})
+    parts = {t: tuple(parts_of(t)) for tfs in vectors.values() for t in tfs}
+    return SplitStreamBM25(vectors, shard_of, {t: p for t, p in parts.items() if p})
 
 
 class SplitStreamBM25:

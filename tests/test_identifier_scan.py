@@ -1,7 +1,7 @@
 """The vocabulary-scan hook of the identifiers mode (esqlog.identifier_scan), I/O-free.
 
-Its worker thread must not change what is learned: the same documents give the same
-statistics inline and in the background, across page boundaries, restarts and failures.
+Paging must not change what is learned: the same documents give the same statistics in
+one batch or many, after restarts; and its df/ttf count equals the scan's own.
 """
 
 from __future__ import annotations
@@ -51,13 +51,15 @@ def _same(a: IdentifierStats, b: IdentifierStats) -> None:
     assert a.h_tok == pytest.approx(b.h_tok) and a.split_tokens == b.split_tokens
 
 
-def test_background_equals_inline_across_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(identifier_scan, "BATCH", 7)  # many hand-overs, a partial last one
+def test_pages_equal_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     docs = _docs(500)
-    inline, background = SplitCollector("body", background=False), SplitCollector("body")
-    _feed(inline, docs)
-    _feed(background, docs)
-    first, second = _stats(inline, docs), _stats(background, docs)
+    whole = SplitCollector("body")
+    _feed(whole, docs)
+    first = _stats(whole, docs)
+    monkeypatch.setattr(identifier_scan, "BATCH", 7)  # many pages, a partial last one
+    paged = SplitCollector("body")
+    _feed(paged, docs)
+    second = _stats(paged, docs)
     _same(first, second)
     assert second.parts_of("readfile") == ("read", "file")
     # the first casing that splits wins, in document order, as one token at a time would
@@ -66,24 +68,53 @@ def test_background_equals_inline_across_pages(monkeypatch: pytest.MonkeyPatch) 
     assert len({split_identifier(w) for w in ("fooBar", "foobAr", "FOObar")}) == 3
 
 
-def test_restart_forgets_what_the_worker_saw(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_restart_forgets_what_a_failed_scan_saw(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(identifier_scan, "BATCH", 5)
     docs = _docs(120, seed=3)
     collector = SplitCollector("body")
     _feed(collector, _docs(60, seed=99))  # a scan that failed half-way
     collector.restart()
     _feed(collector, docs)
-    fresh = SplitCollector("body", background=False)
+    fresh = SplitCollector("body")
     _feed(fresh, docs)
     _same(_stats(collector, docs), _stats(fresh, docs))
 
 
-def test_a_worker_failure_is_raised_in_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_malformed_term_vector_fails_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(identifier_scan, "BATCH", 2)
     collector = SplitCollector("body")
     with pytest.raises(TypeError):
-        for _ in range(50):  # a term vector without term_freq fails in the worker
+        for _ in range(50):  # a term vector entry that is no object
             collector(0, {"_source": {"body": "read"}}, {"read": None})  # type: ignore[dict-item]
         collector.finish()
-    collector.close()
-    assert collector._worker is None
+
+
+def test_term_statistics_equal_the_scans_own_per_term_count() -> None:
+    """The scan leaves df and ttf to the hook (keeps_term_stats): per shard the largest df a
+    term vector reported, summed over shards, and the summed tf, in first-seen order."""
+    rng = random.Random(3)
+    docs = sorted(_docs(400, seed=11))  # the scan reads shard by shard
+    collector = SplitCollector("body")
+    want_df: dict[str, int] = {}
+    want_ttf: dict[str, int] = {}
+    for shard in range(3):
+        shard_df: dict[str, int] = {}
+        for s, text in docs:
+            if s != shard:
+                continue
+            counts = Counter(standard_terms(text))
+            terms = {t: {"term_freq": c, "doc_freq": rng.randint(1, 50)}
+                     for t, c in counts.items()}
+            if rng.random() < 0.05:  # a vector without statistics takes the slow path
+                terms = {t: {"term_freq": c} for t, c in counts.items()}
+            collector(shard, {"_source": {"body": text}}, terms)
+            for term, info in terms.items():
+                shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
+                want_ttf[term] = want_ttf.get(term, 0) + int(info.get("term_freq", 0))
+        for term, n in shard_df.items():
+            want_df[term] = want_df.get(term, 0) + n
+    got_df, got_ttf = collector.term_statistics()
+    assert list(got_df.items()) == list(want_df.items())
+    assert got_ttf == want_ttf
+    assert collector.global_df is not None
+    assert collector.global_df.tolist() == list(want_df.values())

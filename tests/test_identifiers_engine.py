@@ -21,7 +21,7 @@ from esqlog.identifier_calibrate import IdentifierCalibration, calibrate_identif
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs, load_query_texts
-from tests.split_bm25 import SplitStreamBM25
+from tests.split_bm25 import SplitStreamBM25, oracle_from_engine
 
 SHARDS = 3
 N_DOCS = 1500
@@ -43,23 +43,8 @@ def corpus(engine: Engine) -> Iterator[SplitCorpus]:
     docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
     bulk_index(engine, index, docs)
     found = calibrate_identifiers(engine, index, "body")
-    vectors: dict[str, dict[str, int]] = {}
-    ids = [d["id"] for d in docs]
-    for start in range(0, len(ids), 500):
-        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
-            {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
-             "term_statistics": False, "field_statistics": False}
-            for i in ids[start:start + 500]]})
-        for doc in body["docs"]:
-            terms = doc["term_vectors"]["body"]["terms"]
-            vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
-    shard_of = {}
-    for shard in range(SHARDS):
-        hits = call(engine, "POST", f"/{index}/_search", {"size": N_DOCS, "_source": False},
-                    preference=f"_shards:{shard}")["hits"]["hits"]
-        shard_of.update({h["_id"]: shard for h in hits})
-    parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
-    oracle = SplitStreamBM25(vectors, shard_of, {t: tuple(p) for t, p in parts.items() if p})
+    oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
+                                found.stats.parts_of)
     yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
     call(engine, "DELETE", f"/{index}")
 

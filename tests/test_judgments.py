@@ -127,3 +127,18 @@ def test_judged_queries_skips_and_counts(tmp_path: Path) -> None:
     ]
     with pytest.raises(UsageError, match="no query of the queries file"):
         judged_queries(queries, {"zz": {"d": 1}}, Notes())
+
+
+def test_beir_corpus_reader_shares_the_line_rules(tmp_path: Path) -> None:
+    """Blank lines skipped; a line that is not JSON and a record without text are each
+    counted once with the first line number; the good records come through."""
+    from esqlog.beir import read_corpus
+
+    path = _write(tmp_path, "corpus.jsonl", '{"_id": "d1", "text": "a"}\n\n{oops\n'
+                  '{"_id": "d2", "title": "T", "text": "b"}\n{"_id": "d3"}\n')
+    notes = Notes()
+    docs = list(read_corpus(path, notes))
+    assert [d["id"] for d in docs] == ["d1", "d2"] and docs[1]["text"] == "T\nb"
+    assert notes.counts == {"corpus lines that are not JSON skipped": 1,
+                            "corpus records without _id and text skipped": 1}
+    assert notes.examples["corpus lines that are not JSON skipped"] == "line 3"

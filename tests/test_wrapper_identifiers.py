@@ -33,7 +33,7 @@ from esqlog.vocabulary import Vocabulary
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
-from tests.split_bm25 import SplitStreamBM25
+from tests.split_bm25 import SplitStreamBM25, oracle_from_engine
 
 SHARDS = 3
 N_DOCS = 1000
@@ -88,23 +88,8 @@ def wrapped_index(engine: Engine, tmp_path_factory: pytest.TempPathFactory
         found = calibrate_identifiers(engine, index, "body")
         path = tmp_path_factory.mktemp("identifiers") / "code.qlog.json"
         save_identifier_calibration(found, path)
-        ids = [d["id"] for d in docs]
-        vectors: dict[str, dict[str, int]] = {}
-        for start in range(0, len(ids), 500):
-            body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
-                {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
-                 "term_statistics": False, "field_statistics": False}
-                for i in ids[start:start + 500]]})
-            for doc in body["docs"]:
-                terms = doc["term_vectors"]["body"]["terms"]
-                vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
-        shard_of = {}
-        for shard in range(SHARDS):
-            hits = call(engine, "POST", f"/{index}/_search", {"size": N_DOCS, "_source": False},
-                        preference=f"_shards:{shard}")["hits"]["hits"]
-            shard_of.update({h["_id"]: shard for h in hits})
-        parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
-        oracle = SplitStreamBM25(vectors, shard_of, {t: p for t, p in parts.items() if p})
+        oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
+                                    found.stats.parts_of)
         yield Wrapped(engine, index, path, found.stats, found.vocabulary, oracle,
                       bm25_scale(engine.flavor, engine.version))
     finally:
@@ -138,14 +123,19 @@ def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped) -> None:
     oracle's match set of the listed terms."""
     w = wrapped_index
     client = wrap(w.engine.client, w.path, mode="identifiers")
+    oracle, settings = w.oracle, IdentifierSettings()
+    # independent of the plan: common words keep their own term apart from their compounds
+    alone = {s for s, n in oracle.split_df.items()
+             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(s, 0) > 0}
     checked = 0
-    for text in _texts(w, 25, IdentifierSettings()):
+    for text in _texts(w, 25, settings):
         words = w.plan_words(text, IdentifierSettings())
         plan = plan_identifier_query(text, w.stats, w.vocab.df_of)
         response = body_of(_search(client, w, {"match": {"body": text}}))
         assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
         for hit in response["hits"]["hits"]:
-            expected = w.oracle.score(hit["_id"], words, plan.q, grouped=True) * w.scale
+            expected = oracle.score(hit["_id"], words, plan.q, grouped=True,
+                                    alone=alone) * w.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 150
@@ -263,6 +253,32 @@ def test_min_score_and_multi_match_are_sent_untouched(wrapped_index: Wrapped) ->
         assert total_of(got) == total_of(native)
         assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(native)]
         assert [s for _, s in hits_of(got)] == pytest.approx([s for _, s in hits_of(native)])
+
+
+def test_a_pit_search_keeps_the_native_match_set_with_boost_scores(
+        wrapped_index: Wrapped) -> None:
+    """A point-in-time search in identifiers mode gets the boost rewrite: the native ids
+    and total (pages of one PIT keep one meaning), the boost mode's scores."""
+    w = wrapped_index
+    client = w.engine.client
+    es = w.engine.flavor == "elasticsearch"
+    text = _texts(w, 1, IdentifierSettings())[0]
+    pit = (str(body_of(client.open_point_in_time(index=w.index, keep_alive="1m"))["id"]) if es
+           else str(body_of(client.create_pit(index=w.index, keep_alive="1m"))["pit_id"]))
+    try:
+        body = {"query": {"match": {"body": text}}, "size": N_DOCS, "_source": False,
+                "track_total_hits": True, "pit": {"id": pit}}
+        native = client.search(body=body)
+        got = wrap(client, w.path, mode="identifiers").search(body=body)
+        boost = wrap(client, w.path, mode="boost").search(body=body)
+    finally:
+        if es:
+            client.close_point_in_time(id=pit)
+        else:
+            client.delete_pit(body={"pit_id": [pit]})
+    assert total_of(got) == total_of(native) > 0
+    assert {i for i, _ in hits_of(got)} == {i for i, _ in hits_of(native)}
+    assert hits_of(got) == [(i, pytest.approx(s)) for i, s in hits_of(boost)]
 
 
 def test_the_clause_limit_is_respected(wrapped_index: Wrapped) -> None:

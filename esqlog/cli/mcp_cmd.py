@@ -46,13 +46,9 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
                          "pip install 'esqlog[mcp]'") from None
     from esqlog.agent.code_search import CodeSearch
     from esqlog.agent.tokens import default_counter
-    from esqlog.calibrate import load_calibration
+    from esqlog.cli.query import load_for_field
 
-    calibration = load_calibration(calibration_file)
-    field = field_name or calibration.field
-    if field != calibration.field:
-        raise UsageError(f"the calibration is for field {calibration.field!r}, not {field!r}",
-                         f"pass --field {calibration.field}, or calibrate --field {field}")
+    calibration, field = load_for_field(calibration_file, field_name)
     engine = open_engine(connection)
     search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
                         mode=mode)

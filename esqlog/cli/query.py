@@ -57,6 +57,17 @@ def shown(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
+def load_for_field(calibration_file: Path, field_name: str | None) -> tuple[Calibration, str]:
+    """The calibration and its field; a --field naming another field is refused, because
+    its q and statistics describe only the field it was calibrated on."""
+    calibration = load_calibration(calibration_file)
+    field = field_name or calibration.field
+    if field != calibration.field:
+        raise UsageError(f"the calibration is for field {calibration.field!r}, not {field!r}",
+                         f"pass --field {calibration.field}, or calibrate --field {field}")
+    return calibration, field
+
+
 @dataclass(frozen=True)
 class QueryContext:
     """A live engine, a calibration checked against it, and the analyzed query text."""
@@ -78,11 +89,7 @@ def prepare_query(connection: ConnectionSettings, index: str, field_name: str | 
     warning on stderr, since its q is still the best one known.
     """
     check_query_text(text)
-    calibration = load_calibration(calibration_file)
-    field = field_name or calibration.field
-    if field != calibration.field:
-        raise UsageError(f"the calibration is for field {calibration.field!r}, not {field!r}",
-                         f"pass --field {calibration.field}, or calibrate --field {field}")
+    calibration, field = load_for_field(calibration_file, field_name)
     engine = open_engine(connection)
     fresh = engine.run(check_calibration_plan(calibration, index))
     warning = stale_warning(calibration, fresh)
