@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,8 +86,13 @@ def create_corpus_index(
 def bulk_index_docs(
     engine: Engine, index: str, docs: Iterable[dict[str, Any]], field_name: str = "body",
     chunk: int = 1000, progress: Callable[[int], None] | None = None,
+    extra_fields: Sequence[str] = (),
 ) -> int:
-    """Bulk-index corpus records ({id, text, name}); returns how many were indexed."""
+    """Bulk-index corpus records ({id, text, name}); returns how many were indexed.
+
+    ``extra_fields``: record keys copied as they are (e.g. ``path``, which an agent is shown
+    with each hit, so a token-budget evaluation pays for it as esqlog mcp's answers do).
+    """
     count = 0
     lines: list[str] = []
 
@@ -104,7 +109,9 @@ def bulk_index_docs(
 
     for doc in docs:
         lines.append(json.dumps({"index": {"_id": doc["id"]}}))
-        lines.append(json.dumps({field_name: doc["text"], "name": doc.get("name", "")}))
+        source = {field_name: doc["text"], "name": doc.get("name", "")}
+        source.update({key: doc[key] for key in extra_fields if key in doc})
+        lines.append(json.dumps(source))
         count += 1
         if len(lines) >= 2 * chunk:
             flush()

@@ -120,3 +120,73 @@ def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path,
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return atomic_write(path, buffer.getvalue(), "plot file")
+
+
+#: one system's recall curve: (budget in tokens, mean, interval low, interval high) per budget
+BudgetCurve = Sequence[tuple[int, float, float, float]]
+
+
+def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: str | Path,
+                       title: str,
+                       marks: Mapping[str, Sequence[tuple[int, float]]] | None = None) -> Path:
+    """PNG of Recall@B against the token budget B: one small panel per corpus and query set
+    (rows: query sets, in the order the keys ``corpus | query set`` first name them), one
+    colour per system in every panel, its 95% interval as a band.
+
+    The budget axis is logarithmic (budgets double), the legend sits under the panels so it
+    hides no data, and ``marks`` (panel name -> (budget, recall) points, e.g. the paper's
+    figures on the corpus it measured) are drawn as grey ticks for reference. More systems
+    than the palette has colours are refused.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    systems = list(dict.fromkeys(s for lines in panels.values() for s in lines))
+    if len(systems) > len(PALETTE):
+        raise ValueError(f"{len(systems)} systems; at most {len(PALETTE)} keep a colour each")
+    colours = dict(zip(systems, PALETTE, strict=False))
+    names = list(panels)
+    styles = list(dict.fromkeys(n.partition(" | ")[2] for n in names))
+    corpora = list(dict.fromkeys(n.partition(" | ")[0] for n in names))
+    rows, cols = max(1, len(styles)), max(1, len(corpora))
+    fig = Figure(figsize=(max(3.3 * cols + 0.4, 9.0), 2.9 * rows + 1.5), dpi=110,
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
+    for ax in axes.flat:
+        ax.set_visible(False)
+    for name, lines in panels.items():
+        corpus, _, style = name.partition(" | ")
+        ax = axes[styles.index(style)][corpora.index(corpus)]
+        ax.set_visible(True)
+        for system, curve in lines.items():
+            budgets, means, lows, highs = zip(*sorted(curve), strict=True)
+            ax.fill_between(budgets, lows, highs, color=colours[system], alpha=0.18,
+                            linewidth=0)
+            ax.plot(budgets, means, color=colours[system], marker="o", markersize=3.5,
+                    linewidth=1.6, label=system)
+        for budget, value in (marks or {}).get(name, ()):
+            ax.plot([budget], [value], marker="_", markersize=14, color="#444444",
+                    linestyle="none", label="paper, CSN Go 8K (BM25, q-log)")
+        ax.set_xscale("log", base=2)
+        budget_ticks = sorted({b for curve in lines.values() for b, *_ in curve})
+        ax.set_xticks(budget_ticks, [f"{b // 1000}K" if b >= 1000 else str(b)
+                                     for b in budget_ticks])
+        ax.set_ylim(0.0, 1.0)
+        ax.set_title(name.replace(" | ", ", "), fontsize="medium")
+        ax.grid(True, alpha=0.3)
+        ax.set_xlabel("token budget (o200k_base)")
+        ax.set_ylabel("Recall@B")
+        ax.tick_params(labelbottom=True, labelleft=True)
+    handles, labels = [], []
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
+    fig.suptitle(f"{title}\nshare of queries whose gold chunk is in search_code's answer; "
+                 "band: 95% bootstrap interval")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return atomic_write(path, buffer.getvalue(), "plot file")

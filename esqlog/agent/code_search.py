@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from esqlog.agent.tokens import TokenCounter
 from esqlog.calibrate import Calibration, check_calibration_plan
@@ -95,8 +95,27 @@ def chunk_of(hit: dict[str, Any], field: str) -> Chunk:
                  start_line=start if isinstance(start, int) and start > 0 else 1)
 
 
+#: tokens kept free for the answer's summary line while chunks are selected
+SUMMARY_RESERVE = 80
+
+
+def chunk_cost(chunk: Chunk, rank: int, counter: TokenCounter) -> int:
+    """What one chunk costs inside an answer: its header line (with a 7-digit token count,
+    so the count can be filled in without changing the size much) and its text."""
+    body = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
+    return counter.count(chunk.header(rank, 10**6) + "\n" + body)
+
+
 def pack(chunks: Sequence[Chunk], budget: int, counter: TokenCounter) -> tuple[str, int]:
-    """The answer text: chunks whole, best first, while the WHOLE text stays in budget.
+    """The answer text and how many chunks it shows (see :func:`pack_ranks`)."""
+    text, shown = pack_ranks(chunks, budget, counter)
+    return text, len(shown)
+
+
+def pack_ranks(chunks: Sequence[Chunk], budget: int,
+               counter: TokenCounter) -> tuple[str, list[int]]:
+    """The answer text: chunks whole, best first, while the WHOLE text stays in budget;
+    and the 1-based ranks it shows (what esqlog.agent.budget_recall scores).
 
     A chunk that does not fit is left out and later (smaller) ones may still fit; the
     summary line names what was left out. The final text is counted again and trimmed
@@ -104,17 +123,16 @@ def pack(chunks: Sequence[Chunk], budget: int, counter: TokenCounter) -> tuple[s
     """
     blocks: list[tuple[int, str]] = []
     used = 0
-    reserve = 80  # the summary line, counted for real below
     for rank, chunk in enumerate(chunks, start=1):
-        body = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
-        size = counter.count(chunk.header(rank, 10**6) + "\n" + body)
-        if used + size + reserve <= budget:
+        size = chunk_cost(chunk, rank, counter)
+        if used + size + SUMMARY_RESERVE <= budget:
+            body = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
             blocks.append((rank, chunk.header(rank, size) + "\n" + body))
             used += size
     while True:
         text = _answer(blocks, len(chunks), budget, counter.name)
         if counter.count(text) <= budget or not blocks:
-            return text, len(blocks)
+            return text, [rank for rank, _ in blocks]
         blocks.pop()
 
 
@@ -145,12 +163,15 @@ class CodeSearch:
     """search/read on one calibrated index, through the wrapped (q-log) client."""
 
     def __init__(self, engine: Engine, calibration: Calibration, index: str, field: str,
-                 counter: TokenCounter, url: str | None = None) -> None:
+                 counter: TokenCounter, url: str | None = None,
+                 mode: Literal["boost", "identifiers"] = "boost") -> None:
+        """``mode``: the wrapper's ``boost`` (native match set) or ``identifiers`` (query
+        words also match inside identifiers; the calibration needs --identifiers)."""
         from esqlog.wrapper import wrap
 
         self.engine, self.calibration, self.index, self.field = engine, calibration, index, field
         self.counter, self.url = counter, url
-        self.client = wrap(engine.client, calibration)
+        self.client = wrap(engine.client, calibration, mode=mode)
         self._checked = False
 
     def search(self, query: str, max_tokens: int, limit: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -19,13 +20,20 @@ from esqlog.errors import UsageError
               help="Calibration JSON written by esqlog calibrate --out.")
 @click.option("--field", "field_name",
               help="The calibrated text field (default: the calibration's field).")
+@click.option("--mode", type=click.Choice(["boost", "identifiers"]), default="boost",
+              show_default=True,
+              help="Ranking: boost (q-log, the native match set) or identifiers (query words "
+                   "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
+                   "usually the best recall per token budget on code: BENCHMARKS.md section 10).")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio for a local agent; http: streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="HTTP port.")
 def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Path,
-                field_name: str | None, transport: str, host: str, port: int) -> None:
+                field_name: str | None, mode: Literal["boost", "identifiers"],
+                transport: str, host: str,
+                port: int) -> None:
     """Serve search_code and read_code on INDEX to an MCP client (a coding agent).
 
     The cluster is only read. Problems with the index or a call's arguments are answered
@@ -42,7 +50,8 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
 
     calibration, field = load_for_field(calibration_file, field_name)
     engine = open_engine(connection)
-    search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url)
+    search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
+                        mode=mode)
     server = build_server(search)
     if transport == "stdio":
         server.run("stdio")
