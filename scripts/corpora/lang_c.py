@@ -57,11 +57,17 @@ def _func_name(src: bytes, node: Any) -> str:
     return text_of(src, decl) if decl is not None and decl.type == "identifier" else ""
 
 
-def _walk(src: bytes, node: Any, path: str, out: list[Func]) -> None:
-    """Collect function definitions, descending through everything but function bodies."""
-    for child in node.named_children:
+def _walk(src: bytes, root: Any, path: str, out: list[Func]) -> None:
+    """Collect function definitions, descending through everything but function bodies.
+
+    Iterative (an explicit stack in source order): the kernel has files whose
+    initializers or macro soups nest deeper than Python's recursion limit.
+    """
+    stack = list(reversed(root.named_children))
+    while stack:
+        child = stack.pop()
         if child.type != "function_definition":
-            _walk(src, child, path, out)
+            stack.extend(reversed(child.named_children))
             continue
         name = _func_name(src, child)
         if not name:
