@@ -13,8 +13,9 @@ the larger ones are ever closer to the corpus itself).
 
 Per size, on one index of `--shards` shards (created by this script, `esqlog-scale-<N>`,
 reused when it already holds N documents):
-  * `esqlog calibrate` sampled, `--exact`, `--vocabulary`, and `--vocabulary --identifiers
-    --install-script`: wall time and the peak RSS of the esqlog process (os.wait4);
+  * `esqlog calibrate` sampled, `--exact`, `--vocabulary --install-script`, and
+    `--vocabulary --identifiers` (up to --identifiers-max documents): wall time and the
+    peak RSS of the esqlog process (GNU time);
   * the snapshot's size on disk (vocab + idents .npz) and in memory (scale_probe.py);
   * the RSS of a fresh process with the native client, and with a wrapper (boost,
     identifiers) after its first search; the cold start of that wrapper: spawn to first
@@ -51,8 +52,8 @@ ESQLOG = Path(sys.executable).with_name("esqlog")
 CALIBRATIONS = {
     "sampled": [],
     "exact": ["--exact"],
-    "vocabulary": ["--vocabulary"],
-    "identifiers": ["--vocabulary", "--identifiers", "--install-script"],
+    "vocabulary": ["--vocabulary", "--install-script"],
+    "identifiers": ["--vocabulary", "--identifiers"],
 }
 MODES = ["boost", "script", "rerank", "identifiers"]
 
@@ -131,10 +132,11 @@ def run_timed(cmd: list[str]) -> tuple[float, int, str]:
     return seconds, peak_kib * 1024, proc.stdout
 
 
-def calibrations(url: str, index: str, work: Path) -> dict[str, Any]:
+def calibrations(url: str, index: str, work: Path, kinds: list[str]) -> dict[str, Any]:
     """Each calibration kind: seconds, peak RSS, and (with a snapshot) its files' size."""
     out: dict[str, Any] = {}
-    for kind, flags in CALIBRATIONS.items():
+    for kind in kinds:
+        flags = CALIBRATIONS[kind]
         target = work / f"{index}.{kind}.json"
         cmd = [str(ESQLOG), "calibrate", "--url", url, "--index", index, "--field", "body",
                "--timeout", "300", "--no-progress", "--json", "--out", str(target), *flags]
@@ -152,8 +154,8 @@ def calibrations(url: str, index: str, work: Path) -> dict[str, Any]:
     return out
 
 
-def probes(url: str, index: str, calibration: Path, query: str,
-           repeats: int) -> dict[str, Any]:
+def probes(url: str, index: str, calibration: Path, query: str, repeats: int,
+           wrappers: list[str]) -> dict[str, Any]:
     """Fresh processes: snapshot in memory, RSS of native and wrapped clients, cold starts.
 
     Each probe runs ``repeats`` times, interleaved (native, snapshot, boost, identifiers,
@@ -162,7 +164,7 @@ def probes(url: str, index: str, calibration: Path, query: str,
     """
     runs: dict[str, list[dict[str, Any]]] = {}
     for _ in range(repeats):
-        for what in ("native", "snapshot", "boost", "identifiers"):
+        for what in ("native", "snapshot", *wrappers):
             cmd = [sys.executable, str(HERE / "scale_probe.py"), "--what", what, "--url", url,
                    "--index", index, "--calibration", str(calibration), "--query", query]
             seconds, peak, stdout = run_timed(cmd)
@@ -191,10 +193,10 @@ def ndcg10(hits: list[dict[str, Any]], gold: str) -> float:
 
 
 def latency_quality(client: Any, index: str, calibration: Path, queries: list[Any],
-                    warm: int) -> dict[str, Any]:
+                    warm: int, modes: list[str]) -> dict[str, Any]:
     """Native and every mode per query, interleaved; p50/p95 ms, ratios, NDCG@10."""
     systems: dict[str, Any] = {"native": client}
-    for mode in MODES:
+    for mode in modes:
         systems[mode] = wrap(client, calibration, mode=mode)
     names = list(systems)
     times: dict[str, list[float]] = {n: [] for n in names}
@@ -228,12 +230,19 @@ def measure(args: argparse.Namespace, engine: Any, client: Any, rank: dict[str, 
                            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     row.update(ensure_index(engine, args.corpus, rank, size, args.shards))
     index = row["index"]
-    row["calibrate"] = calibrations(args.url, index, args.work)
-    with_idents = args.work / f"{index}.identifiers.json"
-    row["probes"] = probes(args.url, index, with_idents, queries[0].text, args.repeats)
+    idents = args.identifiers_max is None or size <= args.identifiers_max
+    modes = MODES if idents else [m for m in MODES if m != "identifiers"]
+    if not idents:
+        row["skipped"] = (f"identifiers calibration and mode (size above --identifiers-max "
+                          f"{args.identifiers_max})")
+    kinds = list(CALIBRATIONS) if idents else [k for k in CALIBRATIONS if k != "identifiers"]
+    row["calibrate"] = calibrations(args.url, index, args.work, kinds)
+    cal = args.work / f"{index}.{'identifiers' if idents else 'vocabulary'}.json"
+    wrappers = ["boost", "identifiers"] if idents else ["boost"]
+    row["probes"] = probes(args.url, index, cal, queries[0].text, args.repeats, wrappers)
     print("  latency and NDCG@10", flush=True)
-    row["search"] = latency_quality(client, index, with_idents,
-                                    queries[: args.queries + args.warm], args.warm)
+    row["search"] = latency_quality(client, index, cal, queries[: args.queries + args.warm],
+                                    args.warm, modes)
     row["load_end"] = load()
     return row
 
@@ -256,7 +265,8 @@ TABLE = [
         ("  peak RSS MiB", f"calibrate.{kind}.peak_rss_bytes", MIB, ".0f"))],
     ("vocab file MiB", "calibrate.vocabulary.vocab_file_bytes", MIB, ".2f"),
     ("idents file MiB", "calibrate.identifiers.idents_file_bytes", MIB, ".2f"),
-    ("snapshot in memory MiB", "probes.snapshot.snapshot_rss_bytes", MIB, ".1f"),
+    ("vocab in memory MiB", "probes.snapshot.vocabulary_rss_bytes", MIB, ".1f"),
+    ("idents in memory MiB", "probes.snapshot.identifier_rss_bytes", MIB, ".1f"),
     *[(f"RSS {w} client MiB", f"probes.{w}.rss_bytes", MIB, ".0f")
       for w in ("native", "boost", "identifiers")],
     *[(f"cold start {w} s", f"probes.{w}.cold_start_seconds", 1, ".2f")
@@ -289,6 +299,9 @@ def main() -> int:
     ap.add_argument("--gold", type=int, default=1000, help="sampled queries whose gold leads")
     ap.add_argument("--queries", type=int, default=400, help="timed and judged queries")
     ap.add_argument("--warm", type=int, default=20, help="untimed queries first")
+    ap.add_argument("--identifiers-max", type=int, default=None,
+                    help="largest size that runs calibrate --identifiers and the mode "
+                         "(its peak memory grows about 8x per 10x documents)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each fresh-process probe")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))

@@ -20,7 +20,7 @@ MODES = ["boost", "script", "rerank", "identifiers"]
 COLORS = {"native": "#444444", "boost": "#1f77b4", "script": "#2ca02c", "rerank": "#ff7f0e",
           "identifiers": "#d62728", "sampled": "#8c564b", "exact": "#9467bd",
           "vocabulary": "#17becf", "vocab": "#17becf", "idents": "#bcbd22",
-          "vocabulary+identifiers": "#e377c2", "both,": "#7f7f7f"}
+          "vocabulary+identifiers": "#e377c2"}
 
 
 def get(row: dict[str, Any], path: str) -> Any:
@@ -42,7 +42,8 @@ PANELS: list[tuple[str, str, list[tuple[str, str, float]], bool]] = [
     ("snapshot size", "MiB",
      [("vocab file", "calibrate.vocabulary.vocab_file_bytes", MIB),
       ("idents file", "calibrate.identifiers.idents_file_bytes", MIB),
-      ("both, in memory", "probes.snapshot.snapshot_rss_bytes", MIB)], True),
+      ("vocab in memory", "probes.snapshot.vocabulary_rss_bytes", MIB),
+      ("idents in memory", "probes.snapshot.identifier_rss_bytes", MIB)], True),
     ("application process memory (RSS)", "MiB",
      [("native client", "probes.native.rss_bytes", MIB),
       ("boost wrapper", "probes.boost.rss_bytes", MIB),
@@ -80,7 +81,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
             pts = [(d, get(r, key)) for d, r in zip(docs, rows, strict=True)]
             pts = [(d, v / div) for d, v in pts if v is not None]
             if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o", label=label, color=color(label))
+                ax.plot(*zip(*pts, strict=True), marker="o", label=label, color=color(label),
+                        linestyle="--" if "memory" in label else "-")
         if title.startswith("search latency"):
             ax.axhline(1.0, color="#888888", linewidth=0.8, linestyle="--")
         ax.set_xscale("log")

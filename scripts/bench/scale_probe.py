@@ -4,8 +4,9 @@
         --url URL --index INDEX --calibration FILE --query TEXT
 
 Prints one JSON line when done: the process's resident set size (VmRSS, after the
-work) and, for ``snapshot``, the RSS it grew by while loading the vocabulary snapshot
-and its identifier statistics, with the numpy arrays' own bytes. scale.py times the
+work) and, for ``snapshot``, the RSS it grew by while loading the vocabulary snapshot,
+then its identifier statistics (when the calibration has them), with the numpy arrays'
+own bytes. scale.py times the
 process from spawn to that line: for ``boost``/``identifiers`` that is a wrapper's cold
 start (interpreter, imports, calibration and snapshot load, first answered search).
 A separate process per measurement, because memory freed inside a process does not
@@ -55,13 +56,16 @@ def main() -> int:
             raise SystemExit(f"{args.calibration}: no vocabulary snapshot (calibrate --vocabulary)")
         before = rss_bytes()
         vocab = load_vocabulary(path, cal.vocabulary_sha256)
-        idents = load_for_calibration(path, cal.vocabulary_sha256)
-        out["snapshot_rss_bytes"] = rss_bytes() - before
-        arrays = [vocab.hashes, vocab.df, vocab.bloom, idents.df_engine, idents.df_split]
-        out["vocabulary_array_bytes"] = sum(int(a.nbytes) for a in arrays[:3] if a is not None)
-        out["identifier_array_bytes"] = sum(int(a.nbytes) for a in arrays[3:])
+        middle = rss_bytes()
+        out["vocabulary_rss_bytes"] = middle - before
+        arrays = [vocab.hashes, vocab.df, vocab.bloom]
+        out["vocabulary_array_bytes"] = sum(int(a.nbytes) for a in arrays if a is not None)
         out["vocabulary_terms"] = len(vocab)
-        out["identifier_words"] = len(idents.words)
+        if path.with_name(path.name.replace(".vocab.", ".idents.", 1)).exists():
+            idents = load_for_calibration(path, cal.vocabulary_sha256)
+            out["identifier_rss_bytes"] = rss_bytes() - middle
+            out["identifier_array_bytes"] = int(idents.df_engine.nbytes + idents.df_split.nbytes)
+            out["identifier_words"] = len(idents.words)
     elif args.what == "native":
         client.search(index=args.index, body=body)
     else:
