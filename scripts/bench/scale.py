@@ -306,7 +306,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))
     ap.add_argument("--work", type=Path, default=Path("results/scale"))
+    ap.add_argument("--report", action="store_true",
+                    help="only print the table of --out (last line per size), measure nothing")
     args = ap.parse_args()
+    if args.report:
+        rows = [json.loads(x) for x in args.out.read_text().splitlines() if x.strip()]
+        table(sorted({r["size"]: r for r in rows}.values(), key=lambda r: r["size"]))
+        return 0
 
     from opensearchpy import OpenSearch
 
