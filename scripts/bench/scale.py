@@ -132,14 +132,15 @@ def run_timed(cmd: list[str]) -> tuple[float, int, str]:
     return seconds, peak_kib * 1024, proc.stdout
 
 
-def calibrations(url: str, index: str, work: Path, kinds: list[str]) -> dict[str, Any]:
+def calibrations(url: str, index: str, work: Path, kinds: list[str],
+                 timeout: float) -> dict[str, Any]:
     """Each calibration kind: seconds, peak RSS, and (with a snapshot) its files' size."""
     out: dict[str, Any] = {}
     for kind in kinds:
         flags = CALIBRATIONS[kind]
         target = work / f"{index}.{kind}.json"
         cmd = [str(ESQLOG), "calibrate", "--url", url, "--index", index, "--field", "body",
-               "--timeout", "300", "--no-progress", "--json", "--out", str(target), *flags]
+               "--timeout", str(timeout), "--no-progress", "--json", "--out", str(target), *flags]
         print(f"  calibrate {kind}", flush=True)
         seconds, peak, _ = run_timed(cmd)
         row: dict[str, Any] = {"seconds": round(seconds, 2), "peak_rss_bytes": peak,
@@ -235,8 +236,8 @@ def measure(args: argparse.Namespace, engine: Any, client: Any, rank: dict[str, 
     if not idents:
         row["skipped"] = (f"identifiers calibration and mode (size above --identifiers-max "
                           f"{args.identifiers_max})")
-    kinds = list(CALIBRATIONS) if idents else [k for k in CALIBRATIONS if k != "identifiers"]
-    row["calibrate"] = calibrations(args.url, index, args.work, kinds)
+    kinds = [k for k in args.kinds.split(",") if idents or k != "identifiers"]
+    row["calibrate"] = calibrations(args.url, index, args.work, kinds, args.timeout)
     cal = args.work / f"{index}.{'identifiers' if idents else 'vocabulary'}.json"
     wrappers = ["boost", "identifiers"] if idents else ["boost"]
     row["probes"] = probes(args.url, index, cal, queries[0].text, args.repeats, wrappers)
@@ -302,6 +303,10 @@ def main() -> int:
     ap.add_argument("--identifiers-max", type=int, default=None,
                     help="largest size that runs calibrate --identifiers and the mode "
                          "(its peak memory grows about 8x per 10x documents)")
+    ap.add_argument("--kinds", default=",".join(CALIBRATIONS),
+                    help="calibrations to run (identifiers and vocabulary feed the searches)")
+    ap.add_argument("--timeout", type=float, default=900.0,
+                    help="calibrate's per-request timeout (a loaded node can be slow)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each fresh-process probe")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))
