@@ -268,6 +268,7 @@ TABLE = [
     ("idents file MiB", "calibrate.identifiers.idents_file_bytes", MIB, ".2f"),
     ("vocab in memory MiB", "probes.snapshot.vocabulary_rss_bytes", MIB, ".1f"),
     ("idents in memory MiB", "probes.snapshot.identifier_rss_bytes", MIB, ".1f"),
+    ("vocab+idents in memory MiB", "probes.snapshot.snapshot_rss_bytes", MIB, ".1f"),
     *[(f"RSS {w} client MiB", f"probes.{w}.rss_bytes", MIB, ".0f")
       for w in ("native", "boost", "identifiers")],
     *[(f"cold start {w} s", f"probes.{w}.cold_start_seconds", 1, ".2f")
