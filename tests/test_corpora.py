@@ -441,3 +441,12 @@ def test_mix_refuses_a_repeated_id(tmp_path, monkeypatch):
     _write_part(tmp_path, "b", ["1"])
     with pytest.raises(SystemExit, match="document id 1 of b repeats"):
         mix.build_mix(tmp_path, lambda name: None)
+
+
+def test_c_walk_survives_nesting_deeper_than_the_recursion_limit():
+    pytest.importorskip("tree_sitter_c")
+    from corpora.lang_c import parse_c
+
+    depth = sys.getrecursionlimit() + 500
+    src = f"int x = {'(' * depth}1{')' * depth};\nint f(void) {{ return 0; }}\n".encode()
+    assert [f.qualname for f in parse_c(src, "linux-6.1/lib/x.c")] == ["f"]
