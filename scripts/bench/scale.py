@@ -303,7 +303,7 @@ def main() -> int:
     ap.add_argument("--warm", type=int, default=20, help="untimed queries first")
     ap.add_argument("--identifiers-max", type=int, default=None,
                     help="largest size that runs calibrate --identifiers and the mode "
-                         "(its peak memory grows about 8x per 10x documents)")
+                         "(its peak memory grew ~5x from 10K to 100K: 1 GB)")
     ap.add_argument("--kinds", default=",".join(CALIBRATIONS),
                     help="calibrations to run (identifiers and vocabulary feed the searches)")
     ap.add_argument("--timeout", type=float, default=900.0,
