@@ -202,6 +202,75 @@ end
     assert f.query == "Returns a new array with the elements reversed."
 
 
+def test_rust_doc_comment_removed_attributes_kept_and_tests_skipped():
+    pytest.importorskip("tree_sitter_rust")
+    from corpora.lang_rust import parse_rust
+
+    src = b"""/// Returns the [`Entry`] for the key, creating it. More here.
+#[inline]
+pub fn entry(&mut self, key: K) -> Entry<K> {
+    fn helper() {}
+    todo!()
+}
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn it_works() {}
+}
+impl<K> Map for HashMap<K> {
+    /// Removes every *stale* entry from the map.
+    fn purge(&mut self) {}
+    #[test]
+    fn not_this() {}
+}
+"""
+    funcs = parse_rust(src, "cargo/x-1.0/src/lib.rs")
+    assert [f.qualname for f in funcs] == ["entry", "HashMap::purge"]
+    assert funcs[0].code.startswith("#[inline]\npub fn entry") and "helper" in funcs[0].code
+    assert funcs[0].query == "Returns the Entry for the key, creating it."
+    assert funcs[1].query == "Removes every stale entry from the map."
+
+
+def test_rust_files_outside_tests_benches_examples():
+    from corpora.lang_rust import _wanted
+
+    assert _wanted("serde-1.0/src/de/mod.rs")
+    assert not _wanted("serde-1.0/tests/de.rs")
+    assert not _wanted("serde-1.0/benches/b.rs")
+    assert not _wanted("serde-1.0/build.rs")
+
+
+def test_c_kernel_doc_description_is_the_query():
+    pytest.importorskip("tree_sitter_c")
+    from corpora.lang_c import parse_c
+
+    src = b"""/**
+ * kfree_big() - free a buffer allocated by kmalloc_big.
+ * @p: the buffer
+ */
+static void kfree_big(void *p)
+{
+\tkfree(p);
+}
+
+#ifdef CONFIG_X
+/* Count the entries. Slowly. */
+static int *
+count_entries(struct list *l) { return 0; }
+#endif
+
+// SPDX-License-Identifier: GPL-2.0
+
+int plain(void) { return 1; }
+"""
+    funcs = parse_c(src, "linux-6.1/mm/x.c")
+    assert [f.qualname for f in funcs] == ["kfree_big", "count_entries", "plain"]
+    assert funcs[0].query == "free a buffer allocated by kmalloc_big."
+    assert funcs[0].code == "static void kfree_big(void *p)\n{\n\tkfree(p);\n}"
+    assert funcs[1].query == "Count the entries."
+    assert funcs[2].query == ""
+
+
 @pytest.mark.skipif(
     shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists(),
     reason="no Go toolchain",
@@ -333,3 +402,51 @@ def test_pooled_extract_keeps_item_order_across_workers(capsys: pytest.CaptureFi
     assert [(f.path, f.qualname) for f in funcs] == [
         (path, f"f{i}") for path, count in items for i in range(count)]
     assert "test: 50/50 files" in capsys.readouterr().out
+
+
+def _write_part(root: Path, name: str, ids: list[str]) -> None:
+    part = root / name
+    part.mkdir(parents=True)
+    (part / "docs.jsonl").write_text("".join(
+        json.dumps({"id": i, "text": f"code {i}", "name": i, "path": f"{name}/{i}"}) + "\n"
+        for i in ids))
+    queries = json.dumps({"qid": f"q{ids[0]}", "text": "does the thing now", "gold": ids[0]})
+    (part / "queries.jsonl").write_text(queries + "\n")
+    (part / "queries_noname.jsonl").write_text("")
+
+
+def test_mix_concatenates_parts_and_builds_missing_ones(tmp_path, monkeypatch):
+    from corpora import mix
+
+    monkeypatch.setattr(mix, "PARTS", ["a", "b"])
+    _write_part(tmp_path, "a", ["1", "2"])
+    built = []
+
+    def build(name: str) -> None:
+        built.append(name)
+        _write_part(tmp_path, name, ["3"])
+
+    meta = mix.build_mix(tmp_path, build)
+    assert built == ["b"]
+    assert meta["docs"] == 3 and meta["queries"] == 2 and meta["queries_noname"] == 0
+    lines = (tmp_path / "mix" / "docs.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["1", "2", "3"]
+
+
+def test_mix_refuses_a_repeated_id(tmp_path, monkeypatch):
+    from corpora import mix
+
+    monkeypatch.setattr(mix, "PARTS", ["a", "b"])
+    _write_part(tmp_path, "a", ["1"])
+    _write_part(tmp_path, "b", ["1"])
+    with pytest.raises(SystemExit, match="document id 1 of b repeats"):
+        mix.build_mix(tmp_path, lambda name: None)
+
+
+def test_c_walk_survives_nesting_deeper_than_the_recursion_limit():
+    pytest.importorskip("tree_sitter_c")
+    from corpora.lang_c import parse_c
+
+    depth = sys.getrecursionlimit() + 500
+    src = f"int x = {'(' * depth}1{')' * depth};\nint f(void) {{ return 0; }}\n".encode()
+    assert [f.qualname for f in parse_c(src, "linux-6.1/lib/x.c")] == ["f"]

@@ -1,6 +1,6 @@
 """Build CodeSearchNet-style code search corpora offline from Debian sources.
 
-    python scripts/corpora/build.py --corpus go|go-std|java|python|ruby|man|all \
+    python scripts/corpora/build.py --corpus go|go-std|java|python|ruby|man|rust|c|mix|all \
         --out data/corpora [--max-docs N] [--max-queries N] [--seed 42]
     python scripts/corpora/build.py --sample   # regenerate esqlog/data/sample_go_*
 
@@ -57,6 +57,14 @@ def _extractor(name: str) -> Callable[[Path], Iterator[Func]]:
         from corpora import lang_ruby
 
         return lang_ruby.extract
+    if name == "rust":
+        from corpora import lang_rust
+
+        return lang_rust.extract
+    if name == "c":
+        from corpora import lang_c
+
+        return lang_c.extract
     if name == "man":
         from corpora import lang_man
 
@@ -64,7 +72,7 @@ def _extractor(name: str) -> Callable[[Path], Iterator[Func]]:
     raise SystemExit(f"unknown corpus {name!r}")
 
 
-CORPORA = ["go", "java", "python", "ruby", "man"]
+CORPORA = ["go", "java", "python", "ruby", "man", "rust", "c"]
 
 
 def build_one(
@@ -108,7 +116,7 @@ def build_sample(seed: int = SAMPLE_SEED) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", default="all", choices=[*CORPORA, "go-std", "all"])
+    ap.add_argument("--corpus", default="all", choices=[*CORPORA, "go-std", "mix", "all"])
     ap.add_argument("--out", type=Path, default=REPO / "data" / "corpora")
     ap.add_argument("--max-docs", type=int, default=None, help="seeded doc subsample")
     ap.add_argument("--max-queries", type=int, default=2000, help="seeded query subsample")
@@ -117,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.sample:
         build_sample(args.seed)
+        return 0
+    if args.corpus == "mix":
+        from corpora.mix import build_mix
+
+        build_mix(args.out, lambda n: build_one(n, args.out, None, args.max_queries, args.seed))
         return 0
     names = CORPORA if args.corpus == "all" else [args.corpus]
     summaries = [build_one(n, args.out, args.max_docs, args.max_queries, args.seed) for n in names]

@@ -28,23 +28,29 @@ def installed(pkg: str) -> bool:
 
 def ensure_apt(pkgs: Iterable[str]) -> None:
     """apt-get install the packages not yet installed (runs apt-get update once)."""
-    global _apt_updated
     missing = [p for p in pkgs if not installed(p)]
     if not missing:
         return
     if os.geteuid() != 0:
         raise SystemExit(f"need root to apt-get install: {' '.join(missing)}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    if not _apt_updated:
-        print("  apt-get update", flush=True)
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        _apt_updated = True
+    apt_update()
     print(f"  apt-get install {len(missing)} package(s): {' '.join(missing)}", flush=True)
     subprocess.run(
         ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
         check=True,
         env=env,
     )
+
+
+def apt_update() -> None:
+    """apt-get update, once per build (package lists may be missing or stale)."""
+    global _apt_updated
+    if not _apt_updated:
+        print("  apt-get update", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        _apt_updated = True
 
 
 def ensure_pip(modules: dict[str, str]) -> None:
