@@ -31,7 +31,7 @@ from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import Vocabulary
 from esqlog.wrapper import wrap
-from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
+from tests.conftest import ENGINE_URLS, bulk_index, call, create_index, wait_green
 from tests.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
 from tests.split_bm25 import SplitStreamBM25
 
@@ -81,8 +81,17 @@ class Wrapped:
 @pytest.fixture(scope="module")
 def wrapped_index(engine: Engine, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator[Wrapped]:
-    index = create_index(engine, shards=SHARDS)
+    yield from wrapped_fixture(engine, tmp_path_factory)
+
+
+def wrapped_fixture(engine: Engine, tmp_path_factory: pytest.TempPathFactory,
+                    shards: int = SHARDS, replicas: int = 0) -> Iterator[Wrapped]:
+    """An identifiers-calibrated index of real code and its oracle (also used on the
+    three-node cluster, tests/test_cluster_engine.py); always deleted."""
+    index = create_index(engine, shards=shards, settings={"number_of_replicas": replicas})
     try:
+        if replicas:
+            wait_green(engine, index)
         docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
         bulk_index(engine, index, docs)
         found = calibrate_identifiers(engine, index, "body")
@@ -99,7 +108,7 @@ def wrapped_index(engine: Engine, tmp_path_factory: pytest.TempPathFactory
                 terms = doc["term_vectors"]["body"]["terms"]
                 vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
         shard_of = {}
-        for shard in range(SHARDS):
+        for shard in range(shards):
             hits = call(engine, "POST", f"/{index}/_search", {"size": N_DOCS, "_source": False},
                         preference=f"_shards:{shard}")["hits"]["hits"]
             shard_of.update({h["_id"]: shard for h in hits})
