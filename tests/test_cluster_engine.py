@@ -15,6 +15,7 @@ copies on two different nodes, and a few documents deleted and not merged away. 
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 
 from esqlog.calibrate import calibrate, calibrate_with_vocabulary, install_script_plan
-from esqlog.engine import Engine
+from esqlog.engine import Engine, Request
 from esqlog.hapax import exact_hapax
 from esqlog.stats import shard_routings_plan, term_stats_plan
 from esqlog.vocabulary_scan import scan_vocabulary, scan_vocabulary_plan
@@ -179,6 +180,31 @@ def test_parallel_exact_hapax_equals_the_sequential_one(corpus: Corpus) -> None:
     exact = calibrate(corpus.engine, corpus.index, "body", exact=True, parallel=SHARDS)
     assert exact.h_tok == pytest.approx(one.h_tok, abs=1e-15)
     assert vocab.doc_count == exact.doc_count
+
+
+def test_a_failing_shard_stops_the_parallel_scan_and_clears_every_scroll(
+        corpus: Corpus) -> None:
+    """The third term-vector batch fails: the scan raises that failure, the other shards
+    stop at their next request, and every scroll context is released."""
+    lock = threading.Lock()
+
+    class Failing(Engine):
+        batches = 0
+
+        def perform(self, request: Request) -> Any:
+            if request.path.endswith("/_mtermvectors"):
+                with lock:
+                    Failing.batches += 1
+                    if Failing.batches == 3:
+                        raise RuntimeError("injected failure")
+            return super().perform(request)
+
+    with pytest.raises(RuntimeError, match="injected failure"):
+        scan_vocabulary(Failing(corpus.engine.client), corpus.index, "body", SHARDS,
+                        parallel=3)
+    stats = call(corpus.engine, "GET", "/_nodes/stats/indices/search")["nodes"].values()
+    assert sum(n["indices"]["search"]["scroll_current"] for n in stats) == 0
+    assert Failing.batches < SHARDS  # stopped early: some shard never had its batch read
 
 
 # --- every wrapper mode returns the oracle's scores -----------------------------------------
