@@ -34,7 +34,7 @@ from esqlog.hapax import (
     DEFAULT_SAMPLE,
     MAX_SAMPLE,
     HapaxEstimate,
-    exact_hapax_plan,
+    exact_hapax,
     sampled_hapax_plan,
 )
 from esqlog.identifier_stats import SplitCollector
@@ -47,6 +47,7 @@ from esqlog.qlog import (
 from esqlog.schema import SCHEMA_VERSION as SCHEMA_VERSION
 from esqlog.schema import Calibration as Calibration
 from esqlog.schema import _now
+from esqlog.shard_scan import DEFAULT_PARALLEL
 from esqlog.stats import (
     FieldInfo,
     FieldStats,
@@ -60,10 +61,10 @@ from esqlog.stats import (
 from esqlog.vocabulary import (
     Vocabulary,
     VocabularyScan,
-    scan_vocabulary_plan,
     snapshot_payload,
     vocabulary_from_scan,
 )
+from esqlog.vocabulary_scan import scan_vocabulary
 
 STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
 MAX_CALIBRATION_BYTES = 1 << 20  # a record is ~1 KB; anything near this is not one
@@ -187,6 +188,7 @@ def calibrate(
     predictor: str = DEFAULT_PREDICTOR,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
+    parallel: int = DEFAULT_PARALLEL,
 ) -> Calibration:
     """Compute a field's statistics, h_tok and q. Reads only; writes nothing anywhere.
 
@@ -195,7 +197,7 @@ def calibrate(
     failure propagates for the caller to describe.
     """
     record, _ = _calibrate(engine, index, field_name, exact, sample, seed, predictor,
-                           progress_factory, timings, with_vocabulary=False)
+                           progress_factory, timings, with_vocabulary=False, parallel=parallel)
     return record
 
 
@@ -207,6 +209,7 @@ def calibrate_with_vocabulary(
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
     scan_hook: SplitCollector | None = None,
+    parallel: int = DEFAULT_PARALLEL,
 ) -> tuple[Calibration, Vocabulary]:
     """Calibrate from one exact pass that also snapshots every term's global df.
 
@@ -217,7 +220,7 @@ def calibrate_with_vocabulary(
     """
     record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
                                progress_factory, timings, with_vocabulary=True,
-                               scan_hook=scan_hook)
+                               scan_hook=scan_hook, parallel=parallel)
     assert vocab is not None
     return record, vocab
 
@@ -226,7 +229,7 @@ def _calibrate(
     engine: Engine, index: str, field_name: str, exact: bool, sample: int, seed: int,
     predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
     timings: CalibrationTimings | None, with_vocabulary: bool,
-    scan_hook: SplitCollector | None = None,
+    scan_hook: SplitCollector | None = None, parallel: int = DEFAULT_PARALLEL,
 ) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
     started = time.perf_counter()
@@ -253,21 +256,21 @@ def _calibrate(
         progress = (progress_factory("term vectors (vocabulary)", live)
                     if progress_factory else None)
 
-        def scan_plan() -> Plan[VocabularyScan]:
+        def run_scan() -> VocabularyScan:
             if scan_hook is not None:
                 scan_hook.restart()
-            return scan_vocabulary_plan(info.name, field_name, info.shards, progress=progress,
-                                        on_doc=scan_hook)
+            return scan_vocabulary(engine, info.name, field_name, info.shards, parallel,
+                                   progress=progress, on_doc=scan_hook)
 
-        scan: VocabularyScan = read(scan_plan)
+        scan: VocabularyScan = with_retries(run_scan)
         hapax = scan.hapax()
         vocab = vocabulary_from_scan(
             scan, index=info.name, index_uuid=info.uuid, field=field_name,
             doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
             created_at=_now())
     else:
-        hapax = read(lambda: _hapax_plan(info, field_name, routings, exact, sample, seed, live,
-                                         progress_factory))
+        hapax = with_retries(lambda: _hapax(engine, info, field_name, routings, exact, sample,
+                                            seed, live, progress_factory, parallel))
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)
@@ -369,18 +372,19 @@ def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
                 "calibrate a field outside nested objects (or copy_to a top-level field)")
 
 
-def _hapax_plan(
-    info: IndexInfo, field_name: str, routings: tuple[str, ...], exact: bool, sample: int,
-    seed: int, live: int, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
-) -> Plan[HapaxEstimate]:
+def _hapax(
+    engine: Engine, info: IndexInfo, field_name: str, routings: tuple[str, ...], exact: bool,
+    sample: int, seed: int, live: int,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None, parallel: int,
+) -> HapaxEstimate:
     if exact:
         progress = progress_factory("term vectors (exact)", live) if progress_factory else None
-        return (yield from exact_hapax_plan(info.name, field_name, routings, progress=progress))
+        return exact_hapax(engine, info.name, field_name, routings, parallel, progress)
     size = min(sample, live)
     check_sample(sample)
     progress = progress_factory("term vectors (sample)", size) if progress_factory else None
-    return (yield from sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
-                                          progress=progress))
+    return engine.run(sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
+                                         progress=progress))
 
 
 def check_sample(sample: int) -> int:

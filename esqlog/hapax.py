@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.engine import Plan, scroll_plan
+from esqlog.engine import Engine, Plan, scroll_plan
+from esqlog.shard_scan import locked, run_per_shard
 from esqlog.stats import term_stats_plan
 from esqlog.termvectors import stored_vectors_request
 
@@ -83,28 +84,62 @@ def _per_doc_hapax_plan(
     return hapax_tokens, lengths
 
 
-def exact_hapax_plan(
-    index: str, field_name: str, routings: Sequence[str], batch: int = DEFAULT_BATCH,
-    progress: Progress | None = None,
-) -> Plan[HapaxEstimate]:
-    """Stream every document's term vectors (scroll + _mtermvectors batches)."""
-    hapax_total = token_total = docs_total = 0
+def exact_hapax_shard_plan(
+    index: str, field_name: str, routings: Sequence[str], shard: int,
+    batch: int = DEFAULT_BATCH, progress: Progress | None = None,
+) -> Plan[tuple[int, int, int]]:
+    """(hapax tokens, tokens, documents) of one shard: a scroll pinned to it, its documents'
+    term vectors in batches, their shard-hapax candidates checked against the global df."""
+    totals = [0, 0, 0]
 
     def page(hits: list[dict[str, Any]]) -> Plan[bool]:
-        nonlocal hapax_total, token_total, docs_total
         ids = [h["_id"] for h in hits]
         hapax, lengths = yield from _per_doc_hapax_plan(index, field_name, ids, routings)
-        hapax_total += sum(hapax)
-        token_total += sum(lengths)
-        docs_total += len(ids)
+        totals[0] += sum(hapax)
+        totals[1] += sum(lengths)
+        totals[2] += len(ids)
         if progress is not None:
             progress(len(ids))
         return True
 
     yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
-                                   "query": {"exists": {"field": field_name}}}, page)
+                                   "query": {"exists": {"field": field_name}}}, page,
+                           params={"preference": f"_shards:{shard}"})
+    return totals[0], totals[1], totals[2]
+
+
+def exact_hapax_plan(
+    index: str, field_name: str, routings: Sequence[str], batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
+) -> Plan[HapaxEstimate]:
+    """Every document's term vectors, shard after shard (scroll + _mtermvectors batches).
+    The concurrent version is :func:`exact_hapax`."""
+    parts = []
+    for shard in range(len(routings)):
+        parts.append((yield from exact_hapax_shard_plan(index, field_name, routings, shard,
+                                                        batch, progress)))
+    return _exact(parts)
+
+
+def exact_hapax(
+    engine: Engine, index: str, field_name: str, routings: Sequence[str], parallel: int,
+    progress: Progress | None = None,
+) -> HapaxEstimate:
+    """:func:`exact_hapax_plan` reading up to ``parallel`` shards at once (esqlog.shard_scan):
+    the counts are integer sums, so the result equals the sequential one exactly."""
+    parts: list[tuple[int, int, int]] = []
+    report = locked(progress)
+    run_per_shard(engine, lambda shard: exact_hapax_shard_plan(
+        index, field_name, routings, shard, progress=report),
+        len(routings), parallel, lambda _, part: parts.append(part))
+    return _exact(parts)
+
+
+def _exact(parts: Sequence[tuple[int, int, int]]) -> HapaxEstimate:
+    hapax_total = sum(p[0] for p in parts)
+    token_total = sum(p[1] for p in parts)
     h = hapax_total / token_total if token_total else 0.0
-    return HapaxEstimate(h, h, h, "exact", docs_total, token_total)
+    return HapaxEstimate(h, h, h, "exact", sum(p[2] for p in parts), token_total)
 
 
 def sample_ids_plan(index: str, field_name: str, size: int, seed: int) -> Plan[list[str]]:

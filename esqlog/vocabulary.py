@@ -29,7 +29,7 @@ import json
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -38,24 +38,14 @@ from typing import Any
 import numpy as np
 
 from esqlog.atomic import atomic_write, read_regular_file
-from esqlog.engine import Plan, scroll_plan
-from esqlog.errors import ClusterError, UsageError
+from esqlog.errors import UsageError
 from esqlog.hapax import HapaxEstimate
-from esqlog.termvectors import stored_vectors_request
 
 FORMAT = "esqlog-vocabulary/1"
-SCAN_BATCH = 500
 MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
 RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
-Progress = Callable[[int], None]
-#: Called for every scanned document: (shard, search hit, the document's term vector terms).
-#: The hit carries the field's ``_source`` when the scan was asked for it (esqlog.identifiers).
-DocHook = Callable[[int, Mapping[str, Any], Mapping[str, Any]], None]
-
-
-
 
 _BLAKE8 = hashlib.blake2b(digest_size=8)  # copied per term: half the cost of a new object
 
@@ -226,67 +216,6 @@ class VocabularyScan:
                 df = np.maximum.reduceat(df, np.flatnonzero(first))
                 keys = keys[first]
         return keys, df
-
-
-def scan_vocabulary_plan(
-    index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
-    progress: Progress | None = None, on_doc: DocHook | None = None,
-) -> Plan[VocabularyScan]:
-    """Every live document's term vectors, shard by shard: global df and ttf of every term.
-
-    ``on_doc`` sees each document too, with its ``_source`` field (the original casing,
-    which term vectors lose): the identifier statistics ride on the same pass.
-    """
-    global_df: dict[str, int] = {}
-    ttf: dict[str, int] = {}
-    docs = n_total = ttf_total = 0
-    # a hook that already maps every term (esqlog.identifier_scan) counts df and ttf itself,
-    # vectorised, instead of this loop doing the same per-term dictionary work a second time
-    counted_by_hook = on_doc is not None and bool(getattr(on_doc, "keeps_term_stats", False))
-    for shard in range(shards):
-        shard_df: dict[str, int] = {}
-        shard_n = [0, 0]  # the largest (doc_count, sum_ttf) any answer of this shard reported
-
-        def page(hits: list[dict[str, Any]], shard_df: dict[str, int] = shard_df,
-                 shard_n: list[int] = shard_n, shard: int = shard) -> Plan[bool]:
-            nonlocal docs
-            vectors = yield stored_vectors_request(hits, [field_name], index=index,
-                                                   term_statistics=True, field_statistics=True)
-            by_id = {h["_id"]: h for h in hits} if on_doc is not None else {}
-            for doc in vectors.get("docs", []):
-                found = (doc.get("term_vectors") or {}).get(field_name) or {}
-                fstats = found.get("field_statistics") or {}
-                n = int(fstats.get("doc_count") or 0)
-                if n > shard_n[0]:
-                    shard_n[:] = [n, int(fstats.get("sum_ttf") or 0)]
-                terms = found.get("terms") or {}
-                if on_doc is not None:
-                    on_doc(shard, by_id.get(doc.get("_id"), {}), terms)
-                    if counted_by_hook:
-                        continue
-                for term, info in terms.items():
-                    # the largest df seen: each was read with an N <= shard_n[0]
-                    shard_df[term] = max(shard_df.get(term, 0), int(info.get("doc_freq") or 0))
-                    ttf[term] = ttf.get(term, 0) + int(info.get("term_freq", 0))
-            docs += len(hits)
-            if progress is not None:
-                progress(len(hits))
-            return True
-
-        source: Any = [field_name] if on_doc is not None else False
-        yield from scroll_plan(index, {"size": batch, "_source": source, "sort": ["_doc"],
-                                       "query": {"exists": {"field": field_name}}},
-                               page, params={"preference": f"_shards:{shard}"})
-        for term, n in shard_df.items():
-            global_df[term] = global_df.get(term, 0) + n
-        n_total, ttf_total = n_total + shard_n[0], ttf_total + shard_n[1]
-    if counted_by_hook:
-        global_df, ttf = on_doc.term_statistics()  # type: ignore[union-attr]
-    if docs and not global_df:
-        raise ClusterError(f"term vectors of {index!r} returned no terms for field "
-                           f"{field_name!r} ({docs} documents read)",
-                           "check that the field is an indexed text field")
-    return VocabularyScan(global_df, ttf, docs, n_total, ttf_total)
 
 
 def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,

@@ -26,6 +26,9 @@ ENGINE_URLS = {
     "elasticsearch": os.environ.get("ESQLOG_ELASTICSEARCH_URL", "http://127.0.0.1:19201"),
 }
 _engines: dict[str, Engine | BaseException] = {}
+#: The three-node cluster of scripts/engines/cluster.sh (scripts/test.sh exports its URLs).
+CLUSTER_URLS = os.environ.get(
+    "ESQLOG_CLUSTER_URLS", "http://127.0.0.1:19230,http://127.0.0.1:19231,http://127.0.0.1:19232")
 
 
 def _connect(name: str) -> Engine:
@@ -65,9 +68,38 @@ def elasticsearch() -> Engine:
     return _connect("elasticsearch")
 
 
+@pytest.fixture(scope="session")
+def cluster() -> Engine:
+    """The three-node OpenSearch cluster, through a client that knows all three nodes (as an
+    application's would: a node that goes away is the client's to route around)."""
+    from opensearchpy import OpenSearch
+
+    urls = CLUSTER_URLS.split(",")
+    try:
+        engine = Engine(OpenSearch(hosts=urls, timeout=60, maxsize=16))
+        nodes = engine.perform(Request("GET", "/_cluster/health"))["number_of_nodes"]
+        assert nodes == 3, f"{nodes} nodes instead of 3"
+    except Exception as exc:
+        message = f"the three-node cluster is not reachable at {CLUSTER_URLS}: {exc}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + " (CI=true: engine tests must run)")
+        pytest.skip(message + "; start it with scripts/engines/cluster.sh start")
+    return engine
+
+
 def call(engine: Engine, method: str, path: str, body: Any = None, **params: Any) -> Any:
     """A REST call on a real engine (tests only)."""
     return engine.perform(Request(method, path, params, body))
+
+
+def wait_green(engine: Engine, index: str, tries: int = 20) -> None:
+    """Wait until every shard copy of ``index`` is started (30 s a try: the engine's default;
+    a ``timeout`` parameter would be taken by the client for its own)."""
+    for _ in range(tries):
+        health = call(engine, "GET", f"/_cluster/health/{index}", wait_for_status="green")
+        if health["status"] == "green":
+            return
+    raise AssertionError(f"{index} is not green: {health}")
 
 
 def bulk_index(

@@ -41,10 +41,10 @@ from esqlog.vocabulary import (
     build_bloom,
     load_vocabulary,
     save_vocabulary,
-    scan_vocabulary_plan,
     term_hash,
     vocabulary_from_scan,
 )
+from esqlog.vocabulary_scan import scan_vocabulary_plan
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.oracle import body_of, load_docs, total_of

@@ -17,7 +17,7 @@ import pytest
 
 from esqlog.connection import ConnectionSettings, make_client
 from esqlog.engine import AsyncEngine, Engine, Request, arun
-from esqlog.vocabulary import scan_vocabulary_plan
+from esqlog.vocabulary_scan import scan_vocabulary_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call
 

@@ -50,10 +50,10 @@ from esqlog.vocabulary import (
     VocabularyScan,
     load_vocabulary,
     save_vocabulary,
-    scan_vocabulary_plan,
     term_hash,
     vocabulary_from_scan,
 )
+from esqlog.vocabulary_scan import scan_vocabulary_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs

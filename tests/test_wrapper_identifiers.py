@@ -31,7 +31,7 @@ from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import Vocabulary
 from esqlog.wrapper import wrap
-from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
+from tests.conftest import ENGINE_URLS, bulk_index, call, create_index, wait_green
 from tests.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
 from tests.split_bm25 import SplitStreamBM25, oracle_from_engine
 
@@ -71,6 +71,13 @@ class Wrapped:
             out.append({tok["token"], *split})
         return out
 
+    def common_words(self, settings: IdentifierSettings) -> set[str]:
+        """Words whose own term scores apart from their compounds' span (common='split'),
+        found from the oracle's split stream, independent of the plan."""
+        o = self.oracle
+        return {s for s, n in o.split_df.items()
+                if n > settings.span_max_df * o.n_docs and o.df.get(s, 0) > 0}
+
     def satisfied(self, doc: str, words: set[str]) -> bool:
         """Whether a document holds one of ``words`` as a term or inside a term's split."""
         parts = self.oracle.parts
@@ -81,14 +88,23 @@ class Wrapped:
 @pytest.fixture(scope="module")
 def wrapped_index(engine: Engine, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator[Wrapped]:
-    index = create_index(engine, shards=SHARDS)
+    yield from wrapped_fixture(engine, tmp_path_factory)
+
+
+def wrapped_fixture(engine: Engine, tmp_path_factory: pytest.TempPathFactory,
+                    shards: int = SHARDS, replicas: int = 0) -> Iterator[Wrapped]:
+    """An identifiers-calibrated index of real code and its oracle (also used on the
+    three-node cluster, tests/test_cluster_engine.py); always deleted."""
+    index = create_index(engine, shards=shards, settings={"number_of_replicas": replicas})
     try:
+        if replicas:
+            wait_green(engine, index)
         docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
         bulk_index(engine, index, docs)
         found = calibrate_identifiers(engine, index, "body")
         path = tmp_path_factory.mktemp("identifiers") / "code.qlog.json"
         save_identifier_calibration(found, path)
-        oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
+        oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], shards,
                                     found.stats.parts_of)
         yield Wrapped(engine, index, path, found.stats, found.vocabulary, oracle,
                       bm25_scale(engine.flavor, engine.version))
@@ -124,9 +140,7 @@ def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped) -> None:
     w = wrapped_index
     client = wrap(w.engine.client, w.path, mode="identifiers")
     oracle, settings = w.oracle, IdentifierSettings()
-    # independent of the plan: common words keep their own term apart from their compounds
-    alone = {s for s, n in oracle.split_df.items()
-             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(s, 0) > 0}
+    alone = w.common_words(settings)
     checked = 0
     for text in _texts(w, 25, settings):
         words = w.plan_words(text, IdentifierSettings())

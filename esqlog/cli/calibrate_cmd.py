@@ -24,6 +24,7 @@ from esqlog.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.hapax import DEFAULT_SAMPLE
 from esqlog.qlog import PREDICTORS
+from esqlog.shard_scan import DEFAULT_PARALLEL, check_parallel
 
 
 @click.command("calibrate")
@@ -37,6 +38,8 @@ from esqlog.qlog import PREDICTORS
 @click.option("--identifiers", "with_identifiers", is_flag=True,
               help="With --vocabulary: also learn identifier splits and the split stream's "
                    "statistics (NAME.idents.<sha>.npz) for search --mode identifiers.")
+@click.option("--parallel", type=int, default=DEFAULT_PARALLEL, show_default=True,
+              help="Shards read at once by --exact / --vocabulary (1: one after another).")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
@@ -58,7 +61,7 @@ def calibrate_command(
     seed: int, predictor: str | None, out: str | None, with_vocabulary: bool,
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
-    with_identifiers: bool = False,
+    with_identifiers: bool = False, parallel: int = DEFAULT_PARALLEL,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
 
@@ -79,6 +82,7 @@ def calibrate_command(
         output_target(out, "calibration file")
     if not (exact or with_vocabulary):
         check_sample(sample)
+    check_parallel(parallel)
     if not -(2**63) <= seed < 2**63:
         raise UsageError(f"--seed must be a signed 64-bit integer, got {seed}",
                          "pass a smaller --seed, e.g. --seed 42")
@@ -100,11 +104,11 @@ def calibrate_command(
     elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
-            progress_factory=bars, timings=timings)
+            progress_factory=bars, timings=timings, parallel=parallel)
     else:
         record = calibrate(engine, index, field_name, exact=exact, sample=sample, seed=seed,
                            predictor=predictor or DEFAULT_PREDICTOR, progress_factory=bars,
-                           timings=timings)
+                           timings=timings, parallel=parallel)
     if record.analysis_warning:
         click.echo(f"warning: {record.analysis_warning}", err=True)
     if store_in_cluster:

@@ -17,6 +17,10 @@
 #   ESQLOG_ENGINE_SCHEME      http (default) or https, for the URL and the health check.
 #   ESQLOG_ENGINE_CURL_ARGS   extra curl arguments for the health check (--cacert, --netrc-file).
 #   ESQLOG_ENGINE_KEEP_DATA=1 keep the data folder of a previous run (a restart, not a reset).
+#   ESQLOG_ENGINE_NODE_NAME / ESQLOG_ENGINE_CLUSTER_NAME / ESQLOG_ENGINE_DISCOVERY
+#                             a node of a multi-node cluster (scripts/engines/cluster.sh): its
+#                             name, its cluster's name, and the -E discovery settings that
+#                             replace -Ediscovery.type=single-node.
 #   ESQLOG_OPENSEARCH_VERSION / ESQLOG_ELASTICSEARCH_VERSION   another release of the engine
 #                             (the CI matrix runs OpenSearch 2.19 and the newest 3.x); a
 #                             non-default version keeps its own state folder, so it can run
@@ -206,11 +210,14 @@ start() {
     [[ -n "$ES_CONF" ]] && chown -R "$RUN_USER" "$ES_CONF"
     chmod 755 "$STATE_ROOT"
   fi
+  local discovery
+  read -r -a discovery <<< "${ESQLOG_ENGINE_DISCOVERY:--Ediscovery.type=single-node}"
   local common=(-d -p "$PIDFILE"
-    -Ediscovery.type=single-node -Enetwork.host=127.0.0.1
+    "${discovery[@]}" -Enetwork.host=127.0.0.1
     -Ehttp.port="$HTTP_PORT" -Etransport.port="$TRANSPORT_PORT"
     -Epath.data="$STATE/data" -Epath.logs="$LOG"
-    -Ecluster.name="esqlog-$ENGINE" -Enode.name="esqlog-$ENGINE-1"
+    -Ecluster.name="${ESQLOG_ENGINE_CLUSTER_NAME:-esqlog-$ENGINE}"
+    -Enode.name="${ESQLOG_ENGINE_NODE_NAME:-esqlog-$ENGINE-1}"
     -Ecluster.routing.allocation.disk.threshold_enabled=false)
   local extra=() conf_env=()
   if [[ $ENGINE == elasticsearch && -z "$ES_CONF" ]]; then
