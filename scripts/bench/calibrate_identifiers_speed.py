@@ -14,28 +14,18 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calibrate_speed import TimedEngine  # the same request timer, one definition
+
 from esqlog.calibrate import calibrate_with_vocabulary
 from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
 from esqlog.identifier_calibrate import calibrate_identifiers
-
-
-class TimedEngine(Engine):
-    """An Engine that adds up the wall time spent inside requests."""
-
-    request_seconds = 0.0
-
-    def perform(self, request: Request) -> Any:
-        started = time.perf_counter()
-        try:
-            return super().perform(request)
-        finally:
-            self.request_seconds += time.perf_counter() - started
-
 
 ENGINE_PID: int | None = None
 
