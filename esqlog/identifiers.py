@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from esqlog.errors import UsageError
+from esqlog.identifier_groups import group_words
 from esqlog.identifier_stats import IdentifierStats
 from esqlog.subwords import cased_tokens, split_identifier
 
@@ -193,14 +194,11 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
-    words = []
-    for w in present:
-        groups = _groups(w, engine_df.get(w, 0), chosen[w], stats, weight[w], w in common)
-        if groups:
-            words.append(SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                                       int(stats.compound_ids(w).size), int(chosen[w].size),
-                                       w in common and settings.common == "split"
-                                       and len(groups) > 1))
+    grouped = group_words(present, engine_df, chosen, stats, weight, common)
+    words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
+                           int(stats.compound_ids(w).size), int(chosen[w].size),
+                           w in common and settings.common == "split" and len(groups) > 1)
+             for w, groups in zip(present, grouped, strict=True) if groups]
     return IdentifierPlan(tuple(words), tuple(tokens), q)
 
 
@@ -263,59 +261,6 @@ def _in_several(lists: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     mask = np.empty(ids.size, dtype=bool)
     mask[order] = hit
     return np.split(mask, np.cumsum([a.size for a in lists])[:-1]), np.unique(ids[mask])
-
-
-def _groups(word: str, word_df: int, ids: np.ndarray, stats: IdentifierStats,
-            weight: float, alone: bool = False) -> tuple[tuple[tuple[str, ...], float], ...]:
-    """The word and its chosen compounds grouped by the shards that hold them, each group
-    with its exact boost (vectorised: a query lists up to a thousand terms). ``alone``:
-    the word's own term is a group of its own (a common sub-word, see span_max_df).
-
-    A compound's engine df is the df snapshot's, copied into the split statistics by the
-    same calibration (bound to the snapshot by its checksum); the word's own df comes from
-    the caller's lookup. A term absent from the index gets no clause: the engine would not
-    sum its idf either.
-    """
-    df = stats.df_engine[ids].astype(np.float64)
-    keep = df > 0
-    ids, df = ids[keep], df[keep]
-    own = stats.word_id.get(word)
-    one_shard = stats.shards <= 1
-    masks = np.zeros(ids.size, np.uint64) if one_shard else stats.mask[ids]
-    names = [stats.words[i] for i in ids.tolist()]
-    if word_df > 0:
-        own_mask = 0 if one_shard or own is None else int(stats.mask[own])
-        masks = np.concatenate((np.asarray([own_mask], np.uint64), masks))
-        df = np.concatenate(([float(word_df)], df))
-        names.insert(0, word)
-    if not names:
-        return ()
-    n = float(stats.doc_count)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    if alone and word_df > 0:
-        head = ((word,), weight / float(idf[0]))
-        if len(names) == 1:
-            return (head,)
-        # the compounds saturate apart from the word: their own span(s)
-        names, idf = names[1:], idf[1:]
-        rest = _grouped(names, idf, masks[1:], one_shard, weight)
-        return (head, *rest)
-    return _grouped(names, idf, masks, one_shard, weight)
-
-
-def _grouped(names: list[str], idf: np.ndarray, masks: np.ndarray, one_shard: bool,
-             weight: float) -> tuple[tuple[tuple[str, ...], float], ...]:
-    """``names`` partitioned by shard mask (one group on one shard), first name's first."""
-    if one_shard:
-        return ((tuple(names), weight / float(idf.sum())),)
-    keys, inverse = np.unique(masks, return_inverse=True)
-    sums = np.bincount(inverse, weights=idf, minlength=keys.size)
-    members: list[list[str]] = [[] for _ in range(keys.size)]
-    for name, g in zip(names, inverse.tolist(), strict=True):
-        members[g].append(name)
-    first_seen = np.argsort([m[0] != names[0] for m in members], kind="stable")  # word first
-    return tuple((tuple(members[g]), weight / float(sums[g])) for g in first_seen.tolist()
-                 if sums[g] > 0)
 
 
 def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,
