@@ -24,7 +24,8 @@ Groups = tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or
 
 def group_words(words: Sequence[str], word_df: Mapping[str, int],
                 chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
-                weight: Mapping[str, float], alone: set[str]) -> list[Groups]:
+                weight: Mapping[str, float], alone: set[str],
+                per_shard: bool = False) -> list[Groups]:
     """Per word: its own term (when the index holds it) and its chosen compounds, grouped.
 
     A compound's engine df is the df snapshot's, copied into the split statistics by the
@@ -63,6 +64,9 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
+    if per_shard and not one_shard:
+        return _per_shard(words, stats, weight, owner, part, position, df, mask,
+                          [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()])
     # the group holding a part's first term comes first in that part
     by_part = np.lexsort((position, part, owner))
     first = np.ones(by_part.size, bool)
@@ -71,8 +75,9 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     lead_mask = mask[by_part[first]][np.cumsum(first) - 1]
     in_lead = np.empty(by_part.size, bool)
     in_lead[by_part] = mask[by_part] == lead_mask
-    order = np.lexsort((position, mask, ~in_lead, part, owner))
-    o, p, m = owner[order], part[order], mask[order]
+    key = np.zeros_like(mask) if one_shard else mask
+    order = np.lexsort((position, key, ~in_lead, part, owner))
+    o, p, m = owner[order], part[order], key[order]
     start = np.ones(order.size, bool)
     start[1:] = (o[1:] != o[:-1]) | (p[1:] != p[:-1]) | (m[1:] != m[:-1])
     n = float(stats.doc_count)
@@ -89,6 +94,41 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
         if s > 0:
             out[k].append((tuple(names[b:e]), weight[words[k]] / s))
     return [tuple(groups) for groups in out]
+
+
+def _per_shard(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str, float],
+               owner: np.ndarray, part: np.ndarray, position: np.ndarray, df: np.ndarray,
+               mask: np.ndarray, names_all: list[str]) -> list[Groups]:
+    """Per word (and part), one span per shard over the terms that shard holds.
+
+    On shard k the span of k has every term present, so the engine's idf sum is the one
+    the boost divides by and the document gets one exact saturation over all its terms;
+    any other shard's span holds a subset of those terms with a boost over a larger sum,
+    so under a dis_max (tie 0) the span of k wins on shard k: the word scores exactly as
+    in the split stream on every shard. Identical spans (a word whose terms all sit on the
+    same shards) are sent once.
+    """
+    shards = stats.shards
+    held = np.where(mask == 0, np.uint64((1 << shards) - 1), mask)  # 0: unknown, assume all
+    bits = (held[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
+    row, shard = np.nonzero(bits)
+    order = np.lexsort((position[row], shard, part[row], owner[row]))
+    row, shard = row[order], shard[order]
+    o, p = owner[row], part[row]
+    start = np.ones(row.size, bool)
+    start[1:] = (o[1:] != o[:-1]) | (p[1:] != p[:-1]) | (shard[1:] != shard[:-1])
+    n = float(stats.doc_count)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))[row]
+    bounds = np.flatnonzero(start)
+    sums = np.add.reduceat(idf, bounds) if bounds.size else idf[:0]
+    ends = np.append(bounds[1:], row.size).tolist()
+    out: list[dict[tuple[int, tuple[str, ...]], float]] = [{} for _ in words]
+    for b, e, s, k, q in zip(bounds.tolist(), ends, sums.tolist(), o[bounds].tolist(),
+                             p[bounds].tolist(), strict=True):
+        if s > 0:
+            out[k].setdefault((q, tuple(names_all[r] for r in row[b:e].tolist())),
+                              weight[words[k]] / s)
+    return [tuple((terms, boost) for (_, terms), boost in groups.items()) for groups in out]
 
 
 def _positions_within(owner: np.ndarray) -> np.ndarray:

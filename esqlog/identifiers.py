@@ -54,11 +54,13 @@ from esqlog.identifier_stats import IdentifierStats
 from esqlog.subwords import cased_tokens, split_identifier
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
-DEFAULT_BUDGET = 300
+DEFAULT_BUDGET = 300  # clauses, on one shard
+MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
-SELECTIONS = ("mass", "multi")
+SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")
 COMMON = ("split", "own")
+SHARD_GROUPS = ("max", "sum", "shard")
 
 
 def _idf(n: int, big_n: int, q: float = 1.0) -> float:
@@ -71,14 +73,22 @@ def _idf(n: int, big_n: int, q: float = 1.0) -> float:
 class IdentifierSettings:
     """How the query is built: clause budget, optional per-sub-word cap, q, matching."""
 
-    budget: int = DEFAULT_BUDGET
+    #: Clauses of one query; None: DEFAULT_BUDGET on one shard, MULTI_SHARD_BUDGET on
+    #: several. The engine's cost is per listed term and per shard (each shard looks every
+    #: term up, in the dfs phase and again in the query phase), so the same budget costs
+    #: about 4x native latency on 3 shards against 3.3x on one (BENCHMARKS section 7).
+    budget: int | None = None
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
     #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
     #: lost 0.01-0.02 NDCG@10 on Go; None: use that prediction.
     q: float | None = 0.8
     operator: str = "or"
     minimum_should_match: int | str | None = None
-    select: str = "multi"  # or "mass": by score mass only
+    #: Which compounds the budget takes first: "cover" (those holding query words of the
+    #: largest summed weight), "words" (holding the most query words), "multi" (holding
+    #: two or more, as one tier), then by score mass; "mass": by score mass only.
+    #: "cover" measured best (BENCHMARKS section 7): +0.002 to +0.010 NDCG@10 over "multi".
+    select: str = "cover"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
     #: a common word's own posting list is its longest. 1.0: every sub-word one span.
@@ -92,9 +102,15 @@ class IdentifierSettings:
     #: match of that document, a common one a little weight (and spans of common words'
     #: compounds are the long ones). Measured: +0.027 NDCG@10 on Go 153K without names.
     rare_first: bool = True
+    #: On several shards a word's terms form one span per shard set (see the module
+    #: docstring); "max" scores a document by the best of them (one dis_max per word, as
+    #: one saturation would), "sum" adds them (a document holding terms of several shard
+    #: sets counts the word's weight several times). Measured on 3 shards (BENCHMARKS
+    #: section 7): "sum" lost 0.02-0.06 NDCG@10 against one shard, "max" keeps it.
+    shard_groups: str = "max"
 
     def __post_init__(self) -> None:
-        if self.budget < 1:
+        if self.budget is not None and self.budget < 1:
             raise UsageError(f"the clause budget must be at least 1, got {self.budget}",
                              "pass a positive budget (OpenSearch allows 1,024 by default)")
         if self.cap is not None and self.cap < 0:
@@ -105,12 +121,22 @@ class IdentifierSettings:
         if self.common not in COMMON:
             raise UsageError(f"common must be 'split' or 'own', got {self.common!r}",
                              "pass common='split' or 'own'")
+        if self.shard_groups not in SHARD_GROUPS:
+            raise UsageError(f"shard_groups must be 'max' or 'sum', got {self.shard_groups!r}",
+                             "pass shard_groups='max' or 'sum'")
         if self.select not in SELECTIONS:
-            raise UsageError(f"select must be 'mass' or 'multi', got {self.select!r}",
-                             "pass select='mass' or 'multi'")
+            raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
+                             f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")
         if self.operator not in OPERATORS:
             raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
                              "pass operator='or' or 'and'")
+
+
+    def budget_for(self, shards: int) -> int:
+        """The clause budget on an index of ``shards`` shards."""
+        if self.budget is not None:
+            return self.budget
+        return DEFAULT_BUDGET if shards <= 1 else MULTI_SHARD_BUDGET
 
 
 @dataclass(frozen=True)
@@ -145,13 +171,19 @@ class IdentifierPlan:
         listed: dict[str, set[str]] = {}
         for w in self.words:
             listed[w.word] = {t for terms, _ in w.groups for t in terms}
+            clauses: list[dict[str, Any]] = []
             for terms, boost in w.groups:
                 if len(terms) == 1:
-                    should.append({"term": {field: {"value": terms[0], "boost": boost}}})
+                    clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
                 else:
-                    should.append({"span_or": {
+                    clauses.append({"span_or": {
                         "clauses": [{"span_term": {field: t}} for t in terms],
                         "boost": boost}})
+            head = clauses[:1] if w.apart else []
+            rest = clauses[len(head):]
+            if settings.shard_groups in ("max", "shard") and len(rest) > 1:
+                rest = [{"dis_max": {"queries": rest}}]
+            should += head + rest
         if not should:
             return {"match_none": {}}
         body: dict[str, Any] = {"should": should}
@@ -194,7 +226,8 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
-    grouped = group_words(present, engine_df, chosen, stats, weight, common)
+    grouped = group_words(present, engine_df, chosen, stats, weight, common,
+                          settings.shard_groups == "shard")
     words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
                            int(stats.compound_ids(w).size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1)
@@ -215,25 +248,32 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     ``common`` come next.
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
-    room = max(settings.budget - len(present), 0)
-    masks: list[np.ndarray] = []
+    room = max(settings.budget_for(stats.shards) - len(present), 0)
+    held: list[np.ndarray] = []  # per word: how many query words each compound holds
+    covered: list[np.ndarray] = []  # per word: the summed weight of those words
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
-    if settings.select == "multi" and len(present) > 1:
-        masks, multi = _in_several([comps[w][:MULTI_SCAN] for w in present])
+    if settings.select != "mass" and len(present) > 1:
+        held, covered, multi = _in_several([comps[w][:MULTI_SCAN] for w in present],
+                                           [weight[w] for w in present])
     keys, tiers, owners, ids_of = [], [], [], []
     for k, w in enumerate(present):
         ids = comps[w][first[w]:]
-        if masks:
-            boosted = masks[k][first[w]:]  # the head: the list's first MULTI_SCAN
+        if held:
+            several = held[k][first[w]:]  # the head: the list's first MULTI_SCAN
+            boosted = several > 1
             head, rest = ids[:boosted.size], ids[:room]
             in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
                 (boosted, np.isin(rest[boosted.size:], multi)))
             ids = np.concatenate((head[boosted], rest[~in_multi]))
-            n_multi = int(boosted.sum())
+            # "multi": one tier; "words": the more query words a compound holds, the
+            # sooner; "cover": the more weight of the query it holds, the sooner
+            multi_tier = (-several[boosted] if settings.select == "words"
+                          else -covered[k][first[w]:][boosted] if settings.select == "cover"
+                          else np.zeros(int(boosted.sum())))
         else:
-            ids, n_multi = ids[:room], 0
+            ids, multi_tier = ids[:room], np.zeros(0)
         tier = 2 if settings.rare_first and w in common else 1
-        tiers.append(np.concatenate((np.zeros(n_multi), np.full(ids.size - n_multi, tier))))
+        tiers.append(np.concatenate((multi_tier, np.full(ids.size - multi_tier.size, tier))))
         keys.append(weight[w] * stats.df_engine[ids].astype(np.float64))
         owners.append(np.full(ids.size, k))
         ids_of.append(ids)
@@ -249,18 +289,23 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     return out
 
 
-def _in_several(lists: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Per list, which of its ids also appear in another list, and those ids: one sort of
-    them all instead of a set lookup per list (the query is built on every search)."""
+def _in_several(lists: list[np.ndarray], weights: list[float]
+                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Per list, how many of the lists hold each of its ids and the summed weight of those
+    lists, and the ids held by two or more: one sort of them all instead of a set lookup
+    per list (the query is built on every search)."""
     ids = np.concatenate(lists)
+    sizes = [a.size for a in lists]
     order = np.argsort(ids, kind="stable")
-    same = ids[order][1:] == ids[order][:-1]  # each list holds an id at most once
-    hit = np.zeros(ids.size, dtype=bool)
-    hit[1:] |= same
-    hit[:-1] |= same
-    mask = np.empty(ids.size, dtype=bool)
-    mask[order] = hit
-    return np.split(mask, np.cumsum([a.size for a in lists])[:-1]), np.unique(ids[mask])
+    starts = np.flatnonzero(np.concatenate(([True], ids[order][1:] != ids[order][:-1])))
+    runs = np.diff(np.append(starts, ids.size))  # each list holds an id at most once
+    held = np.empty(ids.size, dtype=np.int64)
+    held[order] = np.repeat(runs, runs)
+    mass = np.empty(ids.size, dtype=np.float64)
+    each = np.repeat(np.asarray(weights, np.float64), sizes)[order]
+    mass[order] = np.repeat(np.add.reduceat(each, starts), runs) if ids.size else each
+    cuts = np.cumsum(sizes)[:-1]
+    return np.split(held, cuts), np.split(mass, cuts), ids[order][starts[runs > 1]]
 
 
 def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,

@@ -44,7 +44,8 @@ class SplitStreamBM25:
     A document holds sub-word s when it holds s or a term whose split contains s; each
     occurrence of such a term counts once for s. ``groups`` of a word (the terms listed for
     it, partitioned by the set of shards whose documents hold them) each saturate on
-    their own; with one group this is plain split-stream BM25.
+    their own and the word scores the best of them (``shard_groups="max"``) or their sum
+    (``"sum"``); with one group this is plain split-stream BM25.
     """
 
     def __init__(self, vectors: Mapping[str, Mapping[str, int]], shard_of: Mapping[str, int],
@@ -72,9 +73,10 @@ class SplitStreamBM25:
         return lucene_idf(self.split_df[word], self.n_docs, q) * count
 
     def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
-              grouped: bool, alone: Collection[str] = ()) -> float:
+              grouped: bool, alone: Collection[str] = (), shard_groups: str = "max") -> float:
         """Score of ``doc`` for (word, count in the query, listed terms) triples; a word in
-        ``alone`` saturates its own term apart from its compounds (a common sub-word)."""
+        ``alone`` saturates its own term apart from its compounds (a common sub-word), and
+        adds that to the best (or the sum) of its compounds' shard-set groups."""
         tfs = self.vectors[doc]
         norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / self.avgdl)
         total = 0.0
@@ -86,7 +88,10 @@ class SplitStreamBM25:
                 if word in alone and term == word:
                     key = frozenset({-1})  # no shard set: a group of its own
                 groups[key] = groups.get(key, 0) + tfs.get(term, 0)
-            total += sum(w * tf / (tf + norm) for tf in groups.values() if tf)
+            head = groups.pop(frozenset({-1}), 0)
+            scores = [w * tf / (tf + norm) for tf in groups.values() if tf]
+            total += (w * head / (head + norm) if head else 0.0) + (
+                max(scores, default=0.0) if shard_groups == "max" else sum(scores))
         return total
 
     def matching(self, words: Sequence[tuple[str, int, Sequence[str]]]) -> set[str]:

@@ -144,6 +144,26 @@ def test_multi_selection_prefers_compounds_holding_several_query_words() -> None
     assert all(sum(p in words for p in stats.parts_of(t)) >= 2 for t in listed(multi))
 
 
+@pytest.mark.parametrize("select", ["words", "cover"])
+def test_compounds_holding_more_of_the_query_come_first(select: str) -> None:
+    """"set read deadline": setreaddeadline holds all three query words, readdeadline two.
+    With room for two pairs, ``words`` and ``cover`` give both to setreaddeadline (in the
+    lists of read and of deadline); ``multi`` orders the two compounds by mass alone."""
+    stats = build(shards=1)
+    settings = IdentifierSettings(budget=3 + 2, select=select, span_max_df=1.0)
+    plan = plan_identifier_query("set read deadline", stats, df_lookup(stats), settings)
+    by_word = {w.word: w for w in plan.words}
+    assert plan.clauses == 5
+    for word in ("read", "deadline"):
+        listed = [t for terms, _ in by_word[word].groups for t in terms if t != word]
+        assert listed == ["setreaddeadline"], (word, listed)
+    multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
+                                  IdentifierSettings(budget=5, select="multi", span_max_df=1.0))
+    chosen = {t for w in multi.words if w.word != "set" for terms, _ in w.groups
+              for t in terms if t != w.word}
+    assert "readdeadline" in chosen
+
+
 def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
     stats = build(shards=3)
     plan = plan_identifier_query("read", stats, df_lookup(stats), ALL_SPANS)

@@ -119,17 +119,20 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
     assert 0.0 < stats.h_tok < 0.5 and 0.0 <= stats.q <= 1.0
 
 
-@pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own"])
+@pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own",
+                                  "sum"])
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
-    sub-words: their own term apart from a span of their compounds), the same capped, and
-    the old default (common sub-words by their own term only); 3 shards, dfs."""
+    sub-words: their own term apart from a span of their compounds), the same capped, the
+    old default (common sub-words by their own term only), and shard-set groups summed
+    instead of their best; 3 shards, dfs."""
     stats, oracle = corpus.found.stats, corpus.oracle
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
                 "default": IdentifierSettings(),
                 "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
-                "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own")}[case]
+                "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
+                "sum": IdentifierSettings(shard_groups="sum")}[case]
     # independent of the plan: which words keep their own term apart (common ones)
     alone = {w for w, n in oracle.split_df.items()
              if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
@@ -149,8 +152,8 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                      search_type="dfs_query_then_fetch")["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
         for hit in found["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, grouped=True,
-                                    alone=alone) * corpus.scale
+            expected = oracle.score(hit["_id"], words, plan.q, grouped=True, alone=alone,
+                                    shard_groups=settings.shard_groups) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 200

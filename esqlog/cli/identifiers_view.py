@@ -65,7 +65,7 @@ def format_subword_rows(found: IdentifierContext) -> str:
               else f"fixed; the split stream predicts {found.stats.q:g}")
     lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
              f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
-             f"{found.settings.budget:,}",
+             f"{found.settings.budget_for(found.stats.shards):,}",
              f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}"]
     for r in rows:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"

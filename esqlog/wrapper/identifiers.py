@@ -169,16 +169,18 @@ class IdentifierRewriter:
         """The clause for one match, within ``allowed`` terms; None (left as written) when
         even a budget of one clause per word does not fit the engine's limit."""
         settings = replace(self.settings, operator=spec.options.operator,
-                           minimum_should_match=spec.options.msm)
+                           minimum_should_match=spec.options.msm,
+                           budget=self.settings.budget_for(stats.shards))
         while True:
             plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings)
             query = plan.query(spec.field, settings)
             used = _terms_in(query)
             if used <= allowed:
                 return _decorated(query, spec)
-            if settings.budget <= 1:
+            budget = settings.budget_for(stats.shards)
+            if budget <= 1:
                 return None
-            settings = replace(settings, budget=max(1, settings.budget * allowed // used - 1))
+            settings = replace(settings, budget=max(1, budget * allowed // used - 1))
 
     def _warn_stale(self, index: str) -> None:
         if self._warned is None:

@@ -60,7 +60,8 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
     settings); ``default`` alone is the defaults."""
     keys = {"b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
-            "q": ("q", _q), "select": ("select", str)}
+            "q": ("q", _q), "select": ("select", str),
+            "groups": ("shard_groups", str)}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
@@ -110,11 +111,13 @@ def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, 
 def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             size: str) -> list[dict[str, Any]]:
     docs, query_sets = quality.subset(args.data / corpus, size, args.seed)
-    std_index = f"esqlog-bench-{corpus}-{size}-standard"
-    code_index = f"esqlog-bench-{corpus}-{size}-code"
-    quality.ensure_index(engine, std_index, docs, "standard")
+    suffix = f"-{args.shards}s" if args.shards > 1 else ""
+    std_index = f"esqlog-bench-{corpus}-{size}-standard{suffix}"
+    code_index = f"esqlog-bench-{corpus}-{size}-code{suffix}"
+    quality.ensure_index(engine, std_index, docs, "standard", args.shards)
     if args.code:
-        quality.ensure_index(engine, code_index, docs, "code")
+        quality.ensure_index(engine, code_index, docs, "code", args.shards)
+    search_type = "dfs_query_then_fetch" if args.shards > 1 else None
     seconds: dict[str, float] = {}
     if args.time_calibrate:
         t0 = time.perf_counter()
@@ -136,25 +139,27 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
         qs = QuerySet([q.qid for q in queries], [q.text for q in queries],
                       [q.gold for q in queries])
         pq: dict[str, dict[str, dict[str, float]]] = {}
-        ev = evaluate_queries(engine, std_index, "body", qs, [cal.q], token_metric=False)
+        ev = evaluate_queries(engine, std_index, "body", qs, [cal.q], shards=args.shards,
+                              token_metric=False)
         pq["standard native"] = ev.per_query["native"]
         pq["standard q-log"] = ev.per_query[system_label(cal.q)]
         if code_q is not None:
-            ev = evaluate_queries(engine, code_index, "body", qs, [code_q], token_metric=False)
+            ev = evaluate_queries(engine, code_index, "body", qs, [code_q], shards=args.shards,
+                                  token_metric=False)
             pq["code native"] = ev.per_query["native"]
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
         for name, settings in (parse_variant(v) for v in args.variants):
             bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
                       for t in qs.texts]
-            pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, None)
+            pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, search_type)
             if name != "identifiers":
                 continue
             for window in args.windows:
                 rs = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
                       for t, b in zip(qs.texts, bodies, strict=True)]
                 pq[f"rescore@{window}"], timing[f"rescore@{window}"] = run_bodies(
-                    engine, std_index, qs, rs, None)
+                    engine, std_index, qs, rs, search_type)
         systems = {}
         for name, per in pq.items():
             values = [per[qid]["NDCG@10"] for qid in qs.ids]
@@ -166,7 +171,8 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                     b = paired_bootstrap(other, values, n_resamples=2000)
                     entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
             systems[name] = entry
-        row = {"corpus": corpus, "size": size, "docs": len(docs), "queries": style,
+        row = {"corpus": corpus, "size": size, "shards": args.shards, "docs": len(docs),
+               "queries": style,
                "n_queries": len(queries), "q": cal.q, "split_q": stats.q,
                "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
                "systems": systems, "msearch_seconds": timing}
@@ -192,6 +198,9 @@ def main() -> int:
                         "'b=500,smd=0.05,common=split,q=0.8' (q=pred: calibrate's prediction); "
                         "'default' is the defaults.")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--shards", type=int, default=1,
+                        help="Shards of the bench indices (names end in -Ns); several are "
+                        "searched with dfs_query_then_fetch, as the weights assume.")
     parser.add_argument("--no-code", dest="code", action="store_false",
                         help="Skip the code-analyzer reindex (it needs OpenSearch).")
     parser.add_argument("--time-calibrate", action="store_true",
@@ -205,9 +214,11 @@ def main() -> int:
         for size in args.sizes.split(","):
             if args.index_only:
                 docs, _ = quality.subset(args.data / corpus, size, args.seed)
+                suffix = f"-{args.shards}s" if args.shards > 1 else ""
                 for analyzer in ("standard", "code") if args.code else ("standard",):
                     spent = quality.ensure_index(engine, f"esqlog-bench-{corpus}-{size}-"
-                                                 f"{analyzer}", docs, analyzer)
+                                                 f"{analyzer}{suffix}", docs, analyzer,
+                                                 args.shards)
                     print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
                 continue
             for row in run_one(engine, args, corpus, size):

@@ -48,7 +48,8 @@ def subset(corpus_dir: Path, size: str, seed: int) -> tuple[list[dict[str, Any]]
     return chosen, {"names": keep, "no-names": [q for q in noname if q.qid in kept_ids]}
 
 
-def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyzer: str) -> float:
+def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyzer: str,
+                 shards: int = 1) -> float:
     """Index the documents unless the index already holds exactly them; seconds spent."""
     try:
         count = engine.perform(Request("GET", f"/{index}/_count"))["count"]
@@ -57,7 +58,7 @@ def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyze
     except Exception:  # absent
         pass
     started = time.perf_counter()
-    create_corpus_index(engine, index, analyzer=analyzer, replace=True)
+    create_corpus_index(engine, index, analyzer=analyzer, shards=shards, replace=True)
     bulk_index_docs(engine, index, docs)
     engine.perform(Request("POST", f"/{index}/_forcemerge", {"max_num_segments": 1}))
     return time.perf_counter() - started
