@@ -55,7 +55,7 @@ from esqlog.subwords import cased_tokens, split_identifier
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 DEFAULT_BUDGET = 300  # clauses, on one shard
-MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
+MULTI_SHARD_BUDGET = 250  # on several: every shard looks every listed term up, twice (dfs)
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")

@@ -61,7 +61,7 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     settings); ``default`` alone is the defaults."""
     keys = {"b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
-            "groups": ("shard_groups", str)}
+            "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1")}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
@@ -133,7 +133,7 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
           f"h_split={stats.h_tok:.4f} words={len(stats.words)} calib={seconds}", flush=True)
     rows = []
     for style in args.styles.split(","):
-        queries = query_sets[style][: args.max_queries]
+        queries = query_sets[style][args.query_offset:args.query_offset + args.max_queries]
         if not queries:
             continue
         qs = QuerySet([q.qid for q in queries], [q.text for q in queries],
@@ -172,6 +172,7 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                     entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
             systems[name] = entry
         row = {"corpus": corpus, "size": size, "shards": args.shards, "docs": len(docs),
+               "query_offset": args.query_offset,
                "queries": style,
                "n_queries": len(queries), "q": cal.q, "split_q": stats.q,
                "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
@@ -198,6 +199,9 @@ def main() -> int:
                         "'b=500,smd=0.05,common=split,q=0.8' (q=pred: calibrate's prediction); "
                         "'default' is the defaults.")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--query-offset", type=int, default=0,
+                        help="Skip this many queries of each set: a held-out slice to choose "
+                        "settings on (e.g. 1000), apart from the reported first ones.")
     parser.add_argument("--shards", type=int, default=1,
                         help="Shards of the bench indices (names end in -Ns); several are "
                         "searched with dfs_query_then_fetch, as the weights assume.")
