@@ -120,19 +120,21 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
 
 
 @pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own",
-                                  "sum"])
+                                  "sum", "shard"])
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
     sub-words: their own term apart from a span of their compounds), the same capped, the
-    old default (common sub-words by their own term only), and shard-set groups summed
-    instead of their best; 3 shards, dfs."""
+    old default (common sub-words by their own term only), shard-set groups summed instead
+    of their best, and one span per shard (``shard``: plain split-stream BM25, one
+    saturation per word on every shard, no groups in the oracle); 3 shards, dfs."""
     stats, oracle = corpus.found.stats, corpus.oracle
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
                 "default": IdentifierSettings(),
                 "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
                 "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
-                "sum": IdentifierSettings(shard_groups="sum")}[case]
+                "sum": IdentifierSettings(shard_groups="sum"),
+                "shard": IdentifierSettings(shard_groups="shard")}[case]
     # independent of the plan: which words keep their own term apart (common ones)
     alone = {w for w, n in oracle.split_df.items()
              if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
@@ -142,8 +144,9 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
         if not plan.words or plan.clauses > 1000:
             continue  # over the engines' clause cap: the uncapped case needs a small list
         counts = _cased_split(corpus.engine, corpus.index, text, oracle.parts)
-        words = [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
-                 for w in plan.words]
+        words = [(w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups
+                                                       for t in terms)))
+                 for w in plan.words]  # a term sits in several spans per shard: once here
         assert {w: c for w, c in counts.items() if oracle.split_df.get(w)} == {
             w: c for w, c, _ in words}, text
         capped += any(w.compounds_used < w.compounds_total for w in plan.words)
@@ -152,7 +155,8 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                      search_type="dfs_query_then_fetch")["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
         for hit in found["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, grouped=True, alone=alone,
+            expected = oracle.score(hit["_id"], words, plan.q, alone=alone,
+                                    grouped=settings.shard_groups != "shard",
                                     shard_groups=settings.shard_groups) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
