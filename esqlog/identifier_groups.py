@@ -5,6 +5,8 @@ that scores it (see esqlog.identifiers), so on several shards a word's terms are
 shard set, one span per group with its own exact boost. The query is built on every search,
 and grouping word by word cost a dozen small numpy calls per word (about half of the build
 time on a three-shard Go index); here every word of the query is grouped in one pass.
+With ``per_shard`` the groups are one per shard instead (see :func:`_per_shard`): exact, at
+more clauses.
 
 Order, which the engine does not care about but tests and ``esqlog explain`` do: words in the
 caller's order; within a word the group holding its first term first, then by shard mask;

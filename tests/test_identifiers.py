@@ -173,6 +173,30 @@ def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
     assert len(read.groups) == len({next(iter(m)) for m in masks}) > 1
 
 
+def test_shard_groups_combine_by_their_best_or_one_span_per_shard() -> None:
+    """max: a word's shard-set spans under one dis_max; sum: side by side; shard: one span
+    per shard holding every listed term that shard holds (exact: see identifier_groups)."""
+    stats = build(shards=3)
+
+    def mask(t: str) -> int:
+        return int(stats.mask[stats.word_id[t]]) if t in stats.word_id else 0b111
+
+    queries = {}
+    for mode in ("max", "sum", "shard"):
+        settings = IdentifierSettings(span_max_df=1.0, shard_groups=mode)
+        plan = plan_identifier_query("read", stats, df_lookup(stats), settings)
+        queries[mode] = (plan, plan.query("body", settings)["bool"]["should"])
+    (read_max,), should_max = queries["max"][0].words, queries["max"][1]
+    assert len(read_max.groups) > 1 and [next(iter(c)) for c in should_max] == ["dis_max"]
+    assert len(queries["sum"][1]) == len(read_max.groups)  # the groups, added
+    (read,) = queries["shard"][0].words
+    listed = {t for terms, _ in read.groups for t in terms}
+    for terms, _ in read.groups:
+        shared = [k for k in range(3) if all(mask(t) >> k & 1 for t in terms)]
+        assert any(set(terms) == {t for t in listed if mask(t) >> k & 1} for k in shared)
+    assert sum(len(t) for t, _ in read.groups) > len(listed)  # a term on several shards
+
+
 def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
     stats = build()
     plan = plan_identifier_query("read socket", stats, df_lookup(stats), ALL_SPANS)

@@ -34,12 +34,13 @@ def main() -> int:
     variants = list(dict.fromkeys(name for r in rows for name in r["systems"]
                                   if name not in BASELINES))
     columns = BASELINES + variants
-    print("| corpus | size | queries | split q | " + " | ".join(columns) + " | "
+    print("| corpus | size | shards | queries | split q | " + " | ".join(columns) + " | "
           + " | ".join(f"{v} − code native [95% CI]" for v in variants) + " |")
-    print("|---|---|---|---|" + "---|" * (len(columns) + len(variants)))
+    print("|---|---|---|---|---|" + "---|" * (len(columns) + len(variants)))
     for r in rows:
         systems = r["systems"]
-        print(f"| {r['corpus']} | {r['docs']:,} | {r['queries']} ({r['n_queries']}) | "
+        print(f"| {r['corpus']} | {r['docs']:,} | {r.get('shards', 1)} | "
+              f"{r['queries']} ({r['n_queries']}) | "
               f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in columns)
               + " | " + " | ".join(delta(systems.get(v)) for v in variants) + " |")
     return 0
