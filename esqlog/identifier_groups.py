@@ -79,20 +79,13 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     in_lead[by_part] = mask[by_part] == lead_mask
     key = np.zeros_like(mask) if one_shard else mask
     order = np.lexsort((position, key, ~in_lead, part, owner))
-    o, p, m = owner[order], part[order], key[order]
-    start = np.ones(order.size, bool)
-    start[1:] = (o[1:] != o[:-1]) | (p[1:] != p[:-1]) | (m[1:] != m[:-1])
-    n = float(stats.doc_count)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))[order]
-    bounds = np.flatnonzero(start)
-    sums = np.add.reduceat(idf, bounds) if bounds.size else idf[:0]
+    o = owner[order]
+    bounds, ends, sums = _idf_runs(_engine_idf(df, stats)[order], o, part[order], key[order])
     names_all = [words[k] for k in owner[:len(own_rows)].tolist()] + [
         stats.words[i] for i in comp.tolist()]
     names = [names_all[i] for i in order.tolist()]
     out: list[list[tuple[tuple[str, ...], float]]] = [[] for _ in words]
-    ends = np.append(bounds[1:], order.size).tolist()
-    for b, e, s, k in zip(bounds.tolist(), ends, sums.tolist(), o[bounds].tolist(),
-                          strict=True):
+    for b, e, s, k in zip(bounds, ends, sums, o[bounds].tolist(), strict=True):
         if s > 0:
             out[k].append((tuple(names[b:e]), weight[words[k]] / s))
     return [tuple(groups) for groups in out]
@@ -117,20 +110,31 @@ def _per_shard(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str
     order = np.lexsort((position[row], shard, part[row], owner[row]))
     row, shard = row[order], shard[order]
     o, p = owner[row], part[row]
-    start = np.ones(row.size, bool)
-    start[1:] = (o[1:] != o[:-1]) | (p[1:] != p[:-1]) | (shard[1:] != shard[:-1])
-    n = float(stats.doc_count)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))[row]
-    bounds = np.flatnonzero(start)
-    sums = np.add.reduceat(idf, bounds) if bounds.size else idf[:0]
-    ends = np.append(bounds[1:], row.size).tolist()
+    bounds, ends, sums = _idf_runs(_engine_idf(df, stats)[row], o, p, shard)
     out: list[dict[tuple[int, tuple[str, ...]], float]] = [{} for _ in words]
-    for b, e, s, k, q in zip(bounds.tolist(), ends, sums.tolist(), o[bounds].tolist(),
-                             p[bounds].tolist(), strict=True):
+    for b, e, s, k, q in zip(bounds, ends, sums, o[bounds].tolist(), p[bounds].tolist(),
+                             strict=True):
         if s > 0:
             out[k].setdefault((q, tuple(names_all[r] for r in row[b:e].tolist())),
                               weight[words[k]] / s)
     return [tuple((terms, boost) for (_, terms), boost in groups.items()) for groups in out]
+
+
+def _engine_idf(df: np.ndarray, stats: IdentifierStats) -> np.ndarray:
+    """The engine's BM25 idf of each df (dfs: the index's N and df)."""
+    n = float(stats.doc_count)
+    return np.log1p((n - df + 0.5) / (df + 0.5))
+
+
+def _idf_runs(idf: np.ndarray, *keys: np.ndarray) -> tuple[list[int], list[int], list[float]]:
+    """Runs of rows with equal keys (rows sorted by them): starts, ends and idf sums."""
+    start = np.zeros(idf.size, bool)
+    start[:1] = True
+    for key in keys:
+        start[1:] |= key[1:] != key[:-1]
+    bounds = np.flatnonzero(start)
+    sums = np.add.reduceat(idf, bounds) if bounds.size else idf[:0]
+    return bounds.tolist(), np.append(bounds[1:], idf.size).tolist(), sums.tolist()
 
 
 def _positions_within(owner: np.ndarray) -> np.ndarray:
