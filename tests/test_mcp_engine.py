@@ -169,14 +169,18 @@ async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
         process.wait(timeout=30)
 
 
-def test_streamable_http_transport(served: dict[str, Any]) -> None:
-    http = served["answers"]["http"]
-    assert {t.name for t in http["tools"]} == {"search_code", "read_code"}
-    is_error, text = http["search"]
+def _answered_like_the_engine(answer: dict[str, Any], expected: list[str]) -> str:
+    """Both tools listed, and search_code's chunks in the engine's own order; its text."""
+    assert {t.name for t in answer["tools"]} == {"search_code", "read_code"}
+    is_error, text = answer["search"]
     headers = list(HEADER.finditer(text))
     assert not is_error and headers, text
-    expected = served["expected"][QUERIES[1]]
     assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
+    return str(text)
+
+
+def test_streamable_http_transport(served: dict[str, Any]) -> None:
+    text = _answered_like_the_engine(served["answers"]["http"], served["expected"][QUERIES[1]])
     assert default_counter().count(text) <= 1000
 
 
@@ -200,13 +204,7 @@ def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
 
 
 def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
-    readme = served["answers"]["readme"]
-    assert {t.name for t in readme["tools"]} == {"search_code", "read_code"}
-    is_error, text = readme["search"]
-    headers = list(HEADER.finditer(text))
-    assert not is_error and headers, text
-    expected = served["expected"][QUERIES[0]]
-    assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
+    _answered_like_the_engine(served["answers"]["readme"], served["expected"][QUERIES[0]])
 
 
 def test_lists_both_tools(served: dict[str, Any]) -> None:
