@@ -71,7 +71,8 @@ def format_subword_rows(found: IdentifierContext) -> str:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"
         note = f"  x{r['occurrences']}" if r["occurrences"] > 1 else ""
         note += "  (own term apart)" if r["own_term_apart"] else ""
-        note += f"  ({r['spans']} shard groups)" if r["spans"] > 1 else ""
+        note += (f"  ({r['spans']} spans by shard, {found.settings.shard_groups})"
+                 if r["spans"] > 1 else "")
         lines.append(f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
                      f"{r['weight']:>8.4f}  {covered:>17}{note}")
     return "\n".join(lines)
