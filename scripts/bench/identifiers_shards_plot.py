@@ -39,9 +39,15 @@ def main() -> int:
 
     one, three, out = rows_of(Path(sys.argv[1])), rows_of(Path(sys.argv[2])), Path(sys.argv[3])
     panels = list(dict.fromkeys((c, s) for c, s, _ in three if (c, s, "names") in one))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 4.2), squeeze=False)
+    cols = min(4, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.8 * cols, 3.6 * rows + 0.6),
+                             squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[len(panels):]:
+        ax.set_visible(False)
     width = 0.8 / len(BARS)
-    for ax, (corpus, size) in zip(axes[0], panels, strict=True):
+    for ax, (corpus, size) in zip(flat, panels, strict=False):
         for b, (label, shards, name, colour) in enumerate(BARS):
             source = one if shards == 1 else three
             means, errors = [], [[], []]
@@ -57,10 +63,10 @@ def main() -> int:
         ax.set_title(f"{corpus}, {'all' if size == 'full' else size} documents")
         ax.set_ylabel("NDCG@10")
         ax.grid(axis="y", alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(BARS), frameon=False)
     fig.suptitle("identifiers mode against a code reindex: 1 shard and 3 shards (dfs)")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
