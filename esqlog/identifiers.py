@@ -19,7 +19,7 @@ Two engine limits shape the query:
   of shards that hold them (calibrate records it), one span per group, each exact on every
   shard, and a word's groups go under one ``dis_max``: a document scores its best group
   (the price: a document holding terms of two groups of one word counts the tf of one).
-  Summing the groups instead counted the word's weight once per group and lost 0.02-0.07
+  Summing the groups instead counted the word's weight once per group and lost up to 0.075
   NDCG@10 on 3 shards. ``shard_groups="shard"`` is exact (see esqlog.identifier_groups)
   at 1.6x the clauses. With one shard there is one group.
 - Engines cap the terms of one query (OpenSearch: 1,024). ``budget`` bounds the clauses;
@@ -109,7 +109,7 @@ class IdentifierSettings:
     #: docstring); "max" scores a document by the best of them (one dis_max per word, as
     #: one saturation would), "sum" adds them (a document holding terms of several shard
     #: sets counts the word's weight several times). Measured on 3 shards (BENCHMARKS
-    #: section 7): "sum" lost 0.02-0.06 NDCG@10 against one shard, "max" keeps it.
+    #: section 7): "sum" lost up to 0.075 NDCG@10 against "max" on the code rows.
     shard_groups: str = "max"
 
     def __post_init__(self) -> None:
