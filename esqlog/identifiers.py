@@ -90,7 +90,7 @@ class IdentifierSettings:
     #: Which compounds the budget takes first: "cover" (those holding query words of the
     #: largest summed weight), "words" (holding the most query words), "multi" (holding
     #: two or more, as one tier), then by score mass; "mass": by score mass only.
-    #: "cover" measured best (BENCHMARKS section 7): +0.002 to +0.010 NDCG@10 over "multi".
+    #: "cover" measured (BENCHMARKS section 7): up to +0.010 NDCG@10 over "multi", -0.005 on Ruby.
     select: str = "cover"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
