@@ -245,10 +245,11 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
 
     Every word first gets one clause: itself, or its most frequent compound when it occurs
     only inside identifiers. The rest goes to the (word, compound) pairs of largest
-    ``weight(word) * df(compound)``, the score mass a compound carries; with
-    ``select="multi"`` compounds holding two or more of the query's words (the query's
-    own identifiers, usually rare) come first; with ``rare_first`` those of words outside
-    ``common`` come next.
+    ``weight(word) * df(compound)``, the score mass a compound carries. Unless ``select``
+    is ``"mass"``, compounds holding two or more of the query's words (the query's own
+    identifiers, usually rare) come first: by the summed weight of the words they hold
+    (``"cover"``), by how many (``"words"``) or as one tier (``"multi"``). With
+    ``rare_first`` the compounds of words outside ``common`` come next.
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     room = max(settings.budget_for(stats.shards) - len(present), 0)
