@@ -66,9 +66,9 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
+    names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
     if per_shard and not one_shard:
-        return _per_shard(words, stats, weight, owner, part, position, df, mask,
-                          [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()])
+        return _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
     # the group holding a part's first term comes first in that part
     by_part = np.lexsort((position, part, owner))
     first = np.ones(by_part.size, bool)
@@ -81,8 +81,6 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     order = np.lexsort((position, key, ~in_lead, part, owner))
     o = owner[order]
     bounds, ends, sums = _idf_runs(_engine_idf(df, stats)[order], o, part[order], key[order])
-    names_all = [words[k] for k in owner[:len(own_rows)].tolist()] + [
-        stats.words[i] for i in comp.tolist()]
     names = [names_all[i] for i in order.tolist()]
     out: list[list[tuple[tuple[str, ...], float]]] = [[] for _ in words]
     for b, e, s, k in zip(bounds, ends, sums, o[bounds].tolist(), strict=True):

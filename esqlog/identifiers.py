@@ -109,7 +109,9 @@ class IdentifierSettings:
     #: docstring); "max" scores a document by the best of them (one dis_max per word, as
     #: one saturation would), "sum" adds them (a document holding terms of several shard
     #: sets counts the word's weight several times). Measured on 3 shards (BENCHMARKS
-    #: section 7): "sum" lost up to 0.075 NDCG@10 against "max" on the code rows.
+    #: section 7): "sum" lost up to 0.075 NDCG@10 against "max" on the code rows. "shard":
+    #: one span per shard under the dis_max, exactly one saturation (esqlog.identifier_groups)
+    #: at 1.6x the clauses.
     shard_groups: str = "max"
 
     def __post_init__(self) -> None:
@@ -125,15 +127,15 @@ class IdentifierSettings:
             raise UsageError(f"common must be 'split' or 'own', got {self.common!r}",
                              "pass common='split' or 'own'")
         if self.shard_groups not in SHARD_GROUPS:
-            raise UsageError(f"shard_groups must be 'max' or 'sum', got {self.shard_groups!r}",
-                             "pass shard_groups='max' or 'sum'")
+            raise UsageError(f"shard_groups must be one of {', '.join(SHARD_GROUPS)}, got "
+                             f"{self.shard_groups!r}",
+                             "pass shard_groups='max', 'sum' or 'shard'")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
                              f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")
         if self.operator not in OPERATORS:
             raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
                              "pass operator='or' or 'and'")
-
 
     def budget_for(self, shards: int) -> int:
         """The clause budget on an index of ``shards`` shards."""

@@ -108,12 +108,16 @@ def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, 
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
 
 
+def bench_index(corpus: str, size: str, analyzer: str, shards: int) -> str:
+    """The bench index of one corpus, size and analyzer; several shards end in -Ns."""
+    return f"esqlog-bench-{corpus}-{size}-{analyzer}" + (f"-{shards}s" if shards > 1 else "")
+
+
 def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             size: str) -> list[dict[str, Any]]:
     docs, query_sets = quality.subset(args.data / corpus, size, args.seed)
-    suffix = f"-{args.shards}s" if args.shards > 1 else ""
-    std_index = f"esqlog-bench-{corpus}-{size}-standard{suffix}"
-    code_index = f"esqlog-bench-{corpus}-{size}-code{suffix}"
+    std_index = bench_index(corpus, size, "standard", args.shards)
+    code_index = bench_index(corpus, size, "code", args.shards)
     quality.ensure_index(engine, std_index, docs, "standard", args.shards)
     if args.code:
         quality.ensure_index(engine, code_index, docs, "code", args.shards)
@@ -218,11 +222,10 @@ def main() -> int:
         for size in args.sizes.split(","):
             if args.index_only:
                 docs, _ = quality.subset(args.data / corpus, size, args.seed)
-                suffix = f"-{args.shards}s" if args.shards > 1 else ""
                 for analyzer in ("standard", "code") if args.code else ("standard",):
-                    spent = quality.ensure_index(engine, f"esqlog-bench-{corpus}-{size}-"
-                                                 f"{analyzer}{suffix}", docs, analyzer,
-                                                 args.shards)
+                    spent = quality.ensure_index(engine, bench_index(corpus, size, analyzer,
+                                                                     args.shards),
+                                                 docs, analyzer, args.shards)
                     print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
                 continue
             for row in run_one(engine, args, corpus, size):
