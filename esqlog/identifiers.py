@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -113,11 +113,24 @@ class IdentifierSettings:
     #: one span per shard under the dis_max, exactly one saturation (esqlog.identifier_groups)
     #: at 1.6x the clauses.
     shard_groups: str = "max"
+    #: q < 1 and rare_first pay off through a rare identifier in the query (a function's
+    #: own name). A query whose every word has a split-stream df above this holds none:
+    #: there q < 1 only lifts the moderately rare words shared by many near-identical
+    #: functions (Go's go-playground/locales: 'af_ZA' in every function of a locale's
+    #: file), and the common words' compounds carry what tells those functions apart. Such
+    #: a query is scored as the plain split stream: q = 1, the budget by score mass alone.
+    #: None: every query alike. Measured (BENCHMARKS section 7, session 7): Go 153K +0.011
+    #: NDCG@10 with names, +0.035 without; Java, Python and Ruby lose 0.005-0.020 and stay
+    #: above the code reindex.
+    rare_word_df: int | None = 10
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"the clause budget must be at least 1, got {self.budget}",
                              "pass a positive budget (OpenSearch allows 1,024 by default)")
+        if self.rare_word_df is not None and self.rare_word_df < 0:
+            raise UsageError(f"rare_word_df must be >= 0, got {self.rare_word_df}",
+                             "pass a document frequency, e.g. 10, or None")
         if self.cap is not None and self.cap < 0:
             raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
         if not 0.0 <= self.span_max_df <= 1.0:
@@ -165,6 +178,7 @@ class IdentifierPlan:
     words: tuple[SubwordClause, ...]
     tokens: tuple[tuple[str, tuple[str, ...]], ...]  # (token, its sub-words)
     q: float
+    plain: bool = False  # no rare word: scored as the plain split stream (rare_word_df)
 
     @property
     def clauses(self) -> int:
@@ -225,6 +239,10 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
+    plain = (settings.rare_word_df is not None and bool(present)
+             and min(split_df[w] for w in present) > settings.rare_word_df)
+    if plain:  # no rare word: the plain split stream (see rare_word_df)
+        q, settings = 1.0, replace(settings, rare_first=False)
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
     limit = settings.span_max_df * stats.split_docs
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
@@ -237,7 +255,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
                            int(stats.compound_ids(w).size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1)
              for w, groups in zip(present, grouped, strict=True) if groups]
-    return IdentifierPlan(tuple(words), tuple(tokens), q)
+    return IdentifierPlan(tuple(words), tuple(tokens), q, plain)
 
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],

@@ -248,20 +248,40 @@ def test_rare_first_spends_the_budget_on_rarer_words_compounds() -> None:
     stats = build(shards=1, docs=docs)
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
 
-    def used(rare_first: bool) -> dict[str, int]:
+    def used(rare_first: bool, rare_word_df: int | None = None) -> dict[str, int]:
         plan = plan_identifier_query("get bar", stats, lambda ts: {t: df[t] for t in ts},
                                      IdentifierSettings(budget=3, span_max_df=0.5,
-                                                        select="mass", rare_first=rare_first))
+                                                        select="mass", rare_first=rare_first,
+                                                        rare_word_df=rare_word_df))
         return {w.word: w.compounds_used for w in plan.words}
 
     # get: 8 of 12 documents (common), its compound getname in 7; bar: 2, foobar in 1
     assert used(False) == {"get": 1, "bar": 0}  # score mass: getname's 7 documents win
     assert used(True) == {"get": 0, "bar": 1}
+    # a query without a word of df <= 1 is a plain one: the budget by score mass alone
+    assert used(True, rare_word_df=1) == {"get": 1, "bar": 0}
+    assert used(True, rare_word_df=2) == {"get": 0, "bar": 1}  # bar (df 2) is rare here
+
+
+def test_queries_without_a_rare_word_are_scored_at_q_one() -> None:
+    stats = build(shards=1)
+    settings = IdentifierSettings(q=0.8, span_max_df=1.0, rare_word_df=2)
+    lookup = df_lookup(stats)
+    # "read" and "file" are each in 3 or more of the 6 documents: no word at or under df 2
+    common = plan_identifier_query("read file", stats, lookup, settings)
+    assert min(w.df for w in common.words) > 2 and common.q == 1.0 and common.plain
+    read = {w.word: w for w in common.words}["read"]
+    assert read.weight == pytest.approx(math.log(1 + (6 - 4 + 0.5) / (4 + 0.5)), rel=1e-12)
+    # "upgrade" (df 1) is rare: the query keeps q = 0.8, and so does any query without the rule
+    rare = plan_identifier_query("upgrade file", stats, lookup, settings)
+    assert rare.q == 0.8 and not rare.plain
+    assert plan_identifier_query("read file", stats, lookup,
+                                 IdentifierSettings(q=0.8, span_max_df=1.0)).q == 0.8
 
 
 def test_settings_are_validated() -> None:
     for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
-                {"select": "best"}, {"common": "some"}):
+                {"select": "best"}, {"common": "some"}, {"rare_word_df": -1}):
         with pytest.raises(UsageError):
             IdentifierSettings(**bad)
 

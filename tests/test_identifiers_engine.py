@@ -120,13 +120,14 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
 
 
 @pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own",
-                                  "sum", "shard"])
+                                  "sum", "shard", "plain"])
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
     sub-words: their own term apart from a span of their compounds), the same capped, the
     old default (common sub-words by their own term only), shard-set groups summed instead
-    of their best, and one span per shard (``shard``: plain split-stream BM25, one
-    saturation per word on every shard, no groups in the oracle); 3 shards, dfs."""
+    of their best, one span per shard (``shard``: plain split-stream BM25, one
+    saturation per word on every shard, no groups in the oracle), and every query a plain
+    one (``plain``: q = 1, the budget by score mass); 3 shards, dfs."""
     stats, oracle = corpus.found.stats, corpus.oracle
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
@@ -134,11 +135,13 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                 "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
                 "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
                 "sum": IdentifierSettings(shard_groups="sum"),
-                "shard": IdentifierSettings(shard_groups="shard")}[case]
+                "shard": IdentifierSettings(shard_groups="shard"),
+                "plain": IdentifierSettings(rare_word_df=0)}[case]
     # independent of the plan: which words keep their own term apart (common ones)
     alone = {w for w, n in oracle.split_df.items()
              if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
     checked = capped = 0
+    kinds: set[bool] = set()
     for text in load_query_texts()[:60]:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
         if not plan.words or plan.clauses > 1000:
@@ -150,17 +153,27 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
         assert {w: c for w, c in counts.items() if oracle.split_df.get(w)} == {
             w: c for w, c, _ in words}, text
         capped += any(w.compounds_used < w.compounds_total for w in plan.words)
+        # independent of the plan: a query without a word of split df <= rare_word_df is
+        # scored at q = 1 (the plain split stream)
+        rarest = min(oracle.split_df.get(w) or oracle.df.get(w, 0) for w, _, _ in words)
+        plain = settings.rare_word_df is not None and rarest > settings.rare_word_df
+        q = 1.0 if plain else (stats.q if settings.q is None else settings.q)
+        assert plan.plain == plain and plan.q == q, text
+        kinds.add(plain)
         body = {"query": plan.query("body", settings), "size": 20, "track_total_hits": True}
         found = call(corpus.engine, "POST", f"/{corpus.index}/_search", body,
                      search_type="dfs_query_then_fetch")["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
         for hit in found["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, alone=alone,
+            expected = oracle.score(hit["_id"], words, q, alone=alone,
                                     grouped=settings.shard_groups != "shard",
                                     shard_groups=settings.shard_groups) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 200
+    # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; in
+    # 1,500 functions every query of the default case holds a word of df <= 10
+    assert kinds == ({True} if case == "plain" else {False})
     if case == "uncapped":
         assert capped == 0
     else:

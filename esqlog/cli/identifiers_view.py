@@ -63,6 +63,9 @@ def format_subword_rows(found: IdentifierContext) -> str:
     width = max([len(r["word"]) for r in rows] + [7])
     source = ("the split stream's prediction" if found.settings.q is None
               else f"fixed; the split stream predicts {found.stats.q:g}")
+    if found.plan.plain:
+        source = (f"no word of split df <= {found.settings.rare_word_df} in the query: "
+                  "scored as the plain split stream")
     lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
              f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
              f"{found.settings.budget_for(found.stats.shards):,}",

@@ -58,10 +58,12 @@ def _q(value: str) -> float | None:
 
 def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
-    settings); ``default`` alone is the defaults."""
+    settings); ``default`` alone is the defaults. ``rare=N`` sets rare_word_df (``rare=none``:
+    every query at q, the default before session 7)."""
     keys = {"b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
-            "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1")}
+            "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1"),
+            "rare": ("rare_word_df", lambda v: None if v == "none" else int(v))}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
