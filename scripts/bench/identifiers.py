@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,8 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
     settings); ``default`` alone is the defaults. ``rare=N`` sets rare_word_df (``rare=none``:
     every query at q, the default before session 7)."""
-    keys = {"b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
+    keys: dict[str, tuple[str, Callable[[str], Any]]] = {
+            "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
             "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1"),
             "rare": ("rare_word_df", lambda v: None if v == "none" else int(v))}
@@ -108,6 +110,20 @@ def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, 
                 raise RuntimeError(f"query {qid} failed: {str(response['error'])[:300]}")
             run[qid] = [(h["_id"], float(h["_score"])) for h in response["hits"]["hits"]]
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
+
+
+def by_path(pq: dict[str, dict[str, dict[str, float]]], qs: QuerySet, paths: dict[str, str],
+            part: str) -> dict[str, dict[str, float]]:
+    """Each system's NDCG@10 over the queries whose gold document's path holds ``part`` and
+    over the rest (how BENCHMARKS section 7 splits Go's go-playground/locales off)."""
+    inside = [part in paths[gold] for gold in qs.gold or []]
+    out: dict[str, dict[str, float]] = {}
+    for label, want in ((f"gold path holds {part!r}", True), ("the rest", False)):
+        ids = [qid for qid, hit in zip(qs.ids, inside, strict=True) if hit == want]
+        out[f"{label} ({len(ids)})"] = {
+            name: float(np.mean([per[qid]["NDCG@10"] for qid in ids])) if ids else 0.0
+            for name, per in pq.items()}
+    return out
 
 
 def bench_index(corpus: str, size: str, analyzer: str, shards: int) -> str:
@@ -177,6 +193,9 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                     b = paired_bootstrap(other, values, n_resamples=2000)
                     entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
             systems[name] = entry
+        if args.split_path:
+            systems["by path"] = by_path(pq, qs, {d["id"]: d["path"] for d in docs},
+                                         args.split_path)
         row = {"corpus": corpus, "size": size, "shards": args.shards, "docs": len(docs),
                "query_offset": args.query_offset,
                "queries": style,
@@ -184,8 +203,11 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
                "systems": systems, "msearch_seconds": timing}
         rows.append(row)
-        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()),
-              flush=True)
+        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()
+                                         if k != "by path"), flush=True)
+        for part, means in systems.get("by path", {}).items():
+            print(f"    {part}: " + "  ".join(f"{k}={v:.4f}" for k, v in means.items()),
+                  flush=True)
     return rows
 
 
@@ -211,6 +233,9 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=1,
                         help="Shards of the bench indices (names end in -Ns); several are "
                         "searched with dfs_query_then_fetch, as the weights assume.")
+    parser.add_argument("--split-path", default="",
+                        help="Also report each system over the queries whose gold document's "
+                        "path holds this text and over the rest (e.g. go-playground/locales).")
     parser.add_argument("--no-code", dest="code", action="store_false",
                         help="Skip the code-analyzer reindex (it needs OpenSearch).")
     parser.add_argument("--time-calibrate", action="store_true",
