@@ -119,10 +119,11 @@ class IdentifierSettings:
     #: functions (Go's go-playground/locales: 'af_ZA' in every function of a locale's
     #: file), and the common words' compounds carry what tells those functions apart. Such
     #: a query is scored as the plain split stream: q = 1, the budget by score mass alone.
-    #: None: every query alike. Measured (BENCHMARKS section 7, session 7): Go 153K +0.011
-    #: NDCG@10 with names, +0.035 without; Java, Python and Ruby lose 0.005-0.020 and stay
-    #: above the code reindex.
-    rare_word_df: int | None = 10
+    #: None (the default): every query alike. Measured (BENCHMARKS section 7, session 7),
+    #: 10 is a trade, not a default: on one shard Go 153K +0.011 NDCG@10 with names and
+    #: +0.035 without (at or above the code reindex), Java, Python and Ruby -0.005 to
+    #: -0.020; on 3 shards the same loss puts Python 30K and Ruby below the reindex.
+    rare_word_df: int | None = None
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:

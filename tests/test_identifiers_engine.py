@@ -171,8 +171,8 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 200
-    # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; in
-    # 1,500 functions every query of the default case holds a word of df <= 10
+    # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; the
+    # other cases leave rare_word_df unset (None, the default): no query is plain
     assert kinds == ({True} if case == "plain" else {False})
     if case == "uncapped":
         assert capped == 0

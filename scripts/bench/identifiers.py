@@ -60,7 +60,7 @@ def _q(value: str) -> float | None:
 def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
     settings); ``default`` alone is the defaults. ``rare=N`` sets rare_word_df (``rare=none``:
-    every query at q, the default before session 7)."""
+    every query at q, the default)."""
     keys: dict[str, tuple[str, Callable[[str], Any]]] = {
             "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
