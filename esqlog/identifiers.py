@@ -58,7 +58,7 @@ from esqlog.subwords import cased_tokens, split_identifier
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 DEFAULT_BUDGET = 300  # clauses, on one shard
-MULTI_SHARD_BUDGET = 250  # on several: every shard looks every listed term up, twice (dfs)
+MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")
@@ -78,8 +78,8 @@ class IdentifierSettings:
 
     #: Clauses of one query; None: DEFAULT_BUDGET on one shard, MULTI_SHARD_BUDGET on
     #: several. The engine's cost is per listed term and per shard (each shard looks every
-    #: term up, in the dfs phase and again in the query phase), so the same budget costs
-    #: about 4x native latency on 3 shards against 3.3x on one (BENCHMARKS section 7).
+    #: term up, in the dfs phase and again in the query phase): 250 clauses measured 3.8-4.5x
+    #: native latency on 3 shards, 200 3.5-3.75x at most 0.007 NDCG@10 (BENCHMARKS section 7).
     budget: int | None = None
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
     #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
