@@ -193,19 +193,19 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                     b = paired_bootstrap(other, values, n_resamples=2000)
                     entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
             systems[name] = entry
-        if args.split_path:
-            systems["by path"] = by_path(pq, qs, {d["id"]: d["path"] for d in docs},
-                                         args.split_path)
+        parts = (by_path(pq, qs, {d["id"]: d["path"] for d in docs}, args.split_path)
+                 if args.split_path else {})
         row = {"corpus": corpus, "size": size, "shards": args.shards, "docs": len(docs),
                "query_offset": args.query_offset,
                "queries": style,
                "n_queries": len(queries), "q": cal.q, "split_q": stats.q,
                "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
-               "systems": systems, "msearch_seconds": timing}
+               "systems": systems, "msearch_seconds": timing,
+               **({"by_path": parts} if parts else {})}
         rows.append(row)
-        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()
-                                         if k != "by path"), flush=True)
-        for part, means in systems.get("by path", {}).items():
+        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()),
+              flush=True)
+        for part, means in parts.items():
             print(f"    {part}: " + "  ".join(f"{k}={v:.4f}" for k, v in means.items()),
                   flush=True)
     return rows
