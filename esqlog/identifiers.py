@@ -124,6 +124,17 @@ class IdentifierSettings:
     #: +0.035 without (at or above the code reindex), Java, Python and Ruby -0.005 to
     #: -0.020; on 3 shards the same loss puts Python 30K and Ruby below the reindex.
     rare_word_df: int | None = None
+    #: A query holding a word of a generated family (a df shared by this many times more
+    #: words than the df values around it, beyond chance: IdentifierStats.family_excess)
+    #: is scored as the plain split stream too: the family's members differ only in the
+    #: words they all share, and q < 1 lifts the family's own names (a locale code) over
+    #: those. This is what rare_word_df was for, without its cost: on the benchmark
+    #: corpora only Go's go-playground/locales spikes (4.4x and 30x; nothing else reaches
+    #: 2.2x), so 3 fires on 24% of Go's queries (94% of those about locales, 2% of the
+    #: rest) and on none of Java's, Python's or Ruby's. Measured (BENCHMARKS section 7,
+    #: session 8), all Go 153K queries on one shard: +0.021 NDCG@10 with names, +0.041
+    #: without, both now above the code reindex. None: off.
+    family_excess: float | None = 3.0
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
@@ -132,6 +143,9 @@ class IdentifierSettings:
         if self.rare_word_df is not None and self.rare_word_df < 0:
             raise UsageError(f"rare_word_df must be >= 0, got {self.rare_word_df}",
                              "pass a document frequency, e.g. 10, or None")
+        if self.family_excess is not None and self.family_excess <= 1.0:
+            raise UsageError(f"family_excess must be above 1, got {self.family_excess}",
+                             "pass a ratio such as 3, or None")
         if self.cap is not None and self.cap < 0:
             raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
         if not 0.0 <= self.span_max_df <= 1.0:
@@ -179,7 +193,8 @@ class IdentifierPlan:
     words: tuple[SubwordClause, ...]
     tokens: tuple[tuple[str, tuple[str, ...]], ...]  # (token, its sub-words)
     q: float
-    plain: bool = False  # no rare word: scored as the plain split stream (rare_word_df)
+    plain: bool = False  # scored as the plain split stream (rare_word_df, family_excess)
+    family: str = ""  # the query word that marked a generated family, if one did
 
     @property
     def clauses(self) -> int:
@@ -242,7 +257,10 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     present = [w for w in counts if split_df[w] > 0]
     plain = (settings.rare_word_df is not None and bool(present)
              and min(split_df[w] for w in present) > settings.rare_word_df)
-    if plain:  # no rare word: the plain split stream (see rare_word_df)
+    family = "" if settings.family_excess is None else next(
+        (w for w in present if stats.family_excess(split_df[w]) >= settings.family_excess), "")
+    plain = plain or bool(family)
+    if plain:  # the plain split stream (see rare_word_df and family_excess)
         q, settings = 1.0, replace(settings, rare_first=False)
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
     limit = settings.span_max_df * stats.split_docs
@@ -256,7 +274,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
                            int(stats.compound_ids(w).size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1)
              for w, groups in zip(present, grouped, strict=True) if groups]
-    return IdentifierPlan(tuple(words), tuple(tokens), q, plain)
+    return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
 
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],

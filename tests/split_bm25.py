@@ -9,6 +9,9 @@ tests/lucene_bm25 (Lucene's one-byte length norm, the standard field's length).
 
 from __future__ import annotations
 
+import functools
+import math
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from esqlog.engine import Engine
@@ -68,6 +71,29 @@ class SplitStreamBM25:
                 stream.update(parts.get(term, ()))
             for word in stream:
                 self.split_df[word] = self.split_df.get(word, 0) + 1
+
+    @functools.cached_property
+    def words_per_df(self) -> Counter[int]:
+        universe = set(self.parts) | {w for p in self.parts.values() for w in p}
+        return Counter(self.split_df[w] for w in universe)
+
+    def family_excess(self, df: int) -> float:
+        """The identifiers mode's mark of a generated family, counted here from scratch:
+        words (terms that split, and sub-words) of split df exactly ``df``, against the
+        mean count of the df values within 1.25x either side; 0 under 10 words, for df 1,
+        and where a Poisson count around that mean reaches it more often than 1e-6."""
+        per_df = self.words_per_df
+        if df < 2 or per_df[df] < 10:
+            return 0.0
+        lo, hi = max(1, int(df / 1.25)), int(df * 1.25) + 1
+        around = [per_df[d] for d in range(lo, hi + 1) if d != df]
+        mean = max(sum(around) / len(around), 1.0)
+        below, pmf = 0.0, math.exp(-mean)
+        for k in range(per_df[df]):  # P(X < count), term by term
+            below, pmf = below + pmf, pmf * mean / (k + 1)
+        if 1.0 - below > 1e-6:  # a spike chance would give: no family
+            return 0.0
+        return per_df[df] / mean
 
     def weight(self, word: str, count: int, q: float) -> float:
         return lucene_idf(self.split_df[word], self.n_docs, q) * count

@@ -279,9 +279,55 @@ def test_queries_without_a_rare_word_are_scored_at_q_one() -> None:
                                  IdentifierSettings(q=0.8, span_max_df=1.0)).q == 0.8
 
 
+FAMILY = ("apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "kiwi",
+          "lemon")
+MEMBERS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+           "juliet", "kilo", "lima")
+
+
+def family_docs() -> list[tuple[int, str]]:
+    """Twelve generated files (one per 'zone') with the same ten functions, and some prose."""
+    funcs = " ".join(f"fmt{name.title()}()" for name in FAMILY)
+    return [(0, f"zone_{m} {funcs}") for m in MEMBERS] + [
+        (0, "read the whole file"), (0, "write the file back"), (0, "socket read deadline"),
+        (0, "readFile and writeFile"), (0, "the socket upgrade"), (0, "one more line")]
+
+
+def test_a_generated_family_shows_as_a_spike_in_words_per_df() -> None:
+    stats = build(shards=1, docs=family_docs())
+    # every member holds zone, fmt, the ten function names and their ten second parts
+    family = {"zone", "fmt", *(f"fmt{n}" for n in FAMILY), *FAMILY}
+    assert {w for w in stats.words if (stats.split_df(w) or 0) == len(MEMBERS)
+            or stats.df_engine[stats.word_id[w]] == len(MEMBERS)} == family
+    # nothing else has a df near 12 (9..16): the spike is its own count of words
+    assert stats.family_excess(len(MEMBERS)) == pytest.approx(len(family))
+    assert stats.family_excess(1) == 0.0  # a word of one document is no family
+    assert stats.family_excess(2) < 3.0  # "read", "file", "socket", "the": few, no spike
+    assert stats.family_excess(10**6) == 0.0
+
+
+def test_queries_naming_a_generated_family_are_scored_at_q_one() -> None:
+    docs = family_docs()
+    stats = build(shards=1, docs=docs)
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+
+    def lookup(terms: list[str]) -> dict[str, int]:
+        return {t: df[t] for t in terms}
+
+    on = IdentifierSettings(q=0.8, span_max_df=1.0)  # family_excess 3, the default
+    named = plan_identifier_query("fmtCherry for zone_golf", stats, lookup, on)
+    assert named.plain and named.q == 1.0 and named.family in {"fmtcherry", "fmt", "cherry",
+                                                                "zone"}
+    assert not plan_identifier_query("read the socket", stats, lookup, on).plain
+    off = plan_identifier_query("fmtCherry for zone_golf", stats, lookup,
+                                IdentifierSettings(q=0.8, span_max_df=1.0, family_excess=None))
+    assert off.q == 0.8 and not off.plain and off.family == ""
+
+
 def test_settings_are_validated() -> None:
     for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
-                {"select": "best"}, {"common": "some"}, {"rare_word_df": -1}):
+                {"select": "best"}, {"common": "some"}, {"rare_word_df": -1},
+                {"family_excess": 1.0}):
         with pytest.raises(UsageError):
             IdentifierSettings(**bad)
 

@@ -128,7 +128,6 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
     of their best, one span per shard (``shard``: plain split-stream BM25, one
     saturation per word on every shard, no groups in the oracle), and every query a plain
     one (``plain``: q = 1, the budget by score mass); 3 shards, dfs."""
-    stats, oracle = corpus.found.stats, corpus.oracle
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
                 "default": IdentifierSettings(),
@@ -137,12 +136,28 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                 "sum": IdentifierSettings(shard_groups="sum"),
                 "shard": IdentifierSettings(shard_groups="shard"),
                 "plain": IdentifierSettings(rare_word_df=0)}[case]
+    checked, capped, kinds = _check_scores(corpus, settings, load_query_texts()[:60])
+    assert checked > 200
+    # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; the
+    # other cases leave rare_word_df unset, and no df of these functions spikes (families)
+    assert kinds == ({True} if case == "plain" else {False})
+    if case == "uncapped":
+        assert capped == 0
+    else:
+        assert capped > 10
+
+
+def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
+                  texts: list[str]) -> tuple[int, int, set[bool]]:
+    """Each query's engine scores against the oracle's; (hits checked, capped queries,
+    which of plain / not plain occurred)."""
+    stats, oracle = corpus.found.stats, corpus.oracle
     # independent of the plan: which words keep their own term apart (common ones)
     alone = {w for w, n in oracle.split_df.items()
              if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
     checked = capped = 0
     kinds: set[bool] = set()
-    for text in load_query_texts()[:60]:
+    for text in texts:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
         if not plan.words or plan.clauses > 1000:
             continue  # over the engines' clause cap: the uncapped case needs a small list
@@ -154,9 +169,12 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
             w: c for w, c, _ in words}, text
         capped += any(w.compounds_used < w.compounds_total for w in plan.words)
         # independent of the plan: a query without a word of split df <= rare_word_df is
-        # scored at q = 1 (the plain split stream)
-        rarest = min(oracle.split_df.get(w) or oracle.df.get(w, 0) for w, _, _ in words)
-        plain = settings.rare_word_df is not None and rarest > settings.rare_word_df
+        # scored at q = 1 (the plain split stream) ...
+        own_df = [oracle.split_df.get(w) or oracle.df.get(w, 0) for w, _, _ in words]
+        plain = settings.rare_word_df is not None and min(own_df) > settings.rare_word_df
+        # ... and so is one holding a word of a generated family's df (family_excess)
+        plain = plain or (settings.family_excess is not None and any(
+            oracle.family_excess(n) >= settings.family_excess for n in own_df))
         q = 1.0 if plain else (stats.q if settings.q is None else settings.q)
         assert plan.plain == plain and plan.q == q, text
         kinds.add(plain)
@@ -170,14 +188,60 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                                     shard_groups=settings.shard_groups) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
-    assert checked > 200
-    # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; the
-    # other cases leave rare_word_df unset (None, the default): no query is plain
-    assert kinds == ({True} if case == "plain" else {False})
-    if case == "uncapped":
-        assert capped == 0
-    else:
-        assert capped > 10
+    return checked, capped, kinds
+
+
+#: A generated family in the shape of go-playground/locales: every locale's file holds the
+#: same functions, its receiver named after the language (one function per document).
+LOCALES = ("af_ZA", "af_NA", "en_ZA", "en_GB", "en_US", "en_AU", "de_DE", "de_AT", "de_CH",
+           "fr_FR", "fr_CA", "fr_BE", "es_ES", "es_MX", "es_AR", "it_IT", "it_CH", "nl_NL",
+           "nl_BE", "pt_BR", "pt_PT", "sv_SE", "fi_FI", "da_DK", "nb_NO", "pl_PL", "cs_CZ",
+           "sk_SK", "hu_HU", "ro_RO", "bg_BG", "el_GR", "tr_TR", "ru_RU", "uk_UA", "zu_ZA")
+LOCALE_FUNCS = {  # function -> the locale field it formats with
+    "FmtNumber": "decimal", "FmtPercent": "percent", "FmtCurrency": "currencies",
+    "FmtAccounting": "currencyNegativePrefix", "FmtDateShort": "daysAbbreviated",
+    "FmtDateMedium": "monthsAbbreviated", "FmtDateLong": "monthsWide",
+    "FmtDateFull": "daysWide", "FmtTimeShort": "timeSeparator", "FmtTimeMedium": "periodsAbbr",
+    "FmtTimeLong": "timezones", "FmtTimeFull": "periodsWide", "MonthAbbreviated": "monthsAbbr",
+    "MonthNarrow": "monthsNarrow", "WeekdayWide": "daysWide", "PluralsOrdinal": "pluralsOrd"}
+
+
+def _locale_doc(loc: str, func: str, field: str) -> dict[str, str]:
+    recv = loc.split("_")[0]
+    body = (f"func ({recv} *{loc}) {func}(num float64, v uint64) string {{\n"
+            f"\ts := strconv.FormatFloat(math.Abs(num), 'f', int(v), 64)\n"
+            f"\tb := make([]byte, 0, len(s)+len({recv}.{field}))\n"
+            f"\tb = append(b, {recv}.{field}...)\n\treturn string(b)\n}}")
+    return {"id": f"{loc}.{func}", "body": body}
+
+
+@pytest.fixture(scope="module")
+def family_corpus(engine: Engine) -> Iterator[SplitCorpus]:
+    index = create_index(engine, shards=SHARDS)
+    docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(400)]
+    docs += [_locale_doc(loc, f, field) for loc in LOCALES for f, field in LOCALE_FUNCS.items()]
+    bulk_index(engine, index, docs)
+    found = calibrate_identifiers(engine, index, "body")
+    oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
+                                found.stats.parts_of)
+    yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
+    call(engine, "DELETE", f"/{index}")
+
+
+def test_a_generated_family_is_found_and_its_queries_scored_plain(
+        family_corpus: SplitCorpus) -> None:
+    """Calibrate sees the family as a df spike in the engine's own statistics (the oracle,
+    counting from term vectors, sees the same), and the default scores a query naming it
+    as the plain split stream, at q = 1, with the engine equal to the oracle."""
+    stats, oracle = family_corpus.found.stats, family_corpus.oracle
+    family = len(LOCALES)  # every function name is in one document per locale
+    assert stats.family_excess(family) >= 3.0
+    assert stats.family_excess(family) == pytest.approx(oracle.family_excess(family))
+    texts = [f"{f} returns the {field} representation of 'num' for '{loc}'"
+             for (f, field), loc in zip(list(LOCALE_FUNCS.items())[:8], LOCALES, strict=False)]
+    texts += load_query_texts()[:12]
+    checked, _, kinds = _check_scores(family_corpus, IdentifierSettings(), texts)
+    assert checked > 100 and kinds == {True, False}
 
 
 def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:

@@ -63,7 +63,10 @@ def format_subword_rows(found: IdentifierContext) -> str:
     width = max([len(r["word"]) for r in rows] + [7])
     source = ("the split stream's prediction" if found.settings.q is None
               else f"fixed; the split stream predicts {found.stats.q:g}")
-    if found.plan.plain:
+    if found.plan.family:
+        source = (f"'{found.plan.family}' names a generated family: scored as the plain "
+                  "split stream")
+    elif found.plan.plain:
         source = (f"no word of split df <= {found.settings.rare_word_df} in the query: "
                   "scored as the plain split stream")
     lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "

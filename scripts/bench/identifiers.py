@@ -65,7 +65,8 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
             "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
             "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1"),
-            "rare": ("rare_word_df", lambda v: None if v == "none" else int(v))}
+            "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
+            "fam": ("family_excess", lambda v: None if v == "none" else float(v))}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
