@@ -22,6 +22,7 @@ from esqlog.calibrate import (
     save_with_vocabulary,
 )
 from esqlog.engine import Engine
+from esqlog.families import FAMILY_EXCESS
 from esqlog.identifier_stats import (
     IdentifierStats,
     SplitCollector,
@@ -98,4 +99,10 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
             f"             {s.split_share:.1%} of tokens are identifiers that split: "
             + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
                "this field reads as prose; the identifiers mode does not apply here"))
+    spikes = s.families(FAMILY_EXCESS)
+    if spikes:
+        shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])
+        more = f" and {len(spikes) - 5} more" if len(spikes) > 5 else ""
+        note += (f"\n             generated families (many words of one df): {shown}{more};"
+                 " queries naming one score at q = 1")
     return record, note

@@ -23,7 +23,6 @@ from __future__ import annotations
 import io
 import itertools
 import json
-import math
 import re
 import stat
 import zipfile
@@ -36,6 +35,7 @@ import numpy as np
 
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
+from esqlog.families import families, family_excess
 from esqlog.identifier_scan import MAX_SHARDS, SplitCollector
 
 __all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
@@ -47,18 +47,6 @@ from esqlog.subwords import split_identifier
 #: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
 #: 0.006-0.009 NDCG@10 (BENCHMARKS.md section 7).
 APPLIES_SHARE = 0.17
-#: Generated code comes in families (one file per locale, per message, per charset), and
-#: every member carries the same names: a family of F members shows as many words of df
-#: exactly F, a spike in the count of words per df. A df value held by at least this
-#: many words can mark one (below it, chance).
-FAMILY_MIN_WORDS = 10
-#: The df values within this factor either side are the spike's neighbourhood.
-FAMILY_WINDOW = 1.25
-#: A spike counts when chance would give one that high less often than this (the count
-#: of words at one df taken as Poisson around its neighbourhood's mean). Measured: the
-#: highest chance spike of the benchmark corpora, 10 words of df 235 on 3,502 man pages
-#: against 2.9 around (3.4x), has a tail of 1e-3; Go's locale families below 1e-9.
-FAMILY_CHANCE = 1e-6
 _PLAIN = re.compile(r"[a-z]+").fullmatch
 
 
@@ -147,25 +135,13 @@ class IdentifierStats:
         return found
 
     def family_excess(self, df: int) -> float:
-        """How many times more words have exactly this df than the df values around it.
+        """How many times more words have exactly this df than the df values around it,
+        where chance would not give it (esqlog.families)."""
+        return family_excess(self.words_per_df, df)
 
-        The mark of a generated family (see FAMILY_MIN_WORDS). Measured on the benchmark
-        corpora at full size: Go's go-playground/locales gives 692 words of df 37 (the
-        locale codes of its 37-function files), 4.4x the df values around it, and 32 of
-        df 764 (its functions, one per locale file), 30x; no df of the Java, Python or
-        Ruby corpora reaches 2.2x. 0.0 for df 1 (a word of one document is no family;
-        and its only neighbour, df 2, always holds fewer words), for a df held by fewer
-        than FAMILY_MIN_WORDS words, and for a spike that chance gives (FAMILY_CHANCE).
-        """
-        counts = self.words_per_df
-        if df < 2 or df >= counts.size or counts[df] < FAMILY_MIN_WORDS:
-            return 0.0
-        lo, hi = max(1, int(df / FAMILY_WINDOW)), int(df * FAMILY_WINDOW) + 1
-        around = np.concatenate((counts[lo:df], counts[df + 1:hi + 1]))
-        expected = max(float(around.sum()) / max(hi - lo, 1), 1.0)  # past the last df: 0
-        if poisson_tail(int(counts[df]), expected) > FAMILY_CHANCE:
-            return 0.0
-        return float(counts[df]) / expected
+    def families(self, excess: float) -> list[tuple[int, int, float]]:
+        """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
+        return families(self.words_per_df, excess)
 
     def split_df(self, word: str) -> int | None:
         """Split-stream df of a sub-word; None for a word that is no sub-word."""
@@ -173,21 +149,6 @@ class IdentifierStats:
         if i is None or not self.df_split[i]:
             return None
         return int(self.df_split[i])
-
-
-def poisson_tail(count: int, mean: float) -> float:
-    """P(X >= count) for X ~ Poisson(mean), summed in log space from ``count`` up (the
-    spikes tested sit far above their mean, where 1 - cdf would round to 0)."""
-    if count <= mean:
-        return 1.0
-    log_mean = math.log(mean)
-    total, k = 0.0, count
-    while True:
-        term = math.exp(k * log_mean - mean - math.lgamma(k + 1))
-        total += term
-        if term < total * 1e-12 or term == 0.0:
-            return min(total, 1.0)
-        k += 1
 
 
 def build_identifier_stats(

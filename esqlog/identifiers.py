@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from esqlog.errors import UsageError
+from esqlog.families import FAMILY_EXCESS
 from esqlog.identifier_groups import group_words
 from esqlog.identifier_stats import IdentifierStats
 from esqlog.subwords import cased_tokens, split_identifier
@@ -134,7 +135,7 @@ class IdentifierSettings:
     #: rest) and on none of Java's, Python's or Ruby's. Measured (BENCHMARKS section 7,
     #: session 8), all Go 153K queries on one shard: +0.021 NDCG@10 with names, +0.041
     #: without, both now above the code reindex. None: off.
-    family_excess: float | None = 3.0
+    family_excess: float | None = FAMILY_EXCESS
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:

@@ -16,8 +16,13 @@ from typing import Any
 
 import pytest
 
+from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.engine import Engine, bm25_scale
-from esqlog.identifier_calibrate import IdentifierCalibration, calibrate_identifiers
+from esqlog.identifier_calibrate import (
+    IdentifierCalibration,
+    calibrate_identifiers,
+    identifier_report,
+)
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs, load_query_texts
@@ -229,7 +234,7 @@ def family_corpus(engine: Engine) -> Iterator[SplitCorpus]:
 
 
 def test_a_generated_family_is_found_and_its_queries_scored_plain(
-        family_corpus: SplitCorpus) -> None:
+        family_corpus: SplitCorpus, tmp_path: Path) -> None:
     """Calibrate sees the family as a df spike in the engine's own statistics (the oracle,
     counting from term vectors, sees the same), and the default scores a query naming it
     as the plain split stream, at q = 1, with the engine equal to the oracle."""
@@ -237,11 +242,24 @@ def test_a_generated_family_is_found_and_its_queries_scored_plain(
     family = len(LOCALES)  # every function name is in one document per locale
     assert stats.family_excess(family) >= 3.0
     assert stats.family_excess(family) == pytest.approx(oracle.family_excess(family))
+    _, note = identifier_report(family_corpus.found, tmp_path / "cal.json")  # calibrate says
+    # the functions (df 36, one per locale) and the locale codes (df 16, one per function)
+    assert "generated families (many words of one df): " in note
+    assert f"df {family:,} (" in note and f"df {len(LOCALE_FUNCS):,} (" in note
     texts = [f"{f} returns the {field} representation of 'num' for '{loc}'"
              for (f, field), loc in zip(list(LOCALE_FUNCS.items())[:8], LOCALES, strict=False)]
     texts += load_query_texts()[:12]
     checked, _, kinds = _check_scores(family_corpus, IdentifierSettings(), texts)
     assert checked > 100 and kinds == {True, False}
+    # esqlog explain --identifiers says which word marked the family, and how strongly
+    settings = IdentifierSettings()
+    plan = plan_identifier_query(texts[0], stats, family_corpus.found.vocabulary.df_of, settings)
+    shown = format_subword_rows(IdentifierContext(stats, family_corpus.found.vocabulary, plan,
+                                                  settings))
+    df = {w.word: w.df for w in plan.words}[plan.family]
+    assert stats.family_excess(df) >= 3.0
+    assert (f"'{plan.family}' names a generated family ({stats.family_excess(df):.1f}x the "
+            f"words of df {df:,} around it)") in shown.splitlines()[0]
 
 
 def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:

@@ -64,8 +64,10 @@ def format_subword_rows(found: IdentifierContext) -> str:
     source = ("the split stream's prediction" if found.settings.q is None
               else f"fixed; the split stream predicts {found.stats.q:g}")
     if found.plan.family:
-        source = (f"'{found.plan.family}' names a generated family: scored as the plain "
-                  "split stream")
+        df = next(w.df for w in found.plan.words if w.word == found.plan.family)
+        spike = found.stats.family_excess(df)
+        source = (f"'{found.plan.family}' names a generated family ({spike:.1f}x the words "
+                  f"of df {df:,} around it): scored as the plain split stream")
     elif found.plan.plain:
         source = (f"no word of split df <= {found.settings.rare_word_df} in the query: "
                   "scored as the plain split stream")
