@@ -119,7 +119,9 @@ class IdentifierSettings:
     #: there q < 1 only lifts the moderately rare words shared by many near-identical
     #: functions (Go's go-playground/locales: 'af_ZA' in every function of a locale's
     #: file), and the common words' compounds carry what tells those functions apart. Such
-    #: a query is scored as the plain split stream: q = 1, the budget by score mass alone.
+    #: a query is scored as the plain split stream: q = 1, the budget by score mass alone
+    #: (select "mass", rare_first off; session 7 measured this option with select "cover":
+    #: "mass" added 0.004 NDCG@10 on Go's family queries, session 8).
     #: None (the default): every query alike. Measured (BENCHMARKS section 7, session 7),
     #: 10 is a trade, not a default: on one shard Go 153K +0.011 NDCG@10 with names and
     #: +0.035 without (at or above the code reindex), Java, Python and Ruby -0.005 to
@@ -262,7 +264,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         (w for w in present if stats.family_excess(split_df[w]) >= settings.family_excess), "")
     plain = plain or bool(family)
     if plain:  # the plain split stream (see rare_word_df and family_excess)
-        q, settings = 1.0, replace(settings, rare_first=False)
+        q, settings = 1.0, replace(settings, rare_first=False, select="mass")
     weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
     limit = settings.span_max_df * stats.split_docs
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
