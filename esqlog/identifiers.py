@@ -133,10 +133,10 @@ class IdentifierSettings:
     #: words they all share, and q < 1 lifts the family's own names (a locale code) over
     #: those. This is what rare_word_df was for, without its cost: on the benchmark
     #: corpora only Go's go-playground/locales spikes (4.4x and 30x; nothing else reaches
-    #: 2.2x), so 3 fires on 24% of Go's queries (94% of those about locales, 2% of the
-    #: rest) and on none of Java's, Python's or Ruby's. Measured (BENCHMARKS section 7,
-    #: session 8), all Go 153K queries on one shard: +0.021 NDCG@10 with names, +0.041
-    #: without, both now above the code reindex. None: off.
+    #: 2.2x), so 3 fires on 23% of Go's named queries (94% of those about locales, 1% of
+    #: the rest) and on none of Java's, Python's or Ruby's. Measured (BENCHMARKS section
+    #: 7, session 8), all Go 153K queries on one shard: 0.641 -> 0.667 NDCG@10 with names,
+    #: 0.268 -> 0.311 without (the code reindex: 0.661, 0.293). None: off.
     family_excess: float | None = FAMILY_EXCESS
 
     def __post_init__(self) -> None:
