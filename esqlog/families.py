@@ -11,6 +11,7 @@ all share, and q < 1 would lift the family's own names (a locale code) over thos
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,10 +28,38 @@ FAMILY_CHANCE = 1e-6
 FAMILY_EXCESS = 3.0
 
 
-def family_excess(words_per_df: np.ndarray, df: int) -> float:
+@dataclass(frozen=True)
+class WordsPerDf:
+    """How many words have each df, kept sparse: memory follows the distinct df values,
+    not the index's size (a dense count would take 8 bytes per document of the largest
+    df, 80 MB on a 10M-document index)."""
+
+    values: np.ndarray  # the distinct dfs, ascending
+    cumulative: np.ndarray  # words with a df below values[i]: cumulative[i]; len + 1
+
+    @classmethod
+    def of(cls, dfs: np.ndarray) -> WordsPerDf:
+        """From every word's df (zeros, words of no document, left out)."""
+        values, counts = np.unique(dfs[dfs > 0], return_counts=True)
+        return cls(values.astype(np.int64),
+                   np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
+
+    def between(self, lo: int, hi: int) -> int:
+        """Words of df lo to hi, both included (none when hi < lo)."""
+        if hi < lo:
+            return 0
+        start = int(np.searchsorted(self.values, lo, side="left"))
+        end = int(np.searchsorted(self.values, hi, side="right"))
+        return int(self.cumulative[end] - self.cumulative[start])
+
+    def at(self, df: int) -> int:
+        return self.between(df, df)
+
+
+def family_excess(words: WordsPerDf, df: int) -> float:
     """How many times more words have exactly this df than the df values around it.
 
-    ``words_per_df[d]``: how many words (terms that split, and sub-words) have df d.
+    ``words``: how many words (terms that split, and sub-words) have each df.
 
     The mark of a generated family (see FAMILY_MIN_WORDS). Measured on the benchmark
     corpora at full size: Go's go-playground/locales gives 692 words of df 37 (the
@@ -40,22 +69,22 @@ def family_excess(words_per_df: np.ndarray, df: int) -> float:
     and its only neighbour, df 2, always holds fewer words), for a df held by fewer
     than FAMILY_MIN_WORDS words, and for a spike that chance gives (FAMILY_CHANCE).
     """
-    counts = words_per_df
-    if df < 2 or df >= counts.size or counts[df] < FAMILY_MIN_WORDS:
+    here = words.at(df) if df >= 2 else 0
+    if here < FAMILY_MIN_WORDS:
         return 0.0
     lo, hi = max(1, int(df / FAMILY_WINDOW)), int(df * FAMILY_WINDOW) + 1
-    around = np.concatenate((counts[lo:df], counts[df + 1:hi + 1]))
-    expected = max(float(around.sum()) / max(hi - lo, 1), 1.0)  # past the last df: 0
-    if poisson_tail(int(counts[df]), expected) > FAMILY_CHANCE:
+    around = words.between(lo, hi) - here  # df values past the largest hold 0 words
+    expected = max(around / max(hi - lo, 1), 1.0)
+    if poisson_tail(here, expected) > FAMILY_CHANCE:
         return 0.0
-    return float(counts[df]) / expected
+    return here / expected
 
 
-def families(words_per_df: np.ndarray, excess: float) -> list[tuple[int, int, float]]:
+def families(words: WordsPerDf, excess: float) -> list[tuple[int, int, float]]:
     """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
-    candidates = np.flatnonzero(words_per_df >= FAMILY_MIN_WORDS)
-    found = [(int(df), int(words_per_df[df]), family_excess(words_per_df, int(df)))
-             for df in candidates]
+    counts = np.diff(words.cumulative)
+    candidates = words.values[counts >= FAMILY_MIN_WORDS]
+    found = [(int(df), words.at(int(df)), family_excess(words, int(df))) for df in candidates]
     return [f for f in found if f[2] >= excess]
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
-from esqlog.families import families, family_excess
+from esqlog.families import WordsPerDf, families, family_excess
 from esqlog.identifier_scan import MAX_SHARDS, SplitCollector
 
 __all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
@@ -82,8 +82,8 @@ class IdentifierStats:
                                     compare=False, repr=False)
     comp_idx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int32),
                                     compare=False, repr=False)
-    words_per_df: np.ndarray = dc_field(default_factory=lambda: np.zeros(1, np.int64),
-                                        compare=False, repr=False)
+    words_per_df: WordsPerDf = dc_field(
+        default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Index the words and invert the splits: compounds of each sub-word, by df."""
@@ -96,7 +96,7 @@ class IdentifierStats:
         object.__setattr__(self, "comp_ptr", np.concatenate(([0], np.cumsum(counts))))
         object.__setattr__(self, "comp_idx", owner[order])
         own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
-        object.__setattr__(self, "words_per_df", np.bincount(own, minlength=1))
+        object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
 
     @property
     def applies(self) -> bool:
