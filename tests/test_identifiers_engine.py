@@ -42,16 +42,21 @@ class SplitCorpus:
     scale: float
 
 
-@pytest.fixture(scope="module")
-def corpus(engine: Engine) -> Iterator[SplitCorpus]:
+def _split_corpus(engine: Engine, docs: list[dict[str, Any]]) -> Iterator[SplitCorpus]:
+    """A 3-shard index of ``docs``, calibrated, with its oracle; deleted afterwards."""
     index = create_index(engine, shards=SHARDS)
-    docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
     bulk_index(engine, index, docs)
     found = calibrate_identifiers(engine, index, "body")
     oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
                                 found.stats.parts_of)
     yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
     call(engine, "DELETE", f"/{index}")
+
+
+@pytest.fixture(scope="module")
+def corpus(engine: Engine) -> Iterator[SplitCorpus]:
+    yield from _split_corpus(engine, [{"id": d["id"], "body": d["body"]}
+                                      for d in load_docs(N_DOCS)])
 
 
 def test_span_or_sums_idf_only_over_terms_on_the_scoring_shard(engine: Engine) -> None:
@@ -222,15 +227,9 @@ def _locale_doc(loc: str, func: str, field: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def family_corpus(engine: Engine) -> Iterator[SplitCorpus]:
-    index = create_index(engine, shards=SHARDS)
     docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(400)]
     docs += [_locale_doc(loc, f, field) for loc in LOCALES for f, field in LOCALE_FUNCS.items()]
-    bulk_index(engine, index, docs)
-    found = calibrate_identifiers(engine, index, "body")
-    oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
-                                found.stats.parts_of)
-    yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
-    call(engine, "DELETE", f"/{index}")
+    yield from _split_corpus(engine, docs)
 
 
 def test_a_generated_family_is_found_and_its_queries_scored_plain(
