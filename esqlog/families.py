@@ -83,8 +83,9 @@ def family_excess(words: WordsPerDf, df: int) -> float:
 def families(words: WordsPerDf, excess: float) -> list[tuple[int, int, float]]:
     """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
     counts = np.diff(words.cumulative)
-    candidates = words.values[counts >= FAMILY_MIN_WORDS]
-    found = [(int(df), words.at(int(df)), family_excess(words, int(df))) for df in candidates]
+    held = counts >= FAMILY_MIN_WORDS
+    found = [(df, n, family_excess(words, df))
+             for df, n in zip(words.values[held].tolist(), counts[held].tolist(), strict=True)]
     return [f for f in found if f[2] >= excess]
 
 
