@@ -338,20 +338,16 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
 def _in_several(lists: list[np.ndarray], weights: list[float]
                 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Per list, how many of the lists hold each of its ids and the summed weight of those
-    lists, and the ids held by two or more: one sort of them all instead of a set lookup
-    per list (the query is built on every search)."""
+    lists, and the ids held by two or more: one (unstable, so fast) sort of them all
+    instead of a set lookup per list (the query is built on every search)."""
     ids = np.concatenate(lists)
     sizes = [a.size for a in lists]
-    order = np.argsort(ids, kind="stable")
-    starts = np.flatnonzero(np.concatenate(([True], ids[order][1:] != ids[order][:-1])))
-    runs = np.diff(np.append(starts, ids.size))  # each list holds an id at most once
-    held = np.empty(ids.size, dtype=np.int64)
-    held[order] = np.repeat(runs, runs)
-    mass = np.empty(ids.size, dtype=np.float64)
-    each = np.repeat(np.asarray(weights, np.float64), sizes)[order]
-    mass[order] = np.repeat(np.add.reduceat(each, starts), runs) if ids.size else each
+    unique, inverse, runs = np.unique(ids, return_inverse=True, return_counts=True)
+    each = np.repeat(np.asarray(weights, np.float64), sizes)
+    held = runs[inverse]  # each list holds an id at most once
+    mass = np.bincount(inverse, weights=each, minlength=unique.size)[inverse]
     cuts = np.cumsum(sizes)[:-1]
-    return np.split(held, cuts), np.split(mass, cuts), ids[order][starts[runs > 1]]
+    return np.split(held, cuts), np.split(mass, cuts), unique[runs > 1]
 
 
 def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,
