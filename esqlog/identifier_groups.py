@@ -5,8 +5,9 @@ that scores it (see esqlog.identifiers), so on several shards a word's terms are
 shard set, one span per group with its own exact boost. The query is built on every search,
 and grouping word by word cost a dozen small numpy calls per word (about half of the build
 time on a three-shard Go index); here every word of the query is grouped in one pass.
-With ``per_shard`` the groups are one per shard instead (see :func:`_per_shard`): exact, at
-more clauses.
+With ``layout="shard"`` the groups are one per shard instead (see :func:`_per_shard`): exact,
+at more clauses. ``"auto"`` takes that exact layout for the words where it costs little (see
+:func:`group_words`) and the best-of-groups one for the rest.
 
 Order, which the engine does not care about but tests and ``esqlog explain`` do: words in the
 caller's order; within a word the group holding its first term first, then by shard mask;
@@ -27,13 +28,24 @@ Groups = tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or
 def group_words(words: Sequence[str], word_df: Mapping[str, int],
                 chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
                 weight: Mapping[str, float], alone: set[str],
-                per_shard: bool = False) -> list[Groups]:
-    """Per word: its own term (when the index holds it) and its chosen compounds, grouped.
+                layout: str = "max", exact_df: float = 0.0,
+                exact_clauses: int = 0) -> list[tuple[Groups, bool]]:
+    """Per word: its own term (when the index holds it) and its chosen compounds, grouped,
+    and whether the word scores in one saturation on every shard (exact).
 
     A compound's engine df is the df snapshot's, copied into the split statistics by the
     same calibration; the word's own df comes from ``word_df``. A term absent from the index
     gets no clause: the engine would not sum its idf either. A word in ``alone`` (a common
     sub-word, see span_max_df) has its own term as a group of its own, its compounds apart.
+
+    ``layout`` "max" and "sum": one group per shard set; "shard": one span per shard (exact);
+    "auto": one span per shard for a word where that repeats few terms (at most
+    ``exact_clauses`` more clauses than its shard sets) and rare ones (its listed terms held
+    by every shard, its own term included, have summed df at most ``exact_df`` of the
+    documents), shard sets for the others. Each repeated term costs a lookup per shard and
+    phase and its positions once per span: the words where this is cheap are the query's own
+    identifiers and their parts, whose documents also hold rare compounds of other shard
+    sets (where the best of the groups undercounts them).
     """
     if not words:
         return []
@@ -67,8 +79,31 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
     names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
-    if per_shard and not one_shard:
-        return _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
+    if one_shard or layout in ("max", "sum"):
+        return [(g, one_shard) for g in _by_shard_set(words, stats, weight, owner, part,
+                                                       position, df, mask, names_all)]
+    exact = _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
+    if layout == "shard":
+        return [(g, True) for g in exact]
+    everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
+    cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
+    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all)
+    cheap = [c <= exact_df * stats.doc_count and _size(e) - _size(g) <= exact_clauses
+             for e, g, c in zip(exact, sets, cost.tolist(), strict=True)]
+    return [(e, True) if ok else (g, False)
+            for e, g, ok in zip(exact, sets, cheap, strict=True)]
+
+
+def _size(groups: Groups) -> int:
+    """The clauses (listed terms) of a word's groups."""
+    return sum(len(terms) for terms, _ in groups)
+
+
+def _by_shard_set(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str, float],
+                  owner: np.ndarray, part: np.ndarray, position: np.ndarray, df: np.ndarray,
+                  mask: np.ndarray, names_all: list[str]) -> list[Groups]:
+    """Per word (and part), one span per set of shards holding its terms (one on one shard)."""
+    one_shard = stats.shards <= 1
     # the group holding a part's first term comes first in that part
     by_part = np.lexsort((position, part, owner))
     first = np.ones(by_part.size, bool)

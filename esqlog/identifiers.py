@@ -21,7 +21,9 @@ Two engine limits shape the query:
   (the price: a document holding terms of two groups of one word counts the tf of one).
   Summing the groups instead counted the word's weight once per group and lost up to 0.075
   NDCG@10 on 3 shards. ``shard_groups="shard"`` is exact (see esqlog.identifier_groups)
-  at 1.6x the clauses. With one shard there is one group.
+  at 1.6x the clauses; ``"auto"``, the default, takes it where it is cheap (a word whose
+  terms every shard holds are rare), which gains most of its quality at the cost of "max".
+  With one shard there is one group.
 - Engines cap the terms of one query (OpenSearch: 1,024). ``budget`` bounds the clauses;
   the compounds kept are those holding query words of the largest summed weight first,
   then those with the largest ``weight(s) * df(compound)`` (where the score mass is).
@@ -64,7 +66,7 @@ MULTI_SCAN = 5_000  # compounds per word looked at for those holding several que
 SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")
 COMMON = ("split", "own")
-SHARD_GROUPS = ("max", "sum", "shard")
+SHARD_GROUPS = ("max", "sum", "shard", "auto")
 
 
 def _idf(n: int, big_n: int, q: float = 1.0) -> float:
@@ -112,8 +114,22 @@ class IdentifierSettings:
     #: sets counts the word's weight several times). Measured on 3 shards (BENCHMARKS
     #: section 7): "sum" lost up to 0.075 NDCG@10 against "max" on the code rows. "shard":
     #: one span per shard under the dis_max, exactly one saturation (esqlog.identifier_groups)
-    #: at 1.6x the clauses.
-    shard_groups: str = "max"
+    #: at 1.6x the clauses. "auto" (the default): "shard" for the words where it repeats
+    #: few and rare terms (shard_exact_clauses, shard_exact_df), "max" for the rest.
+    #: Measured on 3 shards (BENCHMARKS section 7, session 9): +0.001 to +0.013 NDCG@10 on
+    #: 12 of the 14 code rows (Go 30K named 0.745 -> 0.753; "shard": 0.751; Java 30K
+    #: -0.002 and 0), for 7-10% more time ("shard": 30-40%).
+    shard_groups: str = "auto"
+    #: With shard_groups "auto", a word gets one exact span per shard when its listed terms
+    #: held by every shard (those each shard's span repeats) have summed df at most this
+    #: share of the documents ...
+    shard_exact_df: float = 0.01
+    #: ... and those spans hold at most this many more clauses than its shard-set groups:
+    #: the engine's time follows the clauses and their postings. Such words are the query's
+    #: own identifiers and their parts, whose documents hold rare compounds of several shard
+    #: sets (the best of the groups undercounts them). 30 measured: 97% of the gain of no
+    #: limit at 36% of its extra clauses.
+    shard_exact_clauses: int = 30
     #: q < 1 and rare_first pay off through a rare identifier in the query (a function's
     #: own name). A query whose every word has a split-stream df above this holds none:
     #: there q < 1 only lifts the moderately rare words shared by many near-identical
@@ -160,7 +176,13 @@ class IdentifierSettings:
         if self.shard_groups not in SHARD_GROUPS:
             raise UsageError(f"shard_groups must be one of {', '.join(SHARD_GROUPS)}, got "
                              f"{self.shard_groups!r}",
-                             "pass shard_groups='max', 'sum' or 'shard'")
+                             "pass shard_groups='auto', 'max', 'sum' or 'shard'")
+        if not 0.0 <= self.shard_exact_df <= 1.0:
+            raise UsageError(f"shard_exact_df must be between 0 and 1, got "
+                             f"{self.shard_exact_df}", "pass a share of documents, e.g. 0.01")
+        if self.shard_exact_clauses < 0:
+            raise UsageError(f"shard_exact_clauses must be >= 0, got "
+                             f"{self.shard_exact_clauses}", "pass 0 or more, e.g. 30")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
                              f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")
@@ -187,6 +209,9 @@ class SubwordClause:
     compounds_total: int
     compounds_used: int
     apart: bool = False  # a common sub-word: its own term saturates apart from its compounds
+    #: one saturation on every shard (one shard, or one span per shard); False: the best
+    #: of its shard-set groups (see shard_groups)
+    exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -219,7 +244,7 @@ class IdentifierPlan:
                         "boost": boost}})
             head = clauses[:1] if w.apart else []
             rest = clauses[len(head):]
-            if settings.shard_groups in ("max", "shard") and len(rest) > 1:
+            if settings.shard_groups != "sum" and len(rest) > 1:
                 rest = [{"dis_max": {"queries": rest}}]
             should += head + rest
         if not should:
@@ -272,11 +297,13 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
     grouped = group_words(present, engine_df, chosen, stats, weight, common,
-                          settings.shard_groups == "shard")
+                          settings.shard_groups, settings.shard_exact_df,
+                          settings.shard_exact_clauses)
     words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
                            int(stats.compound_ids(w).size), int(chosen[w].size),
-                           w in common and settings.common == "split" and len(groups) > 1)
-             for w, groups in zip(present, grouped, strict=True) if groups]
+                           w in common and settings.common == "split" and len(groups) > 1,
+                           exact or len(groups) - int(w in common) <= 1)
+             for w, (groups, exact) in zip(present, grouped, strict=True) if groups]
     return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
 
 

@@ -99,10 +99,12 @@ class SplitStreamBM25:
         return lucene_idf(self.split_df[word], self.n_docs, q) * count
 
     def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
-              grouped: bool, alone: Collection[str] = (), shard_groups: str = "max") -> float:
+              grouped: bool, alone: Collection[str] = (), shard_groups: str = "max",
+              exact: Collection[str] = ()) -> float:
         """Score of ``doc`` for (word, count in the query, listed terms) triples; a word in
         ``alone`` saturates its own term apart from its compounds (a common sub-word), and
-        adds that to the best (or the sum) of its compounds' shard-set groups."""
+        adds that to the best (or the sum) of its compounds' shard-set groups; a word in
+        ``exact`` has one group (one saturation) even when ``grouped``."""
         tfs = self.vectors[doc]
         norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / self.avgdl)
         total = 0.0
@@ -110,15 +112,36 @@ class SplitStreamBM25:
             w = self.weight(word, count, q)
             groups: dict[frozenset[int], int] = {}
             for term in listed:
-                key = frozenset(self.shards_of.get(term, ())) if grouped else frozenset()
+                key = (frozenset(self.shards_of.get(term, ())) if grouped and word not in exact
+                       else frozenset())
                 if word in alone and term == word:
                     key = frozenset({-1})  # no shard set: a group of its own
                 groups[key] = groups.get(key, 0) + tfs.get(term, 0)
             head = groups.pop(frozenset({-1}), 0)
             scores = [w * tf / (tf + norm) for tf in groups.values() if tf]
             total += (w * head / (head + norm) if head else 0.0) + (
-                max(scores, default=0.0) if shard_groups == "max" else sum(scores))
+                sum(scores) if shard_groups == "sum" else max(scores, default=0.0))
         return total
+
+    def exact_words(self, words: Sequence[tuple[str, int, Sequence[str]]], shards: int,
+                    share: float, clauses: int, alone: Collection[str] = ()) -> set[str]:
+        """The words ``shard_groups="auto"`` scores in one saturation on every shard: those
+        whose listed terms held by every shard have summed df at most ``share`` of N, and
+        whose spans per shard (per part: the own term apart, the compounds) hold at most
+        ``clauses`` more terms than the listed ones (the shard-set groups)."""
+        everywhere = set(range(shards))
+        out = set()
+        for word, _, listed in words:
+            parts = ([[word], [t for t in listed if t != word]]
+                     if word in alone and word in listed else [list(listed)])
+            spans = {(k, frozenset(t for t in part if shard in self.shards_of.get(t, ())))
+                     for k, part in enumerate(parts) for shard in everywhere}
+            extra = sum(len(terms) for _, terms in spans) - len(listed)
+            shared = sum(self.df.get(t, 0) for t in listed
+                         if self.shards_of.get(t, set()) == everywhere)
+            if shared <= share * self.n_docs and extra <= clauses:
+                out.add(word)
+        return out
 
     def matching(self, words: Sequence[tuple[str, int, Sequence[str]]]) -> set[str]:
         """Documents holding any listed term."""

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
 
 from esqlog.analysis import standard_terms
+from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
 from esqlog.identifier_stats import (
     IdentifierStats,
@@ -25,6 +27,7 @@ from esqlog.identifier_stats import (
     save_identifier_stats,
 )
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+from esqlog.vocabulary import Vocabulary
 
 DOCS = [  # (shard, text)
     (0, "func readFile(name string) error { return os.ReadFile(name) }"),
@@ -166,11 +169,51 @@ def test_compounds_holding_more_of_the_query_come_first(select: str) -> None:
 
 def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
     stats = build(shards=3)
-    plan = plan_identifier_query("read", stats, df_lookup(stats), ALL_SPANS)
+    plan = plan_identifier_query("read", stats, df_lookup(stats),
+                                 replace(ALL_SPANS, shard_groups="max"))
     (read,) = plan.words
     masks = [{int(stats.mask[stats.word_id[t]]) for t in terms} for terms, _ in read.groups]
     assert all(len(m) == 1 for m in masks)  # one shard set per group
     assert len(read.groups) == len({next(iter(m)) for m in masks}) > 1
+
+
+def test_auto_gives_one_span_per_shard_only_to_words_whose_shared_terms_are_rare() -> None:
+    """shard_groups="auto": a word whose terms held by every shard sum to at most
+    shard_exact_df of the documents, and whose spans per shard add at most
+    shard_exact_clauses clauses, takes the exact per-shard spans; the others shard sets."""
+    stats = build(shards=3, docs=[(0, "read readFile"), (1, "read readAll"),
+                                  (2, "read readLine"), (0, "readDeadline now")])
+    df = df_lookup(stats)
+    layouts = {mode: plan_identifier_query("read", stats, df, replace(ALL_SPANS,
+                                                                     shard_groups=mode))
+               for mode in ("max", "shard")}
+    full = 0b111
+    (read,) = layouts["max"].words
+    listed = {t for terms, _ in read.groups for t in terms}
+    shared = sum(df([t])[t] for t in listed
+                 if t not in stats.word_id or int(stats.mask[stats.word_id[t]]) in (0, full))
+    share = shared / stats.doc_count
+    assert share > 0 and layouts["max"].words != layouts["shard"].words
+    extra = layouts["shard"].clauses - layouts["max"].clauses  # the terms repeated per shard
+    assert extra > 0
+    for exact_df, clauses, want in ((share, extra, "shard"), (share * 0.99, extra, "max"),
+                                    (1.0, extra, "shard"), (0.0, extra, "max"),
+                                    (1.0, extra - 1, "max"), (1.0, 10**6, "shard")):
+        auto = plan_identifier_query("read", stats, df, replace(
+            ALL_SPANS, shard_groups="auto", shard_exact_df=exact_df,
+            shard_exact_clauses=clauses))
+        assert auto.words == layouts[want].words, (exact_df, clauses, want)
+    (exact,), (best,) = layouts["shard"].words, layouts["max"].words
+    assert exact.exact and not best.exact  # and esqlog explain --identifiers says so:
+    views = {mode: format_subword_rows(IdentifierContext(
+        stats, cast(Vocabulary, None), layouts[mode], replace(ALL_SPANS, shard_groups=mode)))
+        for mode in layouts}
+    assert f"({len(exact.groups)} spans, one per shard: exact)" in views["shard"]
+    assert f"({len(best.groups)} spans by shard set: the best of them)" in views["max"]
+    with pytest.raises(UsageError, match="shard_exact_df"):
+        IdentifierSettings(shard_exact_df=1.5)
+    with pytest.raises(UsageError, match="shard_exact_clauses"):
+        IdentifierSettings(shard_exact_clauses=-1)
 
 
 def test_shard_groups_combine_by_their_best_or_one_span_per_shard() -> None:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -130,14 +130,16 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
 
 
 @pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own",
-                                  "sum", "shard", "plain"])
+                                  "sum", "shard", "max", "auto all", "plain"])
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
     sub-words: their own term apart from a span of their compounds), the same capped, the
     old default (common sub-words by their own term only), shard-set groups summed instead
     of their best, one span per shard (``shard``: plain split-stream BM25, one
-    saturation per word on every shard, no groups in the oracle), and every query a plain
-    one (``plain``: q = 1, the budget by score mass); 3 shards, dfs."""
+    saturation per word on every shard, no groups in the oracle), the best of the groups
+    for every word (``max``; the default ``auto`` takes one span per shard for the words
+    whose terms every shard holds are rare, ``auto all`` for more of them), and every query
+    a plain one (``plain``: q = 1, the budget by score mass); 3 shards, dfs."""
     settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
                 "capped": IdentifierSettings(budget=40, span_max_df=1.0),
                 "default": IdentifierSettings(),
@@ -145,9 +147,15 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
                 "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
                 "sum": IdentifierSettings(shard_groups="sum"),
                 "shard": IdentifierSettings(shard_groups="shard"),
+                "max": IdentifierSettings(shard_groups="max"),
+                "auto all": IdentifierSettings(shard_exact_df=0.5, shard_exact_clauses=10**6),
                 "plain": IdentifierSettings(rare_word_df=0)}[case]
-    checked, capped, kinds = _check_scores(corpus, settings, load_query_texts()[:60])
+    checked, capped, kinds, exact, grouped = _check_scores(corpus, settings,
+                                                           load_query_texts()[:60])
     assert checked > 200
+    if case in ("default", "auto all"):  # both layouts occur, on several words each
+        assert len(exact) > 5 and len(grouped) >= (5 if case == "default" else 1), (
+            len(exact), len(grouped))
     # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; the
     # other cases leave rare_word_df unset, and no df of these functions spikes (families)
     assert kinds == ({True} if case == "plain" else {False})
@@ -157,16 +165,27 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
         assert capped > 10
 
 
+class Checked(NamedTuple):
+    """What :func:`_check_scores` compared."""
+
+    hits: int
+    capped: int  # queries whose compounds the budget capped
+    kinds: set[bool]  # which of plain / not plain occurred
+    exact: set[str]  # words scored in one saturation per shard (shard_groups "auto")
+    grouped: set[str]  # words scored by their best shard-set group
+
+
 def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
-                  texts: list[str]) -> tuple[int, int, set[bool]]:
-    """Each query's engine scores against the oracle's; (hits checked, capped queries,
-    which of plain / not plain occurred)."""
+                  texts: list[str]) -> Checked:
+    """Each query's engine scores against the oracle's."""
     stats, oracle = corpus.found.stats, corpus.oracle
     # independent of the plan: which words keep their own term apart (common ones)
     alone = {w for w, n in oracle.split_df.items()
              if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
     checked = capped = 0
     kinds: set[bool] = set()
+    exact_words: set[str] = set()
+    grouped_words: set[str] = set()
     for text in texts:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings)
         if not plan.words or plan.clauses > 1000:
@@ -192,13 +211,20 @@ def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
         found = call(corpus.engine, "POST", f"/{corpus.index}/_search", body,
                      search_type="dfs_query_then_fetch")["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
+        # independent of the plan: the words "auto" scores in one saturation per shard
+        exact = (oracle.exact_words(words, stats.shards, settings.shard_exact_df,
+                                    settings.shard_exact_clauses, alone)
+                 if settings.shard_groups == "auto" else set())
+        exact_words.update(exact)
+        grouped_words.update(w for w, _, _ in words if w not in exact)
         for hit in found["hits"]:
             expected = oracle.score(hit["_id"], words, q, alone=alone,
                                     grouped=settings.shard_groups != "shard",
-                                    shard_groups=settings.shard_groups) * corpus.scale
+                                    shard_groups=settings.shard_groups,
+                                    exact=exact) * corpus.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
-    return checked, capped, kinds
+    return Checked(checked, capped, kinds, exact_words, grouped_words)
 
 
 #: A generated family in the shape of go-playground/locales: every locale's file holds the
@@ -248,7 +274,7 @@ def test_a_generated_family_is_found_and_its_queries_scored_plain(
     texts = [f"{f} returns the {field} representation of 'num' for '{loc}'"
              for (f, field), loc in zip(list(LOCALE_FUNCS.items())[:8], LOCALES, strict=False)]
     texts += load_query_texts()[:12]
-    checked, _, kinds = _check_scores(family_corpus, IdentifierSettings(), texts)
+    checked, _, kinds, _, _ = _check_scores(family_corpus, IdentifierSettings(), texts)
     assert checked > 100 and kinds == {True, False}
     # esqlog explain --identifiers says which word marked the family, and how strongly
     settings = IdentifierSettings()

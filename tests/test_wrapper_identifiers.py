@@ -54,8 +54,17 @@ class Wrapped:
     def plan_words(self, text: str, settings: IdentifierSettings
                    ) -> list[tuple[str, int, list[str]]]:
         plan = plan_identifier_query(text, self.stats, self.vocab.df_of, settings)
-        return [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
-                for w in plan.words]
+        return [(w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups
+                                                      for t in terms)))
+                for w in plan.words]  # a term sits in several spans per shard: once here
+
+    def exact_words(self, words: list[tuple[str, int, list[str]]],
+                    settings: IdentifierSettings) -> set[str]:
+        """The words shard_groups="auto" scores in one saturation per shard, found by the
+        oracle's own rule, independent of the plan."""
+        return self.oracle.exact_words(words, self.stats.shards, settings.shard_exact_df,
+                                       settings.shard_exact_clauses,
+                                       self.common_words(settings))
 
     def token_words(self, text: str) -> list[set[str]]:
         """Per query token (the engine's own, with offsets): the token and its sub-words
@@ -148,8 +157,8 @@ def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped) -> None:
         response = body_of(_search(client, w, {"match": {"body": text}}))
         assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
         for hit in response["hits"]["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, grouped=True,
-                                    alone=alone) * w.scale
+            expected = oracle.score(hit["_id"], words, plan.q, grouped=True, alone=alone,
+                                    exact=w.exact_words(words, settings)) * w.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 150
@@ -197,7 +206,8 @@ def test_operator_and_msm_match_their_documented_set(wrapped_index: Wrapped,
         words = w.plan_words(text, UNCAPPED)
         q = plan_identifier_query(text, w.stats, w.vocab.df_of, UNCAPPED).q
         for doc, score in hits_of(response)[:20]:
-            expected_score = w.oracle.score(doc, words, q, grouped=True) * w.scale
+            expected_score = w.oracle.score(doc, words, q, grouped=True,
+                                            exact=w.exact_words(words, UNCAPPED)) * w.scale
             assert score == pytest.approx(expected_score, rel=1e-4)
         narrowed += len(expected) < len(w.oracle.matching(words))
     assert narrowed >= len(texts) // 2  # the filters do narrow the or set

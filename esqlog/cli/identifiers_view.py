@@ -53,7 +53,8 @@ def subword_rows(found: IdentifierContext) -> list[dict[str, Any]]:
     return [{"word": w.word, "occurrences": w.count, "df": w.df,
              "N": found.stats.split_docs, "weight": w.weight,
              "compounds": w.compounds_used, "compounds_total": w.compounds_total,
-             "spans": len(w.groups) - int(w.apart), "own_term_apart": w.apart}
+             "spans": len(w.groups) - int(w.apart), "own_term_apart": w.apart,
+             "exact": w.exact}
             for w in found.plan.words]
 
 
@@ -79,8 +80,11 @@ def format_subword_rows(found: IdentifierContext) -> str:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"
         note = f"  x{r['occurrences']}" if r["occurrences"] > 1 else ""
         note += "  (own term apart)" if r["own_term_apart"] else ""
-        note += (f"  ({r['spans']} spans by shard, {found.settings.shard_groups})"
-                 if r["spans"] > 1 else "")
+        if r["spans"] > 1:
+            note += (f"  ({r['spans']} spans, one per shard: exact)" if r["exact"] else
+                     f"  ({r['spans']} spans by shard set: the best of them)"
+                     if found.settings.shard_groups != "sum" else
+                     f"  ({r['spans']} spans by shard set, added)")
         lines.append(f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
                      f"{r['weight']:>8.4f}  {covered:>17}{note}")
     return "\n".join(lines)

@@ -64,7 +64,9 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     keys: dict[str, tuple[str, Callable[[str], Any]]] = {
             "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
-            "groups": ("shard_groups", str), "rf": ("rare_first", lambda v: v == "1"),
+            "groups": ("shard_groups", str), "exact": ("shard_exact_df", float),
+            "xc": ("shard_exact_clauses", int),
+            "rf": ("rare_first", lambda v: v == "1"),
             "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
             "fam": ("family_excess", lambda v: None if v == "none" else float(v))}
     fields: dict[str, Any] = {}
