@@ -262,7 +262,9 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine,
             assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
             for hit in response["hits"]["hits"]:
                 expected = w.oracle.score(hit["_id"], words, plan.q, grouped=True,
-                                          alone=alone) * w.scale
+                                          alone=alone,
+                                          exact=w.exact_words(words, IdentifierSettings())
+                                          ) * w.scale
                 assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
                 checked += 1
         assert checked > 80
