@@ -80,18 +80,31 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     part = (split_apart[owner] & ~own).astype(np.int64)
     names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
     if one_shard or layout in ("max", "sum"):
-        return [(g, one_shard) for g in _by_shard_set(words, stats, weight, owner, part,
-                                                       position, df, mask, names_all)]
+        single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
+        return [(g, single is None or bool(single[k])) for k, g in enumerate(
+            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all))]
     exact = _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
     if layout == "shard":
         return [(g, True) for g in exact]
     everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
     cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
     sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all)
+    single = _one_set_per_part(owner, part, mask, len(words))
     cheap = [c <= exact_df * stats.doc_count and _size(e) - _size(g) <= exact_clauses
              for e, g, c in zip(exact, sets, cost.tolist(), strict=True)]
-    return [(e, True) if ok else (g, False)
-            for e, g, ok in zip(exact, sets, cheap, strict=True)]
+    return [(e, True) if ok else (g, bool(one))
+            for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
+
+
+def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,
+                      n_words: int) -> np.ndarray:
+    """Per word: whether each of its parts lies on one shard set, so that its shard-set
+    groups are one span per part and already exact (a word's terms on the same shards)."""
+    sets = np.unique(np.stack((owner, part, mask.astype(np.int64))), axis=1)[0]
+    parts = np.unique(np.stack((owner, part)), axis=1)[0]
+    single: np.ndarray = (np.bincount(sets, minlength=n_words)
+                          == np.bincount(parts, minlength=n_words))
+    return single
 
 
 def _size(groups: Groups) -> int:
