@@ -83,11 +83,15 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
         single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
         return [(g, single is None or bool(single[k])) for k, g in enumerate(
             _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all))]
-    exact = _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
     if layout == "shard":
-        return [(g, True) for g in exact]
+        return [(g, True) for g in _per_shard(words, stats, weight, owner, part, position,
+                                                df, mask, names_all)]
     everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
     cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
+    # one span per shard is built only for the words rare enough to take it
+    rows = np.flatnonzero((cost <= exact_df * stats.doc_count)[owner])
+    exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
+                       df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
     sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all)
     single = _one_set_per_part(owner, part, mask, len(words))
     cheap = [c <= exact_df * stats.doc_count and _size(e) - _size(g) <= exact_clauses
@@ -100,10 +104,15 @@ def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,
                       n_words: int) -> np.ndarray:
     """Per word: whether each of its parts lies on one shard set, so that its shard-set
     groups are one span per part and already exact (a word's terms on the same shards)."""
-    sets = np.unique(np.stack((owner, part, mask.astype(np.int64))), axis=1)[0]
-    parts = np.unique(np.stack((owner, part)), axis=1)[0]
-    single: np.ndarray = (np.bincount(sets, minlength=n_words)
-                          == np.bincount(parts, minlength=n_words))
+    key = owner.astype(np.int64) * 2 + part  # part is 0 or 1
+    order = np.lexsort((mask, key))
+    key, by_mask = key[order], mask[order]
+    new_part = np.ones(key.size, bool)
+    new_part[1:] = key[1:] != key[:-1]
+    new_set = new_part.copy()
+    new_set[1:] |= by_mask[1:] != by_mask[:-1]
+    single: np.ndarray = (np.bincount(key[new_set] // 2, minlength=n_words)
+                          == np.bincount(key[new_part] // 2, minlength=n_words))
     return single
 
 
@@ -179,7 +188,9 @@ def _idf_runs(idf: np.ndarray, *keys: np.ndarray) -> tuple[list[int], list[int],
     for key in keys:
         start[1:] |= key[1:] != key[:-1]
     bounds = np.flatnonzero(start)
-    sums = np.add.reduceat(idf, bounds) if bounds.size else idf[:0]
+    if not bounds.size:
+        return [], [], []
+    sums = np.add.reduceat(idf, bounds)
     return bounds.tolist(), np.append(bounds[1:], idf.size).tolist(), sums.tolist()
 
 

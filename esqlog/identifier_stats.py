@@ -84,6 +84,8 @@ class IdentifierStats:
                                     compare=False, repr=False)
     words_per_df: WordsPerDf = dc_field(
         default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False)
+    #: family_excess per df, filled as queries ask: every query asks it of each of its words
+    excess_of: dict[int, float] = dc_field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Index the words and invert the splits: compounds of each sub-word, by df."""
@@ -137,7 +139,10 @@ class IdentifierStats:
     def family_excess(self, df: int) -> float:
         """How many times more words have exactly this df than the df values around it,
         where chance would not give it (esqlog.families)."""
-        return family_excess(self.words_per_df, df)
+        found = self.excess_of.get(df)
+        if found is None:
+            found = self.excess_of[df] = family_excess(self.words_per_df, df)
+        return found
 
     def families(self, excess: float) -> list[tuple[int, int, float]]:
         """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
