@@ -88,14 +88,14 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
                                                 df, mask, names_all)]
     everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
     cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
-    # one span per shard is built only for the words rare enough to take it
-    rows = np.flatnonzero((cost <= exact_df * stats.doc_count)[owner])
+    rare = cost <= exact_df * stats.doc_count
+    rows = np.flatnonzero(rare[owner])  # one span per shard only for the words rare enough
     exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
                        df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
     sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all)
     single = _one_set_per_part(owner, part, mask, len(words))
-    cheap = [c <= exact_df * stats.doc_count and _size(e) - _size(g) <= exact_clauses
-             for e, g, c in zip(exact, sets, cost.tolist(), strict=True)]
+    cheap = [ok and _size(e) - _size(g) <= exact_clauses
+             for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)]
     return [(e, True) if ok else (g, bool(one))
             for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
 
