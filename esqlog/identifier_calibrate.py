@@ -23,13 +23,8 @@ from esqlog.calibrate import (
 )
 from esqlog.engine import Engine
 from esqlog.families import FAMILY_EXCESS
-from esqlog.identifier_stats import (
-    IdentifierStats,
-    SplitCollector,
-    build_identifier_stats,
-    identifiers_path_for,
-    save_identifier_stats,
-)
+from esqlog.identifier_files import identifiers_path_for, save_identifier_stats
+from esqlog.identifier_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.qlog import DEFAULT_PREDICTOR
 from esqlog.vocabulary import Vocabulary
 

@@ -58,6 +58,15 @@ class SplitCollector:
         self.doc_ptr = array("q", [0])
         self.doc_shard = array("b")
         self.global_df: np.ndarray | None = None  # set by term_statistics()
+        #: per shard: the largest df each term's vectors reported (the shard's own df)
+        self.shard_best: dict[int, np.ndarray] | None = None
+        #: per shard: the field's document count as its term vectors reported it (deleted
+        #: documents included, as the shard's BM25 counts them)
+        self.shard_docs: dict[int, int] = {}
+
+    def field_statistics(self, shard: int, doc_count: int) -> None:
+        """The scan saw this field doc_count on a shard (it keeps the largest)."""
+        self.shard_docs[shard] = max(self.shard_docs.get(shard, 0), doc_count)
 
     def __call__(self, shard: int, hit: Mapping[str, Any], terms: Mapping[str, Any]) -> None:
         """Queue the document (its shard, the field's source, its term vector)."""
@@ -124,21 +133,36 @@ class SplitCollector:
                     if parts:
                         splits[i] = parts
 
+    def shard_df(self) -> dict[int, np.ndarray]:
+        """Per shard holding documents: each term's df there (0 where the shard's
+        documents do not hold it), the largest its term vectors reported."""
+        if self.shard_best is not None:
+            return self.shard_best
+        self.finish()
+        n = len(self.terms)
+        ids = np.frombuffer(self.doc_terms, dtype=np.int32)
+        dfs = np.frombuffer(self.doc_df, dtype=np.int32)
+        ptr = np.frombuffer(self.doc_ptr, dtype=np.int64)
+        shard_of = np.repeat(np.frombuffer(self.doc_shard, dtype=np.int8), np.diff(ptr))
+        shards = np.unique(shard_of)
+        out: dict[int, np.ndarray] = {}
+        for shard in shards.tolist():
+            one = shards.size == 1
+            best = np.zeros(n, dtype=np.int32)
+            np.maximum.at(best, ids if one else ids[shard_of == shard],
+                          dfs if one else dfs[shard_of == shard])
+            out[shard] = best
+        self.shard_best = out
+        return out
+
     def term_statistics(self) -> tuple[dict[str, int], dict[str, int]]:
         """(global df, ttf) of every term seen, as esqlog.vocabulary's scan counts them: per
         shard the largest df a term vector reported, summed over shards; tf summed."""
         self.finish()
         n = len(self.terms)
         ids = np.frombuffer(self.doc_terms, dtype=np.int32)
-        dfs = np.frombuffer(self.doc_df, dtype=np.int32).astype(np.int64)
-        ptr = np.frombuffer(self.doc_ptr, dtype=np.int64)
-        shard_of = np.repeat(np.frombuffer(self.doc_shard, dtype=np.int8), np.diff(ptr))
         df = np.zeros(n, dtype=np.int64)
-        shards = np.unique(shard_of)
-        for shard in shards.tolist():
-            sel = ids if shards.size == 1 else ids[shard_of == shard]
-            best = np.zeros(n, dtype=np.int64)
-            np.maximum.at(best, sel, dfs if shards.size == 1 else dfs[shard_of == shard])
+        for best in self.shard_df().values():
             df += best
         ttf = np.bincount(ids, weights=np.frombuffer(self.doc_tf, dtype=np.int32),
                           minlength=n).astype(np.int64)

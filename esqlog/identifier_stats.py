@@ -7,7 +7,10 @@ document frequency of every sub-word in the split stream (a document counts for 
 holds s or any term whose split contains s), that stream's N and h_tok, so q for this mode
 is predicted from the stream it scores; (c) per sub-word, its compounds, ordered by df; and
 (d) on which shards each term occurs, because Lucene sums a ``span_or``'s idf over the terms
-present on the shard that scores it (see esqlog.identifiers).
+present on the shard that scores it (see esqlog.identifiers); and (e) each shard's own
+document count and the per-shard df of every term spread over several shards, so that each
+shard can be sent a query of its own, exact in its own statistics, without the dfs phase
+(esqlog.identifier_shards). The file format is esqlog.identifier_files.
 
 How: it rides on calibrate's vocabulary scan (one pass over term vectors, here with the
 field's ``_source``): esqlog.identifier_scan's ``SplitCollector`` sees every document's
@@ -20,26 +23,19 @@ express.
 
 from __future__ import annotations
 
-import io
 import itertools
-import json
 import re
-import stat
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from pathlib import Path
 
 import numpy as np
 
-from esqlog.atomic import atomic_write
-from esqlog.errors import UsageError
 from esqlog.families import WordsPerDf, families, family_excess
 from esqlog.identifier_scan import MAX_SHARDS, SplitCollector
 
 __all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
-from esqlog.qlog import CorpusFeatures, get_predictor, validate_q
+from esqlog.qlog import CorpusFeatures, get_predictor
 from esqlog.subwords import split_identifier
 
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
@@ -86,6 +82,17 @@ class IdentifierStats:
         default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False)
     #: family_excess per df, filled as queries ask: every query asks it of each of its words
     excess_of: dict[int, float] = dc_field(default_factory=dict, compare=False, repr=False)
+    #: Each shard's own statistics, for queries sent to one shard at a time
+    #: (esqlog.identifier_shards): the field's document count per shard (deleted documents
+    #: included; empty when the file predates them), and the per-shard df of every term
+    #: whose documents lie on two or more shards (a term on one shard has its global df
+    #: there). A row per such term, a column per shard.
+    shard_docs: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int64),
+                                      compare=False, repr=False)
+    local_terms: list[str] = dc_field(default_factory=list, compare=False, repr=False)
+    local_df: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0), np.uint32),
+                                    compare=False, repr=False)
+    local_row: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Index the words and invert the splits: compounds of each sub-word, by df."""
@@ -99,6 +106,13 @@ class IdentifierStats:
         object.__setattr__(self, "comp_idx", owner[order])
         own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
         object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
+        object.__setattr__(self, "local_row", {t: i for i, t in enumerate(self.local_terms)})
+
+    @property
+    def per_shard(self) -> bool:
+        """Whether each shard's own statistics are known (queries can go to one shard at a
+        time, each exact in that shard's statistics: esqlog.identifier_shards)."""
+        return self.shards > 1 and self.shard_docs.size == self.shards
 
     @property
     def applies(self) -> bool:
@@ -242,6 +256,7 @@ def build_identifier_stats(
     shard_bit = np.left_shift(np.uint64(1), np.frombuffer(collector.doc_shard, np.int8)
                               .astype(np.uint64))
     np.bitwise_or.at(mask, doc_terms, shard_bit[doc_of])
+    shard_docs, local_terms, local_df = _local_statistics(collector, shards)
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
@@ -250,117 +265,29 @@ def build_identifier_stats(
         df_engine=df_engine[kept].astype(np.uint32),
         df_split=np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
         mask=mask[kept], parts_ptr=new_ptr.astype(np.int64),
-        parts_idx=new_parts.astype(np.int32))
+        parts_idx=new_parts.astype(np.int32), shard_docs=shard_docs,
+        local_terms=local_terms, local_df=local_df)
 
 
-# --- files ----------------------------------------------------------------------------------
+def _local_statistics(collector: SplitCollector, shards: int
+                      ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(documents per shard, terms on several shards, their df per shard), from the scan.
 
-FORMAT = "esqlog-identifiers/1"
-MAX_FILE_BYTES = 1 << 30
-_META_KEYS = ("index", "index_uuid", "field", "shards", "doc_count", "split_docs",
-              "split_tokens", "h_tok", "q", "split_share", "predictor", "created_at")
-_ARRAYS = {"df_engine": np.uint32, "df_split": np.uint32, "mask": np.uint64,
-           "parts_ptr": np.int64, "parts_idx": np.int32}
-
-
-def identifiers_path_for(stem: Path, digest: str) -> Path:
-    """Where the split statistics of the snapshot with checksum ``digest`` live:
-    NAME.idents.<sha16>.npz beside NAME.vocab.<sha16>.npz (``stem`` is folder/NAME)."""
-    return stem.with_name(f"{stem.name}.idents.{digest[:16]}.npz")
-
-
-def save_identifier_stats(stats: IdentifierStats, path: str | Path,
-                          vocabulary_sha256: str | None = None) -> tuple[Path, int]:
-    """Write atomically (esqlog.atomic); returns the path and its size in bytes.
-
-    ``vocabulary_sha256`` binds the file to the df snapshot of the same scan: loading
-    refuses a pair from two different calibrations.
-    """
-    blob = "\n".join(stats.words).encode("utf-8")
-    meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256,
-            **{k: getattr(stats, k) for k in _META_KEYS}}
-    buffer = io.BytesIO()
-    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-             words=np.frombuffer(blob, dtype=np.uint8),
-             **{name: getattr(stats, name) for name in _ARRAYS})
-    payload = buffer.getvalue()
-    return atomic_write(path, payload), len(payload)
-
-
-def load_identifier_stats(path: str | Path,
-                          vocabulary_sha256: str | None = None) -> IdentifierStats:
-    """Read and validate a split-statistics file (untrusted input: bounded, checked)."""
-    source = Path(path)
-    fix = "re-run esqlog calibrate --vocabulary --identifiers --out FILE"
-    name = repr(str(source))
-    try:
-        info = source.stat()
-    except OSError:
-        raise UsageError(f"identifier statistics file {name} does not exist", fix) from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-        raise UsageError(f"identifier statistics file {name} is not a regular file under "
-                         f"{MAX_FILE_BYTES >> 20} MB", fix)
-    try:
-        payload = source.read_bytes()
-        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-            if sum(i.file_size for i in archive.infolist()) > MAX_FILE_BYTES:
-                raise ValueError("archive expands too far")
-        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            words = bytes(data["words"]).decode("utf-8")
-            arrays = {k: data[k] for k in _ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile,
-            UnicodeDecodeError) as exc:
-        raise UsageError(f"identifier statistics file {name} is not an esqlog identifier "
-                         f"statistics file ({type(exc).__name__})", fix) from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise UsageError(f"identifier statistics file {name} has an unknown format", fix)
-    if vocabulary_sha256 is not None and meta.get("vocabulary_sha256") != vocabulary_sha256:
-        raise UsageError(f"identifier statistics file {name} belongs to another calibration "
-                         "(its vocabulary snapshot differs)", fix)
-    word_list = words.split("\n") if words else []
-    problem = _array_problem(arrays, len(word_list))
-    if problem:
-        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", fix)
-    try:
-        values = {k: meta[k] for k in _META_KEYS}
-        record = IdentifierStats(**values, words=word_list,
-                                 **{k: arrays[k] for k in _ARRAYS})
-        validate_q(record.q)
-        if not 1 <= record.shards <= MAX_SHARDS or record.split_docs < 1:
-            raise ValueError("shards or document count out of range")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"identifier statistics file {name} has incomplete metadata "
-                         f"({type(exc).__name__})", fix) from None
-    return record
-
-
-def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int) -> str | None:
-    """What is wrong with the arrays of a file, or None."""
-    for key, dtype in _ARRAYS.items():
-        if arrays[key].dtype != dtype or arrays[key].ndim != 1:
-            return f"{key} is not a {np.dtype(dtype).name} vector"
-    for key in ("df_engine", "df_split", "mask"):
-        if arrays[key].size != n_words:
-            return f"{key} has {arrays[key].size} entries for {n_words} words"
-    ptr, idx = arrays["parts_ptr"], arrays["parts_idx"]
-    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or np.any(np.diff(ptr) < 0):
-        return "parts_ptr is not a valid offset vector"
-    if idx.size and (idx.min() < 0 or idx.max() >= n_words):
-        return "parts_idx points outside the words"
-    return None
-
-
-def load_for_calibration(vocabulary_path: Path | None,
-                         vocabulary_sha256: str | None) -> IdentifierStats:
-    """The split statistics written beside a calibration's vocabulary snapshot."""
-    if vocabulary_path is None:
-        raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
-                         "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
-    # NAME.vocab.<sha16>.npz -> NAME.idents.<sha16>.npz (the same snapshot's companion)
-    name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary_path.name)
-    if name == vocabulary_path.name:
-        raise UsageError(f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
-                         "statistics beside it", "re-run esqlog calibrate --vocabulary "
-                         "--identifiers")
-    return load_identifier_stats(vocabulary_path.with_name(name), vocabulary_sha256)
+    Every term of the vocabulary is covered, not only the words kept for splitting: a
+    query's own plain word is scored on each shard too. A term whose documents lie on one
+    shard needs no row (its global df is that shard's). Empty when a shard's document
+    count was not seen (a scan without field statistics)."""
+    docs = collector.shard_docs
+    if shards <= 1 or any(k not in docs for k in collector.shard_df()):
+        return np.zeros(0, np.int64), [], np.zeros((0, shards), np.uint32)
+    per = collector.shard_df()
+    n = len(collector.terms)
+    spread = np.zeros(n, np.int64)
+    for best in per.values():
+        spread += best > 0
+    rows = np.flatnonzero(spread > 1)
+    shard_docs = np.asarray([docs.get(k, 0) for k in range(shards)], np.int64)
+    local = np.zeros((rows.size, shards), np.uint32)
+    for k, best in per.items():
+        local[:, k] = np.minimum(best[rows], shard_docs[k])  # as the snapshot caps at N
+    return shard_docs, [collector.terms[i] for i in rows.tolist()], local

@@ -101,7 +101,7 @@ def searcher(target: Target, system: str) -> Search:
 def _identifier_searcher(target: Target) -> Search:
     """The identifiers mode: its query from the calibration's snapshot and split stats."""
     from esqlog.calibrate import load_calibration
-    from esqlog.identifier_stats import load_for_calibration
+    from esqlog.identifier_files import load_for_calibration
     from esqlog.identifiers import IdentifierSettings, plan_identifier_query
     from esqlog.vocabulary import load_vocabulary
 

@@ -52,6 +52,8 @@ def scan_shard_plan(
     out = ShardScan({}, {})
     shard_df, ttf = out.df, out.ttf
     counted_by_hook = hook_counts_terms(on_doc)
+    #: a hook that keeps each shard's own N (esqlog.identifier_scan) is told it too
+    note_docs = getattr(on_doc, "field_statistics", None)
 
     def page(hits: list[dict[str, Any]]) -> Plan[bool]:
         vectors = yield stored_vectors_request(hits, [field_name], index=index,
@@ -63,6 +65,8 @@ def scan_shard_plan(
             n = int(fstats.get("doc_count") or 0)
             if n > out.doc_count:
                 out.doc_count, out.sum_ttf = n, int(fstats.get("sum_ttf") or 0)
+                if note_docs is not None:
+                    note_docs(shard, n)
             terms = found.get("terms") or {}
             if on_doc is not None:
                 on_doc(shard, by_id.get(doc.get("_id"), {}), terms)

@@ -47,7 +47,8 @@ from esqlog.corpus import load_queries
 from esqlog.engine import Engine, Request
 from esqlog.evaluate import per_query_metrics
 from esqlog.identifier_calibrate import calibrate_identifiers
-from esqlog.identifier_stats import IdentifierStats, load_for_calibration
+from esqlog.identifier_files import load_for_calibration
+from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierPlan, IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import load_vocabulary
 

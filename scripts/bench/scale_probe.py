@@ -47,7 +47,7 @@ def main() -> int:
     body = {"query": {"match": {"body": args.query}}, "size": 10, "_source": False}
     client = OpenSearch(hosts=[args.url], timeout=120)
     if args.what == "snapshot":
-        from esqlog.identifier_stats import load_for_calibration
+        from esqlog.identifier_files import load_for_calibration
         from esqlog.vocabulary import load_vocabulary
 
         cal = load_calibration(args.calibration)
