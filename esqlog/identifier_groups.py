@@ -29,7 +29,7 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
                 chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
                 weight: Mapping[str, float], alone: set[str],
                 layout: str = "max", exact_df: float = 0.0,
-                exact_clauses: int = 0) -> list[tuple[Groups, bool]]:
+                exact_clauses: int = 0, shards: int | None = None) -> list[tuple[Groups, bool]]:
     """Per word: its own term (when the index holds it) and its chosen compounds, grouped,
     and whether the word scores in one saturation on every shard (exact).
 
@@ -46,10 +46,13 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     phase and its positions once per span: the words where this is cheap are the query's own
     identifiers and their parts, whose documents also hold rare compounds of other shard
     sets (where the best of the groups undercounts them).
+
+    ``shards=1`` lays the query out as on one shard whatever the index has: for queries
+    sent to each shard on its own (esqlog.identifier_shards).
     """
     if not words:
         return []
-    one_shard = stats.shards <= 1
+    one_shard = (stats.shards if shards is None else shards) <= 1
     sizes = [chosen[w].size for w in words]
     comp = np.concatenate([chosen[w] for w in words]).astype(np.int64)
     comp_df = stats.df_engine[comp].astype(np.float64)
@@ -82,7 +85,8 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     if one_shard or layout in ("max", "sum"):
         single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
         return [(g, single is None or bool(single[k])) for k, g in enumerate(
-            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all))]
+            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
+                          one_shard))]
     if layout == "shard":
         return [(g, True) for g in _per_shard(words, stats, weight, owner, part, position,
                                                 df, mask, names_all)]
@@ -92,7 +96,8 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     rows = np.flatnonzero(rare[owner])  # one span per shard only for the words rare enough
     exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
                        df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
-    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all)
+    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
+                         False)
     single = _one_set_per_part(owner, part, mask, len(words))
     cheap = [ok and _size(e) - _size(g) <= exact_clauses
              for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)]
@@ -123,9 +128,8 @@ def _size(groups: Groups) -> int:
 
 def _by_shard_set(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str, float],
                   owner: np.ndarray, part: np.ndarray, position: np.ndarray, df: np.ndarray,
-                  mask: np.ndarray, names_all: list[str]) -> list[Groups]:
+                  mask: np.ndarray, names_all: list[str], one_shard: bool) -> list[Groups]:
     """Per word (and part), one span per set of shards holding its terms (one on one shard)."""
-    one_shard = stats.shards <= 1
     # the group holding a part's first term comes first in that part
     by_part = np.lexsort((position, part, owner))
     first = np.ones(by_part.size, bool)

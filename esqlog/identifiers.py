@@ -24,7 +24,10 @@ Two engine limits shape the query:
   at 1.6x the clauses; ``"auto"``, the default, takes it where it is cheap (a word whose
   terms every shard holds are few and rare), which gains most of its quality for 7-10% more
   time than "max".
-  With one shard there is one group.
+  With one shard there is one group. When calibrate recorded each shard's own statistics,
+  the wrapper sends a plain search to each shard on its own instead (``fan_out``,
+  esqlog.identifier_shards): the plan is laid out as on one shard and each shard's query
+  lists the terms it holds with boosts from its own df, exact without dfs.
 - Engines cap the terms of one query (OpenSearch: 1,024). ``budget`` bounds the clauses;
   the compounds kept are those holding query words of the largest summed weight first,
   then those with the largest ``weight(s) * df(compound)`` (where the score mass is).
@@ -63,6 +66,9 @@ from esqlog.subwords import cased_tokens, split_identifier
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 DEFAULT_BUDGET = 300  # clauses, on one shard
 MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
+#: per shard, when each shard gets its own query (esqlog.identifier_shards): no dfs phase,
+#: and each shard looks up only the listed terms it holds
+FAN_OUT_BUDGET = 250
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")
@@ -155,6 +161,12 @@ class IdentifierSettings:
     #: 7, session 8), all Go 153K queries on one shard: 0.641 -> 0.667 NDCG@10 with names,
     #: 0.268 -> 0.311 without (the code reindex: 0.661, 0.293). None: off.
     family_excess: float | None = FAMILY_EXCESS
+    #: On several shards, send each shard a query of its own (the terms it holds, boosts
+    #: from its own statistics: esqlog.identifier_shards) in one _msearch, without dfs,
+    #: when calibrate recorded each shard's statistics and the search is a plain one
+    #: (esqlog.wrapper.fan_out). Every word is then one exact saturation, as on one shard.
+    #: False: one query for all shards, grouped by shard set, with dfs_query_then_fetch.
+    fan_out: bool = True
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
@@ -191,10 +203,13 @@ class IdentifierSettings:
             raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
                              "pass operator='or' or 'and'")
 
-    def budget_for(self, shards: int) -> int:
-        """The clause budget on an index of ``shards`` shards."""
+    def budget_for(self, shards: int, fan_out: bool = False) -> int:
+        """The clause budget on an index of ``shards`` shards (``fan_out``: of each shard's
+        own query, esqlog.identifier_shards)."""
         if self.budget is not None:
             return self.budget
+        if fan_out and shards > 1:
+            return FAN_OUT_BUDGET
         return DEFAULT_BUDGET if shards <= 1 else MULTI_SHARD_BUDGET
 
 
@@ -267,13 +282,17 @@ class IdentifierPlan:
 
 
 def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup,
-                          settings: IdentifierSettings | None = None) -> IdentifierPlan:
+                          settings: IdentifierSettings | None = None,
+                          shards: int | None = None) -> IdentifierPlan:
     """Split the query, weight each stream word, and choose its compounds within budget.
 
     The query's own casing splits a token first (``readFile``); a token typed without
     casing (``readfile``) takes the split calibrate learned for that vocabulary term.
+    ``shards=1`` plans as on one shard (one group per word and part, the one-shard budget)
+    for queries sent to each shard on its own (esqlog.identifier_shards).
     """
     settings = settings or IdentifierSettings()
+    layout = stats.shards if shards is None else shards
     q = stats.q if settings.q is None else settings.q
     tokens: list[tuple[str, tuple[str, ...]]] = []
     for token in cased_tokens(text):
@@ -296,10 +315,10 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
-    chosen = _choose(present, comps, weight, engine_df, stats, settings, common)
+    chosen = _choose(present, comps, weight, engine_df, stats, settings, common, layout)
     grouped = group_words(present, engine_df, chosen, stats, weight, common,
                           settings.shard_groups, settings.shard_exact_df,
-                          settings.shard_exact_clauses)
+                          settings.shard_exact_clauses, layout)
     words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
                            int(stats.compound_ids(w).size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1,
@@ -310,7 +329,8 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
             engine_df: Mapping[str, int], stats: IdentifierStats,
-            settings: IdentifierSettings, common: set[str]) -> dict[str, np.ndarray]:
+            settings: IdentifierSettings, common: set[str],
+            shards: int) -> dict[str, np.ndarray]:
     """Compound ids per word within the clause budget.
 
     Every word first gets one clause: itself, or its most frequent compound when it occurs
@@ -322,7 +342,8 @@ def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping
     ``rare_first`` the compounds of words outside ``common`` come next.
     """
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
-    room = max(settings.budget_for(stats.shards) - len(present), 0)
+    # laid out as on one shard on an index of several: one query per shard (fan-out)
+    room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - len(present), 0)
     held: list[np.ndarray] = []  # per word: how many query words each compound holds
     covered: list[np.ndarray] = []  # per word: the summed weight of those words
     multi: np.ndarray = np.zeros(0, dtype=np.int32)

@@ -59,6 +59,11 @@ class SplitStreamBM25:
         self.n_docs = len(vectors)
         self.dl = {d: sum(tf.values()) for d, tf in vectors.items()}
         self.avgdl = sum(self.dl.values()) / self.n_docs
+        #: each shard's own average length: what a search without dfs normalises with
+        self.shard_avgdl: dict[int, float] = {}
+        for shard in set(shard_of.values()):
+            lengths = [self.dl[d] for d in vectors if shard_of[d] == shard]
+            self.shard_avgdl[shard] = sum(lengths) / len(lengths)
         self.df: dict[str, int] = {}
         self.split_df: dict[str, int] = {}
         self.shards_of: dict[str, set[int]] = {}
@@ -100,13 +105,15 @@ class SplitStreamBM25:
 
     def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
               grouped: bool, alone: Collection[str] = (), shard_groups: str = "max",
-              exact: Collection[str] = ()) -> float:
+              exact: Collection[str] = (), local: bool = False) -> float:
         """Score of ``doc`` for (word, count in the query, listed terms) triples; a word in
         ``alone`` saturates its own term apart from its compounds (a common sub-word), and
         adds that to the best (or the sum) of its compounds' shard-set groups; a word in
-        ``exact`` has one group (one saturation) even when ``grouped``."""
+        ``exact`` has one group (one saturation) even when ``grouped``. ``local``: the length
+        norm of the document's own shard (each shard searched on its own, no dfs)."""
         tfs = self.vectors[doc]
-        norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / self.avgdl)
+        avgdl = self.shard_avgdl[self.shard_of[doc]] if local else self.avgdl
+        norm = 1.2 * (1 - 0.75 + 0.75 * lucene_norm_length(self.dl[doc]) / avgdl)
         total = 0.0
         for word, count, listed in words:
             w = self.weight(word, count, q)

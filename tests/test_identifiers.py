@@ -7,6 +7,7 @@ tests/test_identifiers_engine.py.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import replace
@@ -19,13 +20,8 @@ import pytest
 from esqlog.analysis import standard_terms
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
-from esqlog.identifier_stats import (
-    IdentifierStats,
-    SplitCollector,
-    build_identifier_stats,
-    load_identifier_stats,
-    save_identifier_stats,
-)
+from esqlog.identifier_files import load_identifier_stats, save_identifier_stats
+from esqlog.identifier_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import Vocabulary
 
@@ -417,3 +413,100 @@ def test_prose_is_recognised_as_not_applying() -> None:
              (2, "see also the related commands for more details")]
     assert not build(docs=prose).applies
     assert build().applies and build().split_share > 0.2
+
+
+def build_per_shard(docs: list[tuple[int, str]] = DOCS, shards: int = 3) -> IdentifierStats:
+    """As the vocabulary scan feeds the collector: each term vector with its shard's df,
+    each shard's field doc_count."""
+    shard_df: Counter[tuple[int, str]] = Counter(
+        (shard, t) for shard, text in docs for t in set(standard_terms(text) or []))
+    collector = SplitCollector("body")
+    for shard, text in docs:
+        counts = Counter(standard_terms(text))
+        collector(shard, {"_source": {"body": text}},
+                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
+                   for t, n in counts.items()})
+    for shard in range(shards):
+        collector.field_statistics(shard, sum(s == shard for s, _ in docs))
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u", field="body",
+                                  shards=shards, doc_count=len(docs), created_at="now",
+                                  predictor="esqlog-linear")
+
+
+def test_each_shards_own_statistics_are_recorded() -> None:
+    stats = build_per_shard()
+    assert stats.per_shard and stats.shard_docs.tolist() == [2, 2, 2]
+    by_shard = [Counter(t for s, text in DOCS if s == k for t in set(standard_terms(text) or []))
+                for k in range(3)]
+    spread = {t for t in set().union(*by_shard) if sum(t in c for c in by_shard) > 1}
+    assert set(stats.local_terms) == spread and "read" in spread  # "read" on every shard
+    for term in spread:
+        assert stats.local_df[stats.local_row[term]].tolist() == [c[term] for c in by_shard]
+    assert not build().per_shard  # no field statistics seen: no per-shard statistics
+
+
+def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
+    """Per shard: only the terms the shard's documents hold, and every group's boost times
+    the shard's idf sum of its terms is the word's weight (one exact saturation)."""
+    from esqlog.identifier_shards import shard_plans
+
+    stats = build_per_shard()
+    lookup = df_lookup(stats)
+    plan = plan_identifier_query("read the socket file", stats, lookup, ALL_SPANS, 1)
+    assert all(len(w.groups) == 1 for w in plan.words)  # as on one shard
+    held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []}
+            for k in range(3)]
+    global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))
+    listed_anywhere: set[str] = set()
+    for k, shard_plan in enumerate(shard_plans(plan, stats)):
+        n = int(stats.shard_docs[k])
+        for w in shard_plan.words:
+            for terms, boost in w.groups:
+                listed_anywhere.update(terms)
+                if not set(terms) <= held[k]:
+                    # a plain word the split statistics do not hold (no sub-word, no split)
+                    # is sent alone everywhere: a term clause matches nothing where absent
+                    assert len(terms) == 1 and terms[0] not in stats.word_id
+                    continue
+
+                def local(t: str, k: int = k) -> int:
+                    row = stats.local_row.get(t)
+                    return int(stats.local_df[row, k]) if row is not None else global_df[t]
+                idf = sum(math.log1p((n - local(t) + 0.5) / (local(t) + 0.5)) for t in terms)
+                assert boost * idf == pytest.approx(w.weight, rel=1e-12)
+    assert listed_anywhere == {t for w in plan.words for g, _ in w.groups for t in g}
+
+
+def test_per_shard_statistics_round_trip_and_older_files_still_load(tmp_path: Path) -> None:
+    stats = build_per_shard()
+    path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
+    loaded = load_identifier_stats(path, "abc")
+    assert loaded.per_shard and loaded.local_terms == stats.local_terms
+    assert np.array_equal(loaded.local_df, stats.local_df)
+    assert np.array_equal(loaded.shard_docs, stats.shard_docs)
+    with np.load(path) as data:  # a file of format 1: no per-shard arrays
+        arrays = {k: data[k] for k in data.files if k not in (
+            "local_words", "local_df", "shard_docs")}
+    meta = json.loads(bytes(arrays["meta"]).decode())
+    arrays["meta"] = np.frombuffer(json.dumps({**meta, "format": "esqlog-identifiers/1"})
+                                   .encode(), np.uint8)
+    np.savez(tmp_path / "old.npz", **arrays)
+    old = load_identifier_stats(tmp_path / "old.npz", "abc")
+    assert not old.per_shard and old.words == stats.words
+
+
+@pytest.mark.parametrize("damage", ["shape", "over", "counts"])
+def test_bad_per_shard_statistics_are_refused(tmp_path: Path, damage: str) -> None:
+    stats = build_per_shard()
+    fields = dict(stats.__dict__)
+    if damage == "shape":
+        fields["local_df"] = stats.local_df[:, :2].copy()
+    elif damage == "over":
+        fields["local_df"] = stats.local_df + np.uint32(100)
+    else:
+        fields["shard_docs"] = -stats.shard_docs
+    path, _ = save_identifier_stats(IdentifierStats(**fields), tmp_path / "x.npz", "abc")
+    with pytest.raises(UsageError) as err:
+        load_identifier_stats(path, "abc")
+    assert "inconsistent" in str(err.value) and "\n" not in str(err.value)

@@ -23,6 +23,7 @@ from esqlog.identifier_calibrate import (
     calibrate_identifiers,
     identifier_report,
 )
+from esqlog.identifier_shards import shard_queries
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs, load_query_texts
@@ -227,6 +228,46 @@ def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
     return Checked(checked, capped, kinds, exact_words, grouped_words)
 
 
+@pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
+def test_each_shards_own_query_equals_split_stream_bm25(corpus: SplitCorpus,
+                                                        case: str) -> None:
+    """One request per shard without dfs (esqlog.identifier_shards): each lists the terms
+    its shard holds with boosts from that shard's own df and N, so every word is ONE
+    saturation in the split stream on every shard, with the shard's own length norm.
+    Engine scores equal the oracle's within 1e-4; the shards' totals add up to the
+    oracle's match set."""
+    settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
+                "capped": IdentifierSettings(budget=40, span_max_df=1.0),
+                "default": IdentifierSettings()}[case]
+    stats, oracle = corpus.found.stats, corpus.oracle
+    assert stats.per_shard and stats.shard_docs.sum() == N_DOCS
+    alone = {w for w, n in oracle.split_df.items()
+             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
+    checked = capped = 0
+    for text in load_query_texts()[:60]:
+        plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings, 1)
+        if not plan.words or plan.clauses > 1000:
+            continue
+        words = [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
+                 for w in plan.words]
+        capped += any(w.compounds_used < w.compounds_total for w in plan.words)
+        total = 0
+        for shard, query in enumerate(shard_queries(plan, stats, "body", settings)):
+            found = call(corpus.engine, "POST", f"/{corpus.index}/_search",
+                         {"query": query, "size": 10, "track_total_hits": True},
+                         preference=f"_shards:{shard}")["hits"]
+            total += found["total"]["value"]
+            for hit in found["hits"]:
+                assert oracle.shard_of[hit["_id"]] == shard
+                expected = oracle.score(hit["_id"], words, plan.q, grouped=False, alone=alone,
+                                        local=True) * corpus.scale
+                assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
+                checked += 1
+        assert total == len(oracle.matching(words)), text
+    assert checked > 300
+    assert (capped == 0) if case == "uncapped" else (capped > 10)
+
+
 #: A generated family in the shape of go-playground/locales: every locale's file holds the
 #: same functions, its receiver named after the language (one function per document).
 LOCALES = ("af_ZA", "af_NA", "en_ZA", "en_GB", "en_US", "en_AU", "de_DE", "de_AT", "de_CH",
@@ -353,10 +394,14 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
                                  str(out), "--mode", "identifiers", "--json", "--size", "5"])
     assert found.exit_code == 0, found.output
     hits = json.loads(found.output)["hits"]
-    plan = plan_identifier_query(text, corpus.found.stats, corpus.found.vocabulary.df_of)
-    direct = call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                  {"query": plan.query("body", IdentifierSettings()), "size": 5},
-                  search_type="dfs_query_then_fetch")["hits"]["hits"]
+    # the CLI sends each shard its own query (calibrate recorded each shard's statistics)
+    stats = corpus.found.stats
+    plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, None, 1)
+    direct = sorted((h for shard, query in enumerate(
+        shard_queries(plan, stats, "body", IdentifierSettings()))
+        for h in call(corpus.engine, "POST", f"/{corpus.index}/_search",
+                      {"query": query, "size": 5}, preference=f"_shards:{shard}")[
+                          "hits"]["hits"]), key=lambda h: -h["_score"])[:5]
     assert [h["id"] for h in hits] == [h["_id"] for h in direct]
     for mine, theirs in zip(hits, direct, strict=True):
         assert mine["score"] == pytest.approx(theirs["_score"], rel=1e-6)
@@ -373,7 +418,7 @@ def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path
     from esqlog import calibrate as calibrate_module
     from esqlog.calibrate import load_calibration
     from esqlog.identifier_calibrate import save_identifier_calibration
-    from esqlog.identifier_stats import load_for_calibration
+    from esqlog.identifier_files import load_for_calibration
 
     out = tmp_path / "cal.json"
     save_identifier_calibration(corpus.found, out)

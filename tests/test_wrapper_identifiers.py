@@ -53,7 +53,10 @@ class Wrapped:
 
     def plan_words(self, text: str, settings: IdentifierSettings
                    ) -> list[tuple[str, int, list[str]]]:
-        plan = plan_identifier_query(text, self.stats, self.vocab.df_of, settings)
+        """The plan's words as the wrapper lays them out: one query per shard (fan-out,
+        as on one shard) or one grouped by shard sets (``fan_out=False``)."""
+        plan = plan_identifier_query(text, self.stats, self.vocab.df_of, settings,
+                                     1 if settings.fan_out else None)
         return [(w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups
                                                       for t in terms)))
                 for w in plan.words]  # a term sits in several spans per shard: once here
@@ -142,23 +145,30 @@ def _search(client: Any, w: Wrapped, query: dict[str, Any], size: int = 20) -> A
                                               "track_total_hits": True, "_source": False})
 
 
-def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped) -> None:
+@pytest.mark.parametrize("fan_out", [True, False], ids=["per shard", "dfs"])
+def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped, fan_out: bool) -> None:
     """Default settings, operator or: engine scores through the wrapper equal the oracle
-    within 1e-4 (3 shards; the wrapper adds dfs_query_then_fetch) and the total is the
-    oracle's match set of the listed terms."""
+    within 1e-4 and the total is the oracle's match set of the listed terms. 3 shards:
+    by default one request per shard, every word one saturation in the split stream with
+    each shard's own length norm; ``fan_out=False``: one query with dfs_query_then_fetch,
+    a word's terms grouped by shard set."""
     w = wrapped_index
-    client = wrap(w.engine.client, w.path, mode="identifiers")
-    oracle, settings = w.oracle, IdentifierSettings()
+    settings = IdentifierSettings(fan_out=fan_out)
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=settings)
+    oracle = w.oracle
     alone = w.common_words(settings)
     checked = 0
     for text in _texts(w, 25, settings):
-        words = w.plan_words(text, IdentifierSettings())
-        plan = plan_identifier_query(text, w.stats, w.vocab.df_of)
+        words = w.plan_words(text, settings)
+        q = plan_identifier_query(text, w.stats, w.vocab.df_of).q
         response = body_of(_search(client, w, {"match": {"body": text}}))
         assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
+        assert response["_shards"]["total"] == SHARDS
         for hit in response["hits"]["hits"]:
-            expected = oracle.score(hit["_id"], words, plan.q, grouped=True, alone=alone,
-                                    exact=w.exact_words(words, settings)) * w.scale
+            expected = (oracle.score(hit["_id"], words, q, grouped=False, alone=alone,
+                                     local=True) if fan_out else
+                        oracle.score(hit["_id"], words, q, grouped=True, alone=alone,
+                                     exact=w.exact_words(words, settings))) * w.scale
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     assert checked > 150
@@ -205,9 +215,9 @@ def test_operator_and_msm_match_their_documented_set(wrapped_index: Wrapped,
         assert {i for i, _ in hits_of(response)} == expected, text
         words = w.plan_words(text, UNCAPPED)
         q = plan_identifier_query(text, w.stats, w.vocab.df_of, UNCAPPED).q
-        for doc, score in hits_of(response)[:20]:
-            expected_score = w.oracle.score(doc, words, q, grouped=True,
-                                            exact=w.exact_words(words, UNCAPPED)) * w.scale
+        for doc, score in hits_of(response)[:20]:  # one request per shard (the default)
+            expected_score = w.oracle.score(doc, words, q, grouped=False,
+                                            local=True) * w.scale
             assert score == pytest.approx(expected_score, rel=1e-4)
         narrowed += len(expected) < len(w.oracle.matching(words))
     assert narrowed >= len(texts) // 2  # the filters do narrow the or set

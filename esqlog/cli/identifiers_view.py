@@ -6,14 +6,18 @@ comes from the I/O-free builder the wrapper uses too (esqlog.identifiers).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.query import QueryContext
-from esqlog.identifier_stats import IdentifierStats, load_for_calibration
+from esqlog.errors import ClusterError
+from esqlog.identifier_files import load_for_calibration
+from esqlog.identifier_shards import shard_queries
+from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierPlan, IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import Vocabulary, load_vocabulary
+from esqlog.wrapper.fan_out import merge_responses
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class IdentifierContext:
     vocabulary: Vocabulary
     plan: IdentifierPlan
     settings: IdentifierSettings
+    fan_out: bool = False  # one query per shard (esqlog.identifier_shards)
 
 
 def identifier_context(ctx: QueryContext, budget: int | None = None) -> IdentifierContext:
@@ -32,20 +37,45 @@ def identifier_context(ctx: QueryContext, budget: int | None = None) -> Identifi
     assert path is not None  # load_for_calibration refuses a calibration without one
     vocab = load_vocabulary(path, cal.vocabulary_sha256)
     settings = IdentifierSettings() if budget is None else IdentifierSettings(budget=budget)
-    plan = plan_identifier_query(ctx.text, stats, vocab.df_of, settings)
-    return IdentifierContext(stats, vocab, plan, settings)
+    # as the wrapper plans a plain search: each shard its own query when calibrate
+    # recorded the shards' statistics (esqlog.identifier_shards)
+    fan_out = settings.fan_out and stats.per_shard
+    settings = replace(settings, budget=settings.budget_for(stats.shards, fan_out))
+    plan = plan_identifier_query(ctx.text, stats, vocab.df_of, settings,
+                                 1 if fan_out else None)
+    return IdentifierContext(stats, vocab, plan, settings, fan_out)
 
 
 def run_identifier_search(ctx: QueryContext, size: int) -> list[Hit]:
     """The ranking of the identifiers mode (the same request shape as the other modes)."""
     found = identifier_context(ctx)
     kwargs = search_kwargs(ctx, size)
+    if found.fan_out:
+        return hits_of(_fanned_out(ctx, found, size), ctx.field)
     query = found.plan.query(ctx.field, found.settings)
     if "body" in kwargs:
         kwargs["body"] = {**kwargs["body"], "query": query}
     else:
         kwargs["query"] = query
     return hits_of(ctx.engine.client.search(**kwargs), ctx.field)
+
+
+def _fanned_out(ctx: QueryContext, found: IdentifierContext, size: int) -> dict[str, Any]:
+    """One request per shard in one msearch, merged (esqlog.wrapper.fan_out)."""
+    searches: list[dict[str, Any]] = []
+    for shard, query in enumerate(shard_queries(found.plan, found.stats, ctx.field,
+                                                found.settings)):
+        searches += [{"index": ctx.index, "preference": f"_shards:{shard}"},
+                     {"query": query, "size": size, "_source": ["name", ctx.field]}]
+    key = "searches" if ctx.engine.flavor == "elasticsearch" else "body"
+    raw = ctx.engine.client.msearch(**{key: searches})
+    merged = merge_responses(raw["responses"], raw.get("took"), 0, size, None)
+    if merged is None:
+        errors = [r.get("error") for r in raw["responses"] if "error" in r]
+        reason = errors[0].get("reason") if errors and isinstance(errors[0], dict) else errors
+        raise ClusterError(f"a shard of {ctx.index!r} failed the identifiers search: {reason}",
+                           "check the cluster's health, then search again")
+    return merged
 
 
 def subword_rows(found: IdentifierContext) -> list[dict[str, Any]]:
@@ -74,7 +104,9 @@ def format_subword_rows(found: IdentifierContext) -> str:
                   "scored as the plain split stream")
     lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
              f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
-             f"{found.settings.budget_for(found.stats.shards):,}",
+             f"{found.settings.budget_for(found.stats.shards, found.fan_out):,}"
+             + (f", sent to each of the {found.stats.shards} shards with its own statistics"
+                if found.fan_out else ""),
              f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}"]
     for r in rows:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"

@@ -29,7 +29,9 @@ from esqlog.analysis import standard_terms
 from esqlog.calibrate import Calibration
 from esqlog.clauses import count_clauses
 from esqlog.errors import UsageError
-from esqlog.identifier_stats import IdentifierStats, load_for_calibration
+from esqlog.identifier_files import load_for_calibration
+from esqlog.identifier_shards import shard_queries
+from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from esqlog.matchspec import MatchSpec, parse_match, walk
 from esqlog.vocabulary import Vocabulary
@@ -108,6 +110,18 @@ class IdentifierRewriter:
                 max_clauses: int) -> dict[str, Any] | str | None:
         """The query with its eligible match clauses replaced; None when none is (send it
         untouched); STALE when a snapshot they need no longer matches the index."""
+        found = self._rewrite(target, query, snapshots, max_clauses, False)
+        return found if not isinstance(found, list) else found[0]
+
+    def rewrite_per_shard(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                          max_clauses: int) -> list[dict[str, Any]] | str | None:
+        """One query per shard of ``target`` (esqlog.identifier_shards), each with its
+        eligible match clauses replaced; None when none is, or when the statistics of one
+        lack the shards' own (send the one query instead); STALE as :meth:`rewrite`."""
+        return self._rewrite(target, query, snapshots, max_clauses, True)
+
+    def _rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                 max_clauses: int, fan_out: bool) -> list[dict[str, Any]] | str | None:
         eligible: list[tuple[MatchSpec, IdentifierStats, Vocabulary]] = []
         stale = False
 
@@ -127,25 +141,28 @@ class IdentifierRewriter:
         if stale:
             self._warn_stale(target.index)
             return STALE
-        if not eligible:
+        if not eligible or (fan_out and not all(
+                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible)):
             return None
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
-        built = iter([self._build(spec, stats, vocab, share)
-                      for spec, stats, vocab in eligible])
-        replaced = False
+        built = [self._build(spec, stats, vocab, share, fan_out)
+                 for spec, stats, vocab in eligible]
+        if all(b is None for b in built):
+            return None
+        out = []
+        for shard in range(target.shards if fan_out else 1):
+            clauses = iter([None if b is None else b[shard] for b in built])
 
-        def substitute(kind: str, inner: Mapping[str, Any]) -> dict[str, Any] | None:
-            nonlocal replaced
-            if self._eligible(target, kind, inner) is None:
-                return None
-            new = next(built)
-            replaced = replaced or new is not None
-            return new
+            def substitute(kind: str, inner: Mapping[str, Any],
+                           clauses: Any = clauses) -> dict[str, Any] | None:
+                if self._eligible(target, kind, inner) is None:
+                    return None
+                return next(clauses)  # type: ignore[no-any-return]
 
-        out = walk(query, substitute)
-        return dict(out) if replaced else None
+            out.append(dict(walk(query, substitute)))
+        return out
 
     def _eligible(self, target: IndexTarget, kind: str, inner: Mapping[str, Any]
                   ) -> tuple[MatchSpec, IdentifierStats] | None:
@@ -165,19 +182,25 @@ class IdentifierRewriter:
         return spec, stats
 
     def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
-               allowed: int) -> dict[str, Any] | None:
-        """The clause for one match, within ``allowed`` terms; None (left as written) when
-        even a budget of one clause per word does not fit the engine's limit."""
+               allowed: int, fan_out: bool) -> list[dict[str, Any]] | None:
+        """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
+        None (left as written) when even a budget of one clause per word does not fit the
+        engine's limit."""
+        layout = 1 if fan_out else None
         settings = replace(self.settings, operator=spec.options.operator,
                            minimum_should_match=spec.options.msm,
-                           budget=self.settings.budget_for(stats.shards))
+                           budget=self.settings.budget_for(stats.shards, fan_out))
         while True:
-            plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings)
+            plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
+            # laid out as on one shard, the plan lists at least the terms of any shard's query
             query = plan.query(spec.field, settings)
             used = _terms_in(query)
             if used <= allowed:
-                return _decorated(query, spec)
-            budget = settings.budget_for(stats.shards)
+                if not fan_out:
+                    return [_decorated(query, spec)]
+                return [_decorated(q, spec)
+                        for q in shard_queries(plan, stats, spec.field, settings)]
+            budget = settings.budget_for(stats.shards, fan_out)
             if budget <= 1:
                 return None
             settings = replace(settings, budget=max(1, budget * allowed // used - 1))

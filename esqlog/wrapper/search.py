@@ -24,6 +24,7 @@ from esqlog.wrapper.bodies import (
 )
 from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.fan_out import fan_out_plan, fans_out
 from esqlog.wrapper.identifiers import STALE
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.resolve import IndexTarget
@@ -100,7 +101,17 @@ def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
         return (yield call.untouched())
     yield from core.snapshots.check_plan(target.index)
     yield from core.clause_limit_plan()
-    query = core.identifiers.rewrite(target, call.query, core.snapshots, core.max_clauses)
+    rewriter = core.identifiers
+    if rewriter.settings.fan_out and target.shards > 1 and fans_out(call):
+        queries = rewriter.rewrite_per_shard(target, call.query, core.snapshots,
+                                             core.max_clauses)
+        if queries == STALE:
+            return None
+        if isinstance(queries, list):
+            response = yield from fan_out_plan(core.flavor, call, queries)
+            if response is not None:
+                return response  # else a shard failed: the one query answers (see fan_out)
+    query = rewriter.rewrite(target, call.query, core.snapshots, core.max_clauses)
     if query == STALE:
         return None
     if not isinstance(query, dict):
