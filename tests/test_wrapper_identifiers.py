@@ -370,3 +370,44 @@ def test_a_stale_snapshot_falls_back_to_boost_mode(engine: Engine, tmp_path: Pat
         assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(expected)]
     finally:
         call(engine, "DELETE", f"/{index}")
+
+
+def test_per_shard_search_pages_keeps_the_match_set_and_falls_back_where_it_must(
+        wrapped_index: Wrapped) -> None:
+    """One request per shard (the default on 3 shards): from/size page the merged hits;
+    with every compound listed the match set (ids, total) is the one dfs query's; a body
+    with aggregations or a sort is sent as the one dfs query (its aggregations come back);
+    the response is the client's own type."""
+    w = wrapped_index
+    fan = wrap(w.engine.client, w.path, mode="identifiers", identifiers=UNCAPPED)
+    one = wrap(w.engine.client, w.path, mode="identifiers",
+               identifiers=IdentifierSettings(budget=100_000, span_max_df=1.0, fan_out=False))
+    text = _texts(w, 3)[2]
+    query = {"match": {"body": text}}
+    full = hits_of(_search(fan, w, query, size=30))
+    page = fan.search(index=w.index, body={"query": query, "from": 10, "size": 10,
+                                           "_source": False})
+    assert hits_of(page) == full[10:20]
+    assert type(page) is type(w.engine.client.search(index=w.index, body={"size": 0}))
+    everything = _search(fan, w, query, size=N_DOCS)
+    single = _search(one, w, query, size=N_DOCS)
+    assert total_of(everything) == total_of(single) > 30
+    assert {i for i, _ in hits_of(everything)} == {i for i, _ in hits_of(single)}
+    aggs = {"query": query, "size": 5, "aggs": {"n": {"filter": {"term": {"body": "err"}}}}}
+    got = body_of(fan.search(index=w.index, body=aggs))
+    expected = body_of(one.search(index=w.index, body=aggs))
+    assert got["aggregations"] == expected["aggregations"]
+    assert [h["_id"] for h in got["hits"]["hits"]] == [h["_id"] for h in expected["hits"]["hits"]]
+
+
+def test_a_failing_per_shard_search_fails_as_the_engine_fails_it(wrapped_index: Wrapped) -> None:
+    """A request the engine refuses (a malformed timeout) fails on every shard: the search
+    is sent once more as the one query, and the caller gets the client's own exception."""
+    w = wrapped_index
+    client = wrap(w.engine.client, w.path, mode="identifiers")
+    body = {"query": {"match": {"body": "read file"}}, "timeout": "soon"}
+    with pytest.raises(Exception) as native:
+        w.engine.client.search(index=w.index, body=body)
+    with pytest.raises(Exception) as wrapped:
+        client.search(index=w.index, body=body)
+    assert type(wrapped.value) is type(native.value)

@@ -35,7 +35,9 @@ from esqlog.engine import Engine
 from esqlog.evaluate import paired_bootstrap, per_query_metrics
 from esqlog.experiment import QuerySet, evaluate_queries, system_label
 from esqlog.identifier_calibrate import calibrate_identifiers
-from esqlog.identifiers import IdentifierSettings, identifier_query
+from esqlog.identifier_shards import shard_queries
+from esqlog.identifier_stats import IdentifierStats
+from esqlog.identifiers import IdentifierSettings, identifier_query, plan_identifier_query
 from esqlog.qlog import boost_weights
 from esqlog.vocabulary import Vocabulary
 
@@ -68,7 +70,8 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
             "xc": ("shard_exact_clauses", int),
             "rf": ("rare_first", lambda v: v == "1"),
             "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
-            "fam": ("family_excess", lambda v: None if v == "none" else float(v))}
+            "fam": ("family_excess", lambda v: None if v == "none" else float(v)),
+            "fan": ("fan_out", lambda v: v == "1")}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
@@ -112,6 +115,35 @@ def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, 
             if "error" in response:
                 raise RuntimeError(f"query {qid} failed: {str(response['error'])[:300]}")
             run[qid] = [(h["_id"], float(h["_score"])) for h in response["hits"]["hits"]]
+    return per_query_metrics(run, qs.qrels), time.perf_counter() - started
+
+
+def run_fanned_out(engine: Engine, index: str, qs: QuerySet, stats: IdentifierStats,
+                   vocab: Vocabulary, settings: IdentifierSettings
+                   ) -> tuple[dict[str, dict[str, float]], float]:
+    """Per-query metrics of the identifiers mode as the wrapper sends a plain search on
+    several shards: one request per shard (esqlog.identifier_shards), merged by score."""
+    from esqlog.engine import Request
+    from esqlog.wrapper.fan_out import merge_responses
+
+    run: dict[str, list[tuple[str, float]]] = {}
+    shards = stats.shards
+    started = time.perf_counter()
+    for start in range(0, len(qs.texts), 10):
+        lines = []
+        for text in qs.texts[start:start + 10]:
+            plan = plan_identifier_query(text, stats, vocab.df_of, settings, 1)
+            for k, query in enumerate(shard_queries(plan, stats, "body", settings)):
+                lines += [json.dumps({"index": index, "preference": f"_shards:{k}"}),
+                          json.dumps({"query": query, "size": 100, "_source": False,
+                                      "track_total_hits": False})]
+        found = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
+        answers = found["responses"]
+        for i, qid in enumerate(qs.ids[start:start + 10]):
+            merged = merge_responses(answers[i * shards:(i + 1) * shards], 0, 0, 100, False)
+            if merged is None:
+                raise RuntimeError(f"query {qid} failed on a shard")
+            run[qid] = [(h["_id"], float(h["_score"])) for h in merged["hits"]["hits"]]
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
 
 
@@ -175,6 +207,10 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
         for name, settings in (parse_variant(v) for v in args.variants):
+            if settings.fan_out and stats.per_shard:
+                pq[name], timing[name] = run_fanned_out(engine, std_index, qs, stats, vocab,
+                                                        settings)
+                continue
             bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
                       for t in qs.texts]
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, search_type)

@@ -7,11 +7,13 @@
 Systems, each query text new to every system, interleaved in a rotating order so drift and
 background load hit all alike: ``native`` (the plain match), ``boost`` (esqlog's q-log
 boost query, built from the df snapshot), ``identifiers b=B`` (the span query with the given
-settings) and ``rescore@K b=B`` (the boost query picks each shard's top K, the span query
-re-scores them: the rescore phase only scores those K documents). The time includes
-building the query here (the snapshot lookups), not only the engine. Multi-shard indices
-are searched with dfs_query_then_fetch, as the weights assume. Prints p50/p95 and the
-ratio of medians to native.
+settings, searched through ``esqlog.wrap`` as an application runs it: on several shards one
+request per shard by default, ``fan=0`` one query with dfs) and ``rescore@K b=B`` (the boost
+query picks each shard's top K, the span query re-scores them: the rescore phase only
+scores those K documents). The time includes building the query (the snapshot lookups),
+not only the engine. On several shards ``native`` and ``boost`` are searched with
+dfs_query_then_fetch, as session 7-10 measured them, and ``native, no dfs`` is what an
+application sends by default. Prints p50/p95 and the ratio of medians to native.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from latency import percentile
 
 from esqlog.calibrate import load_calibration
 from esqlog.corpus import load_queries
-from esqlog.identifier_stats import load_for_calibration
+from esqlog.identifier_files import load_for_calibration
 from esqlog.identifiers import IdentifierSettings, identifier_query
 from esqlog.vocabulary import load_vocabulary
 
@@ -63,17 +65,28 @@ def main() -> int:
     params = {"search_type": "dfs_query_then_fetch"} if cal.shards > 1 else {}
     texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
 
-    def native(text: str) -> dict[str, Any]:
-        return {"query": {"match": {field: text}}}
+    from esqlog.wrapper import wrap
 
-    def boost(text: str) -> dict[str, Any]:
-        return {"query": boost_query(text, field, vocab, cal.q)}
+    def body_of(build: Callable[[str], dict[str, Any]]) -> Callable[[str], Any]:
+        def run(text: str) -> Any:
+            body = {**build(text), "size": args.size, "_source": False}
+            return client.search(index=args.index, body=body, params=params)
+        return run
 
-    systems: dict[str, Callable[[str], dict[str, Any]]] = {"native": native, "boost": boost}
+    systems: dict[str, Callable[[str], Any]] = {
+        "native": body_of(lambda t: {"query": {"match": {field: t}}})}
+    if cal.shards > 1:  # what an application sends by default: no dfs phase
+        systems["native, no dfs"] = lambda t: client.search(index=args.index, body={
+            "query": {"match": {field: t}}, "size": args.size, "_source": False})
+    systems["boost"] = body_of(lambda t: {"query": boost_query(t, field, vocab, cal.q)})
     for label, settings in (parse_variant(v) for v in args.variants):
+        # through the wrapper, as an application runs the mode: on several shards one
+        # request per shard (settings.fan_out, the default) or one query with dfs
+        wrapped = wrap(client, args.calibration, mode="identifiers", identifiers=settings)
 
-        def full(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
-            return {"query": identifier_query(text, field, stats, vocab.df_of, s)}
+        def full(text: str, w: Any = wrapped) -> Any:
+            return w.search(index=args.index, body={"query": {"match": {field: text}},
+                                                    "size": args.size, "_source": False})
 
         def rescore(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
             return rescored(boost_query(text, field, vocab, cal.q),
@@ -81,17 +94,16 @@ def main() -> int:
 
         systems[label] = full
         if args.window:
-            systems[f"rescore@{args.window} {label}"] = rescore
+            systems[f"rescore@{args.window} {label}"] = body_of(rescore)
     names = list(systems)
     warm = texts.pop(0)
     for name in names:
-        client.search(index=args.index, body={**systems[name](warm), "size": 1}, params=params)
+        systems[name](warm)
     timings: dict[str, list[float]] = {n: [] for n in names}
     for i, text in enumerate(texts):
         for name in names[i % len(names):] + names[: i % len(names)]:
             started = time.perf_counter()
-            body = {**systems[name](text), "size": args.size, "_source": False}
-            client.search(index=args.index, body=body, params=params)
+            systems[name](text)
             timings[name].append((time.perf_counter() - started) * 1000.0)
     base = statistics.median(timings["native"])
     print(f"{len(texts)} queries, index {args.index} ({cal.shards} shards), size {args.size}")
