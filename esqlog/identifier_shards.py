@@ -15,12 +15,12 @@ What differs from the dfs query: the length norm's average document length is ea
 shard's own, as in any search without dfs (the engine's default, query_then_fetch).
 
 I/O-free: a plan laid out as on one shard (plan_identifier_query(..., shards=1)) + the
-split statistics -> one query per shard.
+split statistics -> one query per shard. Built on every search, so vectorised over the
+listed terms (a few hundred) rather than looped per term and shard.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,61 +28,80 @@ import numpy as np
 from esqlog.identifier_stats import IdentifierStats
 from esqlog.identifiers import IdentifierPlan, IdentifierSettings
 
+#: One shard's groups per word of a plan: (terms, boost) per span or term
+ShardGroups = list[list[tuple[tuple[str, ...], float]]]
+
 
 def _terms_on_shards(terms: list[str], own_df: dict[str, int], stats: IdentifierStats
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """(df, held) of each term on each shard: rows are terms, columns shards."""
+    """(df, held) of each term on each shard: rows are terms, columns shards.
+
+    A term whose documents lie on several shards has its row of per-shard df; one on a
+    single shard has its global df there and is absent elsewhere (its presence mask says
+    where); a plain word the split statistics do not hold (no sub-word, no split) has its
+    own df and is listed on every shard: alone in its group, it matches nothing where it
+    is absent, so its boost there does not matter.
+    """
     shards = stats.shards
-    df = np.zeros((len(terms), shards), np.float64)
-    held = np.ones((len(terms), shards), bool)
-    bits = np.uint64(1) << np.arange(shards, dtype=np.uint64)
-    for r, term in enumerate(terms):
-        row = stats.local_row.get(term)
-        if row is not None:  # documents on several shards: each shard's own df
-            df[r] = stats.local_df[row]
-            held[r] = df[r] > 0
-            continue
-        i = stats.word_id.get(term)
-        # documents on one shard: the global df is that shard's; on the others the term is
-        # absent (listed alone there it matches nothing, so its boost does not matter)
-        df[r] = own_df.get(term, 0) if i is None else int(stats.df_engine[i])
-        if i is not None and int(stats.mask[i]):
-            held[r] = (stats.mask[i] & bits) != 0
+    row = np.fromiter((stats.local_row.get(t, -1) for t in terms), np.int64, len(terms))
+    ids = np.fromiter((stats.word_id.get(t, -1) for t in terms), np.int64, len(terms))
+    known = ids >= 0
+    df = np.zeros(len(terms), np.float64)
+    df[known] = stats.df_engine[ids[known]]
+    df[~known] = [own_df.get(t, 0) for t, k in zip(terms, known.tolist(), strict=True) if not k]
+    df = np.repeat(df[:, None], shards, axis=1)
+    mask = np.zeros(len(terms), np.uint64)
+    mask[known] = stats.mask[ids[known]]
+    bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
+    held = (bits == 1) | (mask == 0)[:, None]
+    spread = row >= 0
+    df[spread] = stats.local_df[row[spread]]
+    held[spread] = df[spread] > 0
     return df, held
 
 
-def shard_plans(plan: IdentifierPlan, stats: IdentifierStats) -> list[IdentifierPlan]:
-    """Per shard, ``plan`` with each group cut to the terms that shard holds and its boost
-    recomputed from that shard's df and N (words and groups with no term there dropped).
+def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGroups]:
+    """Per shard, each word's groups cut to the terms that shard holds, each boost
+    recomputed from that shard's df and N (a group with no term there is dropped).
 
     ``plan`` must be laid out as on one shard: each group's target weight is its word's
     weight (a word's own term apart from its compounds carries the same weight).
     """
     if not stats.per_shard:
         raise ValueError("the split statistics hold no per-shard statistics")
-    terms = list(dict.fromkeys(t for w in plan.words for group, _ in w.groups for t in group))
-    own = {w.word: w.df for w in plan.words}  # a word not in the statistics: its own df
-    df, held = _terms_on_shards(terms, own, stats)
+    names = [t for w in plan.words for group, _ in w.groups for t in group]
+    sizes = [len(group) for w in plan.words for group, _ in w.groups]
+    weights = np.asarray([w.weight for w in plan.words for _ in w.groups], np.float64)
+    terms = list(dict.fromkeys(names))
+    at = {t: r for r, t in enumerate(terms)}
+    df, held = _terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
     n = stats.shard_docs.astype(np.float64)[None, :]
     idf = np.where(held, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
-    at = {t: r for r, t in enumerate(terms)}
-    out = []
+    occurrence = np.fromiter((at[t] for t in names), np.int64, len(names))
+    group_of = np.repeat(np.arange(len(sizes)), sizes)
+    ends = np.cumsum(sizes).tolist()
+    out: list[ShardGroups] = []
     for shard in range(stats.shards):
-        words = []
+        sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
+        boosts = np.divide(weights, sums, out=np.zeros_like(sums), where=sums > 0).tolist()
+        keep = held[occurrence, shard].tolist()
+        per_word: ShardGroups = []
+        g = start = 0
         for w in plan.words:
             groups = []
-            for group, _ in w.groups:
-                here = tuple(t for t in group if held[at[t], shard])
-                total = float(sum(idf[at[t], shard] for t in here))
-                if here and total > 0:
-                    groups.append((here, w.weight / total))
-            if groups:
-                words.append(replace(w, groups=tuple(groups)))
-        out.append(replace(plan, words=tuple(words)))
+            for _ in w.groups:
+                end = ends[g]
+                here = tuple(t for t, ok in zip(names[start:end], keep[start:end],
+                                                strict=True) if ok)
+                if here and boosts[g] > 0:
+                    groups.append((here, boosts[g]))
+                g, start = g + 1, end
+            per_word.append(groups)
+        out.append(per_word)
     return out
 
 
 def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
                   settings: IdentifierSettings) -> list[dict[str, Any]]:
     """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
-    return [p.query(field, settings) for p in shard_plans(plan, stats)]
+    return [plan.query(field, settings, groups) for groups in shard_groups(plan, stats)]

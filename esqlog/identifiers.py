@@ -67,8 +67,10 @@ DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 DEFAULT_BUDGET = 300  # clauses, on one shard
 MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
 #: per shard, when each shard gets its own query (esqlog.identifier_shards): no dfs phase,
-#: and each shard looks up only the listed terms it holds
-FAN_OUT_BUDGET = 250
+#: and each shard looks up only the listed terms it holds. Measured on 3 shards (BENCHMARKS
+#: section 7, session 11): 300 is at or above the code reindex on all 16 code rows (250: two
+#: rows just below it) at 3.4-3.6x native p50, where the one dfs query at 200 took 3.7-3.9x.
+FAN_OUT_BUDGET = 300
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 SELECTIONS = ("mass", "multi", "words", "cover")
 OPERATORS = ("or", "and")
@@ -244,14 +246,20 @@ class IdentifierPlan:
     def clauses(self) -> int:
         return sum(len(terms) for w in self.words for terms, _ in w.groups)
 
-    def query(self, field: str, settings: IdentifierSettings) -> dict[str, Any]:
-        """The engine query: one bool of spans and terms (plus a filter for and/msm)."""
+    def query(self, field: str, settings: IdentifierSettings,
+              groups: Sequence[Sequence[tuple[tuple[str, ...], float]]] | None = None
+              ) -> dict[str, Any]:
+        """The engine query: one bool of spans and terms (plus a filter for and/msm).
+
+        ``groups``: each word's groups to send instead of its own (one shard's, from
+        esqlog.identifier_shards); a word with none there has no clause."""
         should: list[dict[str, Any]] = []
         listed: dict[str, set[str]] = {}
-        for w in self.words:
-            listed[w.word] = {t for terms, _ in w.groups for t in terms}
+        for k, w in enumerate(self.words):
+            sent = w.groups if groups is None else groups[k]
+            listed[w.word] = {t for terms, _ in sent for t in terms}
             clauses: list[dict[str, Any]] = []
-            for terms, boost in w.groups:
+            for terms, boost in sent:
                 if len(terms) == 1:
                     clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
                 else:

@@ -449,7 +449,7 @@ def test_each_shards_own_statistics_are_recorded() -> None:
 def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
     """Per shard: only the terms the shard's documents hold, and every group's boost times
     the shard's idf sum of its terms is the word's weight (one exact saturation)."""
-    from esqlog.identifier_shards import shard_plans
+    from esqlog.identifier_shards import shard_groups
 
     stats = build_per_shard()
     lookup = df_lookup(stats)
@@ -459,10 +459,10 @@ def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
             for k in range(3)]
     global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))
     listed_anywhere: set[str] = set()
-    for k, shard_plan in enumerate(shard_plans(plan, stats)):
+    for k, per_word in enumerate(shard_groups(plan, stats)):
         n = int(stats.shard_docs[k])
-        for w in shard_plan.words:
-            for terms, boost in w.groups:
+        for w, groups in zip(plan.words, per_word, strict=True):
+            for terms, boost in groups:
                 listed_anywhere.update(terms)
                 if not set(terms) <= held[k]:
                     # a plain word the split statistics do not hold (no sub-word, no split)

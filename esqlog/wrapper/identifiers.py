@@ -190,13 +190,16 @@ class IdentifierRewriter:
         settings = replace(self.settings, operator=spec.options.operator,
                            minimum_should_match=spec.options.msm,
                            budget=self.settings.budget_for(stats.shards, fan_out))
+        filtered = spec.options.operator == "and" or spec.options.msm is not None
         while True:
             plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
-            # laid out as on one shard, the plan lists at least the terms of any shard's query
-            query = plan.query(spec.field, settings)
-            used = _terms_in(query)
+            # laid out as on one shard, the plan lists at least the terms of any shard's
+            # query; without and/msm filters its terms are its clauses (no need to build it)
+            query = None if fan_out and not filtered else plan.query(spec.field, settings)
+            used = plan.clauses if query is None else _terms_in(query)
             if used <= allowed:
                 if not fan_out:
+                    assert query is not None
                     return [_decorated(query, spec)]
                 return [_decorated(q, spec)
                         for q in shard_queries(plan, stats, spec.field, settings)]
