@@ -201,6 +201,11 @@ def calibrate(
     return record
 
 
+#: A vocabulary scan of (index, field, shards, progress): what calibrate_with_vocabulary runs
+#: instead of its own when given one (the identifiers scan in processes)
+Scanner = Callable[[str, str, int, "Callable[[int], None] | None"], VocabularyScan]
+
+
 def calibrate_with_vocabulary(
     engine: Engine,
     index: str,
@@ -210,6 +215,7 @@ def calibrate_with_vocabulary(
     timings: CalibrationTimings | None = None,
     scan_hook: SplitCollector | None = None,
     parallel: int = DEFAULT_PARALLEL,
+    scanner: Scanner | None = None,
 ) -> tuple[Calibration, Vocabulary]:
     """Calibrate from one exact pass that also snapshots every term's global df.
 
@@ -217,10 +223,11 @@ def calibrate_with_vocabulary(
     h_tok comes from the same pass, exactly. Reads only; the caller saves both files.
     ``scan_hook`` also sees every document with its ``_source`` (the identifiers mode's
     statistics, esqlog.identifier_stats); it is restarted whenever the scan is retried.
+    ``scanner`` replaces the scan itself (esqlog.identifier_processes).
     """
     record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
                                progress_factory, timings, with_vocabulary=True,
-                               scan_hook=scan_hook, parallel=parallel)
+                               scan_hook=scan_hook, parallel=parallel, scanner=scanner)
     assert vocab is not None
     return record, vocab
 
@@ -230,6 +237,7 @@ def _calibrate(
     predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
     timings: CalibrationTimings | None, with_vocabulary: bool,
     scan_hook: SplitCollector | None = None, parallel: int = DEFAULT_PARALLEL,
+    scanner: Scanner | None = None,
 ) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
     started = time.perf_counter()
@@ -259,6 +267,8 @@ def _calibrate(
         def run_scan() -> VocabularyScan:
             if scan_hook is not None:
                 scan_hook.restart()
+            if scanner is not None:
+                return scanner(info.name, field_name, info.shards, progress)
             return scan_vocabulary(engine, info.name, field_name, info.shards, parallel,
                                    progress=progress, on_doc=scan_hook)
 

@@ -28,6 +28,10 @@ class EsqlogError(Exception):
         self.fix = redact(fix) if fix else fix
         super().__init__(f"{self.problem}; {self.fix}" if self.fix else self.problem)
 
+    def __reduce__(self) -> tuple[type, tuple[str, str | None]]:
+        """Problem and fix survive pickling (a scan worker process raises them)."""
+        return type(self), (self.problem, self.fix)
+
 
 class UsageError(EsqlogError):
     """Bad input from the user (arguments, files, query text): exit code 2."""

@@ -18,15 +18,20 @@ import numpy as np
 from esqlog.calibrate import (
     Calibration,
     CalibrationTimings,
+    Scanner,
     calibrate_with_vocabulary,
     save_with_vocabulary,
 )
+from esqlog.connection import ConnectionSettings
 from esqlog.engine import Engine
 from esqlog.families import FAMILY_EXCESS
 from esqlog.identifier_files import identifiers_path_for, save_identifier_stats
+from esqlog.identifier_processes import scan_in_processes
 from esqlog.identifier_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.qlog import DEFAULT_PREDICTOR
-from esqlog.vocabulary import Vocabulary
+from esqlog.shard_scan import DEFAULT_PARALLEL
+from esqlog.vocabulary import Vocabulary, VocabularyScan
+from esqlog.vocabulary_scan import scan_vocabulary
 
 
 @dataclass(frozen=True)
@@ -43,13 +48,27 @@ def calibrate_identifiers(
     engine: Engine, index: str, field_name: str, predictor: str = DEFAULT_PREDICTOR,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
+    connection: ConnectionSettings | None = None, parallel: int = DEFAULT_PARALLEL,
 ) -> IdentifierCalibration:
-    """One scan: calibration, df snapshot and the identifiers mode's statistics."""
+    """One scan: calibration, df snapshot and the identifiers mode's statistics.
+
+    With ``connection`` (the settings ``engine`` was opened with) an index of several
+    shards is scanned by up to ``parallel`` worker processes, one per shard
+    (esqlog.identifier_processes); the statistics are the same as from one process.
+    """
     collector = SplitCollector(field_name)
+    scanner: Scanner | None = None
+    if connection is not None and parallel > 1:
+        def scanner(name: str, field: str, shards: int,
+                    progress: Callable[[int], None] | None) -> VocabularyScan:
+            if shards <= 1:
+                return scan_vocabulary(engine, name, field, shards, 1, progress, collector)
+            return scan_in_processes(connection, engine.flavor, name, field, shards,
+                                     parallel, collector, progress)
     try:
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
-            timings=timings, scan_hook=collector)
+            timings=timings, scan_hook=collector, scanner=scanner)
     finally:
         collector.close()  # drops documents it had not processed yet, also on failure
     started = time.perf_counter()

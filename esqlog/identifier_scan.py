@@ -86,8 +86,39 @@ class SplitCollector:
         """Drop documents not yet processed (a failed scan; idempotent)."""
         self._pending = []
 
+    def absorb(self, other: SplitCollector) -> None:
+        """Append what another collector saw (the next shard's documents, collected in
+        another process: esqlog.identifier_processes), as if this one had read them next:
+        its new terms after this one's, its splits for terms that have none yet."""
+        other.finish()
+        ids, names, splits = self.term_id, self.terms, self.splits
+        mapping = np.empty(len(other.terms), np.int32)
+        for k, term in enumerate(other.terms):
+            found = ids.get(term)
+            if found is None:
+                found = ids[term] = len(names)
+                names.append(term)
+            mapping[k] = found
+        for k, parts in other.splits.items():
+            splits.setdefault(int(mapping[k]), parts)
+        terms = np.frombuffer(other.doc_terms, np.int32)
+        self.doc_terms.frombytes(mapping[terms].tobytes())
+        self.doc_tf.extend(other.doc_tf)
+        self.doc_df.extend(other.doc_df)
+        ptr = np.frombuffer(other.doc_ptr, np.int64)[1:] + self.doc_ptr[-1]
+        self.doc_ptr.frombytes(ptr.tobytes())
+        self.doc_shard.extend(other.doc_shard)
+        for shard, n in other.shard_docs.items():
+            self.field_statistics(shard, n)
+        self.shard_best = self.global_df = None  # counted again from the merged documents
+
     def _process(self, batch: list[_Doc]) -> None:
         """Record each document's terms; learn splits from the casings in its text.
+
+        A term takes the split of the first casing that splits, among the casings found in
+        the text of a document holding that term. That is a function of the documents in
+        scan order alone, so shards collected apart and merged in shard order
+        (:meth:`absorb`) give the same splits as one collector reading them in turn.
 
         Hot: one dictionary lookup per term and per token, one split per distinct original
         casing (the first casing seen that splits wins). A set-difference variant that
@@ -124,10 +155,12 @@ class SplitCollector:
                 for token in _WORDS(text):  # cased_tokens without its checks: see below
                     if token in tried:
                         continue
-                    tried.add(token)
                     low = token.lower()
-                    i = get(low)
-                    if i is None or i in splits or low not in terms:
+                    if low not in terms:  # not a term here ("os.ReadFile" is one token):
+                        continue  # it may be one in a later document
+                    tried.add(token)
+                    i = ids[low]
+                    if i in splits:
                         continue
                     parts = split_identifier(token)
                     if parts:

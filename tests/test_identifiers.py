@@ -510,3 +510,53 @@ def test_bad_per_shard_statistics_are_refused(tmp_path: Path, damage: str) -> No
     with pytest.raises(UsageError) as err:
         load_identifier_stats(path, "abc")
     assert "inconsistent" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> None:
+    """What a scan in one process per shard does (esqlog.identifier_processes): the merged
+    collector gives the same statistics as one collector reading the shards in turn, even
+    where a casing first appears in a document whose term differs ("os.ReadFile")."""
+    docs = [(0, "see os.ReadFile for the details"), *DOCS, (0, "call net.DialTimeout here"),
+            (1, "DialTimeout dials with a deadline"),
+            (1, "ReadFile again; SetReadDeadline and readDeadline"),
+            (2, "WebSocket upgrade: handleWebSocketUpgrade")]
+    docs.sort(key=lambda d: d[0])  # a sequential scan reads shard after shard
+    one = SplitCollector("body")
+    apart = {k: SplitCollector("body") for k in range(3)}
+    for shard, text in docs:
+        counts = Counter(standard_terms(text))
+        terms = {t: {"term_freq": n, "doc_freq": 1} for t, n in counts.items()}
+        for collector in (one, apart[shard]):
+            collector(shard, {"_source": {"body": text}}, terms)
+            collector.field_statistics(shard, 1)
+    merged = SplitCollector("body")
+    for shard in range(3):
+        merged.absorb(apart[shard])
+    one.finish()
+    assert merged.terms == one.terms and merged.splits == one.splits
+    assert one.splits[one.term_id["readfile"]] == ("read", "file")
+    # "net.DialTimeout" is one token "net.dialtimeout": its casing still splits the term
+    # dialtimeout where a later document holds it, whichever collector reads that document
+    assert one.splits[one.term_id["dialtimeout"]] == ("dial", "timeout")
+    for name in ("doc_terms", "doc_tf", "doc_df", "doc_ptr", "doc_shard"):
+        assert getattr(merged, name) == getattr(one, name), name
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+
+    def stats_of(c: SplitCollector) -> IdentifierStats:
+        return build_identifier_stats(c, dict(df), index="i", index_uuid="u", field="body",
+                                      shards=3, doc_count=len(docs), created_at="now",
+                                      predictor="esqlog-linear")
+    a, b = stats_of(one), stats_of(merged)
+    assert a.words == b.words and a.local_terms == b.local_terms
+    for name in ("df_split", "mask", "parts_idx", "local_df", "shard_docs"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_errors_keep_problem_and_fix_across_processes() -> None:
+    import pickle
+
+    from esqlog.errors import ClusterError
+
+    error = pickle.loads(pickle.dumps(ClusterError("the shard failed", "try again")))
+    assert isinstance(error, ClusterError)
+    assert (error.problem, error.fix) == ("the shard failed", "try again")

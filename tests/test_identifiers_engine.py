@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pytest
 
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
@@ -381,6 +382,20 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     (snapshot,) = tmp_path.glob("cal.vocab.*.npz")
     (split_file,) = tmp_path.glob("cal.idents.*.npz")  # named by the same snapshot checksum
     assert split_file.name == snapshot.name.replace(".vocab.", ".idents.")
+    # the CLI scans the 3 shards in 3 worker processes (esqlog.identifier_processes): the
+    # statistics equal those of the library's one-process scan (the corpus fixture's)
+    from esqlog.calibrate import load_calibration
+    from esqlog.identifier_files import load_for_calibration
+
+    record = load_calibration(out)
+    cli_stats = load_for_calibration(record.vocabulary_path(), record.vocabulary_sha256)
+    one = corpus.found.stats
+    assert cli_stats.words == one.words and cli_stats.local_terms == one.local_terms
+    for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "shard_docs",
+                 "local_df"):
+        assert np.array_equal(getattr(cli_stats, name), getattr(one, name)), name
+    assert (cli_stats.q, cli_stats.h_tok, record.h_tok) == (one.q, one.h_tok,
+                                                           corpus.found.record.h_tok)
     assert "sub-words" in done.output
     text = "ReadFile reads the named file and returns its contents"
     shown = runner.invoke(main, ["explain", "--url", url, corpus.index, text,

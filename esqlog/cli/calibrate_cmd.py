@@ -39,7 +39,8 @@ from esqlog.shard_scan import DEFAULT_PARALLEL, check_parallel
               help="With --vocabulary: also learn identifier splits and the split stream's "
                    "statistics (NAME.idents.<sha>.npz) for search --mode identifiers.")
 @click.option("--parallel", type=int, default=DEFAULT_PARALLEL, show_default=True,
-              help="Shards read at once by --exact / --vocabulary (1: one after another).")
+              help="Shards read at once by --exact / --vocabulary (1: one after another); "
+                   "--identifiers reads them in as many worker processes.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
@@ -99,7 +100,8 @@ def calibrate_command(
 
         found = calibrate_identifiers(engine, index, field_name,
                                       predictor=predictor or DEFAULT_PREDICTOR,
-                                      progress_factory=bars, timings=timings)
+                                      progress_factory=bars, timings=timings,
+                                      connection=connection, parallel=parallel)
         record = found.record
     elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(
