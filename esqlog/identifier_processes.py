@@ -10,7 +10,7 @@ once; with a process per shard 1.1-1.3x.
 How: each worker process opens its own client from the same connection settings (a client
 cannot cross processes), scans one shard (esqlog.vocabulary_scan.scan_shard_plan) with a
 SplitCollector of its own and returns what it saw; the parent adds the shards up in shard
-order (ScanMerger, SplitCollector.absorb), which gives exactly the statistics of one
+order (ScanMerger, esqlog.identifier_scan.absorb), which gives exactly the statistics of one
 collector reading the shards in turn (esqlog.identifier_scan). Progress comes back through
 a queue. Workers are spawned, not forked: the parent may hold threads and connections.
 Only the CLI passes connection settings, so library callers keep the one-process scan.
@@ -26,7 +26,7 @@ from typing import Any
 
 from esqlog.connection import ConnectionSettings, connect
 from esqlog.engine import Flavor
-from esqlog.identifier_scan import SplitCollector
+from esqlog.identifier_scan import SplitCollector, absorb
 from esqlog.vocabulary import VocabularyScan
 from esqlog.vocabulary_scan import ScanMerger, ShardScan, scan_shard_plan
 
@@ -91,5 +91,5 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
     for shard in range(shards):
         part, seen = parts.pop(shard)
         merger.add(part)
-        collector.absorb(seen)
+        absorb(collector, seen)
     return merger.result(index, field_name, collector)

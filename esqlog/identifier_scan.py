@@ -86,39 +86,13 @@ class SplitCollector:
         """Drop documents not yet processed (a failed scan; idempotent)."""
         self._pending = []
 
-    def absorb(self, other: SplitCollector) -> None:
-        """Append what another collector saw (the next shard's documents, collected in
-        another process: esqlog.identifier_processes), as if this one had read them next:
-        its new terms after this one's, its splits for terms that have none yet."""
-        other.finish()
-        ids, names, splits = self.term_id, self.terms, self.splits
-        mapping = np.empty(len(other.terms), np.int32)
-        for k, term in enumerate(other.terms):
-            found = ids.get(term)
-            if found is None:
-                found = ids[term] = len(names)
-                names.append(term)
-            mapping[k] = found
-        for k, parts in other.splits.items():
-            splits.setdefault(int(mapping[k]), parts)
-        terms = np.frombuffer(other.doc_terms, np.int32)
-        self.doc_terms.frombytes(mapping[terms].tobytes())
-        self.doc_tf.extend(other.doc_tf)
-        self.doc_df.extend(other.doc_df)
-        ptr = np.frombuffer(other.doc_ptr, np.int64)[1:] + self.doc_ptr[-1]
-        self.doc_ptr.frombytes(ptr.tobytes())
-        self.doc_shard.extend(other.doc_shard)
-        for shard, n in other.shard_docs.items():
-            self.field_statistics(shard, n)
-        self.shard_best = self.global_df = None  # counted again from the merged documents
-
     def _process(self, batch: list[_Doc]) -> None:
         """Record each document's terms; learn splits from the casings in its text.
 
         A term takes the split of the first casing that splits, among the casings found in
         the text of a document holding that term. That is a function of the documents in
         scan order alone, so shards collected apart and merged in shard order
-        (:meth:`absorb`) give the same splits as one collector reading them in turn.
+        (:func:`absorb`) give the same splits as one collector reading them in turn.
 
         Hot: one dictionary lookup per term and per token, one split per distinct original
         casing (the first casing seen that splits wins). A set-difference variant that
@@ -166,28 +140,6 @@ class SplitCollector:
                     if parts:
                         splits[i] = parts
 
-    def shard_df(self) -> dict[int, np.ndarray]:
-        """Per shard holding documents: each term's df there (0 where the shard's
-        documents do not hold it), the largest its term vectors reported."""
-        if self.shard_best is not None:
-            return self.shard_best
-        self.finish()
-        n = len(self.terms)
-        ids = np.frombuffer(self.doc_terms, dtype=np.int32)
-        dfs = np.frombuffer(self.doc_df, dtype=np.int32)
-        ptr = np.frombuffer(self.doc_ptr, dtype=np.int64)
-        shard_of = np.repeat(np.frombuffer(self.doc_shard, dtype=np.int8), np.diff(ptr))
-        shards = np.unique(shard_of)
-        out: dict[int, np.ndarray] = {}
-        for shard in shards.tolist():
-            one = shards.size == 1
-            best = np.zeros(n, dtype=np.int32)
-            np.maximum.at(best, ids if one else ids[shard_of == shard],
-                          dfs if one else dfs[shard_of == shard])
-            out[shard] = best
-        self.shard_best = out
-        return out
-
     def term_statistics(self) -> tuple[dict[str, int], dict[str, int]]:
         """(global df, ttf) of every term seen, as esqlog.vocabulary's scan counts them: per
         shard the largest df a term vector reported, summed over shards; tf summed."""
@@ -195,10 +147,60 @@ class SplitCollector:
         n = len(self.terms)
         ids = np.frombuffer(self.doc_terms, dtype=np.int32)
         df = np.zeros(n, dtype=np.int64)
-        for best in self.shard_df().values():
+        for best in shard_df(self).values():
             df += best
         ttf = np.bincount(ids, weights=np.frombuffer(self.doc_tf, dtype=np.int32),
                           minlength=n).astype(np.int64)
         self.global_df = df
         return dict(zip(self.terms, df.tolist(), strict=True)), dict(
             zip(self.terms, ttf.tolist(), strict=True))
+
+
+def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
+    """Per shard holding documents: each term's df there (0 where the shard's
+    documents do not hold it), the largest its term vectors reported."""
+    if collector.shard_best is not None:
+        return collector.shard_best
+    collector.finish()
+    n = len(collector.terms)
+    ids = np.frombuffer(collector.doc_terms, dtype=np.int32)
+    dfs = np.frombuffer(collector.doc_df, dtype=np.int32)
+    ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)
+    shard_of = np.repeat(np.frombuffer(collector.doc_shard, dtype=np.int8), np.diff(ptr))
+    shards = np.unique(shard_of)
+    out: dict[int, np.ndarray] = {}
+    for shard in shards.tolist():
+        one = shards.size == 1
+        best = np.zeros(n, dtype=np.int32)
+        np.maximum.at(best, ids if one else ids[shard_of == shard],
+                      dfs if one else dfs[shard_of == shard])
+        out[shard] = best
+    collector.shard_best = out
+    return out
+
+
+def absorb(into: SplitCollector, other: SplitCollector) -> None:
+    """Append what ``other`` saw (the next shard's documents, collected in another
+    process: esqlog.identifier_processes) to ``into``, as if ``into`` had read them next:
+    the new terms after its own, the splits of terms that have none yet."""
+    other.finish()
+    ids, names, splits = into.term_id, into.terms, into.splits
+    mapping = np.empty(len(other.terms), np.int32)
+    for k, term in enumerate(other.terms):
+        found = ids.get(term)
+        if found is None:
+            found = ids[term] = len(names)
+            names.append(term)
+        mapping[k] = found
+    for k, parts in other.splits.items():
+        splits.setdefault(int(mapping[k]), parts)
+    terms = np.frombuffer(other.doc_terms, np.int32)
+    into.doc_terms.frombytes(mapping[terms].tobytes())
+    into.doc_tf.extend(other.doc_tf)
+    into.doc_df.extend(other.doc_df)
+    ptr = np.frombuffer(other.doc_ptr, np.int64)[1:] + into.doc_ptr[-1]
+    into.doc_ptr.frombytes(ptr.tobytes())
+    into.doc_shard.extend(other.doc_shard)
+    for shard, n in other.shard_docs.items():
+        into.field_statistics(shard, n)
+    into.shard_best = into.global_df = None  # counted again from the merged documents

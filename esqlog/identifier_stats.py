@@ -32,7 +32,7 @@ from dataclasses import field as dc_field
 import numpy as np
 
 from esqlog.families import WordsPerDf, families, family_excess
-from esqlog.identifier_scan import MAX_SHARDS, SplitCollector
+from esqlog.identifier_scan import MAX_SHARDS, SplitCollector, shard_df
 
 __all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
 from esqlog.qlog import CorpusFeatures, get_predictor
@@ -278,9 +278,9 @@ def _local_statistics(collector: SplitCollector, shards: int
     shard needs no row (its global df is that shard's). Empty when a shard's document
     count was not seen (a scan without field statistics)."""
     docs = collector.shard_docs
-    if shards <= 1 or any(k not in docs for k in collector.shard_df()):
+    if shards <= 1 or any(k not in docs for k in shard_df(collector)):
         return np.zeros(0, np.int64), [], np.zeros((0, shards), np.uint32)
-    per = collector.shard_df()
+    per = shard_df(collector)
     n = len(collector.terms)
     spread = np.zeros(n, np.int64)
     for best in per.values():

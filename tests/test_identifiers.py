@@ -21,6 +21,7 @@ from esqlog.analysis import standard_terms
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
 from esqlog.identifier_files import load_identifier_stats, save_identifier_stats
+from esqlog.identifier_scan import absorb
 from esqlog.identifier_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.identifiers import IdentifierSettings, plan_identifier_query
 from esqlog.vocabulary import Vocabulary
@@ -531,7 +532,7 @@ def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> N
             collector.field_statistics(shard, 1)
     merged = SplitCollector("body")
     for shard in range(3):
-        merged.absorb(apart[shard])
+        absorb(merged, apart[shard])
     one.finish()
     assert merged.terms == one.terms and merged.splits == one.splits
     assert one.splits[one.term_id["readfile"]] == ("read", "file")
