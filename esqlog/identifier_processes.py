@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -28,9 +27,8 @@ from esqlog.connection import ConnectionSettings, connect
 from esqlog.engine import Flavor
 from esqlog.identifier_scan import SplitCollector, absorb
 from esqlog.vocabulary import VocabularyScan
-from esqlog.vocabulary_scan import ScanMerger, ShardScan, scan_shard_plan
+from esqlog.vocabulary_scan import Progress, ScanMerger, ShardScan, scan_shard_plan
 
-Progress = Callable[[int], None]
 _progress: Any = None  # the worker's end of the progress queue (set by _start)
 
 

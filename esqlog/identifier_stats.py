@@ -278,9 +278,9 @@ def _local_statistics(collector: SplitCollector, shards: int
     shard needs no row (its global df is that shard's). Empty when a shard's document
     count was not seen (a scan without field statistics)."""
     docs = collector.shard_docs
-    if shards <= 1 or any(k not in docs for k in shard_df(collector)):
+    per = shard_df(collector) if shards > 1 else {}
+    if shards <= 1 or any(k not in docs for k in per):
         return np.zeros(0, np.int64), [], np.zeros((0, shards), np.uint32)
-    per = shard_df(collector)
     n = len(collector.terms)
     spread = np.zeros(n, np.int64)
     for best in per.values():
