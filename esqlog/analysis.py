@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.engine import Plan, Request, quote_path
+from esqlog.engine import Plan, Request
+from esqlog.paths import index_path
 
 MAX_TOKEN_LENGTH = 255
 
@@ -204,12 +205,11 @@ def search_analyses_plan(index: str, fields: Sequence[str],
     in: fields calibrated under the built-in standard analyzer keep being rewritten, the
     others are left to the engine; one warning says so. Never raises.
     """
-    quoted = quote_path(index, safe="")
     try:
-        body = yield Request("GET", f"/{quoted}/_mapping/field/"
-                             + ",".join(quote_path(f) for f in fields),
+        body = yield Request("GET", index_path(index, "_mapping", "field", ",".join(fields),
+                                               patterns=True),
                              {"include_defaults": "true"})
-        settings = yield Request("GET", f"/{quoted}/_settings",
+        settings = yield Request("GET", index_path(index, "_settings", patterns=True),
                                  {"filter_path": "*.settings.index.analysis"})
         mapping = ((body or {}).get(index) or {}).get("mappings") or {}
         analysis = (((settings or {}).get(index) or {}).get("settings", {})

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.corpus import CODE_ANALYSIS
-from esqlog.engine import Engine, Request, error_status
+from esqlog.engine import Engine, error_reason, error_status
 from esqlog.errors import UsageError
 from esqlog.judgments import Notes, json_records
+from esqlog.scratch import create_scratch, delete_scratch
 
-MARKER = {"created_by": "esqlog bench-beir", "scratch": True}
 FIELD = "body"
 FOLDER_FIX = "pass a BEIR folder: corpus.jsonl, queries.jsonl and qrels/test.tsv"
 
@@ -94,46 +94,23 @@ def create_scratch_index(engine: Engine, index: str, analyzer: str, shards: int 
     ``analyzer``: ``standard``, ``code`` (identifier-splitting, needs analysis-common) or any
     analyzer the cluster has built in (``english``, ``whitespace``, ...).
     """
-    replaced = False
-    try:
-        found = engine.perform(Request("GET", f"/{index}/_mapping"))
-    except Exception as exc:
-        if error_status(exc) != 404:
-            raise
-        found = None
-    if found:
-        metas = [(m.get("mappings") or {}).get("_meta") or {} for m in found.values()]
-        if len(found) != 1 or metas[0].get("created_by") != MARKER["created_by"]:
-            raise UsageError(f"index {index!r} exists and esqlog did not create it; esqlog "
-                             "writes only to its own scratch index",
-                             "pass another --index (or delete that index yourself)")
-        engine.perform(Request("DELETE", f"/{next(iter(found))}"))
-        replaced = True
     settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": 0,
                                 "refresh_interval": "-1"}
     if analyzer == "code":
         settings["analysis"] = CODE_ANALYSIS
-    body = {"settings": settings, "mappings": {"_meta": MARKER, "properties": {
-        FIELD: {"type": "text", "analyzer": analyzer},
-        "name": {"type": "keyword", "ignore_above": 256}}}}
+    properties = {FIELD: {"type": "text", "analyzer": analyzer},
+                  "name": {"type": "keyword", "ignore_above": 256}}
     try:
-        engine.perform(Request("PUT", f"/{index}", body=body))
+        return create_scratch(engine, index, "bench-beir", settings, properties, replace=True)
     except Exception as exc:
         if error_status(exc) == 400:
-            from esqlog.engine import error_reason
-
             raise UsageError(f"cannot create scratch index {index!r} with analyzer "
                              f"{analyzer!r} ({error_reason(exc)})",
                              "pass --analyzer standard, or an analyzer this cluster has"
                              ) from None
         raise
-    return replaced
 
 
 def drop_scratch_index(engine: Engine, index: str) -> None:
     """Delete the scratch index, only if it carries esqlog's marker."""
-    found = engine.perform(Request("GET", f"/{index}/_mapping"))
-    for name, entry in found.items():
-        if ((entry.get("mappings") or {}).get("_meta") or {}).get("created_by") == \
-                MARKER["created_by"]:
-            engine.perform(Request("DELETE", f"/{name}"))
+    delete_scratch(engine, index)

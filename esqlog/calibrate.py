@@ -28,7 +28,7 @@ from esqlog.cluster_store import painless_source as painless_source
 from esqlog.cluster_store import script_mode_problem_plan as script_mode_problem_plan
 from esqlog.cluster_store import scripting_gap_plan as scripting_gap_plan
 from esqlog.cluster_store import store_in_cluster_plan as store_in_cluster_plan
-from esqlog.engine import Engine, Plan, Request, quote_path, with_retries
+from esqlog.engine import Engine, Plan, Request, with_retries
 from esqlog.errors import UsageError
 from esqlog.hapax import (
     DEFAULT_SAMPLE,
@@ -38,6 +38,7 @@ from esqlog.hapax import (
     sampled_hapax_plan,
 )
 from esqlog.identifier_stats import SplitCollector
+from esqlog.paths import index_path
 from esqlog.qlog import (
     DEFAULT_PREDICTOR,
     CorpusFeatures,
@@ -362,7 +363,7 @@ def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
     documents the field statistics do not count. Without this check both fail later with a
     message about shards or empty fields that sends the user to the wrong place.
     """
-    mapping = yield Request("GET", f"/{quote_path(index)}/_mapping")
+    mapping = yield Request("GET", index_path(index, "_mapping"))
     node: Any = ((mapping or {}).get(index) or {}).get("mappings") or {}
     parts = field_name.split(".")
     for depth, part in enumerate(parts):

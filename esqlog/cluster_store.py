@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 
-from esqlog.engine import Plan, Request, quote_path
+from esqlog.engine import Plan, Request
 from esqlog.errors import UsageError
+from esqlog.paths import api_path, index_path
 from esqlog.schema import Calibration
 
 CALIBRATION_INDEX = "esqlog-calibrations"
@@ -52,7 +53,7 @@ def script_mode_problem_plan() -> Plan[UsageError | None]:
         return UsageError(f"script mode cannot run on this cluster: {gap}",
                           "use --mode boost (the same ranking, no scripts needed)")
     try:
-        yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
+        yield Request("GET", api_path("_scripts", TERM_SCRIPT_ID))
     except Exception as exc:
         from esqlog.engine import error_status
 
@@ -73,23 +74,23 @@ def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
     if gap is not None:
         raise UsageError(f"cannot install the stored script: {gap}",
                          "search with --mode boost (the same ranking, no scripts needed)")
-    yield Request("PUT", f"/_scripts/{script_id}", body={
+    yield Request("PUT", api_path("_scripts", script_id), body={
         "script": {"lang": "painless", "source": painless_source(script_id)}})
 
 
 def store_in_cluster_plan(calibration: Calibration) -> Plan[str]:
     """Keep the record in esqlog's own index, one document per index+field."""
     doc_id = f"{calibration.index}:{calibration.field}"
-    yield Request("PUT", f"/{CALIBRATION_INDEX}/_doc/{quote_path(doc_id)}",
+    yield Request("PUT", index_path(CALIBRATION_INDEX, "_doc", doc_id),
                   {"refresh": "true"}, calibration.to_json())
     return doc_id
 
 
 def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:
     """Read a calibration kept with --store-in-cluster."""
-    doc_id = quote_path(f"{index}:{field_name}")
+    doc_id = f"{index}:{field_name}"
     try:
-        body = yield Request("GET", f"/{CALIBRATION_INDEX}/_doc/{doc_id}")
+        body = yield Request("GET", index_path(CALIBRATION_INDEX, "_doc", doc_id))
     except Exception as exc:
         from esqlog.engine import error_status
 

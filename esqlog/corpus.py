@@ -6,7 +6,6 @@ index written here is one esqlog creates for itself (the name is the caller's ch
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -15,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.engine import Engine, Request
+from esqlog.paths import index_path
+from esqlog.scratch import create_scratch
 
 #: An identifier-aware analyzer for the tokenizer ablation: splits camelCase, snake_case and
 #: letter/digit boundaries, keeps the original token too (OpenSearch analysis-common).
@@ -64,23 +65,22 @@ def load_queries(path: str | Path) -> list[Query]:
 
 def create_corpus_index(
     engine: Engine, index: str, analyzer: str = "standard", shards: int = 1,
-    field_name: str = "body", replace: bool = False,
+    field_name: str = "body", replace: bool = False, command: str = "bench",
 ) -> None:
-    """Create the scratch index with one text field analyzed by ``standard`` or ``code``."""
-    if replace:
-        with contextlib.suppress(Exception):  # absent is fine
-            engine.perform(Request("DELETE", f"/{index}"))
+    """Create the scratch index with one text field analyzed by ``standard`` or ``code``.
+
+    Marked as ``esqlog <command>``'s scratch index; ``replace`` replaces only an index that
+    carries that marker (esqlog.scratch), and any other existing index is refused.
+    """
     settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": 0,
                                 "refresh_interval": "-1"}
     if analyzer == "code":
         settings["analysis"] = CODE_ANALYSIS
     elif analyzer != "standard":
         raise ValueError(f"unknown analyzer {analyzer!r}: use standard or code")
-    engine.perform(Request("PUT", f"/{index}", body={
-        "settings": settings,
-        "mappings": {"properties": {field_name: {"type": "text", "analyzer": analyzer},
-                                    "name": {"type": "keyword"}}},
-    }))
+    create_scratch(engine, index, command, settings,
+                   {field_name: {"type": "text", "analyzer": analyzer},
+                    "name": {"type": "keyword"}}, replace=replace)
 
 
 def bulk_index_docs(
@@ -99,7 +99,8 @@ def bulk_index_docs(
     def flush() -> None:
         if not lines:
             return
-        result = engine.perform(Request("POST", f"/{index}/_bulk", body="\n".join(lines) + "\n"))
+        result = engine.perform(Request("POST", index_path(index, "_bulk"),
+                                        body="\n".join(lines) + "\n"))
         if result.get("errors"):
             first = next(i for i in result["items"] if i["index"].get("error"))
             raise RuntimeError(f"bulk indexing failed: {first['index']['error']}")
@@ -116,7 +117,7 @@ def bulk_index_docs(
         if len(lines) >= 2 * chunk:
             flush()
     flush()
-    engine.perform(Request("PUT", f"/{index}/_settings",
+    engine.perform(Request("PUT", index_path(index, "_settings"),
                            body={"index": {"refresh_interval": "1s"}}))
-    engine.perform(Request("POST", f"/{index}/_refresh"))
+    engine.perform(Request("POST", index_path(index, "_refresh")))
     return count

@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from esqlog.errors import ClusterError, redact
 from esqlog.extras import client_too_new
+from esqlog.paths import index_path
 
 # Plan and Request are re-exported: every plan module imports them from here.
 from esqlog.steps import Plan as Plan
@@ -85,13 +86,6 @@ def _dispatch(client: Any, flavor: Flavor, request: Request) -> Any:
                                       headers=_JSON_HEADERS, body=request.body)
     return client.transport.perform_request(request.method, request.path, params=params,
                                             body=request.body)
-
-
-def quote_path(part: str, safe: str = "") -> str:
-    """One URL path segment (index name, document id), percent-encoded."""
-    from urllib.parse import quote
-
-    return quote(part, safe=safe)
 
 
 class Engine:
@@ -216,8 +210,8 @@ def scroll_plan(
     of its own); it returns False to stop early. A failure while clearing the scroll is
     ignored: a leftover context expires on its own after ``keep_alive``.
     """
-    page = yield Request("POST", f"/{index}/_search", {"scroll": keep_alive, **(params or {})},
-                         body)
+    page = yield Request("POST", index_path(index, "_search", patterns=True),
+                         {"scroll": keep_alive, **(params or {})}, body)
     scroll_id = page.get("_scroll_id")
     try:
         while hits := page["hits"]["hits"]:

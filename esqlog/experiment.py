@@ -18,6 +18,7 @@ from esqlog.analysis import search_analyses_plan
 from esqlog.engine import Engine, Request
 from esqlog.evaluate import Qrels, Run
 from esqlog.joins import proposed_candidates
+from esqlog.paths import index_path
 from esqlog.rewrite import (
     FieldCalibration,
     RewriteSettings,
@@ -162,7 +163,7 @@ def fetch_token_counts(
     counts: dict[str, int] = {}
     unique = list(dict.fromkeys(doc_ids))
     for start in range(0, len(unique), batch):
-        body = engine.perform(Request("POST", f"/{index}/_mget",
+        body = engine.perform(Request("POST", index_path(index, "_mget"),
                                       {"_source_includes": field_name},
                                       {"ids": unique[start:start + batch]}))
         for doc in body.get("docs", []):
@@ -230,7 +231,7 @@ def id_field_plan_check(engine: Engine, index: str, id_field: str) -> None:
     """
     from esqlog.errors import UsageError
 
-    body = engine.perform(Request("GET", f"/{index}/_mapping/field/{id_field}"))
+    body = engine.perform(Request("GET", index_path(index, "_mapping", "field", id_field)))
     types = {m.get("mapping", {}).get(id_field.rsplit(".", 1)[-1], {}).get("type")
              for entry in body.values() for m in (entry.get("mappings") or {}).values()}
     types.discard(None)
@@ -259,7 +260,7 @@ def missing_documents(
         chunk = unique[start:start + batch]
         query = {"ids": {"values": chunk}} if id_field is None else {
             "terms": {id_field: chunk}}
-        body = engine.perform(Request("POST", f"/{index}/_search", body={
+        body = engine.perform(Request("POST", index_path(index, "_search"), body={
             "query": query, "size": 2 * len(chunk), "track_total_hits": False,
             "_source": [id_field] if id_field else False}))
         for hit in body["hits"]["hits"]:

@@ -28,8 +28,9 @@ from typing import Any
 
 from esqlog import __version__
 from esqlog.calibrate import painless_source
-from esqlog.engine import Plan, Request, error_reason, error_status, quote_path
+from esqlog.engine import Plan, Request, error_reason, error_status
 from esqlog.errors import ClusterError, UsageError
+from esqlog.paths import api_path, check_index_name, index_path
 from esqlog.qlog import validate_q
 from esqlog.stats import resolve_index_plan
 
@@ -150,12 +151,13 @@ def fields_with_own_similarity(mapping: Mapping[str, Any], prefix: str = "") -> 
 def read_state_plan(index: str) -> Plan[SimilarityState]:
     """The concrete index, its status, similarity settings and fields with their own one."""
     info = yield from resolve_index_plan(index)
-    name = quote_path(info.name)
-    settings = yield Request("GET", f"/{name}/_settings", {"flat_settings": True})
+    name = info.name
+    settings = yield Request("GET", index_path(name, "_settings"), {"flat_settings": True})
     flat = (settings.get(info.name) or {}).get("settings") or {}
-    mapping = yield Request("GET", f"/{name}/_mapping")
+    mapping = yield Request("GET", index_path(name, "_mapping"))
     mappings = (mapping.get(info.name) or {}).get("mappings") or {}
-    rows = yield Request("GET", f"/_cat/indices/{name}", {"format": "json", "h": "status"})
+    rows = yield Request("GET", api_path("_cat", "indices", check_index_name(name)),
+                         {"format": "json", "h": "status"})
     status = str(rows[0].get("status", "open")) if rows else "open"
     return SimilarityState(info.name, info.uuid, status, _flat_similarity(flat),
                            tuple(fields_with_own_similarity(mappings)))
@@ -206,7 +208,7 @@ def describe_revert(state: SimilarityState, backup: Mapping[str, str]) -> str:
 # --- the backup document --------------------------------------------------------------------
 
 def _backup_path(index_uuid: str) -> str:
-    return f"/{BACKUP_INDEX}/_doc/{quote_path(index_uuid)}"
+    return index_path(BACKUP_INDEX, "_doc", index_uuid)
 
 
 def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
@@ -230,7 +232,7 @@ def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
 def _save_backup_plan(state: SimilarityState, params: SimilarityParams) -> Plan[None]:
     """Store the current settings as JSON text, so no mapping can reinterpret the keys."""
     try:
-        yield Request("PUT", f"/{BACKUP_INDEX}", body={
+        yield Request("PUT", index_path(BACKUP_INDEX), body={
             "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
             "mappings": {"dynamic": False, "properties": {
                 "index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
@@ -281,27 +283,28 @@ def preflight_plan(params: SimilarityParams) -> Plan[None]:
     settings: dict[str, Any] = {"index.number_of_shards": 1, "index.number_of_replicas": 0}
     settings.update(similarity_settings(params))
     try:
-        yield Request("PUT", f"/{probe}", {"wait_for_active_shards": "0"}, {"settings": settings})
+        yield Request("PUT", index_path(probe), {"wait_for_active_shards": "0"},
+                      {"settings": settings})
     except Exception as exc:
         raise ClusterError(
             f"the cluster rejects esqlog's scripted similarity ({error_reason(exc)}); the "
             "index was not closed and is unchanged",
             "scripted similarity needs Painless; use esqlog search (query time) instead"
         ) from None
-    yield Request("DELETE", f"/{probe}")
+    yield Request("DELETE", index_path(probe))
 
 
 def _change_plan(state: SimilarityState, update: Mapping[str, str | None],
                  action: str) -> Plan[None]:
     """Close, update settings, open; on any failure re-open and raise naming the state."""
-    name = quote_path(state.index)
+    name = state.index
     step = "closing"
     try:
-        yield Request("POST", f"/{name}/_close")
+        yield Request("POST", index_path(name, "_close"))
         step = "updating the settings of"
-        yield Request("PUT", f"/{name}/_settings", body=dict(update))
+        yield Request("PUT", index_path(name, "_settings"), body=dict(update))
         step = "opening"
-        yield Request("POST", f"/{name}/_open")
+        yield Request("POST", index_path(name, "_open"))
     except Exception as exc:
         reason = error_reason(exc)
         if step == "opening":
@@ -316,7 +319,7 @@ def _restore_after_failed_open(state: SimilarityState,
     """The new settings were accepted but the index will not open: undo exactly that update."""
     undo = {key: state.similarity.get(key) for key in update}
     try:
-        yield Request("PUT", f"/{quote_path(state.index)}/_settings", body=undo)
+        yield Request("PUT", index_path(state.index, "_settings"), body=undo)
     except Exception:
         return
 
@@ -324,7 +327,7 @@ def _restore_after_failed_open(state: SimilarityState,
 def _state_after_failure(state: SimilarityState) -> Plan[str]:
     """Re-open the index if needed and say in words what it looks like now."""
     try:
-        yield Request("POST", f"/{quote_path(state.index)}/_open")
+        yield Request("POST", index_path(state.index, "_open"))
     except Exception as exc:
         return (f"index {state.index!r} may be CLOSED ({error_reason(exc)}); open it with "
                 f"POST {state.index}/_open")

@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
 from typing import Any
 
-from esqlog.engine import Plan, Request, error_status, quote_path
+from esqlog.engine import Plan, Request, error_status
 from esqlog.errors import ClusterError, UsageError
+from esqlog.paths import index_path
 
 MAX_ROUTING_PROBES = 5000
 TEXT_TYPES = frozenset({"text", "match_only_text"})
@@ -109,7 +110,7 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
     try:
         body = yield Request(
             "GET",
-            f"/{_quote(name)}/_settings",
+            index_path(name, "_settings", patterns=True),
             {"filter_path": "*.settings.index.uuid,*.settings.index.number_of_shards,"
                             "*.settings.index.query.default_field"},
         )
@@ -138,8 +139,8 @@ def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     """Type, analyzers and similarity of a field, with the analyzer's custom definition if any."""
     # include_defaults: the analyzers the engine really uses (search_analyzer falls back to
     # default_search or the index analyzer, in an order the two engines do not agree on)
-    mapping = yield Request("GET", f"/{_quote(index)}/_mapping/field/{_quote(field_name)}",
-                            {"include_defaults": "true"})
+    mapping = yield Request("GET", index_path(index, "_mapping", "field", field_name,
+                                              patterns=True), {"include_defaults": "true"})
     found = (mapping.get(index) or {}).get("mappings", {}).get(field_name)
     if not found:
         raise UsageError(
@@ -157,7 +158,8 @@ def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     analyzer = str(props.get("analyzer", "default"))
     search_analyzer = str(props.get("search_analyzer", analyzer))
     settings = yield Request(
-        "GET", f"/{_quote(index)}/_settings", {"filter_path": "*.settings.index.analysis"}
+        "GET", index_path(index, "_settings", patterns=True),
+        {"filter_path": "*.settings.index.analysis"}
     )
     analysis = (settings.get(index) or {}).get("settings", {}).get("index", {}).get("analysis", {})
     definition = _analyzer_definition(analysis, analyzer)
@@ -199,7 +201,8 @@ def shard_routings_plan(index: str, shards: int) -> Plan[tuple[str, ...]]:
     for probe in range(min(MAX_ROUTING_PROBES, 64 * max(shards, 1))):
         if len(found) == shards:
             break
-        body = yield Request("GET", f"/{_quote(index)}/_search_shards", {"routing": str(probe)})
+        body = yield Request("GET", index_path(index, "_search_shards", patterns=True),
+                             {"routing": str(probe)})
         for group in body.get("shards", []):
             for copy in group:
                 if copy.get("primary"):
@@ -277,7 +280,7 @@ def term_stats_plan(
     """
     wanted = [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
     text = " ".join(wanted) if wanted else ""
-    body = yield Request("POST", f"/{_quote(index)}/_mtermvectors", body={
+    body = yield Request("POST", index_path(index, "_mtermvectors", patterns=True), body={
         "docs": _artificial_docs(index, field_name, text, routings, "whitespace", False)
     })
     fstats, df, _ = _sum_shard_vectors(body.get("docs", []), field_name)
@@ -294,13 +297,8 @@ def field_stats_plan(
 
 def live_doc_count_plan(index: str) -> Plan[int]:
     """Documents visible to search now (deleted ones excluded): used for staleness checks."""
-    body = yield Request("GET", f"/{_quote(index)}/_count")
+    body = yield Request("GET", index_path(index, "_count", patterns=True))
     return int(body.get("count", 0))
-
-
-def _quote(part: str) -> str:
-    """Index names may be comma lists or wildcards; field names pass through the same way."""
-    return quote_path(part, safe=",*")
 
 
 def texts_stats_plan(
@@ -329,7 +327,8 @@ def texts_stats_plan(
             extra_slots.append((key, wanted))
             docs.extend(_artificial_docs(index, key[0], " ".join(wanted), routings,
                                          "whitespace", False))
-    body = yield Request("POST", f"/{_quote(index)}/_mtermvectors", body={"docs": docs})
+    body = yield Request("POST", index_path(index, "_mtermvectors", patterns=True),
+                         body={"docs": docs})
     answers = body.get("docs", [])
     per_text = len(routings)
     out: dict[tuple[str, str], TextStats] = {}

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from esqlog.engine import Request, quote_path
+from esqlog.engine import Request
+from esqlog.paths import index_path
 
 
 def stored_vectors_request(
@@ -31,5 +32,5 @@ def stored_vectors_request(
         if hit.get("_routing") is not None:
             doc["routing"] = hit["_routing"]
         docs.append(doc)
-    path = f"/{quote_path(index, safe=',*')}/_mtermvectors" if index else "/_mtermvectors"
+    path = index_path(index, "_mtermvectors", patterns=True) if index else "/_mtermvectors"
     return Request("POST", path, body={"docs": docs})

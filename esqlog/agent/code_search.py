@@ -20,9 +20,9 @@ from esqlog.engine import (
     describe_failure,
     error_status,
     is_client_error,
-    quote_path,
 )
 from esqlog.errors import EsqlogError
+from esqlog.paths import index_path
 
 MIN_BUDGET = 200
 MAX_BUDGET = 200_000
@@ -218,7 +218,7 @@ class CodeSearch:
             raise ToolInputError("id is empty; pass an id from search_code")
         try:
             found = self.engine.perform(Request(
-                "GET", f"/{quote_path(self.index)}/_doc/{quote_path(id)}"))
+                "GET", index_path(self.index, "_doc", id)))
         except Exception as exc:
             if error_status(exc) == 404:
                 raise ToolInputError(f"no document with id {id!r} in index {self.index!r}; "
@@ -234,7 +234,7 @@ class CodeSearch:
         if not path.strip():
             raise ToolInputError("path is empty; pass a path from search_code")
         response = self._guard(lambda: self.engine.perform(Request(
-            "POST", f"/{quote_path(self.index)}/_search",
+            "POST", index_path(self.index, "_search"),
             body={"query": {"term": {PATH_FIELD: path}}, "size": 1000})))
         chunks = sorted((chunk_of(h, self.field) for h in response["hits"]["hits"]),
                         key=lambda c: c.start_line)

@@ -23,14 +23,17 @@ def sample_path(name: str) -> Path:
 @click.command("demo")
 @connection_options
 @click.option("--index", default=DEMO_INDEX, show_default=True,
-              help="Scratch index the demo creates (replaced if it exists).")
+              help="Scratch index the demo creates (replaced when an earlier demo made it; any "
+                   "other existing index is refused).")
 @click.option("--examples", type=int, default=3, show_default=True,
               help="Example queries to show whose answer moved into the top 3.")
 def demo_command(connection: ConnectionSettings, index: str, examples: int) -> None:
     """Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25.
 
-    Creates (or replaces) only the scratch index named by --index. Needs the eval extra
-    (pip install 'esqlog[eval]'); says so in one line without it.
+    Creates only the scratch index named by --index, and replaces it only when an earlier
+    esqlog run created it (its mapping carries esqlog's marker); any other index is
+    refused. Needs the eval extra (pip install 'esqlog[eval]'); says so in one line
+    without it.
     """
     require_extra("demo", "eval", EVAL_MODULES)
     from esqlog.calibrate import calibrate
@@ -44,7 +47,7 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
     click.echo(f"engine: {engine.label}")
     docs = list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))
     texts = {d["id"]: d for d in docs}
-    create_corpus_index(engine, index, replace=True)
+    create_corpus_index(engine, index, replace=True, command="demo")
     bulk_index_docs(engine, index, docs)
     click.echo(f"indexed {len(docs):,} Go functions into {index} (standard analyzer)\n")
     record = calibrate(engine, index, "body")

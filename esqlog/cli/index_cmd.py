@@ -12,9 +12,10 @@ import click
 
 from esqlog.cli.options import connection_options, open_engine, progress_factory
 from esqlog.connection import ConnectionSettings
-from esqlog.engine import Request, quote_path
+from esqlog.engine import Request
 from esqlog.errors import ClusterError, UsageError
 from esqlog.extras import require_extra
+from esqlog.paths import index_path
 
 if TYPE_CHECKING:
     from esqlog.engine import Engine
@@ -146,7 +147,7 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
         raise ClusterError(f"{counts.failures} bulk operations failed, the first: "
                            f"{counts.first_failure}",
                            "fix the cause and run esqlog index again (it resumes)")
-    stats = engine.perform(Request("GET", f"/{quote_path(target.name)}/_stats/docs,store"))
+    stats = engine.perform(Request("GET", index_path(target.name, "_stats", "docs,store")))
     primaries = stats["_all"]["primaries"]
     return {
         "index": target.name, "created": target.created, "adopted": target.adopted,

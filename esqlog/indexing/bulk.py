@@ -21,10 +21,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from esqlog.engine import Engine, Request, quote_path
+from esqlog.engine import Engine, Request
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
 from esqlog.indexing.walk import SourceFile
+from esqlog.paths import index_path
 
 SCAN_PAGE = 5000
 BULK_DOCS = 500
@@ -76,7 +77,7 @@ def stored_files(engine: Engine, index: str) -> dict[str, Stored]:
             "_source": ["path", "file_hash", "chunk", "chunks"]}
         if after is not None:
             body["search_after"] = after
-        hits = engine.perform(Request("POST", f"/{quote_path(index)}/_search",
+        hits = engine.perform(Request("POST", index_path(index, "_search"),
                                       body=body))["hits"]["hits"]
         for hit in hits:
             src = hit.get("_source") or {}
@@ -199,12 +200,12 @@ def send(engine: Engine, stream: Iterable[dict[str, Any]], counts: IndexCounts) 
 
 def refresh(engine: Engine, index: str) -> None:
     """Make the run's writes searchable (and visible to --calibrate) before returning."""
-    engine.perform(Request("POST", f"/{quote_path(index)}/_refresh"))
+    engine.perform(Request("POST", index_path(index, "_refresh")))
 
 
 def refresh_interval(engine: Engine, index: str, value: str | None) -> None:
     """Periodic refreshes off during a run ("-1"), the index's default back after (None):
     each refresh writes a small segment that merging then rewrites, for searches that
     nobody runs until the final refresh."""
-    engine.perform(Request("PUT", f"/{quote_path(index)}/_settings",
+    engine.perform(Request("PUT", index_path(index, "_settings"),
                            body={"index": {"refresh_interval": value}}))

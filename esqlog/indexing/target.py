@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from esqlog.cluster_store import CALIBRATION_INDEX
-from esqlog.engine import Engine, Request, error_status, quote_path
+from esqlog.engine import Engine, Request, error_status
 from esqlog.errors import UsageError
+from esqlog.paths import index_path
 
 MARKER = "esqlog_index"
 FORMAT = 1
@@ -68,7 +69,7 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
     """Create INDEX, or check that esqlog index may write to it (see the module doc)."""
     check_name(index)
     try:
-        found = engine.perform(Request("GET", f"/{quote_path(index)}"))
+        found = engine.perform(Request("GET", index_path(index)))
     except Exception as exc:
         if error_status(exc) != 404:
             raise
@@ -97,11 +98,11 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
     properties = mappings.get("properties") or {}
     _check_fields(index, properties)
     if ours:  # our own index, the folder moved: record the new folder
-        engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
+        engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"_meta": {MARKER: _marker(root)}}))
     missing = {f: spec for f, spec in FIELDS.items() if f not in properties}
     if missing:  # mapped as esqlog reads them (path must be a keyword), not left to dynamic
-        engine.perform(Request("PUT", f"/{quote_path(name)}/_mapping",
+        engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"properties": missing}))
     return Target(name, created=False, adopted=not ours)
 
@@ -118,7 +119,7 @@ def _create(engine: Engine, index: str, root: str, shards: int,
     body = {"settings": settings,
             "mappings": {"dynamic": "strict", "_meta": {MARKER: _marker(root)},
                          "properties": FIELDS}}
-    engine.perform(Request("PUT", f"/{quote_path(index)}", body=body))
+    engine.perform(Request("PUT", index_path(index), body=body))
     return Target(index, created=True, adopted=False)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from esqlog.engine import Plan, Request
+from esqlog.paths import index_path
 from esqlog.rerank.scoring import DocVector, ScoredText, named_terms
 from esqlog.termvectors import stored_vectors_request
 
@@ -38,7 +39,7 @@ def term_scores_plan(
     params: dict[str, Any] = {"include_named_queries_score": True}
     if search_type:
         params["search_type"] = search_type
-    body = yield Request("POST", f"/{index}/_search", params, {
+    body = yield Request("POST", index_path(index, "_search", patterns=True), params, {
         "query": {"bool": {"filter": [{"ids": {"values": ids}}], "should": clauses}},
         "size": len(ids), "_source": False, "track_total_hits": False,
     })

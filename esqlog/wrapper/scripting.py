@@ -12,8 +12,9 @@ import warnings
 from collections.abc import Callable
 
 from esqlog.calibrate import TERM_SCRIPT_ID
-from esqlog.engine import Plan, Request, error_reason, error_status, quote_path
+from esqlog.engine import Plan, Request, error_reason, error_status
 from esqlog.errors import UsageError
+from esqlog.paths import api_path
 from esqlog.rewrite import RewriteMode
 from esqlog.steps import ClientSearch, SearchPlan
 from esqlog.wrapper.call import SearchCall
@@ -54,7 +55,7 @@ class ScriptSupport:
         """
         if self.ok is None:
             try:
-                yield Request("GET", f"/_scripts/{quote_path(TERM_SCRIPT_ID)}")
+                yield Request("GET", api_path("_scripts", TERM_SCRIPT_ID))
             except Exception as exc:
                 status = error_status(exc)
                 if status in (401, 403):  # a search-only user may not read scripts:

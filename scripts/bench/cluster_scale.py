@@ -33,6 +33,8 @@ from opensearchpy import OpenSearch
 from esqlog.calibrate import calibrate_with_vocabulary, save_with_vocabulary
 from esqlog.corpus import read_jsonl
 from esqlog.engine import Engine, Request
+from esqlog.paths import api_path, index_path
+from esqlog.scratch import create_scratch, scratch_state
 
 CORPORA = Path("/work/data/corpora")
 LOAD_CHILD = """
@@ -67,18 +69,14 @@ def mixed_docs(corpora: list[str]) -> Iterator[dict[str, Any]]:
 def ensure_index(engine: Engine, size: int, corpora: list[str], shards: int,
                  replicas: int) -> tuple[str, int]:
     name = f"esqlog-bench-scale-{size or 'all'}"
-    try:
-        count = int(engine.perform(Request("GET", f"/{name}/_count"))["count"])
+    if scratch_state(engine, name):  # esqlog's own from an earlier run: reuse when complete
+        count = int(engine.perform(Request("GET", index_path(name, "_count")))["count"])
         if (size and count == size) or (not size and count > 0):
             return name, count
-        engine.perform(Request("DELETE", f"/{name}"))
-    except Exception as exc:  # a missing index: build it
-        if "404" not in str(exc) and "index_not_found" not in str(exc):
-            raise
-    engine.perform(Request("PUT", f"/{name}", body={
-        "settings": {"number_of_shards": shards, "number_of_replicas": replicas,
-                     "refresh_interval": "-1"},
-        "mappings": {"properties": {"body": {"type": "text"}}}}))
+    create_scratch(engine, name, "bench", {"number_of_shards": shards,
+                                           "number_of_replicas": replicas,
+                                           "refresh_interval": "-1"},
+                   {"body": {"type": "text"}}, replace=True)
     started, count, lines = time.perf_counter(), 0, []
     for doc in mixed_docs(corpora):
         lines += [json.dumps({"index": {"_index": name, "_id": f"{count}-{doc['id']}"}}),
@@ -91,9 +89,10 @@ def ensure_index(engine: Engine, size: int, corpora: list[str], shards: int,
             break
     if lines:
         _bulk(engine, lines)
-    engine.perform(Request("PUT", f"/{name}/_settings", body={"refresh_interval": "1s"}))
-    engine.perform(Request("POST", f"/{name}/_refresh"))
-    engine.perform(Request("GET", f"/_cluster/health/{name}", {"wait_for_status": "green"}))
+    engine.perform(Request("PUT", index_path(name, "_settings"), body={"refresh_interval": "1s"}))
+    engine.perform(Request("POST", index_path(name, "_refresh")))
+    engine.perform(Request("GET", api_path("_cluster", "health", name),
+                           {"wait_for_status": "green"}))
     print(f"[index] {name}: {count} documents in {time.perf_counter() - started:.0f} s",
           file=sys.stderr)
     return name, count

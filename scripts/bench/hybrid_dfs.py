@@ -32,6 +32,8 @@ from esqlog.calibrate import calibrate
 from esqlog.connection import ConnectionSettings, connect
 from esqlog.corpus import load_queries, read_jsonl
 from esqlog.engine import Engine, Request
+from esqlog.paths import index_path
+from esqlog.scratch import create_scratch, delete_scratch
 from esqlog.wrapper import wrap
 
 DIMS = 16
@@ -51,10 +53,10 @@ def _embed(text: str, projection: np.ndarray) -> list[float]:
 def _build(engine: Engine, docs: list[dict[str, Any]], projection: np.ndarray,
            shards: int) -> str:
     index = f"esqlog-bench-hybrid-{uuid.uuid4().hex[:8]}"
-    engine.perform(Request("PUT", f"/{index}", body={
-        "settings": {"number_of_shards": shards, "number_of_replicas": 0},
-        "mappings": {"properties": {"body": {"type": "text"}, "vec": {
-            "type": "dense_vector", "dims": DIMS, "index": True, "similarity": "cosine"}}}}))
+    create_scratch(engine, index, "bench", {"number_of_shards": shards, "number_of_replicas": 0},
+                   {"body": {"type": "text"}, "vec": {"type": "dense_vector", "dims": DIMS,
+                                                      "index": True, "similarity": "cosine"}},
+                   replace=False)
     for start in range(0, len(docs), 2000):
         lines = []
         for doc in docs[start:start + 2000]:
@@ -62,7 +64,7 @@ def _build(engine: Engine, docs: list[dict[str, Any]], projection: np.ndarray,
             lines.append(json.dumps({"body": doc["text"],
                                      "vec": _embed(doc["text"], projection)}))
         engine.perform(Request("POST", "/_bulk", body="\n".join(lines) + "\n"))
-    engine.perform(Request("POST", f"/{index}/_refresh"))
+    engine.perform(Request("POST", index_path(index, "_refresh")))
     return index
 
 
@@ -136,7 +138,7 @@ def main() -> int:
             rows.append((_ndcg(_ranked(sent), exact), _same(_ranked(sent), exact), worst,
                          _ndcg(_ranked(local), exact), _same(_ranked(local), exact)))
     finally:
-        engine.perform(Request("DELETE", f"/{index}"))
+        delete_scratch(engine, index)
     n = len(rows)
     print(f"Elasticsearch {engine.label}, {len(docs)} Go docs, {args.shards} shards, "
           f"{n} queries, knn k={TOP} + match, q-log wrapper")

@@ -34,6 +34,7 @@ from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
 from esqlog.indexing.target import MARKER
 from esqlog.indexing.walk import WalkOptions, WalkReport, list_files, read_files
+from esqlog.paths import index_path
 
 
 def load() -> float:
@@ -42,13 +43,13 @@ def load() -> float:
 
 def drop_bench_index(engine: Engine, index: str) -> None:
     try:
-        found = engine.perform(Request("GET", f"/{index}"))
+        found = engine.perform(Request("GET", index_path(index)))
     except Exception:
         return  # not there
     (info,) = found.values()
     if MARKER not in ((info.get("mappings") or {}).get("_meta") or {}):
         raise SystemExit(f"{index} exists and was not made by esqlog index: not deleting it")
-    engine.perform(Request("DELETE", f"/{index}"))
+    engine.perform(Request("DELETE", index_path(index)))
 
 
 def cpu_seconds() -> float:

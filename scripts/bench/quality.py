@@ -26,6 +26,7 @@ from esqlog.connection import ConnectionSettings, connect
 from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
 from esqlog.engine import Engine, Request
 from esqlog.experiment import QuerySet, evaluate_queries, system_label
+from esqlog.paths import index_path
 from esqlog.qlog import PREDICTORS, CorpusFeatures
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
@@ -62,7 +63,7 @@ def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyze
                  shards: int = 1) -> float:
     """Index the documents unless the index already holds exactly them; seconds spent."""
     try:
-        count = engine.perform(Request("GET", f"/{index}/_count"))["count"]
+        count = engine.perform(Request("GET", index_path(index, "_count")))["count"]
         if count == len(docs):
             return 0.0
     except Exception:  # absent
@@ -70,7 +71,7 @@ def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyze
     started = time.perf_counter()
     create_corpus_index(engine, index, analyzer=analyzer, shards=shards, replace=True)
     bulk_index_docs(engine, index, docs)
-    engine.perform(Request("POST", f"/{index}/_forcemerge", {"max_num_segments": 1}))
+    engine.perform(Request("POST", index_path(index, "_forcemerge"), {"max_num_segments": 1}))
     return time.perf_counter() - started
 
 

@@ -31,7 +31,8 @@ from corpora.lang_go import go_query  # noqa: E402
 from corpora.text import delete_name, usable_query  # noqa: E402
 
 from esqlog.connection import ConnectionSettings, connect  # noqa: E402
-from esqlog.engine import Engine, Request, quote_path  # noqa: E402
+from esqlog.engine import Engine, Request  # noqa: E402
+from esqlog.paths import index_path  # noqa: E402
 
 
 def chunks(engine: Engine, index: str) -> Any:
@@ -45,7 +46,7 @@ def chunks(engine: Engine, index: str) -> Any:
             "_source": ["symbol", "content"], "track_total_hits": False}
         if after is not None:
             body["search_after"] = after
-        hits = engine.perform(Request("POST", f"/{quote_path(index)}/_search",
+        hits = engine.perform(Request("POST", index_path(index, "_search"),
                                       body=body))["hits"]["hits"]
         if not hits:
             return

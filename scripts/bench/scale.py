@@ -45,6 +45,7 @@ from typing import Any
 
 from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.engine import Request
+from esqlog.paths import index_path
 from esqlog.wrapper import wrap
 
 HERE = Path(__file__).resolve().parent
@@ -98,7 +99,7 @@ def ensure_index(engine: Any, corpus: Path, rank: dict[str, int], size: int,
     want = min(size, len(rank))
     seconds = 0.0
     try:
-        have = engine.perform(Request("GET", f"/{index}/_count"))["count"]
+        have = engine.perform(Request("GET", index_path(index, "_count")))["count"]
     except Exception:  # absent
         have = -1
     if have != want:
@@ -106,9 +107,10 @@ def ensure_index(engine: Any, corpus: Path, rank: dict[str, int], size: int,
         started = time.perf_counter()
         create_corpus_index(engine, index, shards=shards, replace=True)
         bulk_index_docs(engine, index, subset_docs(corpus, rank, size), chunk=2000)
-        engine.perform(Request("POST", f"/{index}/_forcemerge", {"max_num_segments": 1}))
+        engine.perform(Request("POST", index_path(index, "_forcemerge"), {"max_num_segments": 1}))
         seconds = time.perf_counter() - started
-    stats = engine.perform(Request("GET", f"/{index}/_stats/store,docs"))["_all"]["primaries"]
+    stats = engine.perform(Request("GET", index_path(index, "_stats", "store,docs")))
+    stats = stats["_all"]["primaries"]
     return {"index": index, "docs": stats["docs"]["count"], "index_seconds": round(seconds, 1),
             "store_bytes": stats["store"]["size_in_bytes"]}
 

@@ -47,6 +47,7 @@ from esqlog.connection import ConnectionSettings, connect
 from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.engine import Engine, Request
 from esqlog.errors import EsqlogError
+from esqlog.paths import index_path
 from esqlog.plots import plot_budget_recall
 from esqlog.wrapper import wrap
 
@@ -62,16 +63,16 @@ def ensure_corpus(engine: Engine, data: Path, corpus: str, size: str, seed: int,
     index = f"esqlog-recall-{corpus}-{size}"
     cal_path = cal_dir / f"{index}.calibration.json"
     try:
-        fresh = engine.perform(Request("GET", f"/{index}/_count"))["count"] != len(docs)
+        fresh = engine.perform(Request("GET", index_path(index, "_count")))["count"] != len(docs)
     except Exception:  # absent
         fresh = True
     if fresh:
         started = time.perf_counter()
         create_corpus_index(engine, index, replace=True)
-        engine.perform(Request("PUT", f"/{index}/_mapping",
+        engine.perform(Request("PUT", index_path(index, "_mapping"),
                                body={"properties": {"path": {"type": "keyword"}}}))
         bulk_index_docs(engine, index, docs, extra_fields=("path",))
-        engine.perform(Request("POST", f"/{index}/_forcemerge", {"max_num_segments": 1}))
+        engine.perform(Request("POST", index_path(index, "_forcemerge"), {"max_num_segments": 1}))
         print(f"indexed {index}: {len(docs)} documents in {time.perf_counter() - started:.0f}s",
               flush=True)
     if fresh or not cal_path.exists():
@@ -238,14 +239,14 @@ def main() -> int:
             for spec in args.queries:
                 label, _, path = spec.rpartition("=")
                 sets[label or Path(path).stem] = load_queries(path)
-            docs = engine.perform(Request("GET", f"/{args.index}/_count"))["count"]
+            docs = engine.perform(Request("GET", index_path(args.index, "_count")))["count"]
             evaluate(engine, args, args.dataset or args.index, args.index, args.field,
                      load_calibration(args.calibration), sets, docs)
         for corpus in ([] if args.index else args.corpora.split(",")):
             for size in args.sizes.split(","):
                 index, cal, query_sets = ensure_corpus(engine, args.data, corpus, size,
                                                        args.seed, args.work)
-                docs = engine.perform(Request("GET", f"/{index}/_count"))["count"]
+                docs = engine.perform(Request("GET", index_path(index, "_count")))["count"]
                 sets = {s: query_sets[s] for s in args.styles.split(",")}
                 evaluate(engine, args, corpus, index, "body", cal, sets, docs)
     draw(args.out, args.plot)
