@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from esqlog.version import __version__
 
 __all__ = ["ScriptingUnavailable", "__version__", "wrap"]
 

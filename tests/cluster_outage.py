@@ -29,9 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.calibrate import Calibration, calibrate_with_vocabulary, load_calibration
-from esqlog.engine import is_client_error
-from esqlog.vocabulary import Vocabulary, load_vocabulary
+from esqlog.calibration.calibrate import calibrate_with_vocabulary, load_calibration
+from esqlog.calibration.record import Calibration
+from esqlog.engine.failures import is_client_error
+from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary
 from esqlog.wrapper import wrap
 from tests.conftest import CLUSTER_URLS, wait_green
 from tests.oracle import Corpus, assert_same_ranking, body_of, hits_of

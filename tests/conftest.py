@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.steps import Request
 
 if TYPE_CHECKING:
     from tests.oracle import Corpus

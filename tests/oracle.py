@@ -4,7 +4,8 @@ The oracle is deliberately independent of esqlog's scoring code: the query's tok
 from the engine's ``_analyze``, per-document term frequencies and lengths from the engine's
 ``_termvectors`` of the stored documents, and the score from ``tests/lucene_bm25`` (plain
 formulas with Lucene's one-byte length-norm rounding). Only the global statistics (df, N,
-avgdl, which must include deleted documents) come from esqlog.stats, as a DFS search sees them.
+avgdl, which must include deleted documents) come from esqlog.statistics.terms, as a DFS search
+sees them.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from esqlog.calibrate import Calibration, calibrate, install_script_plan
-from esqlog.corpus import read_jsonl
-from esqlog.engine import Engine
-from esqlog.stats import field_stats_plan, shard_routings_plan, term_stats_plan
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
+from esqlog.evaluation.corpus import read_jsonl
+from esqlog.statistics.terms import field_stats_plan, shard_routings_plan, term_stats_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call, create_index
 from tests.lucene_bm25 import bm25_term, lucene_idf

@@ -18,7 +18,7 @@ from typing import Any
 
 import opensearchpy
 
-from esqlog.steps import ClientSearch, Pause, Step, drive
+from esqlog.engine.steps import ClientSearch, Pause, Step, drive
 
 Answer = Any  # JSON, a callable(step) -> JSON, or an exception instance
 

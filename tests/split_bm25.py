@@ -14,7 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from tests.conftest import call
 from tests.lucene_bm25 import lucene_idf, lucene_norm_length
 

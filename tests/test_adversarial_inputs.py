@@ -23,9 +23,10 @@ from typing import Any
 import pytest
 
 from esqlog.atomic import atomic_write
-from esqlog.calibrate import SCHEMA_VERSION, Calibration, load_calibration, save_with_vocabulary
-from esqlog.engine import Engine
-from esqlog.vocabulary import VocabularyScan, load_vocabulary, vocabulary_from_scan
+from esqlog.calibration.calibrate import load_calibration, save_with_vocabulary
+from esqlog.calibration.record import SCHEMA_VERSION, Calibration
+from esqlog.engine.client import Engine
+from esqlog.statistics.vocabulary import VocabularyScan, load_vocabulary, vocabulary_from_scan
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import one_line_error, run_esqlog, stdlib_lines
 
@@ -138,10 +139,11 @@ def test_out_onto_a_non_regular_target_is_refused_before_connecting(
 
 PAIR_WRITER = """
 import json, os, signal, sys
-import esqlog.calibrate as calibrate
-import esqlog.vocabulary as vocabulary
-from esqlog.calibrate import Calibration, save_with_vocabulary
-from esqlog.vocabulary import VocabularyScan, vocabulary_from_scan
+import esqlog.calibration.calibrate as calibrate
+import esqlog.statistics.vocabulary as vocabulary
+from esqlog.calibration.record import Calibration
+from esqlog.calibration.calibrate import save_with_vocabulary
+from esqlog.statistics.vocabulary import VocabularyScan, vocabulary_from_scan
 
 record = Calibration.from_json(json.loads(sys.argv[2]))
 df = json.loads(sys.argv[3])
@@ -211,7 +213,7 @@ def test_a_kill_between_the_steps_leaves_the_old_pair_or_the_new_pair(
 @pytest.fixture(scope="module")
 def real_record(corpus: tuple[Engine, str]) -> dict[str, Any]:
     """A genuine calibration of the corpus: each crafted file changes one thing of it."""
-    from esqlog.calibrate import calibrate
+    from esqlog.calibration.calibrate import calibrate
 
     engine, index = corpus
     return calibrate(engine, index, "body", sample=100).to_json()
@@ -273,7 +275,7 @@ def test_crafted_calibration_files_are_one_line_errors(
 
 def test_every_calibration_field_has_a_rule() -> None:
     """A new field cannot reach the loader unchecked: the rule table and the record agree."""
-    from esqlog.schema import FIELDS
+    from esqlog.calibration.record import FIELDS
 
     assert set(FIELDS) == set(Calibration.__dataclass_fields__) - {"location"}
 

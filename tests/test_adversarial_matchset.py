@@ -24,19 +24,19 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibrate import (
-    Calibration,
+from esqlog.calibration.calibrate import (
     calibrate,
     calibrate_with_vocabulary,
-    install_script_plan,
     save_calibration,
     save_with_vocabulary,
 )
-from esqlog.clauses import max_clause_count_plan
+from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.record import Calibration
 from esqlog.cli import main
-from esqlog.engine import Engine
-from esqlog.stats import field_stats_plan, shard_routings_plan
-from esqlog.vocabulary import (
+from esqlog.engine.client import Engine
+from esqlog.scoring.clauses import max_clause_count_plan
+from esqlog.statistics.terms import field_stats_plan, shard_routings_plan
+from esqlog.statistics.vocabulary import (
     Vocabulary,
     build_bloom,
     load_vocabulary,
@@ -44,7 +44,7 @@ from esqlog.vocabulary import (
     term_hash,
     vocabulary_from_scan,
 )
-from esqlog.vocabulary_scan import scan_vocabulary_plan
+from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.oracle import body_of, load_docs, total_of
@@ -495,7 +495,7 @@ def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> 
 # --- the identifiers mode: its own match set, and only where it is documented --------------
 
 def _identifiers_client(adv: Adversary, field: str, folder: Path, **options: Any) -> Any:
-    from esqlog.identifier_calibrate import calibrate_identifiers, save_identifier_calibration
+    from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
 
     path = folder / f"{field}.json"
     if not path.exists():
@@ -538,7 +538,7 @@ def test_identifiers_mode_changes_only_what_it_documents(adversary: Adversary,
         native = _matches(adversary, adversary.engine.client, body)[0]
         widened = _matches(adversary, client, body)[0]
         assert native <= widened, text
-    from esqlog.identifiers import IdentifierSettings
+    from esqlog.identifiers.query import IdentifierSettings
 
     every = _identifiers_client(adversary, "plain", tmp_path,  # compounds for every word
                                 identifiers=IdentifierSettings(span_max_df=1.0))

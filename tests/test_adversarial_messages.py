@@ -18,11 +18,13 @@ import elastic_transport
 import opensearchpy
 import pytest
 
-from esqlog.calibrate import Calibration, load_calibration, save_calibration
+from esqlog.calibration.calibrate import load_calibration, save_calibration
+from esqlog.calibration.record import Calibration
 from esqlog.cli.calibrate_cmd import format_report
-from esqlog.engine import Engine, is_retryable
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import is_retryable
 from esqlog.errors import UsageError
-from esqlog.vocabulary import load_vocabulary, save_vocabulary
+from esqlog.statistics.vocabulary import load_vocabulary, save_vocabulary
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import one_line_error, run_esqlog, stdlib_lines
 from tests.test_adversarial_inputs import RECORD, _make_vocab, _unused_url

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esqlog.analysis import segments_by_rules, standard_terms
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
+from esqlog.statistics.analysis import segments_by_rules, standard_terms
 from tests.conftest import call
 from tests.oracle import load_query_texts
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import one_line_error, run_esqlog
 from tests.test_eval_formats import BEIR, QUERIES, beir_docs

@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibrate import Calibration, calibrate, install_script_plan
-from esqlog.engine import Engine
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, client_errors, create_index
 from tests.oracle import body_of, hits_of, load_docs, rel_close, total_of

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.matchspec import parse_match, parse_multi_match, with_default_fields
+from esqlog.scoring.matchspec import parse_match, parse_multi_match, with_default_fields
 from esqlog.wrapper.bodies import (
     dfs_allowed,
     has_top_level_knn,
@@ -123,7 +123,7 @@ def test_dfs_only_where_the_engine_is_known_to_take_it() -> None:
 
 
 def _msearch(engine: Any, kwargs: dict[str, Any], args: tuple[Any, ...] = ()) -> Any:
-    from esqlog.steps import ClientSearch
+    from esqlog.engine.steps import ClientSearch
     from esqlog.wrapper.multi import msearch_plan
     from tests.test_wrapper_unit import core
 

@@ -138,7 +138,7 @@ def test_bootstrap_interval_of_a_constant_is_that_constant() -> None:
 
 
 def test_budget_plot_keeps_one_colour_per_system_and_refuses_more(tmp_path: Any) -> None:
-    from esqlog.plots import PALETTE, plot_budget_recall
+    from esqlog.evaluation.plots import PALETTE, plot_budget_recall
 
     curve = [(1000, 0.2, 0.1, 0.3), (8000, 0.5, 0.4, 0.6)]
     panels = {"go (153K docs) | names": {"native": curve, "q-log": curve},

@@ -17,11 +17,12 @@ import pytest
 from esqlog.agent.budget_recall import budget_outcome, cached, search_chunks, summarize
 from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.tokens import default_counter
-from esqlog.calibrate import Calibration, calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.record import Calibration
 from esqlog.cli.demo_cmd import sample_path
-from esqlog.corpus import load_queries, read_jsonl
-from esqlog.engine import Engine
-from esqlog.identifier_calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.engine.client import Engine
+from esqlog.evaluation.corpus import load_queries, read_jsonl
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
 from tests.conftest import bulk_index, call, create_index
 
 pytestmark = pytest.mark.engine

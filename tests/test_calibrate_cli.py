@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibrate import load_calibration
+from esqlog.calibration.calibrate import load_calibration
 from esqlog.cli import main
-from esqlog.engine import Engine
-from esqlog.stats import shard_routings_plan, term_stats_plan
-from esqlog.vocabulary import load_vocabulary
+from esqlog.engine.client import Engine
+from esqlog.statistics.terms import shard_routings_plan, term_stats_plan
+from esqlog.statistics.vocabulary import load_vocabulary
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call
 

@@ -10,7 +10,7 @@ import click
 from esqlog.cli.docs import render
 from esqlog.cli.eval_cmd import eval_command
 from esqlog.cli.search_cmd import search_command
-from esqlog.rewrite import RewriteMode
+from esqlog.scoring.rewrite import RewriteMode
 from esqlog.wrapper import QUERY_MODES, SEARCH_MODES
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"

@@ -1,7 +1,7 @@
 """esqlog search and esqlog explain through the real CLI against both engines.
 
 Scores printed by ``search`` are checked against the independent pure-Python BM25 oracle,
-``explain``'s numbers against esqlog.qlog on statistics fetched separately, and every bad
+``explain``'s numbers against esqlog.scoring.qlog on statistics fetched separately, and every bad
 input must end in exit code 2 with a single ``error:`` line and no traceback.
 """
 
@@ -17,16 +17,17 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from esqlog.scoring.query_text import check_query_text
 
-from esqlog.calibrate import Calibration, calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.record import Calibration
 from esqlog.cli import main
 from esqlog.cli.hits import Hit, hit_label
-from esqlog.cli.query import check_query_text
 from esqlog.cli.search_cmd import format_compare, movement
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
-from esqlog.qlog import boost_weight, idf, idf_lucene
-from esqlog.stats import shard_routings_plan, text_stats_plan
+from esqlog.scoring.qlog import boost_weight, idf, idf_lucene
+from esqlog.statistics.terms import shard_routings_plan, text_stats_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call
 from tests.lucene_bm25 import bm25_doc

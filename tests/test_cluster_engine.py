@@ -5,7 +5,7 @@ copies on two different nodes, and a few documents deleted and not merged away. 
 
 - calibrate's global statistics and every vocabulary snapshot equal what ``explain`` reports
   under ``dfs_query_then_fetch``, whichever node's copies answer;
-- the parallel scans (esqlog.shard_scan) give exactly the sequential scans' results;
+- the parallel scans (esqlog.engine.shard_scan) give exactly the sequential scans' results;
 - every wrapper mode returns the independent oracle's scores (tests/oracle.py);
 - a node stopped during a load run (threads and async tasks) costs no wrong result; calibrate
   during the outage finishes exactly or fails with one line and writes nothing; the node
@@ -23,11 +23,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from esqlog.calibrate import calibrate, calibrate_with_vocabulary, install_script_plan
-from esqlog.engine import Engine, Request
-from esqlog.hapax import exact_hapax
-from esqlog.stats import shard_routings_plan, term_stats_plan
-from esqlog.vocabulary_scan import scan_vocabulary, scan_vocabulary_plan
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.engine.client import Engine
+from esqlog.engine.steps import Request
+from esqlog.statistics.hapax import exact_hapax
+from esqlog.statistics.terms import shard_routings_plan, term_stats_plan
+from esqlog.statistics.vocabulary_scan import scan_vocabulary, scan_vocabulary_plan
 from esqlog.wrapper import wrap
 from tests.cluster_outage import run_outage
 from tests.conftest import bulk_index, call, create_index, wait_green
@@ -124,7 +126,7 @@ def test_shards_and_replicas_live_on_different_nodes(corpus: Corpus) -> None:
 @pytest.mark.parametrize("field_name", ["body", "title"])
 def test_global_statistics_equal_dfs_explain_on_every_node(
         corpus: Corpus, texts: list[str], field_name: str) -> None:
-    """N and n(t) from calibrate / esqlog.stats equal explain's, whichever node's copies
+    """N and n(t) from calibrate / esqlog.statistics.terms equal explain's, whichever node's copies
     run the dfs phase (each node preferred in turn: primaries and replicas both answer)."""
     cal = corpus.calibrations[field_name]
     assert cal.doc_count == len(corpus.docs) + len(corpus.deleted)  # deletions still count
@@ -230,7 +232,7 @@ def test_wrapper_modes_equal_the_oracle(corpus: Corpus, texts: list[str], mode: 
 
 def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[str],
                                                    tmp_path: Path) -> None:
-    from esqlog.calibrate import save_with_vocabulary
+    from esqlog.calibration.calibrate import save_with_vocabulary
 
     record, vocab = calibrate_with_vocabulary(corpus.engine, corpus.index, "body")
     path = tmp_path / "body.json"
@@ -245,7 +247,7 @@ def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[s
 
 def test_identifiers_mode_equals_its_oracle(cluster: Engine,
                                             tmp_path_factory: pytest.TempPathFactory) -> None:
-    from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+    from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
     from tests.oracle import body_of
     from tests.test_wrapper_identifiers import _search, _texts, wrapped_fixture
 

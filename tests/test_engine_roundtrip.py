@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call
 from tests.lucene_bm25 import bm25_term

@@ -1,4 +1,4 @@
-"""Unit tests for esqlog.evaluate on hand-built runs whose metric values are known."""
+"""Unit tests for esqlog.evaluation.metrics on hand-built runs whose metric values are known."""
 
 from __future__ import annotations
 
@@ -11,29 +11,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esqlog import evaluate as ev
-from esqlog.evaluate import (
+from esqlog.evaluation import metrics as ev
+from esqlog.evaluation.metrics import (
     METRICS,
     TOKEN_METRIC,
     BootstrapResult,
-    Qrels,
-    Run,
-    check_expectations,
     compare,
     count_tokens,
-    format_table,
-    load_expectations,
     mean_metrics,
     pack_hits,
     paired_bootstrap,
     per_query_metrics,
+    recall_at_token_budget,
+)
+from esqlog.evaluation.plots import plot_q_sweep
+from esqlog.evaluation.reports import (
+    check_expectations,
+    format_csv,
+    format_table,
+    load_expectations,
+)
+from esqlog.evaluation.trec import (
+    Qrels,
+    Run,
     read_trec_qrels,
     read_trec_run,
-    recall_at_token_budget,
     write_trec_qrels,
     write_trec_run,
 )
-from esqlog.plots import plot_q_sweep
 
 
 def ranked(*ids: str) -> list[tuple[str, float]]:
@@ -435,7 +440,7 @@ def test_plot_q_sweep_writes_png(tmp_path: Path) -> None:
 
 def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Path) -> None:
     """The old single panel drew 17 lines in 10 recycled colours: refuse instead."""
-    from esqlog.plots import PALETTE
+    from esqlog.evaluation.plots import PALETTE
 
     curve = [(0.0, 0.1), (1.0, 0.2)]
     fits = {"go": {f"size {i}": curve for i in range(len(PALETTE))}}
@@ -448,7 +453,7 @@ def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Pa
 
 def test_import_esqlog_evaluate_stays_light() -> None:
     code = (
-        "import sys, esqlog.evaluate; "
+        "import sys, esqlog.evaluation.metrics; "
         "heavy = [m for m in ('scipy', 'matplotlib', 'ir_measures', 'yaml') if m in sys.modules]; "
         "print(','.join(heavy))"
     )
@@ -479,7 +484,7 @@ class TestFormatTable:
         assert "nan" in format_table([{"x": math.nan}], ["x"])
 
     def test_csv(self) -> None:
-        text = ev.format_csv([{"a": 1, "b": 0.25}, {"a": None}], ["a", "b"])
+        text = format_csv([{"a": 1, "b": 0.25}, {"a": None}], ["a", "b"])
         assert text == "a,b\n1,0.25\n,\n"
 
 

@@ -1,4 +1,5 @@
-"""Generated families as df spikes (esqlog.families): the spike test and its chance guard."""
+"""Generated families as df spikes (esqlog.identifiers.families): the spike test and its chance
+guard."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esqlog.families import (
+from esqlog.identifiers.families import (
     FAMILY_MIN_WORDS,
     WordsPerDf,
     families,

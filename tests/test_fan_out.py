@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.wrapper.call import SearchCall
+from esqlog.engine.search_call import SearchCall
 from esqlog.wrapper.fan_out import fans_out, merge_responses
 
 

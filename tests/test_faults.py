@@ -24,9 +24,10 @@ from pathlib import Path
 import elasticsearch
 import pytest
 
-from esqlog.calibrate import load_calibration
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.steps import Request
 from esqlog.wrapper import wrap
 from tests.private_nodes import ENGINE_SH, PrivateNode, node, one_line_error, run_esqlog
 from tests.private_nodes import stdlib_lines as real_lines

@@ -1,4 +1,4 @@
-"""The vocabulary-scan hook of the identifiers mode (esqlog.identifier_scan), I/O-free.
+"""The vocabulary-scan hook of the identifiers mode (esqlog.identifiers.scan), I/O-free.
 
 Paging must not change what is learned: the same documents give the same statistics in
 one batch or many, after restarts; and its df/ttf count equals the scan's own.
@@ -12,11 +12,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from esqlog import identifier_scan
-from esqlog.analysis import standard_terms
-from esqlog.identifier_scan import SplitCollector
-from esqlog.identifier_stats import IdentifierStats, build_identifier_stats
-from esqlog.subwords import split_identifier
+from esqlog.identifiers import scan as identifier_scan
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
+from esqlog.scoring.subwords import split_identifier
+from esqlog.statistics.analysis import standard_terms
 
 WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
          "getURL", "url", "utf8", "UTF8String", "os.ReadFile", "web", "WebSocket", "socket",

@@ -17,14 +17,14 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from esqlog.analysis import standard_terms
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
-from esqlog.identifier_files import load_identifier_stats, save_identifier_stats
-from esqlog.identifier_scan import absorb
-from esqlog.identifier_stats import IdentifierStats, SplitCollector, build_identifier_stats
-from esqlog.identifiers import IdentifierSettings, plan_identifier_query
-from esqlog.vocabulary import Vocabulary
+from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
+from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.scan import absorb
+from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.vocabulary import Vocabulary
 
 DOCS = [  # (shard, text)
     (0, "func readFile(name string) error { return os.ReadFile(name) }"),
@@ -450,7 +450,7 @@ def test_each_shards_own_statistics_are_recorded() -> None:
 def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
     """Per shard: only the terms the shard's documents hold, and every group's boost times
     the shard's idf sum of its terms is the word's weight (one exact saturation)."""
-    from esqlog.identifier_shards import shard_groups
+    from esqlog.identifiers.shards import shard_groups
 
     stats = build_per_shard()
     lookup = df_lookup(stats)
@@ -514,7 +514,7 @@ def test_bad_per_shard_statistics_are_refused(tmp_path: Path, damage: str) -> No
 
 
 def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> None:
-    """What a scan in one process per shard does (esqlog.identifier_processes): the merged
+    """What a scan in one process per shard does (esqlog.identifiers.processes): the merged
     collector gives the same statistics as one collector reading the shards in turn, even
     where a casing first appears in a document whose term differs ("os.ReadFile")."""
     docs = [(0, "see os.ReadFile for the details"), *DOCS, (0, "call net.DialTimeout here"),

@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
-from esqlog.engine import Engine, bm25_scale
-from esqlog.identifier_calibrate import (
+from esqlog.engine.client import Engine, bm25_scale
+from esqlog.identifiers.calibrate import (
     IdentifierCalibration,
     calibrate_identifiers,
     identifier_report,
 )
-from esqlog.identifier_shards import shard_queries
-from esqlog.identifiers import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.shards import shard_queries
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs, load_query_texts
 from tests.split_bm25 import SplitStreamBM25, oracle_from_engine
@@ -232,7 +232,7 @@ def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
 @pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
 def test_each_shards_own_query_equals_split_stream_bm25(corpus: SplitCorpus,
                                                         case: str) -> None:
-    """One request per shard without dfs (esqlog.identifier_shards): each lists the terms
+    """One request per shard without dfs (esqlog.identifiers.shards): each lists the terms
     its shard holds with boosts from that shard's own df and N, so every word is ONE
     saturation in the split stream on every shard, with the shard's own length norm.
     Engine scores equal the oracle's within 1e-4; the shards' totals add up to the
@@ -382,10 +382,10 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     (snapshot,) = tmp_path.glob("cal.vocab.*.npz")
     (split_file,) = tmp_path.glob("cal.idents.*.npz")  # named by the same snapshot checksum
     assert split_file.name == snapshot.name.replace(".vocab.", ".idents.")
-    # the CLI scans the 3 shards in 3 worker processes (esqlog.identifier_processes): the
+    # the CLI scans the 3 shards in 3 worker processes (esqlog.identifiers.processes): the
     # statistics equal those of the library's one-process scan (the corpus fixture's)
-    from esqlog.calibrate import load_calibration
-    from esqlog.identifier_files import load_for_calibration
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.identifiers.files import load_for_calibration
 
     record = load_calibration(out)
     cli_stats = load_for_calibration(record.vocabulary_path(), record.vocabulary_sha256)
@@ -430,10 +430,10 @@ def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path
     """calibration, snapshot and split statistics switch together: a save killed before the
     calibration is renamed leaves the old calibration loading its own snapshot and split
     statistics (named by that snapshot's checksum); a finished save leaves one of each."""
-    from esqlog import calibrate as calibrate_module
-    from esqlog.calibrate import load_calibration
-    from esqlog.identifier_calibrate import save_identifier_calibration
-    from esqlog.identifier_files import load_for_calibration
+    from esqlog.calibration import calibrate as calibrate_module
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.identifiers.calibrate import save_identifier_calibration
+    from esqlog.identifiers.files import load_for_calibration
 
     out = tmp_path / "cal.json"
     save_identifier_calibration(corpus.found, out)

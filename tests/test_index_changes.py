@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibrate import Calibration, calibrate
-from esqlog.engine import Engine
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
 from esqlog.wrapper import resolve, wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call, client_errors

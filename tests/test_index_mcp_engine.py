@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.indexing.bulk import doc_id
 from tests.conftest import ENGINE_URLS, call
 from tests.test_index_engine import make_repo

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import esqlog
-from esqlog.calibrate import calibrate, save_calibration
-from esqlog.engine import Engine
+from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.engine.client import Engine
 from esqlog.wrapper import QlogClient
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 

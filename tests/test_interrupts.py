@@ -2,7 +2,7 @@
 (issue 12, item 10), sync and async, on both engines.
 
 The interrupt lands where a real one does, in the I/O of the next scroll page; the plan's
-``finally`` must still get its clear-scroll request through (esqlog.steps.drive/adrive).
+``finally`` must still get its clear-scroll request through (esqlog.engine.steps.drive/adrive).
 Before, the plan was dropped mid-yield and later closed by the garbage collector
 ("generator ignored GeneratorExit"): the context stayed open until its keep-alive ran out.
 """
@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from esqlog.connection import ConnectionSettings, make_client
-from esqlog.engine import AsyncEngine, Engine, Request, arun
-from esqlog.vocabulary_scan import scan_vocabulary_plan
+from esqlog.engine.client import AsyncEngine, Engine, arun
+from esqlog.engine.connection import ConnectionSettings, make_client
+from esqlog.engine.steps import Request
+from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import ENGINE_URLS, bulk_index, call
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from esqlog.calibrate import calibrate
-from esqlog.engine import Engine
-from esqlog.joins import confirmed_joins, join_candidates, proposed_candidates
+from esqlog.calibration.calibrate import calibrate
+from esqlog.engine.client import Engine
+from esqlog.scoring.joins import confirmed_joins, join_candidates, proposed_candidates
 from esqlog.wrapper import wrap
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call

@@ -1,4 +1,4 @@
-"""Reading queries and judgments in BEIR, TREC and esqlog formats (esqlog.judgments)."""
+"""Reading queries and judgments in BEIR, TREC and esqlog formats (esqlog.evaluation.judgments)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from esqlog.errors import UsageError
-from esqlog.judgments import Notes, judged_queries, read_qrels, read_queries
+from esqlog.evaluation.judgments import Notes, judged_queries, read_qrels, read_queries
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -132,7 +132,7 @@ def test_judged_queries_skips_and_counts(tmp_path: Path) -> None:
 def test_beir_corpus_reader_shares_the_line_rules(tmp_path: Path) -> None:
     """Blank lines skipped; a line that is not JSON and a record without text are each
     counted once with the first line number; the good records come through."""
-    from esqlog.beir import read_corpus
+    from esqlog.evaluation.beir import read_corpus
 
     path = _write(tmp_path, "corpus.jsonl", '{"_id": "d1", "text": "a"}\n\n{oops\n'
                   '{"_id": "d2", "title": "T", "text": "b"}\n{"_id": "d3"}\n')

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.wrapper import wrap
 from esqlog.wrapper.lru import CACHE_SIZE
 from tests.oracle import Corpus, corpus_fixture, hits_of, load_query_texts

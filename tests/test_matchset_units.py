@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from esqlog.analysis import search_analyses_of
-from esqlog.clauses import UNBOUNDED, count_clauses, filters_on_score, max_clause_count_plan
-from esqlog.engine import Request
-from esqlog.rewrite import FieldCalibration, ResolvedText, RewriteSettings, rewrite_query
-from esqlog.stats import FieldStats, TextStats
+from esqlog.engine.steps import Request
+from esqlog.scoring.clauses import UNBOUNDED, count_clauses, filters_on_score, max_clause_count_plan
+from esqlog.scoring.rewrite import FieldCalibration, ResolvedText, RewriteSettings, rewrite_query
+from esqlog.statistics.analysis import search_analyses_of
+from esqlog.statistics.terms import FieldStats, TextStats
 
 
 def _unknown(field: str, text: str) -> int | None:
@@ -158,7 +158,12 @@ def test_a_snapshot_with_a_negative_count_is_refused_in_one_line(tmp_path: Any) 
     import numpy as np
 
     from esqlog.errors import UsageError
-    from esqlog.vocabulary import Vocabulary, build_bloom, load_vocabulary, save_vocabulary
+    from esqlog.statistics.vocabulary import (
+        Vocabulary,
+        build_bloom,
+        load_vocabulary,
+        save_vocabulary,
+    )
 
     vocab = Vocabulary("i", "u", "body", -3, 10, 1, "t", np.array([1], dtype=np.uint64),
                        np.array([1], dtype=np.uint32), build_bloom(["a"]))
@@ -168,7 +173,7 @@ def test_a_snapshot_with_a_negative_count_is_refused_in_one_line(tmp_path: Any) 
 
 
 def test_unreadable_search_analyzers_fall_back_to_the_calibration_with_one_warning() -> None:
-    from esqlog.analysis import search_analyses_plan
+    from esqlog.statistics.analysis import search_analyses_plan
 
     plan = search_analyses_plan("idx", ["a", "b"], {"a": True, "b": False})
     request = next(plan)
@@ -183,7 +188,7 @@ def test_unreadable_search_analyzers_fall_back_to_the_calibration_with_one_warni
 
 
 def test_client_rerank_joins_are_cut_to_the_clause_limit() -> None:
-    from esqlog.joins import joins_that_fit
+    from esqlog.scoring.joins import joins_that_fit
 
     joins = (("ab", 1), ("a_b", 1), ("bc", 2))
     assert joins_that_fit([(("a", "b", "c"), joins)], 1024) == [joins]

@@ -22,10 +22,10 @@ import pytest
 
 from esqlog.agent.code_search import search_kwargs
 from esqlog.agent.tokens import default_counter
-from esqlog.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
-from esqlog.corpus import read_jsonl
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
+from esqlog.evaluation.corpus import read_jsonl
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 
 pytestmark = pytest.mark.engine

@@ -7,7 +7,7 @@ import pytest
 from esqlog.agent.code_search import Chunk, chunk_of, pack
 from esqlog.agent.tokens import CHARS_PER_TOKEN, TokenCounter, default_counter, estimate
 from esqlog.cli.demo_cmd import sample_path
-from esqlog.corpus import read_jsonl
+from esqlog.evaluation.corpus import read_jsonl
 
 CHUNKS = [Chunk(id=d["id"], text=d["text"], path=d["path"], symbol=d["name"], start_line=1)
           for d in list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))[:60]]

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esqlog.overlap import overlap_at, rbo_ext, top_weight
+from esqlog.evaluation.overlap import overlap_at, rbo_ext, top_weight
 
 # (x, y, p, RBO_ext by the reference implementation)
 REFERENCE = [

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from esqlog.engine.paths import api_path, check_index_name, index_path
 from esqlog.errors import UsageError
-from esqlog.paths import api_path, check_index_name, index_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def _request_paths(tree: ast.AST) -> list[ast.expr]:
 
 
 def test_no_request_path_is_built_outside_the_builder() -> None:
-    """Every Request in esqlog and its scripts takes a literal, or a path from esqlog.paths
+    """Every Request in esqlog and its scripts takes a literal, or a path from esqlog.engine.paths
     (directly or through a name assigned from it), never an f-string, + or .format."""
     offenders = []
     for path in [*ROOT.glob("esqlog/**/*.py"), *ROOT.glob("scripts/**/*.py")]:

@@ -1,4 +1,5 @@
-"""Unit tests for esqlog.qlog: the q-logarithm, IDF forms, boosts, hapax density, predictors."""
+"""Unit tests for esqlog.scoring.qlog: the q-logarithm, IDF forms, boosts, hapax density,
+predictors."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from esqlog import qlog
-from esqlog.qlog import (
+from esqlog.scoring import qlog
+from esqlog.scoring.qlog import (
     PAPER,
     PREDICTORS,
     CorpusFeatures,

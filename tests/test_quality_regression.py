@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from esqlog.calibrate import calibrate
+from esqlog.calibration.calibrate import calibrate
 from esqlog.cli.demo_cmd import sample_path
-from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
-from esqlog.engine import Engine
-from esqlog.evaluate import check_expectations
-from esqlog.experiment import QuerySet, evaluate_queries, system_label
+from esqlog.engine.client import Engine
+from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
+from esqlog.evaluation.reports import check_expectations
+from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from tests.conftest import call
 
 pytestmark = pytest.mark.engine
@@ -59,7 +59,7 @@ def test_eval_command(engine: Engine, sample_index: str, tmp_path: Path) -> None
     from click.testing import CliRunner
 
     from esqlog.cli import main
-    from esqlog.evaluate import read_trec_run
+    from esqlog.evaluation.trec import read_trec_run
     from tests.conftest import ENGINE_URLS
 
     trec = tmp_path / "trec"

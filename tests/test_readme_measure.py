@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from tests.conftest import ENGINE_URLS, bulk_index, call
 from tests.test_eval_formats import BEIR, QUERIES, beir_docs
 

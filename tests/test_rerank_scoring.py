@@ -11,7 +11,6 @@ import math
 
 import pytest
 
-from esqlog.qlog import bm25_tf_norm, boost_weight, idf
 from esqlog.rerank import (
     DocVector,
     ScoredText,
@@ -19,7 +18,8 @@ from esqlog.rerank import (
     score_corrections,
     term_names,
 )
-from esqlog.stats import FieldStats, TextStats
+from esqlog.scoring.qlog import bm25_tf_norm, boost_weight, idf
+from esqlog.statistics.terms import FieldStats, TextStats
 
 N, SUM_TTF = 5000, 100_000
 DF = {"read": 120, "file": 900, "readfile": 7}

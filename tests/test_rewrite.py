@@ -1,4 +1,5 @@
-"""Tests for esqlog.rewrite: clause shapes, pass-through rules, and properties over random bodies.
+"""Tests for esqlog.scoring.rewrite: clause shapes, pass-through rules, and properties over random
+bodies.
 
 The property tests include a tiny BM25 evaluator: the original body scored with q-log IDF on
 calibrated fields must give the same matching documents and the same scores as the rewritten
@@ -19,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy as Strategy
 
-from esqlog import qlog
-from esqlog.rewrite import (
+from esqlog.scoring import qlog
+from esqlog.scoring.rewrite import (
     FieldCalibration,
     ResolvedText,
     RewriteSettings,

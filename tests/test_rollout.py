@@ -1,12 +1,13 @@
-"""The label-free rollout report (esqlog.rollout) on hand-built runs with known answers."""
+"""The label-free rollout report (esqlog.evaluation.rollout) on hand-built runs with known
+answers."""
 
 from __future__ import annotations
 
 import pytest
 
-from esqlog.overlap import rbo_ext
-from esqlog.rollout import changes, headline, most_changed, summarize
-from esqlog.systems import SystemRun
+from esqlog.evaluation.overlap import rbo_ext
+from esqlog.evaluation.rollout import changes, headline, most_changed, summarize
+from esqlog.evaluation.systems import SystemRun
 
 
 def _run(name: str, rankings: dict[str, str], ms: list[float]) -> SystemRun:

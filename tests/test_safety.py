@@ -21,9 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from esqlog.calibrate import (
-    SCHEMA_VERSION,
-    Calibration,
+from esqlog.calibration.calibrate import (
     calibrate,
     check_calibration_plan,
     freshness_plan,
@@ -31,8 +29,10 @@ from esqlog.calibrate import (
     save_calibration,
     stale_warning,
 )
+from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.cli import main
-from esqlog.engine import Engine, error_status
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
 from esqlog.errors import UsageError
 from esqlog.wrapper import SEARCH_MODES, ScriptingUnavailable, wrap
 from tests.code_snippets import SNIPPETS
@@ -199,7 +199,8 @@ RECORD = dict(index="code", index_uuid="u1", field="body", q=0.8, h_tok=0.3, h_t
 
 WRITER = """
 import sys
-from esqlog.calibrate import Calibration, save_calibration
+from esqlog.calibration.record import Calibration
+from esqlog.calibration.calibrate import save_calibration
 a, b = (Calibration.from_json({**%r, "q": q, "h_tok": h}) for q, h in ((0.8, 0.3), (0.95, 0.1)))
 save_calibration(b, sys.argv[1])  # one complete save first: it clears dead writers' temps
 print("ready", flush=True)

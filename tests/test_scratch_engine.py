@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from esqlog.corpus import create_corpus_index
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
+from esqlog.engine.scratch import delete_scratch
 from esqlog.errors import UsageError
-from esqlog.scratch import delete_scratch
+from esqlog.evaluation.corpus import create_corpus_index
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index
 from tests.private_nodes import one_line_error, run_esqlog
 

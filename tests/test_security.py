@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.steps import Request
 from tests.private_nodes import (
     ADMIN_PASSWORD,
     ADMIN_USER,

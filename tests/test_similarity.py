@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from esqlog.cli import main
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.errors import ClusterError, UsageError
-from esqlog.similarity import (
+from esqlog.scoring.similarity import (
     BACKUP_INDEX,
     MARKER,
     SimilarityParams,

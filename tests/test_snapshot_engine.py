@@ -8,7 +8,8 @@ the wrapper warns once and goes back to live statistics. Wrong arguments are usa
 The equality tests use their own copy of the oracle's documents *without* deletions: a
 snapshot only sees a shard's df of a term through that shard's live documents, so a term
 left only in deleted, unmerged documents of some shard is counted short (documented in
-esqlog.vocabulary, and pinned down by test_snapshot_misses_df_held_only_by_deleted_documents).
+esqlog.statistics.vocabulary, and pinned down by
+test_snapshot_misses_df_held_only_by_deleted_documents).
 """
 
 from __future__ import annotations
@@ -24,19 +25,19 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibrate import (
-    SCHEMA_VERSION,
-    Calibration,
+from esqlog.calibration.calibrate import (
     calibrate,
     calibrate_with_vocabulary,
-    install_script_plan,
     save_calibration,
     save_with_vocabulary,
 )
-from esqlog.engine import Engine, Request
+from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.record import SCHEMA_VERSION, Calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.steps import Request
 from esqlog.errors import UsageError
-from esqlog.stats import shard_routings_plan, term_stats_plan
-from esqlog.vocabulary import VocabularyScan, save_vocabulary, vocabulary_from_scan
+from esqlog.statistics.terms import shard_routings_plan, term_stats_plan
+from esqlog.statistics.vocabulary import VocabularyScan, save_vocabulary, vocabulary_from_scan
 from esqlog.wrapper import SearchMode, wrap
 from esqlog.wrapper import snapshots as snapshot_guard
 from tests.conftest import bulk_index, call, create_index

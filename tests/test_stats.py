@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
-from esqlog.stats import (
+from esqlog.statistics.terms import (
     field_info_plan,
     field_stats_plan,
     resolve_index_plan,

@@ -1,4 +1,4 @@
-"""The two plan drivers (esqlog.steps) on a scripted engine: every failure reaches the plan,
+"""The two plan drivers (esqlog.engine.steps) on a scripted engine: every failure reaches the plan,
 and its cleanup steps run before an interrupt or a cancellation goes on. (The same on real
 nodes, with the scroll contexts counted: tests/test_interrupts.py.)"""
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.engine import scroll_plan
-from esqlog.steps import Plan, Request, adrive, drive
+from esqlog.engine.client import scroll_plan
+from esqlog.engine.steps import Plan, Request, adrive, drive
 from tests.scripted import ScriptedEngine, not_found
 
 PAGE = {"_scroll_id": "S1", "hits": {"hits": [{"_id": "1"}]}}

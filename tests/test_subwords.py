@@ -1,4 +1,5 @@
-"""Identifier splitting (esqlog.subwords): the documented rule, by examples and properties."""
+"""Identifier splitting (esqlog.scoring.subwords): the documented rule, by examples and
+properties."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esqlog.analysis import standard_terms
-from esqlog.subwords import cased_tokens, split_identifier, split_stream
+from esqlog.scoring.subwords import cased_tokens, split_identifier, split_stream
+from esqlog.statistics.analysis import standard_terms
 
 ASCII_WORDS = st.text(alphabet="abcXYZ09_", min_size=1, max_size=24)
 ASCII_TEXT = st.text(alphabet="aBcDxY09_ .:,;'()-\n", max_size=60)

@@ -3,8 +3,9 @@
 Why these tests: the query side trusts a snapshot instead of asking the cluster, so a wrong
 df (a shard's share dropped, a routed document missed, a lookup off by one) would silently
 change every score. On real engines every scanned term's df is checked against the cluster's
-own count (esqlog.stats, what a DFS search scores with) and h_tok against the independent
-exact pass (esqlog.hapax). Without an engine: the file format (round trip, checksum, one-line
+own count (esqlog.statistics.terms, what a DFS search scores with) and h_tok against the independent
+exact pass (esqlog.statistics.hapax). Without an engine: the file format (round trip, checksum,
+one-line
 errors for every kind of wrong file, atomic writes) and the in-memory lookup.
 """
 
@@ -27,24 +28,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import esqlog.vocabulary as vocabulary_module
-from esqlog.calibrate import (
+import esqlog.statistics.vocabulary as vocabulary_module
+from esqlog.calibration.calibrate import (
     calibrate,
     calibrate_with_vocabulary,
     load_calibration,
     save_with_vocabulary,
 )
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.errors import ClusterError, UsageError
-from esqlog.hapax import exact_hapax_plan
-from esqlog.stats import (
+from esqlog.statistics.hapax import exact_hapax_plan
+from esqlog.statistics.terms import (
     field_stats_plan,
     live_doc_count_plan,
     resolve_index_plan,
     shard_routings_plan,
     term_stats_plan,
 )
-from esqlog.vocabulary import (
+from esqlog.statistics.vocabulary import (
     FORMAT,
     Vocabulary,
     VocabularyScan,
@@ -53,7 +54,7 @@ from esqlog.vocabulary import (
     term_hash,
     vocabulary_from_scan,
 )
-from esqlog.vocabulary_scan import scan_vocabulary_plan
+from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan
 from tests.code_snippets import SNIPPETS
 from tests.conftest import bulk_index, call, create_index
 from tests.oracle import load_docs
@@ -130,7 +131,7 @@ def test_df_of_is_exact_for_known_terms_and_zero_for_others(
 def test_df_of_survives_the_recent_cache_filling_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """A lookup that overflows the bounded cache still answers terms asked before the clear
     (it raised KeyError for them: found by the identifiers mode's large lookups)."""
-    import esqlog.vocabulary as vocabulary_module
+    import esqlog.statistics.vocabulary as vocabulary_module
 
     monkeypatch.setattr(vocabulary_module, "RECENT_TERMS", 4)
     vocab = make_vocabulary({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
@@ -175,7 +176,7 @@ def test_arrays_keep_the_larger_df_of_colliding_hashes(df: dict[str, int]) -> No
 
 def test_term_hash_is_the_same_in_another_process() -> None:
     terms = ["func", "handlewebsocketupgrade", "read_file", "café", "数据", "x" * 300]
-    code = ("import json, sys; from esqlog.vocabulary import term_hash; "
+    code = ("import json, sys; from esqlog.statistics.vocabulary import term_hash; "
             "print(json.dumps([term_hash(t) for t in json.loads(sys.argv[1])]))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", code, json.dumps(terms)], env=env, check=True,
@@ -422,7 +423,7 @@ def test_scan_follows_custom_routing(engine: Engine) -> None:
 @pytest.mark.engine
 def test_scan_with_unmerged_deletions(engine: Engine, fresh_index: str) -> None:
     """A term's df is exact unless the term survives only in deleted documents of some shard
-    (module docstring of esqlog.vocabulary): then the scan can only undercount it."""
+    (module docstring of esqlog.statistics.vocabulary): then the scan can only undercount it."""
     routings = engine.run(shard_routings_plan(fresh_index, 3))
     docs = [(f"{c}{i}", routings[i % 3], text) for c in "ab" for i, text in enumerate(SNIPPETS)]
     docs += [("gone", routings[0], "func vanishingIdent() { zzdeletedhere }"),
@@ -503,7 +504,7 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
 @given(st.lists(st.text(max_size=30), max_size=50))
 def test_batched_hashes_equal_term_hash(terms: list[str]) -> None:
     """Lookups hash a whole query at once; they must find what the build stored per term."""
-    from esqlog.vocabulary import _hashes
+    from esqlog.statistics.vocabulary import _hashes
 
     assert _hashes(terms).tolist() == [term_hash(t) for t in terms]
 
@@ -511,7 +512,7 @@ def test_batched_hashes_equal_term_hash(terms: list[str]) -> None:
 def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
     """The filter only saves work: a vocabulary term must always pass it, and absent
     terms (join candidates, mostly) should nearly all be ruled out."""
-    from esqlog.vocabulary import build_bloom
+    from esqlog.statistics.vocabulary import build_bloom
 
     rng = np.random.default_rng(7)
     terms = [f"t{v}x{rng.integers(1 << 30)}" for v in range(20_000)]
@@ -526,7 +527,7 @@ def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
 
 
 def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
-    from esqlog.vocabulary import build_bloom
+    from esqlog.statistics.vocabulary import build_bloom
 
     df = {"readfile": 3, "read_file": 1, "read": 40}
     scan = VocabularyScan(df, dict(df), 3)
@@ -542,7 +543,7 @@ def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
 @given(st.lists(st.text(max_size=20), min_size=1, max_size=200), st.text(max_size=20))
 def test_might_hold_reads_exactly_the_bits_build_bloom_sets(terms: list[str], probe: str) -> None:
     """The fast unrolled test must agree with the reference positions, bit for bit."""
-    from esqlog.vocabulary import BLOOM_K, _bloom_positions, build_bloom
+    from esqlog.statistics.vocabulary import BLOOM_K, _bloom_positions, build_bloom
 
     bloom = build_bloom(terms)
     vocab = Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),

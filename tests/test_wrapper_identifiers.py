@@ -22,14 +22,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibrate import calibrate_with_vocabulary, save_with_vocabulary
+from esqlog.calibration.calibrate import calibrate_with_vocabulary, save_with_vocabulary
 from esqlog.cli import main
-from esqlog.engine import Engine, bm25_scale
+from esqlog.engine.client import Engine, bm25_scale
 from esqlog.errors import UsageError
-from esqlog.identifier_calibrate import calibrate_identifiers, save_identifier_calibration
-from esqlog.identifier_stats import IdentifierStats
-from esqlog.identifiers import IdentifierSettings, plan_identifier_query
-from esqlog.vocabulary import Vocabulary
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper import wrap
 from tests.conftest import ENGINE_URLS, bulk_index, call, create_index, wait_green
 from tests.oracle import body_of, hits_of, load_docs, load_query_texts, total_of

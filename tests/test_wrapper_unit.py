@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibrate import Calibration
+from esqlog.calibration.record import Calibration
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import ClientSearch, Pause
 from esqlog.errors import UsageError
-from esqlog.qlog import boost_weight
-from esqlog.steps import ClientSearch, Pause
+from esqlog.scoring.qlog import boost_weight
 from esqlog.wrapper import ScriptingUnavailable, WrapOptions, WrapperCore, resolve
-from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.search import search_plan
 from tests.scripted import (
     ScriptedEngine,

@@ -120,7 +120,7 @@ def bootstrap_interval(values: Sequence[float], statistic: Callable[..., Any],
                        seed: int = 0) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over queries resampled with replacement.
 
-    Percentile rather than BCa (esqlog.evaluate.paired_bootstrap's choice) because the
+    Percentile rather than BCa (esqlog.evaluation.metrics.paired_bootstrap's choice) because the
     token medians hold ``inf`` (gold never retrieved), where BCa's jackknife is undefined;
     the interval ends are taken as order statistics, never interpolated, so ``inf`` stays
     ``inf`` instead of turning into NaN.
@@ -150,11 +150,11 @@ def summarize(outcomes: Mapping[str, Sequence[BudgetOutcome]], baseline: str | N
               budgets: Sequence[int] = BUDGETS, n_resamples: int = 2000,
               seed: int = 0) -> dict[str, dict[str, Any]]:
     """Per system: Recall@B (search_code) and prefix recall with 95% intervals, the gain
-    over ``baseline`` (paired bootstrap, esqlog.evaluate), the median tokens to the gold.
+    over ``baseline`` (paired bootstrap, esqlog.evaluation.metrics), the median tokens to the gold.
 
     Every system must cover the same queries in the same order (pairing needs it).
     """
-    from esqlog.evaluate import paired_bootstrap
+    from esqlog.evaluation.metrics import paired_bootstrap
 
     qids = {name: [o.qid for o in rows] for name, rows in outcomes.items()}
     if len({tuple(v) for v in qids.values()}) > 1:

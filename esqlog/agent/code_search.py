@@ -13,16 +13,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from esqlog.agent.tokens import TokenCounter
-from esqlog.calibrate import Calibration, check_calibration_plan
-from esqlog.engine import (
-    Engine,
-    Request,
-    describe_failure,
-    error_status,
-    is_client_error,
-)
+from esqlog.calibration.calibrate import check_calibration_plan
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import describe_failure, error_status, is_client_error
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.errors import EsqlogError
-from esqlog.paths import index_path
 
 MIN_BUDGET = 200
 MAX_BUDGET = 200_000
@@ -176,7 +173,7 @@ class CodeSearch:
 
     def search(self, query: str, max_tokens: int, limit: int) -> str:
         """esqlog's ranking of ``query`` (a match on the calibrated field), packed."""
-        from esqlog.cli.query import check_query_text
+        from esqlog.scoring.query_text import check_query_text
 
         if not MIN_BUDGET <= max_tokens <= MAX_BUDGET:
             raise ToolInputError(f"max_tokens {max_tokens} is outside {MIN_BUDGET}-{MAX_BUDGET}; "

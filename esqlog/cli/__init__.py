@@ -14,15 +14,15 @@ from typing import Any
 
 import click
 
-from esqlog import __version__
 from esqlog.errors import EsqlogError, redact
+from esqlog.version import __version__
 
 
 class EsqlogGroup(click.Group):
     """A click group that turns esqlog and client errors into one-line messages."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        from esqlog.cli.options import show_python_warning
+        from esqlog.cli.shared_options import show_python_warning
 
         try:
             with warnings.catch_warnings():  # restores the application's hook afterwards
@@ -35,7 +35,7 @@ class EsqlogGroup(click.Group):
         except (click.ClickException, click.Abort):
             raise
         except Exception as exc:
-            from esqlog.engine import describe_failure, is_client_error
+            from esqlog.engine.failures import describe_failure, is_client_error
 
             if ctx.meta.get("esqlog.debug"):
                 raise

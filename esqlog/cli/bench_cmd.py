@@ -12,9 +12,9 @@ from typing import Any
 import click
 
 from esqlog.cli.eval_inputs import EvalInputs
-from esqlog.cli.options import connection_options, open_engine, progress_factory
-from esqlog.connection import ConnectionSettings
-from esqlog.engine import Engine
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 
 
@@ -55,9 +55,14 @@ def bench_command(connection: ConnectionSettings, folder: Path, split: str, inde
     paired-bootstrap interval of the gain over native, the median latency, TREC runs and
     a plot.
     """
-    from esqlog.beir import create_scratch_index, drop_scratch_index, locate, scratch_name
     from esqlog.cli.eval_inputs import load_inputs, parse_metrics, show_notes
-    from esqlog.evaluate import TOKEN_METRIC
+    from esqlog.evaluation.beir import (
+        create_scratch_index,
+        drop_scratch_index,
+        locate,
+        scratch_name,
+    )
+    from esqlog.evaluation.metrics import TOKEN_METRIC
 
     beir = locate(folder, split)
     measures = parse_metrics(metric_names) or parse_metrics(_default_metrics())
@@ -97,7 +102,7 @@ def bench_command(connection: ConnectionSettings, folder: Path, split: str, inde
 
 
 def _default_metrics() -> tuple[str, ...]:
-    from esqlog.bench import DEFAULT_METRICS
+    from esqlog.evaluation.bench import DEFAULT_METRICS
 
     return DEFAULT_METRICS
 
@@ -106,16 +111,17 @@ def _run(engine: Engine, index: str, corpus: Path, inputs: EvalInputs,
          measures: dict[str, str], resamples: int, out: Path,
          say: Callable[[str], None]) -> dict[str, Any]:
     """Index, calibrate, benchmark, write files; returns the JSON report."""
-    from esqlog.beir import FIELD, read_corpus
-    from esqlog.bench import benchmark
+    from esqlog.calibration.cluster_store import script_mode_problem_plan
     from esqlog.cli.eval_inputs import check_documents
-    from esqlog.cluster_store import script_mode_problem_plan
-    from esqlog.corpus import bulk_index_docs
-    from esqlog.evaluate import format_table, write_trec_qrels, write_trec_run
-    from esqlog.identifier_calibrate import calibrate_identifiers, identifier_report
-    from esqlog.judgments import Notes
-    from esqlog.plots import plot_systems
-    from esqlog.systems import SYSTEMS, Target
+    from esqlog.evaluation.beir import FIELD, read_corpus
+    from esqlog.evaluation.bench import benchmark
+    from esqlog.evaluation.corpus import bulk_index_docs
+    from esqlog.evaluation.judgments import Notes
+    from esqlog.evaluation.plots import plot_systems
+    from esqlog.evaluation.reports import format_table
+    from esqlog.evaluation.systems import SYSTEMS, Target
+    from esqlog.evaluation.trec import write_trec_qrels, write_trec_run
+    from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
 
     bars = progress_factory(sys.stderr.isatty())
     corpus_notes = Notes()

@@ -8,23 +8,22 @@ import sys
 import click
 
 from esqlog.atomic import output_target
-from esqlog.calibrate import (
+from esqlog.calibration.calibrate import (
     CalibrationTimings,
     calibrate,
     calibrate_with_vocabulary,
     check_sample,
-    install_script_plan,
     save_calibration,
     save_with_vocabulary,
-    store_in_cluster_plan,
 )
-from esqlog.cli.options import connection_options, open_engine, progress_factory
+from esqlog.calibration.cluster_store import install_script_plan, store_in_cluster_plan
 from esqlog.cli.report import format_report
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
+from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.shard_scan import DEFAULT_PARALLEL, check_parallel
 from esqlog.errors import UsageError
-from esqlog.hapax import DEFAULT_SAMPLE
-from esqlog.qlog import PREDICTORS
-from esqlog.shard_scan import DEFAULT_PARALLEL, check_parallel
+from esqlog.scoring.qlog import PREDICTORS
+from esqlog.statistics.hapax import DEFAULT_SAMPLE
 
 
 @click.command("calibrate")
@@ -69,7 +68,7 @@ def calibrate_command(
     The index and its analyzer stay as they are: esqlog reads term statistics and writes
     nothing but the calibration file, and, when asked, its stored script and its own index.
     """
-    from esqlog.qlog import DEFAULT_PREDICTOR
+    from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 
     # Every check of the user's input before connecting, and every step that can fail
     # before --out is written: a failed run never leaves a new file behind.
@@ -96,7 +95,7 @@ def calibrate_command(
     vocab = None
     found = None  # the identifiers mode's statistics, when asked
     if with_identifiers:
-        from esqlog.identifier_calibrate import calibrate_identifiers
+        from esqlog.identifiers.calibrate import calibrate_identifiers
 
         found = calibrate_identifiers(engine, index, field_name,
                                       predictor=predictor or DEFAULT_PREDICTOR,
@@ -117,7 +116,7 @@ def calibrate_command(
         engine.run(store_in_cluster_plan(record))
     identifiers_note = None
     if out is not None and found is not None:
-        from esqlog.identifier_calibrate import identifier_report
+        from esqlog.identifiers.calibrate import identifier_report
 
         record, identifiers_note = identifier_report(found, out)
     elif out is not None and vocab is not None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from esqlog.cli.options import connection_options, open_engine, warn_once
 from esqlog.cli.search_cmd import CLI_MODES
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine, warn_once
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
-from esqlog.overlap import DEFAULT_P
-from esqlog.rollout import QueryChange, Summary
+from esqlog.evaluation.overlap import DEFAULT_P
+from esqlog.evaluation.rollout import QueryChange, Summary
 
 
 @click.command("compare")
@@ -51,11 +51,11 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     overlap@k, rank-biased overlap, how many queries change their first result, the
     queries that change most, and the latency of each. Reads only.
     """
-    from esqlog.calibrate import check_calibration_plan, load_calibration, stale_warning
+    from esqlog.calibration.calibrate import check_calibration_plan, load_calibration, stale_warning
     from esqlog.cli.eval_inputs import show_notes
-    from esqlog.judgments import Notes, read_queries
-    from esqlog.rollout import changes, summarize
-    from esqlog.systems import Target, run_paired, searcher
+    from esqlog.evaluation.judgments import Notes, read_queries
+    from esqlog.evaluation.rollout import changes, summarize
+    from esqlog.evaluation.systems import Target, run_paired, searcher
 
     if joins and mode != "boost":
         raise UsageError(f"--joins works with --mode boost, not {mode}", "drop --joins")
@@ -80,7 +80,7 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     rows = changes(native, esqlog, texts, k, p)
     summary = summarize(rows, k, p)
     if as_json:
-        from esqlog.rollout import as_json as report
+        from esqlog.evaluation.rollout import as_json as report
 
         out = {"index": record.index, "field": field, "mode": system, "q": record.q,
                "notes": notes.lines(), **report(summary, rows, show)}
@@ -96,7 +96,7 @@ def _finite(value: object) -> object:
 def _print_report(where: str, system: str, q: float, summary: Summary,
                   rows: list[QueryChange], show: int) -> None:
     """The summary and the most changed queries, with rich when it is installed."""
-    from esqlog.rollout import headline, most_changed
+    from esqlog.evaluation.rollout import headline, most_changed
 
     shown_q = "" if system == "identifiers" else f" (q={q:g})"  # that mode has its own q
     title = f"esqlog {system}{shown_q} vs native BM25 on {where}: {summary.queries:,} queries"
@@ -110,7 +110,7 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
         from rich.table import Table
         from rich.text import Text
     except ImportError:  # the 'eval' extra is not installed: plain text
-        from esqlog.reports import format_table
+        from esqlog.evaluation.reports import format_table
 
         click.echo(title)
         click.echo("\n".join(headline(summary)))

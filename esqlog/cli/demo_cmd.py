@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from esqlog.cli.options import connection_options, open_engine
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.extras import EVAL_MODULES, require_extra
 
 DEMO_INDEX = "esqlog-demo-go"
@@ -36,11 +36,17 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
     without it.
     """
     require_extra("demo", "eval", EVAL_MODULES)
-    from esqlog.calibrate import calibrate
+    from esqlog.calibration.calibrate import calibrate
     from esqlog.cli.report import format_report
-    from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
-    from esqlog.evaluate import METRICS, compare, format_table
-    from esqlog.experiment import QuerySet, evaluate_queries, system_label
+    from esqlog.evaluation.corpus import (
+        bulk_index_docs,
+        create_corpus_index,
+        load_queries,
+        read_jsonl,
+    )
+    from esqlog.evaluation.metrics import METRICS, compare
+    from esqlog.evaluation.reports import format_table
+    from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 
     started = time.perf_counter()
     engine = open_engine(connection)

@@ -11,19 +11,19 @@ from typing import get_args
 import click
 
 from esqlog.atomic import output_target
-from esqlog.cli.options import connection_options, open_engine
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
+from esqlog.evaluation.trec import Qrels, Run
 from esqlog.extras import EVAL_MODULES, require_extra
-from esqlog.rewrite import RewriteMode
-from esqlog.trec import Qrels, Run
+from esqlog.scoring.rewrite import RewriteMode
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
 
 def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[float]:
     """The q values to run: --q list, the full --sweep, or the calibration's q."""
-    from esqlog.qlog import validate_q
+    from esqlog.scoring.qlog import validate_q
 
     if sweep:
         values = list(SWEEP)
@@ -90,16 +90,17 @@ def eval_command(
     are ir-measures' own on the engine's scores, so the --trec-dir runs give the same
     numbers in ir-measures and trec_eval. Skipped input (malformed qrels lines,
     queries without judgments, judged documents the index lacks) is counted on stderr.
-    Recall@8K-tokens counts tokens with esqlog.evaluate.count_tokens (an approximation of
+    Recall@8K-tokens counts tokens with esqlog.evaluation.metrics.count_tokens (an approximation of
     a BPE tokenizer on code). The index is only read.
     """
     require_extra("eval", "eval", EVAL_MODULES)
-    from esqlog.calibrate import load_calibration
+    from esqlog.calibration.calibrate import load_calibration
     from esqlog.cli.eval_inputs import check_documents, load_inputs, parse_metrics, show_notes
-    from esqlog.evaluate import METRICS, compare, format_table
-    from esqlog.experiment import evaluate_queries, system_label
-    from esqlog.plots import plot_q_sweep
-    from esqlog.stats import resolve_index_plan
+    from esqlog.evaluation.metrics import METRICS, compare
+    from esqlog.evaluation.plots import plot_q_sweep
+    from esqlog.evaluation.reports import format_table
+    from esqlog.evaluation.sweeps import evaluate_queries, system_label
+    from esqlog.statistics.terms import resolve_index_plan
 
     # Every input checked before the first query is sent: a run that can only fail at its
     # end (an unwritable --plot, say) fails at its start instead.
@@ -129,7 +130,7 @@ def eval_command(
     check_documents(engine, info.name, inputs, id_field)
     show_notes(inputs.notes)
     if mode == "script":
-        from esqlog.calibrate import script_mode_problem_plan
+        from esqlog.calibration.cluster_store import script_mode_problem_plan
 
         problem = engine.run(script_mode_problem_plan())
         if problem is not None:
@@ -177,7 +178,7 @@ def eval_command(
 
 def _write_trec_files(folder: Path, qrels: Qrels, native: Run, runs: Mapping[float, Run]) -> None:
     """qrels.txt and one run per system; an id TREC files cannot hold is one line."""
-    from esqlog.evaluate import write_trec_qrels, write_trec_run
+    from esqlog.evaluation.trec import write_trec_qrels, write_trec_run
 
     try:
         write_trec_qrels(qrels, folder / "qrels.txt")

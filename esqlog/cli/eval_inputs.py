@@ -13,10 +13,10 @@ from pathlib import Path
 
 import click
 
-from esqlog.engine import Engine
+from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
-from esqlog.experiment import QuerySet
-from esqlog.judgments import Notes, judged_queries, read_qrels, read_queries
+from esqlog.evaluation.judgments import Notes, judged_queries, read_qrels, read_queries
+from esqlog.evaluation.sweeps import QuerySet
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def load_inputs(queries_path: Path, qrels_path: Path | None, limit: int | None) 
 def check_documents(engine: Engine, index: str, inputs: EvalInputs,
                     id_field: str | None) -> None:
     """Count the judged relevant documents the index does not hold (one note)."""
-    from esqlog.experiment import id_field_plan_check, missing_documents
+    from esqlog.evaluation.sweeps import id_field_plan_check, missing_documents
 
     if id_field is not None:
         id_field_plan_check(engine, index, id_field)
@@ -81,7 +81,7 @@ def parse_metrics(names: Sequence[str], inputs: EvalInputs | None = None
                   ) -> dict[str, str] | None:
     """``--metric`` values -> ir-measures measures (None: esqlog's default set), each
     tried on the first query's judgments when ``inputs`` are given."""
-    from esqlog.evaluate import metric_measures
+    from esqlog.evaluation.metrics import metric_measures
 
     if not names:
         return None

@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
-from esqlog.cli.options import connection_options
 from esqlog.cli.query import QueryContext, prepare_query, query_arguments
-from esqlog.connection import ConnectionSettings
-from esqlog.qlog import boost_weight, idf, idf_lucene
+from esqlog.cli.shared_options import connection_options
+from esqlog.engine.connection import ConnectionSettings
+from esqlog.scoring.qlog import boost_weight, idf, idf_lucene
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ def join_rows(ctx: QueryContext, weight: float) -> list[TermRow]:
     Their ``weight`` column is w * idf_q / idf: the factor on the join term's own BM25
     score, as the query modes add it.
     """
-    from esqlog.joins import join_candidates
-    from esqlog.stats import term_stats_plan
+    from esqlog.scoring.joins import join_candidates
+    from esqlog.statistics.terms import term_stats_plan
 
     candidates = join_candidates(list(ctx.stats.terms))
     if not candidates:

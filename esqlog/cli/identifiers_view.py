@@ -1,7 +1,7 @@
 """The CLI side of the identifiers mode: search with it, and explain its sub-words.
 
 Kept apart from search_cmd/explain_cmd so that they only dispatch here; the query itself
-comes from the I/O-free builder the wrapper uses too (esqlog.identifiers).
+comes from the I/O-free builder the wrapper uses too (esqlog.identifiers.query).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.query import QueryContext
 from esqlog.errors import ClusterError
-from esqlog.identifier_files import load_for_calibration
-from esqlog.identifier_shards import shard_queries
-from esqlog.identifier_stats import IdentifierStats
-from esqlog.identifiers import IdentifierPlan, IdentifierSettings, plan_identifier_query
-from esqlog.vocabulary import Vocabulary, load_vocabulary
+from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.shards import shard_queries
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary
 from esqlog.wrapper.fan_out import merge_responses
 
 
@@ -26,7 +26,7 @@ class IdentifierContext:
     vocabulary: Vocabulary
     plan: IdentifierPlan
     settings: IdentifierSettings
-    fan_out: bool = False  # one query per shard (esqlog.identifier_shards)
+    fan_out: bool = False  # one query per shard (esqlog.identifiers.shards)
 
 
 def identifier_context(ctx: QueryContext, budget: int | None = None) -> IdentifierContext:
@@ -38,7 +38,7 @@ def identifier_context(ctx: QueryContext, budget: int | None = None) -> Identifi
     vocab = load_vocabulary(path, cal.vocabulary_sha256)
     settings = IdentifierSettings() if budget is None else IdentifierSettings(budget=budget)
     # as the wrapper plans a plain search: each shard its own query when calibrate
-    # recorded the shards' statistics (esqlog.identifier_shards)
+    # recorded the shards' statistics (esqlog.identifiers.shards)
     fan_out = settings.fan_out and stats.per_shard
     settings = replace(settings, budget=settings.budget_for(stats.shards, fan_out))
     plan = plan_identifier_query(ctx.text, stats, vocab.df_of, settings,

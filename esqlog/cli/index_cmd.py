@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from esqlog.cli.options import connection_options, open_engine, progress_factory
-from esqlog.connection import ConnectionSettings
-from esqlog.engine import Request
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
+from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.errors import ClusterError, UsageError
 from esqlog.extras import require_extra
-from esqlog.paths import index_path
 
 if TYPE_CHECKING:
-    from esqlog.engine import Engine
+    from esqlog.engine.client import Engine
     from esqlog.indexing.chunk import ChunkLimits
     from esqlog.indexing.walk import WalkOptions
 
@@ -164,7 +164,7 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
 
 def _calibrate(engine: Engine, index: str, out: str, show_progress: bool) -> dict[str, Any]:
     """The same code path as esqlog calibrate (sampled h_tok), saved atomically."""
-    from esqlog.calibrate import calibrate, save_calibration
+    from esqlog.calibration.calibrate import calibrate, save_calibration
 
     record = calibrate(engine, index, "content",
                        progress_factory=progress_factory(show_progress))

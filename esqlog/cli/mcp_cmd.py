@@ -7,8 +7,8 @@ from typing import Literal
 
 import click
 
-from esqlog.cli.options import connection_options, open_engine
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 
 

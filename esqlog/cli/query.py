@@ -1,9 +1,9 @@
-"""Query helpers shared by ``esqlog search`` and ``esqlog explain``: check the query text,
-load and check the calibration, analyze the text, and the arguments both commands take."""
+"""Query helpers shared by ``esqlog search`` and ``esqlog explain``: check the query text
+(esqlog.scoring.query_text), load and check the calibration, analyze the text, and the
+arguments both commands take."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,44 +11,17 @@ from typing import Any, TypeVar
 
 import click
 
-from esqlog.analysis import search_analyses_plan
-from esqlog.calibrate import Calibration, check_calibration_plan, load_calibration, stale_warning
-from esqlog.cli.options import open_engine, warn_once
-from esqlog.connection import ConnectionSettings
-from esqlog.engine import Engine
+from esqlog.calibration.calibrate import check_calibration_plan, load_calibration, stale_warning
+from esqlog.calibration.record import Calibration
+from esqlog.cli.shared_options import open_engine, warn_once
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
-from esqlog.stats import TextStats, shard_routings_plan, text_stats_plan
+from esqlog.scoring.query_text import check_query_text
+from esqlog.statistics.analysis import search_analyses_plan
+from esqlog.statistics.terms import TextStats, shard_routings_plan, text_stats_plan
 
-MAX_QUERY_BYTES = 100 * 1024
-_ALLOWED_CONTROLS = frozenset("\t\n")
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def check_query_text(text: str) -> str:
-    """Reject query text that cannot be a sensible search, before any request is sent.
-
-    Order matters: bytes that are not UTF-8 cannot even be measured or shown safely, so
-    they are named first.
-    """
-    bad = next((i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
-    if bad is not None:
-        raw = text[bad].encode("utf-8", "surrogateescape")
-        raise UsageError(
-            f"query text is not valid UTF-8 (byte 0x{raw.hex()} at character {bad})",
-            "pass the query as UTF-8 text (check the terminal's or file's encoding)")
-    size = len(text.encode("utf-8"))
-    if size > MAX_QUERY_BYTES:
-        raise UsageError(f"query text is {size:,} bytes, more than the {MAX_QUERY_BYTES:,} "
-                         "esqlog accepts", "search for fewer words")
-    control = next((i for i, ch in enumerate(text)
-                    if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc"), None)
-    if control is not None:
-        raise UsageError(
-            f"query text contains a control character (U+{ord(text[control]):04X} at "
-            f"character {control})", "remove it; only tab and newline are allowed")
-    if not text.strip():
-        raise UsageError("query text is empty", "pass the words to search for")
-    return text
 
 
 def shown(text: str, limit: int = 60) -> str:

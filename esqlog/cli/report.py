@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from esqlog.calibrate import Calibration, CalibrationTimings
+from esqlog.calibration.calibrate import CalibrationTimings
+from esqlog.calibration.record import Calibration
 
 
 def format_report(record: Calibration, timings: CalibrationTimings | None = None) -> str:

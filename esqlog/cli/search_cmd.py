@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from esqlog.cli.hits import Hit, hits_of, search_kwargs
-from esqlog.cli.options import connection_options
 from esqlog.cli.query import QueryContext, prepare_query, query_arguments
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.wrapper.options import QUERY_MODES
 
@@ -48,7 +48,7 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
         try:
             response = client.search(**kwargs, esqlog_mode=mode)
         except ScriptingUnavailable:
-            from esqlog.calibrate import script_mode_problem_plan
+            from esqlog.calibration.cluster_store import script_mode_problem_plan
 
             problem = ctx.engine.run(script_mode_problem_plan())
             if problem is not None:  # the fix that works on this cluster, not a guess
@@ -64,7 +64,7 @@ def run_native(ctx: QueryContext, size: int) -> list[Hit]:
 
 def raise_if_too_many_terms(exc: BaseException, ctx: QueryContext) -> None:
     """The engine's clause limit is a property of the query text: say so as bad input."""
-    from esqlog.engine import error_reason, is_client_error
+    from esqlog.engine.failures import error_reason, is_client_error
 
     reason = error_reason(exc) if is_client_error(exc) else ""
     if "maxclausecount" in reason.lower() or "too_many" in reason.lower() or (

@@ -1,6 +1,6 @@
-"""esqlog similarity apply/revert: the opt-in index-wide q-log BM25 (see esqlog.similarity).
+"""esqlog similarity apply/revert: the opt-in index-wide q-log BM25 (see esqlog.scoring.similarity).
 
-Thin: the logic, backups and failure handling live in :mod:`esqlog.similarity`. Both
+Thin: the logic, backups and failure handling live in :mod:`esqlog.scoring.similarity`. Both
 commands close the index for a moment, so both refuse to act without --yes and first print
 exactly what they would do.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import click
 
-from esqlog.cli.options import connection_options, open_engine
-from esqlog.connection import ConnectionSettings
+from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
-from esqlog.similarity import (
+from esqlog.scoring.similarity import (
     BACKUP_INDEX,
     SimilarityParams,
     apply_plan,

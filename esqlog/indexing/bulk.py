@@ -21,11 +21,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from esqlog.engine import Engine, Request
+from esqlog.engine.client import Engine
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
 from esqlog.indexing.walk import SourceFile
-from esqlog.paths import index_path
 
 SCAN_PAGE = 5000
 BULK_DOCS = 500

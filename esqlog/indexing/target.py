@@ -20,10 +20,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.cluster_store import CALIBRATION_INDEX
-from esqlog.engine import Engine, Request, error_status
+from esqlog.calibration.cluster_store import CALIBRATION_INDEX
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.errors import UsageError
-from esqlog.paths import index_path
 
 MARKER = "esqlog_index"
 FORMAT = 1

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from esqlog.engine import Plan, Request
-from esqlog.paths import index_path
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Plan, Request
+from esqlog.engine.termvectors import stored_vectors_request
 from esqlog.rerank.scoring import DocVector, ScoredText, named_terms
-from esqlog.termvectors import stored_vectors_request
 
 #: Engines that report each named query's score (include_named_queries_score).
 NAMED_SCORES_SINCE = {"elasticsearch": (8, 8), "opensearch": (2, 13)}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from esqlog.rerank.scoring import NAME_PREFIX
 
 if TYPE_CHECKING:
-    from esqlog.wrapper.call import SearchCall
+    from esqlog.engine.search_call import SearchCall
 
 
 def response_like(original: Any, body: dict[str, Any]) -> Any:

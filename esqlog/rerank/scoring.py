@@ -8,7 +8,7 @@ Both add, per query term, the difference between the q-log and the native BM25 c
 * from term vectors (``score_corrections``): ``scale * (idf_q - idf) * tfnorm(tf, dl)``,
   with the exact length (Lucene rounds lengths to one byte: the only difference).
 
-``boost_weight = idf_q / idf`` (esqlog.qlog), so both are the same formula written for two
+``boost_weight = idf_q / idf`` (esqlog.scoring.qlog), so both are the same formula written for two
 inputs. Identifier joins have no native clause: they add ``w * boost_weight * s`` (or
 ``w * idf_q * tfnorm``) in full. At q = 1 every correction is 0 and the native order stays.
 """
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.qlog import bm25_tf_norm, boost_weight, idf
-from esqlog.stats import TextStats
+from esqlog.scoring.qlog import bm25_tf_norm, boost_weight, idf
+from esqlog.statistics.terms import TextStats
 
 #: prefix of the query names esqlog gives term clauses (removed from responses again)
 NAME_PREFIX = "esqlog#"

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from esqlog.engine import Flavor, Plan, bm25_scale
+from esqlog.engine.client import Flavor, bm25_scale
+from esqlog.engine.steps import Plan, SearchPlan
 from esqlog.rerank.requests import hit_vectors_plan, supports_named_scores, term_scores_plan
 from esqlog.rerank.responses import body_of, rerank_response, response_like, without_names
 from esqlog.rerank.scoring import (
@@ -30,10 +31,9 @@ from esqlog.rerank.scoring import (
     score_corrections,
     term_names,
 )
-from esqlog.steps import SearchPlan
 
 if TYPE_CHECKING:
-    from esqlog.wrapper.call import SearchCall
+    from esqlog.engine.search_call import SearchCall
 
 TermNames = Mapping[tuple[str, str], str]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from esqlog.clauses import filters_on_score
+from esqlog.scoring.clauses import filters_on_score
 
 QueryFn = Callable[[Any], Any]
 

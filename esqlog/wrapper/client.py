@@ -10,10 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from esqlog.calibrate import Calibration, load_calibration
-from esqlog.engine import AsyncEngine, Engine, flavor_of, is_async_client
-from esqlog.identifiers import IdentifierSettings
-from esqlog.steps import ClientSearch, Pause, Step, adrive, drive
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import AsyncEngine, Engine, flavor_of, is_async_client
+from esqlog.engine.steps import ClientSearch, Pause, Step, adrive, drive
+from esqlog.identifiers.query import IdentifierSettings
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.multi import msearch_plan
 from esqlog.wrapper.options import (
@@ -201,8 +202,10 @@ def wrap(
     ``native`` (pass everything through) or ``identifiers`` (query words also match inside
     identifiers, a different match set; needs ``esqlog calibrate --vocabulary
     --identifiers``; README "Identifiers mode"; ``identifiers`` takes its clause budget and
-    the like as an esqlog.identifiers.IdentifierSettings). ``joins``: add identifier-join clauses
-    (esqlog.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may be
+    the like as an esqlog.identifiers.query.IdentifierSettings). ``joins``: add identifier-join
+    clauses
+    (esqlog.scoring.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may
+    be
     reused from the bounded cache (0 disables it: every search fetches fresh statistics).
     ``dfs``: on multi-shard indices, run rewritten
     searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics

@@ -10,31 +10,33 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from esqlog.calibrate import TERM_SCRIPT_ID, Calibration
-from esqlog.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
-from esqlog.engine import Flavor, Plan, version_plan
+from esqlog.calibration.cluster_store import TERM_SCRIPT_ID
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Flavor, version_plan
+from esqlog.engine.steps import Plan
 from esqlog.errors import UsageError
-from esqlog.identifiers import IdentifierSettings
-from esqlog.joins import confirmed_joins, joins_that_fit
-from esqlog.matchspec import with_default_fields
+from esqlog.identifiers.query import IdentifierSettings
 from esqlog.rerank import ScoredText
-from esqlog.rewrite import (
+from esqlog.scoring.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
+from esqlog.scoring.joins import confirmed_joins, joins_that_fit
+from esqlog.scoring.matchspec import with_default_fields
+from esqlog.scoring.rewrite import (
     FieldCalibration,
     RewriteMode,
     RewriteSettings,
     resolved_from_stats,
     rewrite_query_sharing,
 )
-from esqlog.stats import StatsCache, TextStats
-from esqlog.vocabulary import Vocabulary
-from esqlog.wrapper.identifiers import IdentifierRewriter, load_identifier_statistics
+from esqlog.statistics.terms import StatsCache, TextStats
+from esqlog.statistics.vocabulary import Vocabulary
+from esqlog.wrapper.identifier_search import IdentifierRewriter, load_identifier_statistics
 from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.options import SearchMode, WrapOptions, join_weight_for
 from esqlog.wrapper.pits import PitIndexes
+from esqlog.wrapper.query_terms import StatisticsResolver, TextKey
 from esqlog.wrapper.resolve import IndexResolver, IndexTarget
 from esqlog.wrapper.scripting import ScriptSupport
 from esqlog.wrapper.snapshots import SnapshotGuard, load_snapshots
-from esqlog.wrapper.statistics import StatisticsResolver, TextKey
 
 
 class WrapperCore:

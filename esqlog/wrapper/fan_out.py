@@ -1,6 +1,6 @@
 """An identifiers search on several shards as one request per shard, merged as the engine would.
 
-Why (esqlog.identifier_shards): each shard's query lists only the terms it holds, with
+Why (esqlog.identifiers.shards): each shard's query lists only the terms it holds, with
 boosts from its own statistics, so no dfs phase is needed and every word is one exact
 saturation. The requests go in one ``_msearch`` (``preference=_shards:k``); the answer is
 built in the shape of a search response: hits merged by score (ties: lower shard first,
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from esqlog.steps import ClientSearch, SearchPlan
-from esqlog.wrapper.call import SearchCall
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import ClientSearch, SearchPlan
 
 #: Body options each shard answers as the whole index would (size and from are paged here).
 PER_SHARD_BODY = frozenset({

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from esqlog.clauses import filters_on_score
+from esqlog.engine.steps import ClientSearch, SearchPlan
 from esqlog.errors import ClusterError
-from esqlog.rewrite import RewriteMode
-from esqlog.steps import ClientSearch, SearchPlan
+from esqlog.scoring.clauses import filters_on_score
+from esqlog.scoring.rewrite import RewriteMode
 from esqlog.wrapper.bodies import (
     dfs_allowed,
     has_top_level_knn,
@@ -32,7 +32,7 @@ from esqlog.wrapper.bodies import (
 )
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.options import SearchMode
-from esqlog.wrapper.scripting import _FIX, ScriptingUnavailable
+from esqlog.wrapper.scripting import SCRIPT_FIX, ScriptingUnavailable
 
 _DFS = "dfs_query_then_fetch"
 
@@ -79,7 +79,7 @@ def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None,
         return "script"
     if (esqlog_mode or core.options.mode) == "script":
         raise ScriptingUnavailable("script mode is not available on this cluster (stored "
-                                   "script not found)", _FIX) from core.scripts.failure
+                                   "script not found)", SCRIPT_FIX) from core.scripts.failure
     core.scripts.fall_back(core.scripts.failure)
     return "boost"
 

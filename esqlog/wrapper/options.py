@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from esqlog.errors import UsageError
-from esqlog.identifiers import IdentifierSettings
-from esqlog.joins import DEFAULT_JOIN_WEIGHT
+from esqlog.identifiers.query import IdentifierSettings
+from esqlog.scoring.joins import DEFAULT_JOIN_WEIGHT
 
 #: What a search does: rewrite with per-term boosts or a stored script, script falling back
 #: to boost (auto), rerank the native top-N, pass through, or match query words inside
-#: identifiers too (its own match set; esqlog.wrapper.identifiers).
+#: identifiers too (its own match set; esqlog.wrapper.identifier_search).
 SearchMode = Literal["boost", "script", "auto", "rerank", "native", "identifiers"]
 #: Where term df comes from: the vocabulary snapshot when there is one, only it, or the cluster.
 StatsSource = Literal["auto", "snapshot", "live"]
@@ -80,7 +80,7 @@ class WrapOptions:
     rerank_in: RerankWhere = "engine"
     resolve_ttl: float = DEFAULT_RESOLVE_TTL
     #: the identifiers mode's clause budget and the like (its operator and
-    #: minimum_should_match come from each match clause); None: esqlog.identifiers' defaults
+    #: minimum_should_match come from each match clause); None: esqlog.identifiers.query' defaults
     identifiers: IdentifierSettings | None = None
 
     def __post_init__(self) -> None:
@@ -101,7 +101,7 @@ class WrapOptions:
                                                            IdentifierSettings):
             raise UsageError(f"identifiers must be an IdentifierSettings, got "
                              f"{type(self.identifiers).__name__}",
-                             "pass esqlog.identifiers.IdentifierSettings(budget=...)")
+                             "pass esqlog.identifiers.query.IdentifierSettings(budget=...)")
         if self.mode == "identifiers" and self.stats == "live":
             raise UsageError("mode 'identifiers' reads its statistics from the vocabulary "
                              "snapshot, and stats='live' uses none",

@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.engine import Plan
-from esqlog.steps import Request
+from esqlog.engine.steps import Plan, Request
 from esqlog.wrapper.lru import LRU
 
 

@@ -18,9 +18,9 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from esqlog.analysis import SearchAnalyses, search_analyses_plan
-from esqlog.stats import IndexInfo, resolve_index_plan, shard_routings_plan
-from esqlog.steps import Pause, Request
+from esqlog.engine.steps import Pause, Request
+from esqlog.statistics.analysis import SearchAnalyses, search_analyses_plan
+from esqlog.statistics.terms import IndexInfo, resolve_index_plan, shard_routings_plan
 from esqlog.wrapper.lru import LRU
 
 #: the clock resolutions expire by (a module attribute so tests can move time forward)

@@ -11,15 +11,15 @@ import threading
 import warnings
 from collections.abc import Callable
 
-from esqlog.calibrate import TERM_SCRIPT_ID
-from esqlog.engine import Plan, Request, error_reason, error_status
+from esqlog.calibration.cluster_store import TERM_SCRIPT_ID
+from esqlog.engine.failures import error_reason, error_status
+from esqlog.engine.paths import api_path
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import ClientSearch, Plan, Request, SearchPlan
 from esqlog.errors import UsageError
-from esqlog.paths import api_path
-from esqlog.rewrite import RewriteMode
-from esqlog.steps import ClientSearch, SearchPlan
-from esqlog.wrapper.call import SearchCall
+from esqlog.scoring.rewrite import RewriteMode
 
-_FIX = ("use mode='boost' (same ranking, no scripts), or install the stored script with "
+SCRIPT_FIX = ("use mode='boost' (same ranking, no scripts), or install the stored script with "
         "esqlog calibrate --install-script")
 
 
@@ -92,7 +92,7 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], Non
         if forced:
             raise ScriptingUnavailable(
                 f"script mode is not available on this cluster (stored script "
-                f"{TERM_SCRIPT_ID} not found)", _FIX) from scripts.failure
+                f"{TERM_SCRIPT_ID} not found)", SCRIPT_FIX) from scripts.failure
         scripts.fall_back(scripts.failure)
         mode = "boost"
     rewrite(mode)
@@ -104,7 +104,7 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], Non
         if forced:
             raise ScriptingUnavailable(
                 f"script mode is not available on this cluster ({error_reason(exc)})",
-                _FIX) from exc
+                SCRIPT_FIX) from exc
         scripts.fall_back(exc)
     rewrite("boost")
     return (yield ClientSearch((), call.final_kwargs()))

@@ -1,5 +1,5 @@
 """One search, as a plan: decide, fetch statistics, then search natively, rewritten, or with
-a rerank. Driven by the sync and the async client alike (esqlog.steps).
+a rerank. Driven by the sync and the async client alike (esqlog.engine.steps).
 
 Which parts of a body are rewritten (query, retrievers; never knn) is esqlog.wrapper.bodies;
 which index a point-in-time search reads is esqlog.wrapper.pits."""
@@ -9,27 +9,27 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from esqlog.clauses import filters_on_score
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import SearchPlan, Step
 from esqlog.errors import ClusterError
 from esqlog.rerank.responses import rerank_window
 from esqlog.rerank.strategies import RerankJob, choose_plan
-from esqlog.rewrite import RewriteMode
-from esqlog.stats import TextStats
-from esqlog.steps import SearchPlan, Step
+from esqlog.scoring.clauses import filters_on_score
+from esqlog.scoring.rewrite import RewriteMode
+from esqlog.statistics.terms import TextStats
 from esqlog.wrapper.bodies import (
     dfs_allowed,
     has_top_level_knn,
     map_retriever,
     retriever_queries,
 )
-from esqlog.wrapper.call import SearchCall
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.fan_out import fan_out_plan, fans_out
-from esqlog.wrapper.identifiers import STALE
+from esqlog.wrapper.identifier_search import STALE
 from esqlog.wrapper.options import SearchMode
+from esqlog.wrapper.query_terms import TextKey
 from esqlog.wrapper.resolve import IndexTarget
 from esqlog.wrapper.scripting import rewritten_search_plan
-from esqlog.wrapper.statistics import TextKey
 
 Prepared = tuple[IndexTarget, dict[TextKey, TextStats]]
 
@@ -89,7 +89,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
-    """The search with match clauses as identifiers queries (esqlog.wrapper.identifiers);
+    """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
     None when the snapshot they need is stale and the search should go on in boost mode.
 
     No statistics request: everything comes from the snapshot and its split statistics.

@@ -6,10 +6,11 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 
-from esqlog.calibrate import STALE_DRIFT, Calibration, freshness_of, index_identity_plan
-from esqlog.engine import Plan
+from esqlog.calibration.calibrate import STALE_DRIFT, freshness_of, index_identity_plan
+from esqlog.calibration.record import Calibration
+from esqlog.engine.steps import Plan
 from esqlog.errors import UsageError
-from esqlog.vocabulary import Vocabulary, load_vocabulary
+from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary
 from esqlog.wrapper.options import StatsSource
 
 #: seconds between checks that an index still matches its vocabulary snapshot

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_speed import TimedEngine  # the same request timer, one definition
 
-from esqlog.calibrate import calibrate_with_vocabulary
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.identifier_calibrate import calibrate_identifiers
+from esqlog.calibration.calibrate import calibrate_with_vocabulary
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.identifiers.calibrate import calibrate_identifiers
 
 ENGINE_PID: int | None = None
 

@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from esqlog.calibrate import Calibration, calibrate, calibrate_with_vocabulary
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.steps import Request
 
 
 class TimedEngine(Engine):

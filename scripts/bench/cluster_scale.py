@@ -30,16 +30,17 @@ from typing import Any
 import numpy as np
 from opensearchpy import OpenSearch
 
-from esqlog.calibrate import calibrate_with_vocabulary, save_with_vocabulary
-from esqlog.corpus import read_jsonl
-from esqlog.engine import Engine, Request
-from esqlog.paths import api_path, index_path
-from esqlog.scratch import create_scratch, scratch_state
+from esqlog.calibration.calibrate import calibrate_with_vocabulary, save_with_vocabulary
+from esqlog.engine.client import Engine
+from esqlog.engine.paths import api_path, index_path
+from esqlog.engine.scratch import create_scratch, scratch_state
+from esqlog.engine.steps import Request
+from esqlog.evaluation.corpus import read_jsonl
 
 CORPORA = Path("/work/data/corpora")
 LOAD_CHILD = """
 import sys, time
-from esqlog.vocabulary import load_vocabulary
+from esqlog.statistics.vocabulary import load_vocabulary
 def rss():
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))

@@ -28,12 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.calibrate import calibrate
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.corpus import load_queries, read_jsonl
-from esqlog.engine import Engine, Request
-from esqlog.paths import index_path
-from esqlog.scratch import create_scratch, delete_scratch
+from esqlog.calibration.calibrate import calibrate
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.paths import index_path
+from esqlog.engine.scratch import create_scratch, delete_scratch
+from esqlog.engine.steps import Request
+from esqlog.evaluation.corpus import load_queries, read_jsonl
 from esqlog.wrapper import wrap
 
 DIMS = 16

@@ -28,18 +28,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality
 
-from esqlog.analysis import standard_terms
-from esqlog.calibrate import calibrate, calibrate_with_vocabulary
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine
-from esqlog.evaluate import paired_bootstrap, per_query_metrics
-from esqlog.experiment import QuerySet, evaluate_queries, system_label
-from esqlog.identifier_calibrate import calibrate_identifiers
-from esqlog.identifier_shards import shard_queries
-from esqlog.identifier_stats import IdentifierStats
-from esqlog.identifiers import IdentifierSettings, identifier_query, plan_identifier_query
-from esqlog.qlog import boost_weights
-from esqlog.vocabulary import Vocabulary
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.evaluation.metrics import paired_bootstrap, per_query_metrics
+from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
+from esqlog.identifiers.calibrate import calibrate_identifiers
+from esqlog.identifiers.query import IdentifierSettings, identifier_query, plan_identifier_query
+from esqlog.identifiers.shards import shard_queries
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.scoring.qlog import boost_weights
+from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.vocabulary import Vocabulary
 
 
 def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def bootstrap_mean(values: list[float], seed: int = 0, n: int = 5000) -> tuple[f
 def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, Any]],
                search_type: str | None) -> tuple[dict[str, dict[str, float]], float]:
     """Per-query metrics of full search bodies (query + optional rescore) via _msearch."""
-    from esqlog.engine import Request
+    from esqlog.engine.steps import Request
 
     run: dict[str, list[tuple[str, float]]] = {}
     header: dict[str, Any] = {"index": index, **({"search_type": search_type}
@@ -122,8 +122,8 @@ def run_fanned_out(engine: Engine, index: str, qs: QuerySet, stats: IdentifierSt
                    vocab: Vocabulary, settings: IdentifierSettings
                    ) -> tuple[dict[str, dict[str, float]], float]:
     """Per-query metrics of the identifiers mode as the wrapper sends a plain search on
-    several shards: one request per shard (esqlog.identifier_shards), merged by score."""
-    from esqlog.engine import Request
+    several shards: one request per shard (esqlog.identifiers.shards), merged by score."""
+    from esqlog.engine.steps import Request
     from esqlog.wrapper.fan_out import merge_responses
 
     run: dict[str, list[tuple[str, float]]] = {}

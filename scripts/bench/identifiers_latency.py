@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from identifiers import boost_query, parse_variant, rescored
 from latency import percentile
 
-from esqlog.calibrate import load_calibration
-from esqlog.corpus import load_queries
-from esqlog.identifier_files import load_for_calibration
-from esqlog.identifiers import IdentifierSettings, identifier_query
-from esqlog.vocabulary import load_vocabulary
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.evaluation.corpus import load_queries
+from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.query import IdentifierSettings, identifier_query
+from esqlog.statistics.vocabulary import load_vocabulary
 
 
 def main() -> int:

@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.cli.index_cmd import run_index
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.engine import Engine, Request
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
 from esqlog.indexing.target import MARKER
 from esqlog.indexing.walk import WalkOptions, WalkReport, list_files, read_files
-from esqlog.paths import index_path
 
 
 def load() -> float:

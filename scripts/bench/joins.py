@@ -16,11 +16,11 @@ import json
 import sys
 from pathlib import Path
 
-from esqlog.calibrate import calibrate
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.corpus import load_queries
-from esqlog.evaluate import compare, mean_metrics, per_query_metrics
-from esqlog.experiment import QuerySet, msearch_run, native_query, resolve_all, sweep
+from esqlog.calibration.calibrate import calibrate
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.evaluation.corpus import load_queries
+from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
+from esqlog.evaluation.sweeps import QuerySet, msearch_run, native_query, resolve_all, sweep
 
 
 def main() -> int:

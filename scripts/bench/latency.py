@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from esqlog.calibrate import load_calibration
-from esqlog.corpus import load_queries
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
 
 

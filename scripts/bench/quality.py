@@ -21,13 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from esqlog.calibrate import calibrate
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
-from esqlog.engine import Engine, Request
-from esqlog.experiment import QuerySet, evaluate_queries, system_label
-from esqlog.paths import index_path
-from esqlog.qlog import PREDICTORS, CorpusFeatures
+from esqlog.calibration.calibrate import calibrate
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
+from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
+from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
+from esqlog.scoring.qlog import PREDICTORS, CorpusFeatures
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 

@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from corpora.lang_go import go_query  # noqa: E402
 from corpora.text import delete_name, usable_query  # noqa: E402
 
-from esqlog.connection import ConnectionSettings, connect  # noqa: E402
-from esqlog.engine import Engine, Request  # noqa: E402
-from esqlog.paths import index_path  # noqa: E402
+from esqlog.engine.client import Engine  # noqa: E402
+from esqlog.engine.connection import ConnectionSettings, connect  # noqa: E402
+from esqlog.engine.paths import index_path  # noqa: E402
+from esqlog.engine.steps import Request  # noqa: E402
 
 
 def chunks(engine: Engine, index: str) -> Any:

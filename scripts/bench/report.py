@@ -32,7 +32,7 @@ def load(paths: list[Path]) -> list[dict[str, Any]]:
 
 def predictions(row: dict[str, Any]) -> dict[str, float]:
     """Every registered predictor's q from the experiment's measured h_tok (label-free)."""
-    from esqlog.qlog import PREDICTORS, CorpusFeatures
+    from esqlog.scoring.qlog import PREDICTORS, CorpusFeatures
 
     features = CorpusFeatures(row["h_tok"], row["docs"], row["avgdl"])
     return {name: p.predict(features) for name, p in PREDICTORS.items()}
@@ -84,7 +84,7 @@ def main() -> int:
     rows = load(args.results)
     print(table(rows))
     if args.plots:
-        from esqlog.plots import plot_q_sweep
+        from esqlog.evaluation.plots import plot_q_sweep
 
         args.plots.mkdir(parents=True, exist_ok=True)
         corpus_order = ["go", "java", "python", "ruby", "man"]  # code first, the prose control last

@@ -43,9 +43,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries
-from esqlog.engine import Request
-from esqlog.paths import index_path
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
+from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.wrapper import wrap
 
 HERE = Path(__file__).resolve().parent
@@ -324,7 +324,7 @@ def main() -> int:
 
     from opensearchpy import OpenSearch
 
-    from esqlog.connection import ConnectionSettings, connect
+    from esqlog.engine.connection import ConnectionSettings, connect
 
     args.work.mkdir(parents=True, exist_ok=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -41,14 +41,14 @@ def main() -> int:
     from opensearchpy import OpenSearch
 
     from esqlog import wrap
-    from esqlog.calibrate import load_calibration
+    from esqlog.calibration.calibrate import load_calibration
 
     out: dict[str, object] = {"what": args.what}
     body = {"query": {"match": {"body": args.query}}, "size": 10, "_source": False}
     client = OpenSearch(hosts=[args.url], timeout=120)
     if args.what == "snapshot":
-        from esqlog.identifier_files import load_for_calibration
-        from esqlog.vocabulary import load_vocabulary
+        from esqlog.identifiers.files import load_for_calibration
+        from esqlog.statistics.vocabulary import load_vocabulary
 
         cal = load_calibration(args.calibration)
         path = cal.vocabulary_path()

@@ -20,7 +20,7 @@ import numpy as np
 
 from esqlog.agent.tokens import CHARS_PER_TOKEN, estimate
 from esqlog.cli.demo_cmd import sample_path
-from esqlog.corpus import read_jsonl
+from esqlog.evaluation.corpus import read_jsonl
 
 LIMIT = 20_000
 

@@ -42,13 +42,15 @@ from esqlog.agent.budget_recall import (
     summarize,
 )
 from esqlog.agent.tokens import default_counter
-from esqlog.calibrate import Calibration, load_calibration
-from esqlog.connection import ConnectionSettings, connect
-from esqlog.corpus import bulk_index_docs, create_corpus_index, load_queries
-from esqlog.engine import Engine, Request
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.errors import EsqlogError
-from esqlog.paths import index_path
-from esqlog.plots import plot_budget_recall
+from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
+from esqlog.evaluation.plots import plot_budget_recall
 from esqlog.wrapper import wrap
 
 #: the paper's agent-side figure (CSN Go, 8K tokens): BM25 and q-log
@@ -76,7 +78,7 @@ def ensure_corpus(engine: Engine, data: Path, corpus: str, size: str, seed: int,
         print(f"indexed {index}: {len(docs)} documents in {time.perf_counter() - started:.0f}s",
               flush=True)
     if fresh or not cal_path.exists():
-        from esqlog.identifier_calibrate import calibrate_identifiers, identifier_report
+        from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
 
         started = time.perf_counter()
         _, note = identifier_report(calibrate_identifiers(engine, index, "body"), cal_path)

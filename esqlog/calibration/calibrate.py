@@ -1,0 +1,398 @@
+"""The calibration record: what esqlog learned about one field of one index, and its q.
+
+A calibration is computed once (``esqlog calibrate``) from the cluster's own statistics,
+written atomically as JSON (and optionally into esqlog's own ``esqlog-calibrations``
+index, never the user's), and read back by the query side, which checks that it still
+belongs to the index it is used on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from dataclasses import field as dc_field
+from pathlib import Path
+from typing import Any
+
+from esqlog.atomic import atomic_write, output_target, read_regular_file
+
+# re-exported: the public home of the record and of the cluster-side plans stays here
+from esqlog.calibration.record import Calibration, utc_now
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import with_retries
+from esqlog.engine.paths import index_path
+from esqlog.engine.shard_scan import DEFAULT_PARALLEL
+from esqlog.engine.steps import Plan, Request
+from esqlog.errors import UsageError
+from esqlog.scoring.qlog import (
+    DEFAULT_PREDICTOR,
+    CorpusFeatures,
+    Predictor,
+    get_predictor,
+)
+from esqlog.statistics.hapax import (
+    DEFAULT_SAMPLE,
+    MAX_SAMPLE,
+    HapaxEstimate,
+    exact_hapax,
+    sampled_hapax_plan,
+)
+from esqlog.statistics.terms import (
+    FieldInfo,
+    FieldStats,
+    IndexInfo,
+    field_info_plan,
+    field_stats_plan,
+    live_doc_count_plan,
+    resolve_index_plan,
+    shard_routings_plan,
+)
+from esqlog.statistics.vocabulary import (
+    Vocabulary,
+    VocabularyScan,
+    snapshot_payload,
+    vocabulary_from_scan,
+)
+from esqlog.statistics.vocabulary_scan import ScanHook, scan_vocabulary
+
+STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
+MAX_CALIBRATION_BYTES = 1 << 20  # a record is ~1 KB; anything near this is not one
+
+
+# --- files --------------------------------------------------------------------------------
+
+def save_calibration(calibration: Calibration, path: str | Path) -> Path:
+    """Write the record as JSON atomically (esqlog.atomic): old file or new, never partial."""
+    payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
+    return atomic_write(path, payload.encode("utf-8"), "calibration file")
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration file with a one-line error for every way it can be wrong.
+
+    The file is read as a bounded regular file (esqlog.atomic.read_regular_file): a path
+    to a FIFO or device is refused instead of blocking or filling memory.
+    """
+    source = Path(path)
+    what = "calibration file"
+    payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
+                                "pass the file esqlog calibrate --out FILE wrote")
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
+                         "re-run esqlog calibrate") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
+                         f"(line {exc.lineno})", "re-run esqlog calibrate") from None
+    except RecursionError:
+        raise UsageError(f"calibration file {str(source)!r} is not a calibration (nested "
+                         "too deeply to read)", "re-run esqlog calibrate") from None
+    record = Calibration.from_json(data, f"calibration file {str(source)!r}")
+    # The folder of the file itself, not of a symlink to it: the snapshot is written beside
+    # the real file (esqlog.atomic follows links), so that is where it is found.
+    return replace(record, location=os.path.dirname(os.path.realpath(source)))
+
+
+# --- checks against the live index ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Freshness:
+    """How a calibration relates to the index it is about to be used on."""
+
+    same_index: bool
+    drift: float  # relative change of live documents since calibration
+
+    @property
+    def stale(self) -> bool:
+        return self.drift > STALE_DRIFT
+
+
+def freshness_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
+    """Compare UUID and live document count with the index as it is now."""
+    uuid, live = yield from index_identity_plan(index)
+    return freshness_of(calibration, uuid, live)
+
+
+def index_identity_plan(index: str) -> Plan[tuple[str, int]]:
+    """(UUID, live documents) of the index as it is now: what freshness is judged by."""
+    info = yield from resolve_index_plan(index)
+    live = yield from live_doc_count_plan(info.name)
+    return info.uuid, live
+
+
+def freshness_of(calibration: Calibration, uuid: str, live: int) -> Freshness:
+    """How a calibration relates to an index with this UUID and live document count."""
+    base = max(calibration.live_docs, 1)
+    return Freshness(uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
+
+
+def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
+    """Refuse a calibration of another index; report drift for the caller to warn about.
+
+    Identity (UUID, then shard count) is checked on the one answer that resolves the name,
+    before anything else is asked: a record claiming a million shards must cost one
+    request, not one per claimed shard.
+    """
+    info = yield from resolve_index_plan(index)
+    fix = f"run esqlog calibrate --index {index} --field {calibration.field}"
+    if info.uuid != calibration.index_uuid:
+        raise UsageError(
+            f"the calibration is for index {calibration.index!r} (uuid "
+            f"{calibration.index_uuid}), not for {index!r} as it exists now", fix)
+    if info.shards != calibration.shards:
+        raise UsageError(
+            f"the calibration says index {calibration.index!r} has {calibration.shards:,} "
+            f"shards but it has {info.shards} (the file was edited or damaged)", fix)
+    live = yield from live_doc_count_plan(info.name)
+    return freshness_of(calibration, info.uuid, live)
+
+
+def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
+    """The warning text for a stale calibration, or None."""
+    if not fresh.stale:
+        return None
+    return (f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
+            f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
+            f"{calibration.index} --field {calibration.field}")
+
+
+# --- computing one ------------------------------------------------------------------------
+
+@dataclass
+class CalibrationTimings:
+    """Wall-clock split of a calibrate run, for the benchmark."""
+
+    total: float = 0.0
+    stages: dict[str, float] = dc_field(default_factory=dict)
+
+
+def calibrate(
+    engine: Engine,
+    index: str,
+    field_name: str,
+    exact: bool = False,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 42,
+    predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+    parallel: int = DEFAULT_PARALLEL,
+) -> Calibration:
+    """Compute a field's statistics, h_tok and q. Reads only; writes nothing anywhere.
+
+    Every read plan is retried as a whole on overload, unavailability and network failures
+    (:func:`esqlog.engine.failures.with_retries`: capped, jittered exponential backoff); the last
+    failure propagates for the caller to describe.
+    """
+    record, _ = _calibrate(engine, index, field_name, exact, sample, seed, predictor,
+                           progress_factory, timings, with_vocabulary=False, parallel=parallel)
+    return record
+
+
+#: A vocabulary scan of (index, field, shards, progress): what calibrate_with_vocabulary runs
+#: instead of its own when given one (the identifiers scan in processes)
+Scanner = Callable[[str, str, int, "Callable[[int], None] | None"], VocabularyScan]
+
+
+def calibrate_with_vocabulary(
+    engine: Engine,
+    index: str,
+    field_name: str,
+    predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+    scan_hook: ScanHook | None = None,
+    parallel: int = DEFAULT_PARALLEL,
+    scanner: Scanner | None = None,
+) -> tuple[Calibration, Vocabulary]:
+    """Calibrate from one exact pass that also snapshots every term's global df.
+
+    The snapshot lets the query side skip the statistics round trip (esqlog.statistics.vocabulary);
+    h_tok comes from the same pass, exactly. Reads only; the caller saves both files.
+    ``scan_hook`` also sees every document with its ``_source`` (the identifiers mode's
+    statistics, esqlog.identifiers.split_stats); it is restarted whenever the scan is retried.
+    ``scanner`` replaces the scan itself (esqlog.identifiers.processes).
+    """
+    record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
+                               progress_factory, timings, with_vocabulary=True,
+                               scan_hook=scan_hook, parallel=parallel, scanner=scanner)
+    assert vocab is not None
+    return record, vocab
+
+
+def _calibrate(
+    engine: Engine, index: str, field_name: str, exact: bool, sample: int, seed: int,
+    predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+    timings: CalibrationTimings | None, with_vocabulary: bool,
+    scan_hook: ScanHook | None = None, parallel: int = DEFAULT_PARALLEL,
+    scanner: Scanner | None = None,
+) -> tuple[Calibration, Vocabulary | None]:
+    chosen: Predictor = get_predictor(predictor)
+    started = time.perf_counter()
+
+    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
+        return with_retries(lambda: engine.run(make_plan()))
+
+    info: IndexInfo = read(lambda: resolve_index_plan(index))
+    # The live count first: it is cheap and the first read that needs the shards, so an index
+    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
+    # field-mapping API of such an index with an empty 404).
+    live: int = read(lambda: live_doc_count_plan(info.name))
+    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
+    if "." in field_name:
+        read(lambda: check_field_path_plan(info.name, field_name))
+    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
+    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
+    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
+        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
+                         "index documents first, or pass a field that has text")
+    stats_done = time.perf_counter()
+    vocab: Vocabulary | None = None
+    if with_vocabulary:
+        progress = (progress_factory("term vectors (vocabulary)", live)
+                    if progress_factory else None)
+
+        def run_scan() -> VocabularyScan:
+            if scan_hook is not None:
+                scan_hook.restart()
+            if scanner is not None:
+                return scanner(info.name, field_name, info.shards, progress)
+            return scan_vocabulary(engine, info.name, field_name, info.shards, parallel,
+                                   progress=progress, on_doc=scan_hook)
+
+        scan: VocabularyScan = with_retries(run_scan)
+        hapax = scan.hapax()
+        vocab = vocabulary_from_scan(
+            scan, index=info.name, index_uuid=info.uuid, field=field_name,
+            doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
+            created_at=utc_now())
+    else:
+        hapax = with_retries(lambda: _hapax(engine, info, field_name, routings, exact, sample,
+                                            seed, live, progress_factory, parallel))
+    hapax_done = time.perf_counter()
+    features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
+    q = chosen.predict(features)
+    if timings is not None:
+        timings.stages = {"statistics": stats_done - started, "hapax": hapax_done - stats_done}
+        timings.total = time.perf_counter() - started
+    record = Calibration(
+        index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
+        h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
+        doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
+        shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
+        standard_analysis=finfo.standard,
+        search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
+        predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
+        engine_version=".".join(map(str, engine.version)),
+        vocabulary_terms=len(vocab) if vocab is not None else 0,
+    )
+    return record, vocab
+
+
+def save_with_vocabulary(
+    record: Calibration, vocab: Vocabulary, path: str | Path,
+    companions: Callable[[Path, str], None] | None = None,
+) -> Calibration:
+    """Replace the pair (calibration, snapshot) so that a kill at any point leaves a whole pair.
+
+    Three steps, each atomic: (1) the snapshot is written under a new, content-addressed
+    name (``NAME.vocab.<sha256 prefix>.npz``) beside the calibration's real file, touching
+    nothing the current calibration names; (2) the calibration is renamed into place naming
+    it with its checksum: the pair switches here, all at once; (3) the snapshots no
+    calibration names any more are deleted. Killed before (2): the old pair is intact (plus
+    an unnamed snapshot the next run deletes); killed after: the new pair is.
+    ``companions(folder_and_stem, digest)`` writes files that belong to the snapshot (the
+    identifiers statistics, ``NAME.idents.<same prefix>.npz``) between (1) and (2), so they
+    switch with it.
+    """
+    target = output_target(path, "calibration file")
+    payload, digest = snapshot_payload(vocab)
+    stem = target.name.removesuffix(".json")
+    vocab_name = f"{stem}.vocab.{digest[:16]}.npz"
+    atomic_write(target.parent / vocab_name, payload, "vocabulary file")
+    if companions is not None:
+        companions(target.parent / stem, digest)
+    linked = replace(record, vocabulary=vocab_name, vocabulary_sha256=digest,
+                     vocabulary_terms=len(vocab), location=str(target.parent))
+    save_calibration(linked, path)
+    _remove_unnamed_snapshots(target, stem, vocab_name)
+    return linked
+
+
+def _remove_unnamed_snapshots(target: Path, stem: str, keep: str) -> None:
+    """Delete this calibration's earlier snapshots (and those of runs killed mid-write).
+
+    Only after re-reading the calibration: if another run has meanwhile replaced it, its
+    snapshot is the one to keep, and this run deletes nothing.
+    """
+    try:
+        named = json.loads(target.read_text(encoding="utf-8")).get("vocabulary")
+    except (OSError, ValueError, AttributeError):
+        return
+    if named != keep:
+        return
+    for kind in ("vocab", "idents"):  # the snapshot and its companion files
+        kept = keep.replace(".vocab.", f".{kind}.", 1)
+        legacy = f"{stem}.{kind}.npz"
+        for candidate in target.parent.iterdir():
+            name = candidate.name
+            hashed = (name.startswith(f"{stem}.{kind}.") and name.endswith(".npz")
+                      and len(name) == len(stem) + len(kind) + 2 + 16 + len(".npz"))
+            if name != kept and (hashed or name == legacy):
+                candidate.unlink(missing_ok=True)
+
+
+def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
+    """Refuse a multi-field (``content.code``) or a field inside a nested object, by name.
+
+    esqlog reads a query's statistics by analyzing it as an artificial document with the
+    field set; such a document cannot set a subfield, and nested fields live in hidden
+    documents the field statistics do not count. Without this check both fail later with a
+    message about shards or empty fields that sends the user to the wrong place.
+    """
+    mapping = yield Request("GET", index_path(index, "_mapping"))
+    node: Any = ((mapping or {}).get(index) or {}).get("mappings") or {}
+    parts = field_name.split(".")
+    for depth, part in enumerate(parts):
+        props = node.get("properties") or {} if isinstance(node, Mapping) else {}
+        here = ".".join(parts[:depth + 1])
+        if part not in props and isinstance(node, Mapping) and part in (node.get("fields") or {}):
+            parent = ".".join(parts[:depth])
+            raise UsageError(
+                f"field {field_name!r} is a multi-field (subfield) of {parent!r}: esqlog "
+                "analyzes queries through an artificial document, which cannot set a subfield",
+                "calibrate a top-level text field, or map this text as a field of its own")
+        node = props.get(part) or {}
+        if depth < len(parts) - 1 and node.get("type") == "nested":
+            raise UsageError(
+                f"field {field_name!r} is inside the nested object {here!r}, whose documents "
+                "field statistics and match queries do not see",
+                "calibrate a field outside nested objects (or copy_to a top-level field)")
+
+
+def _hapax(
+    engine: Engine, info: IndexInfo, field_name: str, routings: tuple[str, ...], exact: bool,
+    sample: int, seed: int, live: int,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None, parallel: int,
+) -> HapaxEstimate:
+    if exact:
+        progress = progress_factory("term vectors (exact)", live) if progress_factory else None
+        return exact_hapax(engine, info.name, field_name, routings, parallel, progress)
+    size = min(sample, live)
+    check_sample(sample)
+    progress = progress_factory("term vectors (sample)", size) if progress_factory else None
+    return engine.run(sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
+                                         progress=progress))
+
+
+def check_sample(sample: int) -> int:
+    """The sample size, or a one-line error whose fix points the right way."""
+    if not 1 <= sample <= MAX_SAMPLE:
+        direction = "a larger" if sample < 1 else "a smaller"
+        raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
+                         f"pass {direction} --sample, or --exact to read every document")
+    return sample

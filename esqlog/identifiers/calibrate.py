@@ -1,0 +1,123 @@
+"""``esqlog calibrate --vocabulary --identifiers``: the vocabulary scan plus split statistics.
+
+Why a separate step: the split statistics need each document's ``_source`` (the casing),
+which the plain vocabulary scan does not fetch; they ride on the same single pass
+(esqlog.calibration.calibrate's ``scan_hook``) and are written beside the vocabulary snapshot,
+bound to
+it by its checksum. Reads only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from esqlog.calibration.calibrate import (
+    CalibrationTimings,
+    Scanner,
+    calibrate_with_vocabulary,
+    save_with_vocabulary,
+)
+from esqlog.calibration.record import Calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.shard_scan import DEFAULT_PARALLEL
+from esqlog.identifiers.families import FAMILY_EXCESS
+from esqlog.identifiers.files import identifiers_path_for, save_identifier_stats
+from esqlog.identifiers.processes import scan_in_processes
+from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.scoring.qlog import DEFAULT_PREDICTOR
+from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
+from esqlog.statistics.vocabulary_scan import scan_vocabulary
+
+
+@dataclass(frozen=True)
+class IdentifierCalibration:
+    """A calibration with its vocabulary snapshot and split statistics."""
+
+    record: Calibration
+    vocabulary: Vocabulary
+    stats: IdentifierStats
+    build_seconds: float  # turning the scan into statistics (after the scan)
+
+
+def calibrate_identifiers(
+    engine: Engine, index: str, field_name: str, predictor: str = DEFAULT_PREDICTOR,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    timings: CalibrationTimings | None = None,
+    connection: ConnectionSettings | None = None, parallel: int = DEFAULT_PARALLEL,
+) -> IdentifierCalibration:
+    """One scan: calibration, df snapshot and the identifiers mode's statistics.
+
+    With ``connection`` (the settings ``engine`` was opened with) an index of several
+    shards is scanned by up to ``parallel`` worker processes, one per shard
+    (esqlog.identifiers.processes); the statistics are the same as from one process.
+    """
+    collector = SplitCollector(field_name)
+    scanner: Scanner | None = None
+    if connection is not None and parallel > 1:
+        def scanner(name: str, field: str, shards: int,
+                    progress: Callable[[int], None] | None) -> VocabularyScan:
+            if shards <= 1:
+                return scan_vocabulary(engine, name, field, shards, 1, progress, collector)
+            return scan_in_processes(connection, engine.flavor, name, field, shards,
+                                     parallel, collector, progress)
+    try:
+        record, vocab = calibrate_with_vocabulary(
+            engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
+            timings=timings, scan_hook=collector, scanner=scanner)
+    finally:
+        collector.close()  # drops documents it had not processed yet, also on failure
+    started = time.perf_counter()
+    collector.finish()  # the last page, when the scan did not count df itself
+    # the scan's own df of each collected term (term_statistics), capped at N as the snapshot
+    # caps it: the snapshot's numbers without hashing every term again to look them up
+    engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
+                 else np.minimum(collector.global_df, max(vocab.doc_count, 0)))
+    stats = build_identifier_stats(
+        collector, engine_df, index=record.index, index_uuid=record.index_uuid,
+        field=field_name, shards=record.shards, doc_count=record.doc_count,
+        created_at=record.created_at, predictor=record.predictor)
+    built = time.perf_counter() - started
+    if timings is not None:
+        timings.stages["identifiers"] = built
+        timings.total += built
+    return IdentifierCalibration(record, vocab, stats, built)
+
+
+def save_identifier_calibration(found: IdentifierCalibration,
+                                path: str | Path) -> tuple[Calibration, Path, int]:
+    """Snapshot, then split statistics (named and bound by the snapshot's checksum), then the
+    record last: a kill at any point leaves the old triple or the new one."""
+    written: list[tuple[Path, int]] = []
+
+    def companions(stem: Path, digest: str) -> None:
+        written.append(save_identifier_stats(found.stats, identifiers_path_for(stem, digest),
+                                             digest))
+
+    linked = save_with_vocabulary(found.record, found.vocabulary, Path(path), companions)
+    stats_path, size = written[0]
+    return linked, stats_path, size
+
+
+def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[Calibration, str]:
+    """Save everything and say what the identifiers statistics hold (for the CLI report)."""
+    record, stats_path, size = save_identifier_calibration(found, path)
+    s = found.stats
+    note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
+            f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
+            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
+            f"             {s.split_share:.1%} of tokens are identifiers that split: "
+            + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
+               "this field reads as prose; the identifiers mode does not apply here"))
+    spikes = s.families(FAMILY_EXCESS)
+    if spikes:
+        shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])
+        more = f" and {len(spikes) - 5} more" if len(spikes) > 5 else ""
+        note += (f"\n             generated families (many words of one df): {shown}{more};"
+                 " queries naming one score at q = 1")
+    return record, note

@@ -1,0 +1,207 @@
+"""The identifiers mode's part of calibrate's vocabulary scan: every document's terms and
+the original casings in its text (esqlog.identifiers.split_stats builds the statistics from them).
+
+Why no worker thread: one was tried (handing pages to a thread to overlap the engine's
+requests). Measured on Go 153K (scripts/bench/calibrate_identifiers_speed.py), it cost
+~3.5 s more Python CPU (22.5 s inline against 26 s; two CPU-bound threads contend for the
+GIL) for the same wall time, so the hook runs inline, a page at a time.
+Why the hook also counts df and ttf: it maps every term of every document to an id anyway;
+counting over those ids with numpy (term_statistics) replaces esqlog.statistics.vocabulary's own
+per-term dictionary loop, which the scan then skips (``keeps_term_stats``).
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from esqlog.scoring.subwords import CASED_TOKEN, split_identifier
+
+MAX_SHARDS = 64  # presence masks are uint64
+#: documents processed at once (the scan's page size)
+BATCH = 500
+_TERM_FREQ = operator.itemgetter("term_freq")
+_DOC_FREQ = operator.itemgetter("doc_freq")
+_WORDS = CASED_TOKEN.findall
+_Doc = tuple[int, Any, Mapping[str, Any]]
+
+
+class SplitCollector:
+    """Per-document hook of the vocabulary scan (esqlog.statistics.vocabulary.DocHook).
+
+    Read ``terms``, ``term_id``, ``splits`` and the ``doc_*`` arrays only after
+    :meth:`finish` (build_identifier_stats calls it).
+    """
+
+    #: esqlog.statistics.vocabulary's scan leaves its per-term df and ttf counting to this hook
+    #: (term_statistics). Same numbers, same term order (first seen in scan order).
+    keeps_term_stats = True
+
+    def __init__(self, field_name: str) -> None:
+        self.field = field_name
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget everything: the scan is being retried from the start."""
+        self._pending: list[_Doc] = []
+        self.term_id: dict[str, int] = {}
+        self.terms: list[str] = []
+        self.splits: dict[int, tuple[str, ...]] = {}
+        self.tried: set[str] = set()  # cased forms already split (most repeat)
+        self.doc_terms = array("i")
+        self.doc_tf = array("i")
+        self.doc_df = array("i")  # each term's shard df as its term vector reported it
+        self.doc_ptr = array("q", [0])
+        self.doc_shard = array("b")
+        self.global_df: np.ndarray | None = None  # set by term_statistics()
+        #: per shard: the largest df each term's vectors reported (the shard's own df)
+        self.shard_best: dict[int, np.ndarray] | None = None
+        #: per shard: the field's document count as its term vectors reported it (deleted
+        #: documents included, as the shard's BM25 counts them)
+        self.shard_docs: dict[int, int] = {}
+
+    def field_statistics(self, shard: int, doc_count: int) -> None:
+        """The scan saw this field doc_count on a shard (it keeps the largest)."""
+        self.shard_docs[shard] = max(self.shard_docs.get(shard, 0), doc_count)
+
+    def __call__(self, shard: int, hit: Mapping[str, Any], terms: Mapping[str, Any]) -> None:
+        """Queue the document (its shard, the field's source, its term vector)."""
+        if shard >= MAX_SHARDS:
+            raise ValueError(f"the identifiers mode supports up to {MAX_SHARDS} shards")
+        self._pending.append((shard, (hit.get("_source") or {}).get(self.field), terms))
+        if len(self._pending) >= BATCH:
+            self.finish()
+
+    def finish(self) -> None:
+        """Process the documents still queued (idempotent)."""
+        batch, self._pending = self._pending, []
+        if batch:
+            self._process(batch)
+
+    def close(self) -> None:
+        """Drop documents not yet processed (a failed scan; idempotent)."""
+        self._pending = []
+
+    def _process(self, batch: list[_Doc]) -> None:
+        """Record each document's terms; learn splits from the casings in its text.
+
+        A term takes the split of the first casing that splits, among the casings found in
+        the text of a document holding that term. That is a function of the documents in
+        scan order alone, so shards collected apart and merged in shard order
+        (:func:`absorb`) give the same splits as one collector reading them in turn.
+
+        Hot: one dictionary lookup per term and per token, one split per distinct original
+        casing (the first casing seen that splits wins). A set-difference variant that
+        visits only new tokens measured no faster in CPU seconds (the regular expression
+        over the text is most of the cost), so the plain loop stays.
+        """
+        ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
+        get = ids.get
+        doc_terms, doc_tf, doc_df, doc_ptr, doc_shard = (
+            self.doc_terms, self.doc_tf, self.doc_df, self.doc_ptr, self.doc_shard)
+        for shard, source, terms in batch:
+            found = list(map(get, terms))
+            if None in found:
+                for k, term in enumerate(terms):
+                    if found[k] is None:
+                        found[k] = ids[term] = len(names)
+                        names.append(term)
+            doc_terms.extend(found)  # type: ignore[arg-type]  # no None left
+            values = terms.values()
+            try:  # C-level extraction; a document missing a statistic takes the slow path
+                tf, dfs = array("i", map(_TERM_FREQ, values)), array("i", map(_DOC_FREQ, values))
+            except (KeyError, TypeError):  # a missing or null statistic: as the scan reads it
+                if not all(isinstance(v, Mapping) for v in values):
+                    raise  # not a term vector at all
+                tf = array("i", (int(v.get("term_freq", 0)) for v in values))
+                dfs = array("i", (int(v.get("doc_freq") or 0) for v in values))
+            doc_tf.extend(tf)
+            doc_df.extend(dfs)
+            doc_ptr.append(len(doc_terms))
+            doc_shard.append(shard)
+            texts = [source] if isinstance(source, str) else (
+                [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
+            for text in texts:
+                for token in _WORDS(text):  # cased_tokens without its checks: see below
+                    if token in tried:
+                        continue
+                    low = token.lower()
+                    if low not in terms:  # not a term here ("os.ReadFile" is one token):
+                        continue  # it may be one in a later document
+                    tried.add(token)
+                    i = ids[low]
+                    if i in splits:
+                        continue
+                    parts = split_identifier(token)
+                    if parts:
+                        splits[i] = parts
+
+    def term_statistics(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(global df, ttf) of every term seen, as esqlog.statistics.vocabulary's scan counts them:
+        per
+        shard the largest df a term vector reported, summed over shards; tf summed."""
+        self.finish()
+        n = len(self.terms)
+        ids = np.frombuffer(self.doc_terms, dtype=np.int32)
+        df = np.zeros(n, dtype=np.int64)
+        for best in shard_df(self).values():
+            df += best
+        ttf = np.bincount(ids, weights=np.frombuffer(self.doc_tf, dtype=np.int32),
+                          minlength=n).astype(np.int64)
+        self.global_df = df
+        return dict(zip(self.terms, df.tolist(), strict=True)), dict(
+            zip(self.terms, ttf.tolist(), strict=True))
+
+
+def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
+    """Per shard holding documents: each term's df there (0 where the shard's
+    documents do not hold it), the largest its term vectors reported."""
+    if collector.shard_best is not None:
+        return collector.shard_best
+    collector.finish()
+    n = len(collector.terms)
+    ids = np.frombuffer(collector.doc_terms, dtype=np.int32)
+    dfs = np.frombuffer(collector.doc_df, dtype=np.int32)
+    ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)
+    shard_of = np.repeat(np.frombuffer(collector.doc_shard, dtype=np.int8), np.diff(ptr))
+    shards = np.unique(shard_of)
+    out: dict[int, np.ndarray] = {}
+    for shard in shards.tolist():
+        one = shards.size == 1
+        best = np.zeros(n, dtype=np.int32)
+        np.maximum.at(best, ids if one else ids[shard_of == shard],
+                      dfs if one else dfs[shard_of == shard])
+        out[shard] = best
+    collector.shard_best = out
+    return out
+
+
+def absorb(into: SplitCollector, other: SplitCollector) -> None:
+    """Append what ``other`` saw (the next shard's documents, collected in another
+    process: esqlog.identifiers.processes) to ``into``, as if ``into`` had read them next:
+    the new terms after its own, the splits of terms that have none yet."""
+    other.finish()
+    ids, names, splits = into.term_id, into.terms, into.splits
+    mapping = np.empty(len(other.terms), np.int32)
+    for k, term in enumerate(other.terms):
+        found = ids.get(term)
+        if found is None:
+            found = ids[term] = len(names)
+            names.append(term)
+        mapping[k] = found
+    for k, parts in other.splits.items():
+        splits.setdefault(int(mapping[k]), parts)
+    terms = np.frombuffer(other.doc_terms, np.int32)
+    into.doc_terms.frombytes(mapping[terms].tobytes())
+    into.doc_tf.extend(other.doc_tf)
+    into.doc_df.extend(other.doc_df)
+    ptr = np.frombuffer(other.doc_ptr, np.int64)[1:] + into.doc_ptr[-1]
+    into.doc_ptr.frombytes(ptr.tobytes())
+    into.doc_shard.extend(other.doc_shard)
+    for shard, n in other.shard_docs.items():
+        into.field_statistics(shard, n)
+    into.shard_best = into.global_df = None  # counted again from the merged documents

@@ -1,0 +1,107 @@
+"""The identifiers query sent to each shard on its own: every word one exact saturation.
+
+Why: on several shards a ``span_or``'s idf is summed over the terms the scoring shard
+holds (esqlog.identifiers.query), so one query for all shards must group a word's terms by shard
+set and needs ``dfs_query_then_fetch``. Measured on 3 shards (BENCHMARKS section 7,
+session 10), the dfs phase alone was a third of the engine's time: it looks every listed
+term up on every shard once more. Sent as one request per shard instead (one ``_msearch``,
+``preference=_shards:k``, no dfs), each request lists only the terms its shard holds with
+boosts from that shard's own df and document count (calibrate records them), so the
+engine's idf sum there is exactly the one each boost divides by: every word scores one
+saturation with its split-stream weight on every shard, as on one shard, and the hits
+merge by score (esqlog.wrapper.fan_out).
+
+What differs from the dfs query: the length norm's average document length is each
+shard's own, as in any search without dfs (the engine's default, query_then_fetch).
+
+I/O-free: a plan laid out as on one shard (plan_identifier_query(..., shards=1)) + the
+split statistics -> one query per shard. Built on every search, so vectorised over the
+listed terms (a few hundred) rather than looped per term and shard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings
+from esqlog.identifiers.split_stats import IdentifierStats
+
+#: One shard's groups per word of a plan: (terms, boost) per span or term
+ShardGroups = list[list[tuple[tuple[str, ...], float]]]
+
+
+def _terms_on_shards(terms: list[str], own_df: dict[str, int], stats: IdentifierStats
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(df, held) of each term on each shard: rows are terms, columns shards.
+
+    A term whose documents lie on several shards has its row of per-shard df; one on a
+    single shard has its global df there and is absent elsewhere (its presence mask says
+    where); a plain word the split statistics do not hold (no sub-word, no split) has its
+    own df and is listed on every shard: alone in its group, it matches nothing where it
+    is absent, so its boost there does not matter.
+    """
+    shards = stats.shards
+    row = np.fromiter((stats.local_row.get(t, -1) for t in terms), np.int64, len(terms))
+    ids = np.fromiter((stats.word_id.get(t, -1) for t in terms), np.int64, len(terms))
+    known = ids >= 0
+    df = np.zeros(len(terms), np.float64)
+    df[known] = stats.df_engine[ids[known]]
+    df[~known] = [own_df.get(t, 0) for t, k in zip(terms, known.tolist(), strict=True) if not k]
+    df = np.repeat(df[:, None], shards, axis=1)
+    mask = np.zeros(len(terms), np.uint64)
+    mask[known] = stats.mask[ids[known]]
+    bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
+    held = (bits == 1) | (mask == 0)[:, None]
+    spread = row >= 0
+    df[spread] = stats.local_df[row[spread]]
+    held[spread] = df[spread] > 0
+    return df, held
+
+
+def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGroups]:
+    """Per shard, each word's groups cut to the terms that shard holds, each boost
+    recomputed from that shard's df and N (a group with no term there is dropped).
+
+    ``plan`` must be laid out as on one shard: each group's target weight is its word's
+    weight (a word's own term apart from its compounds carries the same weight).
+    """
+    if not stats.per_shard:
+        raise ValueError("the split statistics hold no per-shard statistics")
+    names = [t for w in plan.words for group, _ in w.groups for t in group]
+    sizes = [len(group) for w in plan.words for group, _ in w.groups]
+    weights = np.asarray([w.weight for w in plan.words for _ in w.groups], np.float64)
+    terms = list(dict.fromkeys(names))
+    at = {t: r for r, t in enumerate(terms)}
+    df, held = _terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
+    n = stats.shard_docs.astype(np.float64)[None, :]
+    idf = np.where(held, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
+    occurrence = np.fromiter((at[t] for t in names), np.int64, len(names))
+    group_of = np.repeat(np.arange(len(sizes)), sizes)
+    ends = np.cumsum(sizes).tolist()
+    out: list[ShardGroups] = []
+    for shard in range(stats.shards):
+        sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
+        boosts = np.divide(weights, sums, out=np.zeros_like(sums), where=sums > 0).tolist()
+        keep = held[occurrence, shard].tolist()
+        per_word: ShardGroups = []
+        g = start = 0
+        for w in plan.words:
+            groups = []
+            for _ in w.groups:
+                end = ends[g]
+                here = tuple(t for t, ok in zip(names[start:end], keep[start:end],
+                                                strict=True) if ok)
+                if here and boosts[g] > 0:
+                    groups.append((here, boosts[g]))
+                g, start = g + 1, end
+            per_word.append(groups)
+        out.append(per_word)
+    return out
+
+
+def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
+                  settings: IdentifierSettings) -> list[dict[str, Any]]:
+    """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
+    return [plan.query(field, settings, groups) for groups in shard_groups(plan, stats)]

@@ -1,0 +1,293 @@
+"""What the ``identifiers`` mode learns at calibrate time: the split-and-keep stream's statistics.
+
+Why: to score a query word s inside identifiers (esqlog.identifiers.query) the query side needs,
+for a frozen ``standard`` index, (a) each vocabulary term's identifier split, which needs the
+original casing that only ``_source`` keeps (``readFile`` is stored as ``readfile``); (b) the
+document frequency of every sub-word in the split stream (a document counts for s when it
+holds s or any term whose split contains s), that stream's N and h_tok, so q for this mode
+is predicted from the stream it scores; (c) per sub-word, its compounds, ordered by df; and
+(d) on which shards each term occurs, because Lucene sums a ``span_or``'s idf over the terms
+present on the shard that scores it (see esqlog.identifiers.query); and (e) each shard's own
+document count and the per-shard df of every term spread over several shards, so that each
+shard can be sent a query of its own, exact in its own statistics, without the dfs phase
+(esqlog.identifiers.shards). The file format is esqlog.identifiers.files.
+
+How: it rides on calibrate's vocabulary scan (one pass over term vectors, here with the
+field's ``_source``): esqlog.identifiers.scan's ``SplitCollector`` sees every document's
+terms and text; :func:`build_identifier_stats` turns that into an :class:`IdentifierStats`.
+A term takes the split of the first original casing seen that splits (a term seen only
+lower-cased is split at ``_`` and letter/digit boundaries); each occurrence of a term counts
+once for each distinct sub-word of its split, which is what a ``span_or`` over the term can
+express.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+
+import numpy as np
+
+from esqlog.identifiers.families import WordsPerDf, families, family_excess
+from esqlog.identifiers.scan import MAX_SHARDS, SplitCollector, shard_df
+
+__all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
+from esqlog.scoring.qlog import CorpusFeatures, get_predictor
+from esqlog.scoring.subwords import split_identifier
+
+#: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
+#: the benchmark corpora: man pages 12.0% (dotted abbreviations, version numbers), against
+#: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
+#: 0.006-0.009 NDCG@10 (BENCHMARKS.md section 7).
+APPLIES_SHARE = 0.17
+_PLAIN = re.compile(r"[a-z]+").fullmatch
+
+
+@dataclass(frozen=True)
+class IdentifierStats:
+    """Split statistics of one field: words (compounds and sub-words) with their numbers.
+
+    ``words`` holds every vocabulary term that splits and every sub-word; per word: the
+    engine's df (0 when it is not a term of the index), its split-stream df (0 when it is
+    not a sub-word of any term), the shards holding it (bit k = shard k) and its parts.
+    """
+
+    index: str
+    index_uuid: str
+    field: str
+    shards: int
+    doc_count: int  # the engine's N (deleted documents included), for the engine's idf
+    split_docs: int  # N of the split stream (live documents scanned)
+    split_tokens: int
+    h_tok: float  # of the split stream
+    q: float  # predicted from the split stream
+    split_share: float  # share of the field's tokens that are identifiers which split
+    predictor: str
+    created_at: str
+    words: list[str]
+    df_engine: np.ndarray  # uint32
+    df_split: np.ndarray  # uint32
+    mask: np.ndarray  # uint64
+    parts_ptr: np.ndarray  # int64, len(words) + 1
+    parts_idx: np.ndarray  # int32 word ids
+    word_id: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    comp_ptr: np.ndarray = dc_field(default_factory=lambda: np.zeros(1, np.int64),
+                                    compare=False, repr=False)
+    comp_idx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int32),
+                                    compare=False, repr=False)
+    words_per_df: WordsPerDf = dc_field(
+        default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False)
+    #: family_excess per df, filled as queries ask: every query asks it of each of its words
+    excess_of: dict[int, float] = dc_field(default_factory=dict, compare=False, repr=False)
+    #: Each shard's own statistics, for queries sent to one shard at a time
+    #: (esqlog.identifiers.shards): the field's document count per shard (deleted documents
+    #: included; empty when the file predates them), and the per-shard df of every term
+    #: whose documents lie on two or more shards (a term on one shard has its global df
+    #: there). A row per such term, a column per shard.
+    shard_docs: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int64),
+                                      compare=False, repr=False)
+    local_terms: list[str] = dc_field(default_factory=list, compare=False, repr=False)
+    local_df: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0), np.uint32),
+                                    compare=False, repr=False)
+    local_row: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Index the words and invert the splits: compounds of each sub-word, by df."""
+        object.__setattr__(self, "word_id", {w: i for i, w in enumerate(self.words)})
+        n = len(self.words)
+        owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(self.parts_ptr))
+        part = self.parts_idx.astype(np.int64)
+        order = np.lexsort((owner, -self.df_engine[owner].astype(np.int64), part))
+        counts = np.bincount(part, minlength=n)
+        object.__setattr__(self, "comp_ptr", np.concatenate(([0], np.cumsum(counts))))
+        object.__setattr__(self, "comp_idx", owner[order])
+        own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
+        object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
+        object.__setattr__(self, "local_row", {t: i for i, t in enumerate(self.local_terms)})
+
+    @property
+    def per_shard(self) -> bool:
+        """Whether each shard's own statistics are known (queries can go to one shard at a
+        time, each exact in that shard's statistics: esqlog.identifiers.shards)."""
+        return self.shards > 1 and self.shard_docs.size == self.shards
+
+    @property
+    def applies(self) -> bool:
+        """Whether the field is code enough for the mode (see APPLIES_SHARE)."""
+        return self.split_share >= APPLIES_SHARE
+
+    @property
+    def subwords(self) -> int:
+        return int(np.count_nonzero(self.df_split))
+
+    @property
+    def compounds(self) -> int:
+        return int(np.count_nonzero(np.diff(self.parts_ptr)))
+
+    def parts_of(self, term: str) -> tuple[str, ...]:
+        """The learned split of a vocabulary term (() when it does not split)."""
+        i = self.word_id.get(term)
+        if i is None:
+            return ()
+        ids = self.parts_idx[self.parts_ptr[i]:self.parts_ptr[i + 1]]
+        return tuple(self.words[j] for j in ids.tolist())
+
+    def compound_ids(self, subword: str) -> np.ndarray:
+        """Word ids of the terms whose split contains ``subword``, most frequent first."""
+        i = self.word_id.get(subword)
+        if i is None:
+            return self.comp_idx[:0]
+        return self.comp_idx[self.comp_ptr[i]:self.comp_ptr[i + 1]]
+
+    def compounds_of(self, subword: str) -> list[int]:
+        """Word ids of the terms whose split contains ``subword``, most frequent first."""
+        i = self.word_id.get(subword)
+        if i is None:
+            return []
+        found: list[int] = self.comp_idx[self.comp_ptr[i]:self.comp_ptr[i + 1]].tolist()
+        return found
+
+    def family_excess(self, df: int) -> float:
+        """How many times more words have exactly this df than the df values around it,
+        where chance would not give it (esqlog.identifiers.families)."""
+        found = self.excess_of.get(df)
+        if found is None:
+            found = self.excess_of[df] = family_excess(self.words_per_df, df)
+        return found
+
+    def families(self, excess: float) -> list[tuple[int, int, float]]:
+        """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
+        return families(self.words_per_df, excess)
+
+    def split_df(self, word: str) -> int | None:
+        """Split-stream df of a sub-word; None for a word that is no sub-word."""
+        i = self.word_id.get(word)
+        if i is None or not self.df_split[i]:
+            return None
+        return int(self.df_split[i])
+
+
+def build_identifier_stats(
+    collector: SplitCollector, engine_df: Mapping[str, int] | Sequence[int] | np.ndarray, *,
+    index: str,
+    index_uuid: str, field: str, shards: int, doc_count: int, created_at: str,
+    predictor: str,
+) -> IdentifierStats:
+    """The split statistics from what the collector saw during the scan.
+
+    ``engine_df``: the global df of each collected term (aligned with ``collector.terms``,
+    or a mapping), from the vocabulary snapshot of the same scan.
+    """
+    collector.finish()  # the scan's last page may still be queued
+    terms = collector.terms
+    t_count = len(terms)
+    if isinstance(engine_df, Mapping):
+        tdf = np.fromiter((engine_df.get(t, 0) for t in terms), dtype=np.int64, count=t_count)
+    else:
+        tdf = np.asarray(engine_df, dtype=np.int64)
+    learned = collector.splits
+    # each term's parts (a term seen only lower-cased splits at _, dots and letter/digit
+    # boundaries; plain lower-case words cannot split); vectorised below, since this runs
+    # over the whole vocabulary
+    plain = _PLAIN
+    split_of = [learned.get(i) or (() if plain(t) else split_identifier(t))
+                for i, t in enumerate(terms)]
+    word_id = dict(collector.term_id)
+    words = list(terms)
+    for part in itertools.chain.from_iterable(split_of):
+        if part not in word_id:
+            word_id[part] = len(words)
+            words.append(part)
+    n_words = len(words)
+    lengths = np.fromiter(map(len, split_of), dtype=np.int64, count=t_count)
+    flat = np.fromiter(map(word_id.__getitem__, itertools.chain.from_iterable(split_of)),
+                       dtype=np.int64, count=int(lengths.sum()))
+    owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
+    # a part repeated within one term (getGet) counts once: keep first occurrences, in order
+    _, first = np.unique(owner_of * n_words + flat, return_index=True)
+    first.sort()
+    parts_idx = flat[first]
+    counts = np.bincount(owner_of[first], minlength=n_words)
+    ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    # split-stream df: (doc, word) pairs from each term and each of its parts, deduplicated
+    doc_terms = np.frombuffer(collector.doc_terms, dtype=np.int32).astype(np.int64)
+    doc_ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)
+    doc_of = np.repeat(np.arange(doc_ptr.size - 1, dtype=np.int64), np.diff(doc_ptr))
+    n_parts = np.diff(ptr)[doc_terms]
+    starts = np.repeat(ptr[doc_terms], n_parts)
+    offsets = np.arange(int(n_parts.sum())) - np.repeat(np.cumsum(n_parts) - n_parts, n_parts)
+    part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
+    # A document lists each of its terms once, so only pairs of words that are also some
+    # term's part can repeat: the rest are counted as they are, and only those are sorted
+    # (the sort was the build's largest cost).
+    is_part = np.zeros(n_words, dtype=bool)
+    is_part[parts_idx] = True
+    shared = is_part[doc_terms]
+    df_stream = np.bincount(doc_terms[~shared], minlength=n_words)
+    keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
+                           np.repeat(doc_of, n_parts) * n_words + part_words))
+    keys.sort()
+    distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+    df_stream += np.bincount(distinct % n_words, minlength=n_words)
+    ttf = np.zeros(n_words, dtype=np.int64)
+    ttf[:t_count] = np.bincount(doc_terms, weights=np.frombuffer(collector.doc_tf, np.int32),
+                                minlength=t_count).astype(np.int64)
+    stream_ttf = ttf.copy()
+    owners = np.repeat(np.arange(n_words), np.diff(ptr))
+    np.add.at(stream_ttf, parts_idx, ttf[owners])
+    tokens = int(stream_ttf.sum())
+    has_parts = np.diff(ptr) > 0
+    split_share = float(ttf[has_parts].sum() / max(int(ttf.sum()), 1))
+    split_docs = len(collector.doc_ptr) - 1
+    h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
+    chosen = get_predictor(predictor)
+    q = chosen.predict(CorpusFeatures(h_tok, doc_count, tokens / max(split_docs, 1)))
+    keep = is_part | (np.diff(ptr) > 0)  # only sub-words and compounds are stored
+    new_id = np.cumsum(keep) - 1
+    kept = np.flatnonzero(keep)
+    new_ptr = np.concatenate(([0], np.cumsum(np.diff(ptr)[kept])))
+    new_parts = new_id[parts_idx]  # every word with parts is kept, in order
+    df_engine = np.zeros(n_words, dtype=np.int64)
+    df_engine[:t_count] = tdf
+    mask = np.zeros(n_words, dtype=np.uint64)
+    shard_bit = np.left_shift(np.uint64(1), np.frombuffer(collector.doc_shard, np.int8)
+                              .astype(np.uint64))
+    np.bitwise_or.at(mask, doc_terms, shard_bit[doc_of])
+    shard_docs, local_terms, local_df = _local_statistics(collector, shards)
+    return IdentifierStats(
+        index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
+        split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
+        split_share=split_share,
+        predictor=chosen.name, created_at=created_at, words=[words[i] for i in kept],
+        df_engine=df_engine[kept].astype(np.uint32),
+        df_split=np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
+        mask=mask[kept], parts_ptr=new_ptr.astype(np.int64),
+        parts_idx=new_parts.astype(np.int32), shard_docs=shard_docs,
+        local_terms=local_terms, local_df=local_df)
+
+
+def _local_statistics(collector: SplitCollector, shards: int
+                      ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(documents per shard, terms on several shards, their df per shard), from the scan.
+
+    Every term of the vocabulary is covered, not only the words kept for splitting: a
+    query's own plain word is scored on each shard too. A term whose documents lie on one
+    shard needs no row (its global df is that shard's). Empty when a shard's document
+    count was not seen (a scan without field statistics)."""
+    docs = collector.shard_docs
+    per = shard_df(collector) if shards > 1 else {}
+    if shards <= 1 or any(k not in docs for k in per):
+        return np.zeros(0, np.int64), [], np.zeros((0, shards), np.uint32)
+    n = len(collector.terms)
+    spread = np.zeros(n, np.int64)
+    for best in per.values():
+        spread += best > 0
+    rows = np.flatnonzero(spread > 1)
+    shard_docs = np.asarray([docs.get(k, 0) for k in range(shards)], np.int64)
+    local = np.zeros((rows.size, shards), np.uint32)
+    for k, best in per.items():
+        local[:, k] = np.minimum(best[rows], shard_docs[k])  # as the snapshot caps at N
+    return shard_docs, [collector.terms[i] for i in rows.tolist()], local

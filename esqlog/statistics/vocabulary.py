@@ -1,0 +1,326 @@
+"""A snapshot of a field's vocabulary: every term's global document frequency, in memory.
+
+Why: ``boost``, ``script`` and ``rerank`` need n(t) for every query term. Asking the cluster
+costs one round trip per query that carries a term not seen before, and code-search queries
+nearly always do (a new identifier each time): on a local index that round trip costs half
+as much as the search itself. A snapshot, built once by ``esqlog calibrate --vocabulary``,
+answers from memory instead.
+
+How it is built: one pass over every live document's term vectors (the same scan as the
+exact h_tok, which it yields too). Term vectors report each term's ``doc_freq`` on the shard
+that holds the document, from the shard's Lucene reader (deleted documents included, as in
+scoring). Scanning shard by shard (``preference=_shards:k``) gives every shard's df of every
+term it holds in a live document; their sum is the global df a DFS query scores with. (A term
+left only in deleted, unmerged documents of some shard is not seen there; that shard's share
+of its df is then missing until a merge drops it from the engine's count too.)
+
+How it is kept: terms are stored as 64-bit BLAKE2b hashes, sorted, with their df: 12 bytes a
+term, looked up with one binary search. Two vocabulary terms sharing a hash (odds ~3e-8 for
+a million terms) would give one of them the other's df; a query term that is not in the
+vocabulary gets df 0, as the cluster would say before new documents arrive. The wrapper
+checks every minute that the index has not drifted from the snapshot (esqlog.wrapper).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import warnings
+import zipfile
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from esqlog.atomic import atomic_write, read_regular_file
+from esqlog.errors import UsageError
+from esqlog.statistics.hapax import HapaxEstimate
+
+FORMAT = "esqlog-vocabulary/1"
+MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
+RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
+BLOOM_K = 4  # bit positions per term
+BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
+
+_BLAKE8 = hashlib.blake2b(digest_size=8)  # copied per term: half the cost of a new object
+
+
+def _digest(term: str) -> bytes:
+    h = _BLAKE8.copy()
+    h.update(term.encode("utf-8"))
+    return h.digest()
+
+
+def term_hash(term: str) -> int:
+    """The stable 64-bit key of a term (BLAKE2b: same value in every process and version)."""
+    return int.from_bytes(_digest(term), "little")
+
+
+def _hashes(terms: Iterable[str]) -> np.ndarray:
+    """term_hash of every term as one uint64 array (digests joined, read little-endian)."""
+    return np.frombuffer(b"".join([_digest(t) for t in terms]), dtype="<u8").astype(np.uint64)
+
+
+def _bloom_positions(term: str, k: int, mask: int) -> list[int]:
+    """Bit positions of a term in the membership filter (double hashing on CRC-32/Adler-32).
+
+    Cheap C-implemented checksums, not cryptographic ones: a weak spread can only raise the
+    filter's false-positive rate (a wasted exact lookup), never hide a vocabulary term.
+    """
+    data = term.encode("utf-8")
+    h1, h2 = zlib.crc32(data), zlib.adler32(data) | 1
+    return [(h1 + i * h2) & mask for i in range(k)]
+
+
+def build_bloom(terms: Sequence[str], k: int = BLOOM_K) -> np.ndarray:
+    """A Bloom filter of the terms: >= BLOOM_BITS_PER_TERM bits a term, a power of two."""
+    size = 64
+    while size < len(terms) * BLOOM_BITS_PER_TERM:
+        size *= 2
+    mask = size - 1
+    data = [t.encode("utf-8") for t in terms]
+    h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
+    h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
+    bits = np.zeros(size // 8, dtype=np.uint8)
+    for i in range(k):
+        pos = (h1 + np.uint64(i) * h2) & np.uint64(mask)
+        np.bitwise_or.at(bits, (pos >> np.uint64(3)).astype(np.int64),
+                         (np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8)))
+    return bits
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Global df of every term of one field, as of ``created_at``; immutable, thread-safe."""
+
+    index: str
+    index_uuid: str
+    field: str
+    doc_count: int  # N when the snapshot was taken (deleted documents included)
+    sum_ttf: int
+    live_docs: int
+    created_at: str
+    hashes: np.ndarray  # uint64, sorted, unique
+    df: np.ndarray  # uint32, aligned with hashes
+    #: Bloom filter of the terms (build_bloom): most absent terms (join candidates, above
+    #: all) are ruled out without hashing them or searching the arrays. None: always search.
+    bloom: np.ndarray | None = dc_field(default=None, compare=False, repr=False)
+    #: term -> df of recently asked terms (bounded by RECENT_TERMS; dict ops are atomic)
+    _recent: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    _bloom_bytes: bytes = dc_field(default=b"", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Keep the filter as bytes: indexing bytes is the fastest bit test Python has."""
+        if self.bloom is not None and self.bloom.size:
+            object.__setattr__(self, "_bloom_bytes", self.bloom.tobytes())
+
+    def __len__(self) -> int:
+        return int(self.hashes.size)
+
+    def might_hold(self, term: str) -> bool:
+        """False only for a term the vocabulary certainly lacks (no false negatives).
+
+        Unrolled and exiting at the first clear bit (most absent terms stop there): this
+        runs for every join candidate of every query, so it is written for speed; the tests
+        check it against _bloom_positions, which build_bloom's positions come from.
+        """
+        bits = self._bloom_bytes
+        if not bits:
+            return True
+        mask = len(bits) * 8 - 1
+        data = term.encode("utf-8")
+        h1 = zlib.crc32(data)
+        p = h1 & mask
+        if not bits[p >> 3] >> (p & 7) & 1:
+            return False
+        h2 = zlib.adler32(data) | 1
+        for i in range(1, BLOOM_K):
+            p = (h1 + i * h2) & mask
+            if not bits[p >> 3] >> (p & 7) & 1:
+                return False
+        return True
+
+    def df_of(self, terms: Sequence[str]) -> dict[str, int]:
+        """df of each term; 0 for a term the vocabulary does not hold.
+
+        Recently asked terms are answered from a bounded dict (queries share most words);
+        the others by hashing and one vectorised binary search.
+        """
+        known = self._recent
+        missing = [t for t in dict.fromkeys(terms) if t not in known]
+        if missing:
+            if len(known) + len(missing) > RECENT_TERMS:
+                known.clear()  # simple and bounded; refills from the next queries
+                missing = list(dict.fromkeys(terms))  # the cleared ones are missing again
+            known.update(dict.fromkeys(missing, 0))
+            known.update(self._search([t for t in missing if self.might_hold(t)]))
+        return {t: known[t] for t in terms}
+
+    def df_array(self, terms: Sequence[str]) -> np.ndarray:
+        """df of many terms at once (0 when absent), vectorised, bypassing the recent-terms
+        cache: for bulk lookups such as a whole vocabulary (esqlog.identifiers.calibrate)."""
+        if not terms or not self.hashes.size:
+            return np.zeros(len(terms), dtype=np.int64)
+        keys = _hashes(terms)
+        at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
+        return np.where(self.hashes[at] == keys, self.df[at], 0).astype(np.int64)
+
+    def _search(self, terms: Sequence[str]) -> dict[str, int]:
+        if not terms:
+            return {}
+        if not self.hashes.size:
+            return dict.fromkeys(terms, 0)
+        keys = _hashes(terms)
+        at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
+        values = np.where(self.hashes[at] == keys, self.df[at], 0).tolist()
+        return dict(zip(terms, values, strict=True))
+
+
+# --- building -------------------------------------------------------------------------------
+
+@dataclass
+class VocabularyScan:
+    """What one pass over all term vectors collected: global df and token counts per term."""
+
+    df: dict[str, int]
+    ttf: dict[str, int]
+    docs: int
+    #: N and sum_ttf as the scan's own term-vector answers saw them (per shard, the reading
+    #: with the most documents, summed): every df above was read from a reader with at most
+    #: this N, so df <= doc_count holds even when documents arrive during the scan
+    doc_count: int = 0
+    sum_ttf: int = 0
+
+    def hapax(self) -> HapaxEstimate:
+        """Exact h_tok: tokens of terms whose global df is 1, over all tokens of live docs."""
+        tokens = sum(self.ttf.values())
+        hapax_tokens = sum(n for t, n in self.ttf.items() if self.df.get(t, 0) == 1)
+        h = hapax_tokens / tokens if tokens else 0.0
+        return HapaxEstimate(h, h, h, "exact", self.docs, tokens)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted unique hashes, df) for the snapshot file."""
+        terms = list(self.df)
+        keys = np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
+        df = np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
+        order = np.argsort(keys, kind="stable")
+        keys, df = keys[order], df[order]
+        if keys.size > 1:  # a hash shared by two terms: keep the larger df (never seen so far)
+            first = np.concatenate(([True], keys[1:] != keys[:-1]))
+            if not first.all():
+                df = np.maximum.reduceat(df, np.flatnonzero(first))
+                keys = keys[first]
+        return keys, df
+
+
+def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,
+                         doc_count: int, sum_ttf: int, live_docs: int,
+                         created_at: str) -> Vocabulary:
+    """The compact snapshot of a scan, with the field statistics it belongs with.
+
+    ``doc_count`` / ``sum_ttf`` were read before the scan; documents indexed meanwhile make
+    the scan's own reading larger, and that one is consistent with the df it read.
+    """
+    if scan.doc_count > doc_count:
+        doc_count, sum_ttf = scan.doc_count, max(sum_ttf, scan.sum_ttf)
+    keys, df = scan.arrays()
+    return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
+                      keys, _clamped(df, doc_count, index), build_bloom(list(scan.df)))
+
+
+def _clamped(df: np.ndarray, doc_count: int, index: str) -> np.ndarray:
+    """df capped at N, with one warning: a df above N cannot come from one Lucene reader
+    (statistics read at different moments), and would make every weight of it invalid."""
+    over = int(np.count_nonzero(df > doc_count))
+    if not over:
+        return df
+    warnings.warn(f"esqlog: {over:,} terms of the vocabulary snapshot of {index!r} have a "
+                  f"document frequency above its document count {doc_count:,} (documents "
+                  "were indexed while it was taken); they count as in every document until "
+                  "esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=3)
+    return np.asarray(np.minimum(df, np.uint32(min(max(doc_count, 0), 2**32 - 1))),
+                      dtype=np.uint32)
+
+
+# --- files ----------------------------------------------------------------------------------
+
+def _meta(vocab: Vocabulary) -> dict[str, Any]:
+    return {"format": FORMAT, "index": vocab.index, "index_uuid": vocab.index_uuid,
+            "field": vocab.field, "doc_count": vocab.doc_count, "sum_ttf": vocab.sum_ttf,
+            "live_docs": vocab.live_docs, "created_at": vocab.created_at, "terms": len(vocab)}
+
+
+def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
+    """Write the snapshot atomically (.npz); returns the path and the file's SHA-256."""
+    payload, digest = snapshot_payload(vocab)
+    return atomic_write(path, payload, "vocabulary file"), digest
+
+
+def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
+    """The .npz bytes of a snapshot and their SHA-256 (which names the file, see calibrate)."""
+    buffer = io.BytesIO()
+    arrays: dict[str, Any] = {
+        "hashes": vocab.hashes, "df": vocab.df,
+        "meta": np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8)}
+    if vocab.bloom is not None:
+        arrays["bloom"] = vocab.bloom
+    np.savez(buffer, **arrays)
+    payload = buffer.getvalue()
+    return payload, hashlib.sha256(payload).hexdigest()
+
+
+def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
+    """Read a snapshot, with a one-line error for a missing, damaged, foreign or mismatched file.
+
+    The path comes from a calibration file, which is untrusted: it is read only as a
+    regular file of bounded size (never a FIFO or a device). A file that does not parse is
+    named damaged before the checksum is compared, so a truncated snapshot is not
+    misreported as another calibration's.
+    """
+    source = Path(path)
+    fix = "re-run esqlog calibrate --vocabulary --out FILE"
+    payload = read_regular_file(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix)
+    vocab = _parse_snapshot(source, payload, fix)
+    if sha256 is not None and hashlib.sha256(payload).hexdigest() != sha256:
+        raise UsageError(f"vocabulary file {str(source)!r} does not belong to this calibration "
+                         "(checksum differs)", fix)
+    return vocab
+
+
+def _parse_snapshot(source: Path, payload: bytes, fix: str) -> Vocabulary:
+    try:
+        loaded = np.load(io.BytesIO(payload), allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
+            raise ValueError("not an .npz archive")
+        with loaded as data:
+            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            hashes, df = data["hashes"], data["df"]
+            bloom = data["bloom"] if "bloom" in data.files else None
+    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} is truncated, damaged or not an "
+                         f"esqlog vocabulary ({type(exc).__name__})", fix) from None
+    found = meta.get("format") if isinstance(meta, dict) else None
+    bad_bloom = bloom is not None and (bloom.dtype != np.uint8 or bloom.size < 8
+                                       or bloom.size & (bloom.size - 1))
+    bad_arrays = (hashes.dtype != np.uint64 or hashes.ndim != 1 or df.shape != hashes.shape
+                  or df.dtype.kind not in "ui")
+    if found != FORMAT or bad_arrays or bad_bloom:
+        raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
+                         f"{found!r}", fix)
+    try:
+        doc_count = int(meta["doc_count"])
+        if min(doc_count, int(meta["sum_ttf"]), int(meta["live_docs"])) < 0:
+            raise ValueError("a negative count")
+        return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
+                          doc_count, int(meta["sum_ttf"]), int(meta["live_docs"]),
+                          meta["created_at"], hashes,
+                          _clamped(df.astype(np.uint32, copy=False), doc_count,
+                                   str(meta["index"])), bloom)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"vocabulary file {str(source)!r} has incomplete metadata "
+                         f"({type(exc).__name__} {exc})", fix) from None

@@ -1,0 +1,225 @@
+"""The ``identifiers`` mode in the wrapper: match clauses become esqlog.identifiers.query queries.
+
+Why a module of its own: this mode changes the match set on purpose (a query word also
+matches inside identifiers, as after an identifier-splitting reindex), so it does not go
+through the statistics and rewrite path of the modes that keep the native match set. Its
+statistics are all on disk: the vocabulary snapshot (df of the query's own words) and the
+split statistics written beside it by ``esqlog calibrate --vocabulary --identifiers``
+(NAME.idents.<sha16>.npz, bound to the snapshot by its checksum). So a search costs no
+statistics request at all, and the split statistics are trusted exactly as long as their
+snapshot is (esqlog.wrapper.snapshots): when the index drifts from it, searches fall back
+to boost mode with live statistics until the index is calibrated again.
+
+What is replaced: a ``match`` clause in scoring position (esqlog.scoring.matchspec.walk) on a
+field calibrated with identifiers, indexed and searched with the built-in ``standard``
+analyzer, with ASCII text. Its ``operator`` and ``minimum_should_match`` carry over (see
+esqlog.identifiers.query for their meaning), ``boost`` and ``_name`` stay on the new clause.
+Everything else (multi_match, other fields, graph or custom search analyzers, non-ASCII
+text, filters) is sent as written.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from esqlog.calibration.record import Calibration
+from esqlog.errors import UsageError
+from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.shards import shard_queries
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.scoring.clauses import count_clauses
+from esqlog.scoring.matchspec import MatchSpec, parse_match, walk
+from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.vocabulary import Vocabulary
+from esqlog.wrapper.resolve import IndexTarget
+from esqlog.wrapper.snapshots import SnapshotGuard
+
+FIX = "run esqlog calibrate --vocabulary --identifiers --out FILE, then wrap that calibration"
+
+
+def load_identifier_statistics(
+    calibrations: Sequence[Calibration], snapshots: Mapping[tuple[str, str], Vocabulary],
+) -> dict[tuple[str, str], IdentifierStats]:
+    """(index, field) -> split statistics, for every calibration; one clear error otherwise.
+
+    At wrap() time, so an application misconfigured for the mode fails at start-up.
+    """
+    out: dict[tuple[str, str], IdentifierStats] = {}
+    for cal in calibrations:
+        where = f"{cal.index}/{cal.field}"
+        if (cal.index, cal.field) not in snapshots:
+            raise UsageError(f"mode 'identifiers' needs a vocabulary snapshot with identifier "
+                             f"statistics, and the calibration of {where} has none", FIX)
+        try:
+            stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
+        except UsageError as exc:
+            raise UsageError(f"mode 'identifiers': the calibration of {where} has no usable "
+                             f"identifier statistics ({exc.problem})", FIX) from None
+        if (stats.index_uuid, stats.field) != (cal.index_uuid, cal.field):
+            raise UsageError(f"the identifier statistics of {where} belong to another index "
+                             "or field", FIX)
+        out[(cal.index, cal.field)] = stats
+    return out
+
+
+def _terms_in(node: Any) -> int:
+    """Terms Lucene counts against its clause limit in a generated identifiers query."""
+    if isinstance(node, list):
+        return sum(_terms_in(child) for child in node)
+    if not isinstance(node, Mapping):
+        return 0
+    total = 0
+    for key, value in node.items():
+        if key in ("term", "span_term"):
+            total += 1
+        elif key == "terms" and isinstance(value, Mapping):
+            total += sum(len(v) for v in value.values() if isinstance(v, list))
+        else:
+            total += _terms_in(value)
+    return total
+
+
+def _decorated(query: dict[str, Any], spec: MatchSpec) -> dict[str, Any]:
+    """The match clause's ``boost`` and ``_name`` on the clause that replaces it."""
+    kind, inner = next(iter(query.items()))
+    extra: dict[str, Any] = {}
+    if spec.options.boost != 1.0:
+        extra["boost"] = spec.options.boost
+    if spec.options.name is not None:
+        extra["_name"] = spec.options.name
+    return {kind: {**inner, **extra}} if extra else query
+
+
+#: :meth:`IdentifierRewriter.rewrite`'s answer when a snapshot in use went stale
+STALE = "stale"
+
+
+@dataclass
+class IdentifierRewriter:
+    """Builds the identifiers query of a search from the on-disk statistics (no I/O)."""
+
+    stats: Mapping[tuple[str, str], IdentifierStats]
+    settings: IdentifierSettings
+    _warned: set[str] | None = None
+
+    def rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                max_clauses: int) -> dict[str, Any] | str | None:
+        """The query with its eligible match clauses replaced; None when none is (send it
+        untouched); STALE when a snapshot they need no longer matches the index."""
+        found = self._rewrite(target, query, snapshots, max_clauses, False)
+        return found if not isinstance(found, list) else found[0]
+
+    def rewrite_per_shard(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                          max_clauses: int) -> list[dict[str, Any]] | str | None:
+        """One query per shard of ``target`` (esqlog.identifiers.shards), each with its
+        eligible match clauses replaced; None when none is, or when the statistics of one
+        lack the shards' own (send the one query instead); STALE as :meth:`rewrite`."""
+        return self._rewrite(target, query, snapshots, max_clauses, True)
+
+    def _rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                 max_clauses: int, fan_out: bool) -> list[dict[str, Any]] | str | None:
+        eligible: list[tuple[MatchSpec, IdentifierStats, Vocabulary]] = []
+        stale = False
+
+        def collect(kind: str, inner: Mapping[str, Any]) -> dict[str, Any] | None:
+            nonlocal stale
+            found = self._eligible(target, kind, inner)
+            if found is None:
+                return None
+            vocab = snapshots.snapshot_for(target.index, found[0].field)
+            if vocab is None:
+                stale = True
+                return None
+            eligible.append((*found, vocab))
+            return {"match_none": {}}  # a placeholder: counted as one clause below
+
+        skeleton = walk(query, collect)
+        if stale:
+            self._warn_stale(target.index)
+            return STALE
+        if not eligible or (fan_out and not all(
+                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible)):
+            return None
+        # the engine's limit covers the whole query: what the rest of it counts is kept
+        others = count_clauses(skeleton, _match_size) - len(eligible)
+        share = (max_clauses - others) // len(eligible)
+        built = [self._build(spec, stats, vocab, share, fan_out)
+                 for spec, stats, vocab in eligible]
+        if all(b is None for b in built):
+            return None
+        out = []
+        for shard in range(target.shards if fan_out else 1):
+            clauses = iter([None if b is None else b[shard] for b in built])
+
+            def substitute(kind: str, inner: Mapping[str, Any],
+                           clauses: Any = clauses) -> dict[str, Any] | None:
+                if self._eligible(target, kind, inner) is None:
+                    return None
+                return next(clauses)  # type: ignore[no-any-return]
+
+            out.append(dict(walk(query, substitute)))
+        return out
+
+    def _eligible(self, target: IndexTarget, kind: str, inner: Mapping[str, Any]
+                  ) -> tuple[MatchSpec, IdentifierStats] | None:
+        if kind != "match":
+            return None
+        spec = parse_match(inner)
+        if spec is None:
+            return None
+        stats = self.stats.get((target.index, spec.field))
+        analysis = target.analysis.by_field.get(spec.field)
+        # The query side splits text as the built-in standard analyzer cuts ASCII, and the
+        # split statistics assume the index cut it the same way (one analyzer for both).
+        if stats is None or analysis is None or not (analysis.standard and analysis.flat) or (
+                analysis.index_analyzer != analysis.analyzer) or standard_terms(
+                    spec.text) is None:
+            return None
+        return spec, stats
+
+    def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
+               allowed: int, fan_out: bool) -> list[dict[str, Any]] | None:
+        """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
+        None (left as written) when even a budget of one clause per word does not fit the
+        engine's limit."""
+        layout = 1 if fan_out else None
+        settings = replace(self.settings, operator=spec.options.operator,
+                           minimum_should_match=spec.options.msm,
+                           budget=self.settings.budget_for(stats.shards, fan_out))
+        filtered = spec.options.operator == "and" or spec.options.msm is not None
+        while True:
+            plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
+            # laid out as on one shard, the plan lists at least the terms of any shard's
+            # query; without and/msm filters its terms are its clauses (no need to build it)
+            query = None if fan_out and not filtered else plan.query(spec.field, settings)
+            used = plan.clauses if query is None else _terms_in(query)
+            if used <= allowed:
+                if not fan_out:
+                    assert query is not None
+                    return [_decorated(query, spec)]
+                return [_decorated(q, spec)
+                        for q in shard_queries(plan, stats, spec.field, settings)]
+            budget = settings.budget_for(stats.shards, fan_out)
+            if budget <= 1:
+                return None
+            settings = replace(settings, budget=max(1, budget * allowed // used - 1))
+
+    def _warn_stale(self, index: str) -> None:
+        if self._warned is None:
+            self._warned = set()
+        if index in self._warned:
+            return
+        self._warned.add(index)
+        warnings.warn(f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
+                      "identifier statistics belong to; searching in boost mode until esqlog "
+                      "calibrate --vocabulary --identifiers runs again", RuntimeWarning,
+                      stacklevel=6)
+
+
+def _match_size(field_name: str, text: str) -> int | None:
+    terms = standard_terms(text)
+    return None if terms is None else len(terms)
