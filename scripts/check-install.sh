@@ -30,8 +30,8 @@ if grep -qi "deprecat" "$work/build.log"; then
 fi
 sdist=$(ls "$work"/dist/esqlog-*.tar.gz); wheel=$(ls "$work"/dist/esqlog-*.whl)
 tar tzf "$sdist" > "$work/sdist.txt"
-grep -q "/tests/conftest.py$" "$work/sdist.txt" || fail "the sdist has no tests/conftest.py"
-passed=$((passed + 1)); echo "[install] built $(basename "$sdist") (with tests/conftest.py) and $(basename "$wheel")" >&2
+grep -q "/tests/engine/conftest.py$" "$work/sdist.txt" || fail "the sdist has no tests/engine/conftest.py"
+passed=$((passed + 1)); echo "[install] built $(basename "$sdist") (with tests/engine/conftest.py) and $(basename "$wheel")" >&2
 
 python3 -m venv "$work/plain"
 "$work/plain/bin/pip" install -q "$wheel"

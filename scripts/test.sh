@@ -3,7 +3,7 @@
 # are not running (both at once), then runs pytest. Extra arguments go to pytest; without
 # any, the engine matrix (scripts/engines/matrix.sh) and the install check
 # (scripts/check-install.sh) run before the suite. The three-node cluster of
-# tests/test_cluster_engine.py (scripts/engines/cluster.sh, ports ESQLOG_CLUSTER_PORTS) starts
+# tests/engine/test_cluster_engine.py (scripts/engines/cluster.sh, ports ESQLOG_CLUSTER_PORTS) starts
 # beside the single nodes for the full run, or when an argument names a cluster test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

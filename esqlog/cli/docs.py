@@ -1,6 +1,6 @@
 """The CLI reference (docs/cli.md), generated from the click commands themselves.
 
-``python -m esqlog.cli.docs > docs/cli.md`` rewrites it; tests/test_cli_docs.py fails when
+``python -m esqlog.cli.docs > docs/cli.md`` rewrites it; tests/unit/test_cli_docs.py fails when
 the file and the commands disagree, so the reference cannot drift from ``--help``.
 """
 
@@ -14,7 +14,7 @@ WIDTH = 100
 HEADER = """# esqlog command reference
 
 Generated from the commands' own `--help` by `python -m esqlog.cli.docs > docs/cli.md`;
-do not edit by hand (tests/test_cli_docs.py checks it is current).
+do not edit by hand (tests/unit/test_cli_docs.py checks it is current).
 """
 
 

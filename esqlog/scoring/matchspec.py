@@ -20,7 +20,7 @@ Operator = Literal["or", "and"]
 # auto_generate_synonyms_phrase_query only acts on multi-position synonyms, which are excluded
 # by the distinct-positions check.
 # fuzziness 0 ("0") allows no edit: both engines score such a clause exactly as without it
-# (tests/test_bodies_engine.py); any other fuzziness expands terms and passes through.
+# (tests/engine/test_bodies_engine.py); any other fuzziness expands terms and passes through.
 _MATCH_OPTIONS = frozenset(
     {
         "query",
@@ -206,7 +206,7 @@ def with_default_fields(query: Any, default_fields: Collection[str]) -> Any:
 
     A multi_match without ``fields`` searches ``index.query.default_field``; given as an
     explicit list, the engines search exactly those fields, as if the clause named them (the
-    same hits and scores on both engines, tests/test_bodies_engine.py). The default ``*``
+    same hits and scores on both engines, tests/engine/test_bodies_engine.py). The default ``*``
     (every field, lenient) is left alone: which fields it expands to is the engine's call.
     """
     fields = list(default_fields)

@@ -31,7 +31,7 @@ from esqlog.wrapper.search import search_plan
 #: Client methods that return a new client of the same kind (elasticsearch-py's ``options``,
 #: which langchain, llama-index and ``helpers.scan`` call): their result is wrapped with the
 #: same calibration, else one ``options(request_timeout=...)`` would drop esqlog silently.
-#: tests/test_wrapper_client.py checks that no other public method of the installed clients
+#: tests/engine/test_wrapper_client.py checks that no other public method of the installed clients
 #: returns a client.
 CLIENT_FACTORIES = frozenset({"options"})
 

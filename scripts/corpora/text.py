@@ -1,7 +1,7 @@
 """Language-neutral text rules: comment markers, first sentences, name deletion.
 
 These are the rules that decide what a query is, so they live in one small
-module with no I/O and are unit-tested on real snippets (tests/test_corpora.py).
+module with no I/O and are unit-tested on real snippets (tests/unit/test_corpora.py).
 """
 
 from __future__ import annotations

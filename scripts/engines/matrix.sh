@@ -14,8 +14,8 @@ cd "$(dirname "$0")/../.."
 base=${ESQLOG_MATRIX_PORT:-19214}
 read -r -a versions <<< "${ESQLOG_MATRIX_VERSIONS:-2.19.6 3.8.0}"
 # The subset: what must hold on every engine release, not the whole suite (CI time).
-subset=(tests/test_modes_engine.py tests/test_rewrite_engine.py tests/test_calibrate_cli.py
-        tests/test_adversarial_matchset.py -k "opensearch" -q -p no:cacheprovider)
+subset=(tests/engine/test_modes_engine.py tests/engine/test_rewrite_engine.py tests/engine/test_calibrate_cli.py
+        tests/engine/test_adversarial_matchset.py -k "opensearch" -q -p no:cacheprovider)
 
 node_env() {  # version index -> the env of that node
   echo "ESQLOG_OPENSEARCH_VERSION=${versions[$1]} ESQLOG_OPENSEARCH_PORT=$((base + $1))" \

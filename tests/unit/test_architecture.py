@@ -94,3 +94,17 @@ def test_no_import_cycle() -> None:
     for start in sorted(graph):
         if start != "esqlog":
             assert visit(start, []) is None, " -> ".join(visit(start, []) or [])
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test code lives in tests/support; test modules import only from there."""
+    offenders = []
+    for path in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "tests" and (len(parts) < 2 or parts[1] != "support"):
+                    offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []

@@ -1,0 +1,333 @@
+"""Adversarial runs, part two (issue 12, items 6 and 13): secrets that leaked into messages,
+and messages that were one line but wrong.
+
+Every run is the real ``esqlog`` in its own process, so stdout and stderr are exactly what a
+user (or a CI log) would see; every secret below is a sentinel searched for in both streams.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import elastic_transport
+import opensearchpy
+import pytest
+
+from esqlog.calibration.calibrate import load_calibration, save_calibration
+from esqlog.calibration.record import Calibration
+from esqlog.cli.calibrate_cmd import format_report
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import is_retryable
+from esqlog.errors import UsageError
+from esqlog.statistics.vocabulary import load_vocabulary, save_vocabulary
+from tests.support.adversarial import RECORD
+from tests.support.adversarial import make_vocab as _make_vocab
+from tests.support.adversarial import unused_url as _unused_url
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.private_nodes import one_line_error, run_esqlog, stdlib_lines
+
+PASSWORD = "Pw-SENTINEL-93817"
+KEY = "S3cretKeySENTINEL0042"
+
+
+def _no_secret(result: subprocess.CompletedProcess[str], *secrets: str) -> None:
+    for secret in secrets:
+        assert secret not in result.stdout, result.stdout
+        assert secret not in result.stderr, result.stderr
+
+
+def _calibrate(url: str, index: str = "code", *extra: str,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_esqlog("--verbose", "calibrate", "--url", url, "--index", index,
+                      "--field", "body", *extra, env=env, timeout=90)
+
+
+class SilentServer:
+    """Accepts TCP connections and never answers; counts how many were opened."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.sock.settimeout(0.2)
+        self.accepted: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self.sock.getsockname()[1])
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted.append(conn)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for conn in self.accepted:
+            conn.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def silent() -> Iterator[SilentServer]:
+    server = SilentServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(engine: Engine) -> Iterator[tuple[Engine, str]]:
+    name = create_index(engine, shards=2, mappings={"properties": {
+        "body": {"type": "text", "fields": {"code": {"type": "text"}}},
+        "notes": {"type": "nested", "properties": {"text": {"type": "text"}}}}})
+    lines = stdlib_lines(300)
+    bulk_index(engine, name, [{"id": i, "body": t, "notes": [{"text": t}]}
+                              for i, t in enumerate(lines)])
+    yield engine, name
+    call(engine, "DELETE", f"/{name}")
+
+
+# --- item 6: credentials never appear ---------------------------------------------------------
+
+def test_redact_hides_the_userinfo_of_every_url() -> None:
+    from esqlog.errors import redact
+
+    text = "at http://u:p@h:1/x and https://tok@h2 but not mail a@b.c or http://h3/@x"
+    assert redact(text) == ("at http://***@h:1/x and https://***@h2 but not mail a@b.c or "
+                            "http://h3/@x")
+    assert str(UsageError(f"bad https://me:{PASSWORD}@host", f"see http://me:{PASSWORD}@x")) \
+        == "bad https://***@host; see http://***@x"
+
+
+def test_url_credentials_never_appear_in_network_errors(silent: SilentServer) -> None:
+    refused = _unused_url().replace("http://", f"http://user:{PASSWORD}@")
+    runs = {
+        "refused": (_calibrate(refused), 3, "cannot connect to the cluster at http://127.0.0.1"),
+        "refused --debug": (run_esqlog("--debug", "calibrate", "--url", refused, "--index",
+                                       "code", "--field", "body"), 1, None),
+        "dns": (_calibrate(f"http://user:{PASSWORD}@no-such-host.invalid:9200"), 3,
+                "cannot resolve the cluster host at http://no-such-host.invalid:9200"),
+        "timeout": (_calibrate(f"http://user:{PASSWORD}@127.0.0.1:{silent.port}",
+                               "code", "--timeout", "0.3"), 3, "did not answer in time"),
+        "port out of range": (_calibrate(f"http://user:{PASSWORD}@127.0.0.1:99999"), 2,
+                              "--url 'http://***@127.0.0.1:99999' has a port outside 1-65535"),
+        "no scheme": (_calibrate(f"user:{PASSWORD}@127.0.0.1:9200"), 2,
+                      "--url must start with http:// or https://"),
+    }
+    for name, (result, code, expected) in runs.items():
+        _no_secret(result, PASSWORD)
+        if expected is None:  # --debug shows the traceback, still without the secret
+            assert result.returncode == code and "Traceback" in result.stderr, name
+        else:
+            assert expected in one_line_error(result, code), name
+
+
+@pytest.mark.engine
+def test_url_credentials_on_a_real_engine_are_used_and_never_shown(
+        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    engine, index = corpus
+    url = ENGINE_URLS[engine.flavor]
+    with_creds = url.replace("http://", f"http://esqlog:{PASSWORD}@")
+    out = tmp_path / "cal.json"
+    ok = _calibrate(with_creds, index, "--out", str(out))
+    assert ok.returncode == 0, ok.stderr
+    _no_secret(ok, PASSWORD)
+    assert PASSWORD not in out.read_text() and "@" not in out.read_text()
+    # TLS to a plain-HTTP port: the handshake error names the URL, without the secret
+    tls = _calibrate(with_creds.replace("http://", "https://"), index)
+    assert "TLS handshake with the cluster at https://127.0.0.1" in one_line_error(tls, 3)
+    _no_secret(tls, PASSWORD)
+
+
+@pytest.mark.engine
+def test_crlf_api_key_and_token_are_stripped_and_never_echoed(
+        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    engine, index = corpus
+    url = ENGINE_URLS[engine.flavor]
+    key_file = tmp_path / "key.txt"
+    key_file.write_bytes(KEY.encode() + b"\r\n")  # a key file saved on Windows
+    crlf_key = key_file.read_bytes().decode().rstrip("\n")  # what $(cat key.txt) gives
+    assert crlf_key.endswith("\r")
+    for option, env in (("--api-key", "ESQLOG_API_KEY"),
+                        ("--bearer-token", "ESQLOG_BEARER_TOKEN")):
+        # These nodes run without security (the header is ignored): the run succeeds,
+        # which shows the key was accepted as a header value once stripped.
+        by_option = _calibrate(url, index, option, crlf_key)
+        by_env = _calibrate(url, index, env={env: crlf_key})
+        for result in (by_option, by_env):
+            assert result.returncode == 0, result.stderr
+            _no_secret(result, KEY)
+        # A control character inside the value cannot be stripped: refused, not echoed.
+        inner = _calibrate(url, index, option, KEY[:5] + "\x01" + KEY[5:])
+        assert f"{option} cannot be sent in an HTTP header" in one_line_error(inner, 2)
+        _no_secret(inner, KEY[:5], KEY[5:])
+
+
+@pytest.mark.engine
+def test_non_ascii_credentials_are_one_line_or_work(corpus: tuple[Engine, str]) -> None:
+    engine, index = corpus
+    url = ENGINE_URLS[engine.flavor]
+    secret = "pässwörd-Ω-" + PASSWORD
+    basic = _calibrate(url, index, "--user", "usér", "--password", secret)
+    assert basic.returncode == 0, basic.stderr  # sent as UTF-8 basic auth (RFC 7617)
+    _no_secret(basic, secret, PASSWORD)
+    in_url = _calibrate(url.replace("http://", f"http://us%C3%A9r:{PASSWORD}%CE%A9@"), index)
+    assert in_url.returncode == 0, in_url.stderr
+    _no_secret(in_url, PASSWORD)
+    key = _calibrate(url, index, "--api-key", "ключ-" + KEY)
+    assert "--api-key cannot be sent in an HTTP header" in one_line_error(key, 2)
+    assert "UnicodeEncodeError" not in key.stderr
+    _no_secret(key, KEY)
+
+
+# --- item 13: messages that misled -----------------------------------------------------------
+
+@pytest.mark.engine
+def test_subfields_and_nested_fields_are_named_as_such(corpus: tuple[Engine, str]) -> None:
+    engine, index = corpus
+    sub = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], index, "--field", "body.code"),
+                         2)
+    assert "field 'body.code' is a multi-field (subfield) of 'body'" in sub
+    assert "health" not in sub
+    nested = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], index, "--field",
+                                       "notes.text"), 2)
+    assert "field 'notes.text' is inside the nested object 'notes'" in nested
+    assert "no indexed text" not in nested
+
+
+@pytest.mark.engine
+def test_a_closed_index_is_named_closed(engine: Engine, tmp_path: Path) -> None:
+    name = create_index(engine, shards=1)
+    try:
+        bulk_index(engine, name, [{"id": i, "body": t} for i, t in enumerate(stdlib_lines(50))])
+        out = tmp_path / "cal.json"
+        assert _calibrate(ENGINE_URLS[engine.flavor], name, "--out", str(out)).returncode == 0
+        call(engine, "POST", f"/{name}/_close")
+        line = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], name), 3)
+        assert f"index {name!r} is closed" in line and f"POST /{name}/_open" in line
+        searched = run_esqlog("search", "--url", ENGINE_URLS[engine.flavor], name, "read",
+                              "--calibration", str(out))
+        assert f"index {name!r} is closed" in one_line_error(searched, 3)
+    finally:
+        call(engine, "DELETE", f"/{name}")
+
+
+@pytest.mark.engine
+def test_a_calibration_claiming_other_shards_costs_no_routing_requests(
+        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    engine, index = corpus
+    out = tmp_path / "cal.json"
+    assert _calibrate(ENGINE_URLS[engine.flavor], index, "--out", str(out)).returncode == 0
+    edited = {**json.loads(out.read_text()), "shards": 1000}
+    out.write_text(json.dumps(edited))
+    result = run_esqlog("--verbose", "search", "--url", ENGINE_URLS[engine.flavor], index,
+                        "read file", "--calibration", str(out))
+    line = one_line_error(result, 2)
+    assert "says index" in line and "has 1,000 shards but it has 2" in line
+    assert "_search_shards" not in result.stderr  # refused before any routing probe
+
+
+def test_seed_and_sample_bounds_are_checked_before_connecting_with_the_right_fix() -> None:
+    url = _unused_url()  # nothing listens: exit 2 proves no connection was needed
+    seed = one_line_error(_calibrate(url, "code", "--seed", str(2**64)), 2)
+    assert f"--seed must be a signed 64-bit integer, got {2**64}" in seed
+    low = one_line_error(_calibrate(url, "code", "--sample", "0"), 2)
+    assert "got 0; pass a larger --sample" in low
+    high = one_line_error(_calibrate(url, "code", "--sample", "100001"), 2)
+    assert "got 100001; pass a smaller --sample" in high
+
+
+@pytest.mark.engine
+def test_the_extreme_seeds_are_accepted_by_the_engine(corpus: tuple[Engine, str]) -> None:
+    engine, index = corpus
+    for seed in (2**63 - 1, -(2**63)):
+        result = _calibrate(ENGINE_URLS[engine.flavor], index, "--seed", str(seed), "--json")
+        assert result.returncode == 0, result.stderr
+        assert 0.0 <= json.loads(result.stdout)["h_tok"] <= 1.0
+
+
+def test_a_truncated_snapshot_is_named_truncated(tmp_path: Path) -> None:
+    path, digest = save_vocabulary(_make_vocab({"func": 3, "read": 1}), tmp_path / "v.npz")
+    path.write_bytes(path.read_bytes()[:300])
+    with pytest.raises(UsageError) as info:
+        load_vocabulary(path, digest)
+    assert "is truncated, damaged" in str(info.value)
+    assert "does not belong" not in str(info.value)
+
+
+def test_the_report_does_not_say_q_stays_near_1_beside_a_lower_q(tmp_path: Path) -> None:
+    record = Calibration.from_json({**RECORD, "q": 0.703, "splits_identifiers": True})
+    report = format_report(record)
+    assert "q            0.703" in report
+    assert "near 1" not in report and "q 0.703" in record.regime
+    assert save_calibration(record, tmp_path / "c.json")
+    assert load_calibration(tmp_path / "c.json").regime == record.regime
+
+
+@pytest.mark.engine
+def test_the_drift_warning_is_printed_once_in_one_line(engine: Engine, tmp_path: Path) -> None:
+    name = create_index(engine, shards=2)
+    try:
+        lines = stdlib_lines(250)
+        bulk_index(engine, name, [{"id": i, "body": t} for i, t in enumerate(lines[:200])])
+        out = tmp_path / "cal.json"
+        made = _calibrate(ENGINE_URLS[engine.flavor], name, "--vocabulary", "--out", str(out))
+        assert made.returncode == 0, made.stderr
+        bulk_index(engine, name, [{"id": i, "body": t} for i, t in enumerate(lines[200:], 200)])
+        result = run_esqlog("search", "--url", ENGINE_URLS[engine.flavor], name, "return self",
+                            "--calibration", str(out))
+        assert result.returncode == 0, result.stderr
+        stderr = result.stderr.splitlines()
+        assert len(stderr) == 1, stderr  # once, not once per check that noticed it
+        assert stderr[0].startswith("warning: the index changed by 25% of its documents")
+        assert "RuntimeWarning" not in result.stderr
+    finally:
+        call(engine, "DELETE", f"/{name}")
+
+
+@pytest.mark.engine
+def test_install_script_is_checked_before_out_is_written(
+        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    engine, index = corpus
+    out = tmp_path / "cal.json"
+    result = _calibrate(ENGINE_URLS[engine.flavor], index, "--install-script", "--out", str(out))
+    has_painless = "painless" in {c["language"] for c in call(
+        engine, "GET", "/_script_language")["language_contexts"]}
+    if has_painless:  # OpenSearch: installed, then the file written
+        assert result.returncode == 0, result.stderr
+        assert "stored script esqlog-qlog-term installed" in result.stdout and out.exists()
+    else:  # the Elasticsearch test node has no Painless: one line, and no file left behind
+        line = one_line_error(result, 2)
+        assert "no Painless" in line and "--mode boost" in line
+        assert "--install-script" not in line.split(";", 1)[1]
+        assert not out.exists()
+
+
+def test_timeout_bounds_the_whole_wait_no_retry_of_a_timed_out_request(
+        silent: SilentServer) -> None:
+    result = _calibrate(f"http://127.0.0.1:{silent.port}", "code", "--timeout", "0.5")
+    assert "did not answer in time" in one_line_error(result, 3)
+    # One connection: the request that timed out was not sent again (each retry of a
+    # timed-out request waited another full --timeout: 4 connections, 4x the wait).
+    assert len(silent.accepted) == 1
+
+
+def test_timeouts_are_not_retried_by_esqlog_either() -> None:
+    """esqlog's own retry loop leaves timeouts alone, for both clients' exception types."""
+    es_timeout = elastic_transport.ConnectionTimeout("timed out")
+    os_timeout = opensearchpy.ConnectionTimeout("TIMEOUT", "timed out", None)
+    refused = elastic_transport.ConnectionError("refused")
+    assert not is_retryable(es_timeout) and not is_retryable(os_timeout)
+    assert is_retryable(refused)

@@ -1,0 +1,97 @@
+"""``esqlog index --calibrate`` then ``esqlog mcp`` on that index, through the official MCP
+SDK's client over stdio, on both real engines: the agent finds a function by what its doc
+comment says, and read_code gives back the files on disk exactly, line for line."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.agent.tokens import default_counter
+from esqlog.cli import main
+from esqlog.engine.client import Engine
+from esqlog.indexing.bulk import doc_id
+from tests.support.engines import ENGINE_URLS, call
+from tests.support.repos import make_repo
+
+anyio = pytest.importorskip("anyio")
+pytest.importorskip("mcp")
+
+HEADER = re.compile(r"^--- \[(\d+)\] id=(\S+) path=(\S+) lines=(\d+)-(\d+)"
+                    r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
+QUERY = "appends the UTF-8 encoding of Unicode code point"
+# a form feed mid-file (CPython's sources have them): line numbers must not shift after it
+FORM_FEED = "import os\n\x0c\n\ndef after_the_form_feed():\n    return os.sep\n"
+
+
+@pytest.fixture(scope="module")
+def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[dict[str, Any]]:
+    repo = make_repo(tmp_path_factory.mktemp("mcp-repo") / "repo")
+    (repo / "pages.py").write_text(FORM_FEED, encoding="utf-8")
+    index = f"esqlog-test-{uuid.uuid4().hex[:10]}"
+    calibration = repo.parent / "code.qlog.json"
+    try:
+        result = CliRunner().invoke(main, ["index", str(repo), "--url",
+                                           ENGINE_URLS[engine.flavor], "--index", index,
+                                           "--calibrate", str(calibration), "--json"])
+        assert result.exit_code == 0, result.output
+        answers = anyio.run(_conversation, engine, index, calibration)
+        yield {"answers": answers, "repo": repo, "summary": json.loads(result.stdout)}
+    finally:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
+
+
+async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    command = str(Path(sys.executable).with_name("esqlog"))
+    params = StdioServerParameters(command=command, args=[
+        "mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
+        "--calibration", str(calibration)])
+    calls: dict[str, tuple[str, dict[str, Any]]] = {
+        "search": ("search_code", {"query": QUERY, "max_tokens": 1000}),
+        "file": ("read_code", {"path": "go/builder.go"}),
+        "python lines": ("read_code", {"path": "qlog.py", "start_line": 40, "end_line": 60}),
+        "form feed": ("read_code", {"path": "pages.py"}),
+        "chunk": ("read_code", {"id": doc_id("go/builder.go", 3)}),
+    }
+    out: dict[str, Any] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for key, (tool, arguments) in calls.items():
+            result = await session.call_tool(tool, arguments)
+            out[key] = (bool(result.is_error),
+                        "".join(getattr(c, "text", "") for c in result.content))
+    return out
+
+
+def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) -> None:
+    is_error, text = served["answers"]["search"]
+    assert not is_error, text
+    first = HEADER.search(text)
+    assert first is not None, text
+    assert (first.group(3), first.group(6), first.group(4), first.group(5)) == (
+        "go/builder.go", "Builder.WriteRune", "15", "21")
+    assert default_counter().count(text) <= 1000
+
+
+def test_read_code_gives_the_files_back_exactly(served: dict[str, Any]) -> None:
+    repo: Path = served["repo"]
+    answers = served["answers"]
+    builder = (repo / "go" / "builder.go").read_text(encoding="utf-8")
+    assert answers["file"] == (False, builder.rstrip("\n"))
+    python = (repo / "qlog.py").read_text(encoding="utf-8").split("\n")
+    assert answers["python lines"] == (False, "\n".join(python[39:60]))
+    assert answers["form feed"] == (False, FORM_FEED.rstrip("\n"))
+    chunk = "\n".join(builder.split("\n")[14:21])  # Builder.WriteRune, lines 15-21
+    assert answers["chunk"] == (False, chunk)

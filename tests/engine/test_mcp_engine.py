@@ -1,0 +1,286 @@
+"""``esqlog mcp`` through the official MCP SDK's own client over stdio, on real engines.
+
+The server is the installed ``esqlog`` command spawned as a subprocess, exactly as a coding
+agent's configuration runs it. The index holds 300 real Go functions of the bundled sample
+(esqlog/data, so CI needs no /work/data); each file's functions get consecutive line
+numbers (as if the file were those functions back to back) so read_code by path can be
+checked across chunks. One MCP session per engine makes every call; the tests below each
+check one part of what it answered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.tokens import default_counter
+from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.cli.demo_cmd import sample_path
+from esqlog.engine.client import Engine
+from esqlog.evaluation.corpus import read_jsonl
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+
+anyio = pytest.importorskip("anyio")
+pytest.importorskip("mcp")
+
+QUERIES = ["read file contents", "parse http request header", "sort slice of strings"]
+HEADER = re.compile(r"^--- \[(\d+)\] id=(\S+)(?: path=(\S+))? lines=(\d+)-(\d+)"
+                    r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
+
+
+def _docs() -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    next_line: dict[str, int] = {}
+    for record in list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))[:300]:
+        start = next_line.get(record["path"], 1)
+        lines = len(record["text"].splitlines()) or 1
+        next_line[record["path"]] = start + lines
+        docs.append({"id": record["id"], "content": record["text"], "path": record["path"],
+                     "symbol": record["name"], "start_line": start,
+                     "end_line": start + lines - 1})
+    return docs
+
+
+@pytest.fixture(scope="module")
+def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    docs = _docs()
+    index = create_index(engine, shards=2, mappings={"properties": {
+        "content": {"type": "text"}, "path": {"type": "keyword"},
+        "symbol": {"type": "keyword"}, "start_line": {"type": "integer"},
+        "end_line": {"type": "integer"}}})
+    try:
+        bulk_index(engine, index, docs)
+        calibration = calibrate(engine, index, "content")
+        cal_file = save_calibration(calibration, tmp_path_factory.mktemp("mcp") / "cal.json")
+        stats_before = _indexing(engine, index)
+        answers = anyio.run(_conversation, engine, index, cal_file, docs)
+        import esqlog
+
+        wrapped = esqlog.wrap(engine.client, calibration)
+        expected = {q: [h["_id"] for h in wrapped.search(**search_kwargs(
+            engine.flavor, index, "content", q, 50))["hits"]["hits"]] for q in QUERIES}
+        yield {"answers": answers, "expected": expected, "docs": {d["id"]: d for d in docs},
+               "writes": _indexing(engine, index) - stats_before, "index": index}
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _indexing(engine: Engine, index: str) -> int:
+    stats = call(engine, "GET", f"/{index}/_stats/indexing")
+    totals = stats["_all"]["total"]["indexing"]
+    return int(totals["index_total"]) + int(totals["delete_total"])
+
+
+async def _conversation(engine: Engine, index: str, cal_file: Path,
+                        docs: list[dict[str, Any]]) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    command = str(Path(sys.executable).with_name("esqlog"))
+    args = ["mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
+            "--calibration", str(cal_file)]
+    bad_index_args = [*args[:4], "esqlog-no-such-index", *args[5:]]
+    out: dict[str, Any] = {}
+
+    async def calls(params: StdioServerParameters, todo: dict[str, tuple[str, dict[str, Any]]],
+                    ) -> dict[str, Any]:
+        results: dict[str, Any] = {}
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            results["tools"] = (await session.list_tools()).tools
+            for key, (tool, arguments) in todo.items():
+                result = await session.call_tool(tool, arguments)
+                results[key] = (bool(result.is_error),
+                                "".join(getattr(c, "text", "") for c in result.content))
+        return results
+
+    first = docs[0]
+    same_path = [d for d in docs if d["path"] == first["path"]]
+    todo: dict[str, tuple[str, dict[str, Any]]] = {
+        f"search {q} {budget}": ("search_code", {"query": q, "max_tokens": budget})
+        for q in QUERIES for budget in (300, 1000, 8000, 200_000)}
+    todo.update({
+        "read id": ("read_code", {"id": first["id"], "start_line": first["start_line"] + 1,
+                                  "end_line": first["start_line"] + 3}),
+        "read id whole": ("read_code", {"id": first["id"]}),
+        "read path": ("read_code", {"path": first["path"], "start_line": 1,
+                                    "end_line": same_path[-1]["end_line"]}),
+        "empty query": ("search_code", {"query": "   "}),
+        "budget 0": ("search_code", {"query": "read file", "max_tokens": 0}),
+        "budget huge": ("search_code", {"query": "read file", "max_tokens": 10**9}),
+        "unknown id": ("read_code", {"id": "no-such-id-123"}),
+        "limit 0": ("search_code", {"query": "read file", "limit": 0}),
+        "neither id nor path": ("read_code", {"start_line": 1}),
+        "unknown path": ("read_code", {"path": "no/such/file.go"}),
+        "lines outside": ("read_code", {"id": first["id"], "start_line": 10**6,
+                                        "end_line": 10**6 + 1}),
+        "after errors": ("search_code", {"query": "read file", "max_tokens": 2000}),
+    })
+    out.update(await calls(StdioServerParameters(command=command, args=args), todo))
+    bad = await calls(StdioServerParameters(command=command, args=bad_index_args),
+                      {"unknown index": ("search_code", {"query": "read file"})})
+    out["unknown index"] = bad["unknown index"]
+    out["http"] = await _over_http(command, args)
+    out["readme"] = await calls(_readme_server(engine, index, cal_file),
+                                {"search": ("search_code", {"query": QUERIES[0]})})
+    out["same_path"] = same_path
+    return out
+
+
+async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
+    """The same server with --transport http, through the SDK's streamable HTTP client."""
+    import socket
+    import subprocess
+
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([command, *args, "--transport", "http", "--port", str(port)],
+                               stdin=subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # readiness, not a timing assertion: up to 60 s to listen
+            assert process.poll() is None, "esqlog mcp --transport http exited"
+            with socket.socket() as s, contextlib.suppress(OSError):
+                s.connect(("127.0.0.1", port))
+                break
+            await anyio.sleep(0.1)
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            result = await session.call_tool("search_code", {"query": QUERIES[1],
+                                                             "max_tokens": 1000})
+            text = "".join(getattr(c, "text", "") for c in result.content)
+            return {"tools": tools, "search": (bool(result.is_error), text)}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _answered_like_the_engine(answer: dict[str, Any], expected: list[str]) -> str:
+    """Both tools listed, and search_code's chunks in the engine's own order; its text."""
+    assert {t.name for t in answer["tools"]} == {"search_code", "read_code"}
+    is_error, text = answer["search"]
+    headers = list(HEADER.finditer(text))
+    assert not is_error and headers, text
+    assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
+    return str(text)
+
+
+def test_streamable_http_transport(served: dict[str, Any]) -> None:
+    text = _answered_like_the_engine(served["answers"]["http"], served["expected"][QUERIES[1]])
+    assert default_counter().count(text) <= 1000
+
+
+def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
+    """The README's configuration block as written, with only its three values replaced
+    by this test's (URL, index, calibration) and PATH leading to this interpreter's bin."""
+    import os
+
+    from mcp.client.stdio import StdioServerParameters
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Serve it to a coding agent (MCP)", 1)[1].split("\n## ", 1)[0]
+    block = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+    server = block["mcpServers"]["esqlog"]
+    values = {"http://localhost:9200": ENGINE_URLS[engine.flavor], "code": index,
+              "code.qlog.json": str(cal_file)}
+    args = [values.get(a, a) for a in server["args"]]
+    assert len(set(args) & set(values.values())) == 3, server["args"]
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return StdioServerParameters(command=server["command"], args=args, env={"PATH": path})
+
+
+def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
+    _answered_like_the_engine(served["answers"]["readme"], served["expected"][QUERIES[0]])
+
+
+def test_lists_both_tools(served: dict[str, Any]) -> None:
+    tools = {t.name: t for t in served["answers"]["tools"]}
+    assert set(tools) == {"search_code", "read_code"}
+    schema = json.dumps(tools["search_code"].input_schema)
+    assert "max_tokens" in schema and "query" in schema
+
+
+def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
+    """With an unlimited budget every hit is shown, in the wrapped client's order."""
+    for q in QUERIES:
+        is_error, text = served["answers"][f"search {q} 200000"]
+        assert not is_error, text
+        shown = [m.group(2) for m in HEADER.finditer(text)]
+        assert shown == served["expected"][q] and shown, q
+        assert "none left out" in text.splitlines()[0]
+
+
+def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> None:
+    counter = default_counter()
+    assert counter.name == "o200k_base"  # the real tokenizer is installed with [mcp]
+    for q in QUERIES:
+        ranks_8000 = None
+        for budget in (300, 1000, 8000):
+            is_error, text = served["answers"][f"search {q} {budget}"]
+            assert not is_error, text
+            assert counter.count(text) <= budget
+            headers = list(HEADER.finditer(text))
+            ranks = [int(m.group(1)) for m in headers]
+            assert ranks == sorted(ranks)
+            ids = [m.group(2) for m in headers]
+            expected = served["expected"][q]
+            assert [expected[r - 1] for r in ranks] == ids  # best first, whole chunks
+            for m in headers:
+                doc = served["docs"][m.group(2)]
+                assert doc["content"] in text and m.group(3) == doc["path"]
+                assert (int(m.group(4)), int(m.group(5))) == (doc["start_line"],
+                                                              doc["end_line"])
+            left = len(expected) - len(ids)
+            first = text.splitlines()[0]
+            assert first.startswith(f"{len(ids)} of {len(expected)} hits shown")
+            assert (f"{left} left out" in first) if left else ("none left out" in first)
+            if budget == 8000:
+                ranks_8000 = ranks
+        assert ranks_8000  # the default budget shows something for every query
+
+
+def test_read_code_is_exact(served: dict[str, Any]) -> None:
+    answers = served["answers"]
+    docs = served["answers"]["same_path"]
+    first = docs[0]
+    lines = first["content"].splitlines()
+    assert answers["read id"] == (False, "\n".join(lines[1:4]))
+    assert answers["read id whole"] == (False, "\n".join(lines))
+    whole_file = [line for d in docs for line in d["content"].splitlines()]
+    assert answers["read path"] == (False, "\n".join(whole_file))
+
+
+@pytest.mark.parametrize(("key", "words"), [
+    ("empty query", "query text is empty"),
+    ("budget 0", "max_tokens 0 is outside"),
+    ("budget huge", "max_tokens 1000000000 is outside"),
+    ("unknown id", "no document with id 'no-such-id-123'"),
+    ("lines outside", "are outside id"),
+    ("limit 0", "limit 0 is outside"),
+    ("neither id nor path", "pass exactly one of id or path"),
+    ("unknown path", "no document with path 'no/such/file.go'"),
+    ("unknown index", "esqlog-no-such-index"),
+])
+def test_bad_input_is_a_tool_error(served: dict[str, Any], key: str, words: str) -> None:
+    is_error, text = served["answers"][key]
+    assert is_error and words in text, text
+    assert "Traceback" not in text
+
+
+def test_server_survives_errors_and_never_writes(served: dict[str, Any]) -> None:
+    is_error, text = served["answers"]["after errors"]
+    assert not is_error and HEADER.search(text), text
+    assert served["writes"] == 0

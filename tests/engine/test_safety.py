@@ -1,0 +1,371 @@
+"""Safety: esqlog never writes to a user's index, writes calibration files atomically, and
+turns every bad calibration file or bad calibrate input into a one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from esqlog.calibration.calibrate import (
+    calibrate,
+    check_calibration_plan,
+    freshness_plan,
+    load_calibration,
+    save_calibration,
+    stale_warning,
+)
+from esqlog.calibration.record import SCHEMA_VERSION, Calibration
+from esqlog.cli import main
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
+from esqlog.errors import UsageError
+from esqlog.wrapper import SEARCH_MODES, ScriptingUnavailable, wrap
+from tests.support.code_snippets import SNIPPETS
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.engines_state import snapshot as _snapshot
+from tests.support.private_nodes import stdlib_lines
+
+MAPPINGS = {"properties": {"body": {"type": "text"}, "tag": {"type": "keyword"},
+                           "size": {"type": "long"}, "notes": {"type": "text"}}}
+
+
+def _docs(count: int, offset: int = 0) -> list[dict[str, Any]]:
+    texts = SNIPPETS + stdlib_lines(count + offset)
+    return [{"id": i, "body": texts[i], "tag": f"t{i % 7}", "size": i}
+            for i in range(offset, offset + count)]
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def _one_line(result: Result, code: int) -> str:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def index(engine: Engine) -> Iterator[str]:
+    name = create_index(engine, shards=3, mappings=MAPPINGS)
+    bulk_index(engine, name, _docs(300))
+    yield name
+    call(engine, "DELETE", f"/{name}")
+
+
+# --- no writes to the user's index -----------------------------------------------------------
+
+
+
+class _Requests(logging.Handler):
+    """esqlog's own request log (method and path), captured in-process."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.seen: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        parts = record.getMessage().split(" ")
+        if len(parts) > 3 and parts[2] == "->":
+            self.seen.append((parts[0], parts[1]))
+
+
+READ_SUFFIXES = ("/_search", "/_mtermvectors", "/_search/scroll", "/_count", "/_termvectors")
+
+
+def _allowed(method: str, path: str) -> bool:
+    """Reads, plus the only two writes esqlog may make: its stored script and its own index."""
+    if method in ("GET", "HEAD") or (method == "POST" and path.endswith(READ_SUFFIXES)):
+        return True
+    if method == "DELETE" and path == "/_search/scroll":
+        return True
+    return method == "PUT" and (path == "/_scripts/esqlog-qlog-term"
+                                or path.startswith("/esqlog-calibrations/_doc/"))
+
+
+def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
+                                                    tmp_path: Path) -> None:
+    before = _snapshot(engine, index)
+    assert before["count"] == 300 and all(max(s) >= 0 for s in before["seq_no"].values())
+    log = logging.getLogger("esqlog")
+    recorder = _Requests()
+    log.addHandler(recorder)
+    level = log.level
+    log.setLevel(logging.INFO)
+    url = ENGINE_URLS[engine.flavor]
+    out = tmp_path / "cal.json"
+    can_script = engine.flavor == "opensearch"  # the ES integ-test zip has no Painless
+    try:
+        extra = ["--install-script"] if can_script else []
+        result = _cli("calibrate", "--url", url, "--index", index, "--field", "body",
+                      "--out", str(out), "--store-in-cluster", *extra)
+        assert result.exit_code == 0, result.output
+        client = _client(engine.flavor, url)
+        wrapped = wrap(client, out)
+        query = {"match": {"body": "return self name value"}}
+        for mode in SEARCH_MODES:
+            if mode == "identifiers":  # needs --identifiers statistics: checked below
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # auto's fallback on ES
+                try:
+                    response = wrapped.search(index=index, body={"query": query, "size": 5},
+                                              esqlog_mode=mode)
+                except ScriptingUnavailable:
+                    assert mode == "script" and not can_script
+                    continue
+            assert _body(response)["hits"]["hits"], mode
+        idents = tmp_path / "idents.json"  # the identifiers mode reads the index too
+        result = _cli("calibrate", "--url", url, "--index", index, "--field", "body",
+                      "--out", str(idents), "--vocabulary", "--identifiers")
+        assert result.exit_code == 0, result.output
+        response = wrap(client, idents, mode="identifiers").search(
+            index=index, body={"query": query, "size": 5})
+        assert _body(response)["hits"]["hits"]
+        searched = _cli("search", index, "read file", "--url", url, "--calibration",
+                        str(idents), "--mode", "identifiers")
+        assert searched.exit_code == 0, searched.output
+        ran = ["calibrate"]
+        names = set(main.commands)
+        if "explain" in names:
+            explained = _cli("explain", index, "read file", "--url", url, "--calibration",
+                             str(out))
+            assert explained.exit_code == 0, explained.output
+            ran.append("explain")
+        if "search" in names:
+            for mode in ("boost", "rerank", "auto"):
+                searched = _cli("search", index, "read file", "--url", url, "--calibration",
+                                str(out), "--mode", mode)
+                assert searched.exit_code == 0, searched.output
+            ran.append("search")
+        client.close()
+    finally:
+        log.removeHandler(recorder)
+        log.setLevel(level)
+        call(engine, "DELETE", f"/esqlog-calibrations/_doc/{index}:body", refresh="true")
+    assert _snapshot(engine, index) == before
+    assert len(recorder.seen) > 10
+    writes = [r for r in recorder.seen if not _allowed(*r)]
+    assert writes == [], writes
+    assert ("PUT", f"/esqlog-calibrations/_doc/{index}%3Abody") in recorder.seen
+
+
+def _client(flavor: str, url: str) -> Any:
+    if flavor == "opensearch":
+        import opensearchpy
+
+        return opensearchpy.OpenSearch(hosts=[url], timeout=60)
+    import elasticsearch
+
+    return elasticsearch.Elasticsearch(url, request_timeout=60)
+
+
+def _body(response: Any) -> dict[str, Any]:
+    return dict(getattr(response, "body", response))
+
+
+# --- atomic calibration files -------------------------------------------------------------------
+
+RECORD = dict(index="code", index_uuid="u1", field="body", q=0.8, h_tok=0.3, h_tok_low=0.29,
+              h_tok_high=0.31, h_tok_method="sample", doc_count=1000, live_docs=1000,
+              sum_ttf=50_000, avgdl=50.0, shards=1, analyzer="standard",
+              splits_identifiers=False, predictor="paper-linear", predictor_version="1",
+              engine="opensearch", engine_version="3.6.0", created_at="2025-01-01T00:00:00+00:00",
+              schema=SCHEMA_VERSION)
+
+WRITER = """
+import sys
+from esqlog.calibration.record import Calibration
+from esqlog.calibration.calibrate import save_calibration
+a, b = (Calibration.from_json({**%r, "q": q, "h_tok": h}) for q, h in ((0.8, 0.3), (0.95, 0.1)))
+save_calibration(b, sys.argv[1])  # one complete save first: it clears dead writers' temps
+print("ready", flush=True)
+while True:
+    save_calibration(a, sys.argv[1])
+    save_calibration(b, sys.argv[1])
+"""
+
+
+def test_save_calibration_is_atomic_under_sigkill(tmp_path: Path) -> None:
+    target = tmp_path / "cal.json"
+    a = Calibration.from_json({**RECORD, "q": 0.8, "h_tok": 0.3})
+    b = Calibration.from_json({**RECORD, "q": 0.95, "h_tok": 0.1})
+    save_calibration(a, target)
+    allowed = {json.dumps(a.to_json(), sort_keys=True), json.dumps(b.to_json(), sort_keys=True)}
+    rng = random.Random(20240607)
+    seen: set[float] = set()
+    for _ in range(24):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER % RECORD, str(target)],
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.0, 0.05))
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(10) == -signal.SIGKILL
+        proc.stdout.close()
+        data = json.loads(target.read_text())  # always parses: never a partial file
+        assert json.dumps(data, sort_keys=True) in allowed
+        seen.add(data["q"])
+        temps = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        # Only the killed writer's in-flight temp file can remain: each writer's first
+        # complete save (before "ready") removed those of the writers killed before it.
+        assert len(temps) <= 1, temps
+    assert seen == {0.8, 0.95}  # the kills landed at different points of the loop
+    save_calibration(a, target)  # a normal save cleans up after the last killed writer
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json"]
+
+
+def test_temp_file_of_a_live_writer_is_left_alone(tmp_path: Path) -> None:
+    target = tmp_path / "cal.json"
+    live = tmp_path / f".cal.json.{os.getppid()}.abc.tmp"  # the parent process is alive
+    dead = tmp_path / ".cal.json.999999999.abc.tmp"  # no such pid
+    live.write_text("{")
+    dead.write_text("{")
+    save_calibration(Calibration.from_json(RECORD), target)
+    assert live.exists() and not dead.exists()
+
+
+# --- calibration file errors --------------------------------------------------------------------
+
+def _load_error(path: Path) -> str:
+    with pytest.raises(UsageError) as info:
+        load_calibration(path)
+    text = str(info.value)
+    assert "\n" not in text and info.value.exit_code == 2
+    return text
+
+
+def test_calibration_file_errors_are_one_line(tmp_path: Path) -> None:
+    good = save_calibration(Calibration.from_json(RECORD), tmp_path / "good.json")
+    assert load_calibration(good).q == 0.8
+    assert "does not exist" in _load_error(tmp_path / "missing.json")
+    truncated = tmp_path / "truncated.json"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    assert "is truncated or corrupt" in _load_error(truncated)
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text("{'index': code,}")
+    assert "is truncated or corrupt (line 1)" in _load_error(corrupt)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    assert "is not UTF-8 text" in _load_error(binary)
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({**RECORD, "schema": SCHEMA_VERSION + 1,
+                                 "esqlog_version": "9.9.9"}))
+    assert "written by a newer esqlog (9.9.9, schema" in _load_error(newer)
+    not_object = tmp_path / "list.json"
+    not_object.write_text("[1, 2]")
+    assert "is not a JSON object" in _load_error(not_object)
+    bad_q = tmp_path / "bad_q.json"
+    bad_q.write_text(json.dumps({**RECORD, "q": "high"}))
+    assert "is invalid" in _load_error(bad_q)
+
+
+def test_other_index_uuid_and_stale_calibrations(engine: Engine) -> None:
+    name = create_index(engine, shards=2, mappings=MAPPINGS)
+    try:
+        bulk_index(engine, name, _docs(100))
+        record = calibrate(engine, name, "body", sample=50)
+        fresh = engine.run(check_calibration_plan(record, name))
+        assert fresh.same_index and fresh.drift == 0 and stale_warning(record, fresh) is None
+        bulk_index(engine, name, _docs(5, offset=100))  # 5% drift: still fresh
+        assert stale_warning(record, engine.run(freshness_plan(record, name))) is None
+        bulk_index(engine, name, _docs(20, offset=105))  # 25% drift: stale
+        fresh = engine.run(check_calibration_plan(record, name))
+        warning = stale_warning(record, fresh)
+        assert warning is not None and "\n" not in warning
+        assert warning.startswith("warning: the index changed by 25% of its documents")
+        assert f"re-run esqlog calibrate --index {name} --field body" in warning
+        # The same name recreated is another index (new uuid): refused, with the fix.
+        call(engine, "DELETE", f"/{name}")
+        call(engine, "PUT", f"/{name}", {"mappings": MAPPINGS})
+        with pytest.raises(UsageError) as info:
+            engine.run(check_calibration_plan(record, name))
+        text = str(info.value)
+        assert f"the calibration is for index {name!r} (uuid {record.index_uuid})" in text
+        assert f"run esqlog calibrate --index {name} --field body" in text and "\n" not in text
+    finally:
+        call(engine, "DELETE", f"/{name}")
+
+
+# --- bad input to calibrate ---------------------------------------------------------------------
+
+def test_bad_calibrate_input_is_one_line_usage_error(engine: Engine, index: str) -> None:
+    url = ENGINE_URLS[engine.flavor]
+    tag = uuid.uuid4().hex[:8]
+    other = f"{index}-other"  # so that the wildcard f"{index}*" matches exactly two
+    call(engine, "PUT", f"/{other}", {"settings": {"number_of_replicas": 0},
+                                      "mappings": MAPPINGS})
+    empty = create_index(engine, shards=1, mappings=MAPPINGS)
+    bulk_index(engine, other, _docs(20))
+    call(engine, "POST", "/_aliases", {"actions": [
+        {"add": {"index": index, "alias": f"one-{tag}"}},
+        {"add": {"index": index, "alias": f"two-{tag}"}},
+        {"add": {"index": other, "alias": f"two-{tag}"}}]})
+
+    def calib(target: str, field: str = "body", *extra: str) -> Result:
+        return _cli("calibrate", "--url", url, "--index", target, "--field", field, *extra)
+
+    try:
+        ok = calib(f"one-{tag}", "body", "--json")
+        assert ok.exit_code == 0, ok.output
+        assert json.loads(ok.stdout)["index"] == index  # the alias resolves to its index
+        cases = {
+            f"no index or alias named 'missing-{tag}'": calib(f"missing-{tag}"),
+            f"'two-{tag}' matches 2 indices": calib(f"two-{tag}"),
+            f"'{index}*' matches 2 indices ({index}, {other})": calib(f"{index}*"),
+            f"index {index!r} has no field 'nope'": calib(index, "nope"),
+            "field 'tag' is of type 'keyword', not text": calib(index, "tag"),
+            "field 'size' is of type 'long', not text": calib(index, "size"),
+            f"field 'notes' of index {index!r} has no indexed text": calib(index, "notes"),
+            f"field 'body' of index {empty!r} has no indexed text": calib(empty),
+            "--sample must be between 1 and 100000, got 0": calib(index, "body", "--sample", "0"),
+            "--sample must be between 1 and 100000, got 100001":
+                calib(index, "body", "--sample", "100001"),
+        }
+        for expected, result in cases.items():
+            assert expected in _one_line(result, 2), (expected, result.stderr)
+    finally:
+        call(engine, "DELETE", f"/{other},{empty}")
+
+
+def test_data_stream_is_refused(opensearch: Engine) -> None:
+    # Data streams need the data-streams module, which the Elasticsearch integ-test
+    # distribution lacks; OpenSearch has them in core.
+    name = f"esqlog-ds-{uuid.uuid4().hex[:8]}"
+    call(opensearch, "PUT", f"/_index_template/{name}", {
+        "index_patterns": [f"{name}*"], "data_stream": {}, "priority": 500,
+        "template": {"settings": {"number_of_replicas": 0},
+                     "mappings": {"properties": {"message": {"type": "text"}}}}})
+    try:
+        call(opensearch, "PUT", f"/_data_stream/{name}")
+        call(opensearch, "POST", f"/{name}/_doc", {"@timestamp": "2025-01-01", "message": "a b"},
+             refresh="true")
+        call(opensearch, "POST", f"/{name}/_rollover")
+        backing = call(opensearch, "GET", f"/_data_stream/{name}")["data_streams"][0]["indices"]
+        assert len(backing) == 2
+        result = _cli("calibrate", "--url", ENGINE_URLS["opensearch"], "--index", name,
+                      "--field", "message")
+        line = _one_line(result, 2)
+        assert f"{name!r} matches 2 indices (.ds-{name}-000001" in line
+        assert "calibrate one concrete index" in line
+    finally:
+        try:
+            call(opensearch, "DELETE", f"/_data_stream/{name}")
+        except Exception as exc:  # already gone
+            assert error_status(exc) == 404
+        call(opensearch, "DELETE", f"/_index_template/{name}")

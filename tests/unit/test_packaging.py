@@ -1,0 +1,41 @@
+"""Packaging facts a plain ``pip install`` depends on (the install itself, from a built
+wheel into scratch environments, is scripts/check-install.sh, run by scripts/test.sh)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from esqlog.errors import UsageError
+from esqlog.extras import EVAL_MODULES, missing_modules, require_extra
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_missing_extra_is_one_line_naming_it() -> None:
+    with pytest.raises(UsageError) as error:
+        require_extra("demo", "eval", ["esqlog_no_such_module", "json"])
+    text = str(error.value)
+    assert "\n" not in text and "esqlog_no_such_module" in text and "json," not in text
+    assert "pip install 'esqlog[eval]'" in text
+    require_extra("demo", "eval", ["json"])  # present: no error
+
+
+def test_the_eval_extra_provides_what_the_commands_check() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    eval_extra = " ".join(project["optional-dependencies"]["eval"]).replace("-", "_").lower()
+    for module in EVAL_MODULES:
+        assert {"yaml": "pyyaml"}.get(module, module) in eval_extra
+    assert missing_modules(EVAL_MODULES) == []  # the dev extra installs it: the demo runs
+
+
+def test_client_extras_pin_one_major_each_and_license_is_spdx() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert extras["es8"] == ["elasticsearch>=8.15,<9"]
+    assert extras["es9"] == ["elasticsearch>=9,<10"]
+    assert "elasticsearch>=8.15,<9" in extras["integrations"]  # the tests' node is 8.19
+    assert isinstance(project["license"], str)
+    assert "graft tests" in (ROOT / "MANIFEST.in").read_text()
