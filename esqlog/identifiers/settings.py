@@ -8,9 +8,11 @@ its default; the builder (esqlog.identifiers.query) reads them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from esqlog.errors import UsageError
 from esqlog.identifiers.families import FAMILY_EXCESS
+from esqlog.scoring.matchspec import Operator
 
 DEFAULT_BUDGET = 300  # clauses, on one shard
 MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
@@ -20,10 +22,18 @@ MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, 
 #: rows just below it) at 3.3-3.6x the native p50, where the one dfs query at 200 took
 #: 3.7-4.1x.
 FAN_OUT_BUDGET = 300
-SELECTIONS = ("mass", "multi", "words", "cover")
-OPERATORS = ("or", "and")
-COMMON = ("split", "own")
-SHARD_GROUPS = ("max", "sum", "shard", "auto")
+#: Which compounds the clause budget takes first (IdentifierSettings.select).
+Selection = Literal["mass", "multi", "words", "cover"]
+#: What a common sub-word's compounds do (IdentifierSettings.common).
+Common = Literal["split", "own"]
+#: How a word's spans on several shards are scored (IdentifierSettings.shard_groups).
+ShardGroups = Literal["max", "sum", "shard", "auto"]
+# The runtime checks read the same Literals, so a type checker's choices and the
+# UsageError's cannot drift apart (a caller without a type checker still gets the error).
+SELECTIONS: tuple[Selection, ...] = get_args(Selection)
+OPERATORS: tuple[Operator, ...] = get_args(Operator)
+COMMON: tuple[Common, ...] = get_args(Common)
+SHARD_GROUPS: tuple[ShardGroups, ...] = get_args(ShardGroups)
 
 
 @dataclass(frozen=True)
@@ -40,13 +50,13 @@ class IdentifierSettings:
     #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
     #: lost 0.01-0.02 NDCG@10 on Go; None: use that prediction.
     q: float | None = 0.8
-    operator: str = "or"
+    operator: Operator = "or"
     minimum_should_match: int | str | None = None
     #: Which compounds the budget takes first: "cover" (those holding query words of the
     #: largest summed weight), "words" (holding the most query words), "multi" (holding
     #: two or more, as one tier), then by score mass; "mass": by score mass only.
     #: "cover" measured (BENCHMARKS section 7): up to +0.010 NDCG@10 over "multi", -0.005 on Ruby.
-    select: str = "cover"
+    select: Selection = "cover"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
     #: a common word's own posting list is its longest. 1.0: every sub-word one span.
@@ -54,7 +64,7 @@ class IdentifierSettings:
     #: What such a common sub-word's compounds do: ``split`` (one span of their own with the
     #: same weight, saturating apart from the word's own term), or ``own`` (dropped: the
     #: word scores by its own term alone, the cheapest and the least exact).
-    common: str = "split"
+    common: Common = "split"
     #: Within the budget, the compounds of the query's rarer sub-words (under span_max_df)
     #: come before those of common ones: a rare word missing a compound loses the whole
     #: match of that document, a common one a little weight (and spans of common words'
@@ -71,7 +81,7 @@ class IdentifierSettings:
     #: Measured on 3 shards (BENCHMARKS section 7, session 9): +0.001 to +0.013 NDCG@10 on
     #: 12 of the 14 code rows (Go 30K named 0.745 -> 0.753; "shard": 0.751; Java 30K
     #: -0.002 and 0), for 7-10% more time ("shard": 30-40%).
-    shard_groups: str = "auto"
+    shard_groups: ShardGroups = "auto"
     #: With shard_groups "auto", a word gets one exact span per shard when its listed terms
     #: held by every shard (those each shard's span repeats) have summed df at most this
     #: share of the documents ...
