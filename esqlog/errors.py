@@ -1,4 +1,21 @@
-"""User-facing errors: one line that names the problem and the fix, never a traceback."""
+"""User-facing errors: one line that names the problem and the fix, never a traceback.
+
+The hierarchy (all four are public: ``esqlog.EsqlogError`` and so on)::
+
+    Exception
+     └── EsqlogError            a problem the user can fix: .problem, .fix, .exit_code 1
+          ├── UsageError        bad input: an argument, a file, query text       (exit 2)
+          │    └── ScriptingUnavailable   mode="script" on a cluster that cannot run
+          │                               esqlog's stored script (esqlog.wrapper.scripting)
+          └── ClusterError      the cluster refused, failed or could not be reached (exit 3)
+
+Why so few: an application catches ``UsageError`` at start-up (``wrap`` and ``calibrate``
+validate everything before the first request) and otherwise keeps its own error handling,
+because a wrapped client's searches raise the client's own exceptions (a 404 is the
+client's ``NotFoundError``). ``ClusterError`` is what the CLI turns a client's failure into.
+TypeError marks a programming error instead: not a client (or an async one where only a
+sync client will do), options passed positionally, pickling a wrapped client.
+"""
 
 from __future__ import annotations
 

@@ -24,6 +24,8 @@ Where a change goes:
 * ``pits``: which index a point-in-time search reads;
 * ``multi``: ``msearch``, each body rewritten as ``search`` would;
 * ``client``: the sync and async wrappers that drive that plan, and ``wrap``.
+* ``calibrate``: ``esqlog.calibrate``, the CLI's ``calibrate`` on the application's client
+  (here, beside ``wrap``, because it takes the same client and may run the identifiers scan).
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.calibration.record import Calibration
@@ -34,6 +35,13 @@ from esqlog.wrapper.search import search_plan
 #: tests/engine/test_wrapper_client.py checks that no other public method of the installed clients
 #: returns a client.
 CLIENT_FACTORIES = frozenset({"options"})
+
+#: The client's own type: ``wrap`` returns an object that is one (``isinstance`` and every
+#: attribute), so a type checker sees the client's methods and catches ``es.serch(...)``.
+ClientT = TypeVar("ClientT")
+
+#: What ``wrap`` takes as its calibration: a record, a file, or several of either.
+CalibrationSource = Calibration | str | Path | Iterable[Calibration | str | Path]
 
 
 def keywords_of(method: Any, args: tuple[Any, ...],
@@ -98,6 +106,27 @@ class _Wrapped:
 
     def __repr__(self) -> str:
         return f"<esqlog wrapper of {self._client!r}>"
+
+    # copy and pickle look __class__ up on the instance, which names the client's class:
+    # without these, copy.copy rebuilt a bare client around the wrapper's own attributes
+    # (endless recursion) and pickle refused with "args[0] ... has the wrong class".
+    def __copy__(self) -> Any:
+        """A wrapped copy of the client, as ``copy.copy(client)`` would make (same
+        calibrations, same caches: the copy searches exactly as this wrapper does)."""
+        return type(self)(copy.copy(self._client), self.esqlog_core)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """The client's own deep copy, wrapped; it fails as the client's does (both clients
+        hold thread locals and locks, which cannot be copied)."""
+        return type(self)(copy.deepcopy(self._client, memo), self.esqlog_core)
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        """Refused with the fix: the client's connections and esqlog's caches belong to this
+        process; a Calibration pickles, and wrap() rebuilds the wrapper from it."""
+        raise TypeError(
+            f"an esqlog-wrapped {type(self._client).__name__} cannot be pickled (it holds "
+            "the client's connections and esqlog's caches); pickle the Calibration instead "
+            "and call esqlog.wrap(client, calibration) where it is used")
 
 
 class QlogClient(_Wrapped):
@@ -170,9 +199,12 @@ class AsyncQlogClient(_Wrapped):
         return await self._engine.perform(step)
 
 
-def as_calibrations(
-    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
-) -> list[Calibration]:
+def unwrapped(client: Any) -> Any:
+    """The client itself, when given a wrapper of it (else ``client`` as given)."""
+    return client._client if isinstance(client, _Wrapped) else client
+
+
+def as_calibrations(calibration: CalibrationSource) -> list[Calibration]:
     """Calibrations given as records, paths, or any mix of them in an iterable."""
     items: list[Calibration | str | Path] = (
         [calibration] if isinstance(calibration, Calibration | str | Path) else list(calibration))
@@ -180,8 +212,9 @@ def as_calibrations(
 
 
 def wrap(
-    client: Any,
-    calibration: Calibration | str | Path | Iterable[Calibration | str | Path],
+    client: ClientT,
+    calibration: CalibrationSource,
+    *,
     mode: SearchMode = "boost",
     top_n: int = DEFAULT_TOP_N,
     dfs: bool = True,
@@ -193,27 +226,30 @@ def wrap(
     rerank_in: RerankWhere = "engine",
     resolve_ttl: float = DEFAULT_RESOLVE_TTL,
     identifiers: IdentifierSettings | None = None,
-) -> Any:
+) -> ClientT:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
+
+    The result is typed and behaves as ``client`` (``isinstance``, every attribute, the
+    client's exceptions); ``copy.copy`` gives a wrapped copy, pickling is refused with the
+    fix. ``calibration``: a Calibration, a calibration file, or several of either. The
+    options are keyword-only, so a reader sees which one a value sets:
 
     ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
     Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
     to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25),
     ``native`` (pass everything through) or ``identifiers`` (query words also match inside
-    identifiers, a different match set; needs ``esqlog calibrate --vocabulary
-    --identifiers``; README "Identifiers mode"; ``identifiers`` takes its clause budget and
-    the like as an esqlog.identifiers.query.IdentifierSettings). ``joins``: add identifier-join
-    clauses
-    (esqlog.scoring.joins) weighted ``join_weight``. ``stats_ttl``: seconds a term's global df may
-    be
-    reused from the bounded cache (0 disables it: every search fetches fresh statistics).
-    ``dfs``: on multi-shard indices, run rewritten
-    searches with ``dfs_query_then_fetch`` so every shard scores with the global statistics
-    the weights were computed from (unless the call sets ``search_type`` itself).
-    ``stats``: where term df comes from: ``auto`` (the calibration's vocabulary snapshot
-    when it has one, checked every minute against the index, else live), ``snapshot``
-    (require one) or ``live`` (ask the cluster for every term not in the TTL cache).
-    ``script_df_fraction``: in script mode, terms in more than this fraction of the
+    identifiers, a different match set; needs a calibration made with ``vocabulary=True,
+    identifiers=True``; README "Identifiers mode"). ``identifiers``: that mode's clause
+    budget and the like, as an :class:`~esqlog.identifiers.settings.IdentifierSettings`.
+    ``joins``: add identifier-join clauses (esqlog.scoring.joins) weighted ``join_weight``.
+    ``stats_ttl``: seconds a term's global df may be reused from the bounded cache (0
+    disables it: every search fetches fresh statistics). ``dfs``: on multi-shard indices,
+    run rewritten searches with ``dfs_query_then_fetch`` so every shard scores with the
+    global statistics the weights were computed from (unless the call sets ``search_type``
+    itself). ``stats``: where term df comes from: ``auto`` (the calibration's vocabulary
+    snapshot when it has one, checked every minute against the index, else live),
+    ``snapshot`` (require one) or ``live`` (ask the cluster for every term not in the TTL
+    cache). ``script_df_fraction``: in script mode, terms in more than this fraction of the
     documents get boosts (same weights) so Lucene can still prune; 1.0 scripts every term.
     ``rerank_in``: ``engine`` reranks with the engine's rescore phase (one round trip, only
     the page is fetched; each shard's top-``top_n``); ``client`` fetches the global
@@ -227,6 +263,9 @@ def wrap(
                           script_df_fraction=script_df_fraction, rerank_in=rerank_in,
                           resolve_ttl=resolve_ttl, identifiers=identifiers)
     core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
+    wrapped: _Wrapped
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):
-        return AsyncQlogClient(client, core)
-    return QlogClient(client, core)
+        wrapped = AsyncQlogClient(client, core)
+    else:
+        wrapped = QlogClient(client, core)
+    return wrapped  # type: ignore[return-value]  # it is one: __class__ and every attribute
