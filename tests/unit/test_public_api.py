@@ -77,3 +77,36 @@ def test_import_esqlog_loads_neither_numpy_nor_a_client() -> None:
     assert "esqlog" in imported  # this checkout's esqlog was the one imported
     assert not {m for m in imported if m.split(".")[0] in ("numpy", "elasticsearch",
                                                             "opensearchpy")}
+
+
+def test_docs_api_shows_every_public_name_and_its_examples_parse() -> None:
+    import ast
+    import inspect
+    import re
+
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    table = text.split("\n## ", 1)[0]
+    for name in PUBLIC:
+        assert f"`{name}`" in table, f"docs/api.md's table does not list {name}"
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    signatures = 0
+    for block in blocks:
+        head = re.match(r"(\w+)\(", block)
+        if head and head[1] in PUBLIC and "->" in block.splitlines()[-1]:
+            # a signature: the same parameters, kinds and defaults as the function's own
+            documented = ast.parse(f"def {block.strip()}: ...").body[0]
+            assert isinstance(documented, ast.FunctionDef)
+            shown = [a.arg for a in documented.args.args] + ["*"] + [
+                a.arg for a in documented.args.kwonlyargs]
+            real = inspect.signature(getattr(esqlog, head[1])).parameters.values()
+            actual = [p.name for p in real if p.kind is not p.KEYWORD_ONLY] + ["*"] + [
+                p.name for p in real if p.kind is p.KEYWORD_ONLY]
+            assert shown == actual, head[1]
+            defaults = [ast.literal_eval(d) if not isinstance(d, ast.Name) else d.id
+                        for d in documented.args.kw_defaults if d is not None]
+            assert defaults == [p.default for p in real if p.kind is p.KEYWORD_ONLY], head[1]
+            signatures += 1
+        else:
+            ast.parse(block)  # an example: valid Python
+    assert signatures == 3  # calibrate, wrap, load_calibration
+    assert len(blocks) >= 10
