@@ -69,7 +69,7 @@ def calibrate_identifiers(
     try:
         record, vocab = calibrate_with_vocabulary(
             engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
-            timings=timings, scan_hook=collector, scanner=scanner)
+            timings=timings, scan_hook=collector, scanner=scanner, parallel=parallel)
     finally:
         collector.close()  # drops documents it had not processed yet, also on failure
     started = time.perf_counter()
