@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from esqlog.engine.client import Engine, Flavor
+from esqlog.engine.client import Engine, Flavor, parse_version
 from esqlog.engine.failures import RETRYABLE_STATUS
 from esqlog.engine.steps import Request
 from esqlog.errors import UsageError, redact
@@ -76,17 +76,69 @@ def connect(settings: ConnectionSettings, flavor: Flavor | None = None) -> Engin
 
 
 def detect_flavor(settings: ConnectionSettings) -> Flavor:
-    """``elasticsearch`` if the server identifies as Elasticsearch, else ``opensearch``."""
-    from elasticsearch import UnsupportedProductError
+    """``elasticsearch`` if the server identifies as Elasticsearch, else ``opensearch``.
 
-    client = make_client(settings, "elasticsearch")
+    With the Elasticsearch client installed it is asked first: it refuses any server that
+    does not identify as Elasticsearch, which is exactly the test needed. With only
+    opensearch-py, the nodes-info version tells them apart (Elasticsearch is 7.x and later,
+    OpenSearch 1.x to 3.x), and an Elasticsearch server then asks for its own client.
+    """
+    installed = installed_clients()
+    if "elasticsearch" in installed:
+        from elasticsearch import UnsupportedProductError
+
+        client = make_client(settings, "elasticsearch")
+        try:
+            Engine(client).perform(Request("GET", "/_nodes/_local", NODE_VERSION))
+        except UnsupportedProductError:
+            return "opensearch"
+        finally:
+            client.close()
+        return "elasticsearch"
+    if "opensearch" not in installed:
+        raise missing_client(None)
+    client = make_client(settings, "opensearch")
     try:
-        Engine(client).perform(Request("GET", "/_nodes/_local", {"filter_path": "nodes.*.version"}))
-    except UnsupportedProductError:
-        return "opensearch"
+        body = Engine(client).perform(Request("GET", "/_nodes/_local", NODE_VERSION))
     finally:
         client.close()
-    return "elasticsearch"
+    versions = [str(node.get("version", "0")) for node in ((body or {}).get("nodes") or {})
+                .values()]
+    major = parse_version(versions[0])[0] if versions else 0
+    if major >= FIRST_ELASTICSEARCH_MAJOR:
+        raise missing_client("elasticsearch", major)
+    return "opensearch"
+
+
+#: the nodes-info request both engines answer, whatever the user may read
+NODE_VERSION = {"filter_path": "nodes.*.version"}
+#: Elasticsearch's majors start at 7 where OpenSearch's (1.x to 3.x) end far below
+FIRST_ELASTICSEARCH_MAJOR = 7
+_CLIENT_MODULES: dict[Flavor, str] = {"elasticsearch": "elasticsearch",
+                                      "opensearch": "opensearchpy"}
+
+
+def installed_clients() -> set[Flavor]:
+    """Which engines' clients this environment can import (found, not imported)."""
+    import importlib.util
+
+    return {flavor for flavor, module in _CLIENT_MODULES.items()
+            if importlib.util.find_spec(module) is not None}
+
+
+def missing_client(flavor: Flavor | None, major: int | None = None) -> UsageError:
+    """The one line for a client that is not installed, naming the extra that brings it."""
+    if flavor == "opensearch":
+        return UsageError("the OpenSearch client (opensearch-py) is not installed",
+                          "pip install 'esqlog[opensearch]'")
+    if flavor == "elasticsearch":
+        fix = (f"pip install 'esqlog[es{major}]'" if major in (8, 9) else
+               "pip install 'esqlog[es8]' for Elasticsearch 8, 'esqlog[es9]' for 9")
+        return UsageError("the server is Elasticsearch" + (f" {major}" if major else "")
+                          + " and its client (elasticsearch) is not installed", fix)
+    return UsageError("no Elasticsearch or OpenSearch client is installed",
+                      "pip install 'esqlog[opensearch]', or 'esqlog[es8]' / 'esqlog[es9]' "
+                      "for the major of your Elasticsearch server")
 
 
 def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool = False) -> Any:
@@ -108,6 +160,8 @@ def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool
     headers = _auth_headers(settings)
     if headers:
         kwargs["headers"] = headers
+    if flavor not in installed_clients():
+        raise missing_client(flavor)
     if flavor == "elasticsearch":
         import elasticsearch
 
