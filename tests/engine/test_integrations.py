@@ -1,8 +1,8 @@
 """The frameworks people build retrieval with, driving a wrapped client against the real
-nodes: each README snippet ("Use it with your framework") runs as written and its results
+nodes: each snippet of docs/frameworks.md runs as written and its results
 must come back in the q-log order, on a query whose native order differs.
 
-The snippets are read from README.md, so the README cannot drift from what is tested. The
+The snippets are read from docs/frameworks.md, so the page cannot drift from what is tested. The
 test replaces only the index name ``"code"``, the calibration ``"code.qlog.json"`` and the
 query text, and gives ``ES_URL`` / ``OS_URL``.
 """
@@ -35,10 +35,10 @@ DFS = "dfs_query_then_fetch"
 
 
 def readme_snippet(title: str) -> str:
-    """The README's python block whose first line is ``# <title>``."""
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    """The page's python block whose first line is ``# <title>``."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "frameworks.md").read_text(), re.S)
     found = [b for b in blocks if b.startswith(f"# {title}\n")]
-    assert len(found) == 1, f"README has {len(found)} snippets titled {title!r}"
+    assert len(found) == 1, f"docs/frameworks.md has {len(found)} snippets titled {title!r}"
     return found[0]
 
 
@@ -62,7 +62,7 @@ class Setup:
                                      "OS_URL": ENGINE_URLS["opensearch"], "__name__": "snippet"}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # frameworks' own deprecation chatter
-            exec(compile(code, f"README:{title}", "exec"), namespace)
+            exec(compile(code, f"frameworks.md:{title}", "exec"), namespace)
         return namespace
 
 
@@ -103,8 +103,8 @@ def _separating_query(engine: Engine, index: str, calibration: Path) -> tuple[st
 
 
 def _setup(engine: Engine, folder: Path) -> Iterator[Setup]:
-    # index.query.default_field as README advises for Haystack, whose multi_match names no
-    # fields: a listed default field makes that body exact, so esqlog rewrites it.
+    # index.query.default_field as docs/frameworks.md advises for Haystack, whose multi_match
+    # names no fields: a listed default field makes that body exact, so esqlog rewrites it.
     index = create_index(engine, shards=3, settings={"index.query.default_field": ["content"]},
                          mappings={"properties": {"content": {"type": "text"},
                                                   "metadata": {"properties": {

@@ -184,14 +184,14 @@ def test_streamable_http_transport(served: dict[str, Any]) -> None:
 
 
 def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
-    """The README's configuration block as written, with only its three values replaced
+    """docs/indexing.md's configuration block as written, with only its three values replaced
     by this test's (URL, index, calibration) and PATH leading to this interpreter's bin."""
     import os
 
     from mcp.client.stdio import StdioServerParameters
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Serve it to a coding agent (MCP)", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).parents[2] / "docs" / "indexing.md").read_text(encoding="utf-8")
+    section = page.split("## Serve it to a coding agent (MCP)", 1)[1].split("\n## ", 1)[0]
     block = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     server = block["mcpServers"]["esqlog"]
     values = {"http://localhost:9200": ENGINE_URLS[engine.flavor], "code": index,

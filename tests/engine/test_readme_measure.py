@@ -1,9 +1,10 @@
-"""README "Measure on your own data": its three command blocks, run verbatim on real nodes.
+"""docs/evaluation.md, "Measure on your own data": its three command blocks, run verbatim on
+real nodes.
 
-The blocks are read from README.md itself and run with bash in a folder holding what they
+The blocks are read from the page itself and run with bash in a folder holding what they
 name (my-beir/ is tests/data/beir-java, query-log.txt its queries, index ``code`` with
-field ``content`` that corpus), with ESQLOG_URL set as the README says. A README edit that
-breaks a command fails here.
+field ``content`` that corpus), with ESQLOG_URL set as the page says. An edit of the page
+that breaks a command fails here.
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
 from tests.support.engines import ENGINE_URLS, bulk_index, call
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "evaluation.md"
 
 
 def measure_blocks() -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Measure on your own data", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```bash\n(.*?)```", section, re.S)
+    text = PAGE.read_text(encoding="utf-8")
+    return re.findall(r"```bash\n(.*?)```", text, re.S)
 
 
 def test_the_section_has_the_three_paths() -> None:
@@ -42,7 +42,7 @@ def test_the_section_has_the_three_paths() -> None:
 
 @pytest.fixture
 def code_index(engine: Engine) -> Iterator[Engine]:
-    """The README's index ``code`` with a text field ``content`` (a user's index)."""
+    """The page's index ``code`` with a text field ``content`` (a user's index)."""
     call(engine, "PUT", "/code", {"settings": {"number_of_shards": 1, "number_of_replicas": 0},
                                   "mappings": {"properties": {"content": {"type": "text"}}}})
     try:
