@@ -3,7 +3,7 @@
 Why: the split statistics are collected in the client (each document's text is tokenised
 and its casings split), and that work is bound by one Python interpreter: threads do not
 help (tried: the same wall time for 40% more CPU), so the shards used to be read one after
-another. Measured on Go 153K in 3 shards on 2 cores (BENCHMARKS section 7, session 11), the
+another. Measured on Go 153K in 3 shards on 2 cores (docs/benchmarks/identifiers.md), the
 scan then took 1.8-1.9x the wall time of ``--vocabulary`` alone, which reads shards at
 once; with a process per shard 1.1-1.3x.
 

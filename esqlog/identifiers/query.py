@@ -35,7 +35,7 @@ Two engine limits shape the query:
   its cost grows with its terms' posting lists. A common sub-word (over ``span_max_df`` of
   the documents) keeps its own long list out of the span: its own term is a plain term
   clause and its compounds a span of their own, both with its weight (two saturations
-  instead of one). Measured through OpenSearch (BENCHMARKS section 7) this costs no
+  instead of one). Measured through OpenSearch (docs/benchmarks/identifiers.md) this costs no
   quality (it gains a little on Go) at a fraction of the span postings.
 
 Matching: a document matches when it holds any query token or sub-word, inside an

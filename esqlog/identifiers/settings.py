@@ -1,8 +1,9 @@
 """How the identifiers query is built: its settings, each with the measurement behind it.
 
 Why a module of its own: the settings are the mode's public knobs (``esqlog.wrap(...,
-identifiers=IdentifierSettings(...))``), and each carries the BENCHMARKS figures that chose
-its default; the builder (esqlog.identifiers.query) reads them.
+identifiers=IdentifierSettings(...))``), and each carries the figures that chose its default
+(docs/benchmarks/identifiers.md: the result, and each measurement's log entry); the builder
+(esqlog.identifiers.query) reads them.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from esqlog.scoring.matchspec import Operator
 
 DEFAULT_BUDGET = 300  # clauses, on one shard
 MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, twice (dfs)
-#: per shard, when each shard gets its own query (esqlog.identifiers.shards): no dfs phase,
-#: and each shard looks up only the listed terms it holds. Measured on 3 shards (BENCHMARKS
-#: section 7, session 11): 300 is at or above the code reindex on all 16 code rows (250: two
-#: rows just below it) at 3.3-3.6x the native p50, where the one dfs query at 200 took
-#: 3.7-4.1x.
+#: per shard, when each shard gets its own query (esqlog.identifiers.shards): no dfs phase, and each
+#: shard looks up only the listed terms it holds. Measured on 3 shards
+#: (docs/benchmarks/identifiers.md, f42a5b2): 300 is at or above the code reindex on all 16 code
+#: rows (250: two rows just below it) at 3.3-3.6x the native p50, where the one dfs query at 200
+#: took 3.7-4.1x.
 FAN_OUT_BUDGET = 300
 #: Which compounds the clause budget takes first (IdentifierSettings.select).
 Selection = Literal["mass", "multi", "words", "cover"]
@@ -40,22 +41,22 @@ SHARD_GROUPS: tuple[ShardGroups, ...] = get_args(ShardGroups)
 class IdentifierSettings:
     """How the query is built: clause budget, optional per-sub-word cap, q, matching."""
 
-    #: Clauses of one query; None: DEFAULT_BUDGET on one shard, on several FAN_OUT_BUDGET
-    #: in each shard's own query or MULTI_SHARD_BUDGET in the one dfs query. In the dfs
-    #: query the engine's cost is per listed term and per shard (each shard looks every
-    #: term up, in the dfs phase and again in the query phase): 250 clauses measured 3.8-4.5x
-    #: native latency on 3 shards, 200 3.5-3.75x at most 0.007 NDCG@10 (BENCHMARKS section 7).
+    #: Clauses of one query; None: DEFAULT_BUDGET on one shard, on several FAN_OUT_BUDGET in each
+    #: shard's own query or MULTI_SHARD_BUDGET in the one dfs query. In the dfs query the engine's
+    #: cost is per listed term and per shard (each shard looks every term up, in the dfs phase and
+    #: again in the query phase): 250 clauses measured 3.8-4.5x native latency on 3 shards, 200
+    #: 3.5-3.75x at most 0.007 NDCG@10 (docs/benchmarks/identifiers.md, 0b0e824).
     budget: int | None = None
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
-    #: 0.8, measured (BENCHMARKS section 7): the split stream's predicted q (0.66-0.74)
+    #: 0.8, measured (docs/benchmarks/identifiers.md): the split stream's predicted q (0.66-0.74)
     #: lost 0.01-0.02 NDCG@10 on Go; None: use that prediction.
     q: float | None = 0.8
     operator: Operator = "or"
     minimum_should_match: int | str | None = None
-    #: Which compounds the budget takes first: "cover" (those holding query words of the
-    #: largest summed weight), "words" (holding the most query words), "multi" (holding
-    #: two or more, as one tier), then by score mass; "mass": by score mass only.
-    #: "cover" measured (BENCHMARKS section 7): up to +0.010 NDCG@10 over "multi", -0.005 on Ruby.
+    #: Which compounds the budget takes first: "cover" (those holding query words of the largest
+    #: summed weight), "words" (holding the most query words), "multi" (holding two or more, as one
+    #: tier), then by score mass; "mass": by score mass only. "cover" measured
+    #: (docs/benchmarks/identifiers.md): up to +0.010 NDCG@10 over "multi", -0.005 on Ruby.
     select: Selection = "cover"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
@@ -70,17 +71,16 @@ class IdentifierSettings:
     #: match of that document, a common one a little weight (and spans of common words'
     #: compounds are the long ones). Measured: +0.027 NDCG@10 on Go 153K without names.
     rare_first: bool = True
-    #: On several shards a word's terms form one span per shard set (see the module
-    #: docstring); "max" scores a document by the best of them (one dis_max per word, as
-    #: one saturation would), "sum" adds them (a document holding terms of several shard
-    #: sets counts the word's weight several times). Measured on 3 shards (BENCHMARKS
-    #: section 7): "sum" lost up to 0.075 NDCG@10 against "max" on the code rows. "shard":
-    #: one span per shard under the dis_max, exactly one saturation (esqlog.identifiers.groups)
-    #: at 1.6x the clauses. "auto" (the default): "shard" for the words where it repeats
-    #: few and rare terms (shard_exact_clauses, shard_exact_df), "max" for the rest.
-    #: Measured on 3 shards (BENCHMARKS section 7, session 9): +0.001 to +0.013 NDCG@10 on
-    #: 12 of the 14 code rows (Go 30K named 0.745 -> 0.753; "shard": 0.751; Java 30K
-    #: -0.002 and 0), for 7-10% more time ("shard": 30-40%).
+    #: On several shards a word's terms form one span per shard set (see the module docstring);
+    #: "max" scores a document by the best of them (one dis_max per word, as one saturation would),
+    #: "sum" adds them (a document holding terms of several shard sets counts the word's weight
+    #: several times). Measured on 3 shards (docs/benchmarks/identifiers.md): "sum" lost up to 0.075
+    #: NDCG@10 against "max" on the code rows. "shard": one span per shard under the dis_max,
+    #: exactly one saturation (esqlog.identifiers.groups) at 1.6x the clauses. "auto" (the default):
+    #: "shard" for the words where it repeats few and rare terms (shard_exact_clauses,
+    #: shard_exact_df), "max" for the rest. Measured on 3 shards (docs/benchmarks/identifiers.md,
+    #: c9a0c24): +0.001 to +0.013 NDCG@10 on 12 of the 14 code rows (Go 30K named 0.745 -> 0.753;
+    #: "shard": 0.751; Java 30K -0.002 and 0), for 7-10% more time ("shard": 30-40%).
     shard_groups: ShardGroups = "auto"
     #: With shard_groups "auto", a word gets one exact span per shard when its listed terms
     #: held by every shard (those each shard's span repeats) have summed df at most this
@@ -98,23 +98,22 @@ class IdentifierSettings:
     #: functions (Go's go-playground/locales: 'af_ZA' in every function of a locale's
     #: file), and the common words' compounds carry what tells those functions apart. Such
     #: a query is scored as the plain split stream: q = 1, the budget by score mass alone
-    #: (select "mass", rare_first off; session 7 measured this option with select "cover":
-    #: "mass" added 0.004 NDCG@10 on Go's family queries, session 8).
-    #: None (the default): every query alike. Measured (BENCHMARKS section 7, session 7),
+    #: (select "mass", rare_first off; 8331d43 measured this option with select "cover":
+    #: "mass" added 0.004 NDCG@10 on Go's family queries, f5273c3).
+    #: None (the default): every query alike. Measured (docs/benchmarks/identifiers.md, 8331d43),
     #: 10 is a trade, not a default: on one shard Go 153K +0.011 NDCG@10 with names and
     #: +0.035 without (at or above the code reindex), Java, Python and Ruby -0.005 to
     #: -0.020; on 3 shards the same loss puts Python 30K and Ruby below the reindex.
     rare_word_df: int | None = None
-    #: A query holding a word of a generated family (a df shared by this many times more
-    #: words than the df values around it, beyond chance: IdentifierStats.family_excess)
-    #: is scored as the plain split stream too: the family's members differ only in the
-    #: words they all share, and q < 1 lifts the family's own names (a locale code) over
-    #: those. This is what rare_word_df was for, without its cost: on the benchmark
-    #: corpora only Go's go-playground/locales spikes (4.4x and 30x; nothing else reaches
-    #: 2.2x), so 3 fires on 23% of Go's named queries (94% of those about locales, 1% of
-    #: the rest) and on none of Java's, Python's or Ruby's. Measured (BENCHMARKS section
-    #: 7, session 8), all Go 153K queries on one shard: 0.641 -> 0.667 NDCG@10 with names,
-    #: 0.268 -> 0.311 without (the code reindex: 0.661, 0.293). None: off.
+    #: A query holding a word of a generated family (a df shared by this many times more words than
+    #: the df values around it, beyond chance: IdentifierStats.family_excess) is scored as the plain
+    #: split stream too: the family's members differ only in the words they all share, and q < 1
+    #: lifts the family's own names (a locale code) over those. This is what rare_word_df was for,
+    #: without its cost: on the benchmark corpora only Go's go-playground/locales spikes (4.4x and
+    #: 30x; nothing else reaches 2.2x), so 3 fires on 23% of Go's named queries (94% of those about
+    #: locales, 1% of the rest) and on none of Java's, Python's or Ruby's. Measured
+    #: (docs/benchmarks/identifiers.md, f5273c3), all Go 153K queries on one shard: 0.641 -> 0.667
+    #: NDCG@10 with names, 0.268 -> 0.311 without (the code reindex: 0.661, 0.293). None: off.
     family_excess: float | None = FAMILY_EXCESS
     #: On several shards, send each shard a query of its own (the terms it holds, boosts
     #: from its own statistics: esqlog.identifiers.shards) in one _msearch, without dfs,

@@ -1,15 +1,14 @@
 """The identifiers query sent to each shard on its own: every word one exact saturation.
 
-Why: on several shards a ``span_or``'s idf is summed over the terms the scoring shard
-holds (esqlog.identifiers.query), so one query for all shards must group a word's terms by shard
-set and needs ``dfs_query_then_fetch``. Measured on 3 shards (BENCHMARKS section 7,
-session 10), the dfs phase alone was a third of the engine's time: it looks every listed
-term up on every shard once more. Sent as one request per shard instead (one ``_msearch``,
-``preference=_shards:k``, no dfs), each request lists only the terms its shard holds with
-boosts from that shard's own df and document count (calibrate records them), so the
-engine's idf sum there is exactly the one each boost divides by: every word scores one
-saturation with its split-stream weight on every shard, as on one shard, and the hits
-merge by score (esqlog.wrapper.fan_out).
+Why: on several shards a ``span_or``'s idf is summed over the terms the scoring shard holds
+(esqlog.identifiers.query), so one query for all shards must group a word's terms by shard set and
+needs ``dfs_query_then_fetch``. Measured on 3 shards (docs/benchmarks/identifiers.md, 5b952ac), the
+dfs phase alone was a third of the engine's time: it looks every listed term up on every shard once
+more. Sent as one request per shard instead (one ``_msearch``, ``preference=_shards:k``, no dfs),
+each request lists only the terms its shard holds with boosts from that shard's own df and document
+count (calibrate records them), so the engine's idf sum there is exactly the one each boost divides
+by: every word scores one saturation with its split-stream weight on every shard, as on one shard,
+and the hits merge by score (esqlog.wrapper.fan_out).
 
 What differs from the dfs query: the length norm's average document length is each
 shard's own, as in any search without dfs (the engine's default, query_then_fetch).

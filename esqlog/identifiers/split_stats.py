@@ -41,7 +41,7 @@ from esqlog.scoring.subwords import split_identifier
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
 #: the benchmark corpora: man pages 12.0% (dotted abbreviations, version numbers), against
 #: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
-#: 0.006-0.009 NDCG@10 (BENCHMARKS.md section 7).
+#: 0.006-0.009 NDCG@10 (docs/benchmarks/identifiers.md).
 APPLIES_SHARE = 0.17
 _PLAIN = re.compile(r"[a-z]+").fullmatch
 

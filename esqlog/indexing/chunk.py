@@ -35,7 +35,7 @@ _WORD = re.compile(r"\b(?!end\b)\w")  # a letter or digit, Ruby's closing ``end`
 
 @dataclass(frozen=True)
 class ChunkLimits:
-    """How large one document may get (documented in README and --help)."""
+    """How large one document may get (documented in docs/indexing.md and --help)."""
 
     max_lines: int = 150
     max_chars: int = 12_000

@@ -119,7 +119,7 @@ def language_of(path: str) -> str:
 
 
 def parsed_languages() -> tuple[str, ...]:
-    """The languages chunked by symbol (documented in README and --help)."""
+    """The languages chunked by symbol (documented in docs/indexing.md and --help)."""
     return tuple(QUERIES)
 
 

@@ -180,7 +180,7 @@ PAPER = Predictor(
 #: 175K documents; 1,000 doc-comment queries each) by minimising the NDCG@10 regret.
 #: The paper's 7.28 slope is calibrated for much larger corpora: h_tok grows as a corpus
 #: shrinks while the best q stays near 0.5-0.7, which a shallower line tracks. Leave-one-
-#: corpus-out regret was <= 0.0083 on every experiment (BENCHMARKS.md).
+#: corpus-out regret was <= 0.0083 on every experiment (docs/benchmarks/quality.md).
 ESQLOG_LINEAR_INTERCEPT = 0.76
 ESQLOG_LINEAR_SLOPE = 1.50
 

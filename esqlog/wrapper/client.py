@@ -239,7 +239,7 @@ def wrap(
     to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25),
     ``native`` (pass everything through) or ``identifiers`` (query words also match inside
     identifiers, a different match set; needs a calibration made with ``vocabulary=True,
-    identifiers=True``; README "Identifiers mode"). ``identifiers``: that mode's clause
+    identifiers=True``; docs/identifiers.md). ``identifiers``: that mode's clause
     budget and the like, as an :class:`~esqlog.identifiers.settings.IdentifierSettings`.
     ``joins``: add identifier-join clauses (esqlog.scoring.joins) weighted ``join_weight``.
     ``stats_ttl``: seconds a term's global df may be reused from the bounded cache (0

@@ -34,7 +34,7 @@ RERANK_PLACES: tuple[RerankWhere, ...] = get_args(RerankWhere)
 
 DEFAULT_TOP_N = 100
 #: script mode scripts terms in at most this fraction of documents, boosts the rest
-#: (same weights; see RewriteSettings.script_df_fraction and BENCHMARKS.md section 6)
+#: (same weights; see RewriteSettings.script_df_fraction and docs/benchmarks/latency.md)
 DEFAULT_SCRIPT_DF_FRACTION = 0.01
 #: seconds an index name's resolution (concrete index, UUID, shards) is trusted
 DEFAULT_RESOLVE_TTL = 60.0

@@ -150,7 +150,7 @@ def run_fanned_out(engine: Engine, index: str, qs: QuerySet, stats: IdentifierSt
 def by_path(pq: dict[str, dict[str, dict[str, float]]], qs: QuerySet, paths: dict[str, str],
             part: str) -> dict[str, dict[str, float]]:
     """Each system's NDCG@10 over the queries whose gold document's path holds ``part`` and
-    over the rest (how BENCHMARKS section 7 splits Go's go-playground/locales off)."""
+    over the rest (how docs/benchmarks/identifiers.md splits Go's go-playground/locales off)."""
     inside = [part in paths[gold] for gold in qs.gold or []]
     out: dict[str, dict[str, float]] = {}
     for label, want in ((f"gold path holds {part!r}", True), ("the rest", False)):

@@ -5,15 +5,15 @@
         --queries data/corpora/go/queries.jsonl --n 300 --variants 'default;b=1000,smd=1'
 
 Systems, each query text new to every system, interleaved in a rotating order so drift and
-background load hit all alike: ``native`` (the plain match), ``boost`` (esqlog's q-log
-boost query, built from the df snapshot), ``identifiers b=B`` (the span query with the given
-settings, searched through ``esqlog.wrap`` as an application runs it: on several shards one
-request per shard by default, ``fan=0`` one query with dfs) and ``rescore@K b=B`` (the boost
-query picks each shard's top K, the span query re-scores them: the rescore phase only
-scores those K documents). The time includes building the query (the snapshot lookups),
-not only the engine. On several shards ``native`` and ``boost`` are searched with
-dfs_query_then_fetch, as session 7-10 measured them, and ``native, no dfs`` is what an
-application sends by default. Prints p50/p95 and the ratio of medians to native.
+background load hit all alike: ``native`` (the plain match), ``boost`` (esqlog's q-log boost query,
+built from the df snapshot), ``identifiers b=B`` (the span query with the given settings, searched
+through ``esqlog.wrap`` as an application runs it: on several shards one request per shard by
+default, ``fan=0`` one query with dfs) and ``rescore@K b=B`` (the boost query picks each shard's top
+K, the span query re-scores them: the rescore phase only scores those K documents). The time
+includes building the query (the snapshot lookups), not only the engine. On several shards
+``native`` and ``boost`` are searched with dfs_query_then_fetch, as docs/benchmarks/identifiers.md
+measured them before f42a5b2, and ``native, no dfs`` is what an application sends by default. Prints
+p50/p95 and the ratio of medians to native.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Markdown tables of scripts/bench/identifiers.py results (BENCHMARKS.md section 7).
+"""Markdown tables of scripts/bench/identifiers.py results (docs/benchmarks/identifiers.md).
 
     python scripts/bench/identifiers_report.py results/identifiers.jsonl
 

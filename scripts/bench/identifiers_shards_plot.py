@@ -1,4 +1,6 @@
-"""Plot the identifiers mode on 1 and 3 shards against the code reindex (BENCHMARKS section 7).
+"""Plot the identifiers mode on 1 and 3 shards against the code reindex.
+
+The figure of docs/benchmarks/identifiers.md.
 
     python scripts/bench/identifiers_shards_plot.py docs/data/identifiers-1shard.jsonl \
         docs/data/identifiers-3shards.jsonl docs/plots/identifiers-shards.png

@@ -1,4 +1,4 @@
-"""Turn results/quality*.jsonl into the markdown tables and plots of BENCHMARKS.md.
+"""Turn results/quality*.jsonl into the markdown tables and plots of docs/benchmarks/quality.md.
 
     python scripts/bench/report.py results/quality-r2.jsonl [...] --plots docs/plots
 

@@ -136,7 +136,8 @@ def _tokens(value: float) -> str:
 
 
 def markdown(out: Path) -> str:
-    """BENCHMARKS.md's tables from every line of ``out`` (one per index and query set)."""
+    """docs/benchmarks/token-recall.md's tables from every line of ``out`` (one per index and
+    query set)."""
     lines = []
     for line in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
         row = json.loads(line)
