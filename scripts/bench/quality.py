@@ -40,7 +40,7 @@ def subset(corpus_dir: Path, size: str, seed: int) -> tuple[list[dict[str, Any]]
     Why the shuffle at full size: the corpus files list queries by source path, so their
     first 500 were one slice of the corpus (Go: the standard library; the 476 templated
     go-playground/locales queries came later). Full-size figures measured before this
-    (before 6cc0aa8; docs/benchmarks/identifiers.md says which log entries) used that prefix.
+    (3278ef3; the older entries of docs/benchmarks/identifiers.md's log) used that prefix.
     """
     docs = list(read_jsonl(corpus_dir / "docs.jsonl"))
     named = load_queries(corpus_dir / "queries.jsonl")
