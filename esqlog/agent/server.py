@@ -3,18 +3,56 @@
 Tool functions are thin: validation and I/O live in CodeSearch so the same code answers
 whichever transport is used. ``ToolInputError`` becomes the SDK's ``ToolError`` (the agent
 reads the message; the server keeps running).
+
+The tools return plain text only (``structured_output=False``): with an output schema the
+SDK also sends the answer as ``structuredContent``, a JSON copy of the same text, and
+clients that hand the model that copy pay ~10% more than the budget the agent asked for.
+The descriptions are the only manual a model reads, so they say how to query and what
+each listing line means. Only ``esqlog mcp`` imports this module, after checking that the
+``mcp`` extra (which brings pydantic) is installed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from esqlog.agent.code_search import CodeSearch, ToolInputError
+from pydantic import Field  # installed with mcp, which this module needs anyway
+
+from esqlog.agent.code_search import (
+    DEFAULT_BUDGET,
+    DEFAULT_LIMIT,
+    MAX_BUDGET,
+    MAX_LIMIT,
+    MAX_READ_TOKENS,
+    MIN_BUDGET,
+    CodeSearch,
+    ToolInputError,
+)
 
 INSTRUCTIONS = (
-    "Code search over an Elasticsearch/OpenSearch index, ranked by esqlog (q-log BM25). "
-    "search_code returns whole chunks, best first, within max_tokens; read_code returns "
-    "exact lines of one indexed document by id (or path).")
+    "Code search over an Elasticsearch/OpenSearch index of source files, ranked by esqlog "
+    "(BM25 with q-log IDF, which favours rare identifiers). search_code lists the best hits "
+    "as 'path:start-end symbol' with their first code line and doc line; read_code(path, "
+    "start_line, end_line) then returns those exact numbered lines. Search first, read only "
+    "what the listing points to.")
+
+SEARCH_DOC = (
+    "Ranked code search. Best results come from identifier names and distinctive words "
+    "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
+    "counts, rare ones most. Default answer: a listing, best first; each hit is "
+    "'N. path:start-end Symbol' (Class.method when the index knows the class), then its "
+    "first code line (the signature) and the first line of its doc comment. Pass that path "
+    "and line range to read_code to see the code. The first line says how many hits were "
+    f"shown and how many left out for the budget. The whole answer is at most max_tokens "
+    f"tokens ({MIN_BUDGET}-{MAX_BUDGET}, counted with the o200k_base tokenizer; {MAX_BUDGET} "
+    "stays under Claude Code's 25,000-token cut of a tool result).")
+
+READ_DOC = (
+    "Exact lines of an indexed file, each prefixed with its line number ('  12| code'). "
+    "Pass path and start_line/end_line from a search_code listing (inclusive; omit both "
+    "for the whole file), or an id when a listing shows 'id=...' instead of a path. At most "
+    f"{MAX_READ_TOKENS} tokens per answer; a longer range ends with a line naming the "
+    "start_line to continue from.")
 
 
 def build_server(search: CodeSearch) -> Any:
@@ -25,23 +63,41 @@ def build_server(search: CodeSearch) -> Any:
 
     server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                  idempotent_hint=True)
+                                idempotent_hint=True)
 
-    @server.tool(annotations=read_only)
-    def search_code(query: str, max_tokens: int = 8000, limit: int = 50) -> str:
-        """Search the code index; whole chunks, best first, at most max_tokens tokens in
-        all. Each chunk starts with a '--- [rank] id=... path=... lines=a-b symbol=...' line;
-        the first line says how many hits were left out for lack of budget."""
+    @server.tool(annotations=read_only, description=SEARCH_DOC, structured_output=False)
+    def search_code(
+        query: Annotated[str, Field(description=(
+            "Identifiers and distinctive words from the code you look for (function, type "
+            "or field names, error text, rare terms); a few words beat a sentence."))],
+        max_tokens: Annotated[int, Field(description=(
+            f"Budget of the whole answer in tokens, {MIN_BUDGET}-{MAX_BUDGET}. The default "
+            f"listing of {DEFAULT_LIMIT} hits fits in ~{DEFAULT_BUDGET}; raise it with "
+            "detail='code'."))] = DEFAULT_BUDGET,
+        limit: Annotated[int, Field(description=(
+            f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
+            "left out and counted on the first line."))] = DEFAULT_LIMIT,
+        detail: Annotated[str, Field(description=(
+            "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
+            "hit. 'code': whole chunks, best first, until max_tokens is spent."))] = "list",
+    ) -> str:
         try:
-            return search.search(query, max_tokens, limit)
+            return search.search(query, max_tokens, limit, detail)
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(annotations=read_only)
-    def read_code(id: str | None = None, path: str | None = None,
-                  start_line: int | None = None, end_line: int | None = None) -> str:
-        """Exact lines start_line..end_line (inclusive; default: all) of one indexed
-        document, by id from search_code (or by path when the index has line numbers)."""
+    @server.tool(annotations=read_only, description=READ_DOC, structured_output=False)
+    def read_code(
+        path: Annotated[str | None, Field(description=(
+            "File path exactly as a search_code listing shows it (before the colon)."))] = None,
+        start_line: Annotated[int | None, Field(description=(
+            "First line to return (inclusive); default: the file's first."))] = None,
+        end_line: Annotated[int | None, Field(description=(
+            "Last line to return (inclusive); default: the file's last."))] = None,
+        id: Annotated[str | None, Field(description=(
+            "Only for hits listed as 'id=...' (documents without path or line numbers); "
+            "otherwise pass path."))] = None,
+    ) -> str:
         try:
             return search.read(id, path, start_line, end_line)
         except ToolInputError as exc:

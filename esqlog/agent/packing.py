@@ -1,0 +1,123 @@
+"""search_code's answers: hits packed, best first, into the token budget the agent asked for.
+
+Two shapes, one rule. ``detail="list"`` (the default) gives each hit as a few lines an
+agent can act on (``path:start-end symbol``, the first code line, the doc's first line:
+~40 tokens); ``detail="code"`` gives whole chunks (what esqlog.agent.budget_recall
+scores). Either way the text the agent receives is counted again with the same
+tokenizer at the end and trimmed from the end until it fits: BPE counts of joined texts
+are not exactly additive, and a budget the answer can exceed is no budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from esqlog.agent.chunks import Chunk
+from esqlog.agent.outline import outline
+from esqlog.agent.tokens import TokenCounter
+
+#: tokens kept free for the answer's summary line while hits are selected
+SUMMARY_RESERVE = 80
+
+
+def chunk_cost(chunk: Chunk, rank: int, counter: TokenCounter) -> int:
+    """What one chunk costs inside a detail="code" answer: its header line (with a 7-digit
+    token count, so the count can be filled in without changing the size much) and text."""
+    return counter.count(chunk.header(rank, 10**6) + "\n" + _body(chunk))
+
+
+def _body(chunk: Chunk) -> str:
+    return chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
+
+
+def pack(chunks: Sequence[Chunk], budget: int, counter: TokenCounter) -> tuple[str, int]:
+    """The detail="code" answer and how many chunks it shows (see :func:`pack_ranks`)."""
+    text, shown = pack_ranks(chunks, budget, counter)
+    return text, len(shown)
+
+
+def pack_ranks(chunks: Sequence[Chunk], budget: int,
+               counter: TokenCounter) -> tuple[str, list[int]]:
+    """Whole chunks, best first, while the WHOLE text stays in budget; and the 1-based
+    ranks shown. A chunk that does not fit is left out and later (smaller) ones may still
+    fit; the summary line names what was left out."""
+    blocks: list[tuple[int, str]] = []
+    used = 0
+    for rank, chunk in enumerate(chunks, start=1):
+        size = chunk_cost(chunk, rank, counter)
+        if used + size + SUMMARY_RESERVE <= budget:
+            blocks.append((rank, chunk.header(rank, size) + "\n" + _body(chunk)))
+            used += size
+    hint = "raise max_tokens or read_code them"
+    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint),
+                budget, counter)
+
+
+def listing_entry(chunk: Chunk, rank: int) -> str:
+    """One hit of a detail="list" answer: where it is, then its signature and doc lines.
+
+    ``path:start-end`` is exactly what read_code takes; a document without path or line
+    fields is named by its id instead (the only handle read_code has for it)."""
+    where = (f"{chunk.path}:{chunk.start_line}-{chunk.end_line}" if chunk.located
+             else f"id={chunk.id}" + (f" {chunk.path}" if chunk.path else "")
+             + f" lines {chunk.start_line}-{chunk.end_line}")
+    head = f"{rank}. {where}" + (f" {chunk.symbol}" if chunk.symbol else "")
+    signature, doc = outline(chunk.text)
+    lines = [head]
+    if signature and (not chunk.symbol or signature != chunk.symbol):
+        lines.append(f"   {signature}")
+    if doc:
+        lines.append(f"   {doc}")
+    return "\n".join(lines)
+
+
+def pack_listing(chunks: Sequence[Chunk], budget: int,
+                 counter: TokenCounter) -> tuple[str, list[int]]:
+    """The detail="list" answer: one entry per hit, best first, while it stays in budget."""
+    blocks: list[tuple[int, str]] = []
+    used = 0
+    for rank, chunk in enumerate(chunks, start=1):
+        entry = listing_entry(chunk, rank)
+        size = counter.count(entry)
+        if used + size + SUMMARY_RESERVE > budget:
+            break  # entries are alike in size: the rest would not fit either
+        blocks.append((rank, entry))
+        used += size
+    hint = "raise max_tokens to list them"
+    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint,
+                                              listing=True), budget, counter)
+
+
+def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]], str],
+         budget: int, counter: TokenCounter) -> tuple[str, list[int]]:
+    """The final text counted as sent, blocks dropped from the end until it fits."""
+    while True:
+        text = "\n".join([summary(blocks), *(block for _, block in blocks)])
+        if counter.count(text) <= budget or not blocks:
+            return text, [rank for rank, _ in blocks]
+        blocks = blocks[:-1]
+
+
+def _summary(blocks: list[tuple[int, str]], found: int, budget: int, tokenizer: str,
+             hint: str, listing: bool = False) -> str:
+    shown = {rank for rank, _ in blocks}
+    left = [rank for rank in range(1, found + 1) if rank not in shown]
+    summary = (f"{len(blocks)} of {found} hits shown within {budget} tokens "
+               f"(counted with {tokenizer}); ")
+    summary += (f"{len(left)} left out because they did not fit (ranks "
+                f"{_ranges(left)}): {hint}" if left else "none left out")
+    if listing and blocks:
+        summary += "; code: read_code(path, start_line, end_line) or detail=\"code\""
+    return summary
+
+
+def _ranges(ranks: list[int]) -> str:
+    """[2, 3, 4, 9] -> '2-4, 9' (a long list costs the agent tokens for nothing)."""
+    out: list[str] = []
+    start = prev = ranks[0]
+    for rank in [*ranks[1:], -1]:
+        if rank != prev + 1:
+            out.append(f"{start}-{prev}" if prev > start else str(start))
+            start = rank
+        prev = rank
+    return ", ".join(out)
