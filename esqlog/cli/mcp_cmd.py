@@ -1,7 +1,15 @@
-"""esqlog mcp: serve esqlog-ranked code search to a coding agent over MCP."""
+"""esqlog mcp: serve esqlog-ranked code search to a coding agent over MCP.
+
+Everything that can be wrong at start is checked before serving, each as one line on
+stderr and exit 2: over stdio the agent only sees its server close, so a message there is
+the user's only clue. The calibration path is made absolute first (an agent often starts
+the server in another folder than the one the configuration was written in), and a
+non-loopback --host needs --auth-token-file (esqlog.agent.http_auth says why).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -30,25 +38,35 @@ from esqlog.errors import UsageError
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="HTTP port.")
+@click.option("--auth-token-file", type=click.Path(path_type=Path),
+              help="HTTP: require 'Authorization: Bearer <token>' with the token in this file "
+                   "(needed for a --host other than loopback).")
 def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Path,
                 field_name: str | None, mode: Literal["boost", "identifiers"],
                 transport: str, host: str,
-                port: int) -> None:
+                port: int, auth_token_file: Path | None) -> None:
     """Serve search_code and read_code on INDEX to an MCP client (a coding agent).
 
     The cluster is only read. Problems with the index or a call's arguments are answered
     as tool errors so the agent can correct itself; the server keeps running.
     """
     try:
-        from esqlog.agent.server import build_server
+        import mcp.server.mcpserver  # noqa: F401  (the SDK itself, not only esqlog's module)
     except ImportError:
         raise UsageError("the mcp package is not installed",
                          "pip install 'esqlog[mcp]'") from None
     from esqlog.agent.code_search import CodeSearch
+    from esqlog.agent.http_auth import is_loopback, serve_http
+    from esqlog.agent.server import build_server
     from esqlog.agent.tokens import default_counter
     from esqlog.cli.query import load_for_field
 
-    calibration, field = load_for_field(calibration_file, field_name)
+    token = auth_token(auth_token_file) if auth_token_file is not None else None
+    if transport == "http" and token is None and not is_loopback(host):
+        raise UsageError(f"--host {host} serves the index to other machines without "
+                         "authentication", "pass --auth-token-file FILE (clients then send "
+                         "'Authorization: Bearer <token>'), or --host 127.0.0.1")
+    calibration, field = load_for_field(absolute_calibration(calibration_file), field_name)
     engine = open_engine(connection)
     search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
                         mode=mode)
@@ -56,4 +74,32 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     if transport == "stdio":
         server.run("stdio")
     else:
-        server.run("streamable-http", host=host, port=port)
+        serve_http(server, host, port, token)
+
+
+def absolute_calibration(path: Path) -> Path:
+    """The calibration file as an absolute path, checked to exist (symlinks kept)."""
+    absolute = Path(os.path.abspath(path.expanduser()))
+    if not absolute.is_file():
+        where = "" if path.expanduser().is_absolute() else (
+            f" (a relative --calibration is read from the folder esqlog mcp starts in, "
+            f"{os.getcwd()})")
+        raise UsageError(f"calibration file {str(absolute)!r} does not exist{where}",
+                         "pass the absolute path of the file esqlog calibrate --out wrote")
+    return absolute
+
+
+def auth_token(path: Path) -> str:
+    """The bearer token: the file's text without surrounding whitespace (never printed)."""
+    from esqlog.atomic import read_regular_file
+
+    fix = "pass a file holding one token (e.g. from: openssl rand -hex 32)"
+    raw = read_regular_file(path.expanduser(), 4096, "auth token file", fix)
+    try:
+        token = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise UsageError(f"auth token file {str(path)!r} is not UTF-8 text", fix) from None
+    if not token or any(c.isspace() for c in token) or not token.isprintable():
+        raise UsageError(f"auth token file {str(path)!r} does not hold one token "
+                         "(empty, or spaces inside)", fix)
+    return token
