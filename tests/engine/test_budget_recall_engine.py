@@ -3,8 +3,9 @@
 1,500 real Go functions of the bundled sample (with path and symbol, as ``esqlog index``
 stores them), calibrated with --vocabulary --identifiers. For each query the outcome the
 evaluation computes is checked against the text CodeSearch.search (the MCP tool's logic)
-returns at the same budget, and the identifiers mode's gold rank against the wrapped
-client's own answer.
+returns at the same budget with detail="code" (the whole-chunk packing the metric scores;
+these documents have no line fields, so each chunk's header still names its id), and the
+identifiers mode's gold rank against the wrapped client's own answer.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any,
         chunks = search_chunks(wrapped, engine.flavor, index, "body", query.text, 200)
         outcome = budget_outcome(query.qid, chunks, query.gold, counter, BUDGETS)
         for budget in BUDGETS:
-            answer = tool.search(query.text, budget, 200)
+            answer = tool.search(query.text, budget, 200, detail="code")
             assert outcome.shown[budget] == (f" id={query.gold} " in answer), (query, budget)
             shown_somewhere += outcome.shown[budget]
         checked += 1

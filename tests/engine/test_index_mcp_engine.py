@@ -1,10 +1,13 @@
 """``esqlog index --calibrate`` then ``esqlog mcp`` on that index, through the official MCP
 SDK's client over stdio, on both real engines: the agent finds a function by what its doc
-comment says, and read_code gives back the files on disk exactly, line for line."""
+comment says (the default listing names it as path:start-end Class.method with its
+signature and doc line), and read_code gives back the files on disk exactly, line for line,
+each line with its number."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import uuid
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from esqlog.agent.code_search import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main
 from esqlog.engine.client import Engine
@@ -25,8 +29,7 @@ from tests.support.repos import make_repo
 anyio = pytest.importorskip("anyio")
 pytest.importorskip("mcp")
 
-HEADER = re.compile(r"^--- \[(\d+)\] id=(\S+) path=(\S+) lines=(\d+)-(\d+)"
-                    r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
+ENTRY = re.compile(r"^1\. (\S+):(\d+)-(\d+)(?: (\S+))?\n   (.*)\n   (.*)$", re.M)
 QUERY = "appends the UTF-8 encoding of Unicode code point"
 # a form feed mid-file (CPython's sources have them): line numbers must not shift after it
 FORM_FEED = "import os\n\x0c\n\ndef after_the_form_feed():\n    return os.sep\n"
@@ -55,7 +58,7 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=command, args=[
+    params = StdioServerParameters(command=command, env=dict(os.environ), args=[
         "mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
         "--calibration", str(calibration)])
     calls: dict[str, tuple[str, dict[str, Any]]] = {
@@ -78,20 +81,25 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
 def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) -> None:
     is_error, text = served["answers"]["search"]
     assert not is_error, text
-    first = HEADER.search(text)
+    first = ENTRY.search(text)
     assert first is not None, text
-    assert (first.group(3), first.group(6), first.group(4), first.group(5)) == (
-        "go/builder.go", "Builder.WriteRune", "15", "21")
+    assert first.groups() == ("go/builder.go", "15", "21", "Builder.WriteRune",
+                              "func (b *Builder) WriteRune(r rune) (int, error) {",
+                              "WriteRune appends the UTF-8 encoding of Unicode code point r.")
     assert default_counter().count(text) <= 1000
 
 
 def test_read_code_gives_the_files_back_exactly(served: dict[str, Any]) -> None:
     repo: Path = served["repo"]
     answers = served["answers"]
+    def lines(text: str, first: int = 1, last: int | None = None) -> str:
+        rows = list(enumerate(text.rstrip("\n").split("\n"), start=1))
+        return numbered(rows[first - 1:last])
+
     builder = (repo / "go" / "builder.go").read_text(encoding="utf-8")
-    assert answers["file"] == (False, builder.rstrip("\n"))
-    python = (repo / "qlog.py").read_text(encoding="utf-8").split("\n")
-    assert answers["python lines"] == (False, "\n".join(python[39:60]))
-    assert answers["form feed"] == (False, FORM_FEED.rstrip("\n"))
-    chunk = "\n".join(builder.split("\n")[14:21])  # Builder.WriteRune, lines 15-21
-    assert answers["chunk"] == (False, chunk)
+    assert answers["file"] == (False, lines(builder))
+    python = (repo / "qlog.py").read_text(encoding="utf-8")
+    assert answers["python lines"] == (False, lines(python, 40, 60))
+    assert answers["python lines"][1].split("\n")[2].startswith("42| def rsj_odds(")
+    assert answers["form feed"] == (False, lines(FORM_FEED))
+    assert answers["chunk"] == (False, lines(builder, 15, 21))  # Builder.WriteRune

@@ -5,13 +5,15 @@ agent's configuration runs it. The index holds 300 real Go functions of the bund
 (esqlog/data, so CI needs no /work/data); each file's functions get consecutive line
 numbers (as if the file were those functions back to back) so read_code by path can be
 checked across chunks. One MCP session per engine makes every call; the tests below each
-check one part of what it answered.
+check one part of what it answered: the default listing, detail="code" chunks, numbered
+read_code lines, plain text content only (no structured copy), and the errors.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.code_search import MAX_BUDGET, numbered, search_kwargs
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
@@ -32,8 +34,11 @@ anyio = pytest.importorskip("anyio")
 pytest.importorskip("mcp")
 
 QUERIES = ["read file contents", "parse http request header", "sort slice of strings"]
-HEADER = re.compile(r"^--- \[(\d+)\] id=(\S+)(?: path=(\S+))? lines=(\d+)-(\d+)"
+#: a detail="code" chunk's header; these documents have path and lines, so no id
+HEADER = re.compile(r"^--- \[(\d+)\] path=(\S+) lines=(\d+)-(\d+)"
                     r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
+#: a listing entry: rank, path, lines, symbol
+ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$", re.M)
 
 
 def _docs() -> list[dict[str, Any]]:
@@ -68,6 +73,7 @@ def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         expected = {q: [h["_id"] for h in wrapped.search(**search_kwargs(
             engine.flavor, index, "content", q, 50))["hits"]["hits"]] for q in QUERIES}
         yield {"answers": answers, "expected": expected, "docs": {d["id"]: d for d in docs},
+               "ids": {(d["path"], d["start_line"]): d["id"] for d in docs},
                "writes": _indexing(engine, index) - stats_before, "index": index}
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -96,17 +102,24 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             results["tools"] = (await session.list_tools()).tools
+            results["structured"] = []
             for key, (tool, arguments) in todo.items():
                 result = await session.call_tool(tool, arguments)
                 results[key] = (bool(result.is_error),
                                 "".join(getattr(c, "text", "") for c in result.content))
+                results["structured"].append((key, result.structured_content,
+                                              [c.type for c in result.content]))
         return results
 
     first = docs[0]
     same_path = [d for d in docs if d["path"] == first["path"]]
     todo: dict[str, tuple[str, dict[str, Any]]] = {
-        f"search {q} {budget}": ("search_code", {"query": q, "max_tokens": budget})
-        for q in QUERIES for budget in (300, 1000, 8000, 200_000)}
+        f"search {q} {budget}": ("search_code", {"query": q, "max_tokens": budget,
+                                                 "limit": 50, "detail": "code"})
+        for q in QUERIES for budget in (300, 1000, 8000, MAX_BUDGET)}
+    todo.update({f"list {q}": ("search_code", {"query": q}) for q in QUERIES})
+    todo.update({f"list all {q}": ("search_code", {"query": q, "limit": 50,
+                                                   "max_tokens": MAX_BUDGET}) for q in QUERIES})
     todo.update({
         "read id": ("read_code", {"id": first["id"], "start_line": first["start_line"] + 1,
                                   "end_line": first["start_line"] + 3}),
@@ -116,6 +129,9 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
         "empty query": ("search_code", {"query": "   "}),
         "budget 0": ("search_code", {"query": "read file", "max_tokens": 0}),
         "budget huge": ("search_code", {"query": "read file", "max_tokens": 10**9}),
+        "budget over the cap": ("search_code", {"query": "read file",
+                                                "max_tokens": MAX_BUDGET + 1}),
+        "detail unknown": ("search_code", {"query": "read file", "detail": "full"}),
         "unknown id": ("read_code", {"id": "no-such-id-123"}),
         "limit 0": ("search_code", {"query": "read file", "limit": 0}),
         "neither id nor path": ("read_code", {"start_line": 1}),
@@ -124,8 +140,9 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
                                         "end_line": 10**6 + 1}),
         "after errors": ("search_code", {"query": "read file", "max_tokens": 2000}),
     })
-    out.update(await calls(StdioServerParameters(command=command, args=args), todo))
-    bad = await calls(StdioServerParameters(command=command, args=bad_index_args),
+    env = dict(os.environ)  # the SDK passes only a few variables on; PYTHONPATH must reach it
+    out.update(await calls(StdioServerParameters(command=command, args=args, env=env), todo))
+    bad = await calls(StdioServerParameters(command=command, args=bad_index_args, env=env),
                       {"unknown index": ("search_code", {"query": "read file"})})
     out["unknown index"] = bad["unknown index"]
     out["http"] = await _over_http(command, args)
@@ -168,26 +185,31 @@ async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
         process.wait(timeout=30)
 
 
-def _answered_like_the_engine(answer: dict[str, Any], expected: list[str]) -> str:
-    """Both tools listed, and search_code's chunks in the engine's own order; its text."""
+def _listed(text: str, ids: dict[tuple[str, int], str]) -> list[tuple[int, str]]:
+    """(rank, document id) of every listing entry, the id found by path and first line."""
+    return [(int(m.group(1)), ids[(m.group(2), int(m.group(3)))]) for m in ENTRY.finditer(text)]
+
+
+def _answered_like_the_engine(answer: dict[str, Any], expected: list[str],
+                              ids: dict[tuple[str, int], str]) -> str:
+    """Both tools listed, and search_code's listing in the engine's own order; its text."""
     assert {t.name for t in answer["tools"]} == {"search_code", "read_code"}
     is_error, text = answer["search"]
-    headers = list(HEADER.finditer(text))
-    assert not is_error and headers, text
-    assert [m.group(2) for m in headers] == [expected[int(m.group(1)) - 1] for m in headers]
+    listed = _listed(text, ids)
+    assert not is_error and listed, text
+    assert [i for _, i in listed] == [expected[rank - 1] for rank, _ in listed]
     return str(text)
 
 
 def test_streamable_http_transport(served: dict[str, Any]) -> None:
-    text = _answered_like_the_engine(served["answers"]["http"], served["expected"][QUERIES[1]])
+    text = _answered_like_the_engine(served["answers"]["http"], served["expected"][QUERIES[1]],
+                                     served["ids"])
     assert default_counter().count(text) <= 1000
 
 
 def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
     """docs/indexing.md's configuration block as written, with only its three values replaced
     by this test's (URL, index, calibration) and PATH leading to this interpreter's bin."""
-    import os
-
     from mcp.client.stdio import StdioServerParameters
 
     page = (Path(__file__).parents[2] / "docs" / "indexing.md").read_text(encoding="utf-8")
@@ -199,26 +221,59 @@ def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
     args = [values.get(a, a) for a in server["args"]]
     assert len(set(args) & set(values.values())) == 3, server["args"]
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return StdioServerParameters(command=server["command"], args=args, env={"PATH": path})
+    env = {"PATH": path, **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    return StdioServerParameters(command=server["command"], args=args, env=env)
 
 
 def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
-    _answered_like_the_engine(served["answers"]["readme"], served["expected"][QUERIES[0]])
+    _answered_like_the_engine(served["answers"]["readme"], served["expected"][QUERIES[0]],
+                              served["ids"])
 
 
 def test_lists_both_tools(served: dict[str, Any]) -> None:
     tools = {t.name: t for t in served["answers"]["tools"]}
     assert set(tools) == {"search_code", "read_code"}
     schema = json.dumps(tools["search_code"].input_schema)
-    assert "max_tokens" in schema and "query" in schema
+    assert all(word in schema for word in ("max_tokens", "query", "detail", "limit"))
+    assert "read_code" in (tools["search_code"].description or "")
+    assert "start_line" in json.dumps(tools["read_code"].input_schema)
+
+
+def test_answers_are_plain_text_without_a_structured_copy(served: dict[str, Any]) -> None:
+    """No output schema, so the SDK sends no structuredContent duplicating the text (a
+    client handing the model that JSON would pay ~10% over the budget asked for)."""
+    answers = served["answers"]
+    assert all(t.output_schema is None for t in answers["tools"])
+    assert len(answers["structured"]) > 20
+    for key, structured, types in answers["structured"]:
+        assert structured is None, key
+        assert types in (["text"], []), key
+
+
+def test_default_answer_is_a_listing_within_2000_tokens(served: dict[str, Any]) -> None:
+    counter = default_counter()
+    for q in QUERIES:
+        is_error, text = served["answers"][f"list {q}"]
+        assert not is_error, text
+        assert counter.count(text) <= 2000
+        listed = _listed(text, served["ids"])
+        expected = served["expected"][q][:20]  # limit 20, and all of them fit
+        assert [rank for rank, _ in listed] == list(range(1, len(expected) + 1))
+        assert [i for _, i in listed] == expected and len(expected) > 5
+        assert not re.search(r"[0-9a-f]{20}", text)  # no ids: path and lines say it all
+        for rank, doc_id in listed:
+            doc = served["docs"][doc_id]
+            assert f"{rank}. {doc['path']}:{doc['start_line']}-{doc['end_line']} " \
+                   f"{doc['symbol']}" in text
+        assert "hits shown within 2000 tokens" in text.splitlines()[0]
 
 
 def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
-    """With an unlimited budget every hit is shown, in the wrapped client's order."""
+    """With room for every hit, the listing shows them all, in the wrapped client's order."""
     for q in QUERIES:
-        is_error, text = served["answers"][f"search {q} 200000"]
+        is_error, text = served["answers"][f"list all {q}"]
         assert not is_error, text
-        shown = [m.group(2) for m in HEADER.finditer(text)]
+        shown = [i for _, i in _listed(text, served["ids"])]
         assert shown == served["expected"][q] and shown, q
         assert "none left out" in text.splitlines()[0]
 
@@ -228,21 +283,20 @@ def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> N
     assert counter.name == "o200k_base"  # the real tokenizer is installed with [mcp]
     for q in QUERIES:
         ranks_8000 = None
-        for budget in (300, 1000, 8000):
+        for budget in (300, 1000, 8000, MAX_BUDGET):
             is_error, text = served["answers"][f"search {q} {budget}"]
             assert not is_error, text
             assert counter.count(text) <= budget
             headers = list(HEADER.finditer(text))
             ranks = [int(m.group(1)) for m in headers]
             assert ranks == sorted(ranks)
-            ids = [m.group(2) for m in headers]
+            ids = [served["ids"][(m.group(2), int(m.group(3)))] for m in headers]
             expected = served["expected"][q]
             assert [expected[r - 1] for r in ranks] == ids  # best first, whole chunks
-            for m in headers:
-                doc = served["docs"][m.group(2)]
-                assert doc["content"] in text and m.group(3) == doc["path"]
-                assert (int(m.group(4)), int(m.group(5))) == (doc["start_line"],
-                                                              doc["end_line"])
+            for m, doc_id in zip(headers, ids, strict=True):
+                doc = served["docs"][doc_id]
+                assert doc["content"] in text
+                assert int(m.group(4)) == doc["end_line"]
             left = len(expected) - len(ids)
             first = text.splitlines()[0]
             assert first.startswith(f"{len(ids)} of {len(expected)} hits shown")
@@ -256,17 +310,20 @@ def test_read_code_is_exact(served: dict[str, Any]) -> None:
     answers = served["answers"]
     docs = served["answers"]["same_path"]
     first = docs[0]
-    lines = first["content"].splitlines()
-    assert answers["read id"] == (False, "\n".join(lines[1:4]))
-    assert answers["read id whole"] == (False, "\n".join(lines))
+    lines = list(enumerate(first["content"].splitlines(), start=first["start_line"]))
+    assert answers["read id"] == (False, numbered(lines[1:4]))
+    assert answers["read id whole"] == (False, numbered(lines))
     whole_file = [line for d in docs for line in d["content"].splitlines()]
-    assert answers["read path"] == (False, "\n".join(whole_file))
+    assert answers["read path"] == (False, numbered(list(enumerate(whole_file, start=1))))
+    assert answers["read path"][1].splitlines()[0].lstrip().startswith("1| ")
 
 
 @pytest.mark.parametrize(("key", "words"), [
     ("empty query", "query text is empty"),
     ("budget 0", "max_tokens 0 is outside"),
     ("budget huge", "max_tokens 1000000000 is outside"),
+    ("budget over the cap", f"max_tokens {MAX_BUDGET + 1} is outside 200-{MAX_BUDGET}"),
+    ("detail unknown", "detail 'full' is not one of list, code"),
     ("unknown id", "no document with id 'no-such-id-123'"),
     ("lines outside", "are outside id"),
     ("limit 0", "limit 0 is outside"),
@@ -282,5 +339,5 @@ def test_bad_input_is_a_tool_error(served: dict[str, Any], key: str, words: str)
 
 def test_server_survives_errors_and_never_writes(served: dict[str, Any]) -> None:
     is_error, text = served["answers"]["after errors"]
-    assert not is_error and HEADER.search(text), text
+    assert not is_error and ENTRY.search(text), text
     assert served["writes"] == 0
