@@ -12,16 +12,25 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 from esqlog.agent.chunks import Chunk
 from esqlog.agent.packing import listing_entry
+from esqlog.cli import main
 from esqlog.cli.mcp_cmd import mcp_command
 from tests.support.sources import GO
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", DOC, re.S | re.M)
 PATH_OPTIONS = ("--calibration", "--auth-token-file", "--password-file", "--ca-certs")
+
+
+def _parse(args: list[str]) -> click.Context:
+    """``esqlog mcp ARGS`` parsed as the command line would (under the esqlog group, whose
+    settings a context of its own would miss); raises on anything the command refuses."""
+    parent = click.Context(main, info_name="esqlog", **main.context_settings)
+    return mcp_command.make_context("mcp", args, parent=parent)
 
 
 def _servers() -> list[tuple[str, dict[str, Any]]]:
@@ -61,7 +70,7 @@ def test_configuration_is_what_esqlog_mcp_accepts(where: str, server: dict[str, 
     command, args = server["command"], server["args"]
     assert command.startswith("/") and command.endswith("/esqlog"), where
     assert args[0] == "mcp", where
-    ctx = mcp_command.make_context("mcp", list(args[1:]))  # raises on anything unknown
+    ctx = _parse(list(args[1:]))
     assert ctx.params["index"] and ctx.params["calibration_file"].is_absolute()
     for option in PATH_OPTIONS:
         if option in args:
@@ -76,7 +85,7 @@ def test_http_example_is_accepted_with_its_token() -> None:
                 for line in body.replace("\\\n", " ").splitlines()
                 if line.startswith("esqlog mcp "))
     args = shlex.split(line)[2:]
-    ctx = mcp_command.make_context("mcp", args)
+    ctx = _parse(args)
     assert ctx.params["host"] == "0.0.0.0" and ctx.params["auth_token_file"].is_absolute()
 
 
