@@ -61,6 +61,9 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     from esqlog.agent.tokens import default_counter
     from esqlog.cli.query import load_for_field
 
+    if auth_token_file is not None and transport != "http":
+        raise UsageError("--auth-token-file protects HTTP only; stdio has no network side",
+                         "add --transport http, or leave --auth-token-file out")
     token = auth_token(auth_token_file) if auth_token_file is not None else None
     if transport == "http" and token is None and not is_loopback(host):
         raise UsageError(f"--host {host} serves the index to other machines without "

@@ -59,6 +59,12 @@ def test_unusable_token_file(tmp_path: Path, content: str) -> None:
     assert "auth token file" in line and str(token) in line
 
 
+def test_token_file_without_http_is_refused(tmp_path: Path) -> None:
+    line = _one_line_error(_run(["--calibration", str(tmp_path / "c.json"),
+                                 "--auth-token-file", str(tmp_path / "token")]))
+    assert "--transport http" in line
+
+
 def test_token_is_never_printed(tmp_path: Path) -> None:
     """With a good token the next check (the calibration) fails; the token is not shown."""
     token = tmp_path / "token"
