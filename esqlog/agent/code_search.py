@@ -23,6 +23,8 @@ from esqlog.agent.chunks import (
     source_lines,
 )
 from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_listing, pack_ranks
+from esqlog.agent.queries import agent_query
+from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 from esqlog.calibration.calibrate import check_calibration_plan
 from esqlog.calibration.record import Calibration
@@ -48,10 +50,13 @@ DETAILS = ("list", "code")
 PATH_PAGE = 1000
 
 
-def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int) -> dict[str, Any]:
-    """The match query as each client's search() takes it (opensearch-py: a body only)."""
+def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
+                  scope: Scope | None = None) -> dict[str, Any]:
+    """The match query (inside the scope's filters) as each client's search() takes it
+    (opensearch-py: a body only)."""
     source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
-    request: dict[str, Any] = {"query": {"match": {field: query}}, "size": limit,
+    match = {"match": {field: query}}
+    request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
                                "_source": source}
     if flavor == "opensearch":
         return {"index": index, "body": request}
@@ -89,9 +94,11 @@ class CodeSearch:
         self._checked = False
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
-               detail: str = "list") -> str:
-        """esqlog's ranking of ``query`` (a match on the calibrated field): a listing of the
-        hits (``detail="list"``) or their whole chunks (``"code"``), within ``max_tokens``."""
+               detail: str = "list", scope: Scope | None = None) -> str:
+        """esqlog's ranking of ``query`` (a match on the calibrated field, its text as
+        esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default): a
+        listing of the hits (``detail="list"``) or their whole chunks (``"code"``), within
+        ``max_tokens``."""
         from esqlog.scoring.query_text import check_query_text
 
         if not MIN_BUDGET <= max_tokens <= MAX_BUDGET:
@@ -104,9 +111,11 @@ class CodeSearch:
             raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
                                  "(locations, signatures) or \"code\" (whole chunks)")
         self._guard(lambda: check_query_text(query))
+        text = agent_query(query) or query
         self._check_index()
         response = self._guard(lambda: self.client.search(**search_kwargs(
-            self.engine.flavor, self.index, self.field, query, limit)))
+            self.engine.flavor, self.index, self.field, text, limit,
+            Scope() if scope is None else scope)))
         chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
         packer = pack_listing if detail == "list" else pack_ranks
         return packer(chunks, max_tokens, self.counter)[0]

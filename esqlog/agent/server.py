@@ -28,6 +28,7 @@ from esqlog.agent.code_search import (
     CodeSearch,
     ToolInputError,
 )
+from esqlog.agent.scope import Presence, Scope
 
 INSTRUCTIONS = (
     "Code search over an Elasticsearch/OpenSearch index of source files, ranked by esqlog "
@@ -42,7 +43,10 @@ SEARCH_DOC = (
     "counts, rare ones most. Default answer: a listing, best first; each hit is "
     "'N. path:start-end Symbol' (Class.method when the index knows the class), then its "
     "first code line (the signature) and the first line of its doc comment. Pass that path "
-    "and line range to read_code to see the code. The first line says how many hits were "
+    "and line range to read_code to see the code. Narrow with path (a glob), language, "
+    "kind, tests and prose (docs and changelogs are left out unless prose='include'); "
+    "a pasted dotted name (pkg.Func) also searches its parts. "
+    "The first line says how many hits were "
     f"shown and how many left out for the budget. The whole answer is at most max_tokens "
     f"tokens ({MIN_BUDGET}-{MAX_BUDGET}, counted with the o200k_base tokenizer; {MAX_BUDGET} "
     "stays under Claude Code's 25,000-token cut of a tool result).")
@@ -80,9 +84,23 @@ def build_server(search: CodeSearch) -> Any:
         detail: Annotated[str, Field(description=(
             "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
             "hit. 'code': whole chunks, best first, until max_tokens is spent."))] = "list",
+        path: Annotated[str | None, Field(description=(
+            "Only files matching this glob: 'src/**/*.go', '*.py', 'internal/auth/'."
+        ))] = None,
+        language: Annotated[str | None, Field(description=(
+            "Only this language: go, python, java, typescript, rust, ..."))] = None,
+        kind: Annotated[str | None, Field(description=(
+            "Only this kind of symbol: function, method, class, type, module."))] = None,
+        tests: Annotated[Presence, Field(description=(
+            "Test and example files: 'include' (default), 'exclude' or 'only'."
+        ))] = "include",
+        prose: Annotated[Presence, Field(description=(
+            "Docs, changelogs and other text files: 'exclude' (default: code only), "
+            "'include' or 'only'."))] = "exclude",
     ) -> str:
         try:
-            return search.search(query, max_tokens, limit, detail)
+            scope = Scope(path, language, kind, tests, prose)
+            return search.search(query, max_tokens, limit, detail, scope)
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 

@@ -1,0 +1,38 @@
+"""What an agent's query text becomes before it is searched: the parts of names that the
+``standard`` analyzer would keep whole, without the tokens no code holds.
+
+Why: agents paste what they read. The ``standard`` tokenizer keeps ``_termui_impl.open_url``
+and ``pkg/auth/token.go`` as one token that no document holds, while ``open_url`` is indexed;
+and a commit hash or an issue number in a task description matches nothing but costs a
+clause (in the identifiers mode, a hash is even split into letter-and-digit sub-words). So a
+dotted, slashed or ``::`` name also contributes its parts (the whole token is kept: in Go
+code ``os.ReadFile`` is itself one indexed token), and hashes, issue references and URLs
+are dropped. Pure: the same text always gives the same query.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: a name joined by dots, slashes or ``::`` (``a.b``, ``pkg/x.go``, ``Mod::Class``)
+_JOINED = re.compile(r"[A-Za-z_][\w$]*(?:(?:\.|/|::)[A-Za-z_][\w$]*)+")
+#: tokens no code holds: commit hashes (hex with digits and letters), ``#123``, ``GH-123``, URLs
+_NOISE = re.compile(
+    r"https?://[^\s)\]>]+|(?<![\w#])#\d+\b|\bGH-\d+\b|"
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+#: file extensions a path-like name ends with: not a word of the code's
+_EXTENSIONS = frozenset({"go", "py", "pyi", "java", "rb", "rs", "js", "ts", "tsx", "jsx", "c",
+                         "h", "cc", "cpp", "hpp", "md", "txt", "json", "yaml", "yml", "toml"})
+
+
+def agent_query(text: str) -> str:
+    """``text`` without noise tokens, with the parts of joined names added after it."""
+    kept = _NOISE.sub(" ", text)
+    extra: list[str] = []
+    for match in _JOINED.finditer(kept):
+        parts = re.split(r"\.|/|::", match.group())
+        if "/" in match.group() and parts[-1].lower() in _EXTENSIONS:
+            parts = parts[:-1]
+        extra.extend(p for p in parts if len(p) > 1 and p not in extra)
+    cleaned = " ".join(kept.split())
+    return f"{cleaned} {' '.join(extra)}" if extra else cleaned

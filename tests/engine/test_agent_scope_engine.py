@@ -1,0 +1,102 @@
+"""search_code's scope on real engines, on an index built by ``esqlog index``: prose out by
+default, tests in or out or alone, path globs, languages; filters never change a score; a
+dotted name pasted by an agent finds the function its last part names."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.agent.code_search import CodeSearch, search_kwargs
+from esqlog.agent.scope import Scope
+from esqlog.agent.tokens import default_counter
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.cli import main
+from esqlog.engine.client import Engine
+from tests.support.engines import ENGINE_URLS, call
+from tests.support.repos import make_repo
+
+CHANGELOG = "# Changes\n\nRewrote how ledger entries are reconciled with the journal.\n"
+CODE = ("package ledger\n\n// Reconcile matches ledger entries with the journal.\n"
+        "func Reconcile(entries []Entry, journal Journal) error {\n\treturn nil\n}\n")
+TEST = ("package ledger\n\nfunc TestReconcile(t *testing.T) {\n"
+        "\t// ledger entries reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+
+
+@pytest.fixture(scope="module")
+def search(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeSearch]:
+    repo = make_repo(tmp_path_factory.mktemp("scope") / "repo")
+    (repo / "CHANGELOG.md").write_text(CHANGELOG, encoding="utf-8")
+    (repo / "ledger").mkdir()
+    (repo / "ledger" / "reconcile.go").write_text(CODE, encoding="utf-8")
+    (repo / "ledger" / "reconcile_test.go").write_text(TEST, encoding="utf-8")
+    index = f"esqlog-test-{uuid.uuid4().hex[:10]}"
+    calibration = repo.parent / "code.qlog.json"
+    try:
+        result = CliRunner().invoke(main, ["index", str(repo), "--url",
+                                           ENGINE_URLS[engine.flavor], "--index", index,
+                                           "--calibrate", str(calibration)])
+        assert result.exit_code == 0, result.output
+        yield CodeSearch(engine, load_calibration(calibration), index, "content",
+                         default_counter())
+    finally:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
+
+
+def _paths(search: CodeSearch, query: str, scope: Scope) -> list[str]:
+    listing = search.search(query, scope=scope).splitlines()[1:]
+    return [line.split(". ", 1)[1].split(":", 1)[0] for line in listing
+            if line[:1].isdigit()]
+
+
+QUESTION = "ledger entries reconciled with the journal"
+
+
+def test_prose_is_out_by_default_and_in_when_asked(search: CodeSearch) -> None:
+    assert "CHANGELOG.md" not in _paths(search, QUESTION, Scope())
+    assert "CHANGELOG.md" in _paths(search, QUESTION, Scope(prose="include"))
+    assert set(_paths(search, QUESTION, Scope(prose="only"))) == {"CHANGELOG.md"}
+
+
+def test_tests_in_out_or_alone(search: CodeSearch) -> None:
+    default = _paths(search, QUESTION, Scope())
+    assert {"ledger/reconcile.go", "ledger/reconcile_test.go"} <= set(default)
+    assert "ledger/reconcile_test.go" not in _paths(search, QUESTION, Scope(tests="exclude"))
+    assert set(_paths(search, QUESTION, Scope(tests="only"))) == {"ledger/reconcile_test.go"}
+
+
+def test_globs_and_languages_keep_only_their_files(search: CodeSearch) -> None:
+    assert set(_paths(search, "Reconcile func package", Scope(path="ledger/*.go"))) == {
+        "ledger/reconcile.go", "ledger/reconcile_test.go"}
+    assert set(_paths(search, "package", Scope(language="java"))) == {"OrderService.java"}
+    assert _paths(search, "package", Scope(path="no/such/**")) == []
+
+
+def test_filters_change_no_score(search: CodeSearch, engine: Engine) -> None:
+    def scores(scope: Scope) -> dict[str, float]:
+        found = search.client.search(**search_kwargs(engine.flavor, search.index, "content",
+                                                     QUESTION, 50, scope))
+        return {h["_id"]: h["_score"] for h in found["hits"]["hits"]}
+
+    everything = scores(Scope(prose="include"))
+    code_only = scores(Scope(tests="exclude"))
+    assert code_only and set(code_only) < set(everything)
+    for doc, score in code_only.items():
+        assert score == pytest.approx(everything[doc], rel=1e-6)
+
+
+def test_a_dotted_name_finds_the_function_of_its_last_part(search: CodeSearch,
+                                                           engine: Engine) -> None:
+    pasted = "ledger.Reconcile"  # the standard analyzer keeps it one token no document holds
+    raw = search.client.search(**search_kwargs(engine.flavor, search.index, "content", pasted,
+                                               10, Scope()))
+    assert raw["hits"]["hits"] == []
+    assert _paths(search, pasted, Scope())[0] == "ledger/reconcile.go"
+
+
+def test_an_unknown_field_value_finds_nothing_rather_than_failing(search: CodeSearch) -> None:
+    text = search.search(QUESTION, scope=Scope(kind="no-such-kind"))
+    assert text.startswith("0 of 0 hits shown")
