@@ -88,6 +88,27 @@ What language and cultural differences impede the integration?
     assert read_queries(xml, Notes()).texts == ["raspberry pi & arduino"]
 
 
+def test_trec_topics_pair_each_opening_with_the_first_close(tmp_path: Path) -> None:
+    """As a non-greedy pattern pairs them: a second opening before the close is content."""
+    xml = _write(tmp_path, "t.xml", '<topic number="1"><topic number="2"><query>a  b</query>'
+                 '</topic><topic number="3"><query>c</query><query>d</query></TOPIC>'
+                 '</topic><topic number="4"><query>never closed</topic>')
+    found = read_queries(xml, Notes())
+    assert (found.ids, found.texts) == (["1", "3"], ["a b", "c"])
+
+
+def test_a_megabyte_of_unclosed_topic_tags_parses_in_one_pass(tmp_path: Path) -> None:
+    """Every opening of an unclosed tag used to scan to the end of the text: 128 KB took 7 s
+    and each doubling four times that, so this megabyte would take minutes (and time out)."""
+    unclosed = ("<topic number=9><query>q</query>" * (1 << 15) + "<top><num>8 <title>t"
+                + "<query>" * (1 << 17))
+    path = _write(tmp_path, "big.xml", '<top><num> 5 <title> five\n</top>'
+                  '<topic number="6"><query>six</query></topic>' + unclosed)
+    assert path.stat().st_size > 1 << 20
+    found = read_queries(path, Notes())
+    assert (found.ids, found.texts) == (["5", "6"], ["five", "six"])
+
+
 def test_tsv_and_plain_query_logs(tmp_path: Path) -> None:
     tsv = _write(tmp_path, "q.tsv", "1\tread file\nno tab here\n2\topen socket\n")
     notes = Notes()
