@@ -19,7 +19,37 @@ from esqlog.version import __version__
 
 
 class EsqlogGroup(click.Group):
-    """A click group that turns esqlog and client errors into one-line messages."""
+    """A click group that turns esqlog and client errors into one-line messages, and whose
+    commands are imported only when one runs (esqlog.cli.commands: ``--help`` stays fast)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from esqlog.cli import commands
+
+        return sorted(set(super().list_commands(ctx)) | set(commands.LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        from esqlog.cli import commands
+
+        found = super().get_command(ctx, cmd_name)
+        if found is None:
+            found = commands.load(cmd_name)
+            if found is not None:
+                self.add_command(found, cmd_name)
+        return found
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The listing from each command's recorded summary, importing none of them."""
+        from esqlog.cli import commands
+
+        shown = {name: self.commands.get(name) or commands.listed(name)
+                 for name in self.list_commands(ctx)}
+        listing = {name: command for name, command in shown.items() if not command.hidden}
+        if not listing:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in listing)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, command.get_short_help_str(limit))
+                                for name, command in listing.items()])
 
     def invoke(self, ctx: click.Context) -> Any:
         from esqlog.cli.shared_options import show_python_warning
@@ -87,16 +117,6 @@ def main(ctx: click.Context, debug: bool, verbose: bool) -> None:
     ctx.meta["esqlog.debug"] = debug
     _configure_logging(verbose)
 
-
-def _register() -> None:
-    """Attach the subcommands (imported here so `esqlog --help` stays fast)."""
-    from esqlog.cli import commands
-
-    for command in commands.COMMANDS:
-        main.add_command(command)
-
-
-_register()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
