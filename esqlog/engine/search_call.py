@@ -37,7 +37,13 @@ class SearchCall:
 
     @property
     def index(self) -> Any:
-        return self.kwargs.get("index")
+        """The index expression; a one-index list or tuple (what elasticsearch.dsl and
+        opensearch-py's Search send for ``index="code"``) is that name, as the engine
+        reads it. The call itself still carries the caller's value."""
+        index = self.kwargs.get("index")
+        if isinstance(index, list | tuple) and len(index) == 1 and isinstance(index[0], str):
+            return index[0]
+        return index
 
     def get(self, key: str) -> Any:
         """A search option wherever it was given: body, keyword or opensearch params."""
