@@ -27,8 +27,10 @@ T = TypeVar("T")
 
 _JSON_HEADERS = {"accept": "application/json", "content-type": "application/json"}
 
-#: esqlog's logger: one INFO line per request (method, path, status, time) and per retry.
-#: Headers, bodies and credentials are never logged. Silent unless the application (or
+#: esqlog's logger: one INFO line per request (method, path, status, time) and per retry,
+#: and one DEBUG line per wrapped search with its decision (rewritten or passed through and
+#: why, statistics source, fallback: esqlog.wrapper.decisions). Headers, bodies, query
+#: texts and credentials are never logged. Silent unless the application (or
 #: ``esqlog --verbose``) attaches a handler.
 logger = logging.getLogger("esqlog")
 logger.addHandler(logging.NullHandler())

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from esqlog.wrapper.client import AsyncQlogClient, QlogClient, wrap
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.decisions import SearchDecision
 from esqlog.wrapper.options import (
     QUERY_MODES,
     RERANK_PLACES,
@@ -53,6 +54,7 @@ __all__ = [
     "QlogClient",
     "RerankWhere",
     "ScriptingUnavailable",
+    "SearchDecision",
     "SearchMode",
     "StatsSource",
     "WrapOptions",

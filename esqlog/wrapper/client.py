@@ -17,6 +17,7 @@ from esqlog.engine.client import AsyncEngine, Engine, flavor_of, is_async_client
 from esqlog.engine.steps import ClientSearch, Pause, Step, adrive, drive
 from esqlog.identifiers.query import IdentifierSettings
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.decisions import DecisionHook
 from esqlog.wrapper.multi import msearch_plan
 from esqlog.wrapper.options import (
     DEFAULT_RESOLVE_TTL,
@@ -226,6 +227,7 @@ def wrap(
     rerank_in: RerankWhere = "engine",
     resolve_ttl: float = DEFAULT_RESOLVE_TTL,
     identifiers: IdentifierSettings | None = None,
+    on_decision: DecisionHook | None = None,
 ) -> ClientT:
     """Wrap an Elasticsearch/OpenSearch client (sync or async) so its searches use q-log IDF.
 
@@ -256,12 +258,16 @@ def wrap(
     top-``top_n`` and rescores them here from each hit's per-term scores (or term vectors).
     ``resolve_ttl``: seconds an index or alias name's resolution (concrete index, UUID,
     shards) is trusted before one request checks it again (0: every search checks).
+    ``on_decision``: called with each search's SearchDecision (rewritten or passed through
+    and why, statistics source, fallback; esqlog.wrapper.decisions), the same record the
+    ``esqlog`` logger writes at DEBUG.
     Every option is validated here (esqlog.wrapper.options): bad values raise UsageError.
     """
     options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, joins=joins, join_weight=join_weight,
                           stats_ttl=stats_ttl, stats=stats,
                           script_df_fraction=script_df_fraction, rerank_in=rerank_in,
-                          resolve_ttl=resolve_ttl, identifiers=identifiers)
+                          resolve_ttl=resolve_ttl, identifiers=identifiers,
+                          on_decision=on_decision)
     core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
     wrapped: _Wrapped
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):

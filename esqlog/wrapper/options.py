@@ -16,6 +16,7 @@ from typing import Literal, get_args
 from esqlog.errors import UsageError
 from esqlog.identifiers.query import IdentifierSettings
 from esqlog.scoring.joins import DEFAULT_JOIN_WEIGHT
+from esqlog.wrapper.decisions import DecisionHook
 
 #: What a search does: rewrite with per-term boosts or a stored script, script falling back
 #: to boost (auto), rerank the native top-N, pass through, or match query words inside
@@ -82,6 +83,9 @@ class WrapOptions:
     #: the identifiers mode's clause budget and the like (its operator and
     #: minimum_should_match come from each match clause); None: esqlog.identifiers.query' defaults
     identifiers: IdentifierSettings | None = None
+    #: called with each search's SearchDecision (esqlog.wrapper.decisions), e.g. to count
+    #: rewritten and passed-through searches as metrics; None: only the DEBUG log line
+    on_decision: DecisionHook | None = None
 
     def __post_init__(self) -> None:
         _choice("mode", self.mode, SEARCH_MODES)
@@ -102,6 +106,10 @@ class WrapOptions:
             raise UsageError(f"identifiers must be an IdentifierSettings, got "
                              f"{type(self.identifiers).__name__}",
                              "pass esqlog.identifiers.query.IdentifierSettings(budget=...)")
+        if self.on_decision is not None and not callable(self.on_decision):
+            raise UsageError(f"on_decision must be callable, got "
+                             f"{type(self.on_decision).__name__}",
+                             "pass a function taking one SearchDecision")
         if self.mode == "identifiers" and self.stats == "live":
             raise UsageError("mode 'identifiers' reads its statistics from the vocabulary "
                              "snapshot, and stats='live' uses none",

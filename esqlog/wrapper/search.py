@@ -2,7 +2,8 @@
 a rerank. Driven by the sync and the async client alike (esqlog.engine.steps).
 
 Which parts of a body are rewritten (query, retrievers; never knn) is esqlog.wrapper.bodies;
-which index a point-in-time search reads is esqlog.wrapper.pits."""
+which index a point-in-time search reads is esqlog.wrapper.pits. Every search ends in one
+:class:`~esqlog.wrapper.decisions.SearchDecision` (logged, and given to ``on_decision``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from esqlog.wrapper.bodies import (
     retriever_queries,
 )
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.decisions import Reason, Trace
 from esqlog.wrapper.fan_out import fan_out_plan, fans_out
 from esqlog.wrapper.identifier_search import STALE
 from esqlog.wrapper.options import SearchMode
@@ -36,59 +38,83 @@ Prepared = tuple[IndexTarget, dict[TextKey, TextStats]]
 
 def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any],
                 esqlog_mode: SearchMode | None) -> SearchPlan:
-    """The caller's search with calibrated match clauses scored by q-log BM25."""
+    """The caller's search with calibrated match clauses scored by q-log BM25, and its
+    decision reported once it is over (failed or not). One generator frame, no helper
+    around it: the warnings below it name the caller's line by a fixed stack depth."""
     call = SearchCall(core.flavor, args, kwargs)
-    mode = core.effective_mode(esqlog_mode)
-    knn = has_top_level_knn(call.body, call.kwargs)
-    query = call.query
-    # retrievers are Elasticsearch's; OpenSearch rejects the key (its own error, untouched)
-    retriever = call.get("retriever") if core.flavor == "elasticsearch" else None
-    queries = [] if query is None else [query]
-    queries += retriever_queries(retriever)
-    if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
-            or (knn and core.flavor == "opensearch")):  # OpenSearch rejects a top-level knn
-        return (yield call.untouched())  # min_score thresholds native scores: nothing may move
-    if mode == "identifiers" and retriever is None and not knn and call.index is not None:
-        done = yield from _identifiers_plan(core, call)
-        if done is not None:
-            return done
-        mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
-    elif mode == "identifiers":
-        mode = "boost"  # knn, retrievers and PIT searches keep the native match set: boost
-    index, pit = call.index, None
-    if index is None and call.get("pit") is not None:
-        pit = yield from core.pits.source_plan(call.get("pit"))
-        index = None if pit is None else pit.index
-    prepared = yield from _prepare_plan(core, call, index, queries)
-    if prepared is None or (pit is not None and prepared[0].shards != pit.shards):
-        return (yield call.untouched())
-    target, stats = prepared
-    # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
-    # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
-    if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-            and dfs_allowed(knn, retriever)):
-        call.set("search_type", "dfs_query_then_fetch")
-    if mode == "rerank" and retriever is None and not knn:
-        response = yield from _rerank_plan(core, call, target, stats)
-    else:  # rerank has no place beside knn or in retrievers: those get the boost rewrite
-        forced = (esqlog_mode or core.options.mode) == "script"
+    trace = Trace(call.index, esqlog_mode or core.options.mode)
+    try:
+        mode = core.effective_mode(esqlog_mode)
+        knn = has_top_level_knn(call.body, call.kwargs)
+        query = call.query
+        # retrievers are Elasticsearch's; OpenSearch rejects the key (its own error, untouched)
+        retriever = call.get("retriever") if core.flavor == "elasticsearch" else None
+        queries = [] if query is None else [query]
+        queries += retriever_queries(retriever)
+        if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
+                or (knn and core.flavor == "opensearch")):  # OpenSearch rejects a top-level knn
+            reason: Reason = ("native mode" if mode == "native" else "no query" if not queries
+                              else "knn on opensearch" if knn and core.flavor == "opensearch"
+                              else "min_score")  # min_score thresholds native scores
+            trace.passed(reason)
+            return (yield call.untouched())
+        if mode == "identifiers" and retriever is None and not knn and call.index is not None:
+            done = yield from _identifiers_plan(core, call, trace)
+            if done is not None:
+                return done
+            mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
+            trace.fell_back("identifiers snapshot stale: boost")
+        elif mode == "identifiers":
+            mode = "boost"  # knn, retrievers and PIT searches keep the native match set: boost
+            trace.fell_back("identifiers beside knn, a retriever or a point in time: boost")
+        index, pit = call.index, None
+        if index is None and call.get("pit") is not None:
+            pit = yield from core.pits.source_plan(call.get("pit"))
+            index = None if pit is None else pit.index
+        prepared = yield from _prepare_plan(core, call, index, queries, trace)
+        if prepared is None or (pit is not None and prepared[0].shards != pit.shards):
+            if prepared is not None:
+                trace.passed("point in time spans other shards")
+            return (yield call.untouched())
+        target, stats = prepared
+        # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
+        # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
+        if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
+                and dfs_allowed(knn, retriever)):
+            call.set("search_type", "dfs_query_then_fetch")
+        if mode == "rerank" and retriever is None and not knn:
+            response = yield from _rerank_plan(core, call, target, stats, trace)
+        else:  # rerank has no place beside knn or in retrievers: those get the boost rewrite
+            forced = (esqlog_mode or core.options.mode) == "script"
 
-        def rewrite(rewrite_mode: RewriteMode) -> None:
-            def one(original: Any) -> Any:
-                return core.rewritten(target, original, stats, rewrite_mode)
-            if query is not None:
-                call.set("query", one(query))
-            if retriever is not None:
-                call.set("retriever", map_retriever(retriever, one))
+            def rewrite(rewrite_mode: RewriteMode) -> None:
+                if rewrite_mode == "boost" and (mode == "script" or trace.requested == "auto"):
+                    trace.fell_back("stored script unavailable: boost")
+                trace.rewritten(rewrite_mode)
 
-        response = yield from rewritten_search_plan(
-            call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts)
-    if pit is not None:
-        core.pits.remember(response, pit)
-    return response
+                def one(original: Any) -> Any:
+                    return core.rewritten(target, original, stats, rewrite_mode)
+                if query is not None:
+                    call.set("query", one(query))
+                if retriever is not None:
+                    call.set("retriever", map_retriever(retriever, one))
+
+            response = yield from rewritten_search_plan(
+                call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts)
+        if pit is not None:
+            core.pits.remember(response, pit)
+        return response
+    finally:
+        trace.emit(core.options.on_decision)
 
 
-def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
+def _not_resolved(index: Any) -> Reason:
+    """Why the resolver found no calibrated target (its own test for one index name)."""
+    one = isinstance(index, str) and index and "," not in index and "*" not in index
+    return "index not calibrated" if one else "not one index"
+
+
+def _identifiers_plan(core: WrapperCore, call: SearchCall, trace: Trace) -> SearchPlan:
     """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
     None when the snapshot they need is stale and the search should go on in boost mode.
 
@@ -98,7 +124,9 @@ def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
     assert core.identifiers is not None  # effective_mode checked it
     target = yield from core.resolver.target_plan(call.index)
     if target is None:
+        trace.passed(_not_resolved(call.index))
         return (yield call.untouched())
+    trace.statistics = "snapshot"
     yield from core.snapshots.check_plan(target.index)
     yield from core.clause_limit_plan()
     rewriter = core.identifiers
@@ -109,17 +137,23 @@ def _identifiers_plan(core: WrapperCore, call: SearchCall) -> SearchPlan:
         if queries == STALE:
             return None
         if isinstance(queries, list):
+            trace.rewritten("identifiers")
+            trace.fan_out = True
             response = yield from fan_out_plan(core.flavor, call, queries)
             if response is not None:
                 return response  # else a shard failed: the one query answers (see fan_out)
+            trace.fan_out = False
+            trace.fell_back("a shard's request failed: one query")
     query = rewriter.rewrite(target, call.query, core.snapshots, core.max_clauses)
     if query == STALE:
         return None
     if not isinstance(query, dict):
+        trace.passed("no calibrated match clause")
         return (yield call.untouched())
     if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
         call.set("search_type", "dfs_query_then_fetch")
     call.set("query", query)
+    trace.rewritten("identifiers")
     return (yield call.search())
 
 
@@ -144,8 +178,8 @@ def _pages_as_given(call: SearchCall) -> bool:
     return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
 
 
-def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any,
-                  queries: list[Any]) -> Generator[Step, Any, Prepared | None]:
+def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list[Any],
+                  trace: Trace) -> Generator[Step, Any, Prepared | None]:
     """(target, statistics) of a calibrated search, or None to pass it through.
 
     A failure of esqlog's own requests (the index was deleted, closed or recreated since it
@@ -161,27 +195,39 @@ def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any,
         try:
             target = yield from core.resolver.target_plan(index)
             if target is None:
+                trace.passed(_not_resolved(index))
                 return None
             yield from core.snapshots.check_plan(target.index)
             yield from core.clause_limit_plan()
-            stats = yield from core.statistics.resolve_plan(
-                target, combined, core.fields[target.index])
+            stats = yield from trace.watch(core.statistics.resolve_plan(
+                target, combined, core.fields[target.index]))
         except ClusterError as exc:
             core.resolver.forget(index)
             failure = exc
+            trace.fell_back(f"esqlog's request failed ({type(exc).__name__}): resolved again")
             continue
-        return (target, stats) if stats else None
+        if not stats:
+            trace.passed("no calibrated match clause")
+            return None
+        if trace.statistics is None:  # no request: the snapshot, or the cache for some
+            trace.statistics = "snapshot" if all(
+                core.snapshot_for(target.index, f) is not None for f, _ in stats) else "cache"
+        return target, stats
     assert failure is not None
+    trace.passed("esqlog request failed")
+    trace.fell_back("the search went as given")
     if call.get("scroll") is None:  # a scroll would leave the caller a context to clear
         yield call.untouched()
     raise failure
 
 
 def _rerank_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                 stats: Mapping[TextKey, TextStats]) -> SearchPlan:
+                 stats: Mapping[TextKey, TextStats], trace: Trace) -> SearchPlan:
     window = rerank_window(call)
     if window is None:
+        trace.passed("rerank needs a plain page")
         return (yield call.search())
+    trace.rewritten("rerank")
     texts = core.scored_texts(target, stats)
     strategy, version = yield from choose_plan(core.options.rerank_in, call, texts, core.flavor,
                                                core.version_plan)

@@ -12,7 +12,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
-from esqlog.wrapper import wrap
+from esqlog.wrapper import SearchDecision, wrap
 from esqlog.wrapper.options import SearchMode
 from tests.support.engines import ENGINE_URLS, bulk_index, call, client_errors, create_index
 from tests.support.oracle import load_docs
@@ -138,3 +138,37 @@ def test_dsl_searches_get_the_q_log_scores_of_the_string_form(calibrated: Index,
             await aclient.close()
 
     assert asyncio.run(run()) == string
+
+
+def test_each_search_reports_its_decision(calibrated: Index) -> None:
+    """On the real engine, one decision per search, naming the path it took."""
+    flavor = calibrated.engine.flavor
+    client = _client(flavor)
+    seen: list[SearchDecision] = []
+    other = create_index(calibrated.engine, shards=1)
+    try:
+        boost = wrap(client, calibrated.path, on_decision=seen.append)
+        idents = wrap(client, calibrated.path, mode="identifiers", on_decision=seen.append)
+        searches: list[tuple[Any, dict[str, Any], tuple[Any, ...]]] = [
+            (boost, {"query": QUERY}, (True, "rewritten", "boost", "snapshot", False)),
+            (idents, {"query": QUERY}, (True, "rewritten", "identifiers", "snapshot", True)),
+            (idents, {"query": QUERY, "terminate_after": 100_000},
+             (True, "rewritten", "identifiers", "snapshot", False)),  # not for the fan-out
+            (boost, {"query": {"term": {"body": "read"}}},
+             (False, "no calibrated match clause", "native", None, False)),
+            (boost, {"query": QUERY, "min_score": 1.0},
+             (False, "min_score", "native", None, False)),
+        ]
+        for wrapped, body, expected in searches:
+            wrapped.search(index=calibrated.name, body=body)
+            d = seen[-1]
+            assert (d.rewritten, d.reason, d.mode, d.statistics, d.fan_out) == expected, body
+        boost.search(index=other, body={"query": QUERY})
+        assert (seen[-1].index, seen[-1].reason) == (other, "index not calibrated")
+        boost.search(index=[calibrated.name, other], body={"query": QUERY})
+        assert (seen[-1].index, seen[-1].reason) == (None, "not one index")
+        _dsl(flavor, boost, calibrated.name).execute()
+        assert (seen[-1].index, seen[-1].rewritten) == (calibrated.name, True)
+        assert len(seen) == len(searches) + 3
+    finally:
+        call(calibrated.engine, "DELETE", f"/{other}")
