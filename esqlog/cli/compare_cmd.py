@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from esqlog.cli.search_cmd import CLI_MODES
-from esqlog.cli.shared_options import connection_options, open_engine, warn_once
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory, warn_once
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.evaluation.overlap import DEFAULT_P
@@ -75,8 +78,12 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     target = Target(engine, record.index, field, calibration_file, size=depth,
                     shards=record.shards)
     system = "boost+joins" if joins else mode
-    native, esqlog = run_paired(("native", searcher(target, "native")),
-                                (system, searcher(target, system)), ids, texts)
+    bars = progress_factory(sys.stderr.isatty(), unit="queries")  # a minute or more
+    search = searcher(target, system)
+    if bars is not None and texts:
+        search = _counted(search, bars(f"native and {system}", len(texts)))
+    native, esqlog = run_paired(("native", searcher(target, "native")), (system, search),
+                                ids, texts)
     rows = changes(native, esqlog, texts, k, p)
     summary = summarize(rows, k, p)
     if as_json:
@@ -87,6 +94,23 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
         click.echo(json.dumps(out, ensure_ascii=False, default=_finite))
         return
     _print_report(f"{record.index}/{field}", system, record.q, summary, rows, show)
+
+
+def _counted(search: Callable[[str], Any], advance: Callable[[int], None]
+             ) -> Callable[[str], Any]:
+    """The search, advancing the bar once per query after the untimed first call; only
+    esqlog's side counts, so the bar's own cost can only make esqlog look slower."""
+    calls = 0
+
+    def counted(text: str) -> Any:
+        nonlocal calls
+        found = search(text)
+        calls += 1
+        if calls > 1:
+            advance(1)
+        return found
+
+    return counted
 
 
 def _finite(value: object) -> object:
@@ -119,7 +143,6 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
                 [dict(zip(columns, c, strict=True)) for c in cells], columns))
         return
     # user text goes in as Text, never as markup: "a[i]" in a query must print as typed
-    import sys
 
     # a pipe or a file gets a wide fixed width, not rich's 80 columns folding every query
     console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 140)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import get_args
@@ -11,7 +12,7 @@ from typing import get_args
 import click
 
 from esqlog.atomic import output_target
-from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.evaluation.trec import Qrels, Run
@@ -138,9 +139,13 @@ def eval_command(
     from esqlog.wrapper.options import join_weight_for
 
     weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
+    # a sweep runs a minute or more: a bar on a terminal's stderr, nothing in a pipe
+    bars = progress_factory(sys.stderr.isatty(), unit="queries")
+    progress = bars("resolve, then search each system", len(queries.ids) * (2 + len(qs))
+                    ) if bars else None
     result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
                               mode=mode, join_weight=weight, measures=measures,
-                              id_field=id_field)
+                              id_field=id_field, progress=progress)
     native = result.per_query["native"]
     head = metrics[0]
     rows = [{"system": "native", **result.means["native"]}]

@@ -102,7 +102,7 @@ def hit_id(hit: Mapping[str, Any], id_field: str | None) -> str | None:
 def msearch_run(
     engine: Engine, index: str, qids: Sequence[str], queries: Sequence[dict[str, Any]],
     size: int = 100, search_type: str | None = None, id_field: str | None = None,
-    source_ids: dict[str, str] | None = None,
+    source_ids: dict[str, str] | None = None, progress: Callable[[int], None] | None = None,
 ) -> tuple[Run, float]:
     """Rankings of every query via _msearch batches, and the wall time spent.
 
@@ -122,6 +122,8 @@ def msearch_run(
                                      "_source": [id_field] if id_field else False,
                                      "track_total_hits": False}))
         body = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
+        if progress is not None:
+            progress(len(lines) // 2)
         for qid, response in zip(qids[start:start + MSEARCH_BATCH], body["responses"],
                                  strict=True):
             if "error" in response:
@@ -140,6 +142,7 @@ def sweep(
     engine: Engine, index: str, field_name: str, queries: QuerySet, stats: Sequence[TextStats],
     qs: Sequence[float], size: int = 100, shards: int = 1, join_weight: float | None = None,
     mode: str = "boost", id_field: str | None = None, source_ids: dict[str, str] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[float, Run]:
     """One run per q (q = 1.0 is native BM25 exactly, by construction of the weights)."""
     search_type = "dfs_query_then_fetch" if shards > 1 else None
@@ -151,7 +154,7 @@ def sweep(
             for text, s in zip(queries.texts, stats, strict=True)
         ]
         runs[q], _ = msearch_run(engine, index, queries.ids, bodies, size, search_type,
-                                 id_field, source_ids)
+                                 id_field, source_ids, progress)
     return runs
 
 
@@ -198,7 +201,8 @@ def evaluate_queries(
 ) -> Evaluation:
     """Native BM25 (a real match query) and q-log at every q, with all metrics per query
     (``measures``: see esqlog.evaluation.metrics.metric_measures; documents named by ``_id`` or by
-    ``id_field``)."""
+    ``id_field``). ``progress`` counts queries resolved, then searched by each system: in all
+    ``len(queries.ids) * (2 + len(qs))``."""
     from esqlog.evaluation.metrics import TOKEN_METRIC, mean_metrics, per_query_metrics
 
     stats = resolve_all(engine, index, field_name, queries.texts, shards, progress,
@@ -207,9 +211,9 @@ def evaluate_queries(
     source_ids: dict[str, str] = {}
     native, _ = msearch_run(engine, index, queries.ids,
                             [native_query(field_name, t) for t in queries.texts], size,
-                            search_type, id_field, source_ids)
+                            search_type, id_field, source_ids, progress)
     runs = sweep(engine, index, field_name, queries, stats, qs, size, shards, join_weight, mode,
-                 id_field, source_ids)
+                 id_field, source_ids, progress)
     tokens = None
     if token_metric and (measures is None or TOKEN_METRIC in measures.values()):
         # one _mget of every retrieved document: skipped in large sweeps
