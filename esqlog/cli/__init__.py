@@ -7,7 +7,6 @@ errors; ``--debug`` shows them for bug reports.
 
 from __future__ import annotations
 
-import logging
 import sys
 import warnings
 from typing import Any
@@ -82,26 +81,6 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
     ctx.exit(code)
 
 
-class _StderrHandler(logging.Handler):
-    """Log lines to click's current stderr (so test runners capture them too)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        click.echo(self.format(record), err=True)
-
-
-def _configure_logging(verbose: bool) -> None:
-    """``--verbose``: esqlog's request log (method, path, status; no headers) on stderr."""
-    log = logging.getLogger("esqlog")
-    for handler in [h for h in log.handlers if isinstance(h, _StderrHandler)]:
-        log.removeHandler(handler)
-    if verbose:
-        handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter("esqlog: %(message)s"))
-        log.addHandler(handler)
-        if not log.isEnabledFor(logging.INFO):
-            log.setLevel(logging.INFO)
-
-
 @click.group(cls=EsqlogGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="esqlog")
 @click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks (for bug reports).")
@@ -114,8 +93,10 @@ def main(ctx: click.Context, debug: bool, verbose: bool) -> None:
 
     Start with `esqlog calibrate --url URL --index INDEX --field FIELD`.
     """
+    from esqlog.cli.logs import configure_logging  # not for --help: logging costs 10 ms
+
     ctx.meta["esqlog.debug"] = debug
-    _configure_logging(verbose)
+    configure_logging(verbose)
 
 
 if __name__ == "__main__":  # pragma: no cover
