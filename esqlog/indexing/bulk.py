@@ -29,6 +29,7 @@ from esqlog.indexing.languages import language_of
 from esqlog.indexing.walk import SourceFile
 
 SCAN_PAGE = 5000
+AGG_PAGE = 5000  # composite buckets (paths) a page
 BULK_DOCS = 500
 BULK_BYTES = 8 << 20
 
@@ -68,30 +69,88 @@ def file_hash(source: SourceFile, limits: ChunkLimits) -> str:
 
 
 def stored_files(engine: Engine, index: str) -> dict[str, Stored]:
-    """path -> its documents, read with search_after over the documents esqlog wrote."""
+    """path -> its documents, from one composite aggregation over the documents esqlog wrote.
+
+    Why not read every document: on 164K documents (7,488 files) reading them all back with
+    search_after took 5 s, most of an unchanged rerun; buckets of (path, file_hash, chunks)
+    with each bucket's lowest and highest chunk number took 1.2 s. Documents of a path have
+    ids ``doc_id(path, chunk)`` (so one per chunk number): a bucket of n documents whose
+    chunk numbers span exactly n values holds exactly those chunks, and their ids follow.
+    The few paths whose buckets do not say so (an interrupted run, a document without
+    ``chunk``) are read document by document.
+    """
     out: dict[str, Stored] = {}
-    after: list[Any] | None = None
+    unclear: set[str] = set()
+    after: dict[str, Any] | None = None
     while True:
-        body: dict[str, Any] = {
-            "query": {"exists": {"field": "file_hash"}}, "size": SCAN_PAGE,
-            "sort": [{"path": "asc"}, {"chunk": "asc"}], "track_total_hits": False,
-            "_source": ["path", "file_hash", "chunk", "chunks"]}
+        composite: dict[str, Any] = {"size": AGG_PAGE, "sources": [
+            {"path": {"terms": {"field": "path"}}},
+            {"hash": {"terms": {"field": "file_hash"}}},
+            {"chunks": {"terms": {"field": "chunks", "missing_bucket": True}}}]}
         if after is not None:
-            body["search_after"] = after
-        hits = engine.perform(Request("POST", index_path(index, "_search"),
-                                      body=body))["hits"]["hits"]
-        for hit in hits:
-            src = hit.get("_source") or {}
-            stored = out.setdefault(str(src.get("path")), Stored())
-            stored.ids.append(hit["_id"])
-            stored.hashes.add(str(src.get("file_hash")))
-            if isinstance(src.get("chunk"), int):
-                stored.chunks.add(src["chunk"])
-            if isinstance(src.get("chunks"), int):
-                stored.declared.add(src["chunks"])
-        if len(hits) < SCAN_PAGE:
-            return out
-        after = hits[-1]["sort"]
+            composite["after"] = after
+        body = {"size": 0, "query": {"exists": {"field": "file_hash"}}, "aggs": {"files": {
+            "composite": composite,
+            "aggs": {"lo": {"min": {"field": "chunk"}}, "hi": {"max": {"field": "chunk"}}}}}}
+        found = engine.perform(Request("POST", index_path(index, "_search"),
+                                       body=body))["aggregations"]["files"]
+        for bucket in found["buckets"]:
+            _absorb(out, unclear, bucket)
+        if len(found["buckets"]) < AGG_PAGE or not found.get("after_key"):
+            break
+        after = found["after_key"]
+    if unclear:
+        out.update(_read_documents(engine, index, sorted(unclear)))
+    return out
+
+
+def _absorb(out: dict[str, Stored], unclear: set[str], bucket: dict[str, Any]) -> None:
+    key = bucket["key"]
+    path = str(key["path"])
+    stored = out.setdefault(path, Stored())
+    stored.hashes.add(str(key["hash"]))
+    if isinstance(key.get("chunks"), int | float):
+        stored.declared.add(int(key["chunks"]))
+    low, high = bucket["lo"].get("value"), bucket["hi"].get("value")
+    if low is None or high is None or int(high) - int(low) + 1 != bucket["doc_count"]:
+        unclear.add(path)
+        return
+    numbers = range(int(low), int(high) + 1)
+    if stored.chunks.intersection(numbers):
+        unclear.add(path)
+    stored.chunks.update(numbers)
+    stored.ids.extend(doc_id(path, k) for k in numbers)
+
+
+def _read_documents(engine: Engine, index: str, paths: list[str]) -> dict[str, Stored]:
+    """The documents of these paths, one by one (search_after, path and chunk order)."""
+    out: dict[str, Stored] = {}
+    for start in range(0, len(paths), 1000):
+        after: list[Any] | None = None
+        while True:
+            body: dict[str, Any] = {
+                "query": {"bool": {"filter": [
+                    {"exists": {"field": "file_hash"}},
+                    {"terms": {"path": paths[start:start + 1000]}}]}},
+                "size": SCAN_PAGE, "sort": [{"path": "asc"}, {"chunk": "asc"}],
+                "track_total_hits": False, "_source": ["path", "file_hash", "chunk", "chunks"]}
+            if after is not None:
+                body["search_after"] = after
+            hits = engine.perform(Request("POST", index_path(index, "_search"),
+                                          body=body))["hits"]["hits"]
+            for hit in hits:
+                src = hit.get("_source") or {}
+                stored = out.setdefault(str(src.get("path")), Stored())
+                stored.ids.append(hit["_id"])
+                stored.hashes.add(str(src.get("file_hash")))
+                if isinstance(src.get("chunk"), int):
+                    stored.chunks.add(src["chunk"])
+                if isinstance(src.get("chunks"), int):
+                    stored.declared.add(src["chunks"])
+            if len(hits) < SCAN_PAGE:
+                break
+            after = hits[-1]["sort"]
+    return out
 
 
 def _unchanged(stored: Stored | None, digest: str) -> bool:
