@@ -128,6 +128,8 @@ FIELDS: dict[str, Check] = {
     "vocabulary": _optional(_text(required=True)),
     "vocabulary_sha256": _optional(_sha256),
     "vocabulary_terms": _COUNT,
+    "identifiers_applies": _optional(_flag),
+    "refreshed_docs": _COUNT,
     "esqlog_version": _text(),
     "schema": _integer(1),
     "created_at": _text(),
@@ -195,6 +197,12 @@ class Calibration:
     vocabulary: str | None = None
     vocabulary_sha256: str | None = None
     vocabulary_terms: int = 0
+    #: with the identifiers statistics beside the snapshot: whether the field is code enough
+    #: for that mode (esqlog.identifiers.split_stats.APPLIES_SHARE); None without them
+    identifiers_applies: bool | None = None
+    #: documents written or deleted by esqlog index's incremental refreshes of the snapshot
+    #: since the last full scan (esqlog.indexing.refresh): h_tok and q are as old as that scan
+    refreshed_docs: int = 0
     esqlog_version: str = __version__
     schema: int = SCHEMA_VERSION
     created_at: str = dc_field(default_factory=lambda: utc_now())

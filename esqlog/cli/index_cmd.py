@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from esqlog.extras import require_extra
 if TYPE_CHECKING:
     from esqlog.engine.client import Engine
     from esqlog.indexing.chunk import ChunkLimits
+    from esqlog.indexing.keep_fresh import Calibrated
     from esqlog.indexing.walk import WalkOptions
 
 #: the modules of the ``index`` extra (one grammar wheel per parsed language)
@@ -40,7 +42,9 @@ INDEX_MODULES = ("pathspec", "tree_sitter", "tree_sitter_c", "tree_sitter_cpp", 
                    "esqlog's file_hash field are ever replaced or deleted.")
 @click.option("--calibrate", "calibration_out", type=click.Path(),
               help="Then calibrate the content field and write the calibration JSON here "
-                   "(atomically), ready for esqlog mcp --calibration.")
+                   "with its vocabulary snapshot and identifiers statistics beside it (as "
+                   "esqlog calibrate --vocabulary --identifiers), ready for esqlog mcp "
+                   "--calibration. Reruns update them by the documents that changed.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Skip files matching this .gitignore-style pattern (repeatable).")
 @click.option("--include-vendored", is_flag=True,
@@ -57,14 +61,17 @@ INDEX_MODULES = ("pathspec", "tree_sitter", "tree_sitter_c", "tree_sitter_cpp", 
               help="Primary shards of a new index.")
 @click.option("--replicas", type=click.IntRange(0, 16), default=None,
               help="Replicas of a new index (default: the cluster's default).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a report.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object instead of a report (with the skipped paths).")
+@click.option("--verbose", is_flag=True, help="Also list the skipped paths, by reason.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 def index_command(path: Path, connection: ConnectionSettings, index: str, adopt: bool,
                   calibration_out: str | None, exclude: tuple[str, ...],
                   include_vendored: bool, include_generated: bool, max_file_size: int,
                   max_chunk_lines: int, max_chunk_chars: int, shards: int,
-                  replicas: int | None, as_json: bool, progress: bool | None) -> None:
+                  replicas: int | None, as_json: bool, verbose: bool,
+                  progress: bool | None) -> None:
     """Index the source files under PATH into INDEX, for esqlog search and esqlog mcp.
 
     One document per function, method and class in Go, Java, Python, Ruby, JavaScript,
@@ -73,11 +80,18 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     content (the standard analyzer), and chunk, chunks, file_hash for updates.
 
     Honours .gitignore; skips symbolic links, binaries (a NUL byte), vendored folders,
-    generated files (lock files, *.min.js, *.pb.go, DO NOT EDIT / @generated headers),
-    files over --max-file-size and minified text (lines averaging over 500 characters).
+    generated files (lock files, *.min.js, *.pb.go, a leading comment saying Code generated
+    ... DO NOT EDIT or @generated), esqlog's own calibration and snapshot files, files over
+    --max-file-size and minified text (lines averaging over 500 characters).
+
+    With --calibrate FILE it then writes what esqlog mcp's best mode needs: the calibration,
+    the vocabulary snapshot and the identifiers statistics. A rerun updates the three by the
+    documents it changed (seconds), until those add up to 5% of the index since the last
+    full calibration, which then runs again.
 
     Run it again to update: only changed files are re-indexed, and the documents of
-    removed files are deleted. It writes to no index but INDEX.
+    removed files are deleted. It writes to no index but INDEX, and creates it only when
+    PATH has something to index.
     """
     require_extra("index", "index", INDEX_MODULES)
     from esqlog.indexing.chunk import ChunkLimits
@@ -96,23 +110,39 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     limits = ChunkLimits(max_chunk_lines, max_chunk_chars)
     engine = open_engine(connection)
     show_progress = (sys.stderr.isatty() if progress is None else progress) and not as_json
-    summary = run_index(engine, path.resolve(), index, options, limits, adopt=adopt,
-                        shards=shards, replicas=replicas, show_progress=show_progress)
+    calibrated = None
     if calibration_out is not None:
+        from esqlog.indexing.keep_fresh import Calibrated
+
+        calibrated = Calibrated(calibration_out, connection)
+    summary = run_index(engine, path.resolve(), index, options, limits, adopt=adopt,
+                        shards=shards, replicas=replicas, show_progress=show_progress,
+                        calibrated=calibrated)
+    if calibrated is not None:
         if not summary["documents"]:
             raise UsageError(f"nothing to calibrate: {str(path)!r} has no text file to index",
                              "pass the folder of a repository with source files")
-        summary["calibration"] = _calibrate(engine, index, calibration_out, show_progress)
+        summary["calibration"] = calibrated.finish(engine, summary["index"],
+                                                   progress_factory(show_progress))
+    skipped_paths = summary.pop("skipped_paths")
     if as_json:
-        click.echo(json.dumps(summary, sort_keys=True))
+        click.echo(json.dumps({**summary, "skipped_paths": skipped_paths}, sort_keys=True))
     else:
         click.echo(_report(summary))
+        if verbose:
+            for reason, paths in skipped_paths.items():
+                click.echo(f"skipped ({reason}): " + ", ".join(paths))
 
 
 def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
               limits: ChunkLimits, adopt: bool, shards: int, replicas: int | None,
-              show_progress: bool) -> dict[str, Any]:
-    """The whole run (also the benchmark's): returns the summary the CLI prints."""
+              show_progress: bool, calibrated: Calibrated | None = None) -> dict[str, Any]:
+    """The whole run (also the benchmark's): returns the summary the CLI prints.
+
+    Nothing to index (no text file under PATH) creates no index: a new index is made only
+    for files that yield documents, and one this run made but could fill with nothing is
+    deleted again, so the next run may use the name for the right folder.
+    """
     from esqlog.indexing.bulk import (
         IndexCounts,
         actions,
@@ -121,13 +151,16 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
         send,
         stored_files,
     )
-    from esqlog.indexing.target import prepare
+    from esqlog.indexing.target import forget_created, prepare
     from esqlog.indexing.walk import WalkReport, list_files, read_files
 
     started = time.perf_counter()
-    target = prepare(engine, index, str(root), adopt, shards, replicas)
     report = WalkReport()
     files = list_files(root, options, report)
+    target = prepare(engine, index, str(root), adopt, shards, replicas,
+                     instead_of_creating=_nothing_to_index(root) if not files else None)
+    if calibrated is not None:
+        calibrated.start(engine, target.name, target.created)
     stored = {} if target.created else stored_files(engine, target.name)
     counts = IndexCounts()
     bar = progress_factory(show_progress, unit="files")
@@ -136,8 +169,11 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     if pause:
         refresh_interval(engine, target.name, "-1")
     try:
-        send(engine, actions(target.name, read_files(files, options, report, advance), stored,
-                             limits, counts), counts)
+        read = read_files(files, options, report, advance)
+        stream: Iterable[dict[str, Any]] = actions(target.name, read, stored, limits, counts)
+        if calibrated is not None:
+            stream = calibrated.watch(engine, target.name, stream, stored)
+        send(engine, stream, counts)
     finally:
         if pause:
             refresh_interval(engine, target.name, None)
@@ -149,10 +185,14 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
                            "fix the cause and run esqlog index again (it resumes)")
     stats = engine.perform(Request("GET", index_path(target.name, "_stats", "docs,store")))
     primaries = stats["_all"]["primaries"]
+    if target.created and not int(primaries["docs"]["count"]):
+        forget_created(engine, target.name)
+        raise _nothing_to_index(root)
     return {
         "index": target.name, "created": target.created, "adopted": target.adopted,
         "root": str(root), "files": report.files, "bytes": report.bytes,
         "skipped": dict(sorted(report.skipped.items())),
+        "skipped_paths": dict(sorted(report.skipped_paths.items())),
         "files_indexed": counts.files_indexed, "files_unchanged": counts.files_unchanged,
         "files_deleted": counts.files_deleted, "files_empty": counts.files_empty,
         "chunks_indexed": counts.chunks_indexed, "chunks_deleted": counts.chunks_deleted,
@@ -162,14 +202,10 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     }
 
 
-def _calibrate(engine: Engine, index: str, out: str, show_progress: bool) -> dict[str, Any]:
-    """The same code path as esqlog calibrate (sampled h_tok), saved atomically."""
-    from esqlog.calibration.calibrate import calibrate, save_calibration
-
-    record = calibrate(engine, index, "content",
-                       progress_factory=progress_factory(show_progress))
-    save_calibration(record, out)
-    return {"file": out, "q": record.q, "h_tok": record.h_tok}
+def _nothing_to_index(root: Path) -> UsageError:
+    return UsageError(f"nothing to index: {str(root)!r} has no text file esqlog index keeps "
+                      "(see --verbose for what it skipped)",
+                      "pass the folder of a repository with source files")
 
 
 def _report(s: dict[str, Any]) -> str:
@@ -188,5 +224,12 @@ def _report(s: dict[str, Any]) -> str:
     ]
     if "calibration" in s:
         cal = s["calibration"]
-        lines.append(f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f})")
+        how = {"calibrated": "calibrated in full",
+               "refreshed": f"refreshed by {cal['changed_documents']:,} changed documents",
+               "unchanged": "unchanged"}[cal["how"]]
+        mode = ("the identifiers mode applies" if cal["identifiers_applies"] else
+                "prose-like: esqlog mcp serves boost")
+        lines.append(f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f}"
+                     f"; {how} in {cal['seconds']:.1f} s; {cal['split_share']:.1%} of tokens "
+                     f"split: {mode})")
     return "\n".join(lines)

@@ -28,11 +28,13 @@ from esqlog.errors import UsageError
               help="Calibration JSON written by esqlog calibrate --out.")
 @click.option("--field", "field_name",
               help="The calibrated text field (default: the calibration's field).")
-@click.option("--mode", type=click.Choice(["boost", "identifiers"]), default="boost",
+@click.option("--mode", type=click.Choice(["auto", "boost", "identifiers"]), default="auto",
               show_default=True,
               help="Ranking: boost (q-log, the native match set) or identifiers (query words "
                    "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
-                   "usually the best recall per token budget on code: BENCHMARKS.md section 10).")
+                   "usually the best recall per token budget on code: BENCHMARKS.md section "
+                   "10). auto: identifiers when the calibration has its statistics and says "
+                   "the field is code, else boost; the choice is printed on stderr.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio for a local agent; http: streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
@@ -42,7 +44,7 @@ from esqlog.errors import UsageError
               help="HTTP: require 'Authorization: Bearer <token>' with the token in this file "
                    "(needed for a --host other than loopback).")
 def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Path,
-                field_name: str | None, mode: Literal["boost", "identifiers"],
+                field_name: str | None, mode: Literal["auto", "boost", "identifiers"],
                 transport: str, host: str,
                 port: int, auth_token_file: Path | None) -> None:
     """Serve search_code and read_code on INDEX to an MCP client (a coding agent).
@@ -70,9 +72,16 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
                          "authentication", "pass --auth-token-file FILE (clients then send "
                          "'Authorization: Bearer <token>'), or --host 127.0.0.1")
     calibration, field = load_for_field(absolute_calibration(calibration_file), field_name)
+    if mode == "auto":
+        from esqlog.identifiers.calibrate import auto_mode
+
+        chosen, why = auto_mode(calibration)
+        click.echo(f"esqlog mcp: mode {chosen}: {why}", err=True)
+    else:
+        chosen = mode
     engine = open_engine(connection)
     search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
-                        mode=mode)
+                        mode=chosen)
     server = build_server(search)
     if transport == "stdio":
         server.run("stdio")

@@ -67,14 +67,20 @@ def check_name(index: str) -> None:
 
 
 def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
-            replicas: int | None) -> Target:
-    """Create INDEX, or check that esqlog index may write to it (see the module doc)."""
+            replicas: int | None, instead_of_creating: UsageError | None = None) -> Target:
+    """Create INDEX, or check that esqlog index may write to it (see the module doc).
+
+    ``instead_of_creating``: raised when INDEX does not exist (there is nothing to put in
+    a new one), so that no empty index is left holding the name.
+    """
     check_name(index)
     try:
         found = engine.perform(Request("GET", index_path(index)))
     except Exception as exc:
         if error_status(exc) != 404:
             raise
+        if instead_of_creating is not None:
+            raise instead_of_creating from None
         return _create(engine, index, root, shards, replicas)
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
@@ -107,6 +113,12 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"properties": missing}))
     return Target(name, created=False, adopted=not ours)
+
+
+def forget_created(engine: Engine, name: str) -> None:
+    """Delete the index this same run created (it holds no document): an empty index left
+    behind would keep the name for a folder with nothing in it."""
+    engine.perform(Request("DELETE", index_path(name)))
 
 
 def _marker(root: str) -> dict[str, Any]:

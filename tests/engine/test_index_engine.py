@@ -218,5 +218,6 @@ def test_calibrating_an_empty_folder_is_one_line(engine: Engine, index_name: str
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
     out = tmp_path / "cal.json"
     _one_error_line(run(engine, str(tmp_path), "--index", index_name, "--calibrate", str(out)),
-                    "nothing to calibrate")
+                    "nothing to index")
     assert not out.exists()
+    assert not engine.client.indices.exists(index=index_name)  # no empty index left behind
