@@ -58,7 +58,11 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=command, env=dict(os.environ), args=[
+    # this checkout's esqlog, not whichever the script's interpreter would import
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                         env.get("PYTHONPATH", "")])
+    params = StdioServerParameters(command=command, env=env, args=[
         "mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
         "--calibration", str(calibration)])
     calls: dict[str, tuple[str, dict[str, Any]]] = {
@@ -69,13 +73,28 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
         "chunk": ("read_code", {"id": doc_id("go/builder.go", 3)}),
     }
     out: dict[str, Any] = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        for key, (tool, arguments) in calls.items():
-            result = await session.call_tool(tool, arguments)
-            out[key] = (bool(result.is_error),
-                        "".join(getattr(c, "text", "") for c in result.content))
+    errors = calibration.with_name("mcp.stderr")
+    with errors.open("w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            for key, (tool, arguments) in calls.items():
+                result = await session.call_tool(tool, arguments)
+                out[key] = (bool(result.is_error),
+                            "".join(getattr(c, "text", "") for c in result.content))
+    out["stderr"] = errors.read_text(encoding="utf-8")
     return out
+
+
+def test_the_default_mode_is_chosen_from_the_calibration_and_said(
+        served: dict[str, Any]) -> None:
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.identifiers.calibrate import auto_mode
+
+    calibration = load_calibration(served["repo"].parent / "code.qlog.json")
+    assert calibration.identifiers_applies is not None  # index --calibrate wrote the statistics
+    chosen, _ = auto_mode(calibration)
+    assert f"esqlog mcp: mode {chosen}: " in served["answers"]["stderr"]
 
 
 def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) -> None:
