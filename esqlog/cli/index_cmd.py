@@ -122,7 +122,8 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
         if not summary["documents"]:
             raise UsageError(f"nothing to calibrate: {str(path)!r} has no text file to index",
                              "pass the folder of a repository with source files")
-        summary["calibration"] = calibrated.finish(engine, summary["index"],
+        changed = bool(summary["chunks_indexed"] or summary["chunks_deleted"])
+        summary["calibration"] = calibrated.finish(engine, summary["index"], changed,
                                                    progress_factory(show_progress))
     skipped_paths = summary.pop("skipped_paths")
     if as_json:
@@ -229,7 +230,8 @@ def _report(s: dict[str, Any]) -> str:
                "unchanged": "unchanged"}[cal["how"]]
         mode = ("the identifiers mode applies" if cal["identifiers_applies"] else
                 "prose-like: esqlog mcp serves boost")
+        share = (f"{cal['split_share']:.1%} of tokens split: "
+                 if cal["split_share"] is not None else "")
         lines.append(f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f}"
-                     f"; {how} in {cal['seconds']:.1f} s; {cal['split_share']:.1%} of tokens "
-                     f"split: {mode})")
+                     f"; {how} in {cal['seconds']:.1f} s; {share}{mode})")
     return "\n".join(lines)

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.identifiers.calibrate import (
@@ -24,8 +25,18 @@ from esqlog.identifiers.calibrate import (
     calibrate_identifiers,
     save_identifier_calibration,
 )
+from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.indexing.bulk import Stored
-from esqlog.indexing.refresh import FIELD, Changes, load_triple, read_new, refreshed, room, track
+from esqlog.indexing.refresh import (
+    FIELD,
+    Changes,
+    current_record,
+    load_triple,
+    read_new,
+    refreshed,
+    room,
+    track,
+)
 from esqlog.statistics.terms import (
     field_stats_plan,
     live_doc_count_plan,
@@ -42,49 +53,56 @@ class Calibrated:
     def __init__(self, out: str, connection: ConnectionSettings | None = None) -> None:
         self.out = out
         self.connection = connection
-        self.found: IdentifierCalibration | None = None
+        self.current: Calibration | None = None  # FILE, when it is this index's, complete
         self.changes: Changes | None = None
 
     def start(self, engine: Engine, index: str, created: bool) -> None:
-        """Before the write: is FILE this index's triple, with room for a refresh?"""
+        """Before the write: is FILE this index's calibration, with room for a refresh?"""
         if created:
             return
         info = engine.run(resolve_index_plan(index))
-        self.found = load_triple(self.out, info.uuid)
-        if self.found is not None and room(self.found.record) > 0:
+        self.current = current_record(self.out, info.uuid)
+        if self.current is not None and room(self.current) > 0:
             self.changes = Changes()
 
     def watch(self, engine: Engine, index: str, stream: Iterable[dict[str, Any]],
               stored: dict[str, Stored]) -> Iterable[dict[str, Any]]:
         """The bulk stream, its changes recorded when a refresh is possible."""
-        if self.changes is None or self.found is None:
+        if self.changes is None or self.current is None:
             return stream
         existing = {i for s in stored.values() for i in s.ids}
-        return _tracked(engine, index, stream, existing, room(self.found.record), self.changes)
+        return _tracked(engine, index, stream, existing, room(self.current), self.changes)
 
-    def finish(self, engine: Engine, index: str, progress: ProgressFactory) -> dict[str, Any]:
-        """After the write and refresh: FILE refreshed, unchanged or calibrated in full."""
+    def finish(self, engine: Engine, index: str, changed: bool,
+               progress: ProgressFactory) -> dict[str, Any]:
+        """After the write and refresh: FILE unchanged, refreshed or calibrated in full."""
         started = time.perf_counter()
-        found, changes = self.found, self.changes
-        how = "calibrated"
-        if found is not None and changes is not None and not changes.overflow:
-            if changes.documents:
-                read_new(engine, index, changes)
-                found = refreshed(found, changes, *_field_numbers(engine, index))
-                found = _saved(found, self.out)
-                how = "refreshed"
-            else:
-                how = "unchanged"
+        current, changes = self.current, self.changes
+        summary: dict[str, Any] = {"file": self.out, "changed_documents": 0}
+        if current is not None and not changed:
+            return {**summary, **_numbers(current, None), "how": "unchanged",
+                    "seconds": round(time.perf_counter() - started, 3)}
+        found = None
+        if current is not None and changes is not None and not changes.overflow:
+            found = load_triple(self.out, current.index_uuid)
+        if found is not None and changes is not None:
+            read_new(engine, index, changes)
+            found = _saved(refreshed(found, changes, *_field_numbers(engine, index)), self.out)
+            summary.update(how="refreshed", changed_documents=changes.documents)
         else:
             found = _saved(calibrate_identifiers(
                 engine, index, FIELD, progress_factory=progress,
                 connection=self.connection), self.out)
-        record, stats = found.record, found.stats
-        return {"file": self.out, "q": record.q, "h_tok": record.h_tok, "how": how,
-                "changed_documents": changes.documents if changes and how != "calibrated"
-                else 0, "refreshed_docs": record.refreshed_docs,
-                "identifiers_applies": stats.applies, "split_share": round(stats.split_share, 4),
+            summary["how"] = "calibrated"
+        return {**summary, **_numbers(found.record, found.stats),
                 "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _numbers(record: Calibration, stats: IdentifierStats | None) -> dict[str, Any]:
+    return {"q": record.q, "h_tok": record.h_tok, "refreshed_docs": record.refreshed_docs,
+            "identifiers_applies": record.identifiers_applies if stats is None
+            else stats.applies,
+            "split_share": None if stats is None else round(stats.split_share, 4)}
 
 
 def _tracked(engine: Engine, index: str, stream: Iterable[dict[str, Any]], existing: set[str],

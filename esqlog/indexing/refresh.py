@@ -272,6 +272,20 @@ def room(calibration: Calibration | None) -> int:
     return max(allowed, 0)
 
 
+def current_record(path: str | Path, uuid: str) -> Calibration | None:
+    """The calibration at ``path`` when it is of the index with this UUID, with a snapshot
+    and identifiers statistics recorded (checked in full by load_triple); else None."""
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.errors import UsageError
+
+    try:
+        record = load_calibration(path)
+    except UsageError:
+        return None
+    complete = record.vocabulary is not None and record.identifiers_applies is not None
+    return record if record.index_uuid == uuid and record.field == FIELD and complete else None
+
+
 def load_triple(path: str | Path, uuid: str) -> IdentifierCalibration | None:
     """The calibration at ``path`` with its snapshot and identifiers statistics, when all
     three are there and belong to the index with this UUID; else None (calibrate in full)."""

@@ -113,6 +113,9 @@ def test_a_rerun_refreshes_the_calibration_and_finds_new_names_first(
     repo = _repo(tmp_path / "repo")
     out = tmp_path / "cal" / "code.qlog.json"
     _index(engine, repo, index_name, "--calibrate", str(out))
+    written = out.read_bytes()
+    again = _index(engine, repo, index_name, "--calibrate", str(out))["calibration"]
+    assert again["how"] == "unchanged" and out.read_bytes() == written
     edited = repo / "file07.go"
     text = edited.read_text(encoding="utf-8")
     old_name = text.split("func ", 2)[2].split("(", 1)[0]  # the second function's name
