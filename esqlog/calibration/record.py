@@ -130,6 +130,7 @@ FIELDS: dict[str, Check] = {
     "vocabulary_terms": _COUNT,
     "identifiers_applies": _optional(_flag),
     "refreshed_docs": _COUNT,
+    "index_operations": _optional(_COUNT),
     "esqlog_version": _text(),
     "schema": _integer(1),
     "created_at": _text(),
@@ -203,6 +204,9 @@ class Calibration:
     #: documents written or deleted by esqlog index's incremental refreshes of the snapshot
     #: since the last full scan (esqlog.indexing.refresh): h_tok and q are as old as that scan
     refreshed_docs: int = 0
+    #: the index's write operations (sum of max_seq_no + 1) when esqlog index last brought
+    #: the record up to date; a different count means writes it has not seen
+    index_operations: int | None = None
     esqlog_version: str = __version__
     schema: int = SCHEMA_VERSION
     created_at: str = dc_field(default_factory=lambda: utc_now())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from esqlog.calibration.record import Calibration
@@ -31,6 +32,7 @@ from esqlog.indexing.refresh import (
     FIELD,
     Changes,
     current_record,
+    index_operations,
     load_triple,
     read_new,
     refreshed,
@@ -61,7 +63,7 @@ class Calibrated:
         if created:
             return
         info = engine.run(resolve_index_plan(index))
-        self.current = current_record(self.out, info.uuid)
+        self.current = current_record(self.out, info.uuid, index_operations(engine, index))
         if self.current is not None and room(self.current) > 0:
             self.changes = Changes()
 
@@ -85,14 +87,16 @@ class Calibrated:
         found = None
         if current is not None and changes is not None and not changes.overflow:
             found = load_triple(self.out, current.index_uuid)
+        operations = index_operations(engine, index)
         if found is not None and changes is not None:
             read_new(engine, index, changes)
-            found = _saved(refreshed(found, changes, *_field_numbers(engine, index)), self.out)
+            found = _saved(refreshed(found, changes, *_field_numbers(engine, index)), self.out,
+                           operations)
             summary.update(how="refreshed", changed_documents=changes.documents)
         else:
             found = _saved(calibrate_identifiers(
                 engine, index, FIELD, progress_factory=progress,
-                connection=self.connection), self.out)
+                connection=self.connection), self.out, operations)
             summary["how"] = "calibrated"
         return {**summary, **_numbers(found.record, found.stats),
                 "seconds": round(time.perf_counter() - started, 3)}
@@ -124,6 +128,11 @@ def _field_numbers(engine: Engine, index: str) -> tuple[int, int, int]:
     return stats.doc_count, stats.sum_ttf, live
 
 
-def _saved(found: IdentifierCalibration, out: str) -> IdentifierCalibration:
+def _saved(found: IdentifierCalibration, out: str,
+           operations: int | None) -> IdentifierCalibration:
+    """Saved with the index's count of write operations as of now: the next run refreshes
+    only if no write happened in between (see esqlog.indexing.refresh.current_record)."""
+    found = IdentifierCalibration(replace(found.record, index_operations=operations),
+                                  found.vocabulary, found.stats, found.build_seconds)
     record, _, _ = save_identifier_calibration(found, out)
     return IdentifierCalibration(record, found.vocabulary, found.stats, found.build_seconds)

@@ -38,6 +38,8 @@ import numpy as np
 
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.engine.termvectors import stored_vectors_request
 from esqlog.identifiers.calibrate import IdentifierCalibration
 from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector
@@ -272,9 +274,31 @@ def room(calibration: Calibration | None) -> int:
     return max(allowed, 0)
 
 
-def current_record(path: str | Path, uuid: str) -> Calibration | None:
-    """The calibration at ``path`` when it is of the index with this UUID, with a snapshot
-    and identifiers statistics recorded (checked in full by load_triple); else None."""
+def index_operations(engine: Engine, index: str) -> int | None:
+    """Write operations the index has seen: the sum over primary shards of max_seq_no + 1
+    (every index and delete takes a sequence number; kept across restarts). None when the
+    engine does not say."""
+    found = engine.perform(Request("GET", index_path(index, "_stats", "docs"),
+                                   {"level": "shards"}))
+    total = 0
+    for info in (found.get("indices") or {}).values():
+        for copies in (info.get("shards") or {}).values():
+            for shard in copies:
+                if (shard.get("routing") or {}).get("primary"):
+                    seq = (shard.get("seq_no") or {}).get("max_seq_no")
+                    if not isinstance(seq, int):
+                        return None
+                    total += seq + 1
+    return total
+
+
+def current_record(path: str | Path, uuid: str, operations: int | None) -> Calibration | None:
+    """The calibration at ``path`` when it is of the index with this UUID as it is now, with
+    a snapshot and identifiers statistics recorded (checked in full by load_triple); else
+    None. "As it is now": no write since FILE was saved (the same count of operations), so
+    a run that wrote and stopped before refreshing FILE (killed, a failed bulk, an
+    interrupted full calibration) or an ``esqlog index`` without --calibrate is not
+    forgotten: the next run calibrates in full."""
     from esqlog.calibration.calibrate import load_calibration
     from esqlog.errors import UsageError
 
@@ -283,7 +307,9 @@ def current_record(path: str | Path, uuid: str) -> Calibration | None:
     except UsageError:
         return None
     complete = record.vocabulary is not None and record.identifiers_applies is not None
-    return record if record.index_uuid == uuid and record.field == FIELD and complete else None
+    same = (record.index_uuid == uuid and record.field == FIELD and operations is not None
+            and record.index_operations == operations)
+    return record if same and complete else None
 
 
 def load_triple(path: str | Path, uuid: str) -> IdentifierCalibration | None:

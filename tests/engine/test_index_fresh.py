@@ -187,3 +187,19 @@ def test_prose_about_do_not_edit_is_indexed_a_generated_header_is_not(
     found = call(engine, "POST", f"/{index_name}/_search",
                  body={"query": {"match_all": {}}, "_source": ["path"]})
     assert {h["_source"]["path"] for h in found["hits"]["hits"]} == {"walker.py"}
+
+
+def test_writes_the_calibration_did_not_see_bring_a_full_calibration(
+        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    out = tmp_path / "cal" / "code.qlog.json"
+    _index(engine, repo, index_name, "--calibrate", str(out))
+    (repo / "file03.go").write_text(_go_file(3) + f"\nfunc {NEW_NAME}() {{}}\n",
+                                    encoding="utf-8")
+    assert _index(engine, repo, index_name)["files_indexed"] == 1  # no --calibrate
+    (repo / "file04.go").write_text(_go_file(4) + f"\nfunc {RENAMED}() {{}}\n",
+                                    encoding="utf-8")
+    cal = _index(engine, repo, index_name, "--calibrate", str(out))["calibration"]
+    assert cal["how"] == "calibrated" and cal["refreshed_docs"] == 0
+    assert _rank(engine, out, index_name, NEW_NAME, "file03.go") == 1
+    assert _rank(engine, out, index_name, RENAMED, "file04.go") == 1
