@@ -27,9 +27,7 @@ from esqlog.identifiers.calibrate import auto_mode, calibrate_identifiers
 from esqlog.identifiers.files import load_for_calibration
 from esqlog.statistics.vocabulary import load_vocabulary
 from esqlog.wrapper import wrap
-from tests.conftest import ENGINE_URLS, call
-
-pytestmark = pytest.mark.engine
+from tests.support.engines import ENGINE_URLS, call
 
 VERBS = ["parse", "read", "write", "encode", "decode", "scan", "build", "merge", "split",
          "flush", "open", "close", "fetch", "store", "index", "match"]
