@@ -13,6 +13,18 @@ and the hits merge by score (esqlog.wrapper.fan_out).
 What differs from the dfs query: the length norm's average document length is each
 shard's own, as in any search without dfs (the engine's default, query_then_fetch).
 
+One match set: a search that cannot go per shard (a sort, a cursor, ...) is sent as one
+dfs query built from the SAME plan (:func:`one_query_groups`): each word's terms are the
+per-shard queries' terms, regrouped as one span per shard under the word's ``dis_max``
+with boosts from the index-wide df and N. A document matches either form exactly when it
+holds a listed term, so hits.total and the set of hits are the same; and on its own shard
+the span of that shard holds every listed term the document can hold, so each word is
+one exact saturation there too: the scores differ only by the length norm's average
+(the index's under dfs, the shard's per shard). Where one span per shard would exceed the
+engine's clause limit, the terms are grouped by the set of shards holding them instead
+(each term once, as many clauses as a per-shard query): the same match set, a word's best
+group scoring it (esqlog.identifiers.query).
+
 I/O-free: a plan laid out as on one shard (plan_identifier_query(..., shards=1)) + the
 split statistics -> one query per shard. Built on every search, so vectorised over the
 listed terms (a few hundred) rather than looped per term and shard.
@@ -20,6 +32,7 @@ listed terms (a few hundred) rather than looped per term and shard.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -104,3 +117,49 @@ def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
                   settings: IdentifierSettings) -> list[dict[str, Any]]:
     """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
     return [plan.query(field, settings, groups) for groups in shard_groups(plan, stats)]
+
+
+def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True
+                     ) -> ShardGroups:
+    """Each word's groups for one dfs query holding exactly the per-shard queries' terms.
+
+    ``exact``: one span per shard over the terms of each of the word's groups that shard
+    holds (identical spans once), to go under the word's dis_max; else one span per set of
+    shards holding the terms (each term once). Boosts divide the word's weight by the
+    span's idf sum in the index-wide statistics, which dfs_query_then_fetch scores with.
+    """
+    names = list(dict.fromkeys(t for w in plan.words for group, _ in w.groups for t in group))
+    own = {w.word: w.df for w in plan.words}
+    _, held = _terms_on_shards(names, own, stats)
+    ids = [stats.word_id.get(t, -1) for t in names]
+    df = np.asarray([float(stats.df_engine[i]) if i >= 0 else float(own.get(t, 0))
+                     for t, i in zip(names, ids, strict=True)], np.float64)
+    n = float(stats.doc_count)
+    idf = dict(zip(names, np.log1p((n - df + 0.5) / (df + 0.5)).tolist(), strict=True))
+    rows = {t: held[r].tolist() for r, t in enumerate(names)}
+    out: ShardGroups = []
+    for w in plan.words:
+        groups: list[tuple[tuple[str, ...], float]] = []
+        for terms, _ in w.groups:
+            spans: dict[tuple[str, ...], None] = {}
+            if exact:
+                for shard in range(stats.shards):
+                    spans[tuple(t for t in terms if rows[t][shard])] = None
+            else:
+                sets: dict[tuple[bool, ...], list[str]] = {}
+                for t in terms:
+                    sets.setdefault(tuple(rows[t]), []).append(t)
+                spans.update((tuple(ts), None) for ts in sets.values())
+            for span in spans:
+                total = sum(idf[t] for t in span)
+                if span and total > 0:
+                    groups.append((span, w.weight / total))
+        out.append(groups)
+    return out
+
+
+def one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
+              settings: IdentifierSettings, exact: bool = True) -> dict[str, Any]:
+    """The one dfs query of :func:`one_query_groups` (a word's spans under one dis_max)."""
+    layout = replace(settings, shard_groups="max")  # the spans of a word are alternatives
+    return plan.query(field, layout, one_query_groups(plan, stats, exact))

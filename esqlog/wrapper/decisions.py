@@ -73,6 +73,12 @@ DecisionHook = Callable[[SearchDecision], object]
 T = TypeVar("T")
 
 
+def not_resolved(index: Any) -> Reason:
+    """Why the resolver found no calibrated target (its own test for one index name)."""
+    one = isinstance(index, str) and index and "," not in index and "*" not in index
+    return "index not calibrated" if one else "not one index"
+
+
 class Trace:
     """The decision as a search builds it; :meth:`emit` reports it once, at the end."""
 

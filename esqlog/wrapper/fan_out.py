@@ -7,44 +7,80 @@ built in the shape of a search response: hits merged by score (ties: lower shard
 then each shard's own order, as the engine's merge), ``hits.total`` summed and capped as
 ``track_total_hits`` caps it, ``max_score`` the largest, ``_shards`` summed.
 
-Only plain searches fan out: a query with size, from and the options that each shard
-answers alone (source filtering, highlighting, ...). Aggregations, sorts, cursors
-(search_after, scroll, point in time), collapse, rescore, suggestions, routing and any
-option esqlog does not know go the dfs way (esqlog.wrapper.search), so their results stay
-the engine's own. When a shard's request fails, the search is sent the dfs way too and
-the engine answers it (its error, or its result) as without the fan-out.
+What fans out is every search whose answer the merge rebuilds exactly, so that adding an
+option changes neither the match set nor the ranking: size, from, source filtering,
+highlighting and the other per-hit options; ``rescore``, which the engine runs on each
+shard's own top window anyway; ``collapse`` without inner_hits (each shard collapses its
+own hits, the merge keeps a key's best one, as the engine's merge does); ``profile``
+(the shards' profiles, of the queries that ran); ``routing`` (each request reads shard k
+when the routing reaches it, else answers from no shard); ``request_cache``; and a
+``preference`` (joined to ``_shards:k``; OpenSearch refuses a custom string there, and
+since such a string only picks among a shard's copies it is left out on OpenSearch).
+Aggregations and suggestions cannot be merged exactly from per-shard answers: they ride
+in the same ``_msearch`` as one more request, ``size: 0``, holding the one dfs query built
+from the same plan (esqlog.identifiers.shards.one_query), so they count exactly the
+documents the merged hits come from. What is left goes the dfs way (esqlog.wrapper.search)
+with that same query: sorts, cursors (search_after, scroll, point in time), collapse with
+inner_hits, a preference that names shards, profile beside aggregations, and any option
+esqlog does not know: the same match set, the ranking up to the length norm's average.
+
+When a request fails, the search is sent the dfs way too and the engine answers it (its
+error, or its result) as without the fan-out. An answer that shows the index is no longer
+the one resolved (index_not_found, or a shard request answered by no shard when no
+routing was given) is reported as ``moved``, so the caller can resolve the index again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from esqlog.engine.search_call import SearchCall
-from esqlog.engine.steps import ClientSearch, SearchPlan
+from esqlog.engine.steps import ClientSearch, Step
 
 #: Body options each shard answers as the whole index would (size and from are paged here).
 PER_SHARD_BODY = frozenset({
     "query", "size", "from", "_source", "fields", "docvalue_fields", "stored_fields",
     "highlight", "track_total_hits", "timeout", "explain", "version", "seq_no_primary_term",
-    "track_scores", "script_fields", "post_filter", "search_type"})
+    "track_scores", "script_fields", "post_filter", "search_type", "rescore", "collapse",
+    "profile"})
+#: Body options answered by one more request of the whole index (see the module docstring)
+WHOLE_INDEX_BODY = frozenset({"aggs", "aggregations", "suggest"})
+#: URL options each request carries in its msearch header
+HEADER = ("routing", "request_cache")
 #: The same options as elasticsearch-py keywords, and the transport options of both clients.
 _KEYWORDS = frozenset({"index", "body", "params", "headers", "from_", "source",
                        "source_includes", "source_excludes", "request_timeout",
-                       "preference"}) | PER_SHARD_BODY
-_PARAMS = frozenset({"request_timeout", "preference", "search_type", "timeout"})
+                       "preference", *HEADER}) | PER_SHARD_BODY | WHOLE_INDEX_BODY
+_PARAMS = frozenset({"request_timeout", "preference", "search_type", "timeout", *HEADER})
 #: The engines' default of track_total_hits
 TOTAL_HITS_UP_TO = 10_000
+_DFS = "dfs_query_then_fetch"
 
 
 def fans_out(call: SearchCall) -> bool:
-    """Whether the call is a plain search that one request per shard answers exactly."""
+    """Whether the call is a search that one request per shard (and one for its
+    aggregations) answers exactly."""
     body = call.body or {}
     params = call.kwargs.get("params") or {}
-    return (set(body) <= PER_SHARD_BODY and set(call.kwargs) <= _KEYWORDS
+    collapse = call.get("collapse")
+    preference = call.get("preference")
+    return (set(body) <= PER_SHARD_BODY | WHOLE_INDEX_BODY
+            and set(call.kwargs) <= _KEYWORDS
             and isinstance(params, Mapping) and set(params) <= _PARAMS
             and isinstance(call.get("size"), int | None)
-            and isinstance(call.get("from"), int | None))
+            and isinstance(call.get("from"), int | None)
+            and (collapse is None or (isinstance(collapse, Mapping) and set(collapse) ==
+                                      {"field"} and isinstance(collapse["field"], str)))
+            and not (call.get("profile") and aggregating(call))
+            and (preference is None or (isinstance(preference, str)
+                                        and not preference.startswith("_shards:"))))
+
+
+def aggregating(call: SearchCall) -> bool:
+    """Whether the call asks for aggregations or suggestions (one more request)."""
+    return any(call.get(key) is not None for key in WHOLE_INDEX_BODY)
 
 
 def _shard_body(call: SearchCall, query: dict[str, Any], window: int) -> dict[str, Any]:
@@ -69,18 +105,53 @@ def _shard_body(call: SearchCall, query: dict[str, Any], window: int) -> dict[st
     return body
 
 
-def fan_out_plan(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]]
-                 ) -> SearchPlan:
-    """The search as one request per shard; None when a shard's request failed."""
+def _pinned(flavor: str, shard: int, preference: Any) -> str:
+    """``_shards:k`` joined to the caller's preference where the engine takes it."""
+    if not preference or (flavor == "opensearch" and not str(preference).startswith("_")):
+        return f"_shards:{shard}"
+    return f"_shards:{shard}|{preference}"
+
+
+def fan_out_searches(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]],
+                     whole: dict[str, Any] | None = None, dfs: bool = True
+                     ) -> list[dict[str, Any]]:
+    """The msearch lines of the search: one (header, body) per shard, then, for
+    aggregations or suggestions, one of the whole index holding ``whole`` (the one query)."""
     size = call.get("size")
     start = call.get("from") or 0
     size = 10 if size is None else size
     preference = call.get("preference")
+    shared = {k: call.get(k) for k in HEADER if call.get(k) is not None}
     searches: list[dict[str, Any]] = []
     for shard, query in enumerate(queries):
-        pinned = f"_shards:{shard}" + (f"|{preference}" if preference else "")
-        searches += [{"index": call.index, "preference": pinned},
-                     _shard_body(call, query, start + size)]
+        searches += [{"index": call.index, "preference": _pinned(flavor, shard, preference),
+                      **shared}, _shard_body(call, query, start + size)]
+    if whole is not None:
+        header = {"index": call.index, **shared}
+        if preference is not None:
+            header["preference"] = preference
+        if dfs and len(queries) > 1:
+            header["search_type"] = _DFS
+        body = {k: call.get(k) for k in (*WHOLE_INDEX_BODY, "timeout")
+                if call.get(k) is not None}
+        searches += [header, {**body, "query": whole, "size": 0}]
+    return searches
+
+
+@dataclass(frozen=True)
+class FanOutAnswer:
+    """The merged response (None: a request failed), and whether the answers show that
+    the index is no longer the one the requests were planned for."""
+
+    response: Any
+    moved: bool
+
+
+def fan_out_plan(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]],
+                 whole: dict[str, Any] | None = None, dfs: bool = True
+                 ) -> Generator[Step, Any, FanOutAnswer]:
+    """The search as one request per shard (+ one for aggregations), merged."""
+    searches = fan_out_searches(flavor, call, queries, whole, dfs)
     extra = {k: v for k, v in call.kwargs.items()
              if k in ("headers", "request_timeout")}
     params = call.kwargs.get("params") or {}
@@ -88,22 +159,63 @@ def fan_out_plan(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]
         extra["params"] = {"request_timeout": params["request_timeout"]}
     key = "searches" if flavor == "elasticsearch" else "body"
     raw = yield ClientSearch((), {key: searches, **extra}, "msearch")
-    merged = merge_responses(raw["responses"], raw.get("took"), start, size,
-                             call.get("track_total_hits"))
+    responses = raw["responses"]
+    moved = index_moved(responses[:len(queries)], call.get("routing") is not None)
+    merged = merge_call(call, responses, raw.get("took"), len(queries))
     if merged is None:
-        return None
+        return FanOutAnswer(None, moved)
     meta = getattr(raw, "meta", None)
-    return merged if meta is None else type(raw)(body=merged, meta=meta)
+    return FanOutAnswer(merged if meta is None else type(raw)(body=merged, meta=meta), moved)
+
+
+def index_moved(responses: Sequence[Mapping[str, Any]], routed: bool) -> bool:
+    """Whether per-shard answers show another index than planned: it is gone, or a shard
+    request was answered by no shard (unless routing left that shard out)."""
+    for r in responses:
+        error = r.get("error")
+        if isinstance(error, Mapping) and error.get("type") == "index_not_found_exception":
+            return True
+        if not routed and "error" not in r and int((r.get("_shards") or {}).get(
+                "total", 1)) != 1:
+            return True
+    return False
+
+
+def merge_call(call: SearchCall, responses: Sequence[Mapping[str, Any]], took: Any,
+               shards: int) -> dict[str, Any] | None:
+    """The call's response from its msearch answers (``shards`` per-shard ones, then the
+    aggregations' one when there is one); None when one of them is an error."""
+    collapse = call.get("collapse")
+    merged = merge_responses(
+        responses[:shards], took, call.get("from") or 0,
+        10 if call.get("size") is None else call.get("size"), call.get("track_total_hits"),
+        collapse=collapse["field"] if isinstance(collapse, Mapping) else None,
+        profile=bool(call.get("profile")))
+    if merged is None or len(responses) == shards:
+        return merged
+    whole = responses[shards]
+    if "error" in whole:
+        return None
+    for key in ("aggregations", "suggest"):
+        if key in whole:
+            merged[key] = whole[key]
+    return merged
 
 
 def merge_responses(responses: Sequence[Mapping[str, Any]], took: Any, start: int, size: int,
-                    track_total_hits: Any) -> dict[str, Any] | None:
-    """One search response from the shards' answers (in shard order); None on an error."""
+                    track_total_hits: Any, *, collapse: str | None = None,
+                    profile: bool = False) -> dict[str, Any] | None:
+    """One search response from the shards' answers (in shard order); None on an error.
+
+    ``collapse``: the field hits were collapsed on (a key's best hit is kept, as the
+    engine's merge keeps it); ``profile``: the shards' profiles are listed together."""
     if any("error" in r or "hits" not in r for r in responses):
         return None
     hits = [h for r in responses for h in r["hits"].get("hits", [])]
     hits.sort(key=lambda h: -(h.get("_score") if h.get("_score") is not None
                               else float("-inf")))  # stable: shard order, then its own
+    if collapse is not None:
+        hits = _collapsed(hits, collapse)
     scores = [r["hits"]["max_score"] for r in responses
               if r["hits"].get("max_score") is not None]
     out_hits: dict[str, Any] = {}
@@ -120,10 +232,28 @@ def merge_responses(responses: Sequence[Mapping[str, Any]], took: Any, start: in
     failures = [f for s in shards for f in s.get("failures", [])]
     if failures:
         summed["failures"] = failures
-    return {"took": took if took is not None else max(int(r.get("took", 0))
-                                                      for r in responses),
-            "timed_out": any(bool(r.get("timed_out")) for r in responses),
-            "_shards": summed, "hits": out_hits}
+    out = {"took": took if took is not None else max(int(r.get("took", 0))
+                                                     for r in responses),
+           "timed_out": any(bool(r.get("timed_out")) for r in responses),
+           "_shards": summed, "hits": out_hits}
+    if profile:
+        out["profile"] = {"shards": [s for r in responses
+                                     for s in (r.get("profile") or {}).get("shards", [])]}
+    return out
+
+
+def _collapsed(hits: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    """The first (best) hit of each collapse key, in order; a hit without the key's value
+    is its own group of missing values, as in the engine."""
+    seen: set[Any] = set()
+    out = []
+    for hit in hits:
+        values = (hit.get("fields") or {}).get(field) or [None]
+        key = values[0] if not isinstance(values[0], list | dict) else repr(values[0])
+        if key not in seen:
+            seen.add(key)
+            out.append(hit)
+    return out
 
 
 def _total(totals: Sequence[Mapping[str, Any]], track_total_hits: Any) -> dict[str, Any]:

@@ -16,6 +16,19 @@ analyzer, with ASCII text. Its ``operator`` and ``minimum_should_match`` carry o
 esqlog.identifiers.query for their meaning), ``boost`` and ``_name`` stay on the new clause.
 Everything else (multi_match, other fields, graph or custom search analyzers, non-ASCII
 text, filters) is sent as written.
+
+One query, one match set: on an index whose split statistics hold each shard's own
+(``fan_out``, the default), every search of a match text lists the same terms, chosen by
+one plan laid out as on one shard (FAN_OUT_BUDGET, lowered the same way to fit the
+engine's clause limit): sent per shard (esqlog.wrapper.fan_out) or as the one dfs query of
+esqlog.identifiers.shards.one_query, which holds those terms regrouped. So a sort, a
+cursor or any option that keeps a search from going per shard changes neither
+``hits.total`` nor which documents match, only (for the one dfs query) the length norm's
+average. With ``fan_out=False`` every search is the one dfs query of the shard-set layout.
+
+Statistics of another index are never used: when the index a name resolves to has
+another UUID than the one calibrated (deleted and recreated, an alias moved), the search
+goes on in boost mode (one warning saying so) until the index is calibrated again.
 """
 
 from __future__ import annotations
@@ -28,8 +41,8 @@ from typing import Any
 from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
-from esqlog.identifiers.shards import shard_queries
+from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.shards import one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
 from esqlog.scoring.matchspec import MatchSpec, parse_match, walk
@@ -138,6 +151,10 @@ class IdentifierRewriter:
             return {"match_none": {}}  # a placeholder: counted as one clause below
 
         skeleton = walk(query, collect)
+        moved = next((s for _, s, _ in eligible if s.index_uuid != target.uuid), None)
+        if moved is not None:
+            self._warn_moved(target, moved)
+            return STALE
         if stale:
             self._warn_stale(target.index)
             return STALE
@@ -147,7 +164,7 @@ class IdentifierRewriter:
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
-        built = [self._build(spec, stats, vocab, share, fan_out)
+        built = [self._build(spec, stats, vocab, share, fan_out, target.index)
                  for spec, stats, vocab in eligible]
         if all(b is None for b in built):
             return None
@@ -182,42 +199,72 @@ class IdentifierRewriter:
         return spec, stats
 
     def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
-               allowed: int, fan_out: bool) -> list[dict[str, Any]] | None:
+               allowed: int, fan_out: bool, index: str) -> list[dict[str, Any]] | None:
         """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
         None (left as written) when even a budget of one clause per word does not fit the
-        engine's limit."""
-        layout = 1 if fan_out else None
+        engine's limit.
+
+        Whether sent per shard or not, the terms are chosen the same way (the module
+        docstring): laid out as on one shard when the statistics allow the fan-out."""
+        per_shard = self.settings.fan_out and stats.per_shard
+        layout = 1 if per_shard else None
         settings = replace(self.settings, operator=spec.options.operator,
                            minimum_should_match=spec.options.msm,
-                           budget=self.settings.budget_for(stats.shards, fan_out))
+                           budget=self.settings.budget_for(stats.shards, per_shard))
         filtered = spec.options.operator == "and" or spec.options.msm is not None
         while True:
             plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
             # laid out as on one shard, the plan lists at least the terms of any shard's
             # query; without and/msm filters its terms are its clauses (no need to build it)
-            query = None if fan_out and not filtered else plan.query(spec.field, settings)
+            query = None if per_shard and not filtered else plan.query(spec.field, settings)
             used = plan.clauses if query is None else _terms_in(query)
             if used <= allowed:
-                if not fan_out:
+                if not per_shard:
                     assert query is not None
                     return [_decorated(query, spec)]
-                return [_decorated(q, spec)
-                        for q in shard_queries(plan, stats, spec.field, settings)]
-            budget = settings.budget_for(stats.shards, fan_out)
+                if fan_out:
+                    return [_decorated(q, spec)
+                            for q in shard_queries(plan, stats, spec.field, settings)]
+                return [_decorated(self._one_query(plan, stats, spec.field, settings,
+                                                   allowed, index), spec)]
+            budget = settings.budget_for(stats.shards, per_shard)
             if budget <= 1:
                 return None
             settings = replace(settings, budget=max(1, budget * allowed // used - 1))
 
-    def _warn_stale(self, index: str) -> None:
+    def _one_query(self, plan: IdentifierPlan, stats: IdentifierStats, field: str,
+                   settings: IdentifierSettings, allowed: int, index: str) -> dict[str, Any]:
+        """The per-shard queries' terms as one dfs query: one span per shard (exact up to
+        the length norm's average), or by shard set where that exceeds the clause limit
+        (the same match set; one warning: some words score by their best group)."""
+        query = one_query(plan, stats, field, settings)
+        if _terms_in(query) <= allowed:
+            return query
+        self._warn_once(f"groups:{index}", (
+            f"esqlog: a search of {index!r} that cannot go to each shard on its own holds "
+            "too many terms for one span per shard under the engine's clause limit; its "
+            "words score by their best shard-set group (the same match set)"))
+        return one_query(plan, stats, field, settings, exact=False)
+
+    def _warn_once(self, key: str, message: str) -> None:
         if self._warned is None:
             self._warned = set()
-        if index in self._warned:
-            return
-        self._warned.add(index)
-        warnings.warn(f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
-                      "identifier statistics belong to; searching in boost mode until esqlog "
-                      "calibrate --vocabulary --identifiers runs again", RuntimeWarning,
-                      stacklevel=6)
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, RuntimeWarning, stacklevel=7)
+
+    def _warn_stale(self, index: str) -> None:
+        self._warn_once(index, (
+            f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
+            "identifier statistics belong to; searching in boost mode until esqlog "
+            "calibrate --vocabulary --identifiers runs again"))
+
+    def _warn_moved(self, target: IndexTarget, stats: IdentifierStats) -> None:
+        self._warn_once(f"uuid:{target.index}:{target.uuid}", (
+            f"esqlog: index {target.index!r} is another index now (uuid {target.uuid}; the "
+            f"identifier statistics are of uuid {stats.index_uuid}: deleted and recreated?); "
+            "searching in boost mode until esqlog calibrate --vocabulary --identifiers "
+            "runs again"))
 
 
 def _match_size(field_name: str, text: str) -> int | None:

@@ -25,9 +25,8 @@ from esqlog.wrapper.bodies import (
     retriever_queries,
 )
 from esqlog.wrapper.core import WrapperCore
-from esqlog.wrapper.decisions import Reason, Trace
-from esqlog.wrapper.fan_out import fan_out_plan, fans_out
-from esqlog.wrapper.identifier_search import STALE
+from esqlog.wrapper.decisions import Reason, Trace, not_resolved
+from esqlog.wrapper.identifier_plan import identifiers_plan
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.query_terms import TextKey
 from esqlog.wrapper.resolve import IndexTarget
@@ -59,7 +58,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             trace.passed(reason)
             return (yield call.untouched())
         if mode == "identifiers" and retriever is None and not knn and call.index is not None:
-            done = yield from _identifiers_plan(core, call, trace)
+            done = yield from identifiers_plan(core, call, trace)
             if done is not None:
                 return done
             mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
@@ -108,76 +107,6 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         trace.emit(core.options.on_decision)
 
 
-def _not_resolved(index: Any) -> Reason:
-    """Why the resolver found no calibrated target (its own test for one index name)."""
-    one = isinstance(index, str) and index and "," not in index and "*" not in index
-    return "index not calibrated" if one else "not one index"
-
-
-def _identifiers_plan(core: WrapperCore, call: SearchCall, trace: Trace) -> SearchPlan:
-    """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
-    None when the snapshot they need is stale and the search should go on in boost mode.
-
-    No statistics request: everything comes from the snapshot and its split statistics.
-    Resolution, the snapshot check and the clause-limit probe never raise (each falls back).
-    """
-    assert core.identifiers is not None  # effective_mode checked it
-    target = yield from core.resolver.target_plan(call.index)
-    if target is None:
-        trace.passed(_not_resolved(call.index))
-        return (yield call.untouched())
-    trace.statistics = "snapshot"
-    yield from core.snapshots.check_plan(target.index)
-    yield from core.clause_limit_plan()
-    rewriter = core.identifiers
-    if (rewriter.settings.fan_out and target.shards > 1 and _pages_as_given(call)
-            and fans_out(call)):
-        queries = rewriter.rewrite_per_shard(target, call.query, core.snapshots,
-                                             core.max_clauses)
-        if queries == STALE:
-            return None
-        if isinstance(queries, list):
-            trace.rewritten("identifiers")
-            trace.fan_out = True
-            response = yield from fan_out_plan(core.flavor, call, queries)
-            if response is not None:
-                return response  # else a shard failed: the one query answers (see fan_out)
-            trace.fan_out = False
-            trace.fell_back("a shard's request failed: one query")
-    query = rewriter.rewrite(target, call.query, core.snapshots, core.max_clauses)
-    if query == STALE:
-        return None
-    if not isinstance(query, dict):
-        trace.passed("no calibrated match clause")
-        return (yield call.untouched())
-    if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
-        call.set("search_type", "dfs_query_then_fetch")
-    call.set("query", query)
-    trace.rewritten("identifiers")
-    return (yield call.search())
-
-
-def _pages_as_given(call: SearchCall) -> bool:
-    """Whether the fan-out's own paging and hit count would answer as the engine does.
-
-    The fan-out pages and caps ``hits.total`` itself, so values the engine refuses
-    (``from: -1`` answered 200 with no hits) or reads in its own way must not reach it:
-    such a search goes as one query, and the engine answers (its 400 included).
-    ``track_total_hits: "true"`` / ``"false"`` (both engines accept the strings) are set
-    as the booleans they mean.
-    """
-    for key in ("from", "size"):
-        value = call.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
-            return False
-    total = call.get("track_total_hits")
-    if isinstance(total, str) and total.lower() in ("true", "false"):
-        total = total.lower() == "true"
-        call.set("track_total_hits", total)
-    return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
-
-
 def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list[Any],
                   trace: Trace) -> Generator[Step, Any, Prepared | None]:
     """(target, statistics) of a calibrated search, or None to pass it through.
@@ -195,7 +124,7 @@ def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list
         try:
             target = yield from core.resolver.target_plan(index)
             if target is None:
-                trace.passed(_not_resolved(index))
+                trace.passed(not_resolved(index))
                 return None
             yield from core.snapshots.check_plan(target.index)
             yield from core.clause_limit_plan()

@@ -52,13 +52,15 @@ class SnapshotGuard:
         self._by_index = by_index
         self._state: dict[str, tuple[bool, float]] = {}  # index -> (usable, next check)
 
-    def check_plan(self, index: str) -> Plan[None]:
+    def check_plan(self, index: str, uuid: str | None = None) -> Plan[None]:
         """Every minute, check the index still is the one its snapshots were taken of.
 
         The same index (UUID) with live documents within 10% of the snapshot's keeps the
         snapshot in use; otherwise searches go back to live statistics (one warning) until
         the index is calibrated again. One search per minute pays this request; a failure
         here never fails a search (the last answer stands, the next minute retries).
+        ``uuid``: the UUID the index name resolved to just now; another than calibrated
+        checks at once, so a recreated index is never searched with the old statistics.
         """
         now = time.monotonic()
         usable, due = self._state.get(index, (True, 0.0))
@@ -66,6 +68,8 @@ class SnapshotGuard:
         # calibration of the same index may be older or newer.
         owners = [c for c in self._by_index.get(index, [])
                   if (c.index, c.field) in self.in_use]
+        if usable and uuid is not None and any(c.index_uuid != uuid for c in owners):
+            due = 0.0
         if now < due or not owners:
             return
         self._state[index] = (usable, now + SNAPSHOT_CHECK_SECONDS)
@@ -77,11 +81,21 @@ class SnapshotGuard:
         cal, fresh = max(checks, key=lambda check: (not check[1].same_index, check[1].drift))
         fits = fresh.same_index and fresh.drift <= STALE_DRIFT
         if usable and not fits:
+            change = (f"changed by {fresh.drift:.0%} since its vocabulary snapshot "
+                      f"({cal.created_at})" if fresh.same_index else
+                      f"is another index now (uuid {uuid}; its vocabulary snapshot of "
+                      f"{cal.created_at} is of uuid {cal.index_uuid}: deleted and "
+                      "recreated?)")
             warnings.warn(
-                f"esqlog: index {index!r} changed by {fresh.drift:.0%} since its "
-                f"vocabulary snapshot ({cal.created_at}); using live statistics until "
+                f"esqlog: index {index!r} {change}; using live statistics until "
                 f"esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=6)
         self._state[index] = (fits, now + SNAPSHOT_CHECK_SECONDS)
+
+    def recheck(self, index: str) -> None:
+        """Check the index at the next search, not a minute later: an answer showed that
+        it may have been deleted or recreated."""
+        usable, _ = self._state.get(index, (True, 0.0))
+        self._state[index] = (usable, 0.0)
 
     def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
         """The field's vocabulary snapshot while it is usable, else None (live statistics)."""

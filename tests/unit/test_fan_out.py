@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from esqlog.engine.search_call import SearchCall
-from esqlog.wrapper.fan_out import fans_out, merge_responses
+from esqlog.wrapper.fan_out import (
+    fan_out_searches,
+    fans_out,
+    index_moved,
+    merge_call,
+    merge_responses,
+)
 
 
 def answer(shard: int, scores: list[float], total: int, relation: str = "eq",
@@ -77,15 +83,76 @@ def test_shard_failures_are_kept_and_an_error_answer_means_no_merge() -> None:
                     "params": {"request_timeout": 3}}, True),
     ("elasticsearch", {"index": "i", "query": {}, "size": 5, "from_": 5, "source": False},
      True),
-    ("opensearch", {"index": "i", "body": {"query": {}, "aggs": {}}}, False),
+    ("opensearch", {"index": "i", "body": {"query": {}, "aggs": {}}}, True),
+    ("opensearch", {"index": "i", "body": {"query": {}}, "params": {"routing": "a"}}, True),
+    ("elasticsearch", {"index": "i", "query": {}, "aggregations": {}}, True),
+    ("elasticsearch", {"index": "i", "query": {}, "collapse": {"field": "x"}}, True),
+    ("elasticsearch", {"index": "i", "query": {}, "rescore": {}, "profile": True}, True),
+    ("elasticsearch", {"index": "i", "query": {}, "preference": "user-1"}, True),
+    ("elasticsearch", {"index": "i", "query": {}, "request_cache": True}, True),
     ("opensearch", {"index": "i", "body": {"query": {}, "sort": ["_doc"]}}, False),
     ("opensearch", {"index": "i", "body": {"query": {}, "search_after": [1]}}, False),
-    ("opensearch", {"index": "i", "body": {"query": {}}, "params": {"routing": "a"}}, False),
     ("opensearch", {"index": "i", "body": {"query": {}}, "params": {"scroll": "1m"}}, False),
-    ("elasticsearch", {"index": "i", "query": {}, "aggregations": {}}, False),
     ("elasticsearch", {"index": "i", "query": {}, "filter_path": "hits"}, False),
-    ("elasticsearch", {"index": "i", "query": {}, "collapse": {"field": "x"}}, False),
+    ("elasticsearch", {"index": "i", "query": {}, "collapse": {
+        "field": "x", "inner_hits": {"name": "n"}}}, False),
+    ("elasticsearch", {"index": "i", "query": {}, "aggs": {}, "profile": True}, False),
+    ("elasticsearch", {"index": "i", "query": {}, "preference": "_shards:0"}, False),
     ("opensearch", {"index": "i", "body": {"query": {}, "size": "5"}}, False),
 ])
-def test_only_plain_searches_fan_out(flavor: str, kwargs: dict[str, Any], plain: bool) -> None:
+def test_only_searches_the_merge_rebuilds_exactly_fan_out(flavor: str, kwargs: dict[str, Any],
+                                                          plain: bool) -> None:
     assert fans_out(SearchCall(flavor, (), kwargs)) is plain
+
+
+def test_collapse_keeps_each_keys_best_hit_across_shards() -> None:
+    shards = [answer(0, [5.0, 4.0], 2), answer(1, [6.0, 3.0], 2)]
+    for shard, keys in ((0, ["a", "b"]), (1, ["b", "c"])):
+        for hit, key in zip(shards[shard]["hits"]["hits"], keys, strict=True):
+            hit["fields"] = {"k": [key]}
+    merged = merge_responses(shards, 1, 0, 10, True, collapse="k")
+    assert merged is not None
+    assert [h["_id"] for h in merged["hits"]["hits"]] == ["1-0", "0-0", "1-1"]
+    assert merged["hits"]["total"]["value"] == 4  # total counts documents, not groups
+
+
+def test_profiles_are_listed_and_aggregations_come_from_the_whole_index_request() -> None:
+    shards = [answer(0, [1.0], 1, profile={"shards": [{"id": "0"}]}),
+              answer(1, [2.0], 1, profile={"shards": [{"id": "1"}]})]
+    whole = {"hits": {"total": {"value": 2, "relation": "eq"}, "hits": []},
+             "aggregations": {"n": {"doc_count": 2}}}
+    call = SearchCall("elasticsearch", (), {"index": "i", "query": {}, "profile": True,
+                                            "aggs": {"n": {}}})
+    merged = merge_call(call, [*shards, whole], 5, 2)
+    assert merged is not None
+    assert merged["profile"] == {"shards": [{"id": "0"}, {"id": "1"}]}
+    assert merged["aggregations"] == {"n": {"doc_count": 2}}
+    assert merged["_shards"]["total"] == 2  # the per-shard requests' shards only
+    assert merge_call(call, [*shards, {"error": {"type": "x"}}], 5, 2) is None
+
+
+def test_each_request_reads_its_shard_with_the_callers_options() -> None:
+    call = SearchCall("opensearch", (), {"index": "i", "body": {"query": {}, "aggs": {"a": {}},
+                                                                "size": 3, "from": 2},
+                                         "params": {"routing": "r", "preference": "user"}})
+    lines = fan_out_searches("opensearch", call, [{"q": 0}, {"q": 1}], {"one": 1})
+    assert lines[0] == {"index": "i", "preference": "_shards:0", "routing": "r"}
+    assert lines[1] == {"query": {"q": 0}, "size": 5, "from": 0}
+    assert lines[4] == {"index": "i", "routing": "r", "preference": "user",
+                        "search_type": "dfs_query_then_fetch"}
+    assert lines[5] == {"aggs": {"a": {}}, "query": {"one": 1}, "size": 0}
+    es = SearchCall("elasticsearch", (), {"index": "i", "query": {}, "preference": "user"})
+    assert fan_out_searches("elasticsearch", es, [{}])[0]["preference"] == "_shards:0|user"
+    local = SearchCall("opensearch", (), {"index": "i", "body": {"query": {}},
+                                          "params": {"preference": "_local"}})
+    assert fan_out_searches("opensearch", local, [{}])[0]["preference"] == "_shards:0|_local"
+
+
+def test_an_answer_from_no_shard_or_a_missing_index_means_the_index_moved() -> None:
+    gone = {"error": {"type": "index_not_found_exception"}, "status": 404}
+    empty = answer(1, [], 0)
+    empty["_shards"] = {"total": 0, "successful": 0, "skipped": 0, "failed": 0}
+    assert index_moved([answer(0, [1.0], 1), gone], routed=False)
+    assert index_moved([answer(0, [1.0], 1), empty], routed=False)
+    assert not index_moved([answer(0, [1.0], 1), empty], routed=True)
+    assert not index_moved([answer(0, [1.0], 1), answer(1, [], 0)], routed=False)

@@ -1,0 +1,134 @@
+"""The identifiers mode's search flow: one match set whichever way a search is sent.
+
+Why a module of its own: the mode sends a search one of two ways, one request per shard
+(esqlog.wrapper.fan_out) or one dfs query, and both must hold the same terms (chosen once:
+esqlog.wrapper.identifier_search), the same index and the same statistics. So this flow
+also owns noticing that the index behind the name changed: the resolution is trusted for
+a minute (esqlog.wrapper.resolve), and an index deleted and recreated meanwhile (another
+shard count, another UUID) would otherwise be searched with the old index's per-shard
+statistics. An answer that shows it (index_not_found, a shard request answered by no
+shard, a search answered by another number of shards than resolved) drops the resolution
+and asks the snapshot guard to look at the index at once; the search is then planned
+again, once: the fresh resolution's UUID is not the calibrated one, so it goes on in boost
+mode with live statistics and one warning saying the calibration is of another index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from esqlog.engine.failures import error_status
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import SearchPlan
+from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.decisions import Trace, not_resolved
+from esqlog.wrapper.fan_out import aggregating, fan_out_plan, fans_out
+from esqlog.wrapper.identifier_search import STALE
+from esqlog.wrapper.resolve import IndexTarget
+
+_DFS = "dfs_query_then_fetch"
+
+
+def identifiers_plan(core: WrapperCore, call: SearchCall,
+                     trace: Trace | None = None) -> SearchPlan:
+    """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
+    None when the statistics they need are stale or of another index, and the search should
+    go on in boost mode.
+
+    No statistics request: everything comes from the snapshot and its split statistics.
+    Resolution, the snapshot check and the clause-limit probe never raise (each falls back).
+    """
+    assert core.identifiers is not None  # effective_mode checked it
+    trace = trace if trace is not None else Trace(call.index, "identifiers")  # unreported
+    rewriter = core.identifiers
+    original = call.query
+    for attempt in (0, 1):
+        last = attempt == 1
+        target = yield from core.resolver.target_plan(call.index)
+        if target is None:
+            trace.passed(not_resolved(call.index))
+            return (yield call.untouched())
+        trace.statistics = "snapshot"
+        yield from core.snapshots.check_plan(target.index, target.uuid)
+        yield from core.clause_limit_plan()
+        if (rewriter.settings.fan_out and target.shards > 1 and _pages_as_given(call)
+                and fans_out(call)):
+            queries = rewriter.rewrite_per_shard(target, original, core.snapshots,
+                                                 core.max_clauses)
+            if queries == STALE:
+                return None
+            whole = None
+            if isinstance(queries, list) and aggregating(call):
+                whole = rewriter.rewrite(target, original, core.snapshots, core.max_clauses)
+            if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
+                answer = yield from fan_out_plan(core.flavor, call, queries, whole,
+                                                 core.options.dfs)
+                if answer.moved and not last:
+                    _forget(core, call, target)
+                    continue
+                if answer.response is not None:
+                    trace.rewritten("identifiers")
+                    trace.fan_out = True
+                    return answer.response  # else a request failed: the one query answers
+                trace.fell_back("a shard's request failed: one query")
+        query = rewriter.rewrite(target, original, core.snapshots, core.max_clauses)
+        if query == STALE:
+            return None
+        if not isinstance(query, dict):
+            trace.passed("no calibrated match clause")
+            return (yield call.untouched())
+        if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+            call.set("search_type", _DFS)
+        call.set("query", query)
+        trace.rewritten("identifiers")
+        try:
+            response = yield call.search()
+        except Exception as exc:
+            if error_status(exc) == 404:  # the index is gone: resolve it afresh next time
+                _forget(core, call, target)
+            raise
+        if last or not _answered_by_other_shards(response, target, call):
+            return response
+        _forget(core, call, target)
+        call.set("query", original)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _pages_as_given(call: SearchCall) -> bool:
+    """Whether the fan-out's own paging and hit count would answer as the engine does.
+
+    The fan-out pages and caps ``hits.total`` itself, so values the engine refuses
+    (``from: -1`` answered 200 with no hits) or reads in its own way must not reach it:
+    such a search goes as one query, and the engine answers (its 400 included).
+    ``track_total_hits: "true"`` / ``"false"`` (both engines accept the strings) are set
+    as the booleans they mean.
+    """
+    for key in ("from", "size"):
+        value = call.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+            return False
+    total = call.get("track_total_hits")
+    if isinstance(total, str) and total.lower() in ("true", "false"):
+        total = total.lower() == "true"
+        call.set("track_total_hits", total)
+    return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
+
+
+def _answered_by_other_shards(response: Any, target: IndexTarget, call: SearchCall) -> bool:
+    """Whether a search of the whole index was answered by another number of shards than
+    the index was resolved with (routing and shard preferences read fewer on purpose)."""
+    preference = call.get("preference")
+    if call.get("routing") is not None or (isinstance(preference, str)
+                                           and preference.startswith("_shards:")):
+        return False
+    body = getattr(response, "body", response)
+    shards = body.get("_shards") if isinstance(body, Mapping) else None
+    total = shards.get("total") if isinstance(shards, Mapping) else None
+    return isinstance(total, int) and total != target.shards
+
+
+def _forget(core: WrapperCore, call: SearchCall, target: IndexTarget) -> None:
+    core.resolver.forget(call.index)
+    core.snapshots.recheck(target.index)
