@@ -5,6 +5,8 @@ header's index (or the call's ``index``). Each calibrated body gets its q-log re
 a multi-shard index, ``search_type: dfs_query_then_fetch`` in its own header (unless the
 header or the call sets one, or the body has a top-level knn); everything else in the
 batch, its order and the call's other arguments go to the engine as given, in one msearch.
+In ``identifiers`` mode each body is planned as its search would be, per shard where that
+search goes per shard (esqlog.wrapper.identifier_msearch).
 
 What stays as given: a batch sent as an NDJSON string or bytes (esqlog does not re-parse
 it), bodies with ``min_score``, bodies whose index is not calibrated or not one concrete
@@ -31,6 +33,7 @@ from esqlog.wrapper.bodies import (
     retriever_queries,
 )
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.identifier_msearch import identifiers_msearch_plan
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.scripting import SCRIPT_FIX, ScriptingUnavailable
 
@@ -62,6 +65,10 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
     if batch is None or mode == "native":
         return (yield ClientSearch(args, kwargs, "msearch"))
     key, searches = batch
+    if mode == "identifiers":  # each body as its search: esqlog.wrapper.identifier_msearch
+        return (yield from identifiers_msearch_plan(
+            core, key, searches, given,
+            lambda header, body, given: _one_plan(core, header, body, given, "boost")))
     rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
     out: list[Any] = []
     for header, body in zip(searches[::2], searches[1::2], strict=True):
