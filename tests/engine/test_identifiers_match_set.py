@@ -159,3 +159,41 @@ def test_msearch_answers_as_search(calibrated: Calibrated, api: str) -> None:
         _assert_same(responses[2 * k + 1], plain, f"msearch with aggs: {text!r}")
         assert (responses[2 * k + 1]["aggregations"]["all"]["doc_count"]
                 == total_of(plain)), text
+
+
+def test_a_recreated_index_is_noticed_at_once(engine: Engine, tmp_path: Path) -> None:
+    """Deleted, then recreated under its name with another shard count: the engine's
+    index_not_found and the first answer of the new index drop the cached resolution, so
+    the very next search reads all the new shards, in boost mode (the statistics are of
+    another index), with one warning that says the index is another one."""
+    import warnings
+
+    from tests.support.engines import client_errors
+
+    docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(300)]
+    index = create_index(engine, shards=3)
+    try:
+        bulk_index(engine, index, docs)
+        path = tmp_path / "c.json"
+        save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)
+        client = wrap(engine.client, path, mode="identifiers")
+        body = _body(_texts()[0], size=N_DOCS)
+        assert body_of(client.search(index=index, body=body))["_shards"]["total"] == 3
+        call(engine, "DELETE", f"/{index}")
+        with pytest.raises(client_errors(engine.flavor)[0]):
+            client.search(index=index, body=body)
+        call(engine, "PUT", f"/{index}", {"settings": {"number_of_shards": 2,
+                                                      "number_of_replicas": 0}})
+        bulk_index(engine, index, docs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = client.search(index=index, body=body)
+        messages = [str(c.message) for c in caught if issubclass(c.category, RuntimeWarning)]
+        assert any("another index now" in m for m in messages), messages
+        assert not any("changed by 0%" in m for m in messages), messages
+        assert body_of(got)["_shards"]["total"] == 2
+        native = engine.client.search(index=index, body=body)  # boost keeps its match set
+        assert total_of(got) == total_of(native) > 0
+        assert {i for i, _ in hits_of(got)} == {i for i, _ in hits_of(native)}
+    finally:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
