@@ -41,11 +41,13 @@ SHARD_GROUPS: tuple[ShardGroups, ...] = get_args(ShardGroups)
 class IdentifierSettings:
     """How the query is built: clause budget, optional per-sub-word cap, q, matching."""
 
-    #: Clauses of one query; None: DEFAULT_BUDGET on one shard, on several FAN_OUT_BUDGET in each
-    #: shard's own query or MULTI_SHARD_BUDGET in the one dfs query. In the dfs query the engine's
-    #: cost is per listed term and per shard (each shard looks every term up, in the dfs phase and
-    #: again in the query phase): 250 clauses measured 3.8-4.5x native latency on 3 shards, 200
-    #: 3.5-3.75x at most 0.007 NDCG@10 (docs/benchmarks/identifiers.md, 0b0e824).
+    #: Clauses of one query; None: DEFAULT_BUDGET on one shard, on several FAN_OUT_BUDGET
+    #: in each shard's own query (and in the one dfs query holding the same terms, for
+    #: searches that cannot go per shard: one match set, esqlog.wrapper.identifier_search),
+    #: MULTI_SHARD_BUDGET in the one dfs query without the fan-out. In the dfs
+    #: query the engine's cost is per listed term and per shard (each shard looks every
+    #: term up, in the dfs phase and again in the query phase): 250 clauses measured 3.8-4.5x
+    #: native latency on 3 shards, 200 3.5-3.75x at most 0.007 NDCG@10 (docs/benchmarks/identifiers.md, 0b0e824).
     budget: int | None = None
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
     #: 0.8, measured (docs/benchmarks/identifiers.md): the split stream's predicted q (0.66-0.74)
