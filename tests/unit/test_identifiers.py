@@ -479,6 +479,39 @@ def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
     assert listed_anywhere == {t for w in plan.words for g, _ in w.groups for t in g}
 
 
+def test_the_one_dfs_query_holds_the_per_shard_queries_terms_exactly() -> None:
+    """The one query of a search that cannot go per shard lists exactly the terms of the
+    per-shard queries (one match set); exact: on each shard, the span of that shard holds
+    every listed term the shard holds, its boost times the index-wide idf sum of its terms
+    is the word's weight; by shard set: each term once."""
+    from esqlog.identifiers.shards import one_query_groups, shard_groups
+
+    stats = build_per_shard()
+    lookup = df_lookup(stats)
+    plan = plan_identifier_query("read the socket file", stats, lookup, ALL_SPANS, 1)
+    per_shard = shard_groups(plan, stats)
+    n = stats.doc_count
+    global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))
+    for exact in (True, False):
+        groups = one_query_groups(plan, stats, exact)
+        for k, w in enumerate(plan.words):
+            mine = {t for terms, _ in groups[k] for t in terms}
+            theirs = {t for shard in per_shard for terms, _ in shard[k] for t in terms}
+            assert mine == theirs, w.word
+            for terms, boost in groups[k]:
+                idf = sum(math.log1p((n - global_df[t] + 0.5) / (global_df[t] + 0.5))
+                          for t in terms)
+                assert boost * idf == pytest.approx(w.weight, rel=1e-12)
+            if exact:
+                for shard in per_shard:
+                    for terms, _ in shard[k]:
+                        assert tuple(terms) in {tuple(t) for t, _ in groups[k]}
+            else:
+                listed = [t for terms, _ in groups[k] for t in terms]
+                assert len(listed) == len(set(listed))
+    assert any(len(g) > 1 for g in one_query_groups(plan, stats))  # the layout is exercised
+
+
 def test_per_shard_statistics_round_trip_and_older_files_still_load(tmp_path: Path) -> None:
     stats = build_per_shard()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
