@@ -163,3 +163,16 @@ def one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
     """The one dfs query of :func:`one_query_groups` (a word's spans under one dis_max)."""
     layout = replace(settings, shard_groups="max")  # the spans of a word are alternatives
     return plan.query(field, layout, one_query_groups(plan, stats, exact))
+
+
+def matching_query(plan: IdentifierPlan, field: str, settings: IdentifierSettings
+                   ) -> dict[str, Any]:
+    """The match set of the plan's queries as a constant-score filter: a document holding
+    any listed term (and passing the and/msm filters). Aggregations that read no score
+    need only this: no span positions read, no dfs phase."""
+    terms = sorted({t for w in plan.words for group, _ in w.groups for t in group})
+    if not terms:
+        return {"match_none": {}}
+    full = plan.query(field, settings)
+    filters = full.get("bool", {}).get("filter", [])
+    return {"bool": {"filter": [{"terms": {field: terms}}, *filters]}}

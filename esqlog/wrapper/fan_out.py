@@ -17,9 +17,11 @@ when the routing reaches it, else answers from no shard); ``request_cache``; and
 ``preference`` (joined to ``_shards:k``; OpenSearch refuses a custom string there, and
 since such a string only picks among a shard's copies it is left out on OpenSearch).
 Aggregations and suggestions cannot be merged exactly from per-shard answers: they ride
-in the same ``_msearch`` as one more request, ``size: 0``, holding the one dfs query built
-from the same plan (esqlog.identifiers.shards.one_query), so they count exactly the
-documents the merged hits come from. What is left goes the dfs way (esqlog.wrapper.search)
+in the same ``_msearch`` as one more request, ``size: 0``, holding the same match set, so
+they count exactly the documents the merged hits come from: as a constant-score filter of
+the listed terms (esqlog.identifiers.shards.matching_query), or, when an aggregation may
+read scores (top_hits, a sampler, a script ...), the one dfs query built from the same
+plan (esqlog.identifiers.shards.one_query). What is left goes the dfs way (esqlog.wrapper.search)
 with that same query: sorts, cursors (search_after, scroll, point in time), collapse with
 inner_hits, a preference that names shards, profile beside aggregations, and any option
 esqlog does not know: the same match set, the ranking up to the length norm's average.
@@ -32,6 +34,7 @@ routing was given) is reported as ``moved``, so the caller can resolve the index
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +84,18 @@ def fans_out(call: SearchCall) -> bool:
 def aggregating(call: SearchCall) -> bool:
     """Whether the call asks for aggregations or suggestions (one more request)."""
     return any(call.get(key) is not None for key in WHOLE_INDEX_BODY)
+
+
+#: aggregations that read scores (or may, through a script): they get the scored query
+_SCORED_AGGREGATIONS = ("top_hits", "top_metrics", "sampler", "script", "_score")
+
+
+def aggregations_read_scores(call: SearchCall) -> bool:
+    """Whether the aggregations may read scores. If not, the request for them holds the
+    constant-score filter of the same match set (cheaper: no spans, no dfs)."""
+    aggs = [call.get(key) for key in ("aggs", "aggregations")]
+    text = json.dumps(aggs, default=str)
+    return any(name in text for name in _SCORED_AGGREGATIONS)
 
 
 def _shard_body(call: SearchCall, query: dict[str, Any], window: int) -> dict[str, Any]:

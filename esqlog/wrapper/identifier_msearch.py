@@ -28,6 +28,7 @@ from esqlog.wrapper.bodies import has_top_level_knn
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.fan_out import (
     aggregating,
+    aggregations_read_scores,
     fan_out_searches,
     fans_out,
     index_moved,
@@ -103,10 +104,13 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         if queries == STALE:
             return (yield from boost(header, body, given)), None
         whole = None
+        scored = aggregations_read_scores(call)
         if isinstance(queries, list) and aggregating(call):
-            whole = rewriter.rewrite(target, query, core.snapshots, core.max_clauses)
+            build = rewriter.rewrite if scored else rewriter.rewrite_matching
+            whole = build(target, query, core.snapshots, core.max_clauses)
         if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
-            return fan_out_searches(core.flavor, call, queries, whole, core.options.dfs), call
+            return fan_out_searches(core.flavor, call, queries, whole,
+                                    core.options.dfs and scored), call
     rewritten = rewriter.rewrite(target, query, core.snapshots, core.max_clauses)
     if rewritten == STALE:
         return (yield from boost(header, body, given)), None

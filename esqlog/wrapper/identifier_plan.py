@@ -23,7 +23,12 @@ from esqlog.engine.search_call import SearchCall
 from esqlog.engine.steps import SearchPlan
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import Trace, not_resolved
-from esqlog.wrapper.fan_out import aggregating, fan_out_plan, fans_out
+from esqlog.wrapper.fan_out import (
+    aggregating,
+    aggregations_read_scores,
+    fan_out_plan,
+    fans_out,
+)
 from esqlog.wrapper.identifier_search import STALE
 from esqlog.wrapper.resolve import IndexTarget
 
@@ -59,11 +64,13 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
             if queries == STALE:
                 return None
             whole = None
+            scored = aggregations_read_scores(call)
             if isinstance(queries, list) and aggregating(call):
-                whole = rewriter.rewrite(target, original, core.snapshots, core.max_clauses)
+                build = rewriter.rewrite if scored else rewriter.rewrite_matching
+                whole = build(target, original, core.snapshots, core.max_clauses)
             if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
                 answer = yield from fan_out_plan(core.flavor, call, queries, whole,
-                                                 core.options.dfs)
+                                                 core.options.dfs and scored)
                 if answer.moved and not last:
                     _forget(core, call, target)
                     continue

@@ -42,7 +42,7 @@ from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
-from esqlog.identifiers.shards import one_query, shard_queries
+from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
 from esqlog.scoring.matchspec import MatchSpec, parse_match, walk
@@ -133,8 +133,17 @@ class IdentifierRewriter:
         lack the shards' own (send the one query instead); STALE as :meth:`rewrite`."""
         return self._rewrite(target, query, snapshots, max_clauses, True)
 
+    def rewrite_matching(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
+                         max_clauses: int) -> dict[str, Any] | str | None:
+        """As :meth:`rewrite`, each identifiers clause a constant-score filter of the same
+        match set (esqlog.identifiers.shards.matching_query): what aggregations that read
+        no score need, without spans or a dfs phase."""
+        found = self._rewrite(target, query, snapshots, max_clauses, False, True)
+        return found if not isinstance(found, list) else found[0]
+
     def _rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
-                 max_clauses: int, fan_out: bool) -> list[dict[str, Any]] | str | None:
+                 max_clauses: int, fan_out: bool, matching: bool = False
+                 ) -> list[dict[str, Any]] | str | None:
         eligible: list[tuple[MatchSpec, IdentifierStats, Vocabulary]] = []
         stale = False
 
@@ -164,7 +173,7 @@ class IdentifierRewriter:
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
-        built = [self._build(spec, stats, vocab, share, fan_out, target.index)
+        built = [self._build(spec, stats, vocab, share, fan_out, target.index, matching)
                  for spec, stats, vocab in eligible]
         if all(b is None for b in built):
             return None
@@ -199,7 +208,8 @@ class IdentifierRewriter:
         return spec, stats
 
     def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
-               allowed: int, fan_out: bool, index: str) -> list[dict[str, Any]] | None:
+               allowed: int, fan_out: bool, index: str, matching: bool = False
+               ) -> list[dict[str, Any]] | None:
         """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
         None (left as written) when even a budget of one clause per word does not fit the
         engine's limit.
@@ -225,6 +235,8 @@ class IdentifierRewriter:
                 if fan_out:
                     return [_decorated(q, spec)
                             for q in shard_queries(plan, stats, spec.field, settings)]
+                if matching:
+                    return [_decorated(matching_query(plan, spec.field, settings), spec)]
                 return [_decorated(self._one_query(plan, stats, spec.field, settings,
                                                    allowed, index), spec)]
             budget = settings.budget_for(stats.shards, per_shard)

@@ -81,6 +81,8 @@ AGGS = {"all": {"filter": {"match_all": {}}}, "pkgs": {"terms": {"field": "pkg",
 #: option -> (extra body, extra keywords); routing is filled in per index
 VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "aggs": ({"aggs": AGGS}, {}),
+    "aggs-reading-scores": ({"aggs": {**AGGS, "best": {"top_hits": {
+        "size": 1, "_source": False, "track_scores": True}}}}, {}),
     "collapse": ({"collapse": {"field": "key"}}, {}),
     "rescore": ({"rescore": RESCORE}, {}),
     "profile": ({"profile": True}, {}),
@@ -112,10 +114,14 @@ def test_an_option_keeps_the_match_set_and_the_ranking(calibrated: Calibrated,
         _assert_same(got, plain, f"{option}: {text!r}")
         matched += total_of(plain) > SIZE
         answer = body_of(got)
-        if option == "aggs":  # the facets count the documents the hits come from
+        if option.startswith("aggs"):  # the facets count the documents the hits come from
             assert answer["aggregations"]["all"]["doc_count"] == total_of(plain), text
             buckets = answer["aggregations"]["pkgs"]["buckets"]
             assert sum(b["doc_count"] for b in buckets) <= total_of(plain)
+        if option == "aggs-reading-scores":  # scored by the one dfs query, same match set
+            best = answer["aggregations"]["best"]["hits"]
+            assert total_of({"hits": best}) == total_of(plain), text
+            assert best["hits"][0]["_score"] > 0, text
         if option == "profile":
             assert len(answer["profile"]["shards"]) == c.shards, text
     assert matched >= QUERIES // 2  # the queries match more than a page: the set can differ
