@@ -34,6 +34,7 @@ from esqlog.wrapper.fan_out import (
     index_moved,
     merge_call,
 )
+from esqlog.wrapper.identifier_plan import scores_unread
 from esqlog.wrapper.identifier_search import STALE
 
 _DFS = "dfs_query_then_fetch"
@@ -111,12 +112,14 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
             return fan_out_searches(core.flavor, call, queries, whole,
                                     core.options.dfs and scored), call
-    rewritten = rewriter.rewrite(target, query, core.snapshots, core.max_clauses)
+    unscored = scores_unread(call)
+    build = rewriter.rewrite_matching if unscored else rewriter.rewrite
+    rewritten = build(target, query, core.snapshots, core.max_clauses)
     if rewritten == STALE:
         return (yield from boost(header, body, given)), None
     if not isinstance(rewritten, dict):
         return [header, body], None
-    if (core.options.dfs and target.shards > 1 and "search_type" not in header
+    if (core.options.dfs and target.shards > 1 and "search_type" not in header and not unscored
             and given.get("search_type") is None
             and (given.get("params") or {}).get("search_type") is None):
         header = {**header, "search_type": _DFS}

@@ -11,10 +11,15 @@ shard, a search answered by another number of shards than resolved) drops the re
 and asks the snapshot guard to look at the index at once; the search is then planned
 again, once: the fresh resolution's UUID is not the calibrated one, so it goes on in boost
 mode with live statistics and one warning saying the calibration is of another index.
+
+A search sent as one query whose answer reads no score (sorted by fields) holds the
+constant-score filter of the same match set instead of the scored dfs query: the same
+hits, at the cost of a plain terms query.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,13 +84,16 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
                     trace.fan_out = True
                     return answer.response  # else a request failed: the one query answers
                 trace.fell_back("a shard's request failed: one query")
-        query = rewriter.rewrite(target, original, core.snapshots, core.max_clauses)
+        unscored = scores_unread(call)
+        build = rewriter.rewrite_matching if unscored else rewriter.rewrite
+        query = build(target, original, core.snapshots, core.max_clauses)
         if query == STALE:
             return None
         if not isinstance(query, dict):
             trace.passed("no calibrated match clause")
             return (yield call.untouched())
-        if core.options.dfs and target.shards > 1 and call.get("search_type") is None:
+        if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
+                and not unscored):
             call.set("search_type", _DFS)
         call.set("query", query)
         trace.rewritten("identifiers")
@@ -121,6 +129,17 @@ def _pages_as_given(call: SearchCall) -> bool:
         total = total.lower() == "true"
         call.set("track_total_hits", total)
     return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
+
+
+def scores_unread(call: SearchCall) -> bool:
+    """Whether nothing in the answer reads a score: hits sorted by fields other than
+    ``_score`` (and no track_scores, rescore or aggregation reading scores). Such a search
+    needs only the match set: the constant-score filter of the same terms, without spans or
+    a dfs phase (identifier_search.IdentifierRewriter.rewrite_matching)."""
+    sort = call.get("sort")
+    return (sort is not None and "_score" not in json.dumps(sort, default=str)
+            and not call.get("track_scores") and call.get("rescore") is None
+            and not aggregations_read_scores(call))
 
 
 def _answered_by_other_shards(response: Any, target: IndexTarget, call: SearchCall) -> bool:
