@@ -34,7 +34,7 @@ goes on in boost mode (one warning saying so) until the index is calibrated agai
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -107,6 +107,8 @@ def _decorated(query: dict[str, Any], spec: MatchSpec) -> dict[str, Any]:
     return {kind: {**inner, **extra}} if extra else query
 
 
+#: (key, message) -> one warning per key
+Warn = Callable[[str, str], None]
 #: :meth:`IdentifierRewriter.rewrite`'s answer when a snapshot in use went stale
 STALE = "stale"
 
@@ -162,10 +164,10 @@ class IdentifierRewriter:
         skeleton = walk(query, collect)
         moved = next((s for _, s, _ in eligible if s.index_uuid != target.uuid), None)
         if moved is not None:
-            self._warn_moved(target, moved)
+            self._warn_once(*_moved_warning(target, moved))
             return STALE
         if stale:
-            self._warn_stale(target.index)
+            self._warn_once(*_stale_warning(target.index))
             return STALE
         if not eligible or (fan_out and not all(
                 stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible)):
@@ -173,8 +175,8 @@ class IdentifierRewriter:
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
-        built = [self._build(spec, stats, vocab, share, fan_out, target.index, matching)
-                 for spec, stats, vocab in eligible]
+        built = [_build(self.settings, spec, stats, vocab, share, fan_out, target.index,
+                        matching, self._warn_once) for spec, stats, vocab in eligible]
         if all(b is None for b in built):
             return None
         out = []
@@ -207,57 +209,6 @@ class IdentifierRewriter:
             return None
         return spec, stats
 
-    def _build(self, spec: MatchSpec, stats: IdentifierStats, vocab: Vocabulary,
-               allowed: int, fan_out: bool, index: str, matching: bool = False
-               ) -> list[dict[str, Any]] | None:
-        """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
-        None (left as written) when even a budget of one clause per word does not fit the
-        engine's limit.
-
-        Whether sent per shard or not, the terms are chosen the same way (the module
-        docstring): laid out as on one shard when the statistics allow the fan-out."""
-        per_shard = self.settings.fan_out and stats.per_shard
-        layout = 1 if per_shard else None
-        settings = replace(self.settings, operator=spec.options.operator,
-                           minimum_should_match=spec.options.msm,
-                           budget=self.settings.budget_for(stats.shards, per_shard))
-        filtered = spec.options.operator == "and" or spec.options.msm is not None
-        while True:
-            plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
-            # laid out as on one shard, the plan lists at least the terms of any shard's
-            # query; without and/msm filters its terms are its clauses (no need to build it)
-            query = None if per_shard and not filtered else plan.query(spec.field, settings)
-            used = plan.clauses if query is None else _terms_in(query)
-            if used <= allowed:
-                if not per_shard:
-                    assert query is not None
-                    return [_decorated(query, spec)]
-                if fan_out:
-                    return [_decorated(q, spec)
-                            for q in shard_queries(plan, stats, spec.field, settings)]
-                if matching:
-                    return [_decorated(matching_query(plan, spec.field, settings), spec)]
-                return [_decorated(self._one_query(plan, stats, spec.field, settings,
-                                                   allowed, index), spec)]
-            budget = settings.budget_for(stats.shards, per_shard)
-            if budget <= 1:
-                return None
-            settings = replace(settings, budget=max(1, budget * allowed // used - 1))
-
-    def _one_query(self, plan: IdentifierPlan, stats: IdentifierStats, field: str,
-                   settings: IdentifierSettings, allowed: int, index: str) -> dict[str, Any]:
-        """The per-shard queries' terms as one dfs query: one span per shard (exact up to
-        the length norm's average), or by shard set where that exceeds the clause limit
-        (the same match set; one warning: some words score by their best group)."""
-        query = one_query(plan, stats, field, settings)
-        if _terms_in(query) <= allowed:
-            return query
-        self._warn_once(f"groups:{index}", (
-            f"esqlog: a search of {index!r} that cannot go to each shard on its own holds "
-            "too many terms for one span per shard under the engine's clause limit; its "
-            "words score by their best shard-set group (the same match set)"))
-        return one_query(plan, stats, field, settings, exact=False)
-
     def _warn_once(self, key: str, message: str) -> None:
         if self._warned is None:
             self._warned = set()
@@ -265,18 +216,74 @@ class IdentifierRewriter:
             self._warned.add(key)
             warnings.warn(message, RuntimeWarning, stacklevel=7)
 
-    def _warn_stale(self, index: str) -> None:
-        self._warn_once(index, (
-            f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
-            "identifier statistics belong to; searching in boost mode until esqlog "
-            "calibrate --vocabulary --identifiers runs again"))
 
-    def _warn_moved(self, target: IndexTarget, stats: IdentifierStats) -> None:
-        self._warn_once(f"uuid:{target.index}:{target.uuid}", (
-            f"esqlog: index {target.index!r} is another index now (uuid {target.uuid}; the "
-            f"identifier statistics are of uuid {stats.index_uuid}: deleted and recreated?); "
-            "searching in boost mode until esqlog calibrate --vocabulary --identifiers "
-            "runs again"))
+def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
+           vocab: Vocabulary, allowed: int, fan_out: bool, index: str, matching: bool,
+           warn: Warn) -> list[dict[str, Any]] | None:
+    """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
+    None (left as written) when even a budget of one clause per word does not fit the
+    engine's limit.
+
+    Whether sent per shard or not, the terms are chosen the same way (the module
+    docstring): laid out as on one shard when the statistics allow the fan-out."""
+    per_shard = base.fan_out and stats.per_shard
+    layout = 1 if per_shard else None
+    settings = replace(base, operator=spec.options.operator,
+                       minimum_should_match=spec.options.msm,
+                       budget=base.budget_for(stats.shards, per_shard))
+    filtered = spec.options.operator == "and" or spec.options.msm is not None
+    while True:
+        plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
+        # laid out as on one shard, the plan lists at least the terms of any shard's
+        # query; without and/msm filters its terms are its clauses (no need to build it)
+        query = None if per_shard and not filtered else plan.query(spec.field, settings)
+        used = plan.clauses if query is None else _terms_in(query)
+        if used <= allowed:
+            if not per_shard:
+                assert query is not None
+                return [_decorated(query, spec)]
+            if fan_out:
+                return [_decorated(q, spec)
+                        for q in shard_queries(plan, stats, spec.field, settings)]
+            if matching:
+                return [_decorated(matching_query(plan, spec.field, settings), spec)]
+            return [_decorated(_one_query(plan, stats, spec.field, settings,
+                                          allowed, index, warn), spec)]
+        budget = settings.budget_for(stats.shards, per_shard)
+        if budget <= 1:
+            return None
+        settings = replace(settings, budget=max(1, budget * allowed // used - 1))
+
+
+def _one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
+               settings: IdentifierSettings, allowed: int, index: str, warn: Warn
+               ) -> dict[str, Any]:
+    """The per-shard queries' terms as one dfs query: one span per shard (exact up to
+    the length norm's average), or by shard set where that exceeds the clause limit
+    (the same match set; one warning: some words score by their best group)."""
+    query = one_query(plan, stats, field, settings)
+    if _terms_in(query) <= allowed:
+        return query
+    warn(f"groups:{index}", (
+        f"esqlog: a search of {index!r} that cannot go to each shard on its own holds "
+        "too many terms for one span per shard under the engine's clause limit; its "
+        "words score by their best shard-set group (the same match set)"))
+    return one_query(plan, stats, field, settings, exact=False)
+
+
+def _stale_warning(index: str) -> tuple[str, str]:
+    return index, (
+        f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
+        "identifier statistics belong to; searching in boost mode until esqlog "
+        "calibrate --vocabulary --identifiers runs again")
+
+
+def _moved_warning(target: IndexTarget, stats: IdentifierStats) -> tuple[str, str]:
+    return f"uuid:{target.index}:{target.uuid}", (
+        f"esqlog: index {target.index!r} is another index now (uuid {target.uuid}; the "
+        f"identifier statistics are of uuid {stats.index_uuid}: deleted and recreated?); "
+        "searching in boost mode until esqlog calibrate --vocabulary --identifiers "
+        "runs again")
 
 
 def _match_size(field_name: str, text: str) -> int | None:
