@@ -9,6 +9,7 @@ import pytest
 
 from esqlog.engine.search_call import SearchCall
 from esqlog.wrapper.fan_out import (
+    aggregations_read_scores,
     fan_out_searches,
     fans_out,
     index_moved,
@@ -156,3 +157,25 @@ def test_an_answer_from_no_shard_or_a_missing_index_means_the_index_moved() -> N
     assert index_moved([answer(0, [1.0], 1), empty], routed=False)
     assert not index_moved([answer(0, [1.0], 1), empty], routed=True)
     assert not index_moved([answer(0, [1.0], 1), answer(1, [], 0)], routed=False)
+
+
+@pytest.mark.parametrize(("body", "aggs_scored", "unscored"), [
+    ({"aggs": {"p": {"terms": {"field": "pkg"}}}}, False, False),
+    ({"aggs": {"p": {"terms": {"field": "pkg"}, "aggs": {"b": {"top_hits": {}}}}}}, True,
+     False),
+    ({"aggs": {"s": {"sampler": {}}}}, True, False),
+    ({"sort": [{"key": "asc"}]}, False, True),
+    ({"sort": [{"key": "asc"}, "_score"]}, False, False),
+    ({"sort": [{"key": "asc"}], "track_scores": True}, False, False),
+    ({"sort": [{"key": "asc"}], "aggs": {"b": {"top_hits": {}}}}, True, False),
+    ({}, False, False),  # ranked by score: the scored query
+])
+def test_which_searches_read_scores(body: dict[str, Any], aggs_scored: bool,
+                                    unscored: bool) -> None:
+    """Aggregations that read no score, and searches sorted by fields, need only the match
+    set (the constant-score filter); the rest get the scored query."""
+    from esqlog.wrapper.identifier_plan import scores_unread
+
+    call = SearchCall("opensearch", (), {"index": "i", "body": {"query": {}, **body}})
+    assert aggregations_read_scores(call) is aggs_scored
+    assert scores_unread(call) is unscored
