@@ -47,7 +47,8 @@ class IdentifierSettings:
     #: MULTI_SHARD_BUDGET in the one dfs query without the fan-out. In the dfs
     #: query the engine's cost is per listed term and per shard (each shard looks every
     #: term up, in the dfs phase and again in the query phase): 250 clauses measured 3.8-4.5x
-    #: native latency on 3 shards, 200 3.5-3.75x at most 0.007 NDCG@10 (docs/benchmarks/identifiers.md, 0b0e824).
+    #: native latency on 3 shards, 200 3.5-3.75x at most 0.007 NDCG@10
+    #: (docs/benchmarks/identifiers.md, 0b0e824).
     budget: int | None = None
     cap: int | None = None  # compounds per sub-word at most (None: budget only)
     #: 0.8, measured (docs/benchmarks/identifiers.md): the split stream's predicted q (0.66-0.74)
