@@ -3,8 +3,10 @@
     .venv/bin/python scripts/agent_demo.py --url http://127.0.0.1:19200 [--folder esqlog]
 
 Indexes FOLDER (this repository's own package by default) with ``esqlog index --calibrate``
-into the scratch index ``esqlog-demo-code``, starts ``esqlog mcp`` on it over stdio with the
-official MCP SDK's client (as Claude Code, Codex CLI or Cursor start it), asks
+into ``esqlog-demo-code-<8 hex of the folder's path>`` (one index per folder: esqlog index
+refuses to replace another folder's documents; a rerun updates it), starts ``esqlog mcp``
+on it over stdio with the official MCP SDK's client (as Claude Code, Codex CLI or Cursor
+start it), asks
 ``search_code`` one question with default arguments, and prints the tool result as the
 client received it: its text, its token count (o200k_base), and the size of everything the
 result carried (a structured copy would show here). ``bash scripts/demo.sh`` runs it after
@@ -14,14 +16,16 @@ result carried (a structured copy would show here). ``bash scripts/demo.sh`` run
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-INDEX = "esqlog-demo-code"
+INDEX_PREFIX = "esqlog-demo-code-"
 QUESTION = "where is an index name checked before it is put into a request path"
 
 
@@ -31,13 +35,19 @@ def esqlog(*args: str) -> list[str]:
             "sys.exit(main(prog_name='esqlog'))", *args]
 
 
-async def ask(url: str, calibration: Path, question: str) -> tuple[str, int, bool]:
+def index_for(folder: str) -> str:
+    """The demo's index for FOLDER: one per folder, named by its absolute path's hash."""
+    return INDEX_PREFIX + hashlib.sha1(os.path.abspath(folder).encode()).hexdigest()[:8]
+
+
+async def ask(url: str, index: str, calibration: Path,
+              question: str) -> tuple[str, int, bool]:
     """search_code's text as the client received it, the JSON size of the whole result, and
     whether it also carried a structured copy."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    command, *args = esqlog("mcp", "--url", url, "--index", INDEX,
+    command, *args = esqlog("mcp", "--url", url, "--index", index,
                             "--calibration", str(calibration))
     params = StdioServerParameters(command=command, args=args)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -64,19 +74,21 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="esqlog-agent-demo-") as folder:
         calibration = Path(folder) / "code.qlog.json"
+        index = index_for(args.folder)
         indexed = subprocess.run(esqlog("index", args.folder, "--url", args.url, "--index",
-                                        INDEX, "--calibrate", str(calibration),
+                                        index, "--calibrate", str(calibration),
                                         "--no-progress"), stdout=subprocess.DEVNULL, check=False)
         if indexed.returncode != 0:  # esqlog index said why, in one line
             return indexed.returncode
-        text, size, structured = anyio.run(ask, args.url, calibration, args.question)
+        text, size, structured = anyio.run(ask, args.url, index, calibration,
+                                             args.question)
     counter = default_counter()
     print(f"\nAn agent asks search_code: {args.question!r}\n")
     print(text)
     copy = "with a structured copy of it" if structured else "with no structured copy of it"
     print(f"\nThat answer is {counter.count(text):,} tokens ({counter.name}); the whole tool "
           f"result as sent is {size:,} bytes of JSON, {copy}.")
-    print(f"(index {INDEX} holds {args.folder}; esqlog mcp serves it to Claude Code, Codex or "
+    print(f"(index {index} holds {args.folder}; esqlog mcp serves it to Claude Code, Codex or "
           "Cursor: docs/agents.md)")
     return 0
 

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_agent_demo_answers_within_budget(opensearch: Engine) -> None:
+    result = None
     try:
         result = subprocess.run([sys.executable, str(ROOT / "scripts" / "agent_demo.py"),
                                  "--url", ENGINE_URLS["opensearch"]], text=True,
@@ -27,6 +28,7 @@ def test_the_agent_demo_answers_within_budget(opensearch: Engine) -> None:
         assert 0 < tokens <= 2000
         assert "no structured copy" in result.stdout
     finally:
-        found = call(opensearch, "GET", "/_cat/indices/esqlog-demo-*", format="json")
-        if any(row["index"] == "esqlog-demo-code" for row in found):
-            call(opensearch, "DELETE", "/esqlog-demo-code")
+        index = result and re.search(r"\(index (esqlog-demo-code-[0-9a-f]{8}) holds",
+                                     result.stdout)
+        if index:
+            call(opensearch, "DELETE", f"/{index.group(1)}")
