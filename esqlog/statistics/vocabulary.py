@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import warnings
-import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,17 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.atomic import atomic_write, read_regular_file
+from esqlog.atomic import (
+    MAX_META_BYTES,
+    Member,
+    atomic_write,
+    count,
+    flat_json,
+    meta_problem,
+    plain_text,
+    read_npz,
+)
+from esqlog.atomic import shown as _shown
 from esqlog.errors import UsageError
 from esqlog.statistics.hapax import HapaxEstimate
 
@@ -274,53 +283,64 @@ def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
     return payload, hashlib.sha256(payload).hexdigest()
 
 
+#: The arrays of a snapshot: term hashes, their df, the metadata (JSON bytes), the filter
+_MEMBERS = {"hashes": Member(("<u8",), 1), "df": Member(("<u4", "<u8", "<i4", "<i8"), 1),
+            "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
+            "bloom": Member(("|u1",), 1, required=False)}
+
+
 def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     """Read a snapshot, with a one-line error for a missing, damaged, foreign or mismatched file.
 
-    The path comes from a calibration file, which is untrusted: it is read only as a
-    regular file of bounded size (never a FIFO or a device). A file that does not parse is
-    named damaged before the checksum is compared, so a truncated snapshot is not
-    misreported as another calibration's.
+    The path comes from a calibration file, which is untrusted, and so is the snapshot:
+    it is read only as a bounded regular file (never a FIFO or a device), its zip directory
+    and array headers are checked before anything they declare is allocated, the checksum
+    is compared before the arrays are read (esqlog.atomic.read_npz), and every metadata
+    field must have its type and range. A file that does not parse is named damaged before
+    the checksum is compared, so a truncated snapshot is not misreported as another
+    calibration's.
     """
     source = Path(path)
     fix = "re-run esqlog calibrate --vocabulary --out FILE"
-    payload = read_regular_file(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix)
-    vocab = _parse_snapshot(source, payload, fix)
-    if sha256 is not None and hashlib.sha256(payload).hexdigest() != sha256:
-        raise UsageError(f"vocabulary file {str(source)!r} does not belong to this calibration "
-                         "(checksum differs)", fix)
-    return vocab
+    raw = read_npz(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix, _MEMBERS, sha256)
+    name = repr(str(source))
+    meta = flat_json(raw["meta"].data)
+    if meta is None:
+        raise UsageError(f"vocabulary file {name} is not an esqlog vocabulary: unknown format "
+                         "(its metadata is not a flat JSON object)", fix)
+    if meta.get("format") != FORMAT:
+        raise UsageError(f"vocabulary file {name} has an unknown format "
+                         f"{_shown(meta.get('format'))}", fix)
+    hashes, df = raw["hashes"].array(), raw["df"].array()
+    bloom = raw["bloom"].array() if "bloom" in raw else None
+    problem = meta_problem(meta, _META_RULES)
+    if problem:
+        raise UsageError(f"vocabulary file {name} has incomplete metadata ({problem})", fix)
+    problem = _array_problem(meta, hashes, df, bloom)
+    if problem:
+        raise UsageError(f"vocabulary file {name} is inconsistent ({problem})", fix)
+    doc_count = meta["doc_count"]
+    return Vocabulary(meta["index"], meta["index_uuid"], meta["field"], doc_count,
+                      meta["sum_ttf"], meta["live_docs"], meta["created_at"], hashes,
+                      _clamped(df.astype(np.uint32), doc_count, meta["index"]), bloom)
 
 
-def _parse_snapshot(source: Path, payload: bytes, fix: str) -> Vocabulary:
-    try:
-        loaded = np.load(io.BytesIO(payload), allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
-            raise ValueError("not an .npz archive")
-        with loaded as data:
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            hashes, df = data["hashes"], data["df"]
-            bloom = data["bloom"] if "bloom" in data.files else None
-    except (OSError, ValueError, KeyError, EOFError, RecursionError, zipfile.BadZipFile) as exc:
-        raise UsageError(f"vocabulary file {str(source)!r} is truncated, damaged or not an "
-                         f"esqlog vocabulary ({type(exc).__name__})", fix) from None
-    found = meta.get("format") if isinstance(meta, dict) else None
-    bad_bloom = bloom is not None and (bloom.dtype != np.uint8 or bloom.size < 8
-                                       or bloom.size & (bloom.size - 1))
-    bad_arrays = (hashes.dtype != np.uint64 or hashes.ndim != 1 or df.shape != hashes.shape
-                  or df.dtype.kind not in "ui")
-    if found != FORMAT or bad_arrays or bad_bloom:
-        raise UsageError(f"vocabulary file {str(source)!r} has an unknown format "
-                         f"{found!r}", fix)
-    try:
-        doc_count = int(meta["doc_count"])
-        if min(doc_count, int(meta["sum_ttf"]), int(meta["live_docs"])) < 0:
-            raise ValueError("a negative count")
-        return Vocabulary(meta["index"], meta["index_uuid"], meta["field"],
-                          doc_count, int(meta["sum_ttf"]), int(meta["live_docs"]),
-                          meta["created_at"], hashes,
-                          _clamped(df.astype(np.uint32, copy=False), doc_count,
-                                   str(meta["index"])), bloom)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"vocabulary file {str(source)!r} has incomplete metadata "
-                         f"({type(exc).__name__} {exc})", fix) from None
+_META_RULES = {"index": plain_text, "index_uuid": plain_text, "field": plain_text,
+               "created_at": plain_text,
+               # N and the token count of a field with text (calibrate refuses an empty one)
+               "doc_count": count(1), "sum_ttf": count(1), "live_docs": count(0),
+               "terms": count(0)}
+
+
+def _array_problem(meta: dict[str, Any], hashes: np.ndarray, df: np.ndarray,
+                   bloom: np.ndarray | None) -> str | None:
+    """What is wrong with the arrays, given the metadata, or None."""
+    if meta["terms"] != hashes.size or df.shape != hashes.shape:
+        return f"{meta['terms']:,} terms, {hashes.size:,} hashes and {df.size:,} df"
+    if hashes.size > 1 and not bool(np.all(hashes[1:] > hashes[:-1])):
+        return "term hashes are not sorted and unique"
+    if df.size and (int(df.min()) < 0 or int(df.max()) >= 2**32):
+        return "a document frequency is negative or over 2**32"
+    if bloom is not None and (bloom.size < 8 or bloom.size & (bloom.size - 1)):
+        return f"the term filter has {bloom.size:,} bytes, not a power of two"
+    return None

@@ -292,7 +292,7 @@ def _npy_bytes() -> bytes:
 _HASHES = np.array([1, 5], dtype=np.uint64)
 _DF = np.array([2, 3], dtype=np.uint32)
 _GOOD_META = {"format": FORMAT, "index": "i", "index_uuid": "u", "field": "body",
-              "doc_count": 5, "sum_ttf": 9, "live_docs": 1, "created_at": "t"}
+              "doc_count": 5, "sum_ttf": 9, "live_docs": 1, "created_at": "t", "terms": 2}
 
 BAD_FILES: dict[str, tuple[bytes, str]] = {
     "text": (b"func ReadFile(name string) ([]byte, error)\n", "not an esqlog vocabulary"),
@@ -309,9 +309,9 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
     "meta a list": (npz_bytes(hashes=_HASHES, df=_DF, meta=meta_array([1, 2])),
                     "unknown format"),
     "signed hashes": (npz_bytes(hashes=_HASHES.astype(np.int64), df=_DF,
-                                meta=meta_array(_GOOD_META)), "unknown format"),
+                                meta=meta_array(_GOOD_META)), "not an esqlog vocabulary"),
     "misaligned df": (npz_bytes(hashes=_HASHES, df=_DF[:1], meta=meta_array(_GOOD_META)),
-                      "unknown format"),
+                      "inconsistent"),
     "incomplete meta": (npz_bytes(hashes=_HASHES, df=_DF,
                                   meta=meta_array({"format": FORMAT, "index": "i"})),
                         "incomplete metadata"),
