@@ -3,8 +3,10 @@
 Why a module of its own: the file is untrusted input (a calibration directory can be
 edited, truncated or swapped), so reading it is bounded and every array is checked before
 an :class:`~esqlog.identifiers.split_stats.IdentifierStats` is built from it; writing is atomic
-(esqlog.atomic). Format 2 adds each shard's own statistics (esqlog.identifiers.shards);
-format 1 files still load, without them (their searches use dfs).
+(esqlog.atomic). Format 2 added each shard's own statistics (esqlog.identifiers.shards);
+format 3 adds the file's checksum of its own arrays. Files of formats 1 and 2 are refused
+with the command that rewrites them: without a checksum a damaged file cannot be told
+from a good one.
 """
 
 from __future__ import annotations
@@ -12,27 +14,58 @@ from __future__ import annotations
 import io
 import json
 import re
-import stat
-import zipfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from esqlog.atomic import atomic_write
+from esqlog.atomic import (
+    MAX_META_BYTES,
+    Member,
+    Rule,
+    array_digest,
+    atomic_write,
+    count,
+    finite,
+    flat_json,
+    meta_problem,
+    plain_text,
+    read_npz,
+)
 from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.scoring.qlog import validate_q
 
-FORMAT = "esqlog-identifiers/2"
-#: files of format 1 lack each shard's statistics: still read, they search with dfs
-FORMATS = ("esqlog-identifiers/1", FORMAT)
+FORMAT = "esqlog-identifiers/3"
+#: formats 1 and 2 carry no checksum of their own: refused, with the command that rewrites them
+UNCHECKED_FORMATS = ("esqlog-identifiers/1", "esqlog-identifiers/2")
 MAX_FILE_BYTES = 1 << 30
+_SHA256 = re.compile(r"[0-9a-f]{64}").fullmatch
+_TEXT_KEYS = ("index", "index_uuid", "field", "predictor", "created_at")
+_META_RULES: dict[str, Rule] = {
+    **dict.fromkeys(_TEXT_KEYS, plain_text),
+    "shards": count(1, MAX_SHARDS),
+    "doc_count": count(1),  # the engine's N: a field with text has documents
+    "split_docs": count(1),
+    "split_tokens": count(0),
+    "h_tok": finite(0.0, 1.0),
+    "q": finite(0.0, 2.0),
+    "split_share": finite(0.0, 1.0),
+    "sha256": lambda v: None if isinstance(v, str) and _SHA256(v) else "is not a SHA-256",
+    "vocabulary_sha256": lambda v: None if v is None else plain_text(v),
+}
 _META_KEYS = ("index", "index_uuid", "field", "shards", "doc_count", "split_docs",
               "split_tokens", "h_tok", "q", "split_share", "predictor", "created_at")
 _ARRAYS = {"df_engine": np.uint32, "df_split": np.uint32, "mask": np.uint64,
            "parts_ptr": np.int64, "parts_idx": np.int32}
+_TEXTS = ("words", "local_words")  # newline-joined UTF-8
+_MEMBERS = {**{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
+            **{k: Member(("|u1",), 1) for k in _TEXTS},
+            "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
+            "local_df": Member(("<u4",), 2), "shard_docs": Member(("<i8",), 1)}
+_FIX = "recalibrate with esqlog calibrate --vocabulary --identifiers --out FILE"
 
 
 def identifiers_path_for(stem: Path, digest: str) -> Path:
@@ -46,75 +79,78 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
     """Write atomically (esqlog.atomic); returns the path and its size in bytes.
 
     ``vocabulary_sha256`` binds the file to the df snapshot of the same scan: loading
-    refuses a pair from two different calibrations.
+    refuses a pair from two different calibrations. The metadata carries the SHA-256 of
+    every other array (esqlog.atomic.array_digest), which a reader checks before it parses
+    any of them: the file has no checksum in the calibration record, so it holds its own.
     """
-    blob = "\n".join(stats.words).encode("utf-8")
-    meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256,
+    arrays = {
+        "words": np.frombuffer("\n".join(stats.words).encode("utf-8"), dtype=np.uint8),
+        "local_words": np.frombuffer("\n".join(stats.local_terms).encode("utf-8"),
+                                     dtype=np.uint8),
+        "local_df": stats.local_df.astype(np.uint32),
+        "shard_docs": stats.shard_docs.astype(np.int64),
+        **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()}}
+    arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
+    digest = array_digest({k: (a.dtype.str, a.shape, a.tobytes()) for k, a in arrays.items()})
+    meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256, "sha256": digest,
             **{k: getattr(stats, k) for k in _META_KEYS}}
     buffer = io.BytesIO()
     np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-             words=np.frombuffer(blob, dtype=np.uint8),
-             local_words=np.frombuffer("\n".join(stats.local_terms).encode("utf-8"),
-                                       dtype=np.uint8),
-             local_df=stats.local_df.astype(np.uint32), shard_docs=stats.shard_docs,
-             **{name: getattr(stats, name) for name in _ARRAYS})
+             **arrays)
     payload = buffer.getvalue()
     return atomic_write(path, payload), len(payload)
 
 
 def load_identifier_stats(path: str | Path,
                           vocabulary_sha256: str | None = None) -> IdentifierStats:
-    """Read and validate a split-statistics file (untrusted input: bounded, checked)."""
+    """Read and validate a split-statistics file (untrusted input: bounded, checked).
+
+    The zip directory and array headers are checked before any array is read
+    (esqlog.atomic.read_npz), the metadata's fields have their types and ranges, and the
+    arrays' own checksum is compared before they are parsed.
+    """
     source = Path(path)
-    fix = "re-run esqlog calibrate --vocabulary --identifiers --out FILE"
     name = repr(str(source))
-    try:
-        info = source.stat()
-    except OSError:
-        raise UsageError(f"identifier statistics file {name} does not exist", fix) from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-        raise UsageError(f"identifier statistics file {name} is not a regular file under "
-                         f"{MAX_FILE_BYTES >> 20} MB", fix)
-    try:
-        payload = source.read_bytes()
-        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-            if sum(i.file_size for i in archive.infolist()) > MAX_FILE_BYTES:
-                raise ValueError("archive expands too far")
-        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-            words = bytes(data["words"]).decode("utf-8")
-            arrays = {k: data[k] for k in _ARRAYS}
-            local = ((bytes(data["local_words"]).decode("utf-8"), data["local_df"],
-                      data["shard_docs"]) if meta.get("format") == FORMAT else None)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile,
-            UnicodeDecodeError) as exc:
-        raise UsageError(f"identifier statistics file {name} is not an esqlog identifier "
-                         f"statistics file ({type(exc).__name__})", fix) from None
-    if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
-        raise UsageError(f"identifier statistics file {name} has an unknown format", fix)
-    if vocabulary_sha256 is not None and meta.get("vocabulary_sha256") != vocabulary_sha256:
-        raise UsageError(f"identifier statistics file {name} belongs to another calibration "
-                         "(its vocabulary snapshot differs)", fix)
-    word_list = words.split("\n") if words else []
-    problem = _array_problem(arrays, len(word_list))
-    local_terms = (local[0].split("\n") if local[0] else []) if local else []
-    if local is not None and not problem:
-        problem = _local_problem(local_terms, local[1], local[2], meta.get("shards"))
+    raw = read_npz(source, MAX_FILE_BYTES, "identifier statistics file", _FIX,
+                   {k: m if k == "meta" else replace(m, required=False)
+                    for k, m in _MEMBERS.items()})
+    meta = flat_json(raw["meta"].data) if "meta" in raw else None
+    found = meta.get("format") if meta is not None else None
+    if found in UNCHECKED_FORMATS:
+        raise UsageError(f"identifier statistics file {name} is of the older format "
+                         f"{found}, which has no checksum", _FIX)
+    if meta is None or found != FORMAT or set(raw) != set(_MEMBERS):
+        raise UsageError(f"identifier statistics file {name} has an unknown format", _FIX)
+    problem = meta_problem(meta, _META_RULES)
     if problem:
-        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", fix)
-    try:
-        values = {k: meta[k] for k in _META_KEYS}
-        extra = {} if local is None else {
-            "local_terms": local_terms, "local_df": local[1], "shard_docs": local[2]}
-        record = IdentifierStats(**values, words=word_list, **extra,
-                                 **{k: arrays[k] for k in _ARRAYS})
-        validate_q(record.q)
-        if not 1 <= record.shards <= MAX_SHARDS or record.split_docs < 1:
-            raise ValueError("shards or document count out of range")
-    except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"identifier statistics file {name} has incomplete metadata "
-                         f"({type(exc).__name__})", fix) from None
-    return record
+                         f"({problem})", _FIX)
+    if vocabulary_sha256 is not None and meta["vocabulary_sha256"] != vocabulary_sha256:
+        raise UsageError(f"identifier statistics file {name} belongs to another calibration "
+                         "(its vocabulary snapshot differs)", _FIX)
+    own = {k: (r.dtype.str, r.shape, r.data) for k, r in raw.items() if k != "meta"}
+    if array_digest(own) != meta["sha256"]:
+        raise UsageError(f"identifier statistics file {name} is damaged (its checksum "
+                         "differs)", _FIX)
+    try:
+        words, local_terms = (_lines(raw[k].data) for k in _TEXTS)
+    except UnicodeDecodeError:
+        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
+                         "UTF-8)", _FIX) from None
+    arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
+    local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
+    problem = _array_problem(arrays, len(words)) or _local_problem(
+        local_terms, local_df, shard_docs, meta["shards"])
+    if problem:
+        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
+    return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
+                           local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
+                           **arrays)
+
+
+def _lines(data: memoryview) -> list[str]:
+    text = bytes(data).decode("utf-8")
+    return text.split("\n") if text else []
 
 
 def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int) -> str | None:
@@ -139,7 +175,8 @@ def _local_problem(terms: list[str], local_df: np.ndarray, shard_docs: np.ndarra
     if not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
         return "shards is not a shard count"
     if shard_docs.dtype != np.int64 or shard_docs.ndim != 1 or shard_docs.size not in (
-            0, shards) or (shard_docs.size and shard_docs.min() < 0):
+            0, shards) or (shard_docs.size and (shard_docs.min() < 0 or shard_docs.sum() < 1)):
+        # all zero would give every shard N = 0: every query matches nothing
         return "shard_docs is not a document count per shard"
     if local_df.dtype != np.uint32 or local_df.shape != (len(terms), shards):
         return f"local_df is not a {len(terms)} x {shards} uint32 matrix"

@@ -512,22 +512,30 @@ def test_the_one_dfs_query_holds_the_per_shard_queries_terms_exactly() -> None:
     assert any(len(g) > 1 for g in one_query_groups(plan, stats))  # the layout is exercised
 
 
-def test_per_shard_statistics_round_trip_and_older_files_still_load(tmp_path: Path) -> None:
+@pytest.mark.parametrize("older", ["esqlog-identifiers/1", "esqlog-identifiers/2"])
+def test_per_shard_statistics_round_trip_and_older_files_are_refused(tmp_path: Path,
+                                                                     older: str) -> None:
+    """Formats 1 and 2 have no checksum of their own: one line saying how to rewrite them."""
     stats = build_per_shard()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
     loaded = load_identifier_stats(path, "abc")
     assert loaded.per_shard and loaded.local_terms == stats.local_terms
     assert np.array_equal(loaded.local_df, stats.local_df)
     assert np.array_equal(loaded.shard_docs, stats.shard_docs)
-    with np.load(path) as data:  # a file of format 1: no per-shard arrays
-        arrays = {k: data[k] for k in data.files if k not in (
-            "local_words", "local_df", "shard_docs")}
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
     meta = json.loads(bytes(arrays["meta"]).decode())
-    arrays["meta"] = np.frombuffer(json.dumps({**meta, "format": "esqlog-identifiers/1"})
-                                   .encode(), np.uint8)
+    del meta["sha256"]
+    arrays["meta"] = np.frombuffer(json.dumps({**meta, "format": older}).encode(), np.uint8)
+    if older.endswith("/1"):  # format 1 had no per-shard arrays
+        for key in ("local_words", "local_df", "shard_docs"):
+            del arrays[key]
     np.savez(tmp_path / "old.npz", **arrays)
-    old = load_identifier_stats(tmp_path / "old.npz", "abc")
-    assert not old.per_shard and old.words == stats.words
+    with pytest.raises(UsageError) as err:
+        load_identifier_stats(tmp_path / "old.npz", "abc")
+    message = str(err.value)
+    assert "\n" not in message and f"older format {older}" in message
+    assert "recalibrate with esqlog calibrate --vocabulary --identifiers" in message
 
 
 @pytest.mark.parametrize("damage", ["shape", "over", "counts"])
