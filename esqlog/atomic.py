@@ -8,7 +8,10 @@ behaviour of the tool a user would compare with, ``cp``, never a replaced device
 
 Reads: a calibration may name its snapshot by any path, so a loader must never block on a
 FIFO or read a device until memory runs out; :func:`read_regular_file` opens without
-blocking, checks what it opened, and reads at most a stated size.
+blocking, checks what it opened, and reads at most a stated size. Snapshots are .npz
+archives: :func:`read_npz` checks an archive's directory and array headers before it
+allocates anything they declare, and :func:`meta_problem` the types and ranges of their
+metadata, so a crafted file is a one-line UsageError, never numpy's MemoryError.
 """
 
 from __future__ import annotations
