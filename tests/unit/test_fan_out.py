@@ -179,3 +179,58 @@ def test_which_searches_read_scores(body: dict[str, Any], aggs_scored: bool,
     call = SearchCall("opensearch", (), {"index": "i", "body": {"query": {}, **body}})
     assert aggregations_read_scores(call) is aggs_scored
     assert scores_unread(call) is unscored
+
+
+@pytest.mark.parametrize(("start", "size"), [(0, 10), (10, 10), (20, 5), (0, 1), (7, 0)])
+def test_each_shard_is_asked_for_from_plus_size_hits(start: int, size: int) -> None:
+    """A page from ``from`` needs every shard's best from + size hits: any of them may be
+    the merged list's last one. Asking each for ``size`` only happens to work when the
+    shards' hits interleave (from=10, size=10 on 3 shards fills 30 >= 20)."""
+    from esqlog.engine.steps import ClientSearch
+    from esqlog.wrapper.fan_out import fan_out_plan
+
+    call = SearchCall("opensearch", (), {"index": "i", "body": {
+        "query": {"match_all": {}}, "from": start, "size": size}})
+    plan = fan_out_plan("opensearch", call, [{"term": {"body": f"s{k}"}} for k in range(3)])
+    request = next(plan)
+    assert isinstance(request, ClientSearch) and request.method == "msearch"
+    bodies = request.kwargs["body"][1::2]
+    assert [b["size"] for b in bodies] == [start + size] * 3
+    assert all(b["from"] == 0 for b in bodies)
+    # the shards answer, all of shard 0 scoring above shard 1 above shard 2 (no interleaving)
+    window = start + size
+    answers = [answer(k, [100.0 - 10 * k - j / 100 for j in range(window)], window)
+               for k in range(3)]
+    try:
+        plan.send({"responses": answers, "took": 1})
+    except StopIteration as done:
+        merged = done.value.response
+    else:
+        raise AssertionError("the plan asked for more than one request")
+    expected = [f"0-{j}" for j in range(window)] + [f"1-{j}" for j in range(window)]
+    assert [h["_id"] for h in merged["hits"]["hits"]] == expected[start:start + size]
+
+
+@pytest.mark.parametrize(("track", "summed", "expected"), [
+    (500, 500, {"value": 500, "relation": "eq"}),  # exactly the cap: still exact
+    (500, 501, {"value": 500, "relation": "gte"}),
+    (None, 10_000, {"value": 10_000, "relation": "eq"}),
+    (None, 10_001, {"value": 10_000, "relation": "gte"})])
+def test_a_total_equal_to_the_cap_stays_exact(track: Any, summed: int,
+                                              expected: dict[str, Any]) -> None:
+    """The engines cap a total only when it is above track_total_hits (value > up_to)."""
+    shards = [answer(0, [1.0], summed - 1), answer(1, [1.0], 1)]
+    merged = merge_responses(shards, 1, 0, 10, track)
+    assert merged is not None and merged["hits"]["total"] == expected
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    ((False, False, False), False), ((False, True, False), True), ((True, True, True), True)])
+def test_the_merged_search_timed_out_when_any_shard_did(flags: tuple[bool, ...],
+                                                        expected: bool) -> None:
+    """One shard that timed out returned partial hits: the whole answer is partial."""
+    shards = [answer(k, [1.0], 1) for k in range(3)]
+    for shard, flag in zip(shards, flags, strict=True):
+        shard["timed_out"] = flag
+    merged = merge_responses(shards, 1, 0, 10, True)
+    assert merged is not None and merged["timed_out"] is expected
