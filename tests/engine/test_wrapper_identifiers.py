@@ -301,6 +301,44 @@ def test_per_shard_search_pages_keeps_the_match_set_and_falls_back_where_it_must
     assert [h["_id"] for h in got["hits"]["hits"]] == [i for i, _ in full[:5]]
 
 
+PAGES = [(0, 5), (5, 5), (10, 10), (20, 5), (3, 17), (25, 30), (40, 1)]
+
+
+def test_paging_through_the_per_shard_search_follows_the_oracle_order(
+        wrapped_index: Wrapped) -> None:
+    """Every page of the fan-out (3 shards, one request each) holds the hits the oracle
+    ranks there: scores of page (from, size) equal the oracle's ranks from .. from + size,
+    and its ids are that slice of the one full answer. A shard asked for ``size`` hits
+    instead of ``from + size`` returns too few for a late page (from=20, size=5: at most
+    15 hits merged)."""
+    w = wrapped_index
+    settings = IdentifierSettings(budget=100_000, span_max_df=1.0)
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=settings)
+    alone = w.common_words(settings)
+    checked = 0
+    for text in _texts(w, 12, settings):
+        words = w.plan_words(text, settings)
+        matching = w.oracle.matching(words)
+        if len(matching) < 60:
+            continue
+        q = plan_identifier_query(text, w.stats, w.vocab.df_of).q
+        ranked = sorted((w.oracle.score(d, words, q, grouped=False, alone=alone, local=True)
+                         * w.scale for d in matching), reverse=True)
+        query = {"match": {"body": text}}
+        full = hits_of(_search(client, w, query, size=80))
+        for start, size in PAGES:
+            page = hits_of(client.search(index=w.index, body={
+                "query": query, "from": start, "size": size, "_source": False}))
+            assert [i for i, _ in page] == [i for i, _ in full[start:start + size]], (
+                text, start, size)
+            assert [s for _, s in page] == pytest.approx(ranked[start:start + size],
+                                                         rel=1e-4), (text, start, size)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
 def test_a_failing_per_shard_search_fails_as_the_engine_fails_it(wrapped_index: Wrapped) -> None:
     """A request the engine refuses (a malformed timeout) fails on every shard: the search
     is sent once more as the one query, and the caller gets the client's own exception."""
