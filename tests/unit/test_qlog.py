@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from esqlog.scoring import qlog
 from esqlog.scoring.qlog import (
+    DEFAULT_PREDICTOR,
     PAPER,
     PREDICTORS,
     CorpusFeatures,
@@ -349,6 +350,29 @@ class TestPredictors:
         q = PAPER.predict(features(h))
         assert 0.0 <= q <= 1.0
         assert type(q) is float
+
+    @pytest.mark.parametrize(("h", "q"), [
+        (0.0, 0.76), (0.0347, 0.708), (0.0324, 0.711), (0.1, 0.61), (0.2, 0.46),
+        (0.5, 0.01)])
+    def test_the_default_predictor_is_the_documented_line(self, h: float, q: float) -> None:
+        """q = 0.76 - 1.50 h_tok (its description; README: h_tok 0.0347 gives q 0.708 and
+        0.0324 gives 0.711), written out here so that a changed slope, sign or intercept
+        fails instead of being read back from the constants it is made of."""
+        default = get_predictor(DEFAULT_PREDICTOR)
+        assert default.name == "esqlog-linear"
+        assert default.predict(features(h)) == pytest.approx(q, abs=5e-4)
+        assert "0.76 - 1.5 h_tok" in default.description
+
+    @given(low=st.floats(0.0, 0.5), step=st.floats(1e-3, 0.3))
+    def test_the_default_q_falls_as_hapax_density_rises(self, low: float, step: float) -> None:
+        """More tokens of one-document terms mean rarer identifiers: q falls (strictly,
+        until the clip at 0), amplifying the rare ones more."""
+        default = get_predictor(DEFAULT_PREDICTOR)
+        before, after = default.predict(features(low)), default.predict(features(low + step))
+        assert after <= before
+        if before > 0.0:
+            assert after < before
+            assert before - after == pytest.approx(min(1.5 * step, before), rel=1e-9)
 
     def test_predict_nan_feature_is_refused(self) -> None:
         with pytest.raises(ValueError, match="predictor"):
