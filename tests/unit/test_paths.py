@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from esqlog.engine.paths import api_path, check_index_name, index_path
 from esqlog.errors import UsageError
+from esqlog.indexing.target import check_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,3 +76,33 @@ def test_no_request_path_is_built_outside_the_builder() -> None:
                                         or 'f"/{' in source):
             offenders.append(f"{path.relative_to(ROOT)}: quotes or pastes a path itself")
     assert offenders == []
+
+
+NAME_TAIL = st.text("abcxyz019-_.", max_size=12)
+
+
+@given(head=st.text("abcxyz", max_size=4), upper=st.sampled_from("ABCXYZ"), tail=NAME_TAIL)
+def test_a_name_with_a_capital_is_refused_by_both_name_checks(head: str, upper: str,
+                                                               tail: str) -> None:
+    """The engines refuse upper-case index names; esqlog says so before any request, both
+    where names enter a path (check_index_name) and where esqlog index creates one."""
+    name = head + upper + tail
+    with pytest.raises(UsageError, match="not a usable index name"):
+        check_index_name(name)
+    with pytest.raises(UsageError, match="not a usable index name"):
+        check_name(name)
+
+
+@given(tail=NAME_TAIL)
+def test_a_name_starting_with_an_underscore_is_refused_by_both_name_checks(tail: str) -> None:
+    """``_name`` is an API endpoint (``_search``, ``_all``), never an index."""
+    with pytest.raises(UsageError, match="not a usable index name"):
+        check_index_name("_" + tail)
+    with pytest.raises(UsageError, match="not a usable index name"):
+        check_name("_" + tail)
+
+
+@pytest.mark.parametrize("name", ["code", "esqlog-demo-go", "a_b", "code-2026.12", "x" * 255])
+def test_names_the_engines_accept_pass_both_name_checks(name: str) -> None:
+    assert check_index_name(name) == name
+    check_name(name)  # no exception
