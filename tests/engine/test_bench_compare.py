@@ -16,16 +16,13 @@ import pytest
 
 from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
-from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
 from tests.support.private_nodes import one_line_error, run_esqlog
 
 
 def _exists(engine: Engine, index: str) -> bool:
-    try:
-        call(engine, "GET", f"/{index}/_mapping")
-    except Exception:
-        return False
-    return True
+    """Whether the index exists; absent only on the engine's 404 (any other error raises)."""
+    return found(engine, "GET", f"/{index}/_mapping") is not None
 
 
 def test_bench_beir_on_a_folder_from_our_corpus(engine: Engine, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from esqlog.scoring.similarity import (
     target_settings,
 )
 from tests.support.code_snippets import SNIPPETS
-from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
 from tests.support.lucene_bm25 import bm25_term
 
 QUERIES = ("read file", "error string name", "reader", "func data error")
@@ -63,10 +63,9 @@ def _status(engine: Engine, index: str) -> str:
 
 
 def _backup_exists(engine: Engine, uuid: str) -> bool:
-    try:
-        return bool(call(engine, "GET", f"/{BACKUP_INDEX}/_doc/{uuid}").get("found"))
-    except Exception:
-        return False
+    """Whether the backup document exists; absent only on the engine's 404."""
+    answer = found(engine, "GET", f"/{BACKUP_INDEX}/_doc/{uuid}")
+    return bool(answer is not None and answer.get("found"))
 
 
 def _scores(engine: Engine, index: str, query: str) -> dict[str, float]:

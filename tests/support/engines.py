@@ -16,6 +16,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.failures import error_status
 from esqlog.engine.steps import Request
 
 ENGINE_URLS = {
@@ -55,6 +56,20 @@ def connect_engine(name: str) -> Engine:
 def call(engine: Engine, method: str, path: str, body: Any = None, **params: Any) -> Any:
     """A REST call on a real engine (tests only)."""
     return engine.perform(Request(method, path, params, body))
+
+
+def found(engine: Engine, method: str, path: str, **params: Any) -> Any | None:
+    """The engine's answer, or None when it answers 404 (the index or document is absent).
+
+    Any other failure raises: a check that turned every error into "absent" would let
+    ``assert not exists(...)`` pass on a cluster that is down or refuses the request.
+    """
+    try:
+        return call(engine, method, path, **params)
+    except Exception as exc:
+        if error_status(exc) == 404:
+            return None
+        raise
 
 
 def wait_green(engine: Engine, index: str, tries: int = 20) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -339,9 +341,24 @@ def test_assemble_dedups_docs_and_drops_ambiguous_queries():
     assert c.stats["dropped_ambiguous_queries"] == 2
 
 
+#: ids the shipped corpora's judgments refer to: a changed hash would orphan every gold id
+FIXED_IDS = {("a.go", "Open", 0): "94eb51eb0c38c660", ("a.go", "Open", 1): "0f62772517098269",
+             ("pkg/io/file.go", "(*File).Read", 0): "ce06128707534482"}
+
+
 def test_ids_are_stable_and_ordinal_separates_overloads():
-    assert doc_id("a.go", "Open", 0) == doc_id("a.go", "Open", 0)
+    """Against fixed ids and in another process with another hash seed: comparing a call
+    with itself in one process would pass for an id built from hash() or id()."""
+    for key, expected in FIXED_IDS.items():
+        assert doc_id(*key) == expected
     assert doc_id("a.go", "Open", 0) != doc_id("a.go", "Open", 1)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from corpora.pipeline import doc_id; "
+            "print(doc_id('a.go', 'Open', 0), doc_id('pkg/io/file.go', '(*File).Read', 0))")
+    other = subprocess.run([sys.executable, "-c", code, str(ROOT / "scripts")],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert other.stdout.split() == [FIXED_IDS["a.go", "Open", 0],
+                                    FIXED_IDS["pkg/io/file.go", "(*File).Read", 0]]
 
 
 def test_subsample_keeps_golds_consistent():

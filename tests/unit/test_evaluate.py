@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -440,11 +441,37 @@ def test_plot_q_sweep_writes_png(tmp_path: Path) -> None:
 
 def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Path) -> None:
     """The old single panel drew 17 lines in 10 recycled colours: refuse instead."""
+    from matplotlib.colors import to_hex
+    from matplotlib.figure import Figure
+
     from esqlog.evaluation.plots import PALETTE
 
+    drawn: list[Figure] = []
+    save = Figure.savefig
+
+    def keep(figure: Figure, *args: Any, **kwargs: Any) -> None:
+        drawn.append(figure)
+        save(figure, *args, **kwargs)
+
     curve = [(0.0, 0.1), (1.0, 0.2)]
-    fits = {"go": {f"size {i}": curve for i in range(len(PALETTE))}}
-    assert plot_q_sweep(fits, {}, tmp_path / "fits.png").exists()
+    fits = {"go": {f"size {i}": curve for i in range(len(PALETTE))},
+            "java": {"small": curve, "large": curve}}
+    predicted = {"go": {"size 0": 0.5, "size 3": 0.7}}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", keep)
+        assert plot_q_sweep(fits, predicted, tmp_path / "fits.png").exists()
+    (figure,) = drawn
+    panels = {ax.get_title(): ax for ax in figure.axes if ax.get_visible()}
+    assert set(panels) == {"go", "java"}
+    for name, ax in panels.items():
+        curves = [line for line in ax.get_lines() if line.get_linestyle() != "None"]
+        colours = [to_hex(line.get_color()) for line in curves]
+        assert [line.get_label() for line in curves] == list(fits[name])
+        assert len(set(colours)) == len(colours) == len(fits[name])  # one colour per line
+        stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
+        by_label = dict(zip((line.get_label() for line in curves), colours, strict=True))
+        assert sorted(to_hex(star.get_color()) for star in stars) == sorted(
+            by_label[label] for label in predicted.get(name, {}))  # a star in its line's colour
     too_many = {"go": {f"size {i}": curve for i in range(len(PALETTE) + 1)}}
     with pytest.raises(ValueError, match="colour"):
         plot_q_sweep(too_many, {}, tmp_path / "no.png")
