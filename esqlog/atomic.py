@@ -8,30 +8,19 @@ behaviour of the tool a user would compare with, ``cp``, never a replaced device
 
 Reads: a calibration may name its snapshot by any path, so a loader must never block on a
 FIFO or read a device until memory runs out; :func:`read_regular_file` opens without
-blocking, checks what it opened, and reads at most a stated size. Snapshots are .npz
-archives: :func:`read_npz` checks an archive's directory and array headers before it
-allocates anything they declare, and :func:`meta_problem` the types and ranges of their
-metadata, so a crafted file is a one-line UsageError, never numpy's MemoryError.
+blocking, checks what it opened, and reads at most a stated size (snapshots, which are
+.npz archives, are read through it by esqlog.statistics.npz).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
-import math
 import os
 import stat
-import struct
 import tempfile
-import zipfile
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import numpy as np
-from numpy.lib import format as npy_format
+from typing import BinaryIO
 
 from esqlog.errors import UsageError
 
@@ -177,21 +166,17 @@ def open_regular_file(path: str | Path, max_bytes: int, what: str,
         raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})", fix) from None
     try:
         info = os.fstat(fd)
+        problem = (f"is {_kind(info.st_mode)}, not a regular file"
+                   if not stat.S_ISREG(info.st_mode) else
+                   f"is {info.st_size:,} bytes, more than the {max_bytes:,} esqlog reads"
+                   if info.st_size > max_bytes else None)
     except OSError as exc:
+        problem = f"cannot be read ({exc.strerror})"
+    if problem:
         os.close(fd)
-        raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})", fix) from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-        os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{what} {text!r} is {_kind(info.st_mode)}, not a regular file",
-                             fix)
-        raise UsageError(f"{what} {text!r} is {info.st_size:,} bytes, more than the "
-                         f"{max_bytes:,} esqlog reads", fix)
-    handle = os.fdopen(fd, "rb")
-    try:
+        raise UsageError(f"{what} {text!r} {problem}", fix)
+    with os.fdopen(fd, "rb") as handle:
         yield handle, info.st_size
-    finally:
-        handle.close()
 
 
 def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str) -> bytes:
@@ -218,208 +203,3 @@ def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str) -> 
     if len(data) > max_bytes:
         raise UsageError(f"{what} {text!r} grew past the {max_bytes:,} bytes esqlog reads", fix)
     return data
-
-
-# --- .npz archives of untrusted origin --------------------------------------------------------
-
-NPY_HEADER_MAX = 4096  # bytes of an .npy header esqlog parses (np.save writes 128)
-#: What a crafted archive can make the standard library or numpy raise while its directory
-#: and array headers are read; each means "not a file esqlog wrote".
-_DAMAGED = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, OverflowError,
-            RecursionError, SyntaxError, NotImplementedError, RuntimeError, struct.error,
-            zipfile.BadZipFile, zipfile.LargeZipFile)
-
-
-@dataclass(frozen=True)
-class Member:
-    """What one array of an archive may be: its dtypes, its number of dimensions, whether
-    it must be there and how many bytes it may have (None: bounded by the file only)."""
-
-    dtypes: tuple[str, ...]
-    ndim: int
-    required: bool = True
-    max_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class RawArray:
-    """One array's checked header and its data bytes, not yet an array."""
-
-    dtype: np.dtype[Any]
-    shape: tuple[int, ...]
-    data: memoryview
-
-    def array(self) -> np.ndarray:
-        """The array (read-only, sharing the bytes): its size was checked against them."""
-        return np.frombuffer(self.data, dtype=self.dtype).reshape(self.shape)
-
-
-def array_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memoryview]]) -> str:
-    """SHA-256 over each array's name, dtype, shape and data bytes, in name order: a file's
-    checksum of its own arrays (what a reader can verify before it parses any of them)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        dtype, shape, data = arrays[name]
-        digest.update(f"{name}\0{dtype}\0{shape}\0{memoryview(data).nbytes}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
-
-
-def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
-             members: Mapping[str, Member], sha256: str | None = None) -> dict[str, RawArray]:
-    """The arrays of an .npz file esqlog wrote, or a one-line UsageError; never numpy's.
-
-    In this order, so that nothing is allocated from what the file claims before it is
-    checked: (1) the file is a regular file within ``max_bytes`` (esqlog.atomic's bounded
-    open); (2) its zip directory and every .npy header are read (the headers bounded by
-    NPY_HEADER_MAX) and must name exactly ``members``, stored uncompressed, each header's
-    shape times item size equal to the bytes the member holds; a file that fails here is
-    "damaged", so a truncated snapshot is not misreported as another calibration's; (3) when
-    ``sha256`` is given the whole file is hashed in pieces and must match; (4) only then is
-    each member's data read, with its zip CRC-32 checked.
-    """
-    source = os.fspath(path)
-    with open_regular_file(path, max_bytes, what, fix) as (handle, size):
-        try:
-            with zipfile.ZipFile(handle) as archive:
-                entries = _entries(archive, size, members)
-                if sha256 is not None and _file_sha256(handle) != sha256:
-                    raise UsageError(f"{what} {source!r} does not belong to this calibration "
-                                     "(checksum differs)", fix)
-                return {name: _member_data(archive, info, dtype, shape, offset)
-                        for name, (info, dtype, shape, offset) in entries.items()}
-        except _DAMAGED as exc:
-            raise UsageError(f"{what} {source!r} is truncated, damaged or not an esqlog "
-                             f"{what} ({_reason(exc)})", fix) from None
-
-
-_Entry = tuple[zipfile.ZipInfo, "np.dtype[Any]", tuple[int, ...], int]
-
-
-def _entries(archive: zipfile.ZipFile, size: int,
-             members: Mapping[str, Member]) -> dict[str, _Entry]:
-    infos = archive.infolist()
-    names = [info.filename.removesuffix(".npy") for info in infos]
-    if len(set(names)) != len(names) or not set(names) <= set(members) or any(
-            rule.required and name not in names for name, rule in members.items()):
-        raise ValueError(f"members {sorted(names)[:8]} are not the expected ones")
-    if sum(info.file_size for info in infos) > size:
-        raise ValueError("members larger than the file")
-    found: dict[str, _Entry] = {}
-    for name, info in zip(names, infos, strict=True):
-        rule = members[name]
-        if (info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1
-                or info.compress_size != info.file_size):
-            raise ValueError(f"{name} is compressed or encrypted")
-        if rule.max_bytes is not None and info.file_size > rule.max_bytes:
-            raise ValueError(f"{name} is over {rule.max_bytes:,} bytes")
-        with archive.open(info) as member:
-            version = npy_format.read_magic(member)
-            read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
-                           else npy_format.read_array_header_2_0)
-            if version not in ((1, 0), (2, 0)):
-                raise ValueError(f"{name} has .npy version {version}")
-            shape, fortran, dtype = read_header(member, max_header_size=NPY_HEADER_MAX)
-            offset = member.tell()
-        if dtype.str not in rule.dtypes or len(shape) != rule.ndim or (
-                fortran and len(shape) > 1) or any(n < 0 for n in shape):
-            raise ValueError(f"{name} is not a {rule.ndim}-dimensional {rule.dtypes[0]} array")
-        if math.prod(shape) * dtype.itemsize != info.file_size - offset:
-            raise ValueError(f"{name} declares shape {shape} for "
-                             f"{info.file_size - offset:,} bytes")
-        found[name] = (info, dtype, tuple(shape), offset)
-    return found
-
-
-def _file_sha256(handle: BinaryIO) -> str:
-    digest = hashlib.sha256()
-    handle.seek(0)
-    while chunk := handle.read(1 << 20):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _member_data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtype[Any],
-                 shape: tuple[int, ...], offset: int) -> RawArray:
-    with archive.open(info) as member:
-        raw = member.read(info.file_size)
-        if len(raw) != info.file_size or member.read(1):  # reading to the end checks CRC-32
-            raise ValueError(f"{info.filename} is not {info.file_size:,} bytes")
-    return RawArray(dtype, shape, memoryview(raw)[offset:])
-
-
-def _reason(exc: BaseException) -> str:
-    """A short, one-line reason: the exception's kind and the start of its text."""
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text[:80]}" if text else type(exc).__name__
-
-
-# --- metadata of such files: a flat JSON object, each field with its type and range ---------
-
-MAX_META_BYTES = 1 << 20  # a file's metadata is well under 1 KB; anything near this is not
-MAX_META_TEXT = 4096  # characters of any text field (as in a calibration record)
-Rule = Callable[[Any], str | None]  # None when the value is valid, else what is wrong
-
-
-def flat_json(data: bytes | memoryview) -> dict[str, Any] | None:
-    """The JSON object in ``data`` when it is one of plain values (no nesting, no NaN or
-    infinity), else None: metadata esqlog writes is flat, so depth and type are bounded
-    here, once, instead of at every use."""
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a number")
-    try:
-        value = json.loads(bytes(data).decode("utf-8"), parse_constant=no_constant)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(value, dict) or not all(
-            isinstance(v, str | int | float | bool) or v is None for v in value.values()):
-        return None
-    return value
-
-
-def shown(value: Any, limit: int = 40) -> str:
-    """A short rendering of an untrusted value for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def count(low: int, high: int | None = None) -> Rule:
-    """An integer (not a bool, not a float) from ``low`` to ``high``."""
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"is not an integer: {shown(value)}"
-        if value < low or (high is not None and value > high):
-            return f"is {value:,}, out of range"
-        return None
-    return check
-
-
-def finite(low: float, high: float) -> Rule:
-    """A finite number from ``low`` to ``high``."""
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"is not a number: {shown(value)}"
-        if not math.isfinite(value) or not low <= value <= high:
-            return f"is {value!r}, not a number from {low:g} to {high:g}"
-        return None
-    return check
-
-
-def plain_text(value: Any) -> str | None:
-    """A string of at most MAX_META_TEXT characters without NUL."""
-    if not isinstance(value, str):
-        return f"is not a string: {shown(value)}"
-    if len(value) > MAX_META_TEXT or "\x00" in value:
-        return f"is over {MAX_META_TEXT} characters or holds NUL"
-    return None
-
-
-def meta_problem(meta: Mapping[str, Any], rules: Mapping[str, Rule]) -> str | None:
-    """The first field of ``meta`` that is missing or breaks its rule, as a phrase, or None."""
-    for name, rule in rules.items():
-        if name not in meta:
-            return f"lacks {name}"
-        wrong = rule(meta[name])
-        if wrong:
-            return f"{name} {wrong}"
-    return None

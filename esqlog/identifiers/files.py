@@ -21,12 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.atomic import (
+from esqlog.atomic import atomic_write
+from esqlog.errors import UsageError
+from esqlog.identifiers.scan import MAX_SHARDS
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
     Rule,
     array_digest,
-    atomic_write,
     count,
     finite,
     flat_json,
@@ -34,9 +37,6 @@ from esqlog.atomic import (
     plain_text,
     read_npz,
 )
-from esqlog.errors import UsageError
-from esqlog.identifiers.scan import MAX_SHARDS
-from esqlog.identifiers.split_stats import IdentifierStats
 
 FORMAT = "esqlog-identifiers/3"
 #: formats 1 and 2 carry no checksum of their own: refused, with the command that rewrites them

@@ -36,19 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.atomic import (
+from esqlog.atomic import atomic_write
+from esqlog.errors import UsageError
+from esqlog.statistics.hapax import HapaxEstimate
+from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
-    atomic_write,
     count,
     flat_json,
     meta_problem,
     plain_text,
     read_npz,
 )
-from esqlog.atomic import shown as _shown
-from esqlog.errors import UsageError
-from esqlog.statistics.hapax import HapaxEstimate
+from esqlog.statistics.npz import shown as _shown
 
 FORMAT = "esqlog-vocabulary/1"
 MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
