@@ -91,6 +91,9 @@ def load_calibration(path: str | Path) -> Calibration:
     except RecursionError:
         raise UsageError(f"calibration file {str(source)!r} is not a calibration (nested "
                          "too deeply to read)", "re-run esqlog calibrate") from None
+    except ValueError:  # an integer of more digits than Python converts (int_max_str_digits)
+        raise UsageError(f"calibration file {str(source)!r} is not a calibration (a number "
+                         "too long to read)", "re-run esqlog calibrate") from None
     record = Calibration.from_json(data, f"calibration file {str(source)!r}")
     # The folder of the file itself, not of a symlink to it: the snapshot is written beside
     # the real file (esqlog.atomic follows links), so that is where it is found.

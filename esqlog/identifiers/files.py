@@ -119,7 +119,10 @@ def load_identifier_stats(path: str | Path,
     if found in UNCHECKED_FORMATS:
         raise UsageError(f"identifier statistics file {name} is of the older format "
                          f"{found}, which has no checksum", _FIX)
-    if meta is None or found != FORMAT or set(raw) != set(_MEMBERS):
+    if meta is None:
+        raise UsageError(f"identifier statistics file {name} has an unknown format (its "
+                         "metadata is not a flat JSON object of finite values)", _FIX)
+    if found != FORMAT or set(raw) != set(_MEMBERS):
         raise UsageError(f"identifier statistics file {name} has an unknown format", _FIX)
     problem = meta_problem(meta, _META_RULES)
     if problem:

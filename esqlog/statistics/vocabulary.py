@@ -307,7 +307,7 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     meta = flat_json(raw["meta"].data)
     if meta is None:
         raise UsageError(f"vocabulary file {name} is not an esqlog vocabulary: unknown format "
-                         "(its metadata is not a flat JSON object)", fix)
+                         "(its metadata is not a flat JSON object of finite values)", fix)
     if meta.get("format") != FORMAT:
         raise UsageError(f"vocabulary file {name} has an unknown format "
                          f"{_shown(meta.get('format'))}", fix)

@@ -356,3 +356,20 @@ def test_the_unflipped_files_load_identically(tmp_path: Path) -> None:
     stats_path = tmp_path / "x.idents.npz"
     stats_path.write_bytes(identifiers_payload(tmp_path))
     assert same_stats(load_identifier_stats(stats_path, "v"), small_identifier_stats())
+
+
+# --- the calibration file that names them ---------------------------------------------------
+
+@pytest.mark.parametrize("text, words", [
+    ('{"schema": 1, "doc_count": ' + "9" * 5000 + "}", "a number too long to read"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"schema": 1, "doc_count": NaN}', "invalid"),
+    ("[1, 2]", "not a JSON object"),
+])
+def test_a_calibration_file_that_json_cannot_hold_is_one_line(tmp_path: Path, text: str,
+                                                              words: str) -> None:
+    from esqlog.calibration.calibrate import load_calibration
+
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    one_line_error(lambda: load_calibration(path), str(path), words)
