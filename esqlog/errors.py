@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 
-#: ``scheme://user:password@`` (or ``scheme://token@``) in any text: the userinfo part of a URL.
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]*@")
+#: ``scheme://user:password@`` (or ``scheme://token@``) in any text: the userinfo part of a
+#: URL, up to the authority's last ``@`` (a password may hold an unescaped ``@``, and clients
+#: split at the last one), in any case of the scheme (``HTTP://`` is the same URL).
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/]*@")
 
 
 def redact(text: str) -> str:

@@ -82,3 +82,11 @@ def test_a_symlinks_target_keeps_its_mode_and_the_link_stays(tmp_path: Path,
     assert atomic_write(link, b"new") == link
     assert link.is_symlink() and real.read_bytes() == b"new"
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
+
+
+@given(password=st.text("abcXYZ09@:!", min_size=1, max_size=12))
+def test_a_password_holding_at_signs_is_hidden_whole(password: str) -> None:
+    """Clients split the userinfo at the authority's last ``@``: so must redaction, or the
+    part of the password after its first ``@`` would be shown."""
+    text = f"cannot reach https://elastic:{password}@host:9200/_search"
+    assert redact(text) == "cannot reach https://***@host:9200/_search"
