@@ -89,6 +89,7 @@ def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
     with open_regular_file(path, max_bytes, what, fix) as (handle, size):
         try:
             with zipfile.ZipFile(handle) as archive:
+                _check_entry_count(handle, size, len(archive.infolist()))
                 entries = _entries(archive, size, members)
                 if sha256 is not None and _file_sha256(handle) != sha256:
                     raise UsageError(f"{what} {source!r} does not belong to this calibration "
@@ -101,6 +102,17 @@ def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
 
 
 _Entry = tuple[zipfile.ZipInfo, "np.dtype[Any]", tuple[int, ...], int]
+
+
+def _check_entry_count(handle: BinaryIO, size: int, found: int) -> None:
+    """The end record's member count must be the members the directory yielded: a damaged
+    length inside the directory can hide a member (an optional one would go unnoticed).
+    esqlog's archives end with a plain end record (no archive comment)."""
+    handle.seek(size - 22)
+    end = handle.read(22)
+    signature, _, _, _, total, _, _, comment = struct.unpack("<4s4H2LH", end)
+    if signature != b"PK\x05\x06" or comment or total not in (found, 0xFFFF):
+        raise ValueError(f"the end record does not match the {found} members found")
 
 
 def _entries(archive: zipfile.ZipFile, size: int,
@@ -118,6 +130,8 @@ def _entries(archive: zipfile.ZipFile, size: int,
         if (info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1
                 or info.compress_size != info.file_size):
             raise ValueError(f"{name} is compressed or encrypted")
+        if info.comment:  # never written; a damaged length can hide the next member in one
+            raise ValueError(f"{name} has a comment")
         if rule.max_bytes is not None and info.file_size > rule.max_bytes:
             raise ValueError(f"{name} is over {rule.max_bytes:,} bytes")
         with archive.open(info) as member:

@@ -197,6 +197,18 @@ def test_unsorted_hashes_are_refused(tmp_path: Path) -> None:
     one_line_error(lambda: load_vocabulary(path), "inconsistent", "not sorted")
 
 
+def test_a_directory_entry_that_hides_the_optional_filter_is_refused(tmp_path: Path) -> None:
+    """A damaged comment length in one directory entry swallows the next entry (the
+    optional term filter): found by hypothesis, where the file then loaded without it."""
+    payload = bytearray(VOCAB_PAYLOAD)
+    entries = [i for i in range(len(payload)) if payload[i:i + 4] == b"PK\x01\x02"]
+    assert len(entries) == 4 and payload[entries[-1] + 46:entries[-1] + 55] == b"bloom.npy"
+    payload[entries[-2] + 33] ^= 0x01  # the comment length of the entry before it: +256
+    path = tmp_path / "v.npz"
+    path.write_bytes(bytes(payload))
+    one_line_error(lambda: load_vocabulary(path), "damaged")
+
+
 def test_a_large_file_named_as_a_snapshot_is_refused_without_being_read_whole(
         tmp_path: Path) -> None:
     """1 GB (sparse) under the snapshot's bound: its zip directory is looked for at the end
