@@ -80,7 +80,7 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
 
     ``vocabulary_sha256`` binds the file to the df snapshot of the same scan: loading
     refuses a pair from two different calibrations. The metadata carries the SHA-256 of
-    every other array (esqlog.atomic.array_digest), which a reader checks before it parses
+    every other array (esqlog.statistics.npz.array_digest), which a reader checks before it parses
     any of them: the file has no checksum in the calibration record, so it holds its own.
     """
     arrays = {
@@ -106,7 +106,7 @@ def load_identifier_stats(path: str | Path,
     """Read and validate a split-statistics file (untrusted input: bounded, checked).
 
     The zip directory and array headers are checked before any array is read
-    (esqlog.atomic.read_npz), the metadata's fields have their types and ranges, and the
+    (esqlog.statistics.npz.read_npz), the metadata's fields have their types and ranges, and the
     arrays' own checksum is compared before they are parsed.
     """
     source = Path(path)

@@ -295,7 +295,7 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     The path comes from a calibration file, which is untrusted, and so is the snapshot:
     it is read only as a bounded regular file (never a FIFO or a device), its zip directory
     and array headers are checked before anything they declare is allocated, the checksum
-    is compared before the arrays are read (esqlog.atomic.read_npz), and every metadata
+    is compared before the arrays are read (esqlog.statistics.npz.read_npz), and every metadata
     field must have its type and range. A file that does not parse is named damaged before
     the checksum is compared, so a truncated snapshot is not misreported as another
     calibration's.
