@@ -107,12 +107,17 @@ _Entry = tuple[zipfile.ZipInfo, "np.dtype[Any]", tuple[int, ...], int]
 def _check_entry_count(handle: BinaryIO, size: int, found: int) -> None:
     """The end record's member count must be the members the directory yielded: a damaged
     length inside the directory can hide a member (an optional one would go unnoticed).
-    esqlog's archives end with a plain end record (no archive comment)."""
-    handle.seek(size - 22)
-    end = handle.read(22)
-    signature, _, _, _, total, _, _, comment = struct.unpack("<4s4H2LH", end)
-    if signature != b"PK\x05\x06" or comment or total not in (found, 0xFFFF):
-        raise ValueError(f"the end record does not match the {found} members found")
+    The record is the last one in the file's tail, as zipfile finds it (bytes appended
+    after it are left to the checksum)."""
+    tail = min(size, (1 << 16) + 22)
+    handle.seek(size - tail)
+    data = handle.read(tail)
+    at = data.rfind(b"PK\x05\x06")
+    if at < 0 or len(data) - at < 22:
+        raise ValueError("no end record")
+    total = struct.unpack("<4s4H2LH", data[at:at + 22])[4]
+    if total not in (found, 0xFFFF):
+        raise ValueError(f"the end record counts {total} members, the directory {found}")
 
 
 def _entries(archive: zipfile.ZipFile, size: int,
