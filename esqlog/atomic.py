@@ -149,20 +149,29 @@ def _process_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def open_regular_file(path: str | Path, max_bytes: int, what: str,
-                      fix: str) -> Iterator[tuple[BinaryIO, int]]:
+def open_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
+                      follow_symlinks: bool = True) -> Iterator[tuple[BinaryIO, int]]:
     """An open regular file of at most ``max_bytes`` and its size, or a one-line UsageError.
 
     Opened with O_NONBLOCK (a FIFO cannot block the open) and checked with fstat on the
     open descriptor (no race with a swapped path): devices, FIFOs, sockets and directories
     are refused, and so is a file over the bound, before a byte is read.
+    ``follow_symlinks=False`` (O_NOFOLLOW) refuses a symlink in the last component, for
+    files found inside a tree being read (a repository's ``.gitignore``), where git itself
+    does not follow one either.
     """
     text = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(text, flags)
     except FileNotFoundError:
         raise UsageError(f"{what} {text!r} does not exist", fix) from None
     except OSError as exc:
+        if not follow_symlinks and os.path.islink(text):
+            raise UsageError(f"{what} {text!r} is a symbolic link, not a regular file",
+                             fix) from None
         raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})", fix) from None
     try:
         info = os.fstat(fd)
@@ -179,14 +188,15 @@ def open_regular_file(path: str | Path, max_bytes: int, what: str,
         yield handle, info.st_size
 
 
-def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str) -> bytes:
+def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
+                      follow_symlinks: bool = True) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, or a one-line UsageError.
 
     See :func:`open_regular_file`; at most ``max_bytes`` + 1 bytes are ever read (a file
     that grows while it is read is refused, not read on).
     """
     text = os.fspath(path)
-    with open_regular_file(path, max_bytes, what, fix) as (handle, _):
+    with open_regular_file(path, max_bytes, what, fix, follow_symlinks) as (handle, _):
         chunks = []
         left = max_bytes + 1
         try:

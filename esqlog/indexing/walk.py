@@ -22,6 +22,8 @@ reason:
 * esqlog's own files, wherever they are: calibration JSON (recognised by its content, any
   name) and the ``NAME.vocab.<sha16>.npz`` / ``NAME.idents.<sha16>.npz`` beside it; indexing
   them would put esqlog's statistics among the code they describe;
+* names that are not UTF-8 (the index stores paths as UTF-8 text), shown with the odd
+  bytes as ``\\xff``;
 * binaries: a NUL byte in the first 8 KB (git's test);
 * huge files: over ``max_file_bytes`` (1 MB unless ``--max-file-size``), and minified-looking
   text (lines averaging over 500 characters).
@@ -98,62 +100,122 @@ class WalkReport:
 
 
 class _Ignores:
-    """The .gitignore rules in force in one directory: (base, spec) from outermost in."""
+    """The .gitignore rules in force in one directory: (base, patterns) from outermost in.
 
-    def __init__(self, specs: tuple[tuple[str, Any], ...] = ()) -> None:
+    Matched as git matches each path it walks past, not as
+    ``pathspec.GitIgnoreSpec.check_file`` matches a whole path: within one file the last
+    pattern matching *this entry* decides. GitIgnoreSpec also counts a match of a parent
+    folder (``!a/b/`` re-included ``a/b/no.txt`` that ``a/**`` ignores) and ranks file
+    patterns over folder ones (so ``!a/b/`` after ``a/**`` lost), and it matched ``a/**``
+    against the folder ``a`` itself (git: only what is inside), so nothing below ``a``
+    could be re-included. A parent folder that is ignored is not walked into, which is
+    git's "a file of an excluded folder cannot be re-included".
+    """
+
+    def __init__(self, specs: tuple[tuple[str, tuple[tuple[Any, bool], ...]], ...] = ()
+                 ) -> None:
         self.specs = specs
 
     def add(self, base: str, lines: list[str]) -> _Ignores:
-        import pathspec
-
-        rules = [line for line in lines if line.strip() and not line.startswith("#")]
-        if not rules:
+        patterns = tuple(p for p in map(_pattern, lines) if p[0].include is not None)
+        if not patterns:
             return self
-        return _Ignores((*self.specs, (base, pathspec.GitIgnoreSpec.from_lines(lines))))
+        return _Ignores((*self.specs, (base, patterns)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """git's precedence: the deepest file with a matching rule decides, its last rule."""
-        for base, spec in reversed(self.specs):
+        for base, patterns in reversed(self.specs):
             if base and not rel.startswith(base + "/"):
                 continue
             local = rel[len(base) + 1:] if base else rel
-            result = spec.check_file(local + "/" if is_dir else local)
-            if result.include is not None:
-                return bool(result.include)
+            entry = local + "/" if is_dir else local
+            for pattern, folders_only in reversed(patterns):
+                if (is_dir or not folders_only) and _names_entry(pattern.regex.match(entry),
+                                                                 entry):
+                    return bool(pattern.include)
         return False
 
 
-def _read_lines(path: Path) -> list[str]:
+def _pattern(line: str) -> tuple[Any, bool]:
+    """A compiled pattern, and whether it names folders only. ``X/**/`` is compiled as
+    ``X/**`` restricted to folders: pathspec makes it ``X/`` itself (the folder, not the
+    folders inside it, which is what git matches)."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    text = line.rstrip()
+    if text.endswith("/**/") and not text.endswith("\\/**/"):
+        return GitIgnoreSpecPattern(text[:-1]), True
+    return GitIgnoreSpecPattern(line), False
+
+
+def _names_entry(match: re.Match[str] | None, entry: str) -> bool:
+    """Whether a pattern's regex match is a match of the entry itself (git's test), not
+    of a folder above it. pathspec's regexes are prefix matches: the ``ps_d`` group is the
+    slash after a matched folder (the entry's own trailing slash when the entry is that
+    folder); a match without it either ends at ``$`` (the entry) or is a ``dir/**``
+    prefix, which matches what is below ``dir/`` and not ``dir/`` itself."""
+    if match is None:
+        return False
+    if "ps_d" in match.re.groupindex and match.group("ps_d") is not None:
+        return match.end("ps_d") == len(entry)
+    if match.end() == len(entry):
+        return not entry.endswith("/")
+    return True
+
+
+#: the largest ignore file read (git itself refuses those over 100 MB); a bigger one is
+#: not a list of patterns, and reading it would only fill memory
+MAX_IGNORE_BYTES = 1 << 20
+IGNORE_FILE_SKIPPED = "ignore file not read (not a regular file, or over 1 MB)"
+
+
+def _read_lines(path: Path, report: WalkReport | None = None, shown: str = "") -> list[str]:
+    """An ignore file's lines; nothing when it is missing. One that is a symlink, a FIFO,
+    a device or over MAX_IGNORE_BYTES is not read at all (a symlink to /dev/zero filled
+    memory, a FIFO hung the run) and is counted as a skip."""
+    from esqlog.atomic import read_regular_file
+    from esqlog.errors import UsageError
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        os.lstat(path)
     except OSError:
         return []
+    try:
+        raw = read_regular_file(path, MAX_IGNORE_BYTES, "ignore file", "",
+                                follow_symlinks=False)
+    except UsageError:
+        if report is not None:
+            report.skip(IGNORE_FILE_SKIPPED, shown or path.name)
+        return []
+    return raw.decode("utf-8", errors="replace").splitlines()
 
 
-def _outer_ignores(root: Path) -> tuple[_Ignores, str]:
+def _outer_ignores(root: Path, report: WalkReport) -> tuple[_Ignores, str]:
     """Rules from the repository's top down to PATH (PATH may be a sub-folder of a repo);
     the second value is PATH's path relative to that top."""
     ignores = _Ignores()
     top = next((d for d in [root, *root.parents] if (d / ".git").exists()), None)
     if top is None:
         return ignores, ""
-    ignores = ignores.add("", _read_lines(top / ".git" / "info" / "exclude"))
+    ignores = ignores.add("", _read_lines(top / ".git" / "info" / "exclude", report,
+                                          str(top / ".git" / "info" / "exclude")))
     prefix = root.relative_to(top).as_posix()
     prefix = "" if prefix == "." else prefix
     parts = prefix.split("/") if prefix else []
     for depth in range(len(parts)):
         base = "/".join(parts[:depth])
-        ignores = ignores.add(base, _read_lines(top.joinpath(*parts[:depth], ".gitignore")))
+        outer = top.joinpath(*parts[:depth], ".gitignore")
+        ignores = ignores.add(base, _read_lines(outer, report, str(outer)))
     return ignores, prefix
 
 
 def list_files(root: Path, options: WalkOptions, report: WalkReport) -> list[tuple[str, str]]:
     """(path relative to root, path on disk) of every file the rules keep, in path order;
     nothing is read yet (so a progress bar knows the total)."""
-    ignores, prefix = _outer_ignores(root)
+    ignores, prefix = _outer_ignores(root, report)
     if options.excludes:
         ignores = ignores.add(prefix, list(options.excludes))
-    return list(_walk_dir(root, prefix, "", ignores, options, report))
+    return list(_walk(root, prefix, ignores, options, report))
 
 
 def read_files(files: list[tuple[str, str]], options: WalkOptions, report: WalkReport,
@@ -169,26 +231,29 @@ def read_files(files: list[tuple[str, str]], options: WalkOptions, report: WalkR
             yield found
 
 
-def _walk_dir(folder: Path, prefix: str, rel: str, ignores: _Ignores, options: WalkOptions,
-              report: WalkReport) -> Iterator[tuple[str, str]]:
-    repo_rel = "/".join(p for p in (prefix, rel) if p)
-    ignores = ignores.add(repo_rel, _read_lines(folder / ".gitignore"))
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        report.skip("unreadable", rel or ".")
-        return
-    for entry in entries:
+def _walk(root: Path, prefix: str, ignores: _Ignores, options: WalkOptions,
+          report: WalkReport) -> Iterator[tuple[str, str]]:
+    """Depth first in name order, with an explicit stack: a tree 1,100 folders deep
+    (generated fixtures, a loop of bind mounts) hit Python's recursion limit."""
+    stack = [_opened(root, prefix, "", ignores, report)]
+    while stack:
+        rel, repo_rel, ignores, entries = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
         path = f"{rel}/{entry.name}" if rel else entry.name
         in_repo = f"{repo_rel}/{entry.name}" if repo_rel else entry.name
-        if entry.is_symlink():
+        if not _decodable(entry.name):
+            report.skip(UNDECODABLE, shown_path(path))
+        elif entry.is_symlink():
             report.skip("symlink", path)
         elif entry.is_dir(follow_symlinks=False):
             reason = _dir_skip(entry, in_repo, ignores, options)
             if reason:
                 report.skip(reason, path)
             else:
-                yield from _walk_dir(Path(entry.path), prefix, path, ignores, options, report)
+                stack.append(_opened(Path(entry.path), prefix, path, ignores, report))
         elif entry.is_file(follow_symlinks=False):
             if ignores.ignored(in_repo, False):
                 report.skip("gitignored", path)
@@ -199,6 +264,38 @@ def _walk_dir(folder: Path, prefix: str, rel: str, ignores: _Ignores, options: W
                 report.skip("generated", path)
             else:
                 yield path, entry.path
+
+
+def _opened(folder: Path, prefix: str, rel: str, ignores: _Ignores, report: WalkReport
+            ) -> tuple[str, str, _Ignores, Iterator[os.DirEntry[str]]]:
+    """One folder on the walk's stack: its paths, the rules in force in it, its entries."""
+    repo_rel = "/".join(p for p in (prefix, rel) if p)
+    shown = f"{rel}/.gitignore" if rel else ".gitignore"
+    ignores = ignores.add(repo_rel, _read_lines(folder / ".gitignore", report, shown))
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        report.skip("unreadable", rel or ".")
+        entries = []
+    return rel, repo_rel, ignores, iter(entries)
+
+
+#: a file or folder whose name is not UTF-8 (a path of bytes on Linux): skipped, as the
+#: engines store paths as UTF-8 text and the path could not be read back to open the file
+UNDECODABLE = "name not UTF-8"
+
+
+def _decodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.scandir gave the bytes as lone surrogates
+        return False
+    return True
+
+
+def shown_path(path: str) -> str:
+    """A path safe to print and to send as JSON: bytes that are not UTF-8 as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _dir_skip(entry: os.DirEntry[str], in_repo: str, ignores: _Ignores,
@@ -231,6 +328,7 @@ def _read(on_disk: str, path: str, options: WalkOptions,
         return None
     report.bytes += len(raw)
     text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff")  # a BOM is an encoding mark, not the first word
     return SourceFile(path, text, hashlib.blake2b(raw, digest_size=16).hexdigest())
 
 
