@@ -13,6 +13,7 @@ that has code or text in it: joined in order they give the file back. Why: an ag
   chunk before it instead of standing alone;
 * a chunk longer than ``max_lines`` lines or ``max_chars`` characters is split into
   windows (cut at a blank line where one is near), so every chunk fits an agent's budget;
+  a single line longer than ``max_chars`` is cut into parts that all carry its number;
 * a file in a language without a grammar is cut into such windows only (kind ``text``).
 
 Lines are counted on ``\\n`` alone, as tree-sitter counts rows (the caller normalizes
@@ -103,8 +104,24 @@ def chunk_text(text: str, language: str, limits: ChunkLimits | None = None) -> l
                                                                   rows, limits)
         for start, end in spans:
             content = "\n".join(rows[start:end + 1]) + "\n"
-            chunks.append(Chunk(start + 1, end + 1, piece.symbol, piece.kind, content))
+            for part in _cut_line(content, limits.max_chars) if start == end else [content]:
+                chunks.append(Chunk(start + 1, end + 1, piece.symbol, piece.kind, part))
     return chunks
+
+
+def _cut_line(content: str, max_chars: int) -> list[str]:
+    """One line longer than ``max_chars`` as consecutive parts of at most ``max_chars``
+    (cut after a space when one is in a part's second half), all with that line's number:
+    a minified bundle or a data literal on one line made a single 900,000-character
+    document, far over any agent's budget. Only the last part ends with the newline, so
+    the parts joined still give the line back."""
+    parts = []
+    while len(content) > max_chars:
+        cut = content.rfind(" ", max_chars // 2, max_chars) + 1 or max_chars
+        parts.append(content[:cut])
+        content = content[cut:]
+    parts.append(content)
+    return parts
 
 
 def find_symbols(source: bytes, language: str) -> list[_Symbol]:
