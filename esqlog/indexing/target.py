@@ -81,7 +81,14 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
             raise
         if instead_of_creating is not None:
             raise instead_of_creating from None
-        return _create(engine, index, root, shards, replicas)
+        try:
+            return _create(engine, index, root, shards, replicas)
+        except Exception as exc:
+            if not _already_exists(exc):
+                raise
+        # another run created it between our GET and PUT (two first runs at once): it is
+        # checked like any existing index, so a run of the same folder goes on updating it
+        found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
                          "pass one index (or an alias of exactly one) as --index")
@@ -135,6 +142,15 @@ def _create(engine: Engine, index: str, root: str, shards: int,
                          "properties": FIELDS}}
     engine.perform(Request("PUT", index_path(index), body=body))
     return Target(index, created=True, adopted=False)
+
+
+def _already_exists(exc: BaseException) -> bool:
+    """The engine's answer to creating an index that exists (400
+    resource_already_exists_exception on both engines)."""
+    info = getattr(exc, "info", None) or getattr(exc, "body", None)
+    error = info.get("error") if isinstance(info, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return error_status(exc) == 400 and kind == "resource_already_exists_exception"
 
 
 def _check_fields(index: str, properties: dict[str, Any]) -> None:
