@@ -152,7 +152,7 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
         send,
         stored_files,
     )
-    from esqlog.indexing.target import forget_created, prepare
+    from esqlog.indexing.target import forget_created, pause_refreshes, prepare
     from esqlog.indexing.walk import WalkReport, list_files, read_files
 
     started = time.perf_counter()
@@ -167,8 +167,7 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     bar = progress_factory(show_progress, unit="files")
     advance = bar("indexing", len(files)) if bar and files else None
     pause = not target.adopted  # another's index keeps its refresh settings untouched
-    if pause:
-        refresh_interval(engine, target.name, "-1")
+    restore = pause_refreshes(engine, target) if pause else None
     try:
         read = read_files(files, options, report, advance)
         stream: Iterable[dict[str, Any]] = actions(target.name, read, stored, limits, counts)
@@ -177,7 +176,7 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
         send(engine, stream, counts)
     finally:
         if pause:
-            refresh_interval(engine, target.name, None)
+            refresh_interval(engine, target.name, restore)
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:

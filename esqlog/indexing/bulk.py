@@ -264,8 +264,9 @@ def refresh(engine: Engine, index: str) -> None:
 
 
 def refresh_interval(engine: Engine, index: str, value: str | None) -> None:
-    """Periodic refreshes off during a run ("-1"), the index's default back after (None):
-    each refresh writes a small segment that merging then rewrites, for searches that
-    nobody runs until the final refresh."""
+    """Set the index's refresh interval (None: the engine's default). A run turns periodic
+    refreshes off (target.pause_refreshes) and puts the previous value back after: each
+    refresh writes a small segment that merging then rewrites, for searches that nobody
+    runs until the final refresh."""
     engine.perform(Request("PUT", index_path(index, "_settings"),
                            body={"index": {"refresh_interval": value}}))

@@ -17,7 +17,7 @@ the index the user names, and:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from esqlog.calibration.cluster_store import CALIBRATION_INDEX
@@ -52,6 +52,7 @@ class Target:
     name: str
     created: bool  # by this run
     adopted: bool  # existing index without (this folder's) marker, written by --adopt
+    marker: dict[str, Any] = field(default_factory=dict)  # as the index holds it
 
 
 def check_name(index: str) -> None:
@@ -98,7 +99,7 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
     meta = meta if isinstance(meta, dict) else {}
     ours = meta.get("format") == FORMAT
     if ours and meta.get("root") == root:
-        return Target(name, created=False, adopted=False)
+        return Target(name, created=False, adopted=False, marker=meta)
     if not adopt:
         if ours:
             raise UsageError(
@@ -113,13 +114,14 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
     properties = mappings.get("properties") or {}
     _check_fields(index, properties)
     if ours:  # our own index, the folder moved: record the new folder
+        meta = {**meta, **_marker(root)}
         engine.perform(Request("PUT", index_path(name, "_mapping"),
-                               body={"_meta": {MARKER: _marker(root)}}))
+                               body={"_meta": {MARKER: meta}}))
     missing = {f: spec for f, spec in FIELDS.items() if f not in properties}
     if missing:  # mapped as esqlog reads them (path must be a keyword), not left to dynamic
         engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"properties": missing}))
-    return Target(name, created=False, adopted=not ours)
+    return Target(name, created=False, adopted=not ours, marker=meta if ours else {})
 
 
 def forget_created(engine: Engine, name: str) -> None:
@@ -141,7 +143,35 @@ def _create(engine: Engine, index: str, root: str, shards: int,
             "mappings": {"dynamic": "strict", "_meta": {MARKER: _marker(root)},
                          "properties": FIELDS}}
     engine.perform(Request("PUT", index_path(index), body=body))
-    return Target(index, created=True, adopted=False)
+    return Target(index, created=True, adopted=False, marker=_marker(root))
+
+
+def pause_refreshes(engine: Engine, target: Target) -> str | None:
+    """Turn periodic refreshes off for the run (``-1``); returns the value to put back.
+
+    The value in force is recorded in the marker first (only when it changed, so most
+    runs write no mapping): a run killed by SIGKILL cannot put it back, and the next run
+    then finds ``-1``, which is esqlog's own, and restores the recorded value instead of
+    keeping ``-1`` (no refresh ever again) or the engine's default (losing a user's own
+    setting). A ``-1`` set on purpose on esqlog's index is therefore not kept; an adopted
+    index is never paused at all.
+    """
+    settings = engine.perform(Request("GET", index_path(target.name, "_settings",
+                                                        "index.refresh_interval")))
+    current = ((settings.get(target.name) or {}).get("settings", {}).get("index", {})
+               .get("refresh_interval"))
+    recorded = target.marker.get("refresh_interval")
+    if str(current) == "-1":
+        intended = recorded
+    else:
+        intended = current
+        if intended != recorded:
+            marker = {**target.marker, "refresh_interval": intended}
+            engine.perform(Request("PUT", index_path(target.name, "_mapping"),
+                                   body={"_meta": {MARKER: marker}}))
+    engine.perform(Request("PUT", index_path(target.name, "_settings"),
+                           body={"index": {"refresh_interval": "-1"}}))
+    return str(intended) if intended is not None else None
 
 
 def _already_exists(exc: BaseException) -> bool:
