@@ -10,6 +10,7 @@ MAX_BUDGET and read_code stops at MAX_READ_TOKENS, saying where to continue.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from esqlog.agent.chunks import (
@@ -186,10 +187,10 @@ class CodeSearch:
         hits: list[dict[str, Any]] = []
         body = {"query": {"term": {PATH_FIELD: path}}, "size": self.page_size,
                 "sort": ["_doc"],
-                "_source": [self.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD]}
+                "_source": [self.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, "chunk"]}
         self._guard(lambda: self.engine.run(scroll_plan(
             self.index, body, lambda page: _collect(hits, page), keep_alive="1m")))
-        chunks = sorted((chunk_of(h, self.field) for h in hits), key=lambda c: c.start_line)
+        chunks = whole_lines(hits, self.field)
         if not chunks:
             raise ToolInputError(f"no document with path {path!r} in index {self.index!r}; "
                                  "pass a path from search_code (or an id)")
@@ -219,3 +220,26 @@ class CodeSearch:
         if is_client_error(exc):
             return ToolInputError(str(describe_failure(exc, self.url)))
         return exc
+
+
+def _number(hit: dict[str, Any]) -> int:
+    """esqlog index's chunk number (0 when absent): the order of a cut line's parts."""
+    number = (hit.get("_source") or {}).get("chunk")
+    return number if isinstance(number, int) and not isinstance(number, bool) else 0
+
+
+def whole_lines(hits: list[dict[str, Any]], field: str) -> list[Chunk]:
+    """A file's documents as chunks in line order (chunk number within a line), the parts
+    of a line esqlog index cut (longer than --max-chunk-chars: a part that does not end
+    with a newline is continued by the next) joined again, so a file reads back line for
+    line whatever order the scroll returned them in."""
+    out: list[Chunk] = []
+    for hit in sorted(hits, key=lambda h: (chunk_of(h, field).start_line, _number(h))):
+        chunk = chunk_of(hit, field)
+        last = out[-1] if out else None
+        if (last is not None and last.text and not last.text.endswith("\n")
+                and chunk.start_line == last.end_line):
+            out[-1] = replace(last, text=last.text + chunk.text)
+        else:
+            out.append(chunk)
+    return out

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from esqlog.agent.chunks import source_lines
+from esqlog.agent.code_search import whole_lines
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.walk import (
     IGNORE_FILE_SKIPPED,
@@ -96,6 +98,21 @@ def test_no_chunk_exceeds_max_chars_even_with_one_giant_line(language: str) -> N
     assert "".join(c.content for c in chunks).rstrip("\n") == text.rstrip("\n")
     giant = [c for c in chunks if c.start_line == 3 and c.end_line == 3]
     assert len(giant) >= len(line) // 12_000
+
+
+def test_the_parts_of_a_cut_line_read_back_as_one_line() -> None:
+    """read_code(path=...) numbers the lines of a file's documents: the parts of a cut
+    line must come back as that one line, whatever order the engine returns them in."""
+    text = "def f():\n    return 1\n" + "word " * 900 + "\nend = 2\n"
+    chunks = chunk_text(text, "python", ChunkLimits(max_lines=150, max_chars=500))
+    assert len(chunks) > 9
+    hits = [{"_id": str(n), "_source": {"content": c.content, "path": "a.py",
+                                         "start_line": c.start_line, "chunk": n}}
+            for n, c in enumerate(chunks)]
+    read = whole_lines(list(reversed(hits)), "content")
+    numbered = [(n, line) for c in read
+                for n, line in enumerate(source_lines(c.text), start=c.start_line)]
+    assert numbered == list(enumerate(source_lines(text), start=1))
 
 
 NEGATIONS = {
