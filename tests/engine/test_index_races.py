@@ -108,3 +108,21 @@ def test_a_run_killed_mid_way_leaves_refreshes_that_the_next_run_restores(
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["documents"] == 1 + 2 * 4000
     assert _refresh_interval(engine, index_name) == "7s"  # the user's value, not -1/default
+
+
+def test_two_first_runs_at_once_both_succeed(engine: Engine, index_name: str,
+                                             tmp_path: Path) -> None:
+    """The real race: two processes started together on a new index name."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    _many_files(repo, 20)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
+    runs = [subprocess.Popen([sys.executable, "-c", _MAIN,
+                              *_index_args(engine, repo, index_name)],
+                             env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(2)]
+    outcomes = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err for _, err in outcomes]
+    summaries = [json.loads(out) for out, _ in outcomes]
+    assert sorted(s["created"] for s in summaries) == [False, True]
+    assert {s["documents"] for s in summaries} == {40}
