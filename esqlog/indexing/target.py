@@ -23,7 +23,7 @@ from typing import Any
 from esqlog.calibration.cluster_store import CALIBRATION_INDEX
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
-from esqlog.engine.paths import index_path
+from esqlog.engine.paths import api_path, index_path
 from esqlog.engine.steps import Request
 from esqlog.errors import UsageError
 
@@ -88,7 +88,10 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
             if not _already_exists(exc):
                 raise
         # another run created it between our GET and PUT (two first runs at once): it is
-        # checked like any existing index, so a run of the same folder goes on updating it
+        # checked like any existing index, so a run of the same folder goes on updating it,
+        # once its primaries are active (a search of a just-created index answers 503)
+        engine.perform(Request("GET", api_path("_cluster", "health", index),
+                               params={"wait_for_status": "yellow", "timeout": "30s"}))
         found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
