@@ -91,7 +91,7 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         # checked like any existing index, so a run of the same folder goes on updating it,
         # once its primaries are active (a search of a just-created index answers 503)
         engine.perform(Request("GET", api_path("_cluster", "health", index),
-                               params={"wait_for_status": "yellow", "timeout": "30s"}))
+                               params={"wait_for_status": "yellow"}))  # 30 s at most
         found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
