@@ -122,8 +122,15 @@ def identifier_like(tok: str) -> bool:
     return bool(re.search(r"[A-Za-z]", tok) and re.search(r"\d", tok))
 
 
+URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"]([A-Za-z_$][A-Za-z0-9_$.-]*)['\"](?![A-Za-z0-9])")
+
+
 def message_tokens(message: str) -> list[tuple[str, bool]]:
-    """(token, is_identifier) in message order; a dotted a.b.c gives c, marked identifier."""
+    """(token, is_identifier) in message order; a dotted a.b.c gives c, marked identifier;
+    words in backticks or quotes count as identifiers; URLs are no keywords."""
+    message = URL.sub(" ", message)
+    message = QUOTED.sub(lambda m: f"`{m.group(1)}`", message)
     out = []
     for m in TOKEN.finditer(message):
         raw = m.group(0)

@@ -1,0 +1,216 @@
+"""Summarise localization runs: success within token budgets and tokens to the first gold.
+
+    python scripts/bench/localize/report.py data/localize/results-v1.jsonl \
+        [--plot docs/plots/localize-success-vs-tokens.png] \
+        [--summary docs/data/localize/summary-v1.json]
+
+Per method, over all tasks, per language and per repository: success@2K/4K/8K/16K (share
+of tasks whose first changed function was reached within that many tokens) and the median
+tokens read until then (an unreached task counts as infinity, so a median can be "never"),
+each with a 95% percentile bootstrap interval over tasks (numpy, seed 0, 2,000 resamples).
+Also the paired difference in success@8K of every method against grep-seq (same
+resampled tasks for both). Only tasks that every listed method answered are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BUDGETS = (2000, 4000, 8000, 16000)
+ORDER = ["grep-seq", "grep-ranked", "native", "esqlog-boost", "esqlog-identifiers",
+         "esqlog-boost-16k", "esqlog-identifiers-16k"]
+LABELS = {
+    "grep-seq": "grep: rg per keyword",
+    "grep-ranked": "grep: rg, files by keywords matched",
+    "native": "native BM25 (match, hits in order)",
+    "esqlog-boost": "esqlog MCP search_code (boost)",
+    "esqlog-identifiers": "esqlog MCP search_code (identifiers)",
+    "esqlog-boost-16k": "esqlog MCP boost, max_tokens=16000",
+    "esqlog-identifiers-16k": "esqlog MCP identifiers, max_tokens=16000",
+}
+COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf", "native": "#000000",
+          "esqlog-boost": "#1f77b4", "esqlog-identifiers": "#d62728",
+          "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e"}
+STYLES = {"esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
+RESAMPLES, SEED = 2000, 0
+
+
+def load(paths: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """task_id -> method -> record (the last record wins)."""
+    by_task: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for p in paths:
+        for ln in open(p):
+            r = json.loads(ln)
+            by_task[r["task_id"]][r["method"]] = r
+    return by_task
+
+
+def tokens_array(recs: list[dict[str, Any]]) -> np.ndarray:
+    return np.array([math.inf if r["tokens"] is None else float(r["tokens"]) for r in recs])
+
+
+def stats(tok: np.ndarray) -> dict[str, float]:
+    out = {f"success@{b // 1000}K": float(np.mean(tok <= b)) for b in BUDGETS}
+    out["median_tokens"] = float(np.median(tok))
+    return out
+
+
+def bootstrap(tok: np.ndarray, rng: np.random.Generator) -> dict[str, list[float]]:
+    n = len(tok)
+    idx = rng.integers(0, n, size=(RESAMPLES, n))
+    sample = tok[idx]
+    out = {}
+    for b in BUDGETS:
+        vals = np.mean(sample <= b, axis=1)
+        out[f"success@{b // 1000}K"] = [float(np.percentile(vals, 2.5)),
+                                       float(np.percentile(vals, 97.5))]
+    med = np.median(sample, axis=1)
+    # "nearest": an interval bound may be infinite (never reached) without nan arithmetic
+    out["median_tokens"] = [float(np.percentile(med, 2.5, method="nearest")),
+                            float(np.percentile(med, 97.5, method="nearest"))]
+    return out
+
+
+def fmt_tokens(x: float) -> str:
+    return "never" if math.isinf(x) else f"{x:,.0f}"
+
+
+def summarise(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str]
+              ) -> dict[str, Any]:
+    tasks = sorted(t for t, m in by_task.items() if all(x in m for x in methods))
+    groups: dict[str, list[str]] = {"all": tasks}
+    for t in tasks:
+        r = by_task[t][methods[0]]
+        groups.setdefault(f"language:{r['language']}", []).append(t)
+        groups.setdefault(f"repo:{r['repo']}", []).append(t)
+    out: dict[str, Any] = {"tasks": len(tasks), "methods": methods, "groups": {}}
+    for g, ts in groups.items():
+        rng = np.random.default_rng(SEED)
+        res = {}
+        for m in methods:
+            tok = tokens_array([by_task[t][m] for t in ts])
+            res[m] = {"n": len(ts), **stats(tok), "ci95": bootstrap(tok, rng)}
+        out["groups"][g] = res
+    # paired success@8K difference against grep-seq, over all tasks
+    if "grep-seq" in methods:
+        rng = np.random.default_rng(SEED)
+        base = tokens_array([by_task[t]["grep-seq"] for t in tasks]) <= 8000
+        idx = rng.integers(0, len(tasks), size=(RESAMPLES, len(tasks)))
+        diffs = {}
+        for m in methods:
+            if m == "grep-seq":
+                continue
+            other = tokens_array([by_task[t][m] for t in tasks]) <= 8000
+            d = (other.astype(float) - base.astype(float))
+            boots = d[idx].mean(axis=1)
+            diffs[m] = {"diff": float(d.mean()),
+                        "ci95": [float(np.percentile(boots, 2.5)),
+                                 float(np.percentile(boots, 97.5))]}
+        out["paired_success@8K_vs_grep-seq"] = diffs
+    # what the agent receives from search_code besides the text
+    extra = {}
+    for m in methods:
+        if m.startswith("esqlog"):
+            recs = [by_task[t][m] for t in tasks]
+            text = [r["total_tokens"] for r in recs]
+            sc = [r["structured_tokens"] for r in recs if r.get("structured_tokens")]
+            extra[m] = {"median_answer_tokens": float(np.median(text)),
+                        "median_structured_tokens": float(np.median(sc)) if sc else None,
+                        "structured_sent": len(sc), "listing_answers":
+                        sum(1 for r in recs if r.get("listing"))}
+    out["answers"] = extra
+    return out
+
+
+def table(summary: dict[str, Any], group: str = "all") -> str:
+    rows = ["| method | success@2K | success@8K (95% CI) | success@16K | median tokens to first "
+            "gold (95% CI) |", "|---|---|---|---|---|"]
+    for m, s in summary["groups"][group].items():
+        ci = s["ci95"]
+        lo, hi = ci["median_tokens"]
+        rows.append(
+            f"| {m} | {s['success@2K']:.3f} | {s['success@8K']:.3f} "
+            f"({ci['success@8K'][0]:.3f}-{ci['success@8K'][1]:.3f}) | {s['success@16K']:.3f} "
+            f"| {fmt_tokens(s['median_tokens'])} ({fmt_tokens(lo)}-{fmt_tokens(hi)}) |")
+    return "\n".join(rows)
+
+
+def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], tasks: list[str],
+         path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    langs = ["all"] + sorted({by_task[t][methods[0]]["language"] for t in tasks})
+    xs = np.logspace(2, 5, 300)
+    fig, axes = plt.subplots(1, len(langs), figsize=(4.2 * len(langs), 4.4), sharey=True)
+    for ax, lang in zip(axes, langs):
+        ts = [t for t in tasks if lang == "all" or by_task[t][methods[0]]["language"] == lang]
+        for m in methods:
+            tok = tokens_array([by_task[t][m] for t in ts])
+            ys = [(tok <= x).mean() for x in xs]
+            ax.plot(xs, ys, color=COLORS.get(m), linestyle=STYLES.get(m, "-"), lw=1.8,
+                    label=LABELS.get(m, m))
+        for b in BUDGETS:
+            ax.axvline(b, color="#dddddd", lw=0.8, zorder=0)
+        ax.set_xscale("log")
+        ax.set_xlim(100, 100_000)
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{lang} ({len(ts)} tasks)" if lang != "all"
+                     else f"all languages ({len(ts)} tasks)")
+        ax.set_xlabel("tokens read (o200k)")
+        ax.grid(True, which="major", axis="y", color="#eeeeee")
+    axes[0].set_ylabel("share of tasks: first changed function reached")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(methods)),
+               frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.suptitle("Localization from commit messages: tokens an agent reads until the "
+                 "first changed function")
+    fig.tight_layout(rect=(0, 0.13, 1, 0.97))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=130)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--methods", default="")
+    ap.add_argument("--plot", default="")
+    ap.add_argument("--summary", default="")
+    args = ap.parse_args()
+    by_task = load(args.results)
+    present = {m for ms in by_task.values() for m in ms}
+    methods = [m for m in (args.methods.split(",") if args.methods else ORDER) if m in present]
+    summary = summarise(by_task, methods)
+    print(f"{summary['tasks']} tasks answered by all of: {', '.join(methods)}\n")
+    print(table(summary))
+    for g in summary["groups"]:
+        if g == "all":
+            continue
+        print(f"\n{g} ({summary['groups'][g][methods[0]]['n']} tasks)")
+        print(table(summary, g))
+    if "paired_success@8K_vs_grep-seq" in summary:
+        print("\npaired success@8K difference vs grep-seq (95% CI):")
+        for m, d in summary["paired_success@8K_vs_grep-seq"].items():
+            print(f"  {m:24s} {d['diff']:+.3f} ({d['ci95'][0]:+.3f} to {d['ci95'][1]:+.3f})")
+    print("\nsearch_code answers (median tokens: text, structuredContent):")
+    for m, a in summary["answers"].items():
+        print(f"  {m:24s} {a}")
+    if args.summary:
+        Path(args.summary).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
+    if args.plot:
+        tasks = sorted(t for t, m in by_task.items() if all(x in m for x in methods))
+        plot(by_task, methods, tasks, args.plot)
+
+
+if __name__ == "__main__":
+    main()
