@@ -116,7 +116,12 @@ def clean_message(message: str) -> str:
             continue
         if i == 0:
             ln = PR_SUFFIX.sub("", ln)
-        ln = ISSUE_INLINE.sub("", ln)
+            ln = re.sub(r"^\s*issue\s*#\d+\s*:\s*", "", ln, flags=re.IGNORECASE)
+        stripped = ISSUE_INLINE.sub("", ln)
+        if stripped != ln:
+            # "Fix #1702: Gson.toJson ..." -> "Gson.toJson ..."
+            stripped = re.sub(r"^[\s:;,.-]+", "", stripped)
+        ln = stripped
         out.append(ln.rstrip())
     text = "\n".join(out).strip()
     return re.sub(r"\n{3,}", "\n\n", text)
