@@ -24,21 +24,24 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (2000, 4000, 8000, 16000)
-ORDER = ["grep-seq", "grep-ranked", "native", "esqlog-boost", "esqlog-identifiers",
+ORDER = ["grep-seq", "grep-ranked", "grep-seq+read", "grep-ranked+read", "native", "esqlog-boost", "esqlog-identifiers",
          "esqlog-boost-16k", "esqlog-identifiers-16k"]
 LABELS = {
     "grep-seq": "grep: rg per keyword",
     "grep-ranked": "grep: rg, files by keywords matched",
+    "grep-seq+read": "grep per keyword, then read the function",
+    "grep-ranked+read": "grep ranked, then read the function",
     "native": "native BM25 (match, hits in order)",
     "esqlog-boost": "esqlog MCP search_code (boost)",
     "esqlog-identifiers": "esqlog MCP search_code (identifiers)",
     "esqlog-boost-16k": "esqlog MCP boost, max_tokens=16000",
     "esqlog-identifiers-16k": "esqlog MCP identifiers, max_tokens=16000",
 }
-COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf", "native": "#000000",
+COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf",
+          "grep-seq+read": "#bcbd22", "grep-ranked+read": "#8c564b", "native": "#000000",
           "esqlog-boost": "#1f77b4", "esqlog-identifiers": "#d62728",
           "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e"}
-STYLES = {"esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
+STYLES = {"grep-seq+read": "-.", "esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
 RESAMPLES, SEED = 2000, 0
 
 

@@ -223,6 +223,12 @@ def read_lines(lines: list[tuple[str, int, str]], gold: list[dict[str, Any]]
     return None, used, -1
 
 
+def function_text(tree: Path, g: dict[str, Any]) -> str:
+    lines = (tree / g["path"]).read_text(errors="replace").split("\n")
+    return "".join(f"{n}\t{lines[n - 1]}\n"
+                   for n in range(g["start_line"], min(g["end_line"], len(lines)) + 1))
+
+
 def grep_seq(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
     out = []
     for kw in kws:
@@ -480,12 +486,31 @@ def main() -> None:
                 t1 = time.perf_counter()
                 kws = keywords(t["message"], file_word_sets(tree))
                 for m, fn in (("grep-seq", grep_seq), ("grep-ranked", grep_ranked)):
-                    if m not in todo:
+                    if m not in todo and m + "+read" not in todo:
                         continue
                     lines = fn(tree, kws) if kws else []
-                    tok, total, _ = read_lines(lines, t["gold"])
-                    recs.append({"method": m, "keywords": kws, "tokens": tok,
-                                 "output_lines": len(lines), "read_tokens": total})
+                    tok, total, at = read_lines(lines, t["gold"])
+                    hit = None
+                    if tok is not None:
+                        path, num, _ = lines[at]
+                        g = next(g for g in t["gold"] if g["path"] == path
+                                 and g["start_line"] <= num <= g["end_line"])
+                        hit = {"path": path, "line": num, "symbol": g["symbol"]}
+                    base = {"keywords": kws, "output_lines": len(lines),
+                            "read_tokens": total, "gold_hit": hit}
+                    if m in todo:
+                        recs.append({"method": m, "tokens": tok, **base})
+                    if m + "+read" in todo:
+                        # then the agent opens the function it found: its lines as a
+                        # viewer shows them ("N<tab>text"), as read_code would hand them
+                        extra = None
+                        if hit is not None:
+                            g = next(g for g in t["gold"] if g["symbol"] == hit["symbol"]
+                                     and g["path"] == hit["path"])
+                            extra = count(function_text(tree, g))
+                        recs.append({"method": m + "+read", "tokens": None if tok is None
+                                     else tok + extra, "read_function_tokens": extra,
+                                     **base})
                 setup["grep_seconds"] = round(time.perf_counter() - t1, 3)
             needs_index = any(m == "native" or m.startswith("esqlog") for m in todo)
             if needs_index:
