@@ -41,7 +41,7 @@ COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf",
           "grep-seq+read": "#bcbd22", "grep-ranked+read": "#8c564b", "native": "#000000",
           "esqlog-boost": "#1f77b4", "esqlog-identifiers": "#d62728",
           "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e"}
-STYLES = {"grep-seq+read": "-.", "esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
+STYLES = {"grep-seq+read": ":", "grep-ranked+read": ":", "esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
 RESAMPLES, SEED = 2000, 0
 
 
@@ -153,7 +153,7 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
     import matplotlib.pyplot as plt
 
     langs = ["all"] + sorted({by_task[t][methods[0]]["language"] for t in tasks})
-    xs = np.logspace(2, 5, 300)
+    xs = np.logspace(1, 5, 400)
     fig, axes = plt.subplots(1, len(langs), figsize=(4.2 * len(langs), 4.4), sharey=True)
     for ax, lang in zip(axes, langs):
         ts = [t for t in tasks if lang == "all" or by_task[t][methods[0]]["language"] == lang]
@@ -165,7 +165,7 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
         for b in BUDGETS:
             ax.axvline(b, color="#dddddd", lw=0.8, zorder=0)
         ax.set_xscale("log")
-        ax.set_xlim(100, 100_000)
+        ax.set_xlim(10, 100_000)
         ax.set_ylim(0, 1)
         ax.set_title(f"{lang} ({len(ts)} tasks)" if lang != "all"
                      else f"all languages ({len(ts)} tasks)")
@@ -173,13 +173,13 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
         ax.grid(True, which="major", axis="y", color="#eeeeee")
     axes[0].set_ylabel("share of tasks: first changed function reached")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(methods)),
-               frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.legend(handles, labels, loc="upper center", ncol=3, frameon=False,
+               bbox_to_anchor=(0.5, 0.0), fontsize=10)
     fig.suptitle("Localization from commit messages: tokens an agent reads until the "
                  "first changed function")
-    fig.tight_layout(rect=(0, 0.13, 1, 0.97))
+    fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
 
 
 def main() -> None:
