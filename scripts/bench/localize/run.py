@@ -165,13 +165,17 @@ def identifier_like(tok: str) -> bool:
     return bool(re.search(r"[A-Za-z]", tok) and re.search(r"\d", tok))
 
 
+FILE_EXTENSIONS = set("go py java md rst txt yml yaml json toml cfg ini sh mod sum html "
+                      "js ts xml gradle properties kt c h".split())
 URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"]([A-Za-z_$][A-Za-z0-9_$.-]*)['\"](?![A-Za-z0-9])")
 
 
 def message_tokens(message: str) -> list[tuple[str, bool]]:
     """(token, is_identifier) in message order; a dotted a.b.c gives c, marked identifier;
-    words in backticks or quotes count as identifiers; URLs are no keywords."""
+    words in backticks or quotes, calls (``name()``) and capitalised words inside a sentence
+    ("Fix After not run", "Prevent Response self-reference") count as identifiers; URLs are
+    no keywords."""
     message = URL.sub(" ", message)
     message = QUOTED.sub(lambda m: f"`{m.group(1)}`", message)
     out = []
@@ -189,9 +193,16 @@ def message_tokens(message: str) -> list[tuple[str, bool]]:
             out.append((words[-1] if len(parts) > 1 else words[0], True))
             continue
         if len(parts) > 1:
-            out.append((parts[-1], True))
+            if parts[-1].lower() in FILE_EXTENSIONS:
+                # a file name (docs.go, utils.py): its stem is a plain word
+                out.append((parts[-2], False))
+            else:
+                out.append((parts[-1], True))
             continue
-        out.append((raw, called or identifier_like(raw)))
+        before = message[:m.start()].rstrip(" \t\"'(")
+        sentence_start = not before or before[-1] in ".!?:;\n*-#>"
+        capitalised = raw[:1].isupper() and not raw.isupper() and not sentence_start
+        out.append((raw, called or capitalised or identifier_like(raw)))
     return out
 
 
