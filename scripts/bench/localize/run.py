@@ -189,8 +189,12 @@ def message_tokens(message: str) -> list[tuple[str, bool]]:
             words = WORD.findall(raw)
             if not words:
                 continue
-            # `foo(bar)` or `a.b` -> the last identifier-looking word
-            out.append((words[-1] if len(parts) > 1 else words[0], True))
+            # `foo(bar)` -> foo, `a.b` -> b, `utils.py` -> utils (a plain word)
+            if len(parts) > 1 and parts[-1].lower() in FILE_EXTENSIONS:
+                out.append((WORD.findall(parts[-2])[-1] if WORD.findall(parts[-2])
+                            else words[0], False))
+            else:
+                out.append((words[-1] if len(parts) > 1 else words[0], True))
             continue
         if len(parts) > 1:
             if parts[-1].lower() in FILE_EXTENSIONS:
