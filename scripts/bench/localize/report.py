@@ -15,6 +15,7 @@ resampled tasks for both). Only tasks that every listed method answered are used
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 from collections import defaultdict
@@ -49,7 +50,8 @@ def load(paths: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
     """task_id -> method -> record (the last record wins)."""
     by_task: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for p in paths:
-        for ln in open(p):
+        opener = gzip.open if p.endswith(".gz") else open
+        for ln in opener(p, "rt"):
             r = json.loads(ln)
             by_task[r["task_id"]][r["method"]] = r
     return by_task
@@ -154,7 +156,12 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
 
     langs = ["all"] + sorted({by_task[t][methods[0]]["language"] for t in tasks})
     xs = np.logspace(1, 5, 400)
-    fig, axes = plt.subplots(1, len(langs), figsize=(4.2 * len(langs), 4.4), sharey=True)
+    cols = 2
+    rows = (len(langs) + cols - 1) // cols
+    fig, grid = plt.subplots(rows, cols, figsize=(12, 4.6 * rows), sharey=True, squeeze=False)
+    axes = list(grid.flat)
+    for ax in axes[len(langs):]:
+        ax.set_visible(False)
     for ax, lang in zip(axes, langs):
         ts = [t for t in tasks if lang == "all" or by_task[t][methods[0]]["language"] == lang]
         for m in methods:
@@ -171,7 +178,8 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
                      else f"all languages ({len(ts)} tasks)")
         ax.set_xlabel("tokens read (o200k)")
         ax.grid(True, which="major", axis="y", color="#eeeeee")
-    axes[0].set_ylabel("share of tasks: first changed function reached")
+    for row in grid:
+        row[0].set_ylabel("share of tasks: first changed\nfunction reached")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=3, frameon=False,
                bbox_to_anchor=(0.5, 0.0), fontsize=10)
