@@ -465,14 +465,16 @@ def esqlog_cli(*args: str) -> dict[str, Any]:
 
 
 def esqlog_checkout() -> str:
-    """The git commit of the esqlog package that runs (the one PYTHONPATH selects), with
+    """The last git commit of the esqlog package that runs (the one PYTHONPATH selects), with
     "+dirty" when its esqlog/ folder differs from that commit."""
     import importlib.util
 
     spec = importlib.util.find_spec("esqlog")
     pkg = Path(spec.origin).parent if spec and spec.origin else Path(".")
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=pkg, capture_output=True,
-                          text=True).stdout.strip()
+    # the last commit that changed the package, not the checkout's HEAD (a benchmark
+    # branch moves HEAD without changing esqlog)
+    head = subprocess.run(["git", "log", "-1", "--format=%H", "--", "."], cwd=pkg,
+                          capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=pkg,
                            capture_output=True, text=True).stdout.strip()
     return f"{head}{'+dirty' if dirty else ''} ({pkg})"
