@@ -119,6 +119,21 @@ def summarise(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str]
                         "ci95": [float(np.percentile(boots, 2.5)),
                                  float(np.percentile(boots, 97.5))]}
         out["paired_success@8K_vs_grep-seq"] = diffs
+    # other paired differences in success@8K (a - b)
+    pairs = [("esqlog-identifiers", "native"), ("esqlog-identifiers", "esqlog-boost"),
+             ("esqlog-boost", "native"), ("esqlog-identifiers", "grep-seq+read")]
+    rng = np.random.default_rng(SEED)
+    idx = rng.integers(0, len(tasks), size=(RESAMPLES, len(tasks)))
+    paired = {}
+    for a, b in pairs:
+        if a in methods and b in methods:
+            d = ((tokens_array([by_task[t][a] for t in tasks]) <= 8000).astype(float)
+                 - (tokens_array([by_task[t][b] for t in tasks]) <= 8000).astype(float))
+            boots = d[idx].mean(axis=1)
+            paired[f"{a} - {b}"] = {"diff": float(d.mean()),
+                                    "ci95": [float(np.percentile(boots, 2.5)),
+                                             float(np.percentile(boots, 97.5))]}
+    out["paired_success@8K"] = paired
     # what the agent receives from search_code besides the text
     extra = {}
     for m in methods:
@@ -212,6 +227,8 @@ def main() -> None:
         print("\npaired success@8K difference vs grep-seq (95% CI):")
         for m, d in summary["paired_success@8K_vs_grep-seq"].items():
             print(f"  {m:24s} {d['diff']:+.3f} ({d['ci95'][0]:+.3f} to {d['ci95'][1]:+.3f})")
+    for name, d in summary.get("paired_success@8K", {}).items():
+        print(f"  {name:40s} {d['diff']:+.3f} ({d['ci95'][0]:+.3f} to {d['ci95'][1]:+.3f})")
     print("\nsearch_code answers (median tokens: text, structuredContent):")
     for m, a in summary["answers"].items():
         print(f"  {m:24s} {a}")
