@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spans import language_of, spans  # noqa: E402
+from spans import spans
 
 EXT = {"go": ".go", "python": ".py", "java": ".java"}
 

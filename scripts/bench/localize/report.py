@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (2000, 4000, 8000, 16000)
-ORDER = ["grep-seq", "grep-ranked", "grep-seq+read", "grep-ranked+read", "native", "esqlog-boost", "esqlog-identifiers",
+ORDER = ["grep-seq", "grep-ranked", "grep-seq+read", "grep-ranked+read", "native",
+         "esqlog-boost", "esqlog-identifiers",
          "esqlog-boost-16k", "esqlog-identifiers-16k"]
 LABELS = {
     "grep-seq": "grep: rg per keyword",
@@ -42,7 +43,8 @@ COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf",
           "grep-seq+read": "#bcbd22", "grep-ranked+read": "#8c564b", "native": "#000000",
           "esqlog-boost": "#1f77b4", "esqlog-identifiers": "#d62728",
           "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e"}
-STYLES = {"grep-seq+read": ":", "grep-ranked+read": ":", "esqlog-boost-16k": "--", "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
+STYLES = {"grep-seq+read": ":", "grep-ranked+read": ":", "esqlog-boost-16k": "--",
+          "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
 RESAMPLES, SEED = 2000, 0
 
 
@@ -169,7 +171,7 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    langs = ["all"] + sorted({by_task[t][methods[0]]["language"] for t in tasks})
+    langs = ["all", *sorted({by_task[t][methods[0]]["language"] for t in tasks})]
     xs = np.logspace(1, 5, 400)
     cols = 2
     rows = (len(langs) + cols - 1) // cols
@@ -177,7 +179,7 @@ def plot(by_task: dict[str, dict[str, dict[str, Any]]], methods: list[str], task
     axes = list(grid.flat)
     for ax in axes[len(langs):]:
         ax.set_visible(False)
-    for ax, lang in zip(axes, langs):
+    for ax, lang in zip(axes[:len(langs)], langs, strict=True):
         ts = [t for t in tasks if lang == "all" or by_task[t][methods[0]]["language"] == lang]
         for m in methods:
             tok = tokens_array([by_task[t][m] for t in ts])

@@ -47,7 +47,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,7 +135,11 @@ def outcome(tokens: int | None) -> dict[str, bool]:
 
 # --------------------------------------------------------------------------- grep policy
 
-STOPWORDS = set("""
+def _words(text: str) -> set[str]:
+    return set(text.split())
+
+
+STOPWORDS = _words("""
 a about above after again against all also an and any are as at be because been before
 being below between both but by can could did do does doing don down during each else
 few for from further had has have having he her here hers him his how however i if in
@@ -151,9 +154,10 @@ allow allows allowed handle handles new old now one two way ways get set gets se
 need needs needed case cases issue issues bug bugs pr wip minor small some thing things
 work works working correct correctly properly proper better improve improves improved
 ensure ensures possible able instead e g eg ie etc per since
-""".split())
+""")
 
-TOKEN = re.compile(r"`[^`\n]+`|[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?")
+TOKEN = re.compile(r"`[^`\n]+`"
+                   r"|[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?")
 WORD = re.compile(r"[A-Za-z0-9_$]+")
 
 
@@ -165,8 +169,8 @@ def identifier_like(tok: str) -> bool:
     return bool(re.search(r"[A-Za-z]", tok) and re.search(r"\d", tok))
 
 
-FILE_EXTENSIONS = set("go py java md rst txt yml yaml json toml cfg ini sh mod sum html "
-                      "js ts xml gradle properties kt c h".split())
+FILE_EXTENSIONS = _words("go py java md rst txt yml yaml json toml cfg ini sh mod sum html "
+                         "js ts xml gradle properties kt c h")
 URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"]([A-Za-z_$][A-Za-z0-9_$.-]*)['\"](?![A-Za-z0-9])")
 
@@ -230,7 +234,8 @@ def keywords(message: str, word_sets: list[set[str]], k: int = 3) -> list[str]:
     only words that occur in the tree."""
     toks = message_tokens(message)
     seen: set[str] = set()
-    idents, words = [], []
+    idents: list[str] = []
+    words: list[str] = []
     for tok, ident in toks:
         low = tok.lower()
         if len(tok) < 3 or low in seen or low in STOPWORDS or not re.search("[A-Za-z]", tok):
@@ -432,7 +437,8 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
             res = await session.call_tool("search_code", args)
             took = time.perf_counter() - t0
             text = tool_text(res)
-            rec: dict[str, Any] = {"method": name, "is_error": bool(_field(res, "is_error", "isError")),
+            rec: dict[str, Any] = {"method": name,
+                                   "is_error": bool(_field(res, "is_error", "isError")),
                                    "search_seconds": round(took, 3),
                                    "total_tokens": count(text)}
             sc = _field(res, "structured_content", "structuredContent")
@@ -445,7 +451,8 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
                 if in_gold(gold, h.path, h.start, h.end):
                     used = count(text[:h.end_offset])
                     if h.listing:
-                        read_args = ({"id": h.id} if h.id else {"path": h.path})
+                        read_args: dict[str, Any] = (
+                            {"id": h.id} if h.id else {"path": h.path})
                         read_args |= {"start_line": h.start, "end_line": h.end}
                         got = await session.call_tool("read_code", read_args)
                         used += count(tool_text(got))
@@ -461,7 +468,8 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
 def esqlog_cli(*args: str) -> dict[str, Any]:
     exe = str(Path(sys.executable).with_name("esqlog"))
     p = run([exe, *args, "--json"])
-    return json.loads(p.stdout.decode())
+    summary: dict[str, Any] = json.loads(p.stdout.decode())
+    return summary
 
 
 def esqlog_checkout() -> str:
@@ -492,8 +500,10 @@ def main() -> None:
     ap.add_argument("--url", default="http://127.0.0.1:19200")
     ap.add_argument("--label", required=True)
     ap.add_argument("--out-dir", default="data/localize")
-    ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-work"),
-                    help="scratch trees and calibrations, outside any git work tree (rg and esqlog index would apply its .gitignore)")
+    ap.add_argument("--work",
+                    default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-work"),
+                    help="scratch trees and calibrations, outside any git work tree (rg and "
+                         "esqlog index would apply its .gitignore)")
     ap.add_argument("--repos", default="", help="comma-separated subset of repositories")
     ap.add_argument("--methods", default=",".join(METHODS),
                     help="comma list; esqlog-<mode>-16k adds max_tokens=16000")
@@ -504,13 +514,13 @@ def main() -> None:
 
     gitdirs = dict(g.split("=", 1) for g in args.gitdir)
     methods = [m for m in args.methods.split(",") if m]
-    tasks = [json.loads(ln) for ln in open(args.tasks)]
+    tasks = [json.loads(ln) for ln in Path(args.tasks).read_text().splitlines() if ln]
     repos = [r for r in dict.fromkeys(t["repo"] for t in tasks)
              if not args.repos or r in args.repos.split(",")]
     out_path = Path(args.out_dir) / f"results-{args.label}.jsonl"
     done = set()
     if out_path.exists():
-        for ln in open(out_path):
+        for ln in out_path.read_text().splitlines():
             r = json.loads(ln)
             done.add((r["task_id"], r["method"]))
     main_commit = esqlog_checkout()
@@ -518,7 +528,6 @@ def main() -> None:
                                   text=True, cwd=Path(__file__).parent).stdout.strip()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    out = open(out_path, "a")
     t_start = time.time()
     for repo in repos:
         rtasks = sorted((t for t in tasks if t["repo"] == repo),
@@ -567,13 +576,14 @@ def main() -> None:
                     if m + "+read" in todo:
                         # then the agent opens the function it found: its lines as a
                         # viewer shows them ("N<tab>text"), as read_code would hand them
-                        extra = None
+                        extra = 0
                         if hit is not None:
                             g = next(g for g in t["gold"] if g["symbol"] == hit["symbol"]
                                      and g["path"] == hit["path"])
                             extra = count(function_text(tree, g))
-                        recs.append({"method": m + "+read", "tokens": None if tok is None
-                                     else tok + extra, "read_function_tokens": extra,
+                        recs.append({"method": m + "+read",
+                                     "tokens": None if tok is None else tok + extra,
+                                     "read_function_tokens": extra if hit else None,
                                      **base})
                 setup["grep_seconds"] = round(time.perf_counter() - t1, 3)
             needs_index = any(m == "native" or m.startswith("esqlog") for m in todo)
@@ -615,14 +625,13 @@ def main() -> None:
                 recs += asyncio.run(esqlog_calls(args.url, index, cal, mode, calls,
                                                  t["gold"]))
                 setup[f"mcp_{mode}_seconds"] = round(time.perf_counter() - t1, 3)
-            for r in recs:
-                r["success"] = outcome(r["tokens"])
-                out.write(json.dumps({**common, **r, "setup": setup}) + "\n")
-            out.flush()
+            with open(out_path, "a") as out:
+                for r in recs:
+                    r["success"] = outcome(r["tokens"])
+                    out.write(json.dumps({**common, **r, "setup": setup}) + "\n")
             line = " ".join(f"{r['method']}={r['tokens']}" for r in recs)
             print(f"[{time.time() - t_start:7.1f}s] {t['task_id']} "
                   f"({time.perf_counter() - t0:.1f}s) {line}", file=sys.stderr, flush=True)
-    out.close()
 
 
 if __name__ == "__main__":

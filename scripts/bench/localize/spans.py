@@ -10,7 +10,7 @@ functions and closures belong to the function around them, as an agent would rea
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 Span = tuple[str, int, int]
@@ -62,14 +62,13 @@ def _python_spans(source: bytes) -> list[Span] | None:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(lang: str) -> Any:
     import tree_sitter as ts
+    import tree_sitter_go
+    import tree_sitter_java
 
-    if lang == "go":
-        import tree_sitter_go as grammar
-    else:
-        import tree_sitter_java as grammar
+    grammar = tree_sitter_go if lang == "go" else tree_sitter_java
     return ts.Parser(ts.Language(grammar.language()))
 
 
