@@ -26,7 +26,7 @@ import numpy as np
 
 BUDGETS = (2000, 4000, 8000, 16000)
 ORDER = ["grep-seq", "grep-ranked", "grep-seq+read", "grep-ranked+read", "native",
-         "esqlog-boost", "esqlog-identifiers",
+         "esqlog-auto", "esqlog-boost", "esqlog-identifiers",
          "esqlog-boost-16k", "esqlog-identifiers-16k"]
 LABELS = {
     "grep-seq": "grep: rg per keyword",
@@ -34,6 +34,7 @@ LABELS = {
     "grep-seq+read": "grep per keyword, then read the function",
     "grep-ranked+read": "grep ranked, then read the function",
     "native": "native BM25 (match, hits in order)",
+    "esqlog-auto": "esqlog MCP search_code, shipped defaults (listing, mode auto)",
     "esqlog-boost": "esqlog MCP search_code (boost)",
     "esqlog-identifiers": "esqlog MCP search_code (identifiers)",
     "esqlog-boost-16k": "esqlog MCP boost, max_tokens=16000",
@@ -42,7 +43,8 @@ LABELS = {
 COLORS = {"grep-seq": "#7f7f7f", "grep-ranked": "#17becf",
           "grep-seq+read": "#bcbd22", "grep-ranked+read": "#8c564b", "native": "#000000",
           "esqlog-boost": "#1f77b4", "esqlog-identifiers": "#d62728",
-          "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e"}
+          "esqlog-boost-16k": "#9467bd", "esqlog-identifiers-16k": "#ff7f0e",
+          "esqlog-auto": "#2ca02c"}
 STYLES = {"grep-seq+read": ":", "grep-ranked+read": ":", "esqlog-boost-16k": "--",
           "esqlog-identifiers-16k": "--", "grep-ranked": "-."}
 RESAMPLES, SEED = 2000, 0

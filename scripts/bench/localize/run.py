@@ -381,10 +381,12 @@ LISTING = re.compile(
 
 def parse_hits(text: str) -> list[Hit]:
     """Hits of a search_code answer in reading order: '--- [rank] id=... path=...
-    lines=a-b symbol=...' headers followed by the chunk (today), or one listing row per
-    hit. A hit whose header is followed directly by the next header (or the end) is a
-    listing entry: reading it costs a read_code call."""
+    lines=a-b symbol=...' headers followed by the chunk (whole chunks), or one listing
+    entry per hit ('N. path:a-b Symbol' and its indented signature and doc lines, when the
+    answer's first line names read_code: the default listing). Reading a listed hit costs
+    a read_code call; its entry ends after its indented lines."""
     lines = text.split("\n")
+    listing_answer = bool(lines) and "read_code(path" in lines[0]
     offsets, pos = [], 0
     for ln in lines:
         offsets.append(pos)
@@ -398,8 +400,8 @@ def parse_hits(text: str) -> list[Hit]:
     for j, (i, m) in enumerate(found):
         nxt = found[j + 1][0] if j + 1 < len(found) else len(lines)
         body = [ln for ln in lines[i + 1:nxt] if ln.strip()]
-        listing = not body
-        end_line = i + 1 if listing else nxt
+        listing = listing_answer or not body
+        end_line = nxt if listing_answer else (i + 1 if listing else nxt)
         end_offset = offsets[end_line] if end_line < len(offsets) else len(text)
         hits.append(Hit(int(m.group("rank")), m.group("id"), m.group("path") or "",
                         int(m.group("a")), int(m.group("b")), m.group("sym"),
