@@ -34,7 +34,7 @@ from esqlog.wrapper.fan_out import (
     index_moved,
     merge_call,
 )
-from esqlog.wrapper.identifier_plan import scores_unread
+from esqlog.wrapper.identifier_plan import beside_fan_out, scores_unread
 from esqlog.wrapper.identifier_search import STALE
 
 _DFS = "dfs_query_then_fetch"
@@ -104,11 +104,8 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         queries = rewriter.rewrite_per_shard(target, query, core.snapshots, core.max_clauses)
         if queries == STALE:
             return (yield from boost(header, body, given)), None
-        whole = None
         scored = aggregations_read_scores(call)
-        if isinstance(queries, list) and aggregating(call):
-            build = rewriter.rewrite if scored else rewriter.rewrite_matching
-            whole = build(target, query, core.snapshots, core.max_clauses)
+        whole = beside_fan_out(core, call, target, query, queries, scored)
         if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
             return fan_out_searches(core.flavor, call, queries, whole,
                                     core.options.dfs and scored), call

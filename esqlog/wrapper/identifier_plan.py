@@ -68,11 +68,8 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
                                                  core.max_clauses)
             if queries == STALE:
                 return None
-            whole = None
             scored = aggregations_read_scores(call)
-            if isinstance(queries, list) and aggregating(call):
-                build = rewriter.rewrite if scored else rewriter.rewrite_matching
-                whole = build(target, original, core.snapshots, core.max_clauses)
+            whole = beside_fan_out(core, call, target, original, queries, scored)
             if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
                 answer = yield from fan_out_plan(core.flavor, call, queries, whole,
                                                  core.options.dfs and scored)
@@ -129,6 +126,19 @@ def _pages_as_given(call: SearchCall) -> bool:
         total = total.lower() == "true"
         call.set("track_total_hits", total)
     return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
+
+
+def beside_fan_out(core: WrapperCore, call: SearchCall, target: IndexTarget, query: Any,
+                   queries: Any, scored: bool) -> Any:
+    """The whole-index request that rides beside the per-shard ones when the search
+    aggregates (None when it does not, or when the per-shard plan is not a list): the scored
+    query if an aggregation reads scores, else the constant-score filter of the same terms."""
+    assert core.identifiers is not None
+    if not (isinstance(queries, list) and aggregating(call)):
+        return None
+    rewriter = core.identifiers
+    build = rewriter.rewrite if scored else rewriter.rewrite_matching
+    return build(target, query, core.snapshots, core.max_clauses)
 
 
 def scores_unread(call: SearchCall) -> bool:
