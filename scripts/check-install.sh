@@ -42,6 +42,12 @@ python3 -m venv "$work/plain"
 "$work/plain/bin/python" -c "import elasticsearch" 2>/dev/null && fail "a plain install brought elasticsearch"
 "$work/plain/bin/python" -c "import opensearchpy" 2>/dev/null && fail "a plain install brought opensearch-py"
 passed=$((passed + 1)); echo "[install] ok: a plain install brings no search client" >&2
+(cd "$work" && "$work/plain/bin/python" -c "
+from esqlog.scoring.painless import painless_folder, painless_source
+assert 'site-packages' in str(painless_folder()), painless_folder()
+assert painless_source('esqlog-qlog-term').strip() and painless_source('esqlog-qlog-bm25-similarity').strip()
+") || fail "the wheel does not carry painless/ as esqlog/painless"
+passed=$((passed + 1)); echo "[install] ok: the wheel carries painless/ as esqlog/painless" >&2
 one_line_error 2 "pip install 'esqlog[eval]'" \
   "$work/plain/bin/esqlog" demo --url "$ESQLOG_OPENSEARCH_URL"
 one_line_error 2 "pip install 'esqlog[index]'" \

@@ -39,3 +39,15 @@ def test_client_extras_pin_one_major_each_and_license_is_spdx() -> None:
     assert "elasticsearch>=8.15,<9" in extras["integrations"]  # the tests' node is 8.19
     assert isinstance(project["license"], str)
     assert "graft tests" in (ROOT / "MANIFEST.in").read_text()
+
+
+def test_the_listed_packages_are_the_package_folders() -> None:
+    """pyproject lists the packages by name (painless/ is mapped into esqlog/painless): a new
+    package folder left off the list would be missing from the wheel."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {"esqlog"} | {
+        "esqlog." + init.parent.name for init in (ROOT / "esqlog").glob("*/__init__.py")}
+    assert set(setuptools["packages"]) == folders | {"esqlog.painless"}
+    assert setuptools["package-dir"] == {"esqlog.painless": "painless"}
+    assert not (ROOT / "esqlog" / "painless").exists()  # one copy of each script
+    assert "graft painless" in (ROOT / "MANIFEST.in").read_text()  # the sdist builds the wheel
