@@ -38,7 +38,7 @@ from esqlog.agent.code_search import (
     pack_ranks,
     search_kwargs,
 )
-from esqlog.agent.queries import agent_query
+from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 
@@ -108,10 +108,11 @@ def evaluate_budgets(search: Callable[[str], Sequence[Chunk]],
 def search_chunks(client: Any, flavor: str, index: str, field: str, text: str,
                   limit: int) -> list[Chunk]:
     """search_code's own request (a match on ``field`` of the text as search_code prepares
-    it, esqlog.agent.queries; ``limit`` hits, the default scope), ranked by :func:`ordered`;
+    it, esqlog.agent.queries, the definitions of the names it spells first; ``limit`` hits,
+    the default scope), ranked by :func:`ordered`;
     ``client`` is a wrapped (esqlog) or plain client."""
     response = client.search(**search_kwargs(flavor, index, field, agent_query(text) or text,
-                                             limit, Scope()))
+                                             limit, Scope(), named_symbols(text)))
     hits = response["hits"]["hits"]
     return ordered((chunk_of(h, field), h.get("_score") or 0.0) for h in hits)
 

@@ -10,6 +10,7 @@ MAX_BUDGET and read_code stops at MAX_READ_TOKENS, saying where to continue.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ from esqlog.agent.chunks import (
     source_lines,
 )
 from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_listing, pack_ranks
-from esqlog.agent.queries import agent_query
+from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 from esqlog.calibration.calibrate import check_calibration_plan
@@ -49,19 +50,38 @@ MAX_READ_TOKENS = 20_000
 DETAILS = ("list", "code")
 #: documents per scroll page when reading a file by path
 PATH_PAGE = 1000
+#: added to the score of a hit defining a name the query spells (see search_kwargs)
+SYMBOL_BOOST = 10_000.0
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
-                  scope: Scope | None = None) -> dict[str, Any]:
+                  scope: Scope | None = None, symbols: Sequence[str] = ()) -> dict[str, Any]:
     """The match query (inside the scope's filters) as each client's search() takes it
-    (opensearch-py: a body only)."""
+    (opensearch-py: a body only). A hit whose ``symbol`` is one of ``symbols`` (the names
+    the query spells as code, esqlog.agent.queries.named_symbols) is listed before the hits
+    that only mention them: ``SYMBOL_BOOST`` is added to its score, far above what a match
+    scores, so among the definitions and among the rest the match's order holds. Why: asked
+    for ``dialConn``, the agent wants the function, not its shorter callers, which BM25's
+    length norm puts first. The match set is the match's (the clause is optional)."""
     source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
-    match = {"match": {field: query}}
+    match: dict[str, Any] = {"match": {field: query}}
+    if symbols:
+        match = {"bool": {"must": [match], "should": [{"constant_score": {
+            "filter": defines(symbols), "boost": SYMBOL_BOOST}}]}}
     request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
                                "_source": source}
     if flavor == "opensearch":
         return {"index": index, "body": request}
     return {"index": index, "query": request["query"], "size": limit, "source": source}
+
+
+def defines(names: Sequence[str]) -> dict[str, Any]:
+    """Documents whose symbol is one of ``names``, bare or as a member (``Transport.dialConn``
+    for ``dialConn``: esqlog index names members ``Owner.member``). The names are words
+    (``named_symbols``), so they carry no wildcard character."""
+    symbol = SYMBOL_FIELDS[0]
+    members = [{"wildcard": {symbol: {"value": f"*.{name}"}}} for name in names]
+    return {"bool": {"should": [{"terms": {symbol: list(names)}}, *members]}}
 
 
 def numbered(lines: list[tuple[int, str]]) -> str:
@@ -116,7 +136,7 @@ class CodeSearch:
         self._check_index()
         response = self._guard(lambda: self.client.search(**search_kwargs(
             self.engine.flavor, self.index, self.field, text, limit,
-            Scope() if scope is None else scope)))
+            Scope() if scope is None else scope, named_symbols(query))))
         chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
         packer = pack_listing if detail == "list" else pack_ranks
         return packer(chunks, max_tokens, self.counter)[0]

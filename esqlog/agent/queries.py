@@ -36,3 +36,25 @@ def agent_query(text: str) -> str:
         extra.extend(p for p in parts if len(p) > 1 and p not in extra)
     cleaned = " ".join(kept.split())
     return f"{cleaned} {' '.join(extra)}" if extra else cleaned
+
+
+#: a word the way code spells a name: two humps (``dialConn``, ``JsonPrimitive``,
+#: ``HTTPServer``), a snake (``open_url``), letters with digits (``utf8Decode``)
+_NAMED = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d|\d[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+#: a word quoted in backticks (`` `decode` ``) or called (``decode(``)
+_CALLED = re.compile(r"`([A-Za-z_$][\w$]*)(?:\(\))?`|\b([A-Za-z_$][\w$]*)\(")
+
+
+def named_symbols(text: str) -> list[str]:
+    """The names ``text`` spells as code does, in order, each once: what a definition's
+    symbol field holds exactly (a joined name contributes its parts: ``os.ReadFile`` names
+    ``ReadFile``). Plain words (``decode``, ``Close``) are prose until the text calls them
+    (``decode()``) or quotes them in backticks."""
+    kept = _NOISE.sub(" ", text)
+    quoted = {m.group(1) or m.group(2) for m in _CALLED.finditer(kept)}
+    names: list[str] = []
+    for word in _WORD.findall(kept):
+        if len(word) > 2 and (word in quoted or _NAMED.search(word)) and word not in names:
+            names.append(word)
+    return names

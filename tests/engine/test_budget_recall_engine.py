@@ -17,7 +17,8 @@ import pytest
 
 from esqlog.agent.budget_recall import budget_outcome, cached, search_chunks, summarize
 from esqlog.agent.code_search import CodeSearch, search_kwargs
-from esqlog.agent.queries import agent_query
+from esqlog.agent.queries import agent_query, named_symbols
+from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.calibration.record import Calibration
@@ -74,7 +75,8 @@ def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any,
     checked = shown_somewhere = 0
     for query in queries:
         raw = wrapped.search(**search_kwargs(engine.flavor, index, "body",
-                                             agent_query(query.text) or query.text, 200))
+                                             agent_query(query.text) or query.text, 200,
+                                             Scope(), named_symbols(query.text)))
         if not _untied_through_gold([(h["_id"], h["_score"]) for h in raw["hits"]["hits"]],
                                     query.gold):
             continue  # equal scores: the engine's order and the metric's may differ
@@ -102,7 +104,8 @@ def test_three_systems_on_one_query_list(engine: Engine, indexed: Any) -> None:
             chunks = search_chunks(client, engine.flavor, index, "body", q.text, 200)
             rows.append(budget_outcome(q.qid, chunks, q.gold, counter, BUDGETS))
             hits = client.search(**search_kwargs(
-                engine.flavor, index, "body", agent_query(q.text) or q.text, 200))["hits"]["hits"]
+                engine.flavor, index, "body", agent_query(q.text) or q.text, 200, Scope(),
+                named_symbols(q.text)))["hits"]["hits"]
             ids = [h["_id"] for h in hits]
             assert {c.id for c in chunks} == set(ids)  # same hits, only ties reordered
             if q.gold in ids:

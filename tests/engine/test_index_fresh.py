@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.queries import named_symbols
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.cli import main
 from esqlog.cli.mcp_cmd import mcp_command
@@ -72,11 +73,16 @@ def index_name(engine: Engine) -> Iterator[str]:
     call(engine, "DELETE", f"/{name}", ignore_unavailable="true")
 
 
-def _rank(engine: Engine, calibration: Path, index: str, name: str, path: str) -> int:
+def _rank(engine: Engine, calibration: Path, index: str, name: str, path: str,
+          symbols: list[str] | None = None) -> int:
+    """Where search_code's request lists ``path``'s symbol ``name`` (``symbols``: the names
+    the query spells, as search_code passes them; None: search_code's own)."""
     client = wrap(engine.client, str(calibration), mode="identifiers")
-    hits = client.search(**search_kwargs(engine.flavor, index, "content", name, 10))
+    hits = client.search(**search_kwargs(engine.flavor, index, "content", name, 10, None,
+                                         named_symbols(name) if symbols is None else symbols))
     paths = [(h["_source"]["path"], h["_source"].get("symbol")) for h in hits["hits"]["hits"]]
-    return 1 + paths.index((path, name)) if (path, name) in paths else 99
+    return next((k for k, (p, s) in enumerate(paths, start=1)
+                 if p == path and s is not None and s.split(".")[-1] == name), 99)
 
 
 def _exists(engine: Engine, index: str) -> bool:
@@ -201,3 +207,19 @@ def test_writes_the_calibration_did_not_see_bring_a_full_calibration(
     assert cal["how"] == "calibrated" and cal["refreshed_docs"] == 0
     assert _rank(engine, out, index_name, NEW_NAME, "file03.go") == 1
     assert _rank(engine, out, index_name, RENAMED, "file04.go") == 1
+
+
+def test_a_long_renamed_method_ranks_above_its_short_callers(
+        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    """By its exact name the definition comes first, though BM25's length norm puts the
+    short callers that mention the name once above a long body that does too."""
+    repo = _repo(tmp_path / "repo")
+    body = "".join(f"\tstep{k} := w.advance({k}, n)\n\tw.total += step{k}\n" for k in range(60))
+    long_method = (f"func (w *Walker) {RENAMED}(n int) int {{\n{body}\treturn w.total\n}}\n")
+    callers = "".join(f"\nfunc call{k}(w *Walker) int {{\n\treturn w.{RENAMED}({k})\n}}\n"
+                      for k in range(3))
+    (repo / "walker.go").write_text(f"package pkg0\n\n{long_method}{callers}", encoding="utf-8")
+    out = tmp_path / "cal" / "code.qlog.json"
+    _index(engine, repo, index_name, "--calibrate", str(out))
+    assert _rank(engine, out, index_name, RENAMED, "walker.go", symbols=[]) > 1  # the match alone
+    assert _rank(engine, out, index_name, RENAMED, "walker.go") == 1
