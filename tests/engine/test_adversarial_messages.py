@@ -29,7 +29,7 @@ from tests.support.adversarial import RECORD
 from tests.support.adversarial import make_vocab as _make_vocab
 from tests.support.adversarial import unused_url as _unused_url
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
-from tests.support.private_nodes import one_line_error, run_esqlog, stdlib_lines
+from tests.support.esqlog_runs import one_line_error, run_esqlog, stdlib_lines
 
 PASSWORD = "Pw-SENTINEL-93817"
 KEY = "S3cretKeySENTINEL0042"

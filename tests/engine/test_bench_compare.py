@@ -17,7 +17,7 @@ import pytest
 from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
-from tests.support.private_nodes import one_line_error, run_esqlog
+from tests.support.esqlog_runs import one_line_error, run_esqlog
 
 
 def _exists(engine: Engine, index: str) -> bool:

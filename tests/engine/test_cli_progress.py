@@ -17,7 +17,7 @@ import pytest
 from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
-from tests.support.private_nodes import run_esqlog
+from tests.support.esqlog_runs import run_esqlog
 
 CODE = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
 BAR = "queries/s"  # the bar's rate column (esqlog.cli.shared_options.progress_factory)

@@ -18,7 +18,7 @@ import pytest
 from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
-from tests.support.private_nodes import one_line_error, run_esqlog
+from tests.support.esqlog_runs import one_line_error, run_esqlog
 
 QRELS = BEIR / "qrels" / "test.tsv"
 

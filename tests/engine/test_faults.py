@@ -29,8 +29,9 @@ from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request
 from esqlog.wrapper import wrap
-from tests.support.private_nodes import ENGINE_SH, PrivateNode, node, one_line_error, run_esqlog
-from tests.support.private_nodes import stdlib_lines as real_lines
+from tests.support.esqlog_runs import one_line_error, run_esqlog
+from tests.support.esqlog_runs import stdlib_lines as real_lines
+from tests.support.private_nodes import ENGINE_SH, PrivateNode, node
 
 BIG = "faults-code"
 BIG_DOCS = 20_000

@@ -19,7 +19,7 @@ import pytest
 from esqlog.engine.client import Engine
 from esqlog.indexing.target import MARKER, prepare
 from tests.support.engines import ENGINE_URLS, call
-from tests.support.private_nodes import run_esqlog
+from tests.support.esqlog_runs import run_esqlog
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ from esqlog.wrapper import SEARCH_MODES, ScriptingUnavailable, wrap
 from tests.support.code_snippets import SNIPPETS
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.engines_state import snapshot as _snapshot
-from tests.support.private_nodes import stdlib_lines
+from tests.support.esqlog_runs import stdlib_lines
 
 MAPPINGS = {"properties": {"body": {"type": "text"}, "tag": {"type": "keyword"},
                            "size": {"type": "long"}, "notes": {"type": "text"}}}

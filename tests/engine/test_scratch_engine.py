@@ -20,7 +20,7 @@ from esqlog.engine.scratch import delete_scratch
 from esqlog.errors import UsageError
 from esqlog.evaluation.corpus import create_corpus_index
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
-from tests.support.private_nodes import one_line_error, run_esqlog
+from tests.support.esqlog_runs import one_line_error, run_esqlog
 
 BEIR = Path(__file__).parents[1] / "data" / "beir-java"
 

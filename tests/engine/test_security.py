@@ -21,15 +21,13 @@ import pytest
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request
+from tests.support.esqlog_runs import one_line_error, run_esqlog, stdlib_lines
 from tests.support.private_nodes import (
     ADMIN_PASSWORD,
     ADMIN_USER,
     LIMITED_PASSWORD,
     LIMITED_USER,
     node,
-    one_line_error,
-    run_esqlog,
-    stdlib_lines,
 )
 
 INDEX = "secure-code"
