@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,26 +24,15 @@ from esqlog.engine.client import Engine
 from esqlog.engine.failures import is_retryable
 from esqlog.errors import UsageError
 from esqlog.statistics.vocabulary import load_vocabulary, save_vocabulary
-from tests.support.adversarial import RECORD
+from tests.support.adversarial import PASSWORD, RECORD
 from tests.support.adversarial import make_vocab as _make_vocab
 from tests.support.adversarial import unused_url as _unused_url
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.esqlog_runs import calibrate_run as _calibrate
+from tests.support.esqlog_runs import no_secret as _no_secret
 from tests.support.esqlog_runs import one_line_error, run_esqlog, stdlib_lines
 
-PASSWORD = "Pw-SENTINEL-93817"
 KEY = "S3cretKeySENTINEL0042"
-
-
-def _no_secret(result: subprocess.CompletedProcess[str], *secrets: str) -> None:
-    for secret in secrets:
-        assert secret not in result.stdout, result.stdout
-        assert secret not in result.stderr, result.stderr
-
-
-def _calibrate(url: str, index: str = "code", *extra: str,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_esqlog("--verbose", "calibrate", "--url", url, "--index", index,
-                      "--field", "body", *extra, env=env, timeout=90)
 
 
 class SilentServer:

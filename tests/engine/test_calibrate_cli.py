@@ -17,6 +17,7 @@ from esqlog.statistics.terms import shard_routings_plan, term_stats_plan
 from esqlog.statistics.vocabulary import load_vocabulary
 from tests.support.code_snippets import SNIPPETS
 from tests.support.engines import ENGINE_URLS, bulk_index, call
+from tests.support.esqlog_runs import assert_vocabulary_needs_out as _assert_needs_out
 
 
 def brute_force_h_tok(engine: Engine, index: str, live_ids: list[str]) -> float:
@@ -114,15 +115,6 @@ def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str
     again = tmp_path / f"again.vocab.{data['vocabulary_sha256'][:16]}.npz"
     assert data["vocabulary"] == again.name and data["vocabulary_terms"] == len(vocab)
     assert data["vocabulary_sha256"] == hashlib.sha256(again.read_bytes()).hexdigest()
-
-
-def _assert_needs_out(url: str) -> None:
-    result = CliRunner().invoke(main, ["calibrate", "--url", url, "--index", "any",
-                                       "--field", "body", "--vocabulary"])
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: --vocabulary needs --out"), lines
-    assert "Traceback" not in result.output and result.stdout == ""
 
 
 def test_calibrate_vocabulary_needs_out(engine: Engine) -> None:

@@ -29,6 +29,7 @@ from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request
 from esqlog.wrapper import wrap
+from tests.support.esqlog_runs import calibrate_args as _calibrate_args
 from tests.support.esqlog_runs import one_line_error, run_esqlog
 from tests.support.esqlog_runs import stdlib_lines as real_lines
 from tests.support.private_nodes import ENGINE_SH, PrivateNode, node
@@ -41,10 +42,6 @@ def _unused_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _calibrate_args(url: str, index: str, *extra: str) -> list[str]:
-    return ["--verbose", "calibrate", "--url", url, "--index", index, "--field", "body", *extra]
 
 
 def _log(stderr: str, pattern: str) -> list[str]:

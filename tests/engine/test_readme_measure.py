@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,13 +22,7 @@ import pytest
 from esqlog.engine.client import Engine
 from tests.support.beir_data import BEIR, QUERIES, beir_docs
 from tests.support.engines import ENGINE_URLS, bulk_index, call
-
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "evaluation.md"
-
-
-def measure_blocks() -> list[str]:
-    text = PAGE.read_text(encoding="utf-8")
-    return re.findall(r"```bash\n(.*?)```", text, re.S)
+from tests.support.measure_page import measure_blocks
 
 
 def test_the_section_has_the_three_paths() -> None:

@@ -28,3 +28,7 @@ def make_vocab(df: dict[str, int]) -> Any:
     return vocabulary_from_scan(VocabularyScan(df, df, len(df)), index="code", index_uuid="u1",
                                 field="body", doc_count=9, sum_ttf=99, live_docs=9,
                                 created_at="2025-01-01T00:00:00+00:00")
+
+
+#: A sentinel password given in URLs: it must never show up in any output.
+PASSWORD = "Pw-SENTINEL-93817"

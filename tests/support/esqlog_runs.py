@@ -46,3 +46,37 @@ def stdlib_lines(count: int, min_length: int = 20) -> list[str]:
                 if len(seen) >= count:
                     return list(seen)
     return list(seen)
+
+
+def no_secret(result: subprocess.CompletedProcess[str], *secrets: str) -> None:
+    """Assert none of ``secrets`` shows up in the run's stdout or stderr."""
+    for secret in secrets:
+        assert secret not in result.stdout, result.stdout
+        assert secret not in result.stderr, result.stderr
+
+
+def calibrate_run(url: str, index: str = "code", *extra: str,
+                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``esqlog --verbose calibrate`` of field ``body`` at ``url``, in a fresh process."""
+    return run_esqlog("--verbose", "calibrate", "--url", url, "--index", index,
+                      "--field", "body", *extra, env=env, timeout=90)
+
+
+def calibrate_args(url: str, index: str, *extra: str) -> list[str]:
+    """The arguments of ``esqlog --verbose calibrate`` of field ``body`` at ``url``."""
+    return ["--verbose", "calibrate", "--url", url, "--index", index, "--field", "body", *extra]
+
+
+def assert_vocabulary_needs_out(url: str) -> None:
+    """``calibrate --vocabulary`` without ``--out`` is a one-line usage error (exit 2) at
+    ``url``, whether or not a cluster answers there: the check comes before connecting."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main
+
+    result = CliRunner().invoke(main, ["calibrate", "--url", url, "--index", "any",
+                                       "--field", "body", "--vocabulary"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --vocabulary needs --out"), lines
+    assert "Traceback" not in result.output and result.stdout == ""
