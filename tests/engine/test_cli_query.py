@@ -13,7 +13,6 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -21,13 +20,9 @@ from click.testing import CliRunner, Result
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.cli import main
-from esqlog.cli.hits import Hit, hit_label
-from esqlog.cli.search_cmd import format_compare, movement
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
-from esqlog.errors import UsageError
 from esqlog.scoring.qlog import boost_weight, idf, idf_lucene
-from esqlog.scoring.query_text import check_query_text
 from esqlog.statistics.terms import shard_routings_plan, text_stats_plan
 from tests.support.code_snippets import SNIPPETS
 from tests.support.engines import ENGINE_URLS, bulk_index, call
@@ -248,13 +243,6 @@ def test_bad_query_text(corpus: Corpus, command: str, text: str) -> None:
     assert BAD_TEXT[text] in line
 
 
-def test_query_up_to_100kb_is_accepted() -> None:
-    text = ("word " * 20_480)[:102_400]
-    assert check_query_text(text) == text
-    with pytest.raises(UsageError, match="102,401 bytes"):
-        check_query_text(text + "x")
-
-
 def _engine_refuses_clauses(corpus: Corpus, clauses: int) -> bool:
     """Whether the engine itself refuses a query of this many term clauses on the index
     (its clause limit: OpenSearch's is 1,024, Elasticsearch 8's grows with its heap)."""
@@ -337,20 +325,3 @@ def test_end_to_end_subprocess(corpus: Corpus) -> None:
     assert bad.stderr.decode().strip().splitlines() == [
         "error: query text is not valid UTF-8 (byte 0xc3 at character 3); pass the query as "
         "UTF-8 text (check the terminal's or file's encoding)"]
-
-
-# --- formatting helpers ---------------------------------------------------------------------
-
-def test_movement_and_labels() -> None:
-    ranks = {"a": 1, "b": 2, "c": 3}
-    assert movement(Hit(1, "b", 1.0, ""), ranks) == "up 1"
-    assert movement(Hit(3, "a", 1.0, ""), ranks) == "down 2"
-    assert movement(Hit(3, "c", 1.0, ""), ranks) == ""
-    assert movement(Hit(2, "z", 1.0, ""), ranks) == "new"
-    source: dict[str, Any] = {"meta": {"body": ["x" * 50, "y" * 50]}}
-    assert hit_label(source, "meta.body").endswith("...") and len(hit_label(source,
-                                                                          "meta.body")) == 80
-    assert hit_label({"name": "ReadFile", "body": "z"}, "body") == "ReadFile"
-    table = format_compare([Hit(1, "a", 2.0, ""), Hit(2, "b", 1.0, "")],
-                           [Hit(1, "b", 3.0, "")])
-    assert table.splitlines()[1].endswith("up 1") and "|" in table.splitlines()[2]

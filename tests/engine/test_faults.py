@@ -1,9 +1,10 @@
 """Real faults, no mocks: refused connections, DNS failure, a silent server, a real 503 and a
 real 429 from an engine, and a node stopped in the middle of a calibration and of a search.
 
-Network faults need no node. The engine faults run on a private Elasticsearch node (own port
-and state folder, see tests/support/private_nodes.py) because they make its cluster red, trip
-its circuit breaker and stop it: the shared nodes on 19200/19201 are never touched.
+The network faults need no node: they are in tests/unit/test_cli_network_errors.py. The
+engine faults run on a private Elasticsearch node (own port and state folder, see
+tests/support/private_nodes.py) because they make its cluster red, trip its circuit breaker
+and stop it: the shared nodes on 19200/19201 are never touched.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -38,45 +38,9 @@ BIG = "faults-code"
 BIG_DOCS = 20_000
 
 
-def _unused_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _log(stderr: str, pattern: str) -> list[str]:
     return [line for line in stderr.splitlines()
             if line.startswith("esqlog: ") and re.search(pattern, line)]
-
-
-# --- network faults (no node needed) ----------------------------------------------------------
-
-def test_connection_refused_is_one_line() -> None:
-    url = f"http://127.0.0.1:{_unused_port()}"
-    line = one_line_error(run_esqlog(*_calibrate_args(url, "code")), 3)
-    assert line.startswith(f"error: cannot connect to the cluster at {url}")
-    assert "check --url and that the cluster is running" in line
-
-
-def test_dns_failure_names_the_hostname_problem() -> None:
-    url = "http://no-such-host.invalid:9200"
-    line = one_line_error(run_esqlog(*_calibrate_args(url, "code")), 3)
-    assert line == (f"error: cannot resolve the cluster host at {url}; "
-                    "check the hostname in --url")
-
-
-def test_silent_server_times_out_in_one_line() -> None:
-    with socket.socket() as server:  # accepts connections (backlog), never answers
-        server.bind(("127.0.0.1", 0))
-        server.listen(16)
-        url = f"http://127.0.0.1:{server.getsockname()[1]}"
-        started = time.monotonic()
-        result = run_esqlog(*_calibrate_args(url, "code", "--timeout", "0.2"))
-        elapsed = time.monotonic() - started
-    line = one_line_error(result, 3)
-    assert line == (f"error: the cluster at {url} did not answer in time; "
-                    "check it is up, or raise --timeout")
-    assert elapsed < 30
 
 
 # --- engine faults on a private node ------------------------------------------------------------

@@ -25,14 +25,6 @@ from tests.support.engines import ENGINE_URLS, bulk_index, call
 from tests.support.measure_page import measure_blocks
 
 
-def test_the_section_has_the_three_paths() -> None:
-    blocks = measure_blocks()
-    assert len(blocks) == 3
-    assert "esqlog eval" in blocks[0] and "--qrels" in blocks[0]
-    assert blocks[1].startswith("esqlog bench-beir")
-    assert blocks[2].startswith("esqlog compare")
-
-
 @pytest.fixture
 def code_index(engine: Engine) -> Iterator[Engine]:
     """The page's index ``code`` with a text field ``content`` (a user's index)."""

@@ -6,12 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import random
-import signal
-import subprocess
-import sys
-import time
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -26,11 +20,8 @@ from esqlog.calibration.calibrate import (
     calibrate,
     check_calibration_plan,
     freshness_plan,
-    load_calibration,
-    save_calibration,
     stale_warning,
 )
-from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
@@ -71,7 +62,6 @@ def index(engine: Engine) -> Iterator[str]:
 
 
 # --- no writes to the user's index -----------------------------------------------------------
-
 
 
 class _Requests(logging.Handler):
@@ -179,101 +169,6 @@ def _client(flavor: str, url: str) -> Any:
 
 def _body(response: Any) -> dict[str, Any]:
     return dict(getattr(response, "body", response))
-
-
-# --- atomic calibration files -------------------------------------------------------------------
-
-RECORD = dict(index="code", index_uuid="u1", field="body", q=0.8, h_tok=0.3, h_tok_low=0.29,
-              h_tok_high=0.31, h_tok_method="sample", doc_count=1000, live_docs=1000,
-              sum_ttf=50_000, avgdl=50.0, shards=1, analyzer="standard",
-              splits_identifiers=False, predictor="paper-linear", predictor_version="1",
-              engine="opensearch", engine_version="3.6.0", created_at="2025-01-01T00:00:00+00:00",
-              schema=SCHEMA_VERSION)
-
-WRITER = """
-import sys
-from esqlog.calibration.record import Calibration
-from esqlog.calibration.calibrate import save_calibration
-a, b = (Calibration.from_json({**%r, "q": q, "h_tok": h}) for q, h in ((0.8, 0.3), (0.95, 0.1)))
-save_calibration(b, sys.argv[1])  # one complete save first: it clears dead writers' temps
-print("ready", flush=True)
-while True:
-    save_calibration(a, sys.argv[1])
-    save_calibration(b, sys.argv[1])
-"""
-
-
-def test_save_calibration_is_atomic_under_sigkill(tmp_path: Path) -> None:
-    target = tmp_path / "cal.json"
-    a = Calibration.from_json({**RECORD, "q": 0.8, "h_tok": 0.3})
-    b = Calibration.from_json({**RECORD, "q": 0.95, "h_tok": 0.1})
-    save_calibration(a, target)
-    allowed = {json.dumps(a.to_json(), sort_keys=True), json.dumps(b.to_json(), sort_keys=True)}
-    rng = random.Random(20240607)
-    seen: set[float] = set()
-    for _ in range(24):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER % RECORD, str(target)],
-                                stdout=subprocess.PIPE, text=True)
-        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-        time.sleep(rng.uniform(0.0, 0.05))
-        proc.send_signal(signal.SIGKILL)
-        assert proc.wait(10) == -signal.SIGKILL
-        proc.stdout.close()
-        data = json.loads(target.read_text())  # always parses: never a partial file
-        assert json.dumps(data, sort_keys=True) in allowed
-        seen.add(data["q"])
-        temps = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-        # Only the killed writer's in-flight temp file can remain: each writer's first
-        # complete save (before "ready") removed those of the writers killed before it.
-        assert len(temps) <= 1, temps
-    assert seen == {0.8, 0.95}  # the kills landed at different points of the loop
-    save_calibration(a, target)  # a normal save cleans up after the last killed writer
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json"]
-
-
-def test_temp_file_of_a_live_writer_is_left_alone(tmp_path: Path) -> None:
-    target = tmp_path / "cal.json"
-    live = tmp_path / f".cal.json.{os.getppid()}.abc.tmp"  # the parent process is alive
-    dead = tmp_path / ".cal.json.999999999.abc.tmp"  # no such pid
-    live.write_text("{")
-    dead.write_text("{")
-    save_calibration(Calibration.from_json(RECORD), target)
-    assert live.exists() and not dead.exists()
-
-
-# --- calibration file errors --------------------------------------------------------------------
-
-def _load_error(path: Path) -> str:
-    with pytest.raises(UsageError) as info:
-        load_calibration(path)
-    text = str(info.value)
-    assert "\n" not in text and info.value.exit_code == 2
-    return text
-
-
-def test_calibration_file_errors_are_one_line(tmp_path: Path) -> None:
-    good = save_calibration(Calibration.from_json(RECORD), tmp_path / "good.json")
-    assert load_calibration(good).q == 0.8
-    assert "does not exist" in _load_error(tmp_path / "missing.json")
-    truncated = tmp_path / "truncated.json"
-    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
-    assert "is truncated or corrupt" in _load_error(truncated)
-    corrupt = tmp_path / "corrupt.json"
-    corrupt.write_text("{'index': code,}")
-    assert "is truncated or corrupt (line 1)" in _load_error(corrupt)
-    binary = tmp_path / "binary.json"
-    binary.write_bytes(b"\xff\xfe\x00garbage")
-    assert "is not UTF-8 text" in _load_error(binary)
-    newer = tmp_path / "newer.json"
-    newer.write_text(json.dumps({**RECORD, "schema": SCHEMA_VERSION + 1,
-                                 "esqlog_version": "9.9.9"}))
-    assert "written by a newer esqlog (9.9.9, schema" in _load_error(newer)
-    not_object = tmp_path / "list.json"
-    not_object.write_text("[1, 2]")
-    assert "is not a JSON object" in _load_error(not_object)
-    bad_q = tmp_path / "bad_q.json"
-    bad_q.write_text(json.dumps({**RECORD, "q": "high"}))
-    assert "is invalid" in _load_error(bad_q)
 
 
 def test_other_index_uuid_and_stale_calibrations(engine: Engine) -> None:
