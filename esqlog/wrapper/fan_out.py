@@ -64,7 +64,14 @@ _DFS = "dfs_query_then_fetch"
 
 def fans_out(call: SearchCall) -> bool:
     """Whether the call is a search that one request per shard (and one for its
-    aggregations) answers exactly."""
+    aggregations) answers exactly.
+
+    The one test for ``search`` and for each body of an ``msearch`` (esqlog.wrapper.
+    identifier_plan, esqlog.wrapper.identifier_msearch): a body sent one way through one API
+    and the other way through the other would be paged, counted and ranked differently.
+    """
+    if not _pages_as_given(call):
+        return False
     body = call.body or {}
     params = call.kwargs.get("params") or {}
     collapse = call.get("collapse")
@@ -72,13 +79,32 @@ def fans_out(call: SearchCall) -> bool:
     return (set(body) <= PER_SHARD_BODY | WHOLE_INDEX_BODY
             and set(call.kwargs) <= _KEYWORDS
             and isinstance(params, Mapping) and set(params) <= _PARAMS
-            and isinstance(call.get("size"), int | None)
-            and isinstance(call.get("from"), int | None)
             and (collapse is None or (isinstance(collapse, Mapping) and set(collapse) ==
                                       {"field"} and isinstance(collapse["field"], str)))
             and not (call.get("profile") and aggregating(call))
             and (preference is None or (isinstance(preference, str)
                                         and not preference.startswith("_shards:"))))
+
+
+def _pages_as_given(call: SearchCall) -> bool:
+    """Whether the fan-out's own paging and hit count would answer as the engine does.
+
+    The fan-out pages and caps ``hits.total`` itself, so values the engine refuses
+    (``from: -1`` answered 200 with no hits) or reads in its own way must not reach it:
+    such a search goes as one query, and the engine answers (its 400 included).
+    ``track_total_hits: "true"`` / ``"false"`` (both engines accept the strings) are set
+    as the booleans they mean.
+    """
+    for key in ("from", "size"):
+        value = call.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+            return False
+    total = call.get("track_total_hits")
+    if isinstance(total, str) and total.lower() in ("true", "false"):
+        total = total.lower() == "true"
+        call.set("track_total_hits", total)
+    return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
 
 
 def aggregating(call: SearchCall) -> bool:

@@ -62,8 +62,7 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         trace.statistics = "snapshot"
         yield from core.snapshots.check_plan(target.index, target.uuid)
         yield from core.clause_limit_plan()
-        if (rewriter.settings.fan_out and target.shards > 1 and _pages_as_given(call)
-                and fans_out(call)):
+        if rewriter.settings.fan_out and target.shards > 1 and fans_out(call):
             queries = rewriter.rewrite_per_shard(target, original, core.snapshots,
                                                  core.max_clauses)
             if queries == STALE:
@@ -105,27 +104,6 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         _forget(core, call, target)
         call.set("query", original)
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _pages_as_given(call: SearchCall) -> bool:
-    """Whether the fan-out's own paging and hit count would answer as the engine does.
-
-    The fan-out pages and caps ``hits.total`` itself, so values the engine refuses
-    (``from: -1`` answered 200 with no hits) or reads in its own way must not reach it:
-    such a search goes as one query, and the engine answers (its 400 included).
-    ``track_total_hits: "true"`` / ``"false"`` (both engines accept the strings) are set
-    as the booleans they mean.
-    """
-    for key in ("from", "size"):
-        value = call.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
-            return False
-    total = call.get("track_total_hits")
-    if isinstance(total, str) and total.lower() in ("true", "false"):
-        total = total.lower() == "true"
-        call.set("track_total_hits", total)
-    return total is None or isinstance(total, bool) or (isinstance(total, int) and total >= 0)
 
 
 def beside_fan_out(core: WrapperCore, call: SearchCall, target: IndexTarget, query: Any,

@@ -234,3 +234,28 @@ def test_the_merged_search_timed_out_when_any_shard_did(flags: tuple[bool, ...],
         shard["timed_out"] = flag
     merged = merge_responses(shards, 1, 0, 10, True)
     assert merged is not None and merged["timed_out"] is expected
+
+
+@pytest.mark.parametrize(("extra", "plain"), [
+    ({"from": -1}, False), ({"size": -1}, False), ({"from": True}, False),
+    ({"size": 2.0}, False), ({"track_total_hits": -1}, False),
+    ({"track_total_hits": "100"}, False), ({"track_total_hits": 1.5}, False),
+    ({"from": 0, "size": 0}, True), ({"track_total_hits": 100}, True),
+    ({"track_total_hits": False}, True),
+])
+def test_paging_the_merge_would_answer_otherwise_does_not_fan_out(extra: dict[str, Any],
+                                                                  plain: bool) -> None:
+    """The same answer for search and each msearch body: both ask fans_out alone."""
+    body = {"query": {}, **extra}
+    keywords = {("from_" if k == "from" else k): v for k, v in body.items()}  # as 8.x takes them
+    assert fans_out(SearchCall("opensearch", (), {"index": "i", "body": body})) is plain
+    assert fans_out(SearchCall("elasticsearch", (), {"index": "i", **keywords})) is plain
+
+
+@pytest.mark.parametrize("text", ["true", "false", "TRUE"])
+def test_track_total_hits_as_a_string_fans_out_as_the_boolean(text: str) -> None:
+    """The merge caps hits.total by a boolean or a number: int("true") raised ValueError."""
+    call = SearchCall("opensearch", (), {"index": "i", "body": {
+        "query": {}, "track_total_hits": text}})
+    assert fans_out(call)
+    assert call.get("track_total_hits") is (text.lower() == "true")
