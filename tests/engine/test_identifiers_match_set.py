@@ -167,6 +167,57 @@ def test_msearch_answers_as_search(calibrated: Calibrated, api: str) -> None:
                 == total_of(plain)), text
 
 
+#: Paging and hit counts the fan-out would answer otherwise than the engine (negative or
+#: boolean from and size, a track_total_hits the merge cannot cap by), and the strings the
+#: mode reads as booleans: the identifiers mode decides in one place how such a body goes.
+#: A page beyond the result window is refused by the shards as by the whole index.
+ODD_PAGING: dict[str, dict[str, Any]] = {
+    "from -1": {"from": -1},
+    "size -1": {"size": -1},
+    "from true": {"from": True},
+    "from beyond the result window": {"from": 10_000},
+    "track_total_hits -1": {"track_total_hits": -1},
+    "track_total_hits 'true'": {"track_total_hits": "true"},
+    "track_total_hits 'false'": {"track_total_hits": "false"},
+    "track_total_hits 'TRUE'": {"track_total_hits": "TRUE"},
+}
+
+
+def _outcome(send: Callable[[], Any], entry: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """What a request answers: the engine's error status (of the whole request, or of the
+    body's entry), or hits.total and the ids in order."""
+    from esqlog.engine.failures import error_status
+
+    try:
+        answer = body_of(entry(send()))
+    except Exception as exc:
+        if error_status(exc) is None:  # not the engine's answer: esqlog's own failure
+            raise
+        return ("error", error_status(exc))
+    if "error" in answer:
+        return ("error", answer.get("status"))
+    return ("hits", answer["hits"].get("total"), [h["_id"] for h in answer["hits"]["hits"]])
+
+
+@pytest.mark.parametrize("calibrated", [3], indirect=True, ids=["3-shards"])
+@pytest.mark.parametrize("paging", list(ODD_PAGING))
+def test_msearch_pages_as_search_does(calibrated: Calibrated, paging: str) -> None:
+    """A body whose paging the fan-out cannot honour answers through msearch exactly as
+    through search (the same hits.total and ids, or the same engine error), where msearch
+    used to fan it out and page or count it its own way (from -1 answered no hits instead
+    of the engine's 400, track_total_hits "true" raised ValueError)."""
+    c = calibrated
+    client = wrap(c.engine.client, c.path, mode="identifiers")
+    key = "searches" if c.engine.flavor == "elasticsearch" else "body"
+    for text in _texts()[:4]:
+        body = _body(text, **ODD_PAGING[paging])
+        expected = _outcome(lambda b=body: client.search(index=c.index, body=dict(b)),
+                            lambda answer: answer)
+        got = _outcome(lambda b=body: client.msearch(**{key: [{"index": c.index}, dict(b)]}),
+                       lambda answer: body_of(answer)["responses"][0])
+        assert got == expected, (paging, text)
+
+
 def test_a_recreated_index_is_noticed_at_once(engine: Engine, tmp_path: Path) -> None:
     """Deleted, then recreated under its name with another shard count: the engine's
     index_not_found and the first answer of the new index drop the cached resolution, so
