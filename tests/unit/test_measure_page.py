@@ -1,5 +1,7 @@
-"""docs/evaluation.md, "Measure on your own data", has its three command blocks in order:
-tests/engine/test_readme_measure.py runs them, and would run nothing if the page changed shape.
+"""docs/evaluation.md, "Measure on your own data", has its three command blocks, in order.
+
+tests/engine/test_readme_measure.py runs whatever blocks the page holds; this checks without
+an engine that they are the three paths the page promises (eval, bench-beir, compare).
 """
 
 from __future__ import annotations

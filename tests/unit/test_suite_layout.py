@@ -3,10 +3,9 @@
 tests/engine/conftest.py marks every test in its folder ``engine`` by folder alone, so
 ``pytest tests/unit`` (or ``-m "not engine"``) is the engine-free run only as long as no
 module here reaches a node. What can be checked without running anything is checked here:
-no tests/unit test asks for a fixture of tests/engine/conftest.py (pytest would not find it
-here, but a copy of it would bring a node back), none imports a support module that reaches
-the engines, none is marked ``engine``, and no test module imports another (shared helpers
-live in tests/support).
+no tests/unit test asks for a fixture named as one of tests/engine/conftest.py (unless its
+own module defines it), none imports a support module that reaches the engines, none is
+marked ``engine``, and no test module imports another (shared helpers live in tests/support).
 """
 
 from __future__ import annotations
