@@ -133,6 +133,23 @@ def forget_created(engine: Engine, name: str) -> None:
     engine.perform(Request("DELETE", index_path(name)))
 
 
+def delete_indexed(engine: Engine, index: str) -> bool:
+    """Delete an index ``esqlog index`` made (its marker); False when there is none. Any
+    other index is refused with one line: the benchmarks drop their index with this."""
+    try:
+        found = engine.perform(Request("GET", index_path(index, "_mapping")))
+    except Exception as exc:
+        if error_status(exc) == 404:
+            return False
+        raise
+    if list(found) != [index] or MARKER not in (
+            (found[index].get("mappings") or {}).get("_meta") or {}):
+        raise UsageError(f"index {index!r} was not made by esqlog index; not deleting it",
+                         "pass another --index name, or delete that index yourself")
+    engine.perform(Request("DELETE", index_path(index)))
+    return True
+
+
 def _marker(root: str) -> dict[str, Any]:
     return {"format": FORMAT, "created_by": "esqlog index", "root": root}
 

@@ -29,12 +29,9 @@ from pathlib import Path
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import load_calibration
-from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
-from esqlog.engine.paths import index_path
-from esqlog.engine.steps import Request
 from esqlog.identifiers.calibrate import auto_mode
-from esqlog.indexing.target import MARKER
+from esqlog.indexing.target import delete_indexed
 
 FUNC = re.compile(r"^func (?:\([^)]*\) )?([A-Za-z_]\w*)\(", re.M)
 NEW_NAMES = [("dialConnWithProxyBackoff", "reticulateIdleConnPool"),
@@ -85,18 +82,6 @@ def rank_of(url: str, index: str, calibration: Path, name: str, path: str) -> in
     return 0
 
 
-def drop_bench_index(engine: Engine, index: str) -> None:
-    """Delete the bench index, only when ``esqlog index`` made it (its marker)."""
-    try:
-        found = engine.perform(Request("GET", index_path(index)))
-    except Exception:
-        return  # not there
-    (info,) = found.values()
-    if MARKER not in ((info.get("mappings") or {}).get("_meta") or {}):
-        raise SystemExit(f"{index} exists and was not made by esqlog index: not deleting it")
-    engine.perform(Request("DELETE", index_path(index)))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", required=True)
@@ -110,7 +95,7 @@ def main() -> None:
     shutil.copytree(args.path, tree, symlinks=True)
     files = sum(1 for p in tree.rglob("*") if p.is_file())
     engine = connect(ConnectionSettings(url=args.url))
-    drop_bench_index(engine, args.index)
+    delete_indexed(engine, args.index)
     try:
         _, line = index_once(args.url, tree, args.index, calibration)
         print(f"tree {args.path}: {files:,} files\nfirst run  {line}")
@@ -134,7 +119,7 @@ def main() -> None:
             print(f"  new {new_name}: rank {new_rank}; renamed {old} ({length} lines) -> "
                   f"{renamed}: rank {renamed_rank}")
     finally:
-        drop_bench_index(engine, args.index)
+        delete_indexed(engine, args.index)
         shutil.rmtree(work, ignore_errors=True)
 
 if __name__ == "__main__":

@@ -30,27 +30,15 @@ from typing import Any
 from esqlog.cli.index_cmd import run_index
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
-from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
-from esqlog.indexing.target import MARKER
+from esqlog.indexing.target import delete_indexed
 from esqlog.indexing.walk import WalkOptions, WalkReport, list_files, read_files
 
 
 def load() -> float:
     return os.getloadavg()[0]
-
-
-def drop_bench_index(engine: Engine, index: str) -> None:
-    try:
-        found = engine.perform(Request("GET", index_path(index)))
-    except Exception:
-        return  # not there
-    (info,) = found.values()
-    if MARKER not in ((info.get("mappings") or {}).get("_meta") or {}):
-        raise SystemExit(f"{index} exists and was not made by esqlog index: not deleting it")
-    engine.perform(Request("DELETE", index_path(index)))
 
 
 def cpu_seconds() -> float:
@@ -115,7 +103,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="esqlog-index-bench-") as tmp:
         root = Path(tmp) / "repo"
         shutil.copytree(args.path, root, symlinks=True)
-        drop_bench_index(engine, args.index)
+        delete_indexed(engine, args.index)
         runs = [timed_run(engine, root, args.index, "first run (new index)")]
         runs.append(timed_run(engine, root, args.index, "second run (no change)"))
         changed = [p for p in sorted(root.rglob("*.go"))][:: max(1, 5000 // args.modify)]
@@ -124,7 +112,7 @@ def main() -> None:
                 handle.write("\n// touched by the benchmark\n")
         runs.append(timed_run(engine, root, args.index, f"{args.modify} files changed"))
         runs.append(chunk_only(root))
-        drop_bench_index(engine, args.index)
+        delete_indexed(engine, args.index)
     print("seed (SQLite FTS5, 7,536 files): 27 s")
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8")

@@ -223,3 +223,18 @@ def test_a_long_renamed_method_ranks_above_its_short_callers(
     _index(engine, repo, index_name, "--calibrate", str(out))
     assert _rank(engine, out, index_name, RENAMED, "walker.go", symbols=[]) > 1  # the match alone
     assert _rank(engine, out, index_name, RENAMED, "walker.go") == 1
+
+
+def test_delete_indexed_deletes_only_what_esqlog_index_made(
+        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    from esqlog.errors import UsageError
+    from esqlog.indexing.target import delete_indexed
+
+    assert delete_indexed(engine, index_name) is False  # none yet
+    call(engine, "PUT", f"/{index_name}")  # somebody else's index of that name
+    with pytest.raises(UsageError, match="not made by esqlog index"):
+        delete_indexed(engine, index_name)
+    assert _exists(engine, index_name)
+    call(engine, "DELETE", f"/{index_name}")
+    _index(engine, _repo(tmp_path / "repo", files=2), index_name)
+    assert delete_indexed(engine, index_name) is True and not _exists(engine, index_name)
