@@ -449,15 +449,22 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
             rec["hits"] = len(hits)
             rec["listing"] = any(h.listing for h in hits)
             rec["tokens"], rec["rank"] = None, None
+            # two reading models: listing_tokens stops at the end of the first gold entry
+            # (path, lines, symbol, signature: where the function is, as grep's line
+            # shows it); tokens adds the read_code answer for that hit (the code, as
+            # grep-*+read adds the function's lines)
+            rec["listing_tokens"], rec["read_code_tokens"] = None, None
             for h in hits:
                 if in_gold(gold, h.path, h.start, h.end):
                     used = count(text[:h.end_offset])
+                    rec["listing_tokens"] = used
                     if h.listing:
                         read_args: dict[str, Any] = (
                             {"id": h.id} if h.id else {"path": h.path})
                         read_args |= {"start_line": h.start, "end_line": h.end}
                         got = await session.call_tool("read_code", read_args)
-                        used += count(tool_text(got))
+                        rec["read_code_tokens"] = count(tool_text(got))
+                        used += rec["read_code_tokens"]
                     rec["tokens"], rec["rank"] = used, h.rank
                     break
             out.append(rec)
