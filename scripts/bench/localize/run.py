@@ -527,6 +527,7 @@ def main() -> None:
     repos = [r for r in dict.fromkeys(t["repo"] for t in tasks)
              if not args.repos or r in args.repos.split(",")]
     out_path = Path(args.out_dir) / f"results-{args.label}.jsonl"
+    out_path.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out_path.exists():
         for ln in out_path.read_text().splitlines():
