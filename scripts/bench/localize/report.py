@@ -191,8 +191,10 @@ def paired_like(by_task: dict[str, dict[str, dict[str, Any]]], tasks: list[str],
     out["median_ratio"] = {"ratio": float(ratio),
                            "ci95": [float(np.nanpercentile(boots, 2.5)),
                                     float(np.nanpercentile(boots, 97.5))]}
+    never = np.isinf(ta) & np.isinf(tb)
     out["fewer_tokens"] = {a: int(np.sum(ta < tb)), b: int(np.sum(tb < ta)),
-                           "equal": int(np.sum(ta == tb))}
+                           "equal": int(np.sum((ta == tb) & ~never)),
+                           "neither reached": int(np.sum(never))}
     return out
 
 
