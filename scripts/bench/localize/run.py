@@ -19,9 +19,14 @@ esqlog-boost / esqlog-identifiers
     ``esqlog mcp`` as a stdio MCP server (the ``mcp`` SDK's client), ``search_code`` called
     with its default arguments and ``query=<message>``; what the agent reads is the tool's
     text content. ``esqlog-*-16k`` variants pass ``max_tokens=16000``.
+esqlog-auto
+    The shipped defaults: ``esqlog mcp`` in mode auto with the ``index --calibrate``
+    calibration. Its answer is a listing; a record carries ``listing_tokens`` (the listing
+    up to the end of the first gold entry) and ``tokens`` (that plus the ``read_code``
+    answer for the entry, ``read_code_tokens``).
 
-The index ``esqlog-localize-<repo>`` is updated by ``esqlog index <tree> --calibrate`` at
-each parent (incremental); the identifiers mode's calibration comes from ``esqlog calibrate
+The index ``esqlog-localize-<repo>`` is built afresh by ``esqlog index <tree> --calibrate``
+at each parent; the identifiers mode's calibration comes from ``esqlog calibrate
 --vocabulary --identifiers`` at the same tree.
 
 Tokens are o200k_base (esqlog.agent.tokens.default_counter), counted over what the agent
