@@ -513,6 +513,9 @@ def main() -> None:
     ap.add_argument("--gitdir", action="append", required=True, help="REPO=GITDIR")
     ap.add_argument("--url", default="http://127.0.0.1:19200")
     ap.add_argument("--label", required=True)
+    ap.add_argument("--index-tag", default="",
+                    help="inserted in the index names (esqlog-localize-<tag><repo>), so that "
+                         "a run can go beside another on the same node")
     ap.add_argument("--out-dir", default="data/localize")
     ap.add_argument("--work",
                     default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-work"),
@@ -550,7 +553,7 @@ def main() -> None:
         if args.max_per_repo and len(rtasks) > args.max_per_repo:
             n, k = len(rtasks), args.max_per_repo
             rtasks = [rtasks[i * n // k] for i in range(k)]
-        index = f"esqlog-localize-{repo}"
+        index = f"esqlog-localize-{args.index_tag}{repo}"
         tree = work / "trees" / repo
         scratch: Tree | None = None
         cal_dir = work / "cal"
