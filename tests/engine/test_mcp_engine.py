@@ -22,7 +22,13 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import MAX_BUDGET, numbered, search_kwargs
+from esqlog.agent.code_search import (
+    DEFAULT_BUDGET,
+    DEFAULT_LIMIT,
+    MAX_BUDGET,
+    numbered,
+    search_kwargs,
+)
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
@@ -250,14 +256,14 @@ def test_answers_are_plain_text_without_a_structured_copy(served: dict[str, Any]
         assert types in (["text"], []), key
 
 
-def test_default_answer_is_a_listing_within_2000_tokens(served: dict[str, Any]) -> None:
+def test_default_answer_is_a_listing_within_the_default_budget(served: dict[str, Any]) -> None:
     counter = default_counter()
     for q in QUERIES:
         is_error, text = served["answers"][f"list {q}"]
         assert not is_error, text
-        assert counter.count(text) <= 2000
+        assert counter.count(text) <= DEFAULT_BUDGET
         listed = _listed(text, served["ids"])
-        expected = served["expected"][q][:20]  # limit 20, and all of them fit
+        expected = served["expected"][q][:DEFAULT_LIMIT]  # all of them fit
         assert [rank for rank, _ in listed] == list(range(1, len(expected) + 1))
         assert [i for _, i in listed] == expected and len(expected) > 5
         assert not re.search(r"[0-9a-f]{20}", text)  # no ids: path and lines say it all
@@ -265,7 +271,7 @@ def test_default_answer_is_a_listing_within_2000_tokens(served: dict[str, Any]) 
             doc = served["docs"][doc_id]
             assert f"{rank}. {doc['path']}:{doc['start_line']}-{doc['end_line']} " \
                    f"{doc['symbol']}" in text
-        assert "hits shown within 2000 tokens" in text.splitlines()[0]
+        assert f"hits shown within {DEFAULT_BUDGET} tokens" in text.splitlines()[0]
 
 
 def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
