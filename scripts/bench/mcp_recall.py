@@ -3,7 +3,7 @@ then read_code of the hit it picks.
 
 Each query is sent to a real ``esqlog mcp`` server over stdio (the ``mcp`` SDK's client)
 as ``search_code(query=<text>)`` with every other argument at its default (a listing of
-``limit=20`` hits within ``max_tokens=2000``); the listed hit whose id is the gold is then
+DEFAULT_LIMIT hits within DEFAULT_BUDGET tokens); the listed hit whose id is the gold is then
 read with ``read_code``, as the listing tells the agent to. What the agent reads is counted
 with o200k_base (esqlog.agent.tokens.default_counter) in three ways, per query:
 
@@ -25,7 +25,11 @@ to --per-query (reruns skip what is there); the summary with 95% percentile boot
 intervals (esqlog.agent.budget_recall.bootstrap_interval) is printed and appended to --out.
 
     python scripts/bench/mcp_recall.py --url http://127.0.0.1:19200 --corpus go \
-        --max-queries 1000 --systems auto,boost,native
+        --max-queries 1000 --systems auto,boost,native --styles names,no-names
+
+The index (esqlog-recall-<corpus>-full) and its calibration (--vocabulary --identifiers)
+are token_recall.py's, created when absent. docs/benchmarks/token-recall.md, "The default
+listing", has the figures.
 """
 
 from __future__ import annotations
