@@ -42,10 +42,11 @@ __all__ = ["SUMMARY_RESERVE", "Chunk", "CodeSearch", "ToolInputError", "chunk_co
 MIN_BUDGET = 200
 #: under Claude Code's default 25,000-token cut of one tool result (it warns above 10,000)
 MAX_BUDGET = 20_000
-#: the default listing: 50 hits (~57 tokens each on Go) within 3,000 tokens. With 20 hits
-#: in 2,000 the gold was listed for 82.1% of the Go queries, and no budget could raise that;
-#: 50 hits list it for 84.4% (docs/benchmarks/token-recall.md, "The default listing")
-DEFAULT_BUDGET = 3_000
+#: the default listing: up to 50 hits within 2,000 tokens, the first 10 with their signature
+#: and doc lines, the rest one line each (packing.OUTLINED). With 20 outlined hits the gold
+#: was listed for 82.1% of the Go queries, and no budget could raise that; the one-line
+#: tail lists 45 on average and the gold for 84.3% (docs/benchmarks/token-recall.md)
+DEFAULT_BUDGET = 2_000
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
 #: read_code's own cap on one answer (the same reason as MAX_BUDGET)

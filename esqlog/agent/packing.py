@@ -53,8 +53,13 @@ def pack_ranks(chunks: Sequence[Chunk], budget: int,
                 budget, counter)
 
 
-def listing_entry(chunk: Chunk, rank: int) -> str:
-    """One hit of a detail="list" answer: where it is, then its signature and doc lines.
+#: hits of a listing shown with their signature and doc lines; the rest get one line each
+OUTLINED = 10
+
+
+def listing_entry(chunk: Chunk, rank: int, outlined: bool = True) -> str:
+    """One hit of a detail="list" answer: where it is, then (``outlined``) its signature and
+    doc lines.
 
     ``path:start-end`` is exactly what read_code takes; a document without path or line
     fields is named by its id instead (the only handle read_code has for it)."""
@@ -62,6 +67,8 @@ def listing_entry(chunk: Chunk, rank: int) -> str:
              else f"id={chunk.id}" + (f" {chunk.path}" if chunk.path else "")
              + f" lines {chunk.start_line}-{chunk.end_line}")
     head = f"{rank}. {where}" + (f" {chunk.symbol}" if chunk.symbol else "")
+    if not outlined:
+        return head
     signature, doc = outline(chunk.text)
     lines = [head]
     if signature and (not chunk.symbol or signature != chunk.symbol):
@@ -73,11 +80,13 @@ def listing_entry(chunk: Chunk, rank: int) -> str:
 
 def pack_listing(chunks: Sequence[Chunk], budget: int,
                  counter: TokenCounter) -> tuple[str, list[int]]:
-    """The detail="list" answer: one entry per hit, best first, while it stays in budget."""
+    """The detail="list" answer: one entry per hit, best first, while it stays in budget;
+    past the first OUTLINED hits an entry is its location line alone (about half the
+    tokens), so a default answer lists more candidates within the same budget."""
     blocks: list[tuple[int, str]] = []
     used = 0
     for rank, chunk in enumerate(chunks, start=1):
-        entry = listing_entry(chunk, rank)
+        entry = listing_entry(chunk, rank, outlined=rank <= OUTLINED)
         size = counter.count(entry)
         if used + size + SUMMARY_RESERVE > budget:
             break  # entries are alike in size: the rest would not fit either

@@ -261,7 +261,7 @@ def test_default_answer_is_a_listing_within_the_default_budget(served: dict[str,
     for q in QUERIES:
         is_error, text = served["answers"][f"list {q}"]
         assert not is_error, text
-        assert counter.count(text) <= DEFAULT_BUDGET
+        assert counter.count(text) <= DEFAULT_BUDGET <= 2000  # a default answer's promise
         listed = _listed(text, served["ids"])
         expected = served["expected"][q][:DEFAULT_LIMIT]  # all of them fit
         assert [rank for rank, _ in listed] == list(range(1, len(expected) + 1))

@@ -132,3 +132,18 @@ def test_doc_after_a_signature_longer_than_the_cut() -> None:
     signature, doc = outline(f"def f(\n{params}) -> None:\n    \"\"\"Does f.\"\"\"\n")
     assert signature is not None and signature.startswith("def f(argument_number_0: int,")
     assert doc == "Does f."
+
+
+def test_past_the_outlined_hits_an_entry_is_one_line() -> None:
+    from esqlog.agent.packing import OUTLINED
+
+    chunks = [located(f"id{k}", f"// F{k} does k.\nfunc F{k}() {{\n}}\n", start=10 * k + 1,
+                      symbol=f"F{k}") for k in range(OUTLINED + 5)]
+    text, shown = pack_listing(chunks, 20_000, default_counter())
+    assert shown == list(range(1, OUTLINED + 6))
+    body = text.splitlines()[1:]
+    heads = [i for i, line in enumerate(body) if ENTRY.match(line)]
+    assert len(heads) == OUTLINED + 5
+    assert all(body[i + 1] == f"   func F{k}() {{" for k, i in enumerate(heads[:OUTLINED]))
+    assert body[heads[OUTLINED]:] == [f"{k + 1}. a/b.go:{10 * k + 1}-{10 * k + 3} F{k}"
+                                      for k in range(OUTLINED, OUTLINED + 5)]
