@@ -135,6 +135,10 @@ class RewriteSettings:
     term_names: Mapping[tuple[str, str], str] | None = None
     #: the engine's clause limit: joins are added only while the whole query stays under it
     max_clauses: int = DEFAULT_MAX_CLAUSES
+    #: per (field, term): the global idf over the idf the engine will multiply the boost by,
+    #: when that is not the global one (a request to one shard without dfs scores with the
+    #: shard's own df and N: esqlog.wrapper.boost_fan_out); None: the engine's idf is global
+    idf_scale: Mapping[tuple[str, str], float] | None = None
 
     def __post_init__(self) -> None:
         """Reject a mode or script id the engine would only refuse at query time."""
@@ -188,6 +192,10 @@ def _term_clauses(
 ) -> list[dict[str, Any]]:
     """One scoring clause per (term, df): a boosted term, or a term under the stored script."""
     weights = _weights([n for _, n in terms], res.doc_count, cal)
+    if settings.idf_scale is not None:
+        scale_of = settings.idf_scale
+        weights = [w * scale_of.get((field, term), 1.0)
+                   for (term, _), w in zip(terms, weights, strict=True)]
     return [_term_clause(field, term, n, weight, res, cal, settings, scale)
             for (term, n), weight in zip(terms, weights, strict=True)]
 

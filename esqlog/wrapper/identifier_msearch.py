@@ -42,15 +42,27 @@ _DFS = "dfs_query_then_fetch"
 Boost = Callable[[Any, Any, Mapping[str, Any]], Generator[Step, Any, list[Any]]]
 #: what one body became: its msearch lines, and the call to merge per-shard answers by
 Planned = tuple[list[Any], SearchCall | None]
+#: (header, body, the call's arguments) -> what that body became
+PlanOne = Callable[[Any, Any, Mapping[str, Any]], Generator[Step, Any, Planned]]
 
 
 def identifiers_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
                              given: dict[str, Any], boost: Boost) -> SearchPlan:
     """The caller's msearch with every calibrated body planned as its search would be."""
+    return (yield from fanned_msearch_plan(
+        core, key, searches, given,
+        lambda header, body, given: _one_plan(core, header, body, given, boost)))
+
+
+def fanned_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
+                        given: dict[str, Any], plan_one: PlanOne) -> SearchPlan:
+    """The caller's msearch with each body laid out by ``plan_one``: its own lines, or one
+    request per shard (with the call to merge their answers by) when it fans out. Shared
+    by the identifiers mode and boost mode's fan-out (esqlog.wrapper.boost_fan_out)."""
     out: list[Any] = []
     slots: list[tuple[int, int, SearchCall | None]] = []
     for header, body in zip(searches[::2], searches[1::2], strict=True):
-        lines, call = yield from _one_plan(core, header, body, given, boost)
+        lines, call = yield from plan_one(header, body, given)
         slots.append((len(out) // 2, len(lines) // 2, call))
         out += lines
     raw = yield ClientSearch((), {**given, key: out}, "msearch")
