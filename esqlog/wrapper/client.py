@@ -219,6 +219,7 @@ def wrap(
     mode: SearchMode = "boost",
     top_n: int = DEFAULT_TOP_N,
     dfs: bool = True,
+    boost_fan_out: bool = False,
     joins: bool = False,
     join_weight: float | None = None,
     stats_ttl: float = 60.0,
@@ -248,7 +249,11 @@ def wrap(
     disables it: every search fetches fresh statistics). ``dfs``: on multi-shard indices,
     run rewritten searches with ``dfs_query_then_fetch`` so every shard scores with the
     global statistics the weights were computed from (unless the call sets ``search_type``
-    itself). ``stats``: where term df comes from: ``auto`` (the calibration's vocabulary
+    itself). ``boost_fan_out``: in boost mode on several shards, send one request per shard
+    with boosts from that shard's own statistics instead of one dfs search, when the
+    calibration recorded them (``--identifiers``) and the search can be merged exactly
+    (esqlog.wrapper.boost_fan_out); ``dfs=False`` turns it off too. ``stats``: where
+    term df comes from: ``auto`` (the calibration's vocabulary
     snapshot when it has one, checked every minute against the index, else live),
     ``snapshot`` (require one) or ``live`` (ask the cluster for every term not in the TTL
     cache). ``script_df_fraction``: in script mode, terms in more than this fraction of the
@@ -263,7 +268,8 @@ def wrap(
     ``esqlog`` logger writes at DEBUG.
     Every option is validated here (esqlog.wrapper.options): bad values raise UsageError.
     """
-    options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, joins=joins, join_weight=join_weight,
+    options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, boost_fan_out=boost_fan_out,
+                          joins=joins, join_weight=join_weight,
                           stats_ttl=stats_ttl, stats=stats,
                           script_df_fraction=script_df_fraction, rerank_in=rerank_in,
                           resolve_ttl=resolve_ttl, identifiers=identifiers,

@@ -36,6 +36,7 @@ from esqlog.wrapper.pits import PitIndexes
 from esqlog.wrapper.query_terms import StatisticsResolver, TextKey
 from esqlog.wrapper.resolve import IndexResolver, IndexTarget
 from esqlog.wrapper.scripting import ScriptSupport
+from esqlog.wrapper.shard_stats import load_shard_statistics
 from esqlog.wrapper.snapshots import SnapshotGuard, load_snapshots
 
 
@@ -63,6 +64,10 @@ class WrapperCore:
             load_identifier_statistics(calibrations, snapshots),
             options.identifiers or IdentifierSettings(),
         ) if options.mode == "identifiers" else None
+        #: boost mode's per-shard statistics, for one request per shard without dfs
+        #: (esqlog.wrapper.boost_fan_out); empty unless ``boost_fan_out`` and recorded
+        self.shard_stats = load_shard_statistics(
+            calibrations, snapshots) if options.boost_fan_out and options.dfs else {}
         self.statistics = StatisticsResolver(
             self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
             options.joins)
@@ -108,14 +113,17 @@ class WrapperCore:
                                (c.join_weight for c in self.by_index[index]))
 
     def rewritten(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
-                  mode: RewriteMode) -> dict[str, Any]:
-        """The caller's query with q-log weights (boost clauses or the stored script)."""
+                  mode: RewriteMode,
+                  idf_scale: Mapping[tuple[str, str], float] | None = None) -> dict[str, Any]:
+        """The caller's query with q-log weights (boost clauses or the stored script);
+        ``idf_scale``: boosts for a shard scoring with its own statistics (one request per
+        shard, esqlog.wrapper.boost_fan_out)."""
         query = with_default_fields(query, target.default_fields)
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
         settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
                                    self.join_weight(target.index),
                                    script_df_fraction=self.options.script_df_fraction,
-                                   max_clauses=self.max_clauses)
+                                   max_clauses=self.max_clauses, idf_scale=idf_scale)
         return rewrite_query_sharing(query, resolved, settings)
 
     def named_native(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],

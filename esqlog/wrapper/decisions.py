@@ -53,7 +53,8 @@ class SearchDecision:
     statistics: StatsOrigin | None = None
     #: what esqlog fell back from and to, when it did (e.g. a stale snapshot: boost)
     fallback: str | None = None
-    #: an identifiers search sent as one request per shard (esqlog.wrapper.fan_out)
+    #: sent as one request per shard (esqlog.wrapper.fan_out): identifiers, or boost with
+    #: boost_fan_out (esqlog.wrapper.boost_fan_out)
     fan_out: bool = False
 
     def line(self) -> str:

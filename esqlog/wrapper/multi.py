@@ -19,10 +19,11 @@ body leaves that body native.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
-from esqlog.engine.steps import ClientSearch, SearchPlan
+from esqlog.engine.search_call import SearchCall
+from esqlog.engine.steps import ClientSearch, SearchPlan, Step
 from esqlog.errors import ClusterError
 from esqlog.scoring.clauses import filters_on_score
 from esqlog.scoring.rewrite import RewriteMode
@@ -32,8 +33,19 @@ from esqlog.wrapper.bodies import (
     map_retriever,
     retriever_queries,
 )
+from esqlog.wrapper.boost_fan_out import usable_scales
 from esqlog.wrapper.core import WrapperCore
-from esqlog.wrapper.identifier_msearch import identifiers_msearch_plan
+from esqlog.wrapper.fan_out import (
+    aggregating,
+    aggregations_read_scores,
+    fan_out_searches,
+    fans_out,
+)
+from esqlog.wrapper.identifier_msearch import (
+    Planned,
+    fanned_msearch_plan,
+    identifiers_msearch_plan,
+)
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.scripting import SCRIPT_FIX, ScriptingUnavailable
 
@@ -68,11 +80,16 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
     if mode == "identifiers":  # each body as its search: esqlog.wrapper.identifier_msearch
         return (yield from identifiers_msearch_plan(
             core, key, searches, given,
-            lambda header, body, given: _one_plan(core, header, body, given, "boost")))
+            lambda header, body, given: _boost_lines(core, header, body, given)))
     rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
+    if core.shard_stats and mode == "boost":  # per shard where it can: boost_fan_out
+        return (yield from fanned_msearch_plan(
+            core, key, searches, given,
+            lambda header, body, given: _one_plan(core, header, body, given, "boost", True)))
     out: list[Any] = []
     for header, body in zip(searches[::2], searches[1::2], strict=True):
-        out.extend((yield from _one_plan(core, header, body, given, rewrite_mode)))
+        lines, _ = yield from _one_plan(core, header, body, given, rewrite_mode)
+        out.extend(lines)
     given[key] = out
     return (yield ClientSearch((), given, "msearch"))
 
@@ -91,18 +108,27 @@ def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None,
     return "boost"
 
 
+def _boost_lines(core: WrapperCore, header: Any, body: Any,
+                 given: Mapping[str, Any]) -> Generator[Step, Any, list[Any]]:
+    """The lines of a body the identifiers mode leaves to boost (its own dfs search)."""
+    lines, _ = yield from _one_plan(core, header, body, given, "boost")
+    return lines
+
+
 def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any],
-              mode: RewriteMode) -> Any:
-    """[header, body] of one search of the batch, rewritten when it is calibrated."""
+              mode: RewriteMode, fan_out: bool = False) -> Generator[Step, Any, Planned]:
+    """[header, body] of one search of the batch, rewritten when it is calibrated; with
+    ``fan_out``, a boost body that can go per shard becomes one request per shard (and the
+    call to merge their answers by), as ``search`` sends it."""
     if not isinstance(header, Mapping) or not isinstance(body, Mapping):
-        return [header, body]
+        return [header, body], None
     query = body.get("query")
     retriever = body.get("retriever") if core.flavor == "elasticsearch" else None
     queries = ([] if query is None else [query]) + retriever_queries(retriever)
     knn = has_top_level_knn(body, {})
     if (not queries or filters_on_score(body.get("min_score"), query)
             or (knn and core.flavor == "opensearch")):
-        return [header, body]
+        return [header, body], None
     index = header.get("index", given.get("index"))
     if isinstance(index, list | tuple) and len(index) == 1:
         index = index[0]
@@ -110,16 +136,26 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     try:
         target = yield from core.resolver.target_plan(index)
         if target is None:
-            return [header, body]
+            return [header, body], None
         yield from core.snapshots.check_plan(target.index)
         yield from core.clause_limit_plan()
         stats = yield from core.statistics.resolve_plan(target, combined,
                                                         core.fields[target.index])
     except ClusterError:  # this body stays native; the engine answers it in the batch
         core.resolver.forget(index)
-        return [header, body]
+        return [header, body], None
     if not stats:
-        return [header, body]
+        return [header, body], None
+    if fan_out and query is not None and retriever is None and not knn:
+        call = SearchCall(core.flavor, (), {
+            **{k: v for k, v in header.items() if k != "index"}, "index": index,
+            "body": dict(body)})
+        scales = usable_scales(core, call, target, stats)
+        if scales is not None and fans_out(call):
+            per_shard = [core.rewritten(target, query, stats, "boost", s) for s in scales]
+            whole = core.rewritten(target, query, stats, "boost") if aggregating(call) else None
+            return fan_out_searches(core.flavor, call, per_shard, whole,
+                                    aggregations_read_scores(call)), call
 
     def one(original: Any) -> Any:
         return core.rewritten(target, original, stats, mode)
@@ -134,4 +170,4 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
             and given.get("search_type") is None
             and (given.get("params") or {}).get("search_type") is None):
         header = {**header, "search_type": _DFS}
-    return [header, rewritten]
+    return [header, rewritten], None

@@ -73,6 +73,9 @@ class WrapOptions:
     mode: SearchMode = "boost"
     top_n: int = DEFAULT_TOP_N
     dfs: bool = True
+    #: boost mode on several shards: one request per shard with boosts from its own
+    #: statistics instead of one dfs search (esqlog.wrapper.boost_fan_out)
+    boost_fan_out: bool = False
     joins: bool = False
     join_weight: float | None = None
     stats_ttl: float = 60.0

@@ -24,6 +24,7 @@ from esqlog.wrapper.bodies import (
     map_retriever,
     retriever_queries,
 )
+from esqlog.wrapper.boost_fan_out import boost_fan_out_plan
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import Reason, Trace, not_resolved
 from esqlog.wrapper.identifier_plan import identifiers_plan
@@ -76,6 +77,10 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
                 trace.passed("point in time spans other shards")
             return (yield call.untouched())
         target, stats = prepared
+        if mode == "boost" and retriever is None and not knn and pit is None:
+            fanned = yield from boost_fan_out_plan(core, call, target, stats, trace)
+            if fanned is not None:  # else the one dfs search below
+                return fanned
         # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
         # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
         if (core.options.dfs and target.shards > 1 and call.get("search_type") is None

@@ -1,0 +1,240 @@
+"""Boost mode sent as one request per shard (esqlog.wrapper.boost_fan_out), on both engines.
+
+What must hold: the match set is the native match's (ids and hits.total), and every score
+is the global q-log BM25 weight times each shard's own tf-norm, computed here by the
+Lucene-exact oracle from the documents' term vectors (not from esqlog's statistics):
+idf_q from the global df and N, the length norm from the shard's own average length.
+On one shard nothing fans out and the same oracle holds with the index's average.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.engine.client import Engine, bm25_scale
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.wrapper import wrap
+from esqlog.wrapper.decisions import SearchDecision
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
+from tests.support.lucene_bm25 import bm25_term
+from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts
+
+N_DOCS = 1000
+
+
+@dataclass
+class Fixture:
+    engine: Engine
+    index: str
+    shards: int
+    path: Path
+    q: float
+    vectors: dict[str, dict[str, int]]  # doc -> term -> tf, from the engine's term vectors
+    shard_of: dict[str, int]
+    scale: float
+
+    def avgdl(self, shard: int) -> float:
+        """The shard's own average field length (the whole index's on one shard)."""
+        lengths = [sum(tf.values()) for d, tf in self.vectors.items()
+                   if self.shard_of[d] == shard]
+        return sum(lengths) / len(lengths)
+
+    def tokens(self, text: str) -> list[str]:
+        return [t["token"] for t in call(self.engine, "POST", f"/{self.index}/_analyze",
+                                         {"field": "body", "text": text})["tokens"]]
+
+    def score(self, doc: str, text: str) -> float:
+        """Global q-log idf x the shard's tf-norm, summed over the query's tokens."""
+        df = Counter(t for tf in self.vectors.values() for t in tf)
+        tf = self.vectors[doc]
+        avgdl = self.avgdl(self.shard_of[doc])
+        return self.scale * sum(
+            bm25_term(tf[t], sum(tf.values()), avgdl, df[t], len(self.vectors), self.q)
+            for t in self.tokens(text) if t in tf)
+
+
+@pytest.fixture(scope="module", params=[3, 1], ids=["3 shards", "1 shard"])
+def indexed(engine: Engine, request: pytest.FixtureRequest,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixture]:
+    shards = int(request.param)
+    index = create_index(engine, shards=shards)
+    try:
+        docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
+        bulk_index(engine, index, docs)
+        found = calibrate_identifiers(engine, index, "body")
+        path = tmp_path_factory.mktemp("boostshards") / "code.qlog.json"
+        save_identifier_calibration(found, path)
+        ids = [d["id"] for d in docs]
+        vectors: dict[str, dict[str, int]] = {}
+        for start in range(0, len(ids), 500):
+            answer = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
+                {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
+                 "term_statistics": False, "field_statistics": False}
+                for i in ids[start:start + 500]]})
+            for doc in answer["docs"]:
+                terms = doc["term_vectors"]["body"]["terms"]
+                vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
+        shard_of: dict[str, int] = {}
+        for shard in range(shards):
+            hits = call(engine, "POST", f"/{index}/_search",
+                        {"size": len(ids), "_source": False},
+                        preference=f"_shards:{shard}")["hits"]["hits"]
+            shard_of.update({h["_id"]: shard for h in hits})
+        yield Fixture(engine, index, shards, path, load_calibration(path).q, vectors,
+                      shard_of, bm25_scale(engine.flavor, engine.version))
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _texts(count: int) -> list[str]:
+    return [t for t in load_query_texts() if t.isascii()][:count]
+
+
+def _body(query: dict[str, Any]) -> dict[str, Any]:
+    return {"query": query, "size": N_DOCS, "track_total_hits": True, "_source": False}
+
+
+QUERIES = [
+    lambda text: {"match": {"body": text}},
+    lambda text: {"match": {"body": {"query": text, "operator": "and"}}},
+    lambda text: {"match": {"body": {"query": text, "minimum_should_match": "60%"}}},
+    lambda text: {"bool": {"should": [{"match": {"body": text}}],
+                           "filter": [{"exists": {"field": "body"}}]}},
+]
+
+
+def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fixture) -> None:
+    """ids and hits.total equal to the native match's; scores to the oracle's within 1e-4;
+    on 3 shards every search went one request per shard, on one shard none did."""
+    f = indexed
+    decisions: list[SearchDecision] = []
+    client = wrap(f.engine.client, f.path, boost_fan_out=True, on_decision=decisions.append)
+    checked = 0
+    for text in _texts(20):
+        for build in QUERIES:
+            native = body_of(f.engine.client.search(index=f.index, body=_body(build(text))))
+            got = body_of(client.search(index=f.index, body=_body(build(text))))
+            assert got["hits"]["total"] == native["hits"]["total"], text
+            assert ({h["_id"] for h in got["hits"]["hits"]}
+                    == {h["_id"] for h in native["hits"]["hits"]}), text
+            assert got["_shards"]["total"] == f.shards
+            if build is QUERIES[0]:
+                for hit in got["hits"]["hits"][:30]:
+                    assert hit["_score"] == pytest.approx(f.score(hit["_id"], text),
+                                                          rel=1e-4), (text, hit["_id"])
+                    checked += 1
+    assert checked > 200
+    assert decisions and all(d.mode == "boost" for d in decisions)
+    assert all(d.fan_out == (f.shards > 1) for d in decisions)
+
+
+def test_it_is_off_by_default_and_the_dfs_scores_use_the_index_average(
+        indexed: Fixture) -> None:
+    """Without the option the search is the one dfs search: same match set, and its
+    scores use the whole index's average length (which the fan-out's do not)."""
+    f = indexed
+    decisions: list[SearchDecision] = []
+    dfs = wrap(f.engine.client, f.path, on_decision=decisions.append)
+    fanned = wrap(f.engine.client, f.path, boost_fan_out=True)
+    differ = 0
+    for text in _texts(10):
+        a = body_of(dfs.search(index=f.index, body=_body({"match": {"body": text}})))
+        b = body_of(fanned.search(index=f.index, body=_body({"match": {"body": text}})))
+        assert a["hits"]["total"] == b["hits"]["total"]
+        scores = {h["_id"]: h["_score"] for h in b["hits"]["hits"]}
+        assert set(scores) == {h["_id"] for h in a["hits"]["hits"]}
+        differ += sum(h["_score"] != pytest.approx(scores[h["_id"]], rel=1e-6)
+                      for h in a["hits"]["hits"])
+    assert not any(d.fan_out for d in decisions)
+    assert (differ > 0) == (f.shards > 1)
+
+
+def _msearch(client: Any, flavor: str, index: str, bodies: list[dict[str, Any]]) -> Any:
+    lines = [x for b in bodies for x in ({"index": index}, b)]
+    key = "searches" if flavor == "elasticsearch" else "body"
+    return client.msearch(**{key: lines})
+
+
+def test_msearch_bodies_answer_as_their_searches(indexed: Fixture) -> None:
+    """Each msearch body (beside one the fan-out cannot serve: a sort) answers with the
+    ids, totals and scores its own search gives; the scores are the oracle's."""
+    f = indexed
+    client = wrap(f.engine.client, f.path, boost_fan_out=True)
+    texts = _texts(8)
+    bodies = [_body({"match": {"body": t}}) for t in texts]
+    bodies.append({**_body({"match": {"body": texts[0]}}), "sort": [{"_doc": "asc"}]})
+    answers = body_of(_msearch(client, f.engine.flavor, f.index, bodies))["responses"]
+    native = body_of(_msearch(f.engine.client, f.engine.flavor, f.index, bodies))["responses"]
+    assert len(answers) == len(bodies)
+    for body, got, plain in zip(bodies, answers, native, strict=True):
+        assert got["hits"]["total"] == plain["hits"]["total"]
+        assert ({h["_id"] for h in got["hits"]["hits"]}
+                == {h["_id"] for h in plain["hits"]["hits"]})
+        if "sort" in body:
+            continue
+        alone = body_of(client.search(index=f.index, body=body))
+        assert [h["_id"] for h in got["hits"]["hits"][:50]] == [
+            h["_id"] for h in alone["hits"]["hits"][:50]]
+        text = body["query"]["match"]["body"]
+        for hit in got["hits"]["hits"][:10]:
+            assert hit["_score"] == pytest.approx(f.score(hit["_id"], text), rel=1e-4)
+
+
+def test_aggregations_and_paging_keep_the_native_answer(indexed: Fixture) -> None:
+    """A page (from/size) is the page of the full ranking, and an aggregation beside the
+    fan-out counts the native match set."""
+    f = indexed
+    client = wrap(f.engine.client, f.path, boost_fan_out=True)
+    text = _texts(1)[0]
+    full = body_of(client.search(index=f.index, body=_body({"match": {"body": text}})))
+    page = body_of(client.search(index=f.index, body={
+        "query": {"match": {"body": text}}, "from": 5, "size": 7, "_source": False}))
+    assert [h["_id"] for h in page["hits"]["hits"]] == [
+        h["_id"] for h in full["hits"]["hits"][5:12]]
+    aggs = {"n": {"value_count": {"field": "_id"}}} if f.engine.flavor == "opensearch" else {
+        "n": {"filter": {"match_all": {}}}}
+    body = {"query": {"match": {"body": text}}, "size": 0, "aggs": aggs,
+            "track_total_hits": True}
+    got = body_of(client.search(index=f.index, body=body))
+    native = body_of(f.engine.client.search(index=f.index, body=body))
+    assert got["aggregations"] == native["aggregations"]
+    assert got["hits"]["total"] == native["hits"]["total"]
+
+
+def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
+    """The async client gives the sync client's hits and scores."""
+    pytest.importorskip("aiohttp")
+    f = indexed
+    texts = _texts(5)
+    sync = wrap(f.engine.client, f.path, boost_fan_out=True)
+    expected = [hits_of(sync.search(index=f.index, body=_body({"match": {"body": t}})))
+                for t in texts]
+    if f.engine.flavor == "elasticsearch":
+        from elasticsearch import AsyncElasticsearch
+
+        raw: Any = AsyncElasticsearch(ENGINE_URLS["elasticsearch"], request_timeout=60)
+    else:
+        from opensearchpy import AsyncOpenSearch
+
+        raw = AsyncOpenSearch(hosts=[ENGINE_URLS["opensearch"]], timeout=60)
+
+    async def run() -> list[list[tuple[str, float]]]:
+        client = wrap(raw, f.path, boost_fan_out=True)
+        try:
+            return [hits_of(await client.search(index=f.index, body=_body(
+                {"match": {"body": t}}))) for t in texts]
+        finally:
+            await raw.close()
+
+    got = asyncio.run(run())
+    for mine, theirs in zip(got, expected, strict=True):
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6)
