@@ -10,7 +10,10 @@ term's df from the vocabulary snapshot (no statistics round trip); the ``live`` 
 the cluster for terms not in the TTL cache, which is warmed with --warm other queries first,
 as in a running app. ``script-all`` scripts every term (script_df_fraction=1.0);
 ``rerank-client`` fetches the top-N and rescores them client-side (rerank_in="client");
-``boost-nodfs`` skips dfs_query_then_fetch on multi-shard indices (dfs=False).
+``boost-nodfs`` skips dfs_query_then_fetch on multi-shard indices (dfs=False);
+``boost-fanout`` sends one request per shard with boosts from each shard's own statistics
+(boost_fan_out=True; needs a calibration made with --identifiers); ``native-dfs`` is the
+plain match with dfs_query_then_fetch.
 Systems run interleaved per query in a rotating order so drift and background load hit all
 of them alike. Times are wall-clock around the client call, wrapper overhead and every extra
 round trip included. Prints p50/p95 per system and the ratio of medians to native.
@@ -28,6 +31,9 @@ from pathlib import Path
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
+
+#: the plain match with dfs_query_then_fetch (what the wrapper's dfs costs the engine)
+NATIVE_DFS = "native-dfs"
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -70,22 +76,25 @@ def main() -> int:
         "rerank-live": (wrap(client, cal, stats="live"), "rerank"),
         "boost+joins-live": (wrap(client, cal, stats="live", joins=True), "boost"),
         "boost-nodfs": (wrap(client, cal, stats=stats, dfs=False), "boost"),
+        "boost-fanout": (wrap(client, cal, stats=stats, boost_fan_out=True), "boost"),
+        "boost-dfs": (wrap(client, cal, stats=stats, boost_fan_out=False), "boost"),
     }
     field = cal.field
     every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
     texts = every[: args.n + 1]
     modes = ["native", *args.modes.split(",")]
-    unknown = [m for m in modes[1:] if m not in clients]
+    unknown = [m for m in modes[1:] if m not in clients and m != NATIVE_DFS]
     if unknown:
         parser.error(f"unknown systems {unknown}; choose from {sorted(clients)}")
+    wrapped_modes = [m for m in modes[1:] if m in clients]
     for text in every[args.n + 1: args.n + 1 + args.warm]:  # never timed, never repeated
-        for mode in modes[1:]:
+        for mode in wrapped_modes:
             wrapped, how = clients[mode]
             wrapped.search(index=args.index, body={"query": {"match": {field: text}}, "size": 1},
                            esqlog_mode=how)
     timings: dict[str, list[float]] = {m: [] for m in modes}
     warm = texts.pop(0)
-    for mode in modes[1:]:
+    for mode in wrapped_modes:
         wrapped, how = clients[mode]
         wrapped.search(index=args.index, body={"query": {"match": {field: warm}}, "size": 1},
                        esqlog_mode=how)
@@ -96,6 +105,8 @@ def main() -> int:
             started = time.perf_counter()
             if mode == "native":
                 client.search(index=args.index, body=body)
+            elif mode == NATIVE_DFS:
+                client.search(index=args.index, body=body, search_type="dfs_query_then_fetch")
             else:
                 wrapped, how = clients[mode]
                 wrapped.search(index=args.index, body=body, esqlog_mode=how)

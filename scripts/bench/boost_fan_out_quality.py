@@ -1,0 +1,84 @@
+"""NDCG@10 of boost mode sent one request per shard against today's dfs boost search.
+
+    python scripts/bench/boost_fan_out_quality.py --url http://127.0.0.1:19200 \
+        --index esqlog-bench-go-full-standard-3s \
+        --calibration results/go-3s.calibration.json \
+        --queries data/corpora/go/queries.jsonl --n 500
+
+The queries are the ones scripts/bench/latency.py times with the same ``--n`` (the first
+n + 1 distinct texts, the first one only warming up), each judged by its one gold
+document. Systems: ``native`` (the plain match), ``boost-dfs`` (wrap(..., boost_fan_out=False):
+one dfs_query_then_fetch search, the global statistics on every shard) and ``boost-fanout``
+(one request per shard, boosts from each shard's statistics, the length norm the shard's
+own); ``boost-nodfs`` (dfs=False: the global boosts times each shard's own idf, inexact,
+for reference). Prints each system's mean NDCG@10, the fan-out minus dfs difference with its 95%
+paired bootstrap interval, and how many queries get the same top 10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.evaluation.corpus import load_queries
+from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
+from esqlog.wrapper import wrap
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--calibration", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, required=True)
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(hosts=[args.url], timeout=60)
+    cal = load_calibration(args.calibration)
+    first: dict[str, Any] = {}
+    for q in load_queries(args.queries):
+        first.setdefault(q.text, q)
+    chosen = list(first.values())[1: args.n + 1]  # latency.py's texts: the first warms up
+    qrels = {q.qid: {q.gold: 1} for q in chosen}
+    systems = {"native": client, "boost-dfs": wrap(client, cal, boost_fan_out=False),
+               "boost-fanout": wrap(client, cal, boost_fan_out=True),
+               "boost-nodfs": wrap(client, cal, dfs=False)}
+    runs: dict[str, dict[str, list[tuple[str, float]]]] = {name: {} for name in systems}
+    for q in chosen:
+        body = {"query": {"match": {cal.field: q.text}}, "size": args.depth, "_source": False}
+        for name, searcher in systems.items():
+            hits = searcher.search(index=args.index, body=body)["hits"]["hits"]
+            runs[name][q.qid] = [(h["_id"], float(h["_score"])) for h in hits]
+    measures = {"NDCG@10": "nDCG@10"}
+    per = {name: per_query_metrics(run, qrels, measures=measures) for name, run in runs.items()}
+    means = {name: mean_metrics(p)["NDCG@10"] for name, p in per.items()}
+    diff = compare(per["boost-dfs"], per["boost-fanout"], ["NDCG@10"])["NDCG@10"]
+    nodfs = compare(per["boost-dfs"], per["boost-nodfs"], ["NDCG@10"])["NDCG@10"]
+    same = sum([d for d, _ in runs["boost-dfs"][q.qid][:10]]
+               == [d for d, _ in runs["boost-fanout"][q.qid][:10]] for q in chosen)
+    print(f"{len(chosen)} queries, index {args.index}, q {cal.q}")
+    for name, value in means.items():
+        print(f"{name:13s} NDCG@10 {value:.4f}")
+    print(f"fanout - dfs  {diff.mean_diff:+.4f}  95% CI [{diff.low:+.4f}, {diff.high:+.4f}]")
+    print(f"nodfs - dfs   {nodfs.mean_diff:+.4f}  95% CI [{nodfs.low:+.4f}, {nodfs.high:+.4f}]")
+    print(f"same top 10   {same}/{len(chosen)} queries")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "queries": len(chosen), "ndcg10": means, "diff": diff.mean_diff,
+            "ci": [diff.low, diff.high], "same_top10": same,
+            "nodfs_diff": nodfs.mean_diff, "nodfs_ci": [nodfs.low, nodfs.high]}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
