@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import bench_client
+
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
@@ -44,6 +47,8 @@ def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
+                        default="opensearch")
     parser.add_argument("--index", required=True)
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
@@ -51,14 +56,12 @@ def main() -> int:
     parser.add_argument("--skip", type=int, default=600)
     args = parser.parse_args()
 
-    from opensearchpy import OpenSearch
-
-    client = OpenSearch(hosts=[args.url], timeout=60)
+    client = bench_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
     texts = texts[args.skip: args.skip + args.n]
-    spied = {"fanout": OpenSearch(hosts=[args.url], timeout=60),
-             "dfs": OpenSearch(hosts=[args.url], timeout=60)}
+    spied = {"fanout": bench_client(args.url, args.engine),
+             "dfs": bench_client(args.url, args.engine)}
     recorders = {name: recording(c) for name, c in spied.items()}
     wrapped = {"fanout": wrap(spied["fanout"], cal, boost_fan_out=True),
                "dfs": wrap(spied["dfs"], cal, boost_fan_out=False)}

@@ -23,6 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import bench_client
+
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
@@ -32,6 +35,8 @@ from esqlog.wrapper import wrap
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
+                        default="opensearch")
     parser.add_argument("--index", required=True)
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
@@ -40,9 +45,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    from opensearchpy import OpenSearch
-
-    client = OpenSearch(hosts=[args.url], timeout=60)
+    client = bench_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     first: dict[str, Any] = {}
     for q in load_queries(args.queries):

@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
@@ -34,6 +35,17 @@ from esqlog.wrapper import wrap
 
 #: the plain match with dfs_query_then_fetch (what the wrapper's dfs costs the engine)
 NATIVE_DFS = "native-dfs"
+
+
+def bench_client(url: str, engine: str) -> Any:
+    """A client of the benchmarked engine (OpenSearch by default), long timeouts."""
+    if engine == "elasticsearch":
+        from elasticsearch import Elasticsearch
+
+        return Elasticsearch(url, request_timeout=60)
+    from opensearchpy import OpenSearch
+
+    return OpenSearch(hosts=[url], timeout=60)
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -46,6 +58,8 @@ def percentile(values: list[float], pct: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
+                        default="opensearch")
     parser.add_argument("--index", required=True)
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
@@ -60,9 +74,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    from opensearchpy import OpenSearch
-
-    client = OpenSearch(hosts=[args.url], timeout=60)
+    client = bench_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     stats = "auto" if cal.vocabulary else "live"
     clients = {
