@@ -238,3 +238,24 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
     for mine, theirs in zip(got, expected, strict=True):
         assert [i for i, _ in mine] == [i for i, _ in theirs]
         assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6)
+
+
+def test_joins_keep_the_dfs_match_set(indexed: Fixture) -> None:
+    """With identifier joins the per-shard requests hold the dfs search's clauses: the
+    same ids and hits.total (joins add documents to the native set, the same ones)."""
+    f = indexed
+    decisions: list[SearchDecision] = []
+    fanned = wrap(f.engine.client, f.path, boost_fan_out=True, joins=True,
+                  on_decision=decisions.append)
+    dfs = wrap(f.engine.client, f.path, joins=True)
+    widened = 0
+    for text in _texts(40):
+        body = _body({"match": {"body": text}})
+        a = body_of(dfs.search(index=f.index, body=body))
+        b = body_of(fanned.search(index=f.index, body=body))
+        assert a["hits"]["total"] == b["hits"]["total"], text
+        assert {h["_id"] for h in a["hits"]["hits"]} == {h["_id"] for h in b["hits"]["hits"]}
+        native = body_of(f.engine.client.search(index=f.index, body=body))
+        widened += b["hits"]["total"]["value"] > native["hits"]["total"]["value"]
+    assert widened > 0  # some query did get a join that matched more
+    assert all(d.fan_out == (f.shards > 1) for d in decisions)
