@@ -28,6 +28,7 @@ from esqlog.agent.code_search import (
     CodeSearch,
     ToolInputError,
 )
+from esqlog.agent.packing import OUTLINED
 from esqlog.agent.scope import Presence, Scope
 
 INSTRUCTIONS = (
@@ -42,7 +43,9 @@ SEARCH_DOC = (
     "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
     "counts, rare ones most. Default answer: a listing, best first; each hit is "
     "'N. path:start-end Symbol' (Class.method when the index knows the class), then its "
-    "first code line (the signature) and the first line of its doc comment. Pass that path "
+    f"first code line (the signature) and the first line of its doc comment; past the "
+    f"{OUTLINED}th hit, the location line alone. The definition of a name the query spells "
+    "as code (dialConn, open_url, `decode`) is listed first. Pass that path "
     "and line range to read_code to see the code. Narrow with path (a glob), language, "
     "kind, tests and prose (docs and changelogs are left out unless prose='include'); "
     "a pasted dotted name (pkg.Func) also searches its parts. "
@@ -76,7 +79,7 @@ def build_server(search: CodeSearch) -> Any:
             "or field names, error text, rare terms); a few words beat a sentence."))],
         max_tokens: Annotated[int, Field(description=(
             f"Budget of the whole answer in tokens, {MIN_BUDGET}-{MAX_BUDGET}. The default "
-            f"listing of {DEFAULT_LIMIT} hits fits in ~{DEFAULT_BUDGET}; raise it with "
+            f"lists up to {DEFAULT_LIMIT} hits within {DEFAULT_BUDGET}; raise it with "
             "detail='code'."))] = DEFAULT_BUDGET,
         limit: Annotated[int, Field(description=(
             f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
