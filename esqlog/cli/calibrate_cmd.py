@@ -22,6 +22,7 @@ from esqlog.cli.shared_options import connection_options, open_engine, progress_
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.shard_scan import DEFAULT_PARALLEL, check_parallel
 from esqlog.errors import UsageError
+from esqlog.identifiers.memory import parse_memory_limit
 from esqlog.scoring.qlog import PREDICTORS
 from esqlog.statistics.hapax import DEFAULT_SAMPLE
 
@@ -40,6 +41,10 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
 @click.option("--parallel", type=int, default=DEFAULT_PARALLEL, show_default=True,
               help="Shards read at once by --exact / --vocabulary (1: one after another); "
                    "--identifiers reads them in as many worker processes.")
+@click.option("--memory-limit", default="256M", show_default=True,
+              help="With --identifiers: memory for what grows with the documents (each "
+                   "document's term ids go to a temporary file past it); the statistics "
+                   "do not depend on it. A size: 64M, 1G.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
@@ -62,6 +67,7 @@ def calibrate_command(
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
     with_identifiers: bool = False, parallel: int = DEFAULT_PARALLEL,
+    memory_limit: str = "256M",
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
 
@@ -83,6 +89,7 @@ def calibrate_command(
     if not (exact or with_vocabulary):
         check_sample(sample)
     check_parallel(parallel)
+    memory = parse_memory_limit(memory_limit)
     if not -(2**63) <= seed < 2**63:
         raise UsageError(f"--seed must be a signed 64-bit integer, got {seed}",
                          "pass a smaller --seed, e.g. --seed 42")
@@ -100,7 +107,8 @@ def calibrate_command(
         found = calibrate_identifiers(engine, index, field_name,
                                       predictor=predictor or DEFAULT_PREDICTOR,
                                       progress_factory=bars, timings=timings,
-                                      connection=connection, parallel=parallel)
+                                      connection=connection, parallel=parallel,
+                                      memory=memory)
         record = found.record
     elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(

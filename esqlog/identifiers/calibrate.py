@@ -34,6 +34,7 @@ from esqlog.identifiers.files import (
     load_for_calibration,
     save_identifier_stats,
 )
+from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.processes import scan_in_processes
 from esqlog.identifiers.split_stats import (
     APPLIES_SHARE,
@@ -61,14 +62,20 @@ def calibrate_identifiers(
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
     connection: ConnectionSettings | None = None, parallel: int = DEFAULT_PARALLEL,
+    memory: MemoryLimit | None = None, spill_dir: str | Path | None = None,
 ) -> IdentifierCalibration:
     """One scan: calibration, df snapshot and the identifiers mode's statistics.
 
     With ``connection`` (the settings ``engine`` was opened with) an index of several
     shards is scanned by up to ``parallel`` worker processes, one per shard
     (esqlog.identifiers.processes); the statistics are the same as from one process.
+    ``memory`` bounds what grows with the documents (esqlog.identifiers.memory): each
+    document's term ids are written under ``spill_dir`` (None: the system's temporary
+    directory) past that budget and deleted once the statistics are built; the statistics
+    do not depend on it.
     """
-    collector = SplitCollector(field_name)
+    processes = parallel if connection is not None and parallel > 1 else 1
+    collector = SplitCollector(field_name, memory, processes, spill_dir)
     scanner: Scanner | None = None
     if connection is not None and parallel > 1:
         def scanner(name: str, field: str, shards: int,
@@ -78,21 +85,25 @@ def calibrate_identifiers(
             return scan_in_processes(connection, engine.flavor, name, field, shards,
                                      parallel, collector, progress)
     try:
-        record, vocab = calibrate_with_vocabulary(
-            engine, index, field_name, predictor=predictor, progress_factory=progress_factory,
-            timings=timings, scan_hook=collector, scanner=scanner, parallel=parallel)
+        try:
+            record, vocab = calibrate_with_vocabulary(
+                engine, index, field_name, predictor=predictor,
+                progress_factory=progress_factory, timings=timings, scan_hook=collector,
+                scanner=scanner, parallel=parallel)
+        finally:
+            collector.close()  # drops documents it had not processed yet, also on failure
+        started = time.perf_counter()
+        collector.finish()  # the last page, when the scan did not count df itself
+        # the scan's own df of each collected term (term_statistics), capped at N as the
+        # snapshot caps it: the snapshot's numbers without hashing every term again
+        engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
+                     else np.minimum(collector.global_df, max(vocab.doc_count, 0)))
+        stats = build_identifier_stats(
+            collector, engine_df, index=record.index, index_uuid=record.index_uuid,
+            field=field_name, shards=record.shards, doc_count=record.doc_count,
+            created_at=record.created_at, predictor=record.predictor)
     finally:
-        collector.close()  # drops documents it had not processed yet, also on failure
-    started = time.perf_counter()
-    collector.finish()  # the last page, when the scan did not count df itself
-    # the scan's own df of each collected term (term_statistics), capped at N as the snapshot
-    # caps it: the snapshot's numbers without hashing every term again to look them up
-    engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
-                 else np.minimum(collector.global_df, max(vocab.doc_count, 0)))
-    stats = build_identifier_stats(
-        collector, engine_df, index=record.index, index_uuid=record.index_uuid,
-        field=field_name, shards=record.shards, doc_count=record.doc_count,
-        created_at=record.created_at, predictor=record.predictor)
+        collector.discard()  # the postings on disk, whatever happened
     built = time.perf_counter() - started
     if timings is not None:
         timings.stages["identifiers"] = built

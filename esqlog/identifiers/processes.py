@@ -25,6 +25,7 @@ from typing import Any
 
 from esqlog.engine.client import Flavor
 from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.scan import SplitCollector, absorb
 from esqlog.statistics.vocabulary import VocabularyScan
 from esqlog.statistics.vocabulary_scan import Progress, ScanMerger, ShardScan, scan_shard_plan
@@ -38,14 +39,21 @@ def _start(queue: Any) -> None:
 
 
 def _scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
-                shard: int) -> tuple[ShardScan, SplitCollector]:
-    """One shard's scan, in a worker process."""
+                shard: int, memory: MemoryLimit, processes: int,
+                spill_dir: str | None) -> tuple[ShardScan, SplitCollector]:
+    """One shard's scan, in a worker process: its postings written to disk (the parent
+    reads them from there), its per-term tables sent back."""
     engine = connect(connection, flavor)
-    collector = SplitCollector(field_name)
+    collector = SplitCollector(field_name, memory, processes, spill_dir)
     report = None if _progress is None else _progress.put
-    part = engine.run(scan_shard_plan(index, field_name, shard, progress=report,
-                                      on_doc=collector))
-    collector.finish()
+    try:
+        part = engine.run(scan_shard_plan(index, field_name, shard, progress=report,
+                                          on_doc=collector))
+        collector.finish()
+        collector.postings.flush()
+    except BaseException:
+        collector.discard()
+        raise
     collector.tried = set()  # a cache of the scan, not sent back
     return part, collector
 
@@ -54,7 +62,11 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
                       field_name: str, shards: int, parallel: int, collector: SplitCollector,
                       progress: Progress | None = None) -> VocabularyScan:
     """Every shard's term vectors and texts, ``parallel`` processes at once, into
-    ``collector`` (in shard order); the global df and ttf of every term."""
+    ``collector`` (in shard order); the global df and ttf of every term.
+
+    Each worker shares ``collector.memory``'s buffer budget and spills its postings
+    beside the collector's; the parent takes them over in shard order (absorb) and a
+    failure deletes those already written."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
 
@@ -66,11 +78,13 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
     listener = threading.Thread(target=relay, name="esqlog-scan-progress", daemon=True)
     listener.start()
     parts: dict[int, tuple[ShardScan, SplitCollector]] = {}
+    workers = min(parallel, shards)
+    spill = None if collector.spill_dir is None else str(collector.spill_dir)
     try:
-        with ProcessPoolExecutor(min(parallel, shards), mp_context=context,
+        with ProcessPoolExecutor(workers, mp_context=context,
                                  initializer=_start, initargs=(queue,)) as pool:
             pending = {pool.submit(_scan_shard, connection, flavor, index, field_name,
-                                   shard): shard
+                                   shard, collector.memory, workers, spill): shard
                        for shard in range(shards)}
             try:
                 while pending:
@@ -81,6 +95,10 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
                 for future in pending:
                     future.cancel()
                 raise
+    except BaseException:
+        for _, seen in parts.values():
+            seen.discard()
+        raise
     finally:
         queue.put(None)
         listener.join()

@@ -15,10 +15,14 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from esqlog.identifiers.memory import MemoryLimit
+from esqlog.identifiers.postings import PostingLog
+from esqlog.identifiers.term_totals import TermTotals
 from esqlog.scoring.subwords import CASED_TOKEN, split_identifier
 
 MAX_SHARDS = 64  # presence masks are uint64
@@ -33,16 +37,25 @@ _Doc = tuple[int, Any, Mapping[str, Any]]
 class SplitCollector:
     """Per-document hook of the vocabulary scan (esqlog.statistics.vocabulary.DocHook).
 
-    Read ``terms``, ``term_id``, ``splits`` and the ``doc_*`` arrays only after
-    :meth:`finish` (build_identifier_stats calls it).
+    Read ``terms``, ``term_id``, ``splits``, ``totals`` and ``postings`` only after
+    :meth:`finish` (build_identifier_stats calls it). ``memory`` bounds the buffers that
+    grow with the documents (esqlog.identifiers.memory); ``processes``: how many
+    collectors scan at once (they share the buffer budget); ``spill_dir``: where the
+    postings go past the buffer (None: the system's temporary directory). Call
+    :meth:`discard` when done to delete them.
     """
 
     #: esqlog.statistics.vocabulary's scan leaves its per-term df and ttf counting to this hook
     #: (term_statistics). Same numbers, same term order (first seen in scan order).
     keeps_term_stats = True
 
-    def __init__(self, field_name: str) -> None:
+    def __init__(self, field_name: str, memory: MemoryLimit | None = None,
+                 processes: int = 1, spill_dir: str | Path | None = None) -> None:
         self.field = field_name
+        self.memory = memory or MemoryLimit()
+        self.processes = processes
+        self.spill_dir = spill_dir
+        self.postings = PostingLog(self.memory.buffer_bytes(processes), spill_dir)
         self.restart()
 
     def restart(self) -> None:
@@ -51,15 +64,11 @@ class SplitCollector:
         self.term_id: dict[str, int] = {}
         self.terms: list[str] = []
         self.splits: dict[int, tuple[str, ...]] = {}
-        self.tried: set[str] = set()  # cased forms already split (most repeat)
-        self.doc_terms = array("i")
-        self.doc_tf = array("i")
-        self.doc_df = array("i")  # each term's shard df as its term vector reported it
-        self.doc_ptr = array("q", [0])
-        self.doc_shard = array("b")
+        self.tried: set[str] = set()  # cased forms already split (most repeat): a cache
+        self.postings.discard()
+        self.docs = 0  # documents scanned
+        self.totals = TermTotals()  # ttf, shard mask and per-shard df of every term
         self.global_df: np.ndarray | None = None  # set by term_statistics()
-        #: per shard: the largest df each term's vectors reported (the shard's own df)
-        self.shard_best: dict[int, np.ndarray] | None = None
         #: per shard: the field's document count as its term vectors reported it (deleted
         #: documents included, as the shard's BM25 counts them)
         self.shard_docs: dict[int, int] = {}
@@ -86,6 +95,11 @@ class SplitCollector:
         """Drop documents not yet processed (a failed scan; idempotent)."""
         self._pending = []
 
+    def discard(self) -> None:
+        """Delete the postings written to disk (after the build, or a failure)."""
+        self._pending = []
+        self.postings.discard()
+
     def _process(self, batch: list[_Doc]) -> None:
         """Record each document's terms; learn splits from the casings in its text.
 
@@ -97,12 +111,15 @@ class SplitCollector:
         Hot: one dictionary lookup per term and per token, one split per distinct original
         casing (the first casing seen that splits wins). A set-difference variant that
         visits only new tokens measured no faster in CPU seconds (the regular expression
-        over the text is most of the cost), so the plain loop stays.
+        over the text is most of the cost), so the plain loop stays. The page's term ids,
+        tf and df are folded into ``totals`` at once; only the ids are kept (``postings``).
         """
+        if len(self.tried) > self.memory.tried_casings:
+            self.tried = set()  # a cache: forgetting it only costs splitting again
         ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
         get = ids.get
-        doc_terms, doc_tf, doc_df, doc_ptr, doc_shard = (
-            self.doc_terms, self.doc_tf, self.doc_df, self.doc_ptr, self.doc_shard)
+        doc_terms, doc_tf, doc_df = array("i"), array("i"), array("i")
+        lengths, doc_shard = array("i"), array("b")
         for shard, source, terms in batch:
             found = list(map(get, terms))
             if None in found:
@@ -121,7 +138,7 @@ class SplitCollector:
                 dfs = array("i", (int(v.get("doc_freq") or 0) for v in values))
             doc_tf.extend(tf)
             doc_df.extend(dfs)
-            doc_ptr.append(len(doc_terms))
+            lengths.append(len(found))
             doc_shard.append(shard)
             texts = [source] if isinstance(source, str) else (
                 [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
@@ -139,19 +156,24 @@ class SplitCollector:
                     parts = split_identifier(token)
                     if parts:
                         splits[i] = parts
+        term_ids = np.frombuffer(doc_terms, dtype=np.int32)
+        counts = np.frombuffer(lengths, dtype=np.int32)
+        self.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
+                        np.frombuffer(doc_df, dtype=np.int32),
+                        np.repeat(np.frombuffer(doc_shard, dtype=np.int8), counts))
+        self.postings.append(term_ids.copy(), counts.copy())
+        self.docs += len(batch)
+        self.global_df = None
 
     def term_statistics(self) -> tuple[dict[str, int], dict[str, int]]:
-        """(global df, ttf) of every term seen, as esqlog.statistics.vocabulary's scan counts them:
-        per
-        shard the largest df a term vector reported, summed over shards; tf summed."""
+        """(global df, ttf) of every term seen, as esqlog.statistics.vocabulary's scan counts
+        them: per shard the largest df a term vector reported, summed over shards; tf summed."""
         self.finish()
         n = len(self.terms)
-        ids = np.frombuffer(self.doc_terms, dtype=np.int32)
+        ttf, _, per_shard = self.totals.view(n)
         df = np.zeros(n, dtype=np.int64)
-        for best in shard_df(self).values():
+        for best in per_shard.values():
             df += best
-        ttf = np.bincount(ids, weights=np.frombuffer(self.doc_tf, dtype=np.int32),
-                          minlength=n).astype(np.int64)
         self.global_df = df
         return dict(zip(self.terms, df.tolist(), strict=True)), dict(
             zip(self.terms, ttf.tolist(), strict=True))
@@ -160,31 +182,17 @@ class SplitCollector:
 def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
     """Per shard holding documents: each term's df there (0 where the shard's
     documents do not hold it), the largest its term vectors reported."""
-    if collector.shard_best is not None:
-        return collector.shard_best
     collector.finish()
-    n = len(collector.terms)
-    ids = np.frombuffer(collector.doc_terms, dtype=np.int32)
-    dfs = np.frombuffer(collector.doc_df, dtype=np.int32)
-    ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)
-    shard_of = np.repeat(np.frombuffer(collector.doc_shard, dtype=np.int8), np.diff(ptr))
-    shards = np.unique(shard_of)
-    out: dict[int, np.ndarray] = {}
-    for shard in shards.tolist():
-        one = shards.size == 1
-        best = np.zeros(n, dtype=np.int32)
-        np.maximum.at(best, ids if one else ids[shard_of == shard],
-                      dfs if one else dfs[shard_of == shard])
-        out[shard] = best
-    collector.shard_best = out
-    return out
+    return collector.totals.view(len(collector.terms))[2]
 
 
 def absorb(into: SplitCollector, other: SplitCollector) -> None:
     """Append what ``other`` saw (the next shard's documents, collected in another
     process: esqlog.identifiers.processes) to ``into``, as if ``into`` had read them next:
-    the new terms after its own, the splits of terms that have none yet."""
+    the new terms after its own, the splits of terms that have none yet, its totals
+    added and its postings (on disk) read through the mapping of its term ids."""
     other.finish()
+    into.finish()
     ids, names, splits = into.term_id, into.terms, into.splits
     mapping = np.empty(len(other.terms), np.int32)
     for k, term in enumerate(other.terms):
@@ -195,13 +203,9 @@ def absorb(into: SplitCollector, other: SplitCollector) -> None:
         mapping[k] = found
     for k, parts in other.splits.items():
         splits.setdefault(int(mapping[k]), parts)
-    terms = np.frombuffer(other.doc_terms, np.int32)
-    into.doc_terms.frombytes(mapping[terms].tobytes())
-    into.doc_tf.extend(other.doc_tf)
-    into.doc_df.extend(other.doc_df)
-    ptr = np.frombuffer(other.doc_ptr, np.int64)[1:] + into.doc_ptr[-1]
-    into.doc_ptr.frombytes(ptr.tobytes())
-    into.doc_shard.extend(other.doc_shard)
+    into.totals.absorb(other.totals, mapping, len(names))
+    into.postings.absorb(other.postings, mapping)
+    into.docs += other.docs
     for shard, n in other.shard_docs.items():
         into.field_statistics(shard, n)
-    into.shard_best = into.global_df = None  # counted again from the merged documents
+    into.global_df = None  # counted again from the merged totals

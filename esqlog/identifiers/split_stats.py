@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 
@@ -212,36 +212,20 @@ def build_identifier_stats(
     parts_idx = flat[first]
     counts = np.bincount(owner_of[first], minlength=n_words)
     ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    # split-stream df: (doc, word) pairs from each term and each of its parts, deduplicated
-    doc_terms = np.frombuffer(collector.doc_terms, dtype=np.int32).astype(np.int64)
-    doc_ptr = np.frombuffer(collector.doc_ptr, dtype=np.int64)
-    doc_of = np.repeat(np.arange(doc_ptr.size - 1, dtype=np.int64), np.diff(doc_ptr))
-    n_parts = np.diff(ptr)[doc_terms]
-    starts = np.repeat(ptr[doc_terms], n_parts)
-    offsets = np.arange(int(n_parts.sum())) - np.repeat(np.cumsum(n_parts) - n_parts, n_parts)
-    part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
-    # A document lists each of its terms once, so only pairs of words that are also some
-    # term's part can repeat: the rest are counted as they are, and only those are sorted
-    # (the sort was the build's largest cost).
     is_part = np.zeros(n_words, dtype=bool)
     is_part[parts_idx] = True
-    shared = is_part[doc_terms]
-    df_stream = np.bincount(doc_terms[~shared], minlength=n_words)
-    keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
-                           np.repeat(doc_of, n_parts) * n_words + part_words))
-    keys.sort()
-    distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-    df_stream += np.bincount(distinct % n_words, minlength=n_words)
+    df_stream = split_stream_df(collector.postings.chunks(collector.memory.chunk_postings),
+                                ptr, parts_idx, is_part, n_words)
+    term_ttf, term_mask, _ = collector.totals.view(t_count)
     ttf = np.zeros(n_words, dtype=np.int64)
-    ttf[:t_count] = np.bincount(doc_terms, weights=np.frombuffer(collector.doc_tf, np.int32),
-                                minlength=t_count).astype(np.int64)
+    ttf[:t_count] = term_ttf
     stream_ttf = ttf.copy()
     owners = np.repeat(np.arange(n_words), np.diff(ptr))
     np.add.at(stream_ttf, parts_idx, ttf[owners])
     tokens = int(stream_ttf.sum())
     has_parts = np.diff(ptr) > 0
     split_share = float(ttf[has_parts].sum() / max(int(ttf.sum()), 1))
-    split_docs = len(collector.doc_ptr) - 1
+    split_docs = collector.docs
     h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
     chosen = get_predictor(predictor)
     q = chosen.predict(CorpusFeatures(h_tok, doc_count, tokens / max(split_docs, 1)))
@@ -253,9 +237,7 @@ def build_identifier_stats(
     df_engine = np.zeros(n_words, dtype=np.int64)
     df_engine[:t_count] = tdf
     mask = np.zeros(n_words, dtype=np.uint64)
-    shard_bit = np.left_shift(np.uint64(1), np.frombuffer(collector.doc_shard, np.int8)
-                              .astype(np.uint64))
-    np.bitwise_or.at(mask, doc_terms, shard_bit[doc_of])
+    mask[:t_count] = term_mask
     shard_docs, local_terms, local_df = _local_statistics(collector, shards)
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
@@ -267,6 +249,40 @@ def build_identifier_stats(
         mask=mask[kept], parts_ptr=new_ptr.astype(np.int64),
         parts_idx=new_parts.astype(np.int32), shard_docs=shard_docs,
         local_terms=local_terms, local_df=local_df)
+
+
+def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.ndarray,
+                    parts_idx: np.ndarray, is_part: np.ndarray, n_words: int) -> np.ndarray:
+    """Split-stream df of every word: documents holding the word or a term whose split
+    contains it, from the documents' term ids read back in chunks of whole documents
+    (esqlog.identifiers.postings). A document is counted within one chunk, so the sum
+    over chunks is the df over all documents, whatever the chunk size.
+
+    Per chunk: (doc, word) pairs from each term and each of its parts, deduplicated. A
+    document lists each of its terms once, so only pairs of words that are also some
+    term's part can repeat: the rest are counted as they are, and only those are sorted
+    (the sort was the build's largest cost).
+    """
+    df_stream = np.zeros(n_words, dtype=np.int64)
+    sizes = np.diff(ptr)
+    for doc_terms, lengths in chunks:
+        doc_of = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+        n_parts = sizes[doc_terms]
+        starts = np.repeat(ptr[doc_terms], n_parts)
+        offsets = (np.arange(int(n_parts.sum()))
+                   - np.repeat(np.cumsum(n_parts) - n_parts, n_parts))
+        part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
+        del starts, offsets
+        shared = is_part[doc_terms]
+        df_stream += np.bincount(doc_terms[~shared], minlength=n_words)
+        keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
+                               np.repeat(doc_of, n_parts) * n_words + part_words))
+        del doc_of, n_parts, part_words, shared
+        keys.sort()
+        distinct = (keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size
+                    else keys)
+        df_stream += np.bincount(distinct % n_words, minlength=n_words)
+    return df_stream
 
 
 def _local_statistics(collector: SplitCollector, shards: int

@@ -223,6 +223,7 @@ def _new_splits(changes: Changes, word_id: Mapping[str, int]) -> dict[str, tuple
     for terms, text in zip(changes.new, changes.texts, strict=True):
         collector(0, {"_source": {FIELD: text}}, {t: {"term_freq": f} for t, f in terms.items()})
     collector.finish()
+    collector.discard()  # only its splits are read: no postings left on disk
     out: dict[str, tuple[str, ...]] = {}
     for i, term in enumerate(collector.terms):
         if term in word_id:
