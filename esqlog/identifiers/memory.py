@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 from esqlog.errors import UsageError
 
-#: the default: the build's chunk at 256 MiB reads ~2.7M postings at once, which keeps
+#: the default: the build's chunk at 256 MiB reads ~2.1M postings at once, which keeps
 #: its per-chunk cost (an O(words) bincount) small against the chunk's own work
 DEFAULT_MEMORY_LIMIT = 256 << 20
 MIN_MEMORY_LIMIT = 1 << 10  # small enough for the tests to spill at every page
 #: bytes the build's temporary arrays take per posting read back (int64 copies of the
 #: ids, their documents, the sub-words they expand to and the sort keys, measured with
-#: tracemalloc on Go 100K: ~70-90 bytes; rounded up)
-BUILD_BYTES_PER_POSTING = 96
+#: tracemalloc on Go 100K: 113 bytes; rounded up)
+BUILD_BYTES_PER_POSTING = 128
 _SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)i?b?\s*", re.IGNORECASE)
 _UNITS = {"": 1 << 20, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
