@@ -55,6 +55,7 @@ def _scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, fiel
         collector.discard()
         raise
     collector.tried = set()  # a cache of the scan, not sent back
+    collector.term_id = {}  # absorb reads the terms in order: the dictionary is not sent
     return part, collector
 
 
@@ -81,8 +82,10 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
     workers = min(parallel, shards)
     spill = None if collector.spill_dir is None else str(collector.spill_dir)
     try:
-        with ProcessPoolExecutor(workers, mp_context=context,
-                                 initializer=_start, initargs=(queue,)) as pool:
+        # one shard a process: each exits when its shard is sent back, so its memory is
+        # free before the parent merges them
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
+                                 initargs=(queue,), max_tasks_per_child=1) as pool:
             pending = {pool.submit(_scan_shard, connection, flavor, index, field_name,
                                    shard, collector.memory, workers, spill): shard
                        for shard in range(shards)}
@@ -108,4 +111,5 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
         part, seen = parts.pop(shard)
         merger.add(part)
         absorb(collector, seen)
+        del part, seen  # each shard's tables go as soon as they are merged
     return merger.result(index, field_name, collector)

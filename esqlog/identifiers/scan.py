@@ -73,6 +73,11 @@ class SplitCollector:
         #: documents included, as the shard's BM25 counts them)
         self.shard_docs: dict[int, int] = {}
 
+    def restart_empty(self) -> None:
+        """Let go of every table (absorb took them over); the postings are not deleted."""
+        self.postings = PostingLog(self.postings.buffer_bytes, self.spill_dir)
+        self.restart()
+
     def field_statistics(self, shard: int, doc_count: int) -> None:
         """The scan saw this field doc_count on a shard (it keeps the largest)."""
         self.shard_docs[shard] = max(self.shard_docs.get(shard, 0), doc_count)
@@ -193,6 +198,15 @@ def absorb(into: SplitCollector, other: SplitCollector) -> None:
     added and its postings (on disk) read through the mapping of its term ids."""
     other.finish()
     into.finish()
+    if not into.terms and not into.docs:  # the first shard: taken over, not copied
+        into.terms, into.splits, into.totals = other.terms, other.splits, other.totals
+        into.term_id = other.term_id or {t: k for k, t in enumerate(other.terms)}
+        into.postings.absorb(other.postings, np.arange(len(other.terms), dtype=np.int32))
+        into.docs, into.global_df = other.docs, None
+        for shard, n in other.shard_docs.items():
+            into.field_statistics(shard, n)
+        other.restart_empty()
+        return
     ids, names, splits = into.term_id, into.terms, into.splits
     mapping = np.empty(len(other.terms), np.int32)
     for k, term in enumerate(other.terms):
