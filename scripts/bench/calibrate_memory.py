@@ -130,6 +130,7 @@ def main() -> int:
     ap.add_argument("--old", type=Path, default=None, help="checkout of the old implementation")
     ap.add_argument("--skip-old", action="store_true", help="the old one does not fit")
     ap.add_argument("--small-limit", default="4M")
+    ap.add_argument("--skip-small", action="store_true", help="no run with --small-limit")
     ap.add_argument("--out", type=Path, default=Path("results/calibrate_memory.jsonl"))
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[2]
@@ -138,8 +139,9 @@ def main() -> int:
         work = Path(tmp)
         runs.append(calibrate("vocabulary", here, args, [], work))
         runs.append(calibrate("new", here, args, ["--identifiers"], work))
-        runs.append(calibrate("new-small", here, args,
-                              ["--identifiers", "--memory-limit", args.small_limit], work))
+        if not args.skip_small:
+            runs.append(calibrate("new-small", here, args,
+                                  ["--identifiers", "--memory-limit", args.small_limit], work))
         if args.old is not None and not args.skip_old:
             runs.append(calibrate("old", args.old, args, ["--identifiers"], work))
         by = {r["label"]: r for r in runs}
@@ -162,8 +164,8 @@ def main() -> int:
         print(f"new/old: time {new['seconds'] / old['seconds']:.2f}x, peak RSS "
               f"{new['peak_rss_mib'] / old['peak_rss_mib']:.2f}x; files equal after loading: "
               f"{old['same_as_new']}")
-    print(f"new/vocabulary alone: time {by['new']['time_vs_vocabulary']:.2f}x; "
-          f"small limit equal to default: {by['new-small']['same_as_new']}")
+    print(f"new/vocabulary alone: time {by['new']['time_vs_vocabulary']:.2f}x; small limit "
+          f"equal to default: {by['new-small']['same_as_new'] if 'new-small' in by else '-'}")
     return 0
 
 
