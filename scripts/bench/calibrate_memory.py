@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -131,19 +132,27 @@ def main() -> int:
     ap.add_argument("--skip-old", action="store_true", help="the old one does not fit")
     ap.add_argument("--small-limit", default="4M")
     ap.add_argument("--skip-small", action="store_true", help="no run with --small-limit")
+    ap.add_argument("--concurrent", action="store_true",
+                    help="start the runs at once (each sees the others' load: a fair ratio "
+                         "when the sequential runs would not fit the time)")
     ap.add_argument("--out", type=Path, default=Path("results/calibrate_memory.jsonl"))
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[2]
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="esqlog-calmem-") as tmp:
         work = Path(tmp)
-        runs.append(calibrate("vocabulary", here, args, [], work))
-        runs.append(calibrate("new", here, args, ["--identifiers"], work))
+        plan: list[tuple[str, Path, list[str]]] = [("vocabulary", here, []),
+                                                   ("new", here, ["--identifiers"])]
         if not args.skip_small:
-            runs.append(calibrate("new-small", here, args,
-                                  ["--identifiers", "--memory-limit", args.small_limit], work))
+            plan.append(("new-small", here,
+                         ["--identifiers", "--memory-limit", args.small_limit]))
         if args.old is not None and not args.skip_old:
-            runs.append(calibrate("old", args.old, args, ["--identifiers"], work))
+            plan.append(("old", args.old, ["--identifiers"]))
+        if args.concurrent:
+            with ThreadPoolExecutor(len(plan)) as pool:
+                runs = list(pool.map(lambda p: calibrate(p[0], p[1], args, p[2], work), plan))
+        else:
+            runs = [calibrate(label, tree, args, extra, work) for label, tree, extra in plan]
         by = {r["label"]: r for r in runs}
         new_files = by["new"]["_files"]
         for r in runs[2:]:
@@ -155,8 +164,8 @@ def main() -> int:
             for r in runs:
                 r.pop("_files")
                 r["time_vs_vocabulary"] = round(r["seconds"] / vocab["seconds"], 3)
-                r.update(index=args.index, load=load, date=time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                         time.gmtime()))
+                r.update(index=args.index, load=load, concurrent=args.concurrent,
+                         date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
                 fh.write(json.dumps(r) + "\n")
                 print(json.dumps(r), flush=True)
     if "old" in by:
