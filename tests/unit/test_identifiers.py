@@ -603,6 +603,8 @@ def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> N
     assert a.words == b.words and a.local_terms == b.local_terms
     for name in ("df_split", "mask", "parts_idx", "local_df", "shard_docs"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    merged.discard()  # absorb wrote the shards' postings to disk: delete them
+    assert not merged.postings.segments
 
 
 def test_errors_keep_problem_and_fix_across_processes() -> None:
