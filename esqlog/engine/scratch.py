@@ -42,12 +42,11 @@ def is_scratch(meta: Any) -> bool:
     return meta.get("created_by") in _LEGACY_CREATORS and meta.get("scratch") is True
 
 
-def scratch_state(engine: Engine, index: str) -> bool | None:
-    """None when ``index`` does not exist, True when it is esqlog's scratch index.
+def own_mappings(engine: Engine, index: str) -> dict[str, Any] | None:
+    """The mappings of the one index named ``index``; None when there is none.
 
-    Raises UsageError when it exists and is not one (another's index, an alias, or a
-    name that matches several), so that no caller can go on to write or delete it.
-    """
+    Raises UsageError when the name is an alias or matches several indices: what esqlog
+    may write or delete is decided on one index's own ``_meta``, never a pattern's."""
     try:
         found = engine.perform(Request("GET", index_path(index, "_mapping")))
     except Exception as exc:
@@ -60,7 +59,18 @@ def scratch_state(engine: Engine, index: str) -> bool | None:
         raise UsageError(f"{index!r} names {', '.join(sorted(found)[:3])} (an alias or "
                          "several indices), not an index esqlog created",
                          "pass the name of a new index (esqlog creates it)")
-    mappings = (found[index] or {}).get("mappings") or {}
+    return dict((found[index] or {}).get("mappings") or {})
+
+
+def scratch_state(engine: Engine, index: str) -> bool | None:
+    """None when ``index`` does not exist, True when it is esqlog's scratch index.
+
+    Raises UsageError when it exists and is not one (another's index, an alias, or a
+    name that matches several), so that no caller can go on to write or delete it.
+    """
+    mappings = own_mappings(engine, index)
+    if mappings is None:
+        return None
     if not is_scratch(mappings.get("_meta")):
         raise UsageError(f"index {index!r} exists and esqlog did not create it; esqlog "
                          "replaces and deletes only its own scratch indices",

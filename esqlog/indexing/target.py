@@ -24,6 +24,7 @@ from esqlog.calibration.cluster_store import CALIBRATION_INDEX
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
 from esqlog.engine.paths import api_path, index_path
+from esqlog.engine.scratch import own_mappings
 from esqlog.engine.steps import Request
 from esqlog.errors import UsageError
 
@@ -136,14 +137,10 @@ def forget_created(engine: Engine, name: str) -> None:
 def delete_indexed(engine: Engine, index: str) -> bool:
     """Delete an index ``esqlog index`` made (its marker); False when there is none. Any
     other index is refused with one line: the benchmarks drop their index with this."""
-    try:
-        found = engine.perform(Request("GET", index_path(index, "_mapping")))
-    except Exception as exc:
-        if error_status(exc) == 404:
-            return False
-        raise
-    if list(found) != [index] or MARKER not in (
-            (found[index].get("mappings") or {}).get("_meta") or {}):
+    mappings = own_mappings(engine, index)
+    if mappings is None:
+        return False
+    if MARKER not in (mappings.get("_meta") or {}):
         raise UsageError(f"index {index!r} was not made by esqlog index; not deleting it",
                          "pass another --index name, or delete that index yourself")
     engine.perform(Request("DELETE", index_path(index)))
