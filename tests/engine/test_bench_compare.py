@@ -72,25 +72,6 @@ def test_bench_beir_never_writes_to_an_index_it_did_not_create(
         call(engine, "DELETE", f"/{name}")
 
 
-def test_bench_beir_folder_errors_are_one_line(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    partial = tmp_path / "partial"
-    (partial / "qrels").mkdir(parents=True)
-    (partial / "corpus.jsonl").write_text("{}\n")
-    (partial / "queries.jsonl").write_text("{}\n")
-    (partial / "qrels" / "dev.tsv").write_text("q\td\t1\n")
-    url = ENGINE_URLS["opensearch"]
-    cases = {
-        str(tmp_path / "nope"): "is not a folder",
-        str(tmp_path / "empty"): "has no qrels/test.tsv",
-        str(partial): "pass --split dev",
-    }
-    for folder, expected in cases.items():
-        assert expected in one_line_error(run_esqlog("bench-beir", folder, "--url", url), 2)
-    bad_metric = run_esqlog("bench-beir", str(BEIR), "--url", url, "--metric", "Recall@8K-tokens")
-    assert "not available in bench-beir" in one_line_error(bad_metric, 2)
-
-
 # --- compare ---------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
