@@ -26,6 +26,7 @@ from esqlog.wrapper.decisions import SearchDecision
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.lucene_bm25 import bm25_term
 from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts
+from tests.support.split_bm25 import engine_vectors
 
 N_DOCS = 1000
 
@@ -73,21 +74,7 @@ def indexed(engine: Engine, request: pytest.FixtureRequest,
         path = tmp_path_factory.mktemp("boostshards") / "code.qlog.json"
         save_identifier_calibration(found, path)
         ids = [d["id"] for d in docs]
-        vectors: dict[str, dict[str, int]] = {}
-        for start in range(0, len(ids), 500):
-            answer = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
-                {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
-                 "term_statistics": False, "field_statistics": False}
-                for i in ids[start:start + 500]]})
-            for doc in answer["docs"]:
-                terms = doc["term_vectors"]["body"]["terms"]
-                vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
-        shard_of: dict[str, int] = {}
-        for shard in range(shards):
-            hits = call(engine, "POST", f"/{index}/_search",
-                        {"size": len(ids), "_source": False},
-                        preference=f"_shards:{shard}")["hits"]["hits"]
-            shard_of.update({h["_id"]: shard for h in hits})
+        vectors, shard_of = engine_vectors(engine, index, ids, shards)
         yield Fixture(engine, index, shards, path, load_calibration(path).q, vectors,
                       shard_of, bm25_scale(engine.flavor, engine.version))
     finally:

@@ -19,10 +19,10 @@ from tests.support.engines import call
 from tests.support.lucene_bm25 import lucene_idf, lucene_norm_length
 
 
-def oracle_from_engine(engine: Engine, index: str, ids: Sequence[str], shards: int,
-                       parts_of: Callable[[str], Sequence[str]]) -> SplitStreamBM25:
-    """The oracle of a ``body`` field: term frequencies from the engine's term vectors,
-    each document's shard from per-shard searches, splits from ``parts_of``."""
+def engine_vectors(engine: Engine, index: str, ids: Sequence[str], shards: int
+                   ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """A ``body`` field as the engine holds it: each document's term frequencies (its term
+    vectors) and its shard (per-shard searches)."""
     vectors: dict[str, dict[str, int]] = {}
     for start in range(0, len(ids), 500):
         body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
@@ -37,6 +37,14 @@ def oracle_from_engine(engine: Engine, index: str, ids: Sequence[str], shards: i
         hits = call(engine, "POST", f"/{index}/_search", {"size": len(ids), "_source": False},
                     preference=f"_shards:{shard}")["hits"]["hits"]
         shard_of.update({h["_id"]: shard for h in hits})
+    return vectors, shard_of
+
+
+def oracle_from_engine(engine: Engine, index: str, ids: Sequence[str], shards: int,
+                       parts_of: Callable[[str], Sequence[str]]) -> SplitStreamBM25:
+    """The oracle of a ``body`` field: term frequencies from the engine's term vectors,
+    each document's shard from per-shard searches, splits from ``parts_of``."""
+    vectors, shard_of = engine_vectors(engine, index, ids, shards)
     parts = {t: tuple(parts_of(t)) for tfs in vectors.values() for t in tfs}
     return SplitStreamBM25(vectors, shard_of, {t: p for t, p in parts.items() if p})
 
