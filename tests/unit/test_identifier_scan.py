@@ -14,9 +14,10 @@ import pytest
 
 from esqlog.identifiers import scan as identifier_scan
 from esqlog.identifiers.scan import SplitCollector
-from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
+from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.subwords import split_identifier
 from esqlog.statistics.analysis import standard_terms
+from tests.support.collected_stats import collected_stats
 
 WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
          "getURL", "url", "utf8", "UTF8String", "os.ReadFile", "web", "WebSocket", "socket",
@@ -36,14 +37,6 @@ def _feed(collector: SplitCollector, docs: list[tuple[int, str]]) -> None:
                   {t: {"term_freq": c} for t, c in counts.items()})
 
 
-def _stats(collector: SplitCollector, docs: list[tuple[int, str]]) -> IdentifierStats:
-    collector.finish()
-    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u",
-                                  field="body", shards=3, doc_count=len(docs),
-                                  created_at="now", predictor="esqlog-linear")
-
-
 def _same(a: IdentifierStats, b: IdentifierStats) -> None:
     assert a.words == b.words
     for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx"):
@@ -55,11 +48,11 @@ def test_pages_equal_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     docs = _docs(500)
     whole = SplitCollector("body")
     _feed(whole, docs)
-    first = _stats(whole, docs)
+    first = collected_stats(whole, docs)
     monkeypatch.setattr(identifier_scan, "BATCH", 7)  # many pages, a partial last one
     paged = SplitCollector("body")
     _feed(paged, docs)
-    second = _stats(paged, docs)
+    second = collected_stats(paged, docs)
     _same(first, second)
     assert second.parts_of("readfile") == ("read", "file")
     # the first casing that splits wins, in document order, as one token at a time would
@@ -77,7 +70,7 @@ def test_restart_forgets_what_a_failed_scan_saw(monkeypatch: pytest.MonkeyPatch)
     _feed(collector, docs)
     fresh = SplitCollector("body")
     _feed(fresh, docs)
-    _same(_stats(collector, docs), _stats(fresh, docs))
+    _same(collected_stats(collector, docs), collected_stats(fresh, docs))
 
 
 def test_a_malformed_term_vector_fails_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,8 +23,9 @@ from esqlog.identifiers import scan as identifier_scan
 from esqlog.identifiers.memory import MIN_MEMORY_LIMIT, MemoryLimit, parse_memory_limit
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.scan import SplitCollector, absorb
-from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
+from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.analysis import standard_terms
+from tests.support.collected_stats import collected_stats
 
 WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
          "getURL", "url", "utf8", "UTF8String", "os.ReadFile", "web", "WebSocket", "socket",
@@ -46,14 +47,6 @@ def _feed(collector: SplitCollector, docs: list[Doc]) -> None:
         collector.field_statistics(shard, 10)
 
 
-def _stats(collector: SplitCollector, docs: list[Doc]) -> IdentifierStats:
-    collector.finish()
-    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u",
-                                  field="body", shards=3, doc_count=len(docs),
-                                  created_at="now", predictor="esqlog-linear")
-
-
 def _same(a: IdentifierStats, b: IdentifierStats) -> None:
     assert a.words == b.words and a.local_terms == b.local_terms
     for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "local_df",
@@ -67,7 +60,7 @@ def _one(docs: list[Doc], memory: MemoryLimit, spill: Path) -> IdentifierStats:
     collector = SplitCollector("body", memory, spill_dir=spill)
     _feed(collector, docs)
     try:
-        return _stats(collector, docs)
+        return collected_stats(collector, docs)
     finally:
         collector.discard()
 
@@ -82,7 +75,7 @@ def _apart(docs: list[Doc], memory: MemoryLimit, spill: Path) -> IdentifierStats
         part.postings.flush()
         absorb(merged, part)
     try:
-        return _stats(merged, docs)
+        return collected_stats(merged, docs)
     finally:
         merged.discard()
 
