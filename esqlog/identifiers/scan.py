@@ -13,6 +13,7 @@ per-term dictionary loop, which the scan then skips (``keeps_term_stats``).
 from __future__ import annotations
 
 import operator
+import sys
 from array import array
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +25,7 @@ from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.term_totals import TermTotals
 from esqlog.scoring.subwords import CASED_TOKEN, split_identifier
+from esqlog.statistics.term_counts import TermCounts
 
 MAX_SHARDS = 64  # presence masks are uint64
 #: documents processed at once (the scan's page size)
@@ -31,6 +33,7 @@ BATCH = 500
 _TERM_FREQ = operator.itemgetter("term_freq")
 _DOC_FREQ = operator.itemgetter("doc_freq")
 _WORDS = CASED_TOKEN.findall
+intern = sys.intern
 _Doc = tuple[int, Any, Mapping[str, Any]]
 
 
@@ -159,8 +162,8 @@ class SplitCollector:
                     if i in splits:
                         continue
                     parts = split_identifier(token)
-                    if parts:
-                        splits[i] = parts
+                    if parts:  # interned: a sub-word is stored once, however many terms
+                        splits[i] = tuple(map(intern, parts))  # hold it (and pickled once)
         term_ids = np.frombuffer(doc_terms, dtype=np.int32)
         counts = np.frombuffer(lengths, dtype=np.int32)
         self.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
@@ -170,9 +173,10 @@ class SplitCollector:
         self.docs += len(batch)
         self.global_df = None
 
-    def term_statistics(self) -> tuple[dict[str, int], dict[str, int]]:
+    def term_statistics(self) -> tuple[TermCounts, TermCounts]:
         """(global df, ttf) of every term seen, as esqlog.statistics.vocabulary's scan counts
-        them: per shard the largest df a term vector reported, summed over shards; tf summed."""
+        them: per shard the largest df a term vector reported, summed over shards; tf summed.
+        Arrays over ``terms``, not dictionaries (esqlog.statistics.term_counts)."""
         self.finish()
         n = len(self.terms)
         ttf, _, per_shard = self.totals.view(n)
@@ -180,8 +184,7 @@ class SplitCollector:
         for best in per_shard.values():
             df += best
         self.global_df = df
-        return dict(zip(self.terms, df.tolist(), strict=True)), dict(
-            zip(self.terms, ttf.tolist(), strict=True))
+        return TermCounts(self.terms, df), TermCounts(self.terms, ttf.copy())
 
 
 def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:

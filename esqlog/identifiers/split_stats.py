@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -176,7 +177,8 @@ def build_identifier_stats(
     index_uuid: str, field: str, shards: int, doc_count: int, created_at: str,
     predictor: str,
 ) -> IdentifierStats:
-    """The split statistics from what the collector saw during the scan.
+    """The split statistics from what the collector saw during the scan (its term ids and
+    splits are taken over: the collector serves no second build).
 
     ``engine_df``: the global df of each collected term (aligned with ``collector.terms``,
     or a mapping), from the vocabulary snapshot of the same scan.
@@ -192,10 +194,13 @@ def build_identifier_stats(
     # each term's parts (a term seen only lower-cased splits at _, dots and letter/digit
     # boundaries; plain lower-case words cannot split); vectorised below, since this runs
     # over the whole vocabulary
-    plain = _PLAIN
-    split_of = [learned.get(i) or (() if plain(t) else split_identifier(t))
+    plain, intern = _PLAIN, sys.intern
+    split_of = [learned.get(i) or (() if plain(t) else tuple(map(intern, split_identifier(t))))
                 for i, t in enumerate(terms)]
-    word_id = dict(collector.term_id)
+    # the collector's per-term tables are taken over, not copied: at a million documents
+    # each is hundreds of MiB (docs/benchmarks/calibrate-speed.md)
+    word_id = collector.term_id or {t: k for k, t in enumerate(terms)}
+    collector.term_id, collector.splits, learned = {}, {}, {}
     words = list(terms)
     for part in itertools.chain.from_iterable(split_of):
         if part not in word_id:
@@ -205,6 +210,7 @@ def build_identifier_stats(
     lengths = np.fromiter(map(len, split_of), dtype=np.int64, count=t_count)
     flat = np.fromiter(map(word_id.__getitem__, itertools.chain.from_iterable(split_of)),
                        dtype=np.int64, count=int(lengths.sum()))
+    del split_of, word_id
     owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
     # a part repeated within one term (getGet) counts once: keep first occurrences, in order
     _, first = np.unique(owner_of * n_words + flat, return_index=True)

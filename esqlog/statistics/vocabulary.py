@@ -28,7 +28,7 @@ import io
 import json
 import warnings
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -49,6 +49,7 @@ from esqlog.statistics.npz import (
     read_npz,
 )
 from esqlog.statistics.npz import shown as _shown
+from esqlog.statistics.term_counts import TermCounts, aligned
 
 FORMAT = "esqlog-vocabulary/1"
 MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
@@ -196,8 +197,10 @@ class Vocabulary:
 class VocabularyScan:
     """What one pass over all term vectors collected: global df and token counts per term."""
 
-    df: dict[str, int]
-    ttf: dict[str, int]
+    #: dicts, or TermCounts over one list of terms (the identifiers scan's: no per-term
+    #: objects, esqlog.statistics.term_counts)
+    df: Mapping[str, int]
+    ttf: Mapping[str, int]
     docs: int
     #: N and sum_ttf as the scan's own term-vector answers saw them (per shard, the reading
     #: with the most documents, summed): every df above was read from a reader with at most
@@ -207,16 +210,23 @@ class VocabularyScan:
 
     def hapax(self) -> HapaxEstimate:
         """Exact h_tok: tokens of terms whose global df is 1, over all tokens of live docs."""
-        tokens = sum(self.ttf.values())
-        hapax_tokens = sum(n for t, n in self.ttf.items() if self.df.get(t, 0) == 1)
+        both = aligned(self.df, self.ttf)
+        if both is not None:
+            _, df, ttf = both
+            tokens, hapax_tokens = int(ttf.sum()), int(ttf[df == 1].sum())
+        else:
+            tokens = sum(self.ttf.values())
+            hapax_tokens = sum(n for t, n in self.ttf.items() if self.df.get(t, 0) == 1)
         h = hapax_tokens / tokens if tokens else 0.0
         return HapaxEstimate(h, h, h, "exact", self.docs, tokens)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted unique hashes, df) for the snapshot file."""
-        terms = list(self.df)
+        terms = self.terms()
         keys = np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
-        df = np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
+        counts = self.df.counts if isinstance(self.df, TermCounts) else None
+        df = (np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
+              if counts is None else counts.astype(np.uint32))
         order = np.argsort(keys, kind="stable")
         keys, df = keys[order], df[order]
         if keys.size > 1:  # a hash shared by two terms: keep the larger df (never seen so far)
@@ -225,6 +235,10 @@ class VocabularyScan:
                 df = np.maximum.reduceat(df, np.flatnonzero(first))
                 keys = keys[first]
         return keys, df
+
+    def terms(self) -> Sequence[str]:
+        """Every term, in the order of ``df``."""
+        return self.df.terms if isinstance(self.df, TermCounts) else list(self.df)
 
 
 def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,
@@ -239,7 +253,7 @@ def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, f
         doc_count, sum_ttf = scan.doc_count, max(sum_ttf, scan.sum_ttf)
     keys, df = scan.arrays()
     return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
-                      keys, _clamped(df, doc_count, index), build_bloom(list(scan.df)))
+                      keys, _clamped(df, doc_count, index), build_bloom(scan.terms()))
 
 
 def _clamped(df: np.ndarray, doc_count: int, index: str) -> np.ndarray:

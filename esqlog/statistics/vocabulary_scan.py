@@ -106,11 +106,13 @@ class ScanMerger:
     sums: the result does not depend on which shard finished first)."""
 
     def __init__(self) -> None:
-        self.scan = VocabularyScan({}, {}, 0)
+        self.df: dict[str, int] = {}
+        self.ttf: dict[str, int] = {}
+        self.scan = VocabularyScan(self.df, self.ttf, 0)
 
     def add(self, part: ShardScan) -> None:
         scan = self.scan
-        df, ttf = scan.df, scan.ttf
+        df, ttf = self.df, self.ttf
         for term, n in part.df.items():
             df[term] = df.get(term, 0) + n
         for term, n in part.ttf.items():
