@@ -211,6 +211,7 @@ def calibrate_with_vocabulary(
     scan_hook: ScanHook | None = None,
     parallel: int = DEFAULT_PARALLEL,
     scanner: Scanner | None = None,
+    created_at: str | None = None,
 ) -> tuple[Calibration, Vocabulary]:
     """Calibrate from one exact pass that also snapshots every term's global df.
 
@@ -218,11 +219,14 @@ def calibrate_with_vocabulary(
     h_tok comes from the same pass, exactly. Reads only; the caller saves both files.
     ``scan_hook`` also sees every document with its ``_source`` (the identifiers mode's
     statistics, esqlog.identifiers.split_stats); it is restarted whenever the scan is retried.
-    ``scanner`` replaces the scan itself (esqlog.identifiers.processes).
+    ``scanner`` replaces the scan itself (esqlog.identifiers.processes). ``created_at``
+    (default: now) stamps the record and the snapshot: two runs given the same one over
+    the same index write the same bytes.
     """
     record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
                                progress_factory, timings, with_vocabulary=True,
-                               scan_hook=scan_hook, parallel=parallel, scanner=scanner)
+                               scan_hook=scan_hook, parallel=parallel, scanner=scanner,
+                               created_at=created_at)
     assert vocab is not None
     return record, vocab
 
@@ -232,9 +236,10 @@ def _calibrate(
     predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
     timings: CalibrationTimings | None, with_vocabulary: bool,
     scan_hook: ScanHook | None = None, parallel: int = DEFAULT_PARALLEL,
-    scanner: Scanner | None = None,
+    scanner: Scanner | None = None, created_at: str | None = None,
 ) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
+    stamp = created_at or utc_now()  # the record's and the snapshot's: one moment
     started = time.perf_counter()
 
     def read(make_plan: Callable[[], Plan[Any]]) -> Any:
@@ -272,7 +277,7 @@ def _calibrate(
         vocab = vocabulary_from_scan(
             scan, index=info.name, index_uuid=info.uuid, field=field_name,
             doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
-            created_at=utc_now())
+            created_at=stamp)
     else:
         hapax = with_retries(lambda: _hapax(engine, info, field_name, routings, exact, sample,
                                             seed, live, progress_factory, parallel))
@@ -291,7 +296,7 @@ def _calibrate(
         search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
-        vocabulary_terms=len(vocab) if vocab is not None else 0,
+        vocabulary_terms=len(vocab) if vocab is not None else 0, created_at=stamp,
     )
     return record, vocab
 

@@ -11,7 +11,6 @@ from a good one.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections.abc import Mapping
@@ -34,6 +33,7 @@ from esqlog.statistics.npz import (
     finite,
     flat_json,
     meta_problem,
+    npz_bytes,
     plain_text,
     read_npz,
 )
@@ -94,10 +94,8 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
     digest = array_digest({k: (a.dtype.str, a.shape, a.tobytes()) for k, a in arrays.items()})
     meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256, "sha256": digest,
             **{k: getattr(stats, k) for k in _META_KEYS}}
-    buffer = io.BytesIO()
-    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-             **arrays)
-    payload = buffer.getvalue()
+    payload = npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode("utf-8"),
+                                               dtype=np.uint8), **arrays})
     return atomic_write(path, payload), len(payload)
 
 

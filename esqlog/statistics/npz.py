@@ -13,6 +13,7 @@ UsageError line naming the file and the command that rewrites it, never numpy's 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
@@ -70,6 +71,33 @@ def array_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memory
         digest.update(f"{name}\0{dtype}\0{shape}\0{memoryview(data).nbytes}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+#: every member's modification time in the files esqlog writes: a fixed one, so that two
+#: runs that compute the same statistics write the same bytes (zip's earliest date)
+FIXED_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """The .npz file of ``arrays`` (in this order, uncompressed, no pickles), the same bytes
+    for the same arrays whenever and wherever it is written.
+
+    Why not ``np.savez``: what date each member carries is left to numpy and zipfile
+    (numpy has written members through temporary files, stamped with the time of writing),
+    and the files' checksums name them and bind them together (a snapshot's SHA-256 is in
+    its name and in the identifiers file), so reproducible statistics need reproducible
+    bytes. The layout is np.savez's: one ``NAME.npy`` member each, zip64 headers.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_STORED,
+                         allowZip64=True) as archive:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=FIXED_DATE_TIME)
+            info.compress_type = zipfile.ZIP_STORED
+            info.external_attr = 0o600 << 16  # what zipfile gives a member written by name
+            with archive.open(info, "w", force_zip64=True) as member:
+                npy_format.write_array(member, np.asanyarray(value), allow_pickle=False)
+    return buffer.getvalue()
 
 
 def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,

@@ -24,7 +24,6 @@ checks every minute that the index has not drifted from the snapshot (esqlog.wra
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import warnings
 import zlib
@@ -45,6 +44,7 @@ from esqlog.statistics.npz import (
     count,
     flat_json,
     meta_problem,
+    npz_bytes,
     plain_text,
     read_npz,
 )
@@ -286,14 +286,12 @@ def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
 
 def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
     """The .npz bytes of a snapshot and their SHA-256 (which names the file, see calibrate)."""
-    buffer = io.BytesIO()
     arrays: dict[str, Any] = {
         "hashes": vocab.hashes, "df": vocab.df,
         "meta": np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8)}
     if vocab.bloom is not None:
         arrays["bloom"] = vocab.bloom
-    np.savez(buffer, **arrays)
-    payload = buffer.getvalue()
+    payload = npz_bytes(arrays)
     return payload, hashlib.sha256(payload).hexdigest()
 
 
