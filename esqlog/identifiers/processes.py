@@ -8,9 +8,9 @@ scan then took 1.8-1.9x the wall time of ``--vocabulary`` alone, which reads sha
 once; with a process per shard 1.1-1.3x.
 
 How: each worker process opens its own client from the same connection settings (a client
-cannot cross processes), scans one shard (esqlog.statistics.vocabulary_scan.scan_shard_plan) with a
+cannot cross processes), scans one shard (esqlog.identifiers.shard_task.scan_shard) with a
 SplitCollector of its own and returns what it saw; the parent adds the shards up in shard
-order (ScanMerger, esqlog.identifiers.scan.absorb), which gives exactly the statistics of one
+order (esqlog.identifiers.shard_task.merge_shards), which gives exactly the statistics of one
 collector reading the shards in turn (esqlog.identifiers.scan). Progress comes back through
 a queue. Workers are spawned, not forked: the parent may hold threads and connections.
 Only the CLI passes connection settings, so library callers keep the one-process scan.
@@ -24,11 +24,12 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Any
 
 from esqlog.engine.client import Flavor
-from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.identifiers.memory import MemoryLimit
-from esqlog.identifiers.scan import SplitCollector, absorb
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.shard_task import ShardPart, discard_parts, merge_shards, scan_shard
 from esqlog.statistics.vocabulary import VocabularyScan
-from esqlog.statistics.vocabulary_scan import Progress, ScanMerger, ShardScan, scan_shard_plan
+from esqlog.statistics.vocabulary_scan import Progress
 
 _progress: Any = None  # the worker's end of the progress queue (set by _start)
 
@@ -40,23 +41,12 @@ def _start(queue: Any) -> None:
 
 def _scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
                 shard: int, memory: MemoryLimit, processes: int,
-                spill_dir: str | None) -> tuple[ShardScan, SplitCollector]:
+                spill_dir: str | None) -> ShardPart:
     """One shard's scan, in a worker process: its postings written to disk (the parent
-    reads them from there), its per-term tables sent back."""
-    engine = connect(connection, flavor)
-    collector = SplitCollector(field_name, memory, processes, spill_dir)
+    reads them from there), its progress sent through the queue."""
     report = None if _progress is None else _progress.put
-    try:
-        part = engine.run(scan_shard_plan(index, field_name, shard, progress=report,
-                                          on_doc=collector))
-        collector.finish()
-        collector.postings.flush()
-    except BaseException:
-        collector.discard()
-        raise
-    collector.tried = set()  # a cache of the scan, not sent back
-    collector.term_id = {}  # absorb reads the terms in order: the dictionary is not sent
-    return part, collector
+    return scan_shard(connection, flavor, index, field_name, shard, memory, processes,
+                      spill_dir, report)
 
 
 def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str,
@@ -78,7 +68,7 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
 
     listener = threading.Thread(target=relay, name="esqlog-scan-progress", daemon=True)
     listener.start()
-    parts: dict[int, tuple[ShardScan, SplitCollector]] = {}
+    parts: dict[int, ShardPart] = {}
     workers = min(parallel, shards)
     spill = None if collector.spill_dir is None else str(collector.spill_dir)
     try:
@@ -99,17 +89,10 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
                     future.cancel()
                 raise
     except BaseException:
-        for _, seen in parts.values():
-            seen.discard()
+        discard_parts(parts)
         raise
     finally:
         queue.put(None)
         listener.join()
         queue.close()
-    merger = ScanMerger()
-    for shard in range(shards):
-        part, seen = parts.pop(shard)
-        merger.add(part)
-        absorb(collector, seen)
-        del part, seen  # each shard's tables go as soon as they are merged
-    return merger.result(index, field_name, collector)
+    return merge_shards(parts, shards, collector, index, field_name)

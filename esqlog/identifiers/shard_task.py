@@ -1,0 +1,64 @@
+"""One shard's identifiers scan, run away from the calibrating process, and the merge of
+such scans in shard order.
+
+Why a module of its own: the same task runs in a local worker process
+(esqlog.identifiers.processes) and on a Dask worker (esqlog.identifiers.dask_scan); both
+hand back (ShardScan, SplitCollector) and the parent adds them up the same way, so the
+statistics are those of one collector reading the shards in turn whichever ran them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from pathlib import Path
+
+from esqlog.engine.client import Flavor
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.identifiers.memory import MemoryLimit
+from esqlog.identifiers.scan import SplitCollector, absorb
+from esqlog.statistics.vocabulary import VocabularyScan
+from esqlog.statistics.vocabulary_scan import Progress, ScanMerger, ShardScan, scan_shard_plan
+
+#: one shard's scan as it comes back: its per-term tables and its collector
+ShardPart = tuple[ShardScan, SplitCollector]
+
+
+def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
+               shard: int, memory: MemoryLimit, processes: int,
+               spill_dir: str | Path | None, progress: Progress | None = None) -> ShardPart:
+    """One shard's scan with a client and a collector of its own (a client does not cross
+    processes): its postings flushed under ``spill_dir``, its per-term tables returned
+    without the caches the merge does not read. A failure deletes what it spilled."""
+    engine = connect(connection, flavor)
+    collector = SplitCollector(field_name, memory, processes, spill_dir)
+    try:
+        part = engine.run(scan_shard_plan(index, field_name, shard, progress=progress,
+                                          on_doc=collector))
+        collector.finish()
+        collector.postings.flush()
+    except BaseException:
+        collector.discard()
+        raise
+    collector.tried = set()  # a cache of the scan, not sent back
+    collector.term_id = {}  # absorb reads the terms in order: the dictionary is not sent
+    return part, collector
+
+
+def merge_shards(parts: MutableMapping[int, ShardPart], shards: int,
+                 collector: SplitCollector, index: str, field_name: str) -> VocabularyScan:
+    """Every shard's part into ``collector``, in shard order (``parts`` is emptied as it
+    goes, so each shard's tables are let go once merged); the global df and ttf."""
+    merger = ScanMerger()
+    for shard in range(shards):
+        part, seen = parts.pop(shard)
+        merger.add(part)
+        absorb(collector, seen)
+        del part, seen
+    return merger.result(index, field_name, collector)
+
+
+def discard_parts(parts: MutableMapping[int, ShardPart]) -> None:
+    """Delete the postings of parts not merged (a failed scan)."""
+    for _, seen in parts.values():
+        seen.discard()
+    parts.clear()
