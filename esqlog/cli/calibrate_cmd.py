@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
+from typing import Any
 
 import click
 
@@ -22,7 +24,12 @@ from esqlog.cli.shared_options import connection_options, open_engine, progress_
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.shard_scan import DEFAULT_PARALLEL, check_parallel
 from esqlog.errors import UsageError
-from esqlog.identifiers.memory import parse_memory_limit
+from esqlog.identifiers.dask_scan import (
+    DEFAULT_CONNECT_TIMEOUT,
+    dask_scheduler,
+    require_distributed,
+)
+from esqlog.identifiers.memory import MemoryLimit, parse_memory_limit
 from esqlog.scoring.qlog import PREDICTORS
 from esqlog.statistics.hapax import DEFAULT_SAMPLE
 
@@ -45,6 +52,13 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
               help="With --identifiers: memory for what grows with the documents (each "
                    "document's term ids go to a temporary file past it); the statistics "
                    "do not depend on it. A size: 64M, 1G.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="With --identifiers: scan the shards as tasks on the Dask cluster whose "
+                   "scheduler is here (tcp://HOST:8786; pip install 'esqlog[distributed]'). "
+                   "The connection settings, credentials included, travel to its workers; "
+                   "the files written are the same as a local run's.")
+@click.option("--dask-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_CONNECT_TIMEOUT,
+              show_default=True, help="Seconds to wait for the --dask scheduler.")
 @click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
               help="Documents sampled for h_tok when not --exact.")
 @click.option("--seed", type=int, default=42, show_default=True,
@@ -67,14 +81,14 @@ def calibrate_command(
     install_script: bool,
     store_in_cluster: bool, as_json: bool, progress: bool | None,
     with_identifiers: bool = False, parallel: int = DEFAULT_PARALLEL,
-    memory_limit: str = "256M",
+    memory_limit: str = "256M", dask_address: str | None = None,
+    dask_timeout: float = DEFAULT_CONNECT_TIMEOUT,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
 
     The index and its analyzer stay as they are: esqlog reads term statistics and writes
     nothing but the calibration file, and, when asked, its stored script and its own index.
     """
-    from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 
     # Every check of the user's input before connecting, and every step that can fail
     # before --out is written: a failed run never leaves a new file behind.
@@ -84,6 +98,11 @@ def calibrate_command(
     if with_identifiers and not with_vocabulary:
         raise UsageError("--identifiers needs --vocabulary (its statistics ride on that scan)",
                          "add --vocabulary --out FILE.json")
+    if dask_address is not None and not with_identifiers:
+        raise UsageError("--dask runs the --identifiers scan (nothing else runs on Dask)",
+                         "add --vocabulary --identifiers, or leave out --dask")
+    if dask_address is not None:
+        require_distributed()
     if out is not None:
         output_target(out, "calibration file")
     if not (exact or with_vocabulary):
@@ -93,6 +112,22 @@ def calibrate_command(
     if not -(2**63) <= seed < 2**63:
         raise UsageError(f"--seed must be a signed 64-bit integer, got {seed}",
                          "pass a smaller --seed, e.g. --seed 42")
+    with ExitStack() as stack:  # the scheduler first: it is what this run adds to reach
+        scheduler = (None if dask_address is None else
+                     stack.enter_context(dask_scheduler(dask_address, dask_timeout)))
+        _run(connection, index, field_name, exact, sample, seed, predictor, out,
+             with_vocabulary, install_script, store_in_cluster, as_json, progress,
+             with_identifiers, parallel, memory, scheduler)
+
+
+def _run(connection: ConnectionSettings, index: str, field_name: str, exact: bool,
+         sample: int, seed: int, predictor: str | None, out: str | None,
+         with_vocabulary: bool, install_script: bool, store_in_cluster: bool, as_json: bool,
+         progress: bool | None, with_identifiers: bool, parallel: int, memory: MemoryLimit,
+         scheduler: Any) -> None:
+    """Calibrate and report, once every argument has been checked."""
+    from esqlog.scoring.qlog import DEFAULT_PREDICTOR
+
     engine = open_engine(connection)
     if install_script:
         engine.run(install_script_plan())
@@ -108,7 +143,7 @@ def calibrate_command(
                                       predictor=predictor or DEFAULT_PREDICTOR,
                                       progress_factory=bars, timings=timings,
                                       connection=connection, parallel=parallel,
-                                      memory=memory)
+                                      memory=memory, dask=scheduler)
         record = found.record
     elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(

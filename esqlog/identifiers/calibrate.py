@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.shard_scan import DEFAULT_PARALLEL
+from esqlog.errors import UsageError
+from esqlog.identifiers.dask_scan import DEFAULT_CONNECT_TIMEOUT, dask_scheduler, scan_on_dask
 from esqlog.identifiers.families import FAMILY_EXCESS
 from esqlog.identifiers.files import (
     identifiers_path_for,
@@ -63,33 +66,70 @@ def calibrate_identifiers(
     timings: CalibrationTimings | None = None,
     connection: ConnectionSettings | None = None, parallel: int = DEFAULT_PARALLEL,
     memory: MemoryLimit | None = None, spill_dir: str | Path | None = None,
+    dask: str | Any | None = None, dask_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    created_at: str | None = None,
 ) -> IdentifierCalibration:
     """One scan: calibration, df snapshot and the identifiers mode's statistics.
 
     With ``connection`` (the settings ``engine`` was opened with) an index of several
     shards is scanned by up to ``parallel`` worker processes, one per shard
     (esqlog.identifiers.processes); the statistics are the same as from one process.
+    ``dask`` (a scheduler address such as ``tcp://host:8786``, or a
+    ``distributed.Client``) runs each shard's scan as a task on that cluster instead
+    (esqlog.identifiers.dask_scan; needs ``connection``, which travels to the workers
+    with its credentials), with the same statistics again.
     ``memory`` bounds what grows with the documents (esqlog.identifiers.memory): each
     document's term ids are written under ``spill_dir`` (None: the system's temporary
     directory) past that budget and deleted once the statistics are built; the statistics
-    do not depend on it.
+    do not depend on it. ``created_at`` (default: now) stamps every file: the same one
+    gives the same bytes for the same statistics.
     """
+    if dask is not None and connection is None:
+        raise UsageError("a Dask scan needs the connection settings",
+                         "pass connection=ConnectionSettings(URL, ...): each task opens "
+                         "its own client from them")
+    with ExitStack() as stack:
+        scheduler = (stack.enter_context(dask_scheduler(dask, dask_timeout))
+                     if isinstance(dask, str) else dask)
+        return _calibrate_identifiers(engine, index, field_name, predictor,
+                                      progress_factory, timings, connection, parallel,
+                                      memory, spill_dir, scheduler, created_at)
+
+
+def _scanner(engine: Engine, connection: ConnectionSettings | None, parallel: int,
+             collector: SplitCollector, scheduler: Any) -> Scanner | None:
+    """The scan to run instead of the one-process one: on Dask, or in local processes."""
+    if connection is None or (scheduler is None and parallel <= 1):
+        return None
+
+    def scanner(name: str, field: str, shards: int,
+                progress: Callable[[int], None] | None) -> VocabularyScan:
+        if scheduler is not None:
+            return scan_on_dask(scheduler, connection, engine.flavor, name, field, shards,
+                                collector, progress)
+        if shards <= 1:
+            return scan_vocabulary(engine, name, field, shards, 1, progress, collector)
+        return scan_in_processes(connection, engine.flavor, name, field, shards,
+                                 parallel, collector, progress)
+    return scanner
+
+
+def _calibrate_identifiers(
+    engine: Engine, index: str, field_name: str, predictor: str,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+    timings: CalibrationTimings | None, connection: ConnectionSettings | None,
+    parallel: int, memory: MemoryLimit | None, spill_dir: str | Path | None,
+    scheduler: Any, created_at: str | None,
+) -> IdentifierCalibration:
     processes = parallel if connection is not None and parallel > 1 else 1
     collector = SplitCollector(field_name, memory, processes, spill_dir)
-    scanner: Scanner | None = None
-    if connection is not None and parallel > 1:
-        def scanner(name: str, field: str, shards: int,
-                    progress: Callable[[int], None] | None) -> VocabularyScan:
-            if shards <= 1:
-                return scan_vocabulary(engine, name, field, shards, 1, progress, collector)
-            return scan_in_processes(connection, engine.flavor, name, field, shards,
-                                     parallel, collector, progress)
+    scanner = _scanner(engine, connection, parallel, collector, scheduler)
     try:
         try:
             record, vocab = calibrate_with_vocabulary(
                 engine, index, field_name, predictor=predictor,
                 progress_factory=progress_factory, timings=timings, scan_hook=collector,
-                scanner=scanner, parallel=parallel)
+                scanner=scanner, parallel=parallel, created_at=created_at)
         finally:
             collector.close()  # drops documents it had not processed yet, also on failure
         started = time.perf_counter()

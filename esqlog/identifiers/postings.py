@@ -98,6 +98,28 @@ class PostingLog:
         self.docs += other.docs
         self.postings += other.postings
 
+    def export(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every document's term ids and lengths (int32, in order), in memory: what a scan
+        on another machine sends back, since its disk is not the caller's. Only a log that
+        holds its own ids (nothing absorbed) is exported."""
+        self.flush()
+        if any(s.mapping is not None for s in self.segments):
+            raise ValueError("a merged posting log is not exported")
+        terms, lengths = [np.zeros(0, np.int32)], [np.zeros(0, np.int32)]
+        for segment in self.segments:
+            for name, out in ((_TERMS, terms), (_LENGTHS, lengths)):
+                path = segment.directory / name
+                if path.is_file():
+                    out.append(np.fromfile(path, dtype="<i4").astype(np.int32, copy=False))
+        return np.concatenate(terms), np.concatenate(lengths)
+
+    def adopt(self, terms: np.ndarray, lengths: np.ndarray) -> None:
+        """Append an exported log's postings and write them out at once (to this log's
+        spill directory): a finished shard's ids wait for their merge on disk, not in
+        memory."""
+        self.append(terms, lengths)
+        self.flush()
+
     def discard(self) -> None:
         """Delete every segment and forget the buffer (idempotent)."""
         for segment in self.segments:
