@@ -5,7 +5,7 @@
 #   plain install:  no search client at all (an application brings its own); `esqlog demo`
 #                   and `esqlog index` say in one line which extra to add (before
 #                   connecting: nothing is written), and `esqlog calibrate` says in one line
-#                   to install a client's extra;
+#                   to install a client's extra (with --dask: the distributed extra);
 #   esqlog[es9]:    the 9.x client against Elasticsearch 8 says in one line to install
 #                   esqlog[es8];
 #   esqlog[eval,es8] / esqlog[eval,opensearch]: `esqlog demo` runs to the end on
@@ -54,6 +54,9 @@ one_line_error 2 "pip install 'esqlog[index]'" \
   "$work/plain/bin/esqlog" index . --url "$ESQLOG_OPENSEARCH_URL" --index esqlog-install-check
 one_line_error 2 "pip install 'esqlog[opensearch]'" \
   "$work/plain/bin/esqlog" calibrate --url "$ESQLOG_OPENSEARCH_URL" --index esqlog-none --field body
+one_line_error 2 "pip install 'esqlog[distributed]'" \
+  "$work/plain/bin/esqlog" calibrate --url "$ESQLOG_OPENSEARCH_URL" --index esqlog-none --field body \
+  --vocabulary --identifiers --out "$work/dask.json" --dask tcp://127.0.0.1:8786
 
 python3 -m venv "$work/es9"
 "$work/es9/bin/pip" install -q "$wheel[es9]"

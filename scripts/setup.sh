@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv (Python >= 3.11) and install esqlog with its dev and integrations extras; idempotent and quiet
-# when nothing changed. Sourced by test.sh and demo.sh so each README command is self-contained.
+# Create .venv (Python >= 3.11) and install esqlog with its dev, integrations and distributed
+# extras; idempotent and quiet when nothing changed. Sourced by test.sh and demo.sh so each
+# README command is self-contained.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 py=${PYTHON:-python3}
@@ -10,8 +11,8 @@ if [[ ! -x "$root/.venv/bin/python" ]]; then
 fi
 stamp="$root/.venv/.esqlog-installed"
 if [[ ! -f "$stamp" || "$root/pyproject.toml" -nt "$stamp" ]]; then
-  echo "[setup] installing esqlog[dev,integrations] into .venv" >&2
+  echo "[setup] installing esqlog[dev,integrations,distributed] into .venv" >&2
   "$root/.venv/bin/python" -m pip install -q --upgrade pip >&2
-  "$root/.venv/bin/python" -m pip install -q -e "$root[dev,integrations]" >&2
+  "$root/.venv/bin/python" -m pip install -q -e "$root[dev,integrations,distributed]" >&2
   touch "$stamp"
 fi

@@ -85,3 +85,18 @@ def test_dask_writes_the_local_files_byte_for_byte(engine: Engine, index: str, s
     assert not list(spill.iterdir())  # the postings the parent wrote are deleted
     print(f"\nidentifiers scan of {DOCS} docs in {SHARDS} shards on {engine.flavor}: "
           f"local processes {local_s:.2f} s, Dask (2 workers) {dask_s:.2f} s")
+
+
+def test_the_command_runs_the_scan_on_dask(engine: Engine, index: str, scheduler: str,
+                                           tmp_path: Path) -> None:
+    """``esqlog calibrate --dask``: the same report, no traceback, the files written."""
+    from tests.support.esqlog_runs import calibrate_run
+
+    out = tmp_path / "cal.json"
+    run = calibrate_run(ENGINE_URLS[engine.flavor], index, "--vocabulary", "--identifiers",
+                        "--out", str(out), "--dask", scheduler, "--memory-limit", "64K")
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "identifiers mode applies" in run.stdout, run.stdout
+    assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json",
+                                                                         "vocab"]

@@ -6,6 +6,7 @@ would fail with exit 3 (cannot connect) instead of naming the Dask problem.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -73,3 +74,22 @@ def test_connection_settings_travel_without_showing_their_secrets() -> None:
     settings = ConnectionSettings("https://search.example:9200", user="reader",
                                   password="s3cret-pw", api_key="k3y-value")
     assert "s3cret" not in repr(settings) and "k3y" not in repr(settings)
+
+
+def test_a_malformed_address_is_one_line(tmp_path: Path) -> None:
+    line = one_line_error(calibrate_run(unused_url(), "code", "--vocabulary", "--identifiers",
+                                        "--out", str(tmp_path / "c.json"), "--dask",
+                                        "scheduler-without-port"), 2)
+    assert "is not a scheduler address" in line and "--dask tcp://HOST:8786" in line
+
+
+def test_distributed_is_imported_only_for_dask() -> None:
+    """A calibration without --dask never imports it (the runtime dependencies stay few)."""
+    code = ("import sys\nfrom esqlog.cli import main\n"
+            f"sys.argv = ['esqlog', 'calibrate', '--url', {unused_url()!r}, '--index', 'x',"
+            " '--field', 'body']\n"
+            "try:\n    main(prog_name='esqlog')\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('distributed', 'dask')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
