@@ -100,3 +100,28 @@ def test_the_command_runs_the_scan_on_dask(engine: Engine, index: str, scheduler
     assert "identifiers mode applies" in run.stdout, run.stdout
     assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json",
                                                                          "vocab"]
+
+
+def test_a_failed_task_cancels_the_others_and_leaves_no_postings(
+        engine: Engine, index: str, scheduler: str, tmp_path: Path) -> None:
+    """The tasks read an index that does not exist: the first failure stops the scan with
+    the engine's own error, the other tasks are cancelled and no postings are left."""
+    import distributed
+
+    from esqlog.identifiers.dask_scan import scan_on_dask
+    from esqlog.identifiers.scan import SplitCollector
+
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    collector = SplitCollector("body", MemoryLimit(64 << 10), 2, spill)
+    connection = ConnectionSettings(ENGINE_URLS[engine.flavor], timeout=60)
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        with pytest.raises(Exception) as failed:
+            scan_on_dask(client, connection, engine.flavor, f"{index}-missing", "body",
+                         SHARDS, collector)
+        assert "missing" in str(failed.value), failed.value
+        assert not list(spill.iterdir())
+        deadline = time.monotonic() + 30  # the others are cancelled or done: none still runs
+        while client.processing() and any(client.processing().values()):
+            assert time.monotonic() < deadline, client.processing()
+            time.sleep(0.2)
