@@ -1,0 +1,150 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.SynonymQuery;
+import org.apache.lucene.search.TermQuery;
+import org.opensearch.core.ParseField;
+import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.query.AbstractQueryBuilder;
+import org.opensearch.index.query.QueryShardContext;
+
+/**
+ * {@code {"esqlog_terms": {"field": "body", "terms": ["read", "readfile"], "boost": 1.3}}}: a
+ * Lucene SynonymQuery over the listed terms, taken as they are (no analysis).
+ *
+ * <p>Why: the terms score as ONE BM25 saturation of their summed term frequency, as a span_or of
+ * span_term does, but without reading positions and with impacts, so the engine can skip
+ * documents that cannot make the top hits. Its idf is the one of the largest df among the
+ * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch).
+ */
+public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
+    public static final String NAME = "esqlog_terms";
+    private static final ParseField FIELD = new ParseField("field");
+    private static final ParseField TERMS = new ParseField("terms");
+
+    private final String field;
+    private final List<String> terms;
+
+    public TermsQueryBuilder(String field, List<String> terms) {
+        if (field == null || field.isEmpty()) {
+            throw new IllegalArgumentException("[" + NAME + "] requires a non-empty [field]");
+        }
+        if (terms == null || terms.isEmpty()) {
+            throw new IllegalArgumentException("[" + NAME + "] requires a non-empty [terms] array");
+        }
+        int limit = IndexSearcher.getMaxClauseCount();
+        if (terms.size() > limit) {
+            throw new IllegalArgumentException("[" + NAME + "] holds " + terms.size()
+                + " terms, more than the engine's max clause count of " + limit);
+        }
+        this.field = field;
+        this.terms = List.copyOf(new LinkedHashSet<>(terms));
+    }
+
+    public TermsQueryBuilder(StreamInput in) throws IOException {
+        super(in);
+        this.field = in.readString();
+        this.terms = List.of(in.readStringArray());
+    }
+
+    @Override
+    protected void doWriteTo(StreamOutput out) throws IOException {
+        out.writeString(field);
+        out.writeStringArray(terms.toArray(new String[0]));
+    }
+
+    @Override
+    protected void doXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject(NAME);
+        builder.field(FIELD.getPreferredName(), field);
+        builder.array(TERMS.getPreferredName(), terms.toArray(new String[0]));
+        printBoostAndQueryName(builder);
+        builder.endObject();
+    }
+
+    public static TermsQueryBuilder fromXContent(XContentParser parser) throws IOException {
+        String field = null;
+        List<String> terms = null;
+        float boost = DEFAULT_BOOST;
+        String queryName = null;
+        String current = null;
+        XContentParser.Token token;
+        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+            if (token == XContentParser.Token.FIELD_NAME) {
+                current = parser.currentName();
+            } else if (token == XContentParser.Token.START_ARRAY && TERMS.match(current,
+                    parser.getDeprecationHandler())) {
+                terms = new ArrayList<>();
+                while ((token = parser.nextToken()) != XContentParser.Token.END_ARRAY) {
+                    if (token != XContentParser.Token.VALUE_STRING) {
+                        throw new ParsingException(parser.getTokenLocation(),
+                            "[" + NAME + "] [terms] must hold strings only, found " + token);
+                    }
+                    terms.add(parser.text());
+                }
+            } else if (token.isValue() && FIELD.match(current, parser.getDeprecationHandler())) {
+                field = parser.text();
+            } else if (token.isValue() && BOOST_FIELD.match(current,
+                    parser.getDeprecationHandler())) {
+                boost = parser.floatValue();
+            } else if (token.isValue() && NAME_FIELD.match(current,
+                    parser.getDeprecationHandler())) {
+                queryName = parser.text();
+            } else {
+                throw new ParsingException(parser.getTokenLocation(),
+                    "[" + NAME + "] does not support [" + current + "] here (" + token
+                        + "); it takes field, terms, boost and _name");
+            }
+        }
+        try {
+            return new TermsQueryBuilder(field, terms).boost(boost).queryName(queryName);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), e.getMessage());
+        }
+    }
+
+    @Override
+    protected Query doToQuery(QueryShardContext context) throws IOException {
+        MappedFieldType type = context.fieldMapper(field);
+        if (type == null) {
+            return new MatchNoDocsQuery("unmapped field [" + field + "]");
+        }
+        if (terms.size() == 1) {
+            return new TermQuery(new Term(type.name(), terms.get(0)));
+        }
+        SynonymQuery.Builder builder = new SynonymQuery.Builder(type.name());
+        for (String term : terms) {
+            builder.addTerm(new Term(type.name(), term));
+        }
+        return builder.build();
+    }
+
+    @Override
+    protected boolean doEquals(TermsQueryBuilder other) {
+        return field.equals(other.field) && terms.equals(other.terms);
+    }
+
+    @Override
+    protected int doHashCode() {
+        return Objects.hash(field, terms);
+    }
+
+    @Override
+    public String getWriteableName() {
+        return NAME;
+    }
+}
