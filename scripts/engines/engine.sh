@@ -21,6 +21,13 @@
 #                             a node of a multi-node cluster (scripts/engines/cluster.sh): its
 #                             name, its cluster's name, and the -E discovery settings that
 #                             replace -Ediscovery.type=single-node.
+#   ESQLOG_ENGINE_PLUGIN=0    start without the esqlog-terms plugin (plugins/esqlog-terms, the
+#                             esqlog_terms query of IdentifierSettings(engine_query="plugin")).
+#                             By default start builds it once with javac into the distribution
+#                             of the default engine versions (scripts/engines/build-plugin.sh):
+#                             a few seconds once, no start-up cost after, and a query nothing
+#                             else uses, so every test and bench node can run the plugin
+#                             variant. A node without javac starts without it.
 #   ESQLOG_OPENSEARCH_VERSION / ESQLOG_ELASTICSEARCH_VERSION   another release of the engine
 #                             (the CI matrix runs OpenSearch 2.19 and the newest 3.x); a
 #                             non-default version keeps its own state folder, so it can run
@@ -175,6 +182,21 @@ assemble_modules() {
     'Adds "built in" analyzers to OpenSearch.' lang-painless > "$dir/plugin-descriptor.properties"
 }
 
+# The esqlog-terms plugin, for the versions its sources are written against (the default ones;
+# the matrix's other releases run without it); a build failure leaves the node without it.
+install_plugin() {
+  local home=$1
+  if [[ ${ESQLOG_ENGINE_PLUGIN:-1} == 0 ]]; then
+    [[ -d "$home/plugins/esqlog-terms" ]] && { rm -rf "$home/plugins/esqlog-terms"; log "esqlog-terms plugin removed"; }
+    return 0
+  fi
+  case "$ENGINE:$VERSION" in
+    opensearch:3.6.0|elasticsearch:8.19.21) ;;
+    *) return 0 ;;
+  esac
+  "$(dirname "$0")/build-plugin.sh" "$ENGINE" "$home" || log "esqlog-terms plugin not built: starting without it"
+}
+
 # Both engines refuse to run as root; a locked system account runs the node instead.
 as_node_user() {
   if [[ $(id -u) -eq 0 ]]; then
@@ -198,6 +220,7 @@ start() {
   local home java_home need=$NEED_JAVA
   home=$(fetch_distribution)
   java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm; set ESQLOG_JAVA_HOME"; exit 1; }
+  install_plugin "$home"
   if [[ ${ESQLOG_ENGINE_KEEP_DATA:-0} == 1 && -d "$STATE/data" ]]; then
     rm -rf "$STATE/tmp" "$LOG"; log "keeping the data of the previous run"
   else
