@@ -29,12 +29,15 @@ Selection = Literal["mass", "multi", "words", "cover"]
 Common = Literal["split", "own"]
 #: How a word's spans on several shards are scored (IdentifierSettings.shard_groups).
 ShardGroups = Literal["max", "sum", "shard", "auto"]
+#: The engine query of a group of terms (IdentifierSettings.engine_query).
+EngineQuery = Literal["span", "plugin"]
 # The runtime checks read the same Literals, so a type checker's choices and the
 # UsageError's cannot drift apart (a caller without a type checker still gets the error).
 SELECTIONS: tuple[Selection, ...] = get_args(Selection)
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
 COMMON: tuple[Common, ...] = get_args(Common)
 SHARD_GROUPS: tuple[ShardGroups, ...] = get_args(ShardGroups)
+ENGINE_QUERIES: tuple[EngineQuery, ...] = get_args(EngineQuery)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,12 @@ class IdentifierSettings:
     #: (esqlog.wrapper.fan_out). Every word is then one exact saturation, as on one shard.
     #: False: one query for all shards, grouped by shard set, with dfs_query_then_fetch.
     fan_out: bool = True
+    #: The engine query of a group of several terms: "span" (span_or of span_term, any
+    #: cluster) or "plugin" (esqlog_terms, a Lucene SynonymQuery, from the esqlog-terms
+    #: engine plugin: the same one saturation per word without positions and with dynamic
+    #: pruning, boosts from the largest df of the group: esqlog.identifiers.synonym).
+    #: The plugin must be installed on every node (scripts/engines/build-plugin.sh).
+    engine_query: EngineQuery = "span"
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
@@ -153,6 +162,11 @@ class IdentifierSettings:
         if self.shard_exact_clauses < 0:
             raise UsageError(f"shard_exact_clauses must be >= 0, got "
                              f"{self.shard_exact_clauses}", "pass 0 or more, e.g. 30")
+        if self.engine_query not in ENGINE_QUERIES:
+            raise UsageError(f"engine_query must be 'span' or 'plugin', got "
+                             f"{self.engine_query!r}",
+                             "pass engine_query='plugin' only where the esqlog-terms engine "
+                             "plugin is installed")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
                              f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from esqlog.identifiers import synonym
+from esqlog.identifiers.presence import terms_on_shards
 from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
 
@@ -44,37 +46,12 @@ from esqlog.identifiers.split_stats import IdentifierStats
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
 
 
-def _terms_on_shards(terms: list[str], own_df: dict[str, int], stats: IdentifierStats
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """(df, held) of each term on each shard: rows are terms, columns shards.
-
-    A term whose documents lie on several shards has its row of per-shard df; one on a
-    single shard has its global df there and is absent elsewhere (its presence mask says
-    where); a plain word the split statistics do not hold (no sub-word, no split) has its
-    own df and is listed on every shard: alone in its group, it matches nothing where it
-    is absent, so its boost there does not matter.
-    """
-    shards = stats.shards
-    row = np.fromiter((stats.local_row.get(t, -1) for t in terms), np.int64, len(terms))
-    ids = np.fromiter((stats.word_id.get(t, -1) for t in terms), np.int64, len(terms))
-    known = ids >= 0
-    df = np.zeros(len(terms), np.float64)
-    df[known] = stats.df_engine[ids[known]]
-    df[~known] = [own_df.get(t, 0) for t, k in zip(terms, known.tolist(), strict=True) if not k]
-    df = np.repeat(df[:, None], shards, axis=1)
-    mask = np.zeros(len(terms), np.uint64)
-    mask[known] = stats.mask[ids[known]]
-    bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
-    held = (bits == 1) | (mask == 0)[:, None]
-    spread = row >= 0
-    df[spread] = stats.local_df[row[spread]]
-    held[spread] = df[spread] > 0
-    return df, held
-
-
-def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGroups]:
+def shard_groups(plan: IdentifierPlan, stats: IdentifierStats,
+                 settings: IdentifierSettings | None = None) -> list[ShardGroups]:
     """Per shard, each word's groups cut to the terms that shard holds, each boost
-    recomputed from that shard's df and N (a group with no term there is dropped).
+    recomputed from that shard's df and N (a group with no term there is dropped): the
+    weight over the idf sum for a span, over the idf of the largest df for esqlog_terms
+    (``settings.engine_query`` "plugin", esqlog.identifiers.synonym).
 
     ``plan`` must be laid out as on one shard: each group's target weight is its word's
     weight (a word's own term apart from its compounds carries the same weight).
@@ -86,15 +63,23 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
     weights = np.asarray([w.weight for w in plan.words for _ in w.groups], np.float64)
     terms = list(dict.fromkeys(names))
     at = {t: r for r, t in enumerate(terms)}
-    df, held = _terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
+    df, held = terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
     n = stats.shard_docs.astype(np.float64)[None, :]
     idf = np.where(held, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
     occurrence = np.fromiter((at[t] for t in names), np.int64, len(names))
     group_of = np.repeat(np.arange(len(sizes)), sizes)
     ends = np.cumsum(sizes).tolist()
+    starts = np.asarray([0, *ends[:-1]], np.int64)
     out: list[ShardGroups] = []
     for shard in range(stats.shards):
-        sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
+        if settings is not None and settings.engine_query == "plugin":
+            # SynonymQuery: the idf of the largest df among the terms the shard holds
+            top = (np.maximum.reduceat(np.where(held, df, -1.0)[occurrence, shard], starts)
+                   if sizes else np.zeros(0))
+            safe = np.where(top > 0, top, 1.0)
+            sums = np.where(top > 0, np.log1p((n[0, shard] - safe + 0.5) / (safe + 0.5)), 0.0)
+        else:
+            sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
         boosts = np.divide(weights, sums, out=np.zeros_like(sums), where=sums > 0).tolist()
         keep = held[occurrence, shard].tolist()
         per_word: ShardGroups = []
@@ -116,11 +101,12 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
 def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
                   settings: IdentifierSettings) -> list[dict[str, Any]]:
     """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
-    return [plan.query(field, settings, groups) for groups in shard_groups(plan, stats)]
+    return [plan.query(field, settings, groups)
+            for groups in shard_groups(plan, stats, settings)]
 
 
-def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True
-                     ) -> ShardGroups:
+def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True,
+                     plugin: bool = False) -> ShardGroups:
     """Each word's groups for one dfs query holding exactly the per-shard queries' terms.
 
     ``exact``: one span per shard over the terms of each of the word's groups that shard
@@ -130,13 +116,18 @@ def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool =
     """
     names = list(dict.fromkeys(t for w in plan.words for group, _ in w.groups for t in group))
     own = {w.word: w.df for w in plan.words}
-    _, held = _terms_on_shards(names, own, stats)
+    _, held = terms_on_shards(names, own, stats)
     ids = [stats.word_id.get(t, -1) for t in names]
     df = np.asarray([float(stats.df_engine[i]) if i >= 0 else float(own.get(t, 0))
                      for t, i in zip(names, ids, strict=True)], np.float64)
     n = float(stats.doc_count)
     idf = dict(zip(names, np.log1p((n - df + 0.5) / (df + 0.5)).tolist(), strict=True))
     rows = {t: held[r].tolist() for r, t in enumerate(names)}
+    if plugin:  # esqlog_terms: safe parts of each word's terms (esqlog.identifiers.synonym)
+        global_df = dict(zip(names, df.tolist(), strict=True))
+        shapes = {t: tuple(r) for t, r in rows.items()}
+        return [synonym.word_groups(w.groups, w.weight, w.apart, global_df, n, shapes)
+                for w in plan.words]
     out: ShardGroups = []
     for w in plan.words:
         groups: list[tuple[tuple[str, ...], float]] = []
@@ -162,7 +153,8 @@ def one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
               settings: IdentifierSettings, exact: bool = True) -> dict[str, Any]:
     """The one dfs query of :func:`one_query_groups` (a word's spans under one dis_max)."""
     layout = replace(settings, shard_groups="max")  # the spans of a word are alternatives
-    return plan.query(field, layout, one_query_groups(plan, stats, exact))
+    plugin = settings.engine_query == "plugin"
+    return plan.query(field, layout, one_query_groups(plan, stats, exact, plugin))
 
 
 def matching_query(plan: IdentifierPlan, field: str, settings: IdentifierSettings

@@ -89,6 +89,8 @@ def _terms_in(node: Any) -> int:
     for key, value in node.items():
         if key in ("term", "span_term"):
             total += 1
+        elif key == "esqlog_terms" and isinstance(value, Mapping):
+            total += len(value.get("terms", ()))
         elif key == "terms" and isinstance(value, Mapping):
             total += sum(len(v) for v in value.values() if isinstance(v, list))
         else:

@@ -62,7 +62,7 @@ def _q(value: str) -> float | None:
 def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     """``b=500,smd=0.05,common=split,q=0.8`` (any subset; the rest default) -> (label,
     settings); ``default`` alone is the defaults. ``rare=N`` sets rare_word_df (``rare=none``:
-    every query at q, the default)."""
+    every query at q, the default); ``eq=plugin``: groups as esqlog_terms (the engine plugin)."""
     keys: dict[str, tuple[str, Callable[[str], Any]]] = {
             "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
             "q": ("q", _q), "select": ("select", str),
@@ -71,7 +71,8 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
             "rf": ("rare_first", lambda v: v == "1"),
             "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
             "fam": ("family_excess", lambda v: None if v == "none" else float(v)),
-            "fan": ("fan_out", lambda v: v == "1")}
+            "fan": ("fan_out", lambda v: v == "1"),
+            "eq": ("engine_query", str)}
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":

@@ -1,0 +1,210 @@
+"""The esqlog-terms engine plugin (plugins/esqlog-terms) and the identifiers mode through it.
+
+Both test nodes start with the plugin (scripts/engines/engine.sh builds it). Its query,
+``esqlog_terms``, is a Lucene SynonymQuery: one BM25 saturation of the listed terms' summed
+tf with the idf of their largest df, where a span_or takes the sum of their idf. With boosts
+from that largest df (esqlog.identifiers.synonym) the identifiers mode must score every
+document exactly as with spans: here the whole match set of each query (ids, hits.total and
+scores) is compared between the two through ``esqlog.wrap``, on 1 and 3 shards, per shard
+(the fan-out) and in the one dfs query that a sort takes. Bad input gets the engine's 400.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.identifiers.query import IdentifierSettings
+from esqlog.wrapper import wrap
+from tests.support.engines import bulk_index, call, create_index
+from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
+
+N_DOCS = 1000
+QUERIES = 20
+MAPPINGS = {"properties": {"body": {"type": "text"}, "key": {"type": "keyword"}}}
+PLUGIN = IdentifierSettings(engine_query="plugin")
+
+
+@dataclass
+class Calibrated:
+    engine: Engine
+    index: str
+    shards: int
+    path: Path
+
+
+@pytest.fixture(scope="module", params=[1, 3], ids=lambda s: f"{s}-shards")
+def calibrated(engine: Engine, request: pytest.FixtureRequest,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calibrated]:
+    shards = int(request.param)
+    index = create_index(engine, shards=shards, mappings=MAPPINGS)
+    try:
+        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])}
+                for d in load_docs(N_DOCS)]
+        bulk_index(engine, index, docs)
+        path = tmp_path_factory.mktemp("plugin") / "code.qlog.json"
+        save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)
+        yield Calibrated(engine, index, shards, path)
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _texts() -> list[str]:
+    return [t for t in load_query_texts() if t.isascii()][:QUERIES]
+
+
+def _body(text: str, **extra: Any) -> dict[str, Any]:
+    return {"query": {"match": {"body": text}}, "size": N_DOCS, "track_total_hits": True,
+            "_source": False, **extra}
+
+
+def _query(engine: Engine, index: str, query: dict[str, Any], **params: Any) -> Any:
+    return call(engine, "POST", f"/{index}/_search", {"query": query, "explain": True,
+                                                      "size": 5}, **params)
+
+
+def test_the_plugin_is_installed_and_registered(engine: Engine) -> None:
+    plugins = call(engine, "GET", "/_cat/plugins", format="json")
+    assert "esqlog-terms" in {p["component"] for p in plugins}
+    index = create_index(engine, shards=1, mappings=MAPPINGS)
+    try:
+        bulk_index(engine, index, [{"id": 1, "body": "read readFile readFile x"},
+                                   {"id": 2, "body": "read y z"}, {"id": 3, "body": "w"}])
+        found = _query(engine, index, {"esqlog_terms": {
+            "field": "body", "terms": ["read", "readfile"], "boost": 2.0}})["hits"]
+        assert found["total"]["value"] == 2
+        # one saturation of the summed tf (3 in doc 1), the idf of the LARGEST df (2 of 3)
+        text = str(found["hits"][0]["_explanation"])
+        assert "Synonym(body:read body:readfile)" in text and "freq=3.0" in text
+        assert "'value': 2, 'description': 'n, number of documents containing term'" in text
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def test_under_dfs_the_largest_df_is_the_index_wide_one(engine: Engine) -> None:
+    """Over the terms the scoring shard holds, SynonymQuery takes the dfs statistics: a
+    term held on another shard only does not count (as a span's idf sum leaves it out)."""
+    index = create_index(engine, shards=2, mappings=MAPPINGS)
+    try:
+        docs = [{"id": k, "body": "alpha beta" if k % 2 else "alpha gamma gamma"}
+                for k in range(40)]
+        bulk_index(engine, index, docs)
+        query = {"esqlog_terms": {"field": "body", "terms": ["alpha", "gamma"]}}
+        found = _query(engine, index, query, search_type="dfs_query_then_fetch")["hits"]
+        assert found["total"]["value"] == 40
+        explained = str(found["hits"][0]["_explanation"])
+        assert "'value': 40, 'description': 'n, number of documents containing term'" in explained
+        assert "'value': 40, 'description': 'N, total number of documents with field'" in explained
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _all_hits(client: Any, index: str, body: dict[str, Any]) -> tuple[int, dict[str, float]]:
+    answer = client.search(index=index, body=body)
+    if "sort" in body:  # sorted hits carry no score
+        return total_of(answer), {h["_id"]: 0.0 for h in body_of(answer)["hits"]["hits"]}
+    return total_of(answer), dict(hits_of(answer))
+
+
+@pytest.mark.parametrize("path", ["plain", "sort"])
+def test_plugin_scores_equal_span_scores(calibrated: Calibrated, path: str) -> None:
+    """The same match set, hits.total and (all of the match set's) scores with the plugin
+    as with spans: per shard (plain, the fan-out on 3 shards) and in the one dfs query
+    (a sort: the same set; its scores are not returned)."""
+    c = calibrated
+    spans = wrap(c.engine.client, c.path, mode="identifiers")
+    plugin = wrap(c.engine.client, c.path, mode="identifiers", identifiers=PLUGIN)
+    extra = {"sort": [{"key": "asc"}]} if path == "sort" else {}
+    compared = 0
+    for text in _texts():
+        total, expected = _all_hits(spans, c.index, _body(text, **extra))
+        got_total, got = _all_hits(plugin, c.index, _body(text, **extra))
+        assert got_total == total, text
+        assert got.keys() == expected.keys(), text
+        if path == "plain":
+            for doc, score in expected.items():
+                assert got[doc] == pytest.approx(score, rel=1e-4), (text, doc)
+        compared += len(expected)
+    assert compared > 5 * QUERIES
+
+
+def test_the_one_dfs_query_keeps_the_match_set(calibrated: Calibrated) -> None:
+    """Without the fan-out (one dfs query for all shards) the plugin's groups are the
+    word's terms cut into safe parts (esqlog.identifiers.synonym), not the spans' shard-set
+    groups, so on 3 shards the scores may differ (the plugin's are closer to one
+    saturation); the match set and hits.total are the spans', and on 1 shard the scores."""
+    c = calibrated
+    one = IdentifierSettings(fan_out=False)
+    spans = wrap(c.engine.client, c.path, mode="identifiers", identifiers=one)
+    plugin = wrap(c.engine.client, c.path, mode="identifiers",
+                  identifiers=IdentifierSettings(fan_out=False, engine_query="plugin"))
+    for text in _texts():
+        total, expected = _all_hits(spans, c.index, _body(text))
+        got_total, got = _all_hits(plugin, c.index, _body(text))
+        assert got_total == total and got.keys() == expected.keys(), text
+        if c.shards == 1:
+            for doc, score in expected.items():
+                assert got[doc] == pytest.approx(score, rel=1e-4), (text, doc)
+        assert all(math.isfinite(s) and s > 0 for s in got.values()), text
+
+
+def _status(engine: Engine, index: str, inner: dict[str, Any]) -> tuple[int | None, str]:
+    try:
+        call(engine, "POST", f"/{index}/_search", {"query": {"esqlog_terms": inner}})
+    except Exception as exc:  # the engine's answer: the status and its reason
+        return error_status(exc), str(exc)
+    return 200, ""
+
+
+def test_bad_input_is_the_engines_400_with_a_reason(engine: Engine) -> None:
+    index = create_index(engine, shards=1, mappings=MAPPINGS)
+    try:
+        too_many = [f"t{k}" for k in range(200_000)]
+        cases = {
+            "requires a non-empty [field]": {"terms": ["a"]},
+            "requires a non-empty [terms] array": {"field": "body", "terms": []},
+            "more than the engine's max clause count": {"field": "body", "terms": too_many},
+            "must hold strings only": {"field": "body", "terms": ["a", 3]},
+            "does not support [size]": {"field": "body", "terms": ["a"], "size": 3},
+        }
+        for reason, inner in cases.items():
+            status, message = _status(engine, index, inner)
+            assert status == 400 and reason in message, (reason, status, message[:300])
+        assert _status(engine, index, {"field": "body", "terms": ["a"]})[0] == 200
+        body = body_of(engine.client.search(index=index, body={"query": {"esqlog_terms": {
+            "field": "nothing", "terms": ["a", "b"]}}}))  # an unmapped field matches nothing
+        assert body["hits"]["total"]["value"] == 0
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def _descriptions(node: Any) -> str:
+    """The Lucene queries a profile lists, as their descriptions (toString)."""
+    if isinstance(node, list):
+        return " ".join(_descriptions(child) for child in node)
+    if not isinstance(node, dict):
+        return ""
+    own = node["description"] if isinstance(node.get("description"), str) else ""
+    return " ".join([own, *(_descriptions(v) for v in node.values())])
+
+
+def test_the_wrapper_sends_synonym_queries_not_spans(calibrated: Calibrated) -> None:
+    """What the engine runs (its profile): SynonymQuery with the plugin, no span left."""
+    c = calibrated
+    spans = wrap(c.engine.client, c.path, mode="identifiers")
+    plugin = wrap(c.engine.client, c.path, mode="identifiers", identifiers=PLUGIN)
+    text = "read the file and close the stream"
+    seen = {}
+    for name, client in (("spans", spans), ("plugin", plugin)):
+        answer = body_of(client.search(index=c.index, body=_body(text, profile=True)))
+        seen[name] = _descriptions(answer["profile"])
+    assert "spanOr(" in seen["spans"] and "Synonym(" not in seen["spans"]
+    assert "Synonym(body:" in seen["plugin"] and "spanOr(" not in seen["plugin"]
