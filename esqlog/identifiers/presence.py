@@ -1,8 +1,7 @@
 """Which shards hold each listed term of an identifiers query, and its df there.
 
-Why a module of its own: both the per-shard queries (esqlog.identifiers.shards) and the
-esqlog_terms layout of the engine plugin (esqlog.identifiers.synonym) read it, and the
-latter is used while the plan is built (esqlog.identifiers.query), which shards imports.
+Why a module of its own: the per-shard queries and the one dfs query
+(esqlog.identifiers.shards) both read it, from the statistics' per-shard tables.
 """
 
 from __future__ import annotations

@@ -59,7 +59,6 @@ import numpy as np
 
 from esqlog.identifiers import synonym
 from esqlog.identifiers.groups import group_words
-from esqlog.identifiers.presence import terms_on_shards
 from esqlog.identifiers.settings import (
     DEFAULT_BUDGET,
     FAN_OUT_BUDGET,
@@ -128,10 +127,10 @@ class IdentifierPlan:
             listed[w.word] = {t for terms, _ in sent for t in terms}
             clauses: list[dict[str, Any]] = []
             for terms, boost in sent:
-                if len(terms) == 1:
-                    clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
-                elif settings.engine_query == "plugin":
+                if settings.engine_query == "plugin":  # one term too: no engine idf
                     clauses.append(synonym.clause(field, terms, boost))
+                elif len(terms) == 1:
+                    clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
                 else:
                     clauses.append({"span_or": {
                         "clauses": [{"span_term": {field: t}} for t in terms],
@@ -170,7 +169,9 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     for queries sent to each shard on its own (esqlog.identifiers.shards).
     """
     settings = settings or IdentifierSettings()
-    layout = stats.shards if shards is None else shards
+    # the plugin's groups score alike on every shard: always laid out as on one shard
+    plugin = settings.engine_query == "plugin"
+    layout = 1 if plugin else stats.shards if shards is None else shards
     q = stats.q if settings.q is None else settings.q
     tokens: list[tuple[str, tuple[str, ...]]] = []
     for token in cased_tokens(text):
@@ -202,32 +203,10 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
                            w in common and settings.common == "split" and len(groups) > 1,
                            exact)
              for w, (groups, exact) in zip(present, grouped, strict=True) if groups]
-    if settings.engine_query == "plugin":
-        words = _plugin_words(words, engine_df, stats, layout)
+    if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
+        words = [replace(w, groups=tuple((terms, w.weight) for terms, _ in w.groups))
+                 for w in words]
     return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
-
-
-def _plugin_words(words: list[SubwordClause], engine_df: Mapping[str, int],
-                  stats: IdentifierStats, shards: int) -> list[SubwordClause]:
-    """The words' groups as esqlog_terms groups (esqlog.identifiers.synonym): boosts from the
-    largest index-wide df, and on several shards (one dfs query) safe parts of each word's
-    compounds, every part one exact saturation wherever it matches."""
-    names = list(dict.fromkeys(t for w in words for terms, _ in w.groups for t in terms))
-    ids = [stats.word_id.get(t, -1) for t in names]
-    df = {t: float(stats.df_engine[i]) if i >= 0 else float(engine_df.get(t, 0))
-          for t, i in zip(names, ids, strict=True)}
-    held = None
-    if shards > 1 and names:
-        rows = terms_on_shards(names, dict(engine_df), stats)[1].tolist()
-        held = {t: tuple(r) for t, r in zip(names, rows, strict=True)}
-    out = []
-    for w in words:
-        groups = synonym.word_groups(w.groups, w.weight, w.apart, df, stats.doc_count, held)
-        if groups:
-            apart = w.apart and len(groups) > 1
-            out.append(replace(w, groups=tuple(groups), apart=apart,
-                               exact=held is None or len(groups) - apart <= 1))
-    return out
 
 
 def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],

@@ -127,11 +127,13 @@ class IdentifierSettings:
     #: (esqlog.wrapper.fan_out). Every word is then one exact saturation, as on one shard.
     #: False: one query for all shards, grouped by shard set, with dfs_query_then_fetch.
     fan_out: bool = True
-    #: The engine query of a group of several terms: "span" (span_or of span_term, any
-    #: cluster) or "plugin" (esqlog_terms, a Lucene SynonymQuery, from the esqlog-terms
-    #: engine plugin: the same one saturation per word without positions and with dynamic
-    #: pruning, boosts from the largest df of the group: esqlog.identifiers.synonym).
-    #: The plugin must be installed on every node (scripts/engines/build-plugin.sh).
+    #: The engine query of a group of terms: "span" (span_or of span_term, any cluster) or
+    #: "plugin" (esqlog_terms with ``"idf": false``, from the esqlog-terms engine plugin:
+    #: the same one saturation per word without positions, with dynamic pruning and no
+    #: engine idf, so the boost is the word's weight and ONE plain query, without dfs or
+    #: the fan-out, scores every shard as the per-shard span queries do:
+    #: esqlog.identifiers.synonym). ``fan_out`` then has no effect. The plugin must be
+    #: installed on every node (scripts/engines/build-plugin.sh).
     engine_query: EngineQuery = "span"
 
     def __post_init__(self) -> None:

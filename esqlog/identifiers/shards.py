@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.identifiers import synonym
 from esqlog.identifiers.presence import terms_on_shards
 from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
@@ -46,12 +45,10 @@ from esqlog.identifiers.split_stats import IdentifierStats
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
 
 
-def shard_groups(plan: IdentifierPlan, stats: IdentifierStats,
-                 settings: IdentifierSettings | None = None) -> list[ShardGroups]:
+def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGroups]:
     """Per shard, each word's groups cut to the terms that shard holds, each boost
     recomputed from that shard's df and N (a group with no term there is dropped): the
-    weight over the idf sum for a span, over the idf of the largest df for esqlog_terms
-    (``settings.engine_query`` "plugin", esqlog.identifiers.synonym).
+    weight over the idf sum of the span.
 
     ``plan`` must be laid out as on one shard: each group's target weight is its word's
     weight (a word's own term apart from its compounds carries the same weight).
@@ -69,17 +66,9 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats,
     occurrence = np.fromiter((at[t] for t in names), np.int64, len(names))
     group_of = np.repeat(np.arange(len(sizes)), sizes)
     ends = np.cumsum(sizes).tolist()
-    starts = np.asarray([0, *ends[:-1]], np.int64)
     out: list[ShardGroups] = []
     for shard in range(stats.shards):
-        if settings is not None and settings.engine_query == "plugin":
-            # SynonymQuery: the idf of the largest df among the terms the shard holds
-            top = (np.maximum.reduceat(np.where(held, df, -1.0)[occurrence, shard], starts)
-                   if sizes else np.zeros(0))
-            safe = np.where(top > 0, top, 1.0)
-            sums = np.where(top > 0, np.log1p((n[0, shard] - safe + 0.5) / (safe + 0.5)), 0.0)
-        else:
-            sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
+        sums = np.bincount(group_of, weights=idf[occurrence, shard], minlength=len(sizes))
         boosts = np.divide(weights, sums, out=np.zeros_like(sums), where=sums > 0).tolist()
         keep = held[occurrence, shard].tolist()
         per_word: ShardGroups = []
@@ -102,11 +91,11 @@ def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
                   settings: IdentifierSettings) -> list[dict[str, Any]]:
     """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
     return [plan.query(field, settings, groups)
-            for groups in shard_groups(plan, stats, settings)]
+            for groups in shard_groups(plan, stats)]
 
 
-def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True,
-                     plugin: bool = False) -> ShardGroups:
+def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True
+                     ) -> ShardGroups:
     """Each word's groups for one dfs query holding exactly the per-shard queries' terms.
 
     ``exact``: one span per shard over the terms of each of the word's groups that shard
@@ -123,11 +112,6 @@ def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool =
     n = float(stats.doc_count)
     idf = dict(zip(names, np.log1p((n - df + 0.5) / (df + 0.5)).tolist(), strict=True))
     rows = {t: held[r].tolist() for r, t in enumerate(names)}
-    if plugin:  # esqlog_terms: safe parts of each word's terms (esqlog.identifiers.synonym)
-        global_df = dict(zip(names, df.tolist(), strict=True))
-        shapes = {t: tuple(r) for t, r in rows.items()}
-        return [synonym.word_groups(w.groups, w.weight, w.apart, global_df, n, shapes)
-                for w in plan.words]
     out: ShardGroups = []
     for w in plan.words:
         groups: list[tuple[tuple[str, ...], float]] = []
@@ -153,8 +137,7 @@ def one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
               settings: IdentifierSettings, exact: bool = True) -> dict[str, Any]:
     """The one dfs query of :func:`one_query_groups` (a word's spans under one dis_max)."""
     layout = replace(settings, shard_groups="max")  # the spans of a word are alternatives
-    plugin = settings.engine_query == "plugin"
-    return plan.query(field, layout, one_query_groups(plan, stats, exact, plugin))
+    return plan.query(field, layout, one_query_groups(plan, stats, exact))
 
 
 def matching_query(plan: IdentifierPlan, field: str, settings: IdentifierSettings

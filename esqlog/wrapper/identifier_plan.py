@@ -53,6 +53,8 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
     trace = trace if trace is not None else Trace(call.index, "identifiers")  # unreported
     rewriter = core.identifiers
     original = call.query
+    # esqlog_terms without idf scores every shard alike: one plain query, no dfs, no fan-out
+    plugin = rewriter.settings.engine_query == "plugin"
     for attempt in (0, 1):
         last = attempt == 1
         target = yield from core.resolver.target_plan(call.index)
@@ -62,7 +64,7 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         trace.statistics = "snapshot"
         yield from core.snapshots.check_plan(target.index, target.uuid)
         yield from core.clause_limit_plan()
-        if rewriter.settings.fan_out and target.shards > 1 and fans_out(call):
+        if rewriter.settings.fan_out and not plugin and target.shards > 1 and fans_out(call):
             queries = rewriter.rewrite_per_shard(target, original, core.snapshots,
                                                  core.max_clauses)
             if queries == STALE:
@@ -89,7 +91,7 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
             trace.passed("no calibrated match clause")
             return (yield call.untouched())
         if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-                and not unscored):
+                and not unscored and not plugin):
             call.set("search_type", _DFS)
         call.set("query", query)
         trace.rewritten("identifiers")

@@ -228,11 +228,13 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
 
     Whether sent per shard or not, the terms are chosen the same way (the module
     docstring): laid out as on one shard when the statistics allow the fan-out."""
-    per_shard = base.fan_out and stats.per_shard
+    plugin = base.engine_query == "plugin"  # one query, laid out as on one shard
+    per_shard = base.fan_out and stats.per_shard and not plugin
     layout = 1 if per_shard else None
+    one_shard = per_shard or plugin
     settings = replace(base, operator=spec.options.operator,
                        minimum_should_match=spec.options.msm,
-                       budget=base.budget_for(stats.shards, per_shard))
+                       budget=base.budget_for(stats.shards, one_shard))
     filtered = spec.options.operator == "and" or spec.options.msm is not None
     while True:
         plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
@@ -251,7 +253,7 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
                 return [_decorated(matching_query(plan, spec.field, settings), spec)]
             return [_decorated(_one_query(plan, stats, spec.field, settings,
                                           allowed, index, warn), spec)]
-        budget = settings.budget_for(stats.shards, per_shard)
+        budget = settings.budget_for(stats.shards, one_shard)
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))

@@ -16,6 +16,7 @@ ENGINE=${1:-}; HOME_DIR=${2:-}
   echo "usage: $0 opensearch|elasticsearch DISTRIBUTION_HOME" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=$ROOT/plugins/esqlog-terms/$ENGINE/src
+SHARED=$ROOT/plugins/esqlog-terms/lucene/src  # engine-neutral Lucene code, in both jars
 NAME=esqlog-terms
 DEST=$HOME_DIR/plugins/$NAME
 JAR=$DEST/$NAME.jar
@@ -25,7 +26,7 @@ RELEASE=17
 [[ $ENGINE == opensearch && ${VERSION%%.*} -ge 3 ]] && RELEASE=21
 [[ $ENGINE == elasticsearch && ${VERSION%%.*} -ge 9 ]] && RELEASE=21
 
-if [[ -s "$JAR" && -z $(find "$SRC" -name '*.java' -newer "$JAR") ]]; then
+if [[ -s "$JAR" && -z $(find "$SRC" "$SHARED" -name '*.java' -newer "$JAR") ]]; then
   echo "[$NAME] already installed in $DEST" >&2; exit 0
 fi
 JDK=""
@@ -37,12 +38,12 @@ done
 [[ -n "$JDK" ]] || { echo "[$NAME] no javac >= $RELEASE found under /usr/lib/jvm" >&2; exit 1; }
 BUILD=$(mktemp -d); trap 'rm -rf "$BUILD"' EXIT
 "$JDK/javac" -nowarn -Xlint:-options --release "$RELEASE" -d "$BUILD/classes" \
-  -cp "$HOME_DIR/lib/*" $(find "$SRC" -name '*.java')
+  -cp "$HOME_DIR/lib/*" $(find "$SRC" "$SHARED" -name '*.java')
 mkdir -p "$BUILD/plugin"
 "$JDK/jar" cf "$BUILD/plugin/$NAME.jar" -C "$BUILD/classes" .
 {
   echo "description=esqlog_terms: one BM25 saturation over a list of terms (Lucene SynonymQuery)"
-  echo "version=1.0.0"
+  echo "version=1.1.0"
   echo "name=$NAME"
   echo "classname=esqlog.terms.TermsPlugin"
   echo "java.version=$RELEASE"

@@ -2,16 +2,17 @@
 
 Both test nodes start with the plugin (scripts/engines/engine.sh builds it). Its query,
 ``esqlog_terms``, is a Lucene SynonymQuery: one BM25 saturation of the listed terms' summed
-tf with the idf of their largest df, where a span_or takes the sum of their idf. With boosts
-from that largest df (esqlog.identifiers.synonym) the identifiers mode must score every
-document exactly as with spans: here the whole match set of each query (ids, hits.total and
-scores) is compared between the two through ``esqlog.wrap``, on 1 and 3 shards, per shard
-(the fan-out) and in the one dfs query that a sort takes. Bad input gets the engine's 400.
+tf with the idf of their largest df, and with ``"idf": false`` no idf at all (boost times
+the saturation, the field's own BM25 and length norm). The identifiers mode sends every
+group that way, boosted by its word's weight, as ONE plain query: it must score every
+document exactly as the span query does, sent to each shard on its own with boosts from
+that shard's statistics. Here the whole match set of each query (ids, hits.total and
+scores) is compared between the two through ``esqlog.wrap``, on 1 and 3 shards. Bad input
+gets the engine's 400.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +108,34 @@ def test_under_dfs_the_largest_df_is_the_index_wide_one(engine: Engine) -> None:
         call(engine, "DELETE", f"/{index}")
 
 
+def test_without_idf_the_score_is_the_boost_times_the_saturation(engine: Engine) -> None:
+    """``"idf": false``: the same score on shards whose df differ, one term or several;
+    with the idf, the shard holding the term more rarely scores it higher."""
+    index = create_index(engine, shards=2, mappings=MAPPINGS)
+    try:
+        docs = [{"id": k, "body": ("alpha beta" if k < 2 else "gamma beta")} for k in range(20)]
+        for doc in docs:  # alpha on both shards, but 1 of 19 documents on one, 1 of 1 on the other
+            call(engine, "PUT", f"/{index}/_doc/{doc['id']}", doc,
+                 routing="a" if doc["id"] == 0 else "b", refresh="true")
+        for terms in (["alpha"], ["alpha", "delta"]):
+            scored = {}
+            for idf in (True, False):
+                found = _query(engine, index, {"esqlog_terms": {
+                    "field": "body", "terms": terms, "boost": 2.0, "idf": idf}})["hits"]
+                assert found["total"]["value"] == 2
+                scored[idf] = sorted(h["_score"] for h in found["hits"])
+            assert scored[True][1] > 1.01 * scored[True][0], scored
+            low, high = scored[False]
+            assert low == pytest.approx(high, rel=1e-6), scored
+            # 2.0 * freq / (freq + k1 * (1 - b + b * dl / avgdl)) at freq 1, dl = avgdl = 2,
+            # times the (1 + k1) Elasticsearch's BM25 keeps
+            plain = 2.0 * 1 / (1 + 1.2)
+            assert low == pytest.approx(plain, rel=1e-3) or low == pytest.approx(
+                plain * 2.2, rel=1e-3), scored
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
 def _all_hits(client: Any, index: str, body: dict[str, Any]) -> tuple[int, dict[str, float]]:
     answer = client.search(index=index, body=body)
     if "sort" in body:  # sorted hits carry no score
@@ -117,8 +146,8 @@ def _all_hits(client: Any, index: str, body: dict[str, Any]) -> tuple[int, dict[
 @pytest.mark.parametrize("path", ["plain", "sort"])
 def test_plugin_scores_equal_span_scores(calibrated: Calibrated, path: str) -> None:
     """The same match set, hits.total and (all of the match set's) scores with the plugin
-    as with spans: per shard (plain, the fan-out on 3 shards) and in the one dfs query
-    (a sort: the same set; its scores are not returned)."""
+    as with spans sent per shard (the fan-out on 3 shards), and the same set under a sort
+    (its scores are not returned)."""
     c = calibrated
     spans = wrap(c.engine.client, c.path, mode="identifiers")
     plugin = wrap(c.engine.client, c.path, mode="identifiers", identifiers=PLUGIN)
@@ -136,24 +165,33 @@ def test_plugin_scores_equal_span_scores(calibrated: Calibrated, path: str) -> N
     assert compared > 5 * QUERIES
 
 
-def test_the_one_dfs_query_keeps_the_match_set(calibrated: Calibrated) -> None:
-    """Without the fan-out (one dfs query for all shards) the plugin's groups are the
-    word's terms cut into safe parts (esqlog.identifiers.synonym), not the spans' shard-set
-    groups, so on 3 shards the scores may differ (the plugin's are closer to one
-    saturation); the match set and hits.total are the spans', and on 1 shard the scores."""
+def test_the_plugin_sends_one_plain_search(calibrated: Calibrated) -> None:
+    """One request per search, without dfs or a fan-out (its scores need no shard's
+    statistics), with or without ``fan_out``; the same hits either way."""
     c = calibrated
-    one = IdentifierSettings(fan_out=False)
-    spans = wrap(c.engine.client, c.path, mode="identifiers", identifiers=one)
-    plugin = wrap(c.engine.client, c.path, mode="identifiers",
-                  identifiers=IdentifierSettings(fan_out=False, engine_query="plugin"))
-    for text in _texts():
-        total, expected = _all_hits(spans, c.index, _body(text))
-        got_total, got = _all_hits(plugin, c.index, _body(text))
-        assert got_total == total and got.keys() == expected.keys(), text
-        if c.shards == 1:
-            for doc, score in expected.items():
-                assert got[doc] == pytest.approx(score, rel=1e-4), (text, doc)
-        assert all(math.isfinite(s) and s > 0 for s in got.values()), text
+    sent: list[tuple[str, Any]] = []
+    transport = c.engine.client.transport
+    perform = transport.perform_request
+
+    def spy(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append((url, kwargs.get("params") or (args[1] if len(args) > 1 else None)))
+        return perform(method, url, *args, **kwargs)
+
+    answers = []
+    transport.perform_request = spy  # type: ignore[method-assign]
+    try:
+        for fan_out in (True, False):
+            settings = IdentifierSettings(fan_out=fan_out, engine_query="plugin")
+            client = wrap(c.engine.client, c.path, mode="identifiers", identifiers=settings)
+            client.search(index=c.index, body=_body(_texts()[0]))  # resolves the index first
+            sent.clear()
+            answers.append(_all_hits(client, c.index, _body(_texts()[1])))
+            searches = [(url, params) for url, params in sent if "_search" in url]
+            assert len(searches) == 1 and "_msearch" not in searches[0][0], sent
+            assert "dfs" not in str(searches[0][1]), searches
+    finally:
+        transport.perform_request = perform  # type: ignore[method-assign]
+    assert answers[0] == answers[1]
 
 
 def _status(engine: Engine, index: str, inner: dict[str, Any]) -> tuple[int | None, str]:
@@ -174,6 +212,7 @@ def test_bad_input_is_the_engines_400_with_a_reason(engine: Engine) -> None:
             "more than the engine's max clause count": {"field": "body", "terms": too_many},
             "must hold strings only": {"field": "body", "terms": ["a", 3]},
             "does not support [size]": {"field": "body", "terms": ["a"], "size": 3},
+            "does not support [idf]": {"field": "body", "terms": ["a"], "idf": "no"},
         }
         for reason, inner in cases.items():
             status, message = _status(engine, index, inner)

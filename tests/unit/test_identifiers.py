@@ -25,40 +25,9 @@ from esqlog.identifiers.scan import absorb, shard_df
 from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
-
-DOCS = [  # (shard, text)
-    (0, "func readFile(name string) error { return os.ReadFile(name) }"),
-    (0, "read the whole file into memory"),
-    (1, "func writeFile(path string) error { return nil }"),
-    (1, "ReadFile reads a file; read_all reads everything"),
-    (2, "func handleWebSocketUpgrade(w http.ResponseWriter) { upgrade socket }"),
-    (2, "socket read deadline: readDeadline and SetReadDeadline"),
-]
-
-
-def collect(docs: list[tuple[int, str]] = DOCS) -> SplitCollector:
-    collector = SplitCollector("body")
-    for shard, text in docs:
-        counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n} for t, n in counts.items()})
-    return collector
-
-
-def build(shards: int = 3, docs: list[tuple[int, str]] = DOCS) -> IdentifierStats:
-    collector = collect(docs)
-    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u", field="body",
-                                  shards=shards, doc_count=len(docs), created_at="now",
-                                  predictor="esqlog-linear")
-
+from tests.support.split_docs import DOCS, build, df_lookup
 
 ALL_SPANS = IdentifierSettings(span_max_df=1.0)
-
-
-def df_lookup(stats: IdentifierStats) -> Any:
-    df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
-    return lambda terms: {t: df.get(t, 0) for t in terms}
 
 
 def test_split_statistics_count_documents_holding_a_subword_anywhere() -> None:

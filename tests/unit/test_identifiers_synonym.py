@@ -5,46 +5,53 @@ The engine side (the plugin's scores against the spans') is tests/engine/test_id
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import pytest
 
 from esqlog.errors import UsageError
 from esqlog.identifiers import synonym
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from tests.support.split_docs import build, df_lookup
 
-
-def test_the_boost_divides_the_weight_by_the_idf_of_the_largest_df() -> None:
-    df = {"read": 40.0, "readfile": 3.0, "absent": 0.0}
-    group = synonym.boosted(("read", "readfile", "absent"), 2.5, df, 1000.0)
-    assert group is not None
-    assert group[1] == pytest.approx(2.5 / math.log(1 + (1000 - 40 + 0.5) / 40.5))
-    assert synonym.boosted(("absent",), 2.5, df, 1000.0) is None
-
-
-def test_safe_parts_keep_the_largest_df_term_wherever_a_part_matches() -> None:
-    df = {"read": 50.0, "readfile": 9.0, "readall": 4.0, "readonly": 2.0}
-    held = {"read": (True, True, False), "readfile": (True, False, False),
-            "readall": (False, False, True), "readonly": (True, True, False)}
-    parts = synonym.safe_parts(["read", "readfile", "readall", "readonly"], df, held)
-    assert parts == [("read", "readfile", "readonly"), ("readall",)]
-    for part in parts:  # the part's largest-df term is on every shard holding the part
-        top = max(part, key=df.__getitem__)
-        for t in part:
-            assert all(h <= w for h, w in zip(held[t], held[top], strict=True))
-
-
-def test_a_common_words_own_term_stays_a_group_of_its_own() -> None:
-    df = {"get": 500.0, "getname": 5.0, "getid": 7.0}
-    groups = (((("get",), 1.0)), (("getname", "getid"), 1.0))
-    out = synonym.word_groups(groups, 3.0, True, df, 1000.0)
-    assert [terms for terms, _ in out] == [("get",), ("getname", "getid")]
-    assert out[1][1] == pytest.approx(3.0 / synonym.idf(7.0, 1000.0))
+PLUGIN = IdentifierSettings(engine_query="plugin")
 
 
 def test_the_clause_and_the_setting() -> None:
     assert synonym.clause("body", ("a", "b"), 1.5) == {
-        "esqlog_terms": {"field": "body", "terms": ["a", "b"], "boost": 1.5}}
+        "esqlog_terms": {"field": "body", "terms": ["a", "b"], "boost": 1.5, "idf": False}}
     assert IdentifierSettings().engine_query == "span"
     with pytest.raises(UsageError, match="engine_query"):
         IdentifierSettings(engine_query="synonym")  # type: ignore[arg-type]
+
+
+def _clauses(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [c for child in node for c in _clauses(child)]
+    if not isinstance(node, dict):
+        return []
+    if "esqlog_terms" in node or "term" in node or "span_or" in node:
+        return [node]
+    return [c for child in node.values() for c in _clauses(child)]
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_every_group_is_boosted_by_its_words_weight_laid_out_as_on_one_shard(
+        shards: int) -> None:
+    """No engine idf to divide out: the boost is the weight, every group of every word an
+    esqlog_terms (one term too), and on several shards the plan is the one-shard one (one
+    group per word, the fan-out's budget) whatever the caller's layout."""
+    stats = build(shards)
+    lookup = df_lookup(stats)
+    text = "read the socket file"
+    plan = plan_identifier_query(text, stats, lookup, PLUGIN)
+    one_shard = plan_identifier_query(text, stats, lookup, IdentifierSettings(), 1)
+    assert [w.word for w in plan.words] == [w.word for w in one_shard.words]
+    for w, same in zip(plan.words, one_shard.words, strict=True):
+        assert [terms for terms, _ in w.groups] == [terms for terms, _ in same.groups]
+        assert all(boost == pytest.approx(w.weight) for _, boost in w.groups)
+        assert w.exact
+    clauses = _clauses(plan.query("body", PLUGIN))
+    assert clauses and all(set(c) == {"esqlog_terms"} for c in clauses)
+    assert all(c["esqlog_terms"]["idf"] is False for c in clauses)
+    assert any(len(c["esqlog_terms"]["terms"]) == 1 for c in clauses)

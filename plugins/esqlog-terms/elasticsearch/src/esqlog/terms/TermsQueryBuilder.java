@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
@@ -12,12 +13,14 @@ import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.SynonymQuery;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.similarities.Similarity;
 import org.elasticsearch.TransportVersion;
 import org.elasticsearch.TransportVersions;
 import org.elasticsearch.common.ParsingException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.index.mapper.MappedFieldType;
+import org.elasticsearch.lucene.similarity.LegacyBM25Similarity;
 import org.elasticsearch.index.query.AbstractQueryBuilder;
 import org.elasticsearch.index.query.SearchExecutionContext;
 import org.elasticsearch.xcontent.ParseField;
@@ -31,17 +34,32 @@ import org.elasticsearch.xcontent.XContentParser;
  * <p>Why: the terms score as ONE BM25 saturation of their summed term frequency, as a span_or of
  * span_term does, but without reading positions and with impacts, so the engine can skip
  * documents that cannot make the top hits. Its idf is the one of the largest df among the
- * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch).
+ * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch); with
+ * {@code "idf": false} there is none (SaturationQuery): the score is boost * saturation, the same
+ * on every shard whatever its statistics.
  */
 public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
     public static final String NAME = "esqlog_terms";
     private static final ParseField FIELD = new ParseField("field");
     private static final ParseField TERMS = new ParseField("terms");
+    private static final ParseField IDF = new ParseField("idf");
+
+    /** Elasticsearch's BM25 is LegacyBM25Similarity: Lucene's, its weight times (1 + k1). */
+    private static final Function<Similarity, float[]> BM25_PARAMS = similarity ->
+        similarity instanceof LegacyBM25Similarity legacy
+            ? new float[] {legacy.getK1(), legacy.getB(), 1f + legacy.getK1()}
+            : SaturationQuery.luceneBm25(similarity);
 
     private final String field;
     private final List<String> terms;
+    private final boolean idf;
 
     public TermsQueryBuilder(String field, List<String> terms) {
+        this(field, terms, true);
+    }
+
+    /** {@code idf} false: the score is boost * the BM25 saturation, no idf (SaturationQuery). */
+    public TermsQueryBuilder(String field, List<String> terms, boolean idf) {
         if (field == null || field.isEmpty()) {
             throw new IllegalArgumentException("[" + NAME + "] requires a non-empty [field]");
         }
@@ -55,18 +73,21 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         }
         this.field = field;
         this.terms = List.copyOf(new LinkedHashSet<>(terms));
+        this.idf = idf;
     }
 
     public TermsQueryBuilder(StreamInput in) throws IOException {
         super(in);
         this.field = in.readString();
         this.terms = List.of(in.readStringArray());
+        this.idf = in.readBoolean();
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
         out.writeString(field);
         out.writeStringArray(terms.toArray(new String[0]));
+        out.writeBoolean(idf);
     }
 
     @Override
@@ -74,6 +95,9 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         builder.startObject(NAME);
         builder.field(FIELD.getPreferredName(), field);
         builder.array(TERMS.getPreferredName(), terms.toArray(new String[0]));
+        if (!idf) {
+            builder.field(IDF.getPreferredName(), false);
+        }
         printBoostAndQueryName(builder);
         builder.endObject();
     }
@@ -82,6 +106,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         String field = null;
         List<String> terms = null;
         float boost = DEFAULT_BOOST;
+        boolean idf = true;
         String queryName = null;
         String current = null;
         XContentParser.Token token;
@@ -100,6 +125,9 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
                 }
             } else if (token.isValue() && FIELD.match(current, parser.getDeprecationHandler())) {
                 field = parser.text();
+            } else if (token == XContentParser.Token.VALUE_BOOLEAN && IDF.match(current,
+                    parser.getDeprecationHandler())) {
+                idf = parser.booleanValue();
             } else if (token.isValue() && BOOST_FIELD.match(current,
                     parser.getDeprecationHandler())) {
                 boost = parser.floatValue();
@@ -109,11 +137,11 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
             } else {
                 throw new ParsingException(parser.getTokenLocation(),
                     "[" + NAME + "] does not support [" + current + "] here (" + token
-                        + "); it takes field, terms, boost and _name");
+                        + "); it takes field, terms, idf (a boolean), boost and _name");
             }
         }
         try {
-            return new TermsQueryBuilder(field, terms).boost(boost).queryName(queryName);
+            return new TermsQueryBuilder(field, terms, idf).boost(boost).queryName(queryName);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage());
         }
@@ -125,24 +153,27 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         if (type == null) {
             return new MatchNoDocsQuery("unmapped field [" + field + "]");
         }
+        Query query;
         if (terms.size() == 1) {
-            return new TermQuery(new Term(type.name(), terms.get(0)));
+            query = new TermQuery(new Term(type.name(), terms.get(0)));
+        } else {
+            SynonymQuery.Builder builder = new SynonymQuery.Builder(type.name());
+            for (String term : terms) {
+                builder.addTerm(new Term(type.name(), term));
+            }
+            query = builder.build();
         }
-        SynonymQuery.Builder builder = new SynonymQuery.Builder(type.name());
-        for (String term : terms) {
-            builder.addTerm(new Term(type.name(), term));
-        }
-        return builder.build();
+        return idf ? query : new SaturationQuery(query, type.name(), BM25_PARAMS);
     }
 
     @Override
     protected boolean doEquals(TermsQueryBuilder other) {
-        return field.equals(other.field) && terms.equals(other.terms);
+        return field.equals(other.field) && terms.equals(other.terms) && idf == other.idf;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, terms);
+        return Objects.hash(field, terms, idf);
     }
 
     @Override
