@@ -15,7 +15,7 @@ from __future__ import annotations
 import operator
 import sys
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import numpy as np
 
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.postings import PostingLog
+from esqlog.identifiers.shard_tables import ShardTables, tables_of
 from esqlog.identifiers.term_totals import TermTotals
 from esqlog.scoring.subwords import CASED_TOKEN, split_identifier
 from esqlog.statistics.term_counts import TermCounts
@@ -75,11 +76,36 @@ class SplitCollector:
         #: per shard: the field's document count as its term vectors reported it (deleted
         #: documents included, as the shard's BM25 counts them)
         self.shard_docs: dict[int, int] = {}
+        self._tables: ShardTables | None = None  # set by tables() or adopt()
 
     def restart_empty(self) -> None:
         """Let go of every table (absorb took them over); the postings are not deleted."""
         self.postings = PostingLog(self.postings.buffer_bytes, self.spill_dir)
         self.restart()
+
+    def tables(self) -> ShardTables:
+        """What this collector saw, as arrays (esqlog.identifiers.shard_tables), once its
+        scan is over: its term list and splits are handed over and emptied (``terms`` is
+        then the TermTable); a collector that adopted merged tables returns those."""
+        self.finish()
+        if self._tables is None:
+            self._tables = tables_of(self.terms, self.splits, self.totals, self.postings,
+                                     self.docs, self.shard_docs)
+            self.term_id, self.splits, self.tried = {}, {}, set()
+        return self._tables
+
+    def adopt(self, tables: ShardTables) -> None:
+        """Take over the merged tables of the shards (esqlog.identifiers.shard_task)."""
+        self.finish()
+        self._tables = tables
+        self.term_id, self.splits, self.tried, self.terms = {}, {}, set(), []
+        self.totals, self.postings, self.docs = tables.totals, tables.postings, tables.docs
+        self.shard_docs = dict(tables.shard_docs)
+        self.global_df = None
+
+    def term_count(self) -> int:
+        """How many distinct terms the scan has seen."""
+        return len(self._tables.terms) if self._tables is not None else len(self.terms)
 
     def field_statistics(self, shard: int, doc_count: int) -> None:
         """The scan saw this field doc_count on a shard (it keeps the largest)."""
@@ -178,20 +204,22 @@ class SplitCollector:
         them: per shard the largest df a term vector reported, summed over shards; tf summed.
         Arrays over ``terms``, not dictionaries (esqlog.statistics.term_counts)."""
         self.finish()
-        n = len(self.terms)
+        terms: Sequence[str] = (self._tables.terms if self._tables is not None
+                                else self.terms)
+        n = len(terms)
         ttf, _, per_shard = self.totals.view(n)
         df = np.zeros(n, dtype=np.int64)
         for best in per_shard.values():
             df += best
         self.global_df = df
-        return TermCounts(self.terms, df), TermCounts(self.terms, ttf.copy())
+        return TermCounts(terms, df), TermCounts(terms, ttf.copy())
 
 
 def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
     """Per shard holding documents: each term's df there (0 where the shard's
     documents do not hold it), the largest its term vectors reported."""
     collector.finish()
-    return collector.totals.view(len(collector.terms))[2]
+    return collector.totals.view(collector.term_count())[2]
 
 
 def absorb(into: SplitCollector, other: SplitCollector) -> None:
