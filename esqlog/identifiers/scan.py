@@ -223,8 +223,9 @@ def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
 
 
 def absorb(into: SplitCollector, other: SplitCollector) -> None:
-    """Append what ``other`` saw (the next shard's documents, collected in another
-    process: esqlog.identifiers.processes) to ``into``, as if ``into`` had read them next:
+    """Append what ``other`` saw (the next shard's documents, collected apart) to
+    ``into``, as if ``into`` had read them next (the scan workers' shards are merged as
+    arrays instead, the same way: esqlog.identifiers.shard_tables.TablesMerger):
     the new terms after its own, the splits of terms that have none yet, its totals
     added and its postings (on disk) read through the mapping of its term ids."""
     other.finish()

@@ -3,8 +3,9 @@ such scans in shard order.
 
 Why a module of its own: the same task runs in a local worker process
 (esqlog.identifiers.processes) and on a Dask worker (esqlog.identifiers.dask_scan); both
-hand back (ShardScan, SplitCollector) and the parent adds them up the same way, so the
-statistics are those of one collector reading the shards in turn whichever ran them.
+hand back (ShardScan, ShardTables) and the parent adds them up the same way
+(esqlog.identifiers.shard_tables), so the statistics are those of one collector reading
+the shards in turn whichever ran them.
 """
 
 from __future__ import annotations
