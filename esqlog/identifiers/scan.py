@@ -13,7 +13,6 @@ per-term dictionary loop, which the scan then skips (``keeps_term_stats``).
 from __future__ import annotations
 
 import operator
-import sys
 from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from esqlog.identifiers.learned import LearnedSplits
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.shard_tables import ShardTables, tables_of
@@ -34,7 +34,6 @@ BATCH = 500
 _TERM_FREQ = operator.itemgetter("term_freq")
 _DOC_FREQ = operator.itemgetter("doc_freq")
 _WORDS = CASED_TOKEN.findall
-intern = sys.intern
 _Doc = tuple[int, Any, Mapping[str, Any]]
 
 
@@ -67,7 +66,7 @@ class SplitCollector:
         self._pending: list[_Doc] = []
         self.term_id: dict[str, int] = {}
         self.terms: list[str] = []
-        self.splits: dict[int, tuple[str, ...]] = {}
+        self.splits = LearnedSplits()
         self.tried: set[str] = set()  # cased forms already split (most repeat): a cache
         self.postings.discard()
         self.docs = 0  # documents scanned
@@ -91,14 +90,14 @@ class SplitCollector:
         if self._tables is None:
             self._tables = tables_of(self.terms, self.splits, self.totals, self.postings,
                                      self.docs, self.shard_docs)
-            self.term_id, self.splits, self.tried = {}, {}, set()
+            self.term_id, self.splits, self.tried = {}, LearnedSplits(), set()
         return self._tables
 
     def adopt(self, tables: ShardTables) -> None:
         """Take over the merged tables of the shards (esqlog.identifiers.shard_task)."""
         self.finish()
         self._tables = tables
-        self.term_id, self.splits, self.tried, self.terms = {}, {}, set(), []
+        self.term_id, self.splits, self.tried, self.terms = {}, LearnedSplits(), set(), []
         self.totals, self.postings, self.docs = tables.totals, tables.postings, tables.docs
         self.shard_docs = dict(tables.shard_docs)
         self.global_df = None
@@ -188,8 +187,8 @@ class SplitCollector:
                     if i in splits:
                         continue
                     parts = split_identifier(token)
-                    if parts:  # interned: a sub-word is stored once, however many terms
-                        splits[i] = tuple(map(intern, parts))  # hold it (and pickled once)
+                    if parts:  # as sub-word ids: esqlog.identifiers.learned
+                        splits.add(i, parts)
         term_ids = np.frombuffer(doc_terms, dtype=np.int32)
         counts = np.frombuffer(lengths, dtype=np.int32)
         self.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
@@ -247,8 +246,8 @@ def absorb(into: SplitCollector, other: SplitCollector) -> None:
             found = ids[term] = len(names)
             names.append(term)
         mapping[k] = found
-    for k, parts in other.splits.items():
-        splits.setdefault(int(mapping[k]), parts)
+    for k in other.splits:
+        splits.setdefault(int(mapping[k]), other.splits[k])
     into.totals.absorb(other.totals, mapping, len(names))
     into.postings.absorb(other.postings, mapping)
     into.docs += other.docs

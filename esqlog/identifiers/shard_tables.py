@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from esqlog.identifiers.learned import LearnedSplits
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.term_totals import TermTotals
 from esqlog.scoring.subwords import split_identifier
@@ -55,37 +56,59 @@ def own_split(term: str) -> tuple[str, ...]:
     return () if _PLAIN(term) else split_identifier(term)
 
 
-def tables_of(terms: list[str], learned: dict[int, tuple[str, ...]], totals: TermTotals,
+def tables_of(terms: list[str], learned: LearnedSplits, totals: TermTotals,
               postings: PostingLog, docs: int, shard_docs: dict[int, int]) -> ShardTables:
-    """A collector's tables as arrays (``learned``: term id -> the split its casing gave).
+    """A collector's tables as arrays (``learned``: the splits its casings gave).
 
     Each term's split is worked out here, in the scanning process: the learned one, else
-    the term's own. ``terms`` and ``learned`` are emptied a chunk at a time as they are
-    encoded, so the objects and the arrays do not both stay whole.
+    the term's own. ``terms`` is emptied once encoded.
     """
     n = len(terms)
-    flags = np.zeros(n, bool)
-    if learned:
-        flags[np.fromiter(learned.keys(), np.int64, len(learned))] = True
-    sub_id: dict[str, int] = {}
-    idx, lengths = array("i"), array("q")
-    for at in range(0, n, CHUNK):
-        for k, term in enumerate(terms[at:at + CHUNK], at):
-            parts = learned.pop(k, None) or own_split(term)
-            lengths.append(len(parts))
-            for part in parts:
-                found = sub_id.get(part)
-                if found is None:
-                    found = sub_id[part] = len(sub_id)
-                idx.append(found)
+    has = learned.flags
+    sub_id, names = learned.subword_id, learned.subwords  # extended by the own splits
+    own, own_len = array("i"), array("q")
+    for k, term in enumerate(terms):
+        if k < len(has) and has[k]:
+            own_len.append(0)
+            continue
+        parts = own_split(term)
+        own_len.append(len(parts))
+        for part in parts:
+            found = sub_id.get(part)
+            if found is None:
+                found = sub_id[part] = len(names)
+                names.append(part)
+            own.append(found)
     table = TermTable.of(terms)
     terms.clear()
-    subwords = TermTable.of(list(sub_id), checksums=False)
-    del sub_id
+    flags = np.zeros(n, bool)
+    which = np.frombuffer(learned.term, np.int32).astype(np.int64)
+    flags[which] = True
+    lengths = np.frombuffer(own_len, np.int64).copy()
+    learned_len = np.frombuffer(learned.length, np.int32).astype(np.int64)
+    lengths[which] = learned_len
     ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.frombuffer(lengths, np.int64), out=ptr[1:])
-    return ShardTables(table, subwords, ptr, np.frombuffer(idx, np.int32).copy(), flags,
-                       totals, postings, docs, dict(shard_docs))
+    np.cumsum(lengths, out=ptr[1:])
+    idx = np.empty(int(ptr[-1]), np.int32)
+    copy_segments(idx, ptr[which], np.frombuffer(learned.parts, np.int32),
+                  np.cumsum(learned_len) - learned_len, learned_len)
+    mine = np.flatnonzero(~flags)
+    own_lengths = lengths[mine]
+    copy_segments(idx, ptr[mine], np.frombuffer(own, np.int32),
+                  np.cumsum(own_lengths) - own_lengths, own_lengths)
+    subwords = TermTable.of(names, checksums=False)
+    return ShardTables(table, subwords, ptr, idx, flags, totals, postings, docs,
+                       dict(shard_docs))
+
+
+def copy_segments(dst: np.ndarray, dst_starts: np.ndarray, src: np.ndarray,
+                  src_starts: np.ndarray, lengths: np.ndarray) -> None:
+    """``dst[dst_starts[k]:+lengths[k]] = src[src_starts[k]:+lengths[k]]`` for every k,
+    a chunk of pieces at a time."""
+    for at in range(0, lengths.size, CHUNK):
+        part = slice(at, at + CHUNK)
+        dst[segment_positions(dst_starts[part], lengths[part])] = src[
+            segment_positions(src_starts[part], lengths[part])]
 
 
 class TablesMerger:
@@ -159,11 +182,7 @@ class TablesMerger:
         split_idx = np.empty(int(split_ptr[-1]), np.int32)
         for k, (ptr, ids) in enumerate(self.rows):
             mine = np.flatnonzero(self.source == k)
-            for at in range(0, mine.size, CHUNK):
-                rows = mine[at:at + CHUNK]
-                n = lengths[rows]
-                split_idx[segment_positions(split_ptr[rows], n)] = ids[
-                    segment_positions(ptr[self.row[rows]], n)]
+            copy_segments(split_idx, split_ptr[mine], ids, ptr[self.row[mine]], lengths[mine])
         self.rows = []
         return ShardTables(terms, self.subwords or TermTable.of([], checksums=False),
                            split_ptr, split_idx, self.learned, self.totals, self.postings,
