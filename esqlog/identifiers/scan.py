@@ -102,6 +102,12 @@ class SplitCollector:
         self.shard_docs = dict(tables.shard_docs)
         self.global_df = None
 
+    def release(self) -> None:
+        """Let go of the per-term tables once the build has read them (the postings stay,
+        for :meth:`discard`); a released collector serves no second build."""
+        self._tables, self.totals, self.terms, self.term_id = None, TermTotals(), [], {}
+        self.splits, self.tried, self.global_df = LearnedSplits(), set(), None
+
     def term_count(self) -> int:
         """How many distinct terms the scan has seen."""
         return len(self._tables.terms) if self._tables is not None else len(self.terms)

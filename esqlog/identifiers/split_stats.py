@@ -211,7 +211,9 @@ def build_identifier_stats(
     first.sort()
     parts_idx = flat[first]
     counts = np.bincount(owner_of[first], minlength=n_words)
+    del flat, owner_of, first, lengths  # each as large as all the splits' parts
     ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    del counts
     is_part = np.zeros(n_words, dtype=bool)
     is_part[parts_idx] = True
     df_stream = split_stream_df(tables.postings.chunks(collector.memory.chunk_postings),
@@ -222,6 +224,7 @@ def build_identifier_stats(
     stream_ttf = ttf.copy()
     owners = np.repeat(np.arange(n_words), np.diff(ptr))
     np.add.at(stream_ttf, parts_idx, ttf[owners])
+    del owners
     tokens = int(stream_ttf.sum())
     has_parts = np.diff(ptr) > 0
     split_share = float(ttf[has_parts].sum() / max(int(ttf.sum()), 1))
@@ -239,16 +242,20 @@ def build_identifier_stats(
     mask = np.zeros(n_words, dtype=np.uint64)
     mask[:t_count] = term_mask
     shard_docs, local_terms, local_df = _local_statistics(tables, shards)
+    # what the file keeps, then the build's own arrays and the collector's tables let
+    # go: IdentifierStats inverts the splits next, on top of whatever is still held
+    kept_arrays = {"words": words.take(kept), "df_engine": df_engine[kept].astype(np.uint32),
+                   "df_split": np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
+                   "mask": mask[kept], "parts_ptr": new_ptr.astype(np.int64),
+                   "parts_idx": new_parts.astype(np.int32)}
+    del words, df_engine, df_stream, mask, is_part, new_ptr, new_parts, new_id, keep, kept
+    del ttf, stream_ttf, ptr, parts_idx, tdf, has_parts, tables, terms
+    collector.release()
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
-        split_share=split_share,
-        predictor=chosen.name, created_at=created_at, words=words.take(kept),
-        df_engine=df_engine[kept].astype(np.uint32),
-        df_split=np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
-        mask=mask[kept], parts_ptr=new_ptr.astype(np.int64),
-        parts_idx=new_parts.astype(np.int32), shard_docs=shard_docs,
-        local_terms=local_terms, local_df=local_df)
+        split_share=split_share, predictor=chosen.name, created_at=created_at,
+        shard_docs=shard_docs, local_terms=local_terms, local_df=local_df, **kept_arrays)
 
 
 def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.ndarray,
