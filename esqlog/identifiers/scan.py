@@ -156,6 +156,7 @@ class SplitCollector:
         if len(self.tried) > self.memory.tried_casings:
             self.tried = set()  # a cache: forgetting it only costs splitting again
         ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
+        learned = splits.flags  # extended in place as splits are added
         get = ids.get
         doc_terms, doc_tf, doc_df = array("i"), array("i"), array("i")
         lengths, doc_shard = array("i"), array("b")
@@ -190,7 +191,7 @@ class SplitCollector:
                         continue  # it may be one in a later document
                     tried.add(token)
                     i = ids[low]
-                    if i in splits:
+                    if i < len(learned) and learned[i]:  # splits' own flags, inline
                         continue
                     parts = split_identifier(token)
                     if parts:  # as sub-word ids: esqlog.identifiers.learned
