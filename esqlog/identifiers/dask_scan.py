@@ -33,6 +33,7 @@ from esqlog.errors import ClusterError, UsageError
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.shard_tables import ShardTables
 from esqlog.identifiers.shard_task import ShardPart, discard_parts, merge_shards, scan_shard
 from esqlog.statistics.vocabulary import VocabularyScan
 from esqlog.statistics.vocabulary_scan import Progress, ShardScan
@@ -40,9 +41,9 @@ from esqlog.statistics.vocabulary_scan import Progress, ShardScan
 #: seconds to wait for the scheduler before saying it cannot be reached
 DEFAULT_CONNECT_TIMEOUT = 10.0
 EXTRA_FIX = "install the distributed extra: pip install 'esqlog[distributed]'"
-#: what a task sends back: the shard's tables, its collector (postings emptied) and the
+#: what a task sends back: the shard's counts, its tables as arrays (postings emptied) and the
 #: postings themselves (term ids, document lengths)
-_Result = tuple[ShardScan, SplitCollector, np.ndarray, np.ndarray]
+_Result = tuple[ShardScan, ShardTables, np.ndarray, np.ndarray]
 
 
 def require_distributed() -> None:
@@ -101,7 +102,6 @@ def _received(result: _Result, into: SplitCollector) -> ShardPart:
     """A task's result as a local part: its postings written to ``into``'s spill
     directory, under ``into``'s buffer budget, before the merge reads them."""
     part, seen, terms, lengths = result
-    seen.spill_dir = into.spill_dir
     seen.postings = PostingLog(into.postings.buffer_bytes, into.spill_dir)
     seen.postings.adopt(terms, lengths)
     return part, seen

@@ -11,8 +11,10 @@ memory is this setting, not the corpus.
 
 What it bounds: the buffer of term ids before it is written out (per scanning process)
 and the chunk of documents the build reads back at once, with the build's temporary
-arrays over that chunk. What it does not bound: the tables with one entry per term
-(the vocabulary's own dictionaries, which ``--vocabulary`` alone holds too).
+arrays over that chunk. What it does not bound: the tables with one entry per term. While
+a shard is scanned its terms are a dictionary (term -> id) in the scanning process; after
+the scan they are arrays (esqlog.statistics.term_table, esqlog.identifiers.shard_tables),
+a few tens of bytes a term, in the workers and in the parent that merges them.
 """
 
 from __future__ import annotations

@@ -13,16 +13,17 @@ per-term dictionary loop, which the scan then skips (``keeps_term_stats``).
 from __future__ import annotations
 
 import operator
-import sys
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from esqlog.identifiers.learned import LearnedSplits
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.postings import PostingLog
+from esqlog.identifiers.shard_tables import ShardTables, tables_of
 from esqlog.identifiers.term_totals import TermTotals
 from esqlog.scoring.subwords import CASED_TOKEN, split_identifier
 from esqlog.statistics.term_counts import TermCounts
@@ -33,7 +34,6 @@ BATCH = 500
 _TERM_FREQ = operator.itemgetter("term_freq")
 _DOC_FREQ = operator.itemgetter("doc_freq")
 _WORDS = CASED_TOKEN.findall
-intern = sys.intern
 _Doc = tuple[int, Any, Mapping[str, Any]]
 
 
@@ -66,7 +66,7 @@ class SplitCollector:
         self._pending: list[_Doc] = []
         self.term_id: dict[str, int] = {}
         self.terms: list[str] = []
-        self.splits: dict[int, tuple[str, ...]] = {}
+        self.splits = LearnedSplits()
         self.tried: set[str] = set()  # cased forms already split (most repeat): a cache
         self.postings.discard()
         self.docs = 0  # documents scanned
@@ -75,11 +75,42 @@ class SplitCollector:
         #: per shard: the field's document count as its term vectors reported it (deleted
         #: documents included, as the shard's BM25 counts them)
         self.shard_docs: dict[int, int] = {}
+        self._tables: ShardTables | None = None  # set by tables() or adopt()
 
     def restart_empty(self) -> None:
         """Let go of every table (absorb took them over); the postings are not deleted."""
         self.postings = PostingLog(self.postings.buffer_bytes, self.spill_dir)
         self.restart()
+
+    def tables(self) -> ShardTables:
+        """What this collector saw, as arrays (esqlog.identifiers.shard_tables), once its
+        scan is over: its term list and splits are handed over and emptied (``terms`` is
+        then the TermTable); a collector that adopted merged tables returns those."""
+        self.finish()
+        if self._tables is None:
+            self._tables = tables_of(self.terms, self.splits, self.totals, self.postings,
+                                     self.docs, self.shard_docs)
+            self.term_id, self.splits, self.tried = {}, LearnedSplits(), set()
+        return self._tables
+
+    def adopt(self, tables: ShardTables) -> None:
+        """Take over the merged tables of the shards (esqlog.identifiers.shard_task)."""
+        self.finish()
+        self._tables = tables
+        self.term_id, self.splits, self.tried, self.terms = {}, LearnedSplits(), set(), []
+        self.totals, self.postings, self.docs = tables.totals, tables.postings, tables.docs
+        self.shard_docs = dict(tables.shard_docs)
+        self.global_df = None
+
+    def release(self) -> None:
+        """Let go of the per-term tables once the build has read them (the postings stay,
+        for :meth:`discard`); a released collector serves no second build."""
+        self._tables, self.totals, self.terms, self.term_id = None, TermTotals(), [], {}
+        self.splits, self.tried, self.global_df = LearnedSplits(), set(), None
+
+    def term_count(self) -> int:
+        """How many distinct terms the scan has seen."""
+        return len(self._tables.terms) if self._tables is not None else len(self.terms)
 
     def field_statistics(self, shard: int, doc_count: int) -> None:
         """The scan saw this field doc_count on a shard (it keeps the largest)."""
@@ -125,6 +156,7 @@ class SplitCollector:
         if len(self.tried) > self.memory.tried_casings:
             self.tried = set()  # a cache: forgetting it only costs splitting again
         ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
+        learned = splits.flags  # extended in place as splits are added
         get = ids.get
         doc_terms, doc_tf, doc_df = array("i"), array("i"), array("i")
         lengths, doc_shard = array("i"), array("b")
@@ -159,11 +191,11 @@ class SplitCollector:
                         continue  # it may be one in a later document
                     tried.add(token)
                     i = ids[low]
-                    if i in splits:
+                    if i < len(learned) and learned[i]:  # splits' own flags, inline
                         continue
                     parts = split_identifier(token)
-                    if parts:  # interned: a sub-word is stored once, however many terms
-                        splits[i] = tuple(map(intern, parts))  # hold it (and pickled once)
+                    if parts:  # as sub-word ids: esqlog.identifiers.learned
+                        splits.add(i, parts)
         term_ids = np.frombuffer(doc_terms, dtype=np.int32)
         counts = np.frombuffer(lengths, dtype=np.int32)
         self.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
@@ -178,25 +210,28 @@ class SplitCollector:
         them: per shard the largest df a term vector reported, summed over shards; tf summed.
         Arrays over ``terms``, not dictionaries (esqlog.statistics.term_counts)."""
         self.finish()
-        n = len(self.terms)
+        terms: Sequence[str] = (self._tables.terms if self._tables is not None
+                                else self.terms)
+        n = len(terms)
         ttf, _, per_shard = self.totals.view(n)
         df = np.zeros(n, dtype=np.int64)
         for best in per_shard.values():
             df += best
         self.global_df = df
-        return TermCounts(self.terms, df), TermCounts(self.terms, ttf.copy())
+        return TermCounts(terms, df), TermCounts(terms, ttf.copy())
 
 
 def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:
     """Per shard holding documents: each term's df there (0 where the shard's
     documents do not hold it), the largest its term vectors reported."""
     collector.finish()
-    return collector.totals.view(len(collector.terms))[2]
+    return collector.totals.view(collector.term_count())[2]
 
 
 def absorb(into: SplitCollector, other: SplitCollector) -> None:
-    """Append what ``other`` saw (the next shard's documents, collected in another
-    process: esqlog.identifiers.processes) to ``into``, as if ``into`` had read them next:
+    """Append what ``other`` saw (the next shard's documents, collected apart) to
+    ``into``, as if ``into`` had read them next (the scan workers' shards are merged as
+    arrays instead, the same way: esqlog.identifiers.shard_tables.TablesMerger):
     the new terms after its own, the splits of terms that have none yet, its totals
     added and its postings (on disk) read through the mapping of its term ids."""
     other.finish()
@@ -218,8 +253,8 @@ def absorb(into: SplitCollector, other: SplitCollector) -> None:
             found = ids[term] = len(names)
             names.append(term)
         mapping[k] = found
-    for k, parts in other.splits.items():
-        splits.setdefault(int(mapping[k]), parts)
+    for k in other.splits:
+        splits.setdefault(int(mapping[k]), other.splits[k])
     into.totals.absorb(other.totals, mapping, len(names))
     into.postings.absorb(other.postings, mapping)
     into.docs += other.docs

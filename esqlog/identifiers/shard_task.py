@@ -3,8 +3,9 @@ such scans in shard order.
 
 Why a module of its own: the same task runs in a local worker process
 (esqlog.identifiers.processes) and on a Dask worker (esqlog.identifiers.dask_scan); both
-hand back (ShardScan, SplitCollector) and the parent adds them up the same way, so the
-statistics are those of one collector reading the shards in turn whichever ran them.
+hand back (ShardScan, ShardTables) and the parent adds them up the same way
+(esqlog.identifiers.shard_tables), so the statistics are those of one collector reading
+the shards in turn whichever ran them.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from pathlib import Path
 from esqlog.engine.client import Flavor
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.identifiers.memory import MemoryLimit
-from esqlog.identifiers.scan import SplitCollector, absorb
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.shard_tables import ShardTables, TablesMerger
 from esqlog.statistics.vocabulary import VocabularyScan
 from esqlog.statistics.vocabulary_scan import Progress, ScanMerger, ShardScan, scan_shard_plan
 
-#: one shard's scan as it comes back: its per-term tables and its collector
-ShardPart = tuple[ShardScan, SplitCollector]
+#: one shard's scan as it comes back: its counts and its collector's tables, as arrays
+ShardPart = tuple[ShardScan, ShardTables]
 
 
 def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
@@ -28,7 +30,7 @@ def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field
                spill_dir: str | Path | None, progress: Progress | None = None) -> ShardPart:
     """One shard's scan with a client and a collector of its own (a client does not cross
     processes): its postings flushed under ``spill_dir``, its per-term tables returned
-    without the caches the merge does not read. A failure deletes what it spilled."""
+    as arrays (esqlog.identifiers.shard_tables). A failure deletes what it spilled."""
     engine = connect(connection, flavor)
     collector = SplitCollector(field_name, memory, processes, spill_dir)
     try:
@@ -36,12 +38,11 @@ def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field
                                           on_doc=collector))
         collector.finish()
         collector.postings.flush()
+        collector.term_id = {}  # not needed to make the arrays: let go of it first
+        return part, collector.tables()
     except BaseException:
         collector.discard()
         raise
-    collector.tried = set()  # a cache of the scan, not sent back
-    collector.term_id = {}  # absorb reads the terms in order: the dictionary is not sent
-    return part, collector
 
 
 def merge_shards(parts: MutableMapping[int, ShardPart], shards: int,
@@ -49,11 +50,13 @@ def merge_shards(parts: MutableMapping[int, ShardPart], shards: int,
     """Every shard's part into ``collector``, in shard order (``parts`` is emptied as it
     goes, so each shard's tables are let go once merged); the global df and ttf."""
     merger = ScanMerger()
+    tables = TablesMerger(collector.postings)
     for shard in range(shards):
         part, seen = parts.pop(shard)
         merger.add(part)
-        absorb(collector, seen)
+        tables.add(seen)
         del part, seen
+    collector.adopt(tables.result())
     return merger.result(index, field_name, collector)
 
 

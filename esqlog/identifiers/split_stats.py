@@ -23,9 +23,6 @@ express.
 
 from __future__ import annotations
 
-import itertools
-import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -33,18 +30,18 @@ from dataclasses import field as dc_field
 import numpy as np
 
 from esqlog.identifiers.families import WordsPerDf, families, family_excess
-from esqlog.identifiers.scan import MAX_SHARDS, SplitCollector, shard_df
+from esqlog.identifiers.scan import MAX_SHARDS, SplitCollector
+from esqlog.identifiers.shard_tables import ShardTables, split_words
 
 __all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
-from esqlog.scoring.subwords import split_identifier
+from esqlog.statistics.term_table import LazyIndex, TermTable
 
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
 #: the benchmark corpora: man pages 12.0% (dotted abbreviations, version numbers), against
 #: Python 22.9%, Go 27.6%, Ruby 29.4%, Java 44.9%; there the default mode costs prose
 #: 0.006-0.009 NDCG@10 (docs/benchmarks/identifiers.md).
 APPLIES_SHARE = 0.17
-_PLAIN = re.compile(r"[a-z]+").fullmatch
 
 
 @dataclass(frozen=True)
@@ -68,13 +65,14 @@ class IdentifierStats:
     split_share: float  # share of the field's tokens that are identifiers which split
     predictor: str
     created_at: str
-    words: list[str]
+    #: a list, or a TermTable (esqlog.statistics.term_table) when built by calibrate
+    words: Sequence[str]
     df_engine: np.ndarray  # uint32
     df_split: np.ndarray  # uint32
     mask: np.ndarray  # uint64
     parts_ptr: np.ndarray  # int64, len(words) + 1
     parts_idx: np.ndarray  # int32 word ids
-    word_id: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    word_id: Mapping[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
     comp_ptr: np.ndarray = dc_field(default_factory=lambda: np.zeros(1, np.int64),
                                     compare=False, repr=False)
     comp_idx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int32),
@@ -90,14 +88,18 @@ class IdentifierStats:
     #: there). A row per such term, a column per shard.
     shard_docs: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int64),
                                       compare=False, repr=False)
-    local_terms: list[str] = dc_field(default_factory=list, compare=False, repr=False)
+    local_terms: Sequence[str] = dc_field(default_factory=list, compare=False, repr=False)
     local_df: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0), np.uint32),
                                     compare=False, repr=False)
-    local_row: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    local_row: Mapping[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        """Index the words and invert the splits: compounds of each sub-word, by df."""
-        object.__setattr__(self, "word_id", {w: i for i, w in enumerate(self.words)})
+        """Index the words and invert the splits: compounds of each sub-word, by df.
+
+        Words held as a TermTable (statistics calibrate builds to write) are indexed on
+        first lookup: a dictionary of a million words is hundreds of MiB that writing
+        them does not need."""
+        object.__setattr__(self, "word_id", _index(self.words))
         n = len(self.words)
         owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(self.parts_ptr))
         part = self.parts_idx.astype(np.int64)
@@ -107,7 +109,7 @@ class IdentifierStats:
         object.__setattr__(self, "comp_idx", owner[order])
         own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
         object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
-        object.__setattr__(self, "local_row", {t: i for i, t in enumerate(self.local_terms)})
+        object.__setattr__(self, "local_row", _index(self.local_terms))
 
     @property
     def per_shard(self) -> bool:
@@ -171,6 +173,13 @@ class IdentifierStats:
         return int(self.df_split[i])
 
 
+def _index(terms: Sequence[str]) -> Mapping[str, int]:
+    """term -> its position: a dictionary now, or one built on first use (TermTable)."""
+    if isinstance(terms, TermTable):
+        return LazyIndex(terms)
+    return {t: i for i, t in enumerate(terms)}
+
+
 def build_identifier_stats(
     collector: SplitCollector, engine_df: Mapping[str, int] | Sequence[int] | np.ndarray, *,
     index: str,
@@ -183,55 +192,43 @@ def build_identifier_stats(
     ``engine_df``: the global df of each collected term (aligned with ``collector.terms``,
     or a mapping), from the vocabulary snapshot of the same scan.
     """
-    collector.finish()  # the scan's last page may still be queued
-    terms = collector.terms
+    # the collector's tables as arrays, taken over (no Python object per term: at a
+    # million documents those were most of the calibration's peak, see
+    # docs/benchmarks/calibrate-speed.md and esqlog.identifiers.shard_tables)
+    tables = collector.tables()
+    terms = tables.terms
     t_count = len(terms)
     if isinstance(engine_df, Mapping):
         tdf = np.fromiter((engine_df.get(t, 0) for t in terms), dtype=np.int64, count=t_count)
     else:
         tdf = np.asarray(engine_df, dtype=np.int64)
-    learned = collector.splits
-    # each term's parts (a term seen only lower-cased splits at _, dots and letter/digit
-    # boundaries; plain lower-case words cannot split); vectorised below, since this runs
-    # over the whole vocabulary
-    plain, intern = _PLAIN, sys.intern
-    split_of = [learned.get(i) or (() if plain(t) else tuple(map(intern, split_identifier(t))))
-                for i, t in enumerate(terms)]
-    # the collector's per-term tables are taken over, not copied: at a million documents
-    # each is hundreds of MiB (docs/benchmarks/calibrate-speed.md)
-    word_id = collector.term_id or {t: k for k, t in enumerate(terms)}
-    collector.term_id, collector.splits, learned = {}, {}, {}
-    words = list(terms)
-    for part in itertools.chain.from_iterable(split_of):
-        if part not in word_id:
-            word_id[part] = len(words)
-            words.append(part)
+    words, flat = split_words(tables)
     n_words = len(words)
-    lengths = np.fromiter(map(len, split_of), dtype=np.int64, count=t_count)
-    flat = np.fromiter(map(word_id.__getitem__, itertools.chain.from_iterable(split_of)),
-                       dtype=np.int64, count=int(lengths.sum()))
-    del split_of, word_id
+    lengths = np.diff(tables.split_ptr)
     owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
     # a part repeated within one term (getGet) counts once: keep first occurrences, in order
     _, first = np.unique(owner_of * n_words + flat, return_index=True)
     first.sort()
     parts_idx = flat[first]
     counts = np.bincount(owner_of[first], minlength=n_words)
+    del flat, owner_of, first, lengths  # each as large as all the splits' parts
     ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    del counts
     is_part = np.zeros(n_words, dtype=bool)
     is_part[parts_idx] = True
-    df_stream = split_stream_df(collector.postings.chunks(collector.memory.chunk_postings),
+    df_stream = split_stream_df(tables.postings.chunks(collector.memory.chunk_postings),
                                 ptr, parts_idx, is_part, n_words)
-    term_ttf, term_mask, _ = collector.totals.view(t_count)
+    term_ttf, term_mask, _ = tables.totals.view(t_count)
     ttf = np.zeros(n_words, dtype=np.int64)
     ttf[:t_count] = term_ttf
     stream_ttf = ttf.copy()
     owners = np.repeat(np.arange(n_words), np.diff(ptr))
     np.add.at(stream_ttf, parts_idx, ttf[owners])
+    del owners
     tokens = int(stream_ttf.sum())
     has_parts = np.diff(ptr) > 0
     split_share = float(ttf[has_parts].sum() / max(int(ttf.sum()), 1))
-    split_docs = collector.docs
+    split_docs = tables.docs
     h_tok = float(stream_ttf[df_stream == 1].sum() / tokens) if tokens else 0.0
     chosen = get_predictor(predictor)
     q = chosen.predict(CorpusFeatures(h_tok, doc_count, tokens / max(split_docs, 1)))
@@ -244,17 +241,21 @@ def build_identifier_stats(
     df_engine[:t_count] = tdf
     mask = np.zeros(n_words, dtype=np.uint64)
     mask[:t_count] = term_mask
-    shard_docs, local_terms, local_df = _local_statistics(collector, shards)
+    shard_docs, local_terms, local_df = _local_statistics(tables, shards)
+    # what the file keeps, then the build's own arrays and the collector's tables let
+    # go: IdentifierStats inverts the splits next, on top of whatever is still held
+    kept_arrays = {"words": words.take(kept), "df_engine": df_engine[kept].astype(np.uint32),
+                   "df_split": np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
+                   "mask": mask[kept], "parts_ptr": new_ptr.astype(np.int64),
+                   "parts_idx": new_parts.astype(np.int32)}
+    del words, df_engine, df_stream, mask, is_part, new_ptr, new_parts, new_id, keep, kept
+    del ttf, stream_ttf, ptr, parts_idx, tdf, has_parts, tables, terms
+    collector.release()
     return IdentifierStats(
         index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
-        split_share=split_share,
-        predictor=chosen.name, created_at=created_at, words=[words[i] for i in kept],
-        df_engine=df_engine[kept].astype(np.uint32),
-        df_split=np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
-        mask=mask[kept], parts_ptr=new_ptr.astype(np.int64),
-        parts_idx=new_parts.astype(np.int32), shard_docs=shard_docs,
-        local_terms=local_terms, local_df=local_df)
+        split_share=split_share, predictor=chosen.name, created_at=created_at,
+        shard_docs=shard_docs, local_terms=local_terms, local_df=local_df, **kept_arrays)
 
 
 def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.ndarray,
@@ -291,19 +292,19 @@ def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.nda
     return df_stream
 
 
-def _local_statistics(collector: SplitCollector, shards: int
-                      ) -> tuple[np.ndarray, list[str], np.ndarray]:
+def _local_statistics(tables: ShardTables, shards: int
+                      ) -> tuple[np.ndarray, Sequence[str], np.ndarray]:
     """(documents per shard, terms on several shards, their df per shard), from the scan.
 
     Every term of the vocabulary is covered, not only the words kept for splitting: a
     query's own plain word is scored on each shard too. A term whose documents lie on one
     shard needs no row (its global df is that shard's). Empty when a shard's document
     count was not seen (a scan without field statistics)."""
-    docs = collector.shard_docs
-    per = shard_df(collector) if shards > 1 else {}
+    docs = tables.shard_docs
+    n = len(tables.terms)
+    per = tables.totals.view(n)[2] if shards > 1 else {}
     if shards <= 1 or any(k not in docs for k in per):
         return np.zeros(0, np.int64), [], np.zeros((0, shards), np.uint32)
-    n = len(collector.terms)
     spread = np.zeros(n, np.int64)
     for best in per.values():
         spread += best > 0
@@ -312,4 +313,4 @@ def _local_statistics(collector: SplitCollector, shards: int
     local = np.zeros((rows.size, shards), np.uint32)
     for k, best in per.items():
         local[:, k] = np.minimum(best[rows], shard_docs[k])  # as the snapshot caps at N
-    return shard_docs, [collector.terms[i] for i in rows.tolist()], local
+    return shard_docs, tables.terms.take(rows), local

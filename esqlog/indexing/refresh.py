@@ -50,7 +50,7 @@ FIELD = "content"  # the field esqlog index writes and calibrates
 #: share of the live documents changed since the last full scan past which it is rerun
 REFRESH_SHARE = 0.05
 VECTOR_BATCH = 200  # documents per _mtermvectors request
-_PLAIN = re.compile(r"[a-z]+").fullmatch  # as esqlog.identifiers.split_stats
+_PLAIN = re.compile(r"[a-z]+").fullmatch  # as esqlog.identifiers.shard_tables
 
 
 @dataclass

@@ -50,6 +50,7 @@ from esqlog.statistics.npz import (
 )
 from esqlog.statistics.npz import shown as _shown
 from esqlog.statistics.term_counts import TermCounts, aligned
+from esqlog.statistics.term_table import TermTable, digest
 
 FORMAT = "esqlog-vocabulary/1"
 MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
@@ -57,13 +58,10 @@ RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
 BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 
-_BLAKE8 = hashlib.blake2b(digest_size=8)  # copied per term: half the cost of a new object
 
 
 def _digest(term: str) -> bytes:
-    h = _BLAKE8.copy()
-    h.update(term.encode("utf-8"))
-    return h.digest()
+    return digest(term.encode("utf-8"))
 
 
 def term_hash(term: str) -> int:
@@ -93,9 +91,15 @@ def build_bloom(terms: Sequence[str], k: int = BLOOM_K) -> np.ndarray:
     while size < len(terms) * BLOOM_BITS_PER_TERM:
         size *= 2
     mask = size - 1
-    data = [t.encode("utf-8") for t in terms]
-    h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
-    h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
+    if isinstance(terms, TermTable) and terms.crc is not None and terms.adler is not None:
+        h1 = terms.crc.astype(np.uint64)  # the checksums the scan workers computed
+        h2 = terms.adler.astype(np.uint64) | np.uint64(1)
+    else:
+        data = [t.encode("utf-8") for t in terms]
+        h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
+        h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64,
+                         count=len(data))
+        del data
     bits = np.zeros(size // 8, dtype=np.uint8)
     for i in range(k):
         pos = (h1 + np.uint64(i) * h2) & np.uint64(mask)
@@ -223,7 +227,8 @@ class VocabularyScan:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted unique hashes, df) for the snapshot file."""
         terms = self.terms()
-        keys = np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
+        keys = (terms.keys.copy() if isinstance(terms, TermTable) else
+                np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms)))
         counts = self.df.counts if isinstance(self.df, TermCounts) else None
         df = (np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
               if counts is None else counts.astype(np.uint32))

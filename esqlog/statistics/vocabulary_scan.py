@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Protocol
+
+import numpy as np
 
 from esqlog.engine.client import Engine, scroll_plan
 from esqlog.engine.shard_scan import locked, run_per_shard
 from esqlog.engine.steps import Plan
 from esqlog.engine.termvectors import stored_vectors_request
 from esqlog.errors import ClusterError
+from esqlog.statistics.term_counts import TermCounts
+from esqlog.statistics.term_table import TermTable, concat
 from esqlog.statistics.vocabulary import VocabularyScan
 
 SCAN_BATCH = 500
@@ -103,29 +108,55 @@ def scan_shard_plan(
 
 class ScanMerger:
     """Adds shard scans up into the global :class:`VocabularyScan`, in any order (integer
-    sums: the result does not depend on which shard finished first)."""
+    sums: the result does not depend on which shard finished first).
+
+    Each shard's dictionaries become arrays as the shard is added (a TermTable and its
+    counts: esqlog.statistics.term_table) and are emptied: the global table holds no
+    Python object per term, where a global dictionary cost ~100 bytes a term beside the
+    shards' own (at a million documents of the mix, 2.95M terms).
+    """
 
     def __init__(self) -> None:
-        self.df: dict[str, int] = {}
-        self.ttf: dict[str, int] = {}
-        self.scan = VocabularyScan(self.df, self.ttf, 0)
+        self.terms: TermTable | None = None
+        self.df = np.zeros(0, np.int64)
+        self.ttf = np.zeros(0, np.int64)
+        self.docs = self.doc_count = self.sum_ttf = 0
 
     def add(self, part: ShardScan) -> None:
-        scan = self.scan
-        df, ttf = self.df, self.ttf
-        for term, n in part.df.items():
-            df[term] = df.get(term, 0) + n
-        for term, n in part.ttf.items():
-            ttf[term] = ttf.get(term, 0) + n
-        scan.docs += part.docs
-        scan.doc_count += part.doc_count
-        scan.sum_ttf += part.sum_ttf
+        self.docs += part.docs
+        self.doc_count += part.doc_count
+        self.sum_ttf += part.sum_ttf
+        if not part.df and not part.ttf:
+            return
+        terms = (list(part.df) if part.ttf.keys() <= part.df.keys()
+                 else list({**dict.fromkeys(part.df), **dict.fromkeys(part.ttf)}))
+        df = np.fromiter(map(part.df.get, terms, repeat(0)), np.int64, len(terms))
+        ttf = np.fromiter(map(part.ttf.get, terms, repeat(0)), np.int64, len(terms))
+        part.df.clear()  # the shard's strings go once they are encoded
+        part.ttf.clear()
+        table = TermTable.of(terms)
+        del terms
+        if self.terms is None:
+            self.terms, self.df, self.ttf = table, df, ttf
+            return
+        at = self.terms.index_of(table)
+        new = np.flatnonzero(at < 0)
+        at[new] = len(self.terms) + np.arange(new.size)
+        self.terms = concat(self.terms, table.take(new))
+        grown = np.zeros(new.size, np.int64)
+        self.df = np.concatenate((self.df, grown))
+        self.ttf = np.concatenate((self.ttf, grown))
+        self.df[at] += df  # a term appears once in a shard: no repeated index
+        self.ttf[at] += ttf
 
     def result(self, index: str, field_name: str,
                on_doc: DocHook | None = None) -> VocabularyScan:
-        scan = self.scan
         if hook_counts_terms(on_doc):
-            scan.df, scan.ttf = on_doc.term_statistics()  # type: ignore[union-attr]
+            df, ttf = on_doc.term_statistics()  # type: ignore[union-attr]
+        else:
+            terms = self.terms if self.terms is not None else TermTable.of([])
+            df, ttf = TermCounts(terms, self.df), TermCounts(terms, self.ttf)
+        scan = VocabularyScan(df, ttf, self.docs, self.doc_count, self.sum_ttf)
         if scan.docs and not scan.df:
             raise ClusterError(f"term vectors of {index!r} returned no terms for field "
                                f"{field_name!r} ({scan.docs} documents read)",

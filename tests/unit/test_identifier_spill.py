@@ -9,6 +9,7 @@ collectors read them apart and are merged in shard order (the worker processes' 
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
 from pathlib import Path
@@ -23,8 +24,10 @@ from esqlog.identifiers import scan as identifier_scan
 from esqlog.identifiers.memory import MIN_MEMORY_LIMIT, MemoryLimit, parse_memory_limit
 from esqlog.identifiers.postings import PostingLog
 from esqlog.identifiers.scan import SplitCollector, absorb
+from esqlog.identifiers.shard_task import merge_shards
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.vocabulary_scan import ShardScan
 from tests.support.collected_stats import collected_stats
 
 WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
@@ -80,6 +83,24 @@ def _apart(docs: list[Doc], memory: MemoryLimit, spill: Path) -> IdentifierStats
         merged.discard()
 
 
+def _tables_apart(docs: list[Doc], memory: MemoryLimit, spill: Path) -> IdentifierStats:
+    """Each shard's collector turned into arrays and pickled (a worker process's hand-off),
+    merged in shard order by esqlog.identifiers.shard_task.merge_shards."""
+    merged = SplitCollector("body", memory, processes=3, spill_dir=spill)
+    parts = {}
+    for shard in range(3):
+        part = SplitCollector("body", memory, processes=3, spill_dir=spill)
+        _feed(part, [d for d in docs if d[0] == shard])
+        part.finish()
+        part.postings.flush()
+        parts[shard] = (ShardScan({}, {}), pickle.loads(pickle.dumps(part.tables())))
+    merge_shards(parts, 3, merged, "i", "body")
+    try:
+        return collected_stats(merged, docs)
+    finally:
+        merged.discard()
+
+
 @settings(max_examples=40, deadline=None)
 @given(docs=docs_strategy, batch=st.integers(1, 9))
 def test_tiny_limit_gives_the_unlimited_tables(tmp_path_factory: pytest.TempPathFactory,
@@ -92,6 +113,7 @@ def test_tiny_limit_gives_the_unlimited_tables(tmp_path_factory: pytest.TempPath
         _same(_one(docs, TINY, spill), expected)
         _same(_apart(docs, TINY, spill), expected)
         _same(_apart(docs, UNLIMITED, spill), expected)
+        _same(_tables_apart(docs, TINY, spill), expected)
     finally:
         identifier_scan.BATCH = original
     assert not list(spill.iterdir())  # every postings file deleted after the build

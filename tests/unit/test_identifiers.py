@@ -22,9 +22,11 @@ from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
 from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
 from esqlog.identifiers.scan import absorb, shard_df
+from esqlog.identifiers.shard_task import merge_shards
 from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
+from esqlog.statistics.vocabulary_scan import ShardScan
 from tests.support.split_docs import DOCS, build, df_lookup
 
 ALL_SPANS = IdentifierSettings(span_max_df=1.0)
@@ -568,12 +570,26 @@ def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> N
         return build_identifier_stats(c, dict(df), index="i", index_uuid="u", field="body",
                                       shards=3, doc_count=len(docs), created_at="now",
                                       predictor="esqlog-linear")
-    a, b = stats_of(one), stats_of(merged)
-    assert a.words == b.words and a.local_terms == b.local_terms
-    for name in ("df_split", "mask", "parts_idx", "local_df", "shard_docs"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    # the worker processes' path: each shard's collector as arrays, merged as arrays
+    again = {k: SplitCollector("body") for k in range(3)}
+    for shard, text in docs:
+        counts = Counter(standard_terms(text))
+        again[shard](shard, {"_source": {"body": text}},
+                     {t: {"term_freq": n, "doc_freq": 1} for t, n in counts.items()})
+        again[shard].field_statistics(shard, 1)
+    from_tables = SplitCollector("body")
+    merge_shards({k: (ShardScan({}, {}), c.tables()) for k, c in again.items()}, 3,
+                 from_tables, "i", "body")
+    a, b, c = stats_of(one), stats_of(merged), stats_of(from_tables)
+    for other in (b, c):
+        assert a.words == other.words and a.local_terms == other.local_terms
+        for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "local_df",
+                     "shard_docs"):
+            assert np.array_equal(getattr(a, name), getattr(other, name)), name
+    assert a.parts_of("readfile") == c.parts_of("readfile") == ("read", "file")
     merged.discard()  # absorb wrote the shards' postings to disk: delete them
-    assert not merged.postings.segments
+    from_tables.discard()
+    assert not merged.postings.segments and not from_tables.postings.segments
 
 
 def test_errors_keep_problem_and_fix_across_processes() -> None:
