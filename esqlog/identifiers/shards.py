@@ -37,12 +37,39 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.identifiers.presence import terms_on_shards
 from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
 
 #: One shard's groups per word of a plan: (terms, boost) per span or term
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
+
+
+def _terms_on_shards(terms: list[str], own_df: dict[str, int], stats: IdentifierStats
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(df, held) of each term on each shard: rows are terms, columns shards.
+
+    A term whose documents lie on several shards has its row of per-shard df; one on a
+    single shard has its global df there and is absent elsewhere (its presence mask says
+    where); a plain word the split statistics do not hold (no sub-word, no split) has its
+    own df and is listed on every shard: alone in its group, it matches nothing where it
+    is absent, so its boost there does not matter.
+    """
+    shards = stats.shards
+    row = np.fromiter((stats.local_row.get(t, -1) for t in terms), np.int64, len(terms))
+    ids = np.fromiter((stats.word_id.get(t, -1) for t in terms), np.int64, len(terms))
+    known = ids >= 0
+    df = np.zeros(len(terms), np.float64)
+    df[known] = stats.df_engine[ids[known]]
+    df[~known] = [own_df.get(t, 0) for t, k in zip(terms, known.tolist(), strict=True) if not k]
+    df = np.repeat(df[:, None], shards, axis=1)
+    mask = np.zeros(len(terms), np.uint64)
+    mask[known] = stats.mask[ids[known]]
+    bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
+    held = (bits == 1) | (mask == 0)[:, None]
+    spread = row >= 0
+    df[spread] = stats.local_df[row[spread]]
+    held[spread] = df[spread] > 0
+    return df, held
 
 
 def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGroups]:
@@ -60,7 +87,7 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
     weights = np.asarray([w.weight for w in plan.words for _ in w.groups], np.float64)
     terms = list(dict.fromkeys(names))
     at = {t: r for r, t in enumerate(terms)}
-    df, held = terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
+    df, held = _terms_on_shards(terms, {w.word: w.df for w in plan.words}, stats)
     n = stats.shard_docs.astype(np.float64)[None, :]
     idf = np.where(held, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
     occurrence = np.fromiter((at[t] for t in names), np.int64, len(names))
@@ -105,7 +132,7 @@ def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool =
     """
     names = list(dict.fromkeys(t for w in plan.words for group, _ in w.groups for t in group))
     own = {w.word: w.df for w in plan.words}
-    _, held = terms_on_shards(names, own, stats)
+    _, held = _terms_on_shards(names, own, stats)
     ids = [stats.word_id.get(t, -1) for t in names]
     df = np.asarray([float(stats.df_engine[i]) if i >= 0 else float(own.get(t, 0))
                      for t, i in zip(names, ids, strict=True)], np.float64)
