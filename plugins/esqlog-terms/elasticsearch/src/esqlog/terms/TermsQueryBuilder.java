@@ -14,6 +14,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.SynonymQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.similarities.Similarity;
+import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.TransportVersion;
 import org.elasticsearch.TransportVersions;
 import org.elasticsearch.common.ParsingException;
@@ -36,7 +37,9 @@ import org.elasticsearch.xcontent.XContentParser;
  * documents that cannot make the top hits. Its idf is the one of the largest df among the
  * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch); with
  * {@code "idf": false} there is none (SaturationQuery): the score is boost * saturation, the same
- * on every shard whatever its statistics.
+ * on every shard whatever its statistics, and several terms are then scored from their postings
+ * read once into doc order (SaturationLeaf, SaturationWeight) rather than through the synonym
+ * query's heap: the same BM25 of the same summed tf, at less of the engine's time.
  */
 public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
     public static final String NAME = "esqlog_terms";
@@ -163,7 +166,14 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
             }
             query = builder.build();
         }
-        return idf ? query : new SaturationQuery(query, type.name(), BM25_PARAMS);
+        if (idf) {
+            return query;
+        }
+        List<BytesRef> bytes = new ArrayList<>(terms.size());
+        for (String term : terms) {
+            bytes.add(new BytesRef(term));
+        }
+        return new SaturationQuery(query, type.name(), bytes, BM25_PARAMS, SaturationWeight::new);
     }
 
     @Override
