@@ -105,6 +105,30 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
             for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
 
 
+def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
+                  chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
+                  weight: Mapping[str, float], alone: set[str]) -> list[tuple[Groups, bool]]:
+    """:func:`group_words` as on one shard, each group boosted by its word's weight: the
+    esqlog_terms plugin's layout (no engine idf, so no shard sets and no boost from df).
+
+    Why apart from group_words: on one shard a word's groups are just its own term and its
+    compounds with an engine df (its own term apart for a word in ``alone``), which needs
+    none of the shard-set machinery built on every search."""
+    out: list[tuple[Groups, bool]] = []
+    for w in words:
+        ids = chosen[w]
+        ids = ids[stats.df_engine[ids] > 0]
+        comps = tuple(stats.words[i] for i in ids.tolist())
+        own = (w,) if word_df.get(w, 0) > 0 else ()
+        if own and comps and w in alone:
+            out.append((((own, weight[w]), (comps, weight[w])), True))
+        elif own or comps:
+            out.append((((own + comps, weight[w]),), True))
+        else:
+            out.append(((), True))
+    return out
+
+
 def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,
                       n_words: int) -> np.ndarray:
     """Per word: whether each of its parts lies on one shard set, so that its shard-set

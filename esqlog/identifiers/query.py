@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from esqlog.identifiers import synonym
-from esqlog.identifiers.groups import group_words
+from esqlog.identifiers.groups import group_words, plugin_groups
 from esqlog.identifiers.settings import (
     DEFAULT_BUDGET,
     FAN_OUT_BUDGET,
@@ -195,17 +195,17 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = _choose(present, comps, weight, engine_df, stats, settings, common, layout)
-    grouped = group_words(present, engine_df, chosen, stats, weight, common,
-                          settings.shard_groups, settings.shard_exact_df,
-                          settings.shard_exact_clauses, layout)
+    if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
+        grouped = plugin_groups(present, engine_df, chosen, stats, weight, common)
+    else:
+        grouped = group_words(present, engine_df, chosen, stats, weight, common,
+                              settings.shard_groups, settings.shard_exact_df,
+                              settings.shard_exact_clauses, layout)
     words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
                            int(stats.compound_ids(w).size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1,
                            exact)
              for w, (groups, exact) in zip(present, grouped, strict=True) if groups]
-    if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
-        words = [replace(w, groups=tuple((terms, w.weight) for terms, _ in w.groups))
-                 for w in words]
     return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
 
 

@@ -9,8 +9,9 @@ shard (or a dfs phase) with boosts from each shard's statistics. The plugin
 the span with the field's own length norm, over postings with impacts (no positions,
 dynamic pruning), and with ``"idf": false`` no idf at all: the engine scores
 ``boost * saturation``, a group of several terms from their postings read once into doc
-order (plugin 1.2.0: cheaper than the synonym query's heap over hundreds of rare lists). The boost is then the word's weight itself, and one plain query
-(no dfs, no fan-out) scores every shard exactly, whatever its statistics. Only clusters
+order (plugin 1.2.0: cheaper than the synonym query's heap over hundreds of rare lists).
+The boost is then the word's weight itself, and one plain query (no dfs, no fan-out)
+scores every shard exactly, whatever its statistics. Only clusters
 that accept plugins have it, hence an option (IdentifierSettings.engine_query), off by
 default.
 
