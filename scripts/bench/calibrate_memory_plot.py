@@ -4,9 +4,11 @@
         docs/plots/calibrate-memory.png
 
 Two panels, one idea each: peak memory of the process tree (left), wall time (right), for
-``--vocabulary`` alone, ``--vocabulary --identifiers`` before and after the bounded
-implementation, and with a small ``--memory-limit``. Log-log; the documents come from
-the index name (``...-<N>``). The latest run of each (index, label) is drawn.
+``--vocabulary`` alone, ``--vocabulary --identifiers`` before the bounded implementation,
+bounded with its terms as Python objects, bounded with its terms as arrays (a run's
+``tables`` field, "arrays", added when its lines were appended; absent: objects), and with
+a small ``--memory-limit``. Log-log; the documents come from the index name
+(``...-<N>``). The latest run of each (documents, label, tables) is drawn.
 """
 
 from __future__ import annotations
@@ -21,24 +23,26 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-SERIES = [  # label, legend, colour, marker
-    ("old", "--identifiers, before (all in memory)", "tab:red", "s"),
-    ("new", "--identifiers, bounded (default 256M)", "tab:blue", "o"),
-    ("new-small", "--identifiers, --memory-limit 4M", "tab:green", "^"),
-    ("vocabulary", "--vocabulary alone", "tab:gray", "D"),
+SERIES = [  # label, tables, legend, colour, marker
+    ("old", "objects", "--identifiers, before --memory-limit (all in memory)", "tab:red", "s"),
+    ("new", "objects", "--identifiers, bounded, terms as Python objects", "tab:orange", "v"),
+    ("new", "arrays", "--identifiers, bounded, terms as arrays (now)", "tab:blue", "o"),
+    ("new-small", "arrays", "--identifiers, --memory-limit 4M (now)", "tab:green", "^"),
+    ("vocabulary", "arrays", "--vocabulary alone (now)", "tab:gray", "D"),
 ]
 
 
 def main(source: str, target: str) -> int:
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    latest: dict[tuple[int, str, str], dict[str, Any]] = {}
     for line in Path(source).read_text(encoding="utf-8").splitlines():
         if line.strip():
             run = json.loads(line)
-            latest[(run["index"], run["label"])] = run
-    fig, (rss, wall) = plt.subplots(1, 2, figsize=(11, 4.4))
-    for label, legend, colour, marker in SERIES:
-        points = sorted((int(index.rsplit("-", 1)[1]), run)
-                        for (index, name), run in latest.items() if name == label)
+            docs = int(run["index"].rsplit("-", 1)[1])
+            latest[(docs, run["label"], run.get("tables", "objects"))] = run
+    fig, (rss, wall) = plt.subplots(1, 2, figsize=(11, 5.0))
+    for label, tables, legend, colour, marker in SERIES:
+        points = sorted(((n, run) for (n, name, kind), run in latest.items()
+                         if name == label and kind == tables), key=lambda p: p[0])
         if not points:
             continue
         docs = [n for n, _ in points]
@@ -55,10 +59,11 @@ def main(source: str, target: str) -> int:
         ax.set_ylabel(unit)
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
-    rss.legend(fontsize=8, loc="upper left")
-    wall.legend(fontsize=8, loc="upper left")
+    # one legend for both panels, under them: inside a panel it hid points
+    handles, labels = rss.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle("esqlog calibrate --vocabulary --identifiers: memory and time by corpus size")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(target, dpi=110)
     return 0
 

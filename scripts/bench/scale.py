@@ -46,6 +46,7 @@ from typing import Any
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
+from esqlog.identifiers.query import IdentifierSettings
 from esqlog.wrapper import wrap
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +58,8 @@ CALIBRATIONS = {
     "identifiers": ["--vocabulary", "--identifiers"],
 }
 MODES = ["boost", "script", "rerank", "identifiers"]
+#: the identifiers mode through the esqlog-terms engine plugin (needs it on the node)
+PLUGIN = "identifiers-plugin"
 
 
 def load() -> list[float]:
@@ -200,7 +203,9 @@ def latency_quality(client: Any, index: str, calibration: Path, queries: list[An
     """Native and every mode per query, interleaved; p50/p95 ms, ratios, NDCG@10."""
     systems: dict[str, Any] = {"native": client}
     for mode in modes:
-        systems[mode] = wrap(client, calibration, mode=mode)
+        systems[mode] = (wrap(client, calibration, mode="identifiers",
+                              identifiers=IdentifierSettings(engine_query="plugin"))
+                         if mode == PLUGIN else wrap(client, calibration, mode=mode))
     names = list(systems)
     times: dict[str, list[float]] = {n: [] for n in names}
     gains: dict[str, list[float]] = {n: [] for n in names}
@@ -234,7 +239,7 @@ def measure(args: argparse.Namespace, engine: Any, client: Any, rank: dict[str, 
     row.update(ensure_index(engine, args.corpus, rank, size, args.shards))
     index = row["index"]
     idents = args.identifiers_max is None or size <= args.identifiers_max
-    modes = MODES if idents else [m for m in MODES if m != "identifiers"]
+    modes = args.modes if idents else [m for m in args.modes if not m.startswith("identifiers")]
     if not idents:
         row["skipped"] = (f"identifiers calibration and mode (size above --identifiers-max "
                           f"{args.identifiers_max})")
@@ -275,12 +280,12 @@ TABLE = [
       for w in ("native", "boost", "identifiers")],
     *[(f"cold start {w} s", f"probes.{w}.cold_start_seconds", 1, ".2f")
       for w in ("native", "boost", "identifiers")],
-    *[line for name in ["native", *MODES] for line in (
+    *[line for name in ["native", *MODES, PLUGIN] for line in (
         (f"{name} p50 ms", f"search.systems.{name}.p50_ms", 1, ".1f"),
         ("  p50 / native", f"search.systems.{name}.p50_ratio", 1, ".2f"),
         ("  p95 / native", f"search.systems.{name}.p95_ratio", 1, ".2f"))],
     *[(f"{name} NDCG@10", f"search.systems.{name}.ndcg10", 1, ".4f")
-      for name in ["native", *MODES]],
+      for name in ["native", *MODES, PLUGIN]],
 ]
 
 
@@ -311,6 +316,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900.0,
                     help="calibrate's per-request timeout (a loaded node can be slow)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each fresh-process probe")
+    ap.add_argument("--modes", type=lambda v: v.split(","), default=MODES,
+                    help=f"the modes timed and judged beside native (also {PLUGIN}: the "
+                         "identifiers mode through the esqlog-terms plugin)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))
     ap.add_argument("--work", type=Path, default=Path("results/scale"))
