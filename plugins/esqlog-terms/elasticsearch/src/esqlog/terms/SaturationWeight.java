@@ -5,32 +5,20 @@ import java.util.List;
 
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Scorer;
-import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.Similarity.SimScorer;
 import org.apache.lucene.util.BytesRef;
 
-/**
- * Lucene 9's Weight and Scorer over SaturationLeaf (shared with the OpenSearch plugin, whose
- * Lucene 10 has the other Scorer and Weight API): the glue only, the work is in SaturationLeaf.
- */
-final class SaturationWeight extends Weight {
-    private final String field;
-    private final List<BytesRef> terms;
-    private final SimScorer sim;
-
+/** Lucene 9's Scorer over SaturationLeaf (the rest: SaturationWeightBase). */
+final class SaturationWeight extends SaturationWeightBase {
     SaturationWeight(Query query, String field, List<BytesRef> terms, SimScorer sim) {
-        super(query);
-        this.field = field;
-        this.terms = terms;
-        this.sim = sim;
+        super(query, field, terms, sim);
     }
 
     @Override
     public Scorer scorer(LeafReaderContext context) throws IOException {
-        SaturationLeaf leaf = SaturationLeaf.read(context.reader(), field, terms, sim);
+        SaturationLeaf leaf = leaf(context);
         if (leaf == null) {
             return null;
         }
@@ -55,17 +43,5 @@ final class SaturationWeight extends Weight {
                 return leaf.score();
             }
         };
-    }
-
-    @Override
-    public Explanation explain(LeafReaderContext context, int doc) throws IOException {
-        SaturationLeaf leaf = SaturationLeaf.read(context.reader(), field, terms, sim);
-        Explanation found = leaf == null ? null : leaf.explain(doc);
-        return found != null ? found : Explanation.noMatch("no term of the group in the document");
-    }
-
-    @Override
-    public boolean isCacheable(LeafReaderContext context) {
-        return true;
     }
 }

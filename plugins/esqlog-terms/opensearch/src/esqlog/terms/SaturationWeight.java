@@ -5,37 +5,25 @@ import java.util.List;
 
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
-import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.Similarity.SimScorer;
 import org.apache.lucene.util.BytesRef;
 
-/**
- * Lucene 10's Weight and Scorer over SaturationLeaf (shared with the Elasticsearch plugin, whose
- * Lucene 9 has the other Scorer and Weight API): the glue only, the work is in SaturationLeaf.
- */
-final class SaturationWeight extends Weight {
-    private final String field;
-    private final List<BytesRef> terms;
-    private final SimScorer sim;
-
+/** Lucene 10's ScorerSupplier and Scorer over SaturationLeaf (the rest: SaturationWeightBase). */
+final class SaturationWeight extends SaturationWeightBase {
     SaturationWeight(Query query, String field, List<BytesRef> terms, SimScorer sim) {
-        super(query);
-        this.field = field;
-        this.terms = terms;
-        this.sim = sim;
+        super(query, field, terms, sim);
     }
 
     @Override
     public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
-        SaturationLeaf leaf = SaturationLeaf.read(context.reader(), field, terms, sim);
+        SaturationLeaf leaf = leaf(context);
         if (leaf == null) {
             return null;
         }
-        Scorer scorer = new Scorer() {
+        return new DefaultScorerSupplier(new Scorer() {
             @Override
             public int docID() {
                 return leaf.docID();
@@ -55,19 +43,6 @@ final class SaturationWeight extends Weight {
             public float score() throws IOException {
                 return leaf.score();
             }
-        };
-        return new DefaultScorerSupplier(scorer);
-    }
-
-    @Override
-    public Explanation explain(LeafReaderContext context, int doc) throws IOException {
-        SaturationLeaf leaf = SaturationLeaf.read(context.reader(), field, terms, sim);
-        Explanation found = leaf == null ? null : leaf.explain(doc);
-        return found != null ? found : Explanation.noMatch("no term of the group in the document");
-    }
-
-    @Override
-    public boolean isCacheable(LeafReaderContext context) {
-        return true;
+        });
     }
 }
