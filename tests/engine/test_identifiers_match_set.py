@@ -21,14 +21,12 @@ import pytest
 from esqlog.engine.client import Engine
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
 from esqlog.wrapper import wrap
+from tests.support.calibrated_go import N_DOCS, calibrated_index
 from tests.support.engines import bulk_index, call, create_index
 from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
 
-N_DOCS = 1000
 QUERIES = 12
 SIZE = 20
-MAPPINGS = {"properties": {"body": {"type": "text"}, "key": {"type": "keyword"},
-                           "pkg": {"type": "keyword"}}}
 
 
 @dataclass
@@ -54,16 +52,9 @@ class Calibrated:
 def calibrated(engine: Engine, request: pytest.FixtureRequest,
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calibrated]:
     shards = int(request.param)
-    index = create_index(engine, shards=shards, mappings=MAPPINGS)
-    try:
-        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"]),
-                 "pkg": str(d.get("pkg") or "none")} for d in load_docs(N_DOCS)]
-        bulk_index(engine, index, docs)
-        path = tmp_path_factory.mktemp("match-set") / "code.qlog.json"
-        save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)
+    with calibrated_index(engine, shards, tmp_path_factory.mktemp("match-set"),
+                          ("key", "pkg")) as (index, path):
         yield Calibrated(engine, index, shards, path)
-    finally:
-        call(engine, "DELETE", f"/{index}")
 
 
 def _texts() -> list[str]:
