@@ -1,0 +1,91 @@
+"""Where the identifiers mode's time goes: Python before the request, the wire, the engine.
+
+    python scripts/bench/identifiers_breakdown.py --index esqlog-bench-go-full-standard \
+        --calibration results/go.json --queries data/corpora/go/queries.jsonl \
+        --variant eq=plugin --n 300
+
+Each query text goes to the plain match (the raw client) and through ``esqlog.wrap`` in the
+identifiers mode with the variant's settings (scripts/bench/identifiers.py's
+``parse_variant``), one after the other. The client's transport is wrapped to time every
+request it sends, so a search's wall time splits into ``http`` (the requests: the wire and
+the engine), ``took`` (the engine's own figure, whole milliseconds) and ``python`` (wall
+minus http: planning, the body's JSON, the response). Prints the medians of each, the
+requests a search sent and the bytes of their bodies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from identifiers import parse_variant
+
+from esqlog.calibration.calibrate import load_calibration
+from esqlog.evaluation.corpus import load_queries
+from esqlog.wrapper import wrap
+
+
+def _took(response: Any) -> float:
+    if isinstance(response, dict) and "responses" in response:
+        return float(max(r.get("took", 0) for r in response["responses"]))
+    return float(response.get("took", 0)) if isinstance(response, dict) else 0.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--calibration", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, required=True)
+    parser.add_argument("--variant", default="eq=plugin")
+    parser.add_argument("--n", type=int, default=300)
+    args = parser.parse_args()
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(hosts=[args.url], timeout=120)
+    field = load_calibration(args.calibration).field
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n + 1]
+    label, settings = parse_variant(args.variant)
+    wrapped = wrap(client, args.calibration, mode="identifiers", identifiers=settings)
+    sent: list[tuple[float, Any, Any]] = []
+    perform = client.transport.perform_request
+
+    def timed(method: str, url: str, params: Any = None, body: Any = None, **kw: Any) -> Any:
+        started = time.perf_counter()
+        response = perform(method, url, params=params, body=body, **kw)
+        sent.append(((time.perf_counter() - started) * 1000, body, response))
+        return response
+
+    client.transport.perform_request = timed  # type: ignore[method-assign,assignment]
+    systems = {"native": client, label: wrapped}
+    rows: dict[str, list[tuple[float, ...]]] = {name: [] for name in systems}
+    for i, text in enumerate(texts):
+        body = {"query": {"match": {field: text}}, "size": 10, "_source": False}
+        for name, target in systems.items():
+            sent.clear()
+            started = time.perf_counter()
+            target.search(index=args.index, body=body)
+            wall = (time.perf_counter() - started) * 1000
+            if i == 0:
+                continue  # warms the wrapper's snapshots and the connection
+            http = sum(ms for ms, _, _ in sent)
+            size = sum(len(b if isinstance(b, str | bytes) else json.dumps(b))
+                       for _, b, _ in sent if b is not None)
+            rows[name].append((wall, http, sum(_took(r) for _, _, r in sent), wall - http,
+                               len(sent), size))
+    print(f"{len(texts) - 1} queries, index {args.index}, medians")
+    for name, values in rows.items():
+        med = [statistics.median(v[k] for v in values) for k in range(6)]
+        print(f"{name:28s} wall {med[0]:6.2f} ms  http {med[1]:6.2f}  took {med[2]:4.1f}  "
+              f"python {med[3]:5.2f}  requests {med[4]:.0f}  body {med[5]:,.0f} B")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
