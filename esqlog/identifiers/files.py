@@ -23,6 +23,7 @@ import numpy as np
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
+from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
@@ -115,6 +116,44 @@ def load_identifier_stats(path: str | Path,
     (esqlog.statistics.npz.read_npz), the metadata's fields have their types and ranges, and the
     arrays' own checksum is compared before they are parsed.
     """
+    raw, meta, name = _checked(path, vocabulary_sha256)
+    try:
+        words, local_terms = (_lines(raw[k].data) for k in _TEXTS)
+    except UnicodeDecodeError:
+        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
+                         "UTF-8)", _FIX) from None
+    arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
+    local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
+    problem = _array_problem(arrays, len(words)) or _local_problem(
+        local_terms, local_df, shard_docs, meta["shards"])
+    if problem:
+        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
+    return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
+                           local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
+                           **arrays)
+
+
+def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) -> ShardCounts:
+    """Only each shard's own statistics from a split-statistics file, checked as
+    :func:`load_identifier_stats` checks the whole file (the checksum covers every array)."""
+    raw, meta, name = _checked(path, vocabulary_sha256)
+    try:
+        local_terms = _lines(raw["local_words"].data)
+    except UnicodeDecodeError:
+        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
+                         "UTF-8)", _FIX) from None
+    local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
+    problem = _local_problem(local_terms, local_df, shard_docs, meta["shards"])
+    if problem:
+        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
+    return ShardCounts(meta["index_uuid"], meta["field"], meta["shards"], shard_docs,
+                       local_df, {t: i for i, t in enumerate(local_terms)})
+
+
+def _checked(path: str | Path, vocabulary_sha256: str | None
+             ) -> tuple[Mapping[str, Any], dict[str, Any], str]:
+    """(members, metadata, quoted name) of a file whose format, metadata, calibration and
+    checksum are all as written; else one UsageError naming what is wrong."""
     source = Path(path)
     name = repr(str(source))
     raw = read_npz(source, MAX_FILE_BYTES, "identifier statistics file", _FIX,
@@ -141,20 +180,7 @@ def load_identifier_stats(path: str | Path,
     if array_digest(own) != meta["sha256"]:
         raise UsageError(f"identifier statistics file {name} is damaged (its checksum "
                          "differs)", _FIX)
-    try:
-        words, local_terms = (_lines(raw[k].data) for k in _TEXTS)
-    except UnicodeDecodeError:
-        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
-                         "UTF-8)", _FIX) from None
-    arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
-    local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
-    problem = _array_problem(arrays, len(words)) or _local_problem(
-        local_terms, local_df, shard_docs, meta["shards"])
-    if problem:
-        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
-                           local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
-                           **arrays)
+    return raw, meta, name
 
 
 def _lines(data: memoryview) -> list[str]:
@@ -199,13 +225,23 @@ def _local_problem(terms: list[str], local_df: np.ndarray, shard_docs: np.ndarra
 def load_for_calibration(vocabulary_path: Path | None,
                          vocabulary_sha256: str | None) -> IdentifierStats:
     """The split statistics written beside a calibration's vocabulary snapshot."""
+    return load_identifier_stats(_beside(vocabulary_path), vocabulary_sha256)
+
+
+def shard_counts_for_calibration(vocabulary_path: Path | None,
+                                 vocabulary_sha256: str | None) -> ShardCounts:
+    """Each shard's own statistics from the file beside a calibration's snapshot."""
+    return load_shard_counts(_beside(vocabulary_path), vocabulary_sha256)
+
+
+def _beside(vocabulary_path: Path | None) -> Path:
+    """NAME.idents.<sha16>.npz beside NAME.vocab.<sha16>.npz (the same snapshot's companion)."""
     if vocabulary_path is None:
         raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
                          "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
-    # NAME.vocab.<sha16>.npz -> NAME.idents.<sha16>.npz (the same snapshot's companion)
     name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary_path.name)
     if name == vocabulary_path.name:
         raise UsageError(f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
                          "statistics beside it", "re-run esqlog calibrate --vocabulary "
                          "--identifiers")
-    return load_identifier_stats(vocabulary_path.with_name(name), vocabulary_sha256)
+    return vocabulary_path.with_name(name)

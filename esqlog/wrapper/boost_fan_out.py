@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from esqlog.engine.search_call import SearchCall
 from esqlog.engine.steps import Step
+from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.statistics.terms import TextStats
 from esqlog.wrapper.decisions import Trace
 from esqlog.wrapper.fan_out import (
@@ -41,7 +42,7 @@ from esqlog.wrapper.fan_out import (
 )
 from esqlog.wrapper.query_terms import TextKey
 from esqlog.wrapper.resolve import IndexTarget
-from esqlog.wrapper.shard_stats import Scales, shard_scales
+from esqlog.wrapper.shard_stats import Scales, shard_scales, weighted_scale
 
 if TYPE_CHECKING:
     from esqlog.wrapper.core import WrapperCore
@@ -76,12 +77,33 @@ def usable_scales(core: WrapperCore, call: SearchCall, target: IndexTarget,
                   stats: Mapping[TextKey, TextStats]) -> Scales | None:
     """The per-shard scales when the search may go one request per shard (see the module
     docstring), else None. Shared by search and msearch."""
+    if core.options.boost_shards != "fan_out":
+        return None
+    mine = usable_shard_counts(core, call, target, stats)
+    return None if mine is None else shard_scales(stats, mine, target.shards)
+
+
+def usable_weights(core: WrapperCore, call: SearchCall, target: IndexTarget,
+                   stats: Mapping[TextKey, TextStats]) -> dict[tuple[str, str], float] | None:
+    """Boost mode's weighted idf scale for one request without dfs (boost_shards
+    "weighted": esqlog.wrapper.shard_stats), else None (the dfs search). Shared by search
+    and msearch."""
+    if core.options.boost_shards != "weighted":
+        return None
+    mine = usable_shard_counts(core, call, target, stats)
+    return None if mine is None else weighted_scale(stats, mine, target.shards)
+
+
+def usable_shard_counts(core: WrapperCore, call: SearchCall, target: IndexTarget,
+                        stats: Mapping[TextKey, TextStats]) -> dict[str, ShardCounts] | None:
+    """field -> its per-shard statistics for the index as resolved, when this search may
+    score with them (several shards, no search_type of the caller's, every field's
+    snapshot in use: the statistics come from the same scan), else None."""
     if (not core.shard_stats or target.shards < 2 or call.get("search_type") is not None
             or call.index is None):
         return None
     fields = {field for field, _ in stats}
     if any(core.snapshot_for(target.index, f) is None for f in fields):
         return None
-    mine = {f: s for (index, f), s in core.shard_stats.items()
+    return {f: s for (index, f), s in core.shard_stats.items()
             if index == target.index and s.index_uuid == target.uuid}
-    return shard_scales(stats, mine, target.shards)

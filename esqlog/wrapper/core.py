@@ -64,10 +64,11 @@ class WrapperCore:
             load_identifier_statistics(calibrations, snapshots),
             options.identifiers or IdentifierSettings(),
         ) if options.mode == "identifiers" else None
-        #: boost mode's per-shard statistics, for one request per shard without dfs
-        #: (esqlog.wrapper.boost_fan_out); empty unless ``boost_fan_out`` and recorded
+        #: boost mode's per-shard statistics, for several shards without dfs (weighted
+        #: boosts or one request per shard: esqlog.wrapper.shard_stats); empty when boost
+        #: goes the dfs way (boost_shards="dfs", dfs=False, or none recorded)
         self.shard_stats = load_shard_statistics(
-            calibrations, snapshots) if options.boost_fan_out and options.dfs else {}
+            calibrations, snapshots) if options.boost_shards != "dfs" and options.dfs else {}
         self.statistics = StatisticsResolver(
             self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
             options.joins)

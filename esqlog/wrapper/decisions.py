@@ -54,8 +54,11 @@ class SearchDecision:
     #: what esqlog fell back from and to, when it did (e.g. a stale snapshot: boost)
     fallback: str | None = None
     #: sent as one request per shard (esqlog.wrapper.fan_out): identifiers, or boost with
-    #: boost_fan_out (esqlog.wrapper.boost_fan_out)
+    #: boost_shards="fan_out" (esqlog.wrapper.boost_fan_out)
     fan_out: bool = False
+    #: boost sent as one request without dfs, its boosts weighted by the shards' own
+    #: statistics (boost_shards="weighted", esqlog.wrapper.shard_stats)
+    shard_weighted: bool = False
 
     def line(self) -> str:
         """The DEBUG line: what happened first, then why and where statistics came from."""
@@ -65,6 +68,8 @@ class SearchDecision:
             parts.append(f"statistics {self.statistics}")
         if self.fan_out:
             parts.append("one request per shard")
+        if self.shard_weighted:
+            parts.append("boosts weighted by shard, no dfs")
         if self.fallback:
             parts.append(f"fallback: {self.fallback}")
         return "; ".join(parts)
@@ -91,6 +96,7 @@ class Trace:
         self.statistics: StatsOrigin | None = None
         self.fallback: str | None = None
         self.fan_out = False
+        self.shard_weighted = False
 
     def passed(self, reason: Reason) -> None:
         self.reason, self.mode = reason, "native"
@@ -127,7 +133,7 @@ class Trace:
             return
         decision = SearchDecision(self.index, self.requested, self.mode,
                                   self.reason == "rewritten", self.reason, self.statistics,
-                                  self.fallback, self.fan_out)
+                                  self.fallback, self.fan_out, self.shard_weighted)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s", decision.line())
         if hook is not None:

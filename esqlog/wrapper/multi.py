@@ -33,7 +33,7 @@ from esqlog.wrapper.bodies import (
     map_retriever,
     retriever_queries,
 )
-from esqlog.wrapper.boost_fan_out import usable_scales
+from esqlog.wrapper.boost_fan_out import usable_scales, usable_weights
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.fan_out import (
     aggregating,
@@ -82,7 +82,7 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
             core, key, searches, given,
             lambda header, body, given: _boost_lines(core, header, body, given)))
     rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
-    if core.shard_stats and mode == "boost":  # per shard where it can: boost_fan_out
+    if core.options.boost_shards == "fan_out" and core.shard_stats and mode == "boost":
         return (yield from fanned_msearch_plan(
             core, key, searches, given,
             lambda header, body, given: _one_plan(core, header, body, given, "boost", True)))
@@ -146,26 +146,30 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         return [header, body], None
     if not stats:
         return [header, body], None
-    if fan_out and query is not None and retriever is None and not knn:
+    weights = None  # boost weighted by the shards' own statistics: no dfs (shard_stats)
+    if mode == "boost" and query is not None and retriever is None and not knn:
+        asked = given.get("search_type") or (given.get("params") or {}).get("search_type")
         call = SearchCall(core.flavor, (), {
             **{k: v for k, v in header.items() if k != "index"}, "index": index,
-            "body": dict(body)})
-        scales = usable_scales(core, call, target, stats)
+            "body": dict(body), **({"search_type": asked} if asked else {})})
+        scales = usable_scales(core, call, target, stats) if fan_out else None
         if scales is not None and fans_out(call):
             per_shard = [core.rewritten(target, query, stats, "boost", s) for s in scales]
             whole = core.rewritten(target, query, stats, "boost") if aggregating(call) else None
             return fan_out_searches(core.flavor, call, per_shard, whole,
                                     aggregations_read_scores(call)), call
+        weights = usable_weights(core, call, target, stats)
 
     def one(original: Any) -> Any:
-        return core.rewritten(target, original, stats, mode)
+        return core.rewritten(target, original, stats, mode, weights)
 
     rewritten = dict(body)
     if query is not None:
         rewritten["query"] = one(query)
     if retriever is not None:
         rewritten["retriever"] = map_retriever(retriever, one)
-    if (core.options.dfs and target.shards > 1 and dfs_allowed(knn, retriever)
+    if (core.options.dfs and target.shards > 1 and weights is None
+            and dfs_allowed(knn, retriever)
             and "search_type" not in header
             and given.get("search_type") is None
             and (given.get("params") or {}).get("search_type") is None):

@@ -26,12 +26,16 @@ SearchMode = Literal["boost", "script", "auto", "rerank", "native", "identifiers
 StatsSource = Literal["auto", "snapshot", "live"]
 #: Where rerank mode rescores: the engine's rescore phase, or here from per-term scores.
 RerankWhere = Literal["engine", "client"]
+#: How boost mode scores several shards: one request whose boosts weight each term by its
+#: shards' statistics (no dfs), one dfs_query_then_fetch search, or one request per shard.
+BoostShards = Literal["weighted", "dfs", "fan_out"]
 
 SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 #: the modes that change a query (the CLI's ``--mode`` choices)
 QUERY_MODES: tuple[SearchMode, ...] = tuple(m for m in SEARCH_MODES if m != "native")
 STATS_SOURCES: tuple[StatsSource, ...] = get_args(StatsSource)
 RERANK_PLACES: tuple[RerankWhere, ...] = get_args(RerankWhere)
+BOOST_SHARDS: tuple[BoostShards, ...] = get_args(BoostShards)
 
 DEFAULT_TOP_N = 100
 #: script mode scripts terms in at most this fraction of documents, boosts the rest
@@ -73,9 +77,9 @@ class WrapOptions:
     mode: SearchMode = "boost"
     top_n: int = DEFAULT_TOP_N
     dfs: bool = True
-    #: boost mode on several shards: one request per shard with boosts from its own
-    #: statistics instead of one dfs search (esqlog.wrapper.boost_fan_out)
-    boost_fan_out: bool = False
+    #: boost mode on several shards (esqlog.wrapper.shard_stats, esqlog.wrapper.boost_fan_out):
+    #: weighted needs the per-shard statistics of ``calibrate --identifiers``, else is dfs
+    boost_shards: BoostShards = "weighted"
     joins: bool = False
     join_weight: float | None = None
     stats_ttl: float = 60.0
@@ -94,6 +98,7 @@ class WrapOptions:
         _choice("mode", self.mode, SEARCH_MODES)
         _choice("stats source", self.stats, STATS_SOURCES)
         _choice("rerank_in", self.rerank_in, RERANK_PLACES)
+        _choice("boost_shards", self.boost_shards, BOOST_SHARDS)
         if isinstance(self.top_n, bool) or not isinstance(self.top_n, int) or self.top_n < 1:
             raise UsageError(f"top_n must be at least 1, got {self.top_n!r}",
                              "pass e.g. top_n=100")

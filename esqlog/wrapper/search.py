@@ -24,7 +24,7 @@ from esqlog.wrapper.bodies import (
     map_retriever,
     retriever_queries,
 )
-from esqlog.wrapper.boost_fan_out import boost_fan_out_plan
+from esqlog.wrapper.boost_fan_out import boost_fan_out_plan, usable_weights
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import Reason, Trace, not_resolved
 from esqlog.wrapper.identifier_plan import identifiers_plan
@@ -77,14 +77,17 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
                 trace.passed("point in time spans other shards")
             return (yield call.untouched())
         target, stats = prepared
+        weights = None  # boost weighted by the shards' own statistics: one request, no dfs
         if mode == "boost" and retriever is None and not knn and pit is None:
             fanned = yield from boost_fan_out_plan(core, call, target, stats, trace)
-            if fanned is not None:  # else the one dfs search below
+            if fanned is not None:  # else one search below
                 return fanned
+            weights = usable_weights(core, call, target, stats)
+            trace.shard_weighted = weights is not None
         # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
         # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
         if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-                and dfs_allowed(knn, retriever)):
+                and weights is None and dfs_allowed(knn, retriever)):
             call.set("search_type", "dfs_query_then_fetch")
         if mode == "rerank" and retriever is None and not knn:
             response = yield from _rerank_plan(core, call, target, stats, trace)
@@ -97,7 +100,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
                 trace.rewritten(rewrite_mode)
 
                 def one(original: Any) -> Any:
-                    return core.rewritten(target, original, stats, rewrite_mode)
+                    return core.rewritten(target, original, stats, rewrite_mode, weights)
                 if query is not None:
                     call.set("query", one(query))
                 if retriever is not None:

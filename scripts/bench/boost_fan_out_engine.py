@@ -6,7 +6,7 @@
         --queries data/corpora/go/queries.jsonl --n 300
 
 For each query text (others than scripts/bench/latency.py times: from --skip on), the
-requests each wrapper sends are recorded once (boost_fan_out=True: one msearch of one
+requests each wrapper sends are recorded once (boost_shards="fan_out": one msearch of one
 request per shard; False: one dfs_query_then_fetch search), then replayed on the raw
 client beside the plain match, interleaved per query. ``wrapped`` is the time through the
 wrapper (its own work included), ``raw`` the same requests sent as they are: the
@@ -63,8 +63,8 @@ def main() -> int:
     spied = {"fanout": bench_client(args.url, args.engine),
              "dfs": bench_client(args.url, args.engine)}
     recorders = {name: recording(c) for name, c in spied.items()}
-    wrapped = {"fanout": wrap(spied["fanout"], cal, boost_fan_out=True),
-               "dfs": wrap(spied["dfs"], cal, boost_fan_out=False)}
+    wrapped = {"fanout": wrap(spied["fanout"], cal, boost_shards="fan_out"),
+               "dfs": wrap(spied["dfs"], cal, boost_shards="dfs")}
     times: dict[str, list[float]] = {k: [] for k in (
         "native", "wrapped fanout", "wrapped dfs", "raw fanout", "raw dfs")}
     for text in texts:

@@ -12,7 +12,7 @@ as in a running app. ``script-all`` scripts every term (script_df_fraction=1.0);
 ``rerank-client`` fetches the top-N and rescores them client-side (rerank_in="client");
 ``boost-nodfs`` skips dfs_query_then_fetch on multi-shard indices (dfs=False);
 ``boost-fanout`` sends one request per shard with boosts from each shard's own statistics
-(boost_fan_out=True; needs a calibration made with --identifiers); ``native-dfs`` is the
+(boost_shards="fan_out"; needs a calibration made with --identifiers); ``native-dfs`` is the
 plain match with dfs_query_then_fetch.
 Systems run interleaved per query in a rotating order so drift and background load hit all
 of them alike. Times are wall-clock around the client call, wrapper overhead and every extra
@@ -88,8 +88,8 @@ def main() -> int:
         "rerank-live": (wrap(client, cal, stats="live"), "rerank"),
         "boost+joins-live": (wrap(client, cal, stats="live", joins=True), "boost"),
         "boost-nodfs": (wrap(client, cal, stats=stats, dfs=False), "boost"),
-        "boost-fanout": (wrap(client, cal, stats=stats, boost_fan_out=True), "boost"),
-        "boost-dfs": (wrap(client, cal, stats=stats, boost_fan_out=False), "boost"),
+        "boost-fanout": (wrap(client, cal, stats=stats, boost_shards="fan_out"), "boost"),
+        "boost-dfs": (wrap(client, cal, stats=stats, boost_shards="dfs"), "boost"),
     }
     field = cal.field
     every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))

@@ -1,15 +1,20 @@
-"""Boost mode sent as one request per shard (esqlog.wrapper.boost_fan_out), on both engines.
+"""Boost mode on several shards without dfs, on both engines: one request per shard
+(esqlog.wrapper.boost_fan_out) and one request with boosts weighted by the shards' own
+statistics (the default, esqlog.wrapper.shard_stats).
 
 What must hold: the match set is the native match's (ids and hits.total), and every score
-is the global q-log BM25 weight times each shard's own tf-norm, computed here by the
-Lucene-exact oracle from the documents' term vectors (not from esqlog's statistics):
-idf_q from the global df and N, the length norm from the shard's own average length.
-On one shard nothing fans out and the same oracle holds with the index's average.
+is the oracle's, computed here by the Lucene-exact BM25 from the documents' term vectors
+(not from esqlog's statistics). Per shard: the global q-log BM25 weight times each shard's
+own tf-norm (idf_q from the global df and N, the length norm from the shard's own average
+length). Weighted: that, times the shard's idf of the term over its shards' idfs averaged
+by their df of it. On one shard nothing fans out or is weighted and the first oracle holds
+with the index's average.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,6 +66,33 @@ class Fixture:
             bm25_term(tf[t], sum(tf.values()), avgdl, df[t], len(self.vectors), self.q)
             for t in self.tokens(text) if t in tf)
 
+    def weighted_score(self, doc: str, text: str) -> float:
+        """:meth:`score` with each term's idf on the document's shard over its shards' idfs
+        averaged by df (the shards' documents and df counted from the term vectors)."""
+        shards = range(self.shards)
+        docs = [sum(self.shard_of[d] == k for d in self.vectors) for k in shards]
+        tf = self.vectors[doc]
+        avgdl = self.avgdl(self.shard_of[doc])
+        total = 0.0
+        for t in self.tokens(text):
+            if t not in tf:
+                continue
+            held = [sum(t in v for d, v in self.vectors.items() if self.shard_of[d] == k)
+                    for k in shards]
+            df = sum(held)
+            if sum(h > 0 for h in held) == 1:  # on one shard: which one is not recorded
+                seen = sum(_idf(df, n) for n in docs) / self.shards
+            else:
+                seen = sum(h * _idf(h, n) for h, n in zip(held, docs, strict=True)) / df
+            mine = self.shard_of[doc]
+            total += bm25_term(tf[t], sum(tf.values()), avgdl, df, len(self.vectors),
+                               self.q) * _idf(held[mine], docs[mine]) / seen
+        return self.scale * total
+
+
+def _idf(n: int, big_n: int) -> float:
+    return math.log1p((big_n - n + 0.5) / (n + 0.5))
+
 
 @pytest.fixture(scope="module", params=[3, 1], ids=["3 shards", "1 shard"])
 def indexed(engine: Engine, request: pytest.FixtureRequest,
@@ -103,7 +135,7 @@ def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fi
     on 3 shards every search went one request per shard, on one shard none did."""
     f = indexed
     decisions: list[SearchDecision] = []
-    client = wrap(f.engine.client, f.path, boost_fan_out=True, on_decision=decisions.append)
+    client = wrap(f.engine.client, f.path, boost_shards="fan_out", on_decision=decisions.append)
     checked = 0
     for text in _texts(20):
         for build in QUERIES:
@@ -123,14 +155,13 @@ def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fi
     assert all(d.fan_out == (f.shards > 1) for d in decisions)
 
 
-def test_it_is_off_by_default_and_the_dfs_scores_use_the_index_average(
-        indexed: Fixture) -> None:
-    """Without the option the search is the one dfs search: same match set, and its
-    scores use the whole index's average length (which the fan-out's do not)."""
+def test_the_dfs_way_scores_with_the_index_average(indexed: Fixture) -> None:
+    """boost_shards="dfs" sends the one dfs search: same match set, and its scores use the
+    whole index's average length (which the fan-out's do not)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    dfs = wrap(f.engine.client, f.path, on_decision=decisions.append)
-    fanned = wrap(f.engine.client, f.path, boost_fan_out=True)
+    dfs = wrap(f.engine.client, f.path, boost_shards="dfs", on_decision=decisions.append)
+    fanned = wrap(f.engine.client, f.path, boost_shards="fan_out")
     differ = 0
     for text in _texts(10):
         a = body_of(dfs.search(index=f.index, body=_body({"match": {"body": text}})))
@@ -140,8 +171,49 @@ def test_it_is_off_by_default_and_the_dfs_scores_use_the_index_average(
         assert set(scores) == {h["_id"] for h in a["hits"]["hits"]}
         differ += sum(h["_score"] != pytest.approx(scores[h["_id"]], rel=1e-6)
                       for h in a["hits"]["hits"])
-    assert not any(d.fan_out for d in decisions)
+    assert not any(d.fan_out or d.shard_weighted for d in decisions)
     assert (differ > 0) == (f.shards > 1)
+
+
+def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(
+        indexed: Fixture) -> None:
+    """The default: ids and hits.total of the native match for every query shape, one
+    request without dfs on 3 shards (the decision says so), scores the weighted oracle's
+    within 1e-4; on one shard the exact oracle's."""
+    f = indexed
+    decisions: list[SearchDecision] = []
+    client = wrap(f.engine.client, f.path, on_decision=decisions.append)
+    checked = 0
+    for text in _texts(20):
+        for build in QUERIES:
+            native = body_of(f.engine.client.search(index=f.index, body=_body(build(text))))
+            got = body_of(client.search(index=f.index, body=_body(build(text))))
+            assert got["hits"]["total"] == native["hits"]["total"], text
+            assert ({h["_id"] for h in got["hits"]["hits"]}
+                    == {h["_id"] for h in native["hits"]["hits"]}), text
+            if build is QUERIES[0]:
+                oracle = f.weighted_score if f.shards > 1 else f.score
+                for hit in got["hits"]["hits"][:30]:
+                    assert hit["_score"] == pytest.approx(oracle(hit["_id"], text),
+                                                          rel=1e-4), (text, hit["_id"])
+                    checked += 1
+    assert checked > 200
+    assert decisions and all(d.mode == "boost" and not d.fan_out for d in decisions)
+    assert all(d.shard_weighted == (f.shards > 1) for d in decisions)
+
+
+def test_weighted_msearch_bodies_score_as_their_searches(indexed: Fixture) -> None:
+    """msearch bodies get the same weighted boosts as their own searches (no dfs)."""
+    f = indexed
+    client = wrap(f.engine.client, f.path)
+    bodies = [_body({"match": {"body": t}}) for t in _texts(6)]
+    answers = body_of(_msearch(client, f.engine.flavor, f.index, bodies))["responses"]
+    for body, got in zip(bodies, answers, strict=True):
+        alone = body_of(client.search(index=f.index, body=body))
+        mine, theirs = hits_of(got)[:50], hits_of(alone)[:50]
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6)
+        assert got["hits"]["total"] == alone["hits"]["total"]
 
 
 def _msearch(client: Any, flavor: str, index: str, bodies: list[dict[str, Any]]) -> Any:
@@ -154,7 +226,7 @@ def test_msearch_bodies_answer_as_their_searches(indexed: Fixture) -> None:
     """Each msearch body (beside one the fan-out cannot serve: a sort) answers with the
     ids, totals and scores its own search gives; the scores are the oracle's."""
     f = indexed
-    client = wrap(f.engine.client, f.path, boost_fan_out=True)
+    client = wrap(f.engine.client, f.path, boost_shards="fan_out")
     texts = _texts(8)
     bodies = [_body({"match": {"body": t}}) for t in texts]
     bodies.append({**_body({"match": {"body": texts[0]}}), "sort": [{"_doc": "asc"}]})
@@ -179,7 +251,7 @@ def test_aggregations_and_paging_keep_the_native_answer(indexed: Fixture) -> Non
     """A page (from/size) is the page of the full ranking, and an aggregation beside the
     fan-out counts the native match set."""
     f = indexed
-    client = wrap(f.engine.client, f.path, boost_fan_out=True)
+    client = wrap(f.engine.client, f.path, boost_shards="fan_out")
     text = _texts(1)[0]
     full = body_of(client.search(index=f.index, body=_body({"match": {"body": text}})))
     page = body_of(client.search(index=f.index, body={
@@ -201,7 +273,7 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
     pytest.importorskip("aiohttp")
     f = indexed
     texts = _texts(5)
-    sync = wrap(f.engine.client, f.path, boost_fan_out=True)
+    sync = wrap(f.engine.client, f.path, boost_shards="fan_out")
     expected = [hits_of(sync.search(index=f.index, body=_body({"match": {"body": t}})))
                 for t in texts]
     if f.engine.flavor == "elasticsearch":
@@ -214,7 +286,7 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
         raw = AsyncOpenSearch(hosts=[ENGINE_URLS["opensearch"]], timeout=60)
 
     async def run() -> list[list[tuple[str, float]]]:
-        client = wrap(raw, f.path, boost_fan_out=True)
+        client = wrap(raw, f.path, boost_shards="fan_out")
         try:
             return [hits_of(await client.search(index=f.index, body=_body(
                 {"match": {"body": t}}))) for t in texts]
@@ -232,9 +304,9 @@ def test_joins_keep_the_dfs_match_set(indexed: Fixture) -> None:
     same ids and hits.total (joins add documents to the native set, the same ones)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    fanned = wrap(f.engine.client, f.path, boost_fan_out=True, joins=True,
+    fanned = wrap(f.engine.client, f.path, boost_shards="fan_out", joins=True,
                   on_decision=decisions.append)
-    dfs = wrap(f.engine.client, f.path, joins=True)
+    dfs = wrap(f.engine.client, f.path, boost_shards="dfs", joins=True)
     widened = 0
     for text in _texts(40):
         body = _body({"match": {"body": text}})

@@ -24,7 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esqlog.errors import UsageError
-from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
+from esqlog.identifiers.files import (
+    load_identifier_stats,
+    load_shard_counts,
+    save_identifier_stats,
+)
 from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import (
@@ -294,6 +298,39 @@ def test_an_identifier_header_declaring_a_huge_shape_is_refused(tmp_path: Path) 
     path = tmp_path / "x.idents.npz"
     path.write_bytes(archive(parts))
     one_line_error(lambda: load_identifier_stats(path, "v"), "damaged", "declares shape")
+
+
+def test_the_shard_counts_are_the_files_own_per_shard_part(tmp_path: Path) -> None:
+    """Boost mode's light read gives the same per-shard numbers as the whole file's."""
+    stats = small_identifier_stats()
+    path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
+    counts = load_shard_counts(path, "v")
+    assert (counts.index_uuid, counts.field, counts.shards) == ("u1", "body", 3)
+    assert counts.per_shard
+    assert np.array_equal(counts.shard_docs, stats.shard_docs)
+    assert np.array_equal(counts.local_df, stats.local_df)
+    assert dict(counts.local_row) == dict(stats.local_row) and counts.local_row
+
+
+@pytest.mark.parametrize("damage, words", [
+    ("checksum", ("checksum differs",)), ("zero shards", ("inconsistent", "shard_docs")),
+    ("other calibration", ("another calibration",))])
+def test_the_shard_counts_read_refuses_what_the_whole_read_refuses(
+        tmp_path: Path, damage: str, words: tuple[str, ...]) -> None:
+    stats, sha = small_identifier_stats(), "v"
+    if damage == "zero shards":
+        stats = IdentifierStats(**{**stats.__dict__, "shard_docs": np.zeros(3, np.int64),
+                                   "local_df": np.zeros_like(stats.local_df), "word_id": {}})
+    path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
+    if damage == "checksum":
+        parts = members(path.read_bytes())
+        df = np.load(io.BytesIO(parts["local_df"])).copy()
+        df[0, 0] += 1
+        parts["local_df"] = npy(df)
+        path.write_bytes(archive(parts))
+    if damage == "other calibration":
+        sha = "w"
+    one_line_error(lambda: load_shard_counts(path, sha), str(path), *words)
 
 
 # --- random damage: a UsageError or the same content, nothing else ---------------------------
