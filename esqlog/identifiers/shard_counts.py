@@ -10,7 +10,8 @@ inverted splits), ~800 MiB at a million. This part is the ``local_words``, ``loc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 import numpy as np
 
@@ -32,7 +33,7 @@ class ShardCounts:
     #: per row of ``local_df``: the term's shards' idfs averaged by their df of it (boost
     #: mode's weighted scale, esqlog.wrapper.shard_stats), computed once here: on every
     #: search it is one lookup a term instead of an idf per shard
-    weighted_idf: list[float] = field(init=False, repr=False, compare=False)
+    weighted_idf: list[float] = dc_field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         df = self.local_df.astype(np.float64)

@@ -139,8 +139,8 @@ class Vocabulary:
             object.__setattr__(self, "_bloom_bytes", self.bloom.tobytes())
         hashes = np.ascontiguousarray(self.hashes, dtype=np.uint64)
         dfs = np.ascontiguousarray(self.df, dtype=np.uint32)
-        object.__setattr__(self, "_keys", memoryview(hashes).cast("B").cast("Q"))
-        object.__setattr__(self, "_dfs", memoryview(dfs).cast("B").cast("I"))
+        object.__setattr__(self, "_keys", hashes.data.cast("B").cast("Q"))
+        object.__setattr__(self, "_dfs", dfs.data.cast("B").cast("I"))
 
     def __len__(self) -> int:
         return int(self.hashes.size)
