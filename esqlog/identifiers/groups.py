@@ -115,10 +115,11 @@ def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
     compounds with an engine df (its own term apart for a word in ``alone``), which needs
     none of the shard-set machinery built on every search."""
     out: list[tuple[Groups, bool]] = []
+    words_of = stats.words
     for w in words:
         ids = chosen[w]
         ids = ids[stats.df_engine[ids] > 0]
-        comps = tuple(stats.words[i] for i in ids.tolist())
+        comps = tuple([words_of[i] for i in ids.tolist()])
         own = (w,) if word_df.get(w, 0) > 0 else ()
         if own and comps and w in alone:
             out.append((((own, weight[w]), (comps, weight[w])), True))

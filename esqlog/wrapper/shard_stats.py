@@ -64,20 +64,16 @@ def shard_scales(stats: Mapping[TextKey, TextStats],
                  shard_stats: Mapping[str, ShardCounts], shards: int) -> Scales | None:
     """Per shard, each scored term's global idf over that shard's idf (None when a field
     lacks per-shard statistics for ``shards`` shards). Join candidates are terms too."""
+    terms = _scored_terms(stats, shard_stats, shards)
+    if terms is None:
+        return None
     scales: Scales = [{} for _ in range(shards)]
-    for (field, _), text in stats.items():
-        local = shard_stats.get(field)
-        if local is None or local.shards != shards:
-            return None
-        docs = [int(d) for d in local.shard_docs.tolist()]
-        big_n = text.field.doc_count
-        for term, n in (*text.df.items(), *text.extra_df.items()):
-            native = _idf(int(n), big_n)
-            row = local.local_row.get(term)
-            per = (local.local_df[row].tolist() if row is not None
-                   else [min(int(n), d) for d in docs])
-            for k in range(shards):
-                scales[k][(field, term)] = native / _idf(int(per[k]), docs[k])
+    for field, term, n, local, docs, big_n in terms:
+        native = _idf(n, big_n)
+        row = local.local_row.get(term)
+        per = local.local_df[row].tolist() if row is not None else [min(n, d) for d in docs]
+        for k in range(shards):
+            scales[k][(field, term)] = native / _idf(int(per[k]), docs[k])
     return scales
 
 
@@ -88,20 +84,33 @@ def weighted_scale(stats: Mapping[TextKey, TextStats],
     docstring), for one request to every shard; None when a field lacks per-shard
     statistics for ``shards`` shards. Built on every search: one lookup a term held by
     several shards (ShardCounts.weighted_idf)."""
+    terms = _scored_terms(stats, shard_stats, shards)
+    if terms is None:
+        return None
     scale: dict[tuple[str, str], float] = {}
+    for field, term, n, local, docs, big_n in terms:
+        if n <= 0:
+            continue  # matches nothing: its boost is never used
+        row = local.local_row.get(term)
+        # on one shard, with the global df; which one is not recorded: their mean
+        seen = (sum(_idf(min(n, d), d) for d in docs) / shards if row is None
+                else local.weighted_idf[row])
+        scale[(field, term)] = _idf(n, big_n) / seen if seen > 0 else 1.0
+    return scale
+
+
+def _scored_terms(stats: Mapping[TextKey, TextStats], shard_stats: Mapping[str, ShardCounts],
+                  shards: int
+                  ) -> list[tuple[str, str, int, ShardCounts, list[int], int]] | None:
+    """(field, term, global df, the field's per-shard statistics, each shard's documents,
+    N) of every scored term, join candidates included; None when a field lacks per-shard
+    statistics for ``shards`` shards."""
+    out = []
     for (field, _), text in stats.items():
         local = shard_stats.get(field)
         if local is None or local.shards != shards:
             return None
         docs = [int(d) for d in local.shard_docs.tolist()]
-        big_n = text.field.doc_count
-        rows, seen_of = local.local_row, local.weighted_idf
         for term, n in (*text.df.items(), *text.extra_df.items()):
-            if n <= 0:
-                continue  # matches nothing: its boost is never used
-            row = rows.get(term)
-            # on one shard, with the global df; which one is not recorded: their mean
-            seen = (sum(_idf(min(int(n), d), d) for d in docs) / shards if row is None
-                    else seen_of[row])
-            scale[(field, term)] = _idf(int(n), big_n) / seen if seen > 0 else 1.0
-    return scale
+            out.append((field, term, int(n), local, docs, text.field.doc_count))
+    return out

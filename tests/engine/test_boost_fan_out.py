@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,12 +130,11 @@ QUERIES = [
 ]
 
 
-def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fixture) -> None:
-    """ids and hits.total equal to the native match's; scores to the oracle's within 1e-4;
-    on 3 shards every search went one request per shard, on one shard none did."""
-    f = indexed
-    decisions: list[SearchDecision] = []
-    client = wrap(f.engine.client, f.path, boost_shards="fan_out", on_decision=decisions.append)
+def _native_match_set_and_oracle(f: Fixture, client: Any,
+                                 oracle: Callable[[str, str], float]) -> int:
+    """Every query shape's ids and hits.total equal to the native match's, every shard
+    answering; the plain match's first 30 scores equal to ``oracle`` within 1e-4. Returns
+    how many scores were checked."""
     checked = 0
     for text in _texts(20):
         for build in QUERIES:
@@ -147,9 +146,19 @@ def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fi
             assert got["_shards"]["total"] == f.shards
             if build is QUERIES[0]:
                 for hit in got["hits"]["hits"][:30]:
-                    assert hit["_score"] == pytest.approx(f.score(hit["_id"], text),
+                    assert hit["_score"] == pytest.approx(oracle(hit["_id"], text),
                                                           rel=1e-4), (text, hit["_id"])
                     checked += 1
+    return checked
+
+
+def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fixture) -> None:
+    """ids and hits.total equal to the native match's; scores to the oracle's within 1e-4;
+    on 3 shards every search went one request per shard, on one shard none did."""
+    f = indexed
+    decisions: list[SearchDecision] = []
+    client = wrap(f.engine.client, f.path, boost_shards="fan_out", on_decision=decisions.append)
+    checked = _native_match_set_and_oracle(f, client, f.score)
     assert checked > 200
     assert decisions and all(d.mode == "boost" for d in decisions)
     assert all(d.fan_out == (f.shards > 1) for d in decisions)
@@ -183,20 +192,8 @@ def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(
     f = indexed
     decisions: list[SearchDecision] = []
     client = wrap(f.engine.client, f.path, on_decision=decisions.append)
-    checked = 0
-    for text in _texts(20):
-        for build in QUERIES:
-            native = body_of(f.engine.client.search(index=f.index, body=_body(build(text))))
-            got = body_of(client.search(index=f.index, body=_body(build(text))))
-            assert got["hits"]["total"] == native["hits"]["total"], text
-            assert ({h["_id"] for h in got["hits"]["hits"]}
-                    == {h["_id"] for h in native["hits"]["hits"]}), text
-            if build is QUERIES[0]:
-                oracle = f.weighted_score if f.shards > 1 else f.score
-                for hit in got["hits"]["hits"][:30]:
-                    assert hit["_score"] == pytest.approx(oracle(hit["_id"], text),
-                                                          rel=1e-4), (text, hit["_id"])
-                    checked += 1
+    checked = _native_match_set_and_oracle(
+        f, client, f.weighted_score if f.shards > 1 else f.score)
     assert checked > 200
     assert decisions and all(d.mode == "boost" and not d.fan_out for d in decisions)
     assert all(d.shard_weighted == (f.shards > 1) for d in decisions)

@@ -1,0 +1,145 @@
+"""The identifiers mode's clause budget selection (esqlog.identifiers.query._choose) against a
+plain per-word reference: the vectorised one must choose the very same compounds in the
+very same order for every setting, so that its speed changes no plan and no ranking.
+
+The reference below is the selection as it was written first, one numpy step per word
+(and a sort with inverse over all the lists' heads to count shared compounds); hypothesis
+draws the lists, weights, dfs and settings, including lists sharing many compounds (the
+bucketed count's collisions) and budgets smaller and larger than the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from esqlog.identifiers.query import MULTI_SCAN, _choose, _in_several
+from esqlog.identifiers.settings import SELECTIONS, IdentifierSettings
+
+IdentifierStats = Any
+
+
+def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
+                     weight: Mapping[str, float], engine_df: Mapping[str, int],
+                     stats: IdentifierStats, settings: IdentifierSettings, common: set[str],
+                     shards: int) -> dict[str, np.ndarray]:
+    """Compound ids per word within the clause budget.
+
+    Every word first gets one clause: itself, or its most frequent compound when it occurs
+    only inside identifiers. The rest goes to the (word, compound) pairs of largest
+    ``weight(word) * df(compound)``, the score mass a compound carries. Unless ``select``
+    is ``"mass"``, compounds holding two or more of the query's words (the query's own
+    identifiers, usually rare) come first: by the summed weight of the words they hold
+    (``"cover"``), by how many (``"words"``) or as one tier (``"multi"``). With
+    ``rare_first`` the compounds of words outside ``common`` come next.
+    """
+    first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
+    # laid out as on one shard on an index of several: one query per shard (fan-out)
+    room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - len(present), 0)
+    held: list[np.ndarray] = []  # per word: how many query words each compound holds
+    covered: list[np.ndarray] = []  # per word: the summed weight of those words
+    multi: np.ndarray = np.zeros(0, dtype=np.int32)
+    if settings.select != "mass" and len(present) > 1:
+        held, covered, multi = _reference_in_several([comps[w][:MULTI_SCAN] for w in present],
+                                           [weight[w] for w in present])
+    keys, tiers, owners, ids_of = [], [], [], []
+    for k, w in enumerate(present):
+        ids = comps[w][first[w]:]
+        if held:
+            several = held[k][first[w]:]  # the head: the list's first MULTI_SCAN
+            boosted = several > 1
+            head, rest = ids[:boosted.size], ids[:room]
+            in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
+                (boosted, np.isin(rest[boosted.size:], multi)))
+            ids = np.concatenate((head[boosted], rest[~in_multi]))
+            # "multi": one tier; "words": the more query words a compound holds, the
+            # sooner; "cover": the more weight of the query it holds, the sooner
+            multi_tier = (-several[boosted] if settings.select == "words"
+                          else -covered[k][first[w]:][boosted] if settings.select == "cover"
+                          else np.zeros(int(boosted.sum())))
+        else:
+            ids, multi_tier = ids[:room], np.zeros(0)
+        tier = 2 if settings.rare_first and w in common else 1
+        tiers.append(np.concatenate((multi_tier, np.full(ids.size - multi_tier.size, tier))))
+        keys.append(weight[w] * stats.df_engine[ids].astype(np.float64))
+        owners.append(np.full(ids.size, k))
+        ids_of.append(ids)
+    out = {w: comps[w][:first[w]] for w in present}
+    if room and keys:
+        key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
+        top = np.lexsort((-key, np.concatenate(tiers)))[:room]  # by tier, then mass
+        for k, w in enumerate(present):
+            picked = cid[top[owner[top] == k]]
+            # in df order, the sub-word's own list order (most frequent first)
+            order = np.argsort(-stats.df_engine[picked].astype(np.int64), kind="stable")
+            out[w] = np.concatenate((out[w], picked[order]))
+    return out
+
+
+def _reference_in_several(lists: list[np.ndarray], weights: list[float]
+                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Per list, how many of the lists hold each of its ids and the summed weight of those
+    lists, and the ids held by two or more: one (unstable, so fast) sort of them all
+    instead of a set lookup per list (the query is built on every search)."""
+    ids = np.concatenate(lists)
+    sizes = [a.size for a in lists]
+    unique, inverse, runs = np.unique(ids, return_inverse=True, return_counts=True)
+    each = np.repeat(np.asarray(weights, np.float64), sizes)
+    held = runs[inverse]  # each list holds an id at most once
+    mass = np.bincount(inverse, weights=each, minlength=unique.size)[inverse]
+    cuts = np.cumsum(sizes)[:-1]
+    return np.split(held, cuts), np.split(mass, cuts), unique[runs > 1]
+
+
+@st.composite
+def _inputs(draw: st.DrawFn) -> tuple[Any, ...]:
+    vocabulary = draw(st.integers(5, 400))
+    # ids far apart too, so that unrelated ids share a hash bucket (65,536 apart)
+    stride = draw(st.sampled_from([1, 65_536, 65_537]))
+    ids = st.integers(0, vocabulary - 1).map(lambda i: i * stride)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    df = rng.integers(0, 50, vocabulary * stride).astype(np.uint32)
+    words = [f"w{k}" for k in range(draw(st.integers(1, 6)))]
+    comps = {}
+    for w in words:
+        chosen = sorted(set(draw(st.lists(ids, max_size=60))))
+        comps[w] = np.asarray(sorted(chosen, key=lambda i: -int(df[i])), np.int32)
+    weight = {w: draw(st.floats(0.1, 10.0)) for w in words}
+    engine_df = {w: draw(st.integers(0, 3)) for w in words}
+    common = {w for w in words if draw(st.booleans())}
+    config = IdentifierSettings(budget=draw(st.integers(1, 80)),
+                                select=draw(st.sampled_from(SELECTIONS)),
+                                rare_first=draw(st.booleans()))
+    stats = SimpleNamespace(shards=draw(st.sampled_from([1, 3])), df_engine=df)
+    return words, comps, weight, engine_df, stats, config, common, draw(st.sampled_from([1, 3]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_inputs())
+def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
+    got: Mapping[str, np.ndarray] = _choose(*inputs)
+    want = reference_choose(*inputs)
+    assert got.keys() == want.keys()
+    for word in want:
+        assert got[word].tolist() == want[word].tolist(), word
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 200_000), max_size=80, unique=True).map(
+    lambda ids: np.asarray(ids, np.int32)), min_size=1, max_size=8),
+    st.data())
+def test_the_shared_compound_count_is_the_reference_one(lists: list[np.ndarray],
+                                                        data: st.DataObject) -> None:
+    weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
+    held, mass, shared = _in_several(lists, weights)
+    want_held, want_mass, want_shared = _reference_in_several(lists, weights)
+    assert shared.tolist() == want_shared.tolist()
+    for a, b in zip(held, want_held, strict=True):
+        assert a.tolist() == b.tolist()
+    for a, b in zip(mass, want_mass, strict=True):
+        assert a.tolist() == b.tolist()
