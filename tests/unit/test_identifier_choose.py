@@ -28,16 +28,8 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
                      weight: Mapping[str, float], engine_df: Mapping[str, int],
                      stats: IdentifierStats, settings: IdentifierSettings, common: set[str],
                      shards: int) -> dict[str, np.ndarray]:
-    """Compound ids per word within the clause budget.
-
-    Every word first gets one clause: itself, or its most frequent compound when it occurs
-    only inside identifiers. The rest goes to the (word, compound) pairs of largest
-    ``weight(word) * df(compound)``, the score mass a compound carries. Unless ``select``
-    is ``"mass"``, compounds holding two or more of the query's words (the query's own
-    identifiers, usually rare) come first: by the summed weight of the words they hold
-    (``"cover"``), by how many (``"words"``) or as one tier (``"multi"``). With
-    ``rare_first`` the compounds of words outside ``common`` come next.
-    """
+    """esqlog.identifiers.query._choose as first written, one numpy step per word (what it
+    chooses: see that function's docstring)."""
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     # laid out as on one shard on an index of several: one query per shard (fan-out)
     room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - len(present), 0)
