@@ -208,7 +208,8 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
         for name, settings in (parse_variant(v) for v in args.variants):
-            if settings.fan_out and stats.per_shard:
+            # the plugin's groups score alike on every shard: one plain search, as the wrapper
+            if settings.fan_out and stats.per_shard and settings.engine_query != "plugin":
                 pq[name], timing[name] = run_fanned_out(engine, std_index, qs, stats, vocab,
                                                         settings)
                 continue
