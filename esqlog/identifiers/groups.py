@@ -114,12 +114,21 @@ def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
     Why apart from group_words: on one shard a word's groups are just its own term and its
     compounds with an engine df (its own term apart for a word in ``alone``), which needs
     none of the shard-set machinery built on every search."""
-    out: list[tuple[Groups, bool]] = []
+    if not words:
+        return []
+    # every word's compounds in one gather: those the index holds, then their names
+    sizes = [chosen[w].size for w in words]
+    ids = np.concatenate([chosen[w] for w in words])
+    held = stats.df_engine[ids] > 0
+    kept = np.bincount(np.repeat(np.arange(len(words)), sizes)[held],
+                       minlength=len(words)).tolist()
     words_of = stats.words
-    for w in words:
-        ids = chosen[w]
-        ids = ids[stats.df_engine[ids] > 0]
-        comps = tuple([words_of[i] for i in ids.tolist()])
+    names = [words_of[i] for i in ids[held].tolist()]
+    out: list[tuple[Groups, bool]] = []
+    start = 0
+    for w, n in zip(words, kept, strict=True):
+        comps = tuple(names[start:start + n])
+        start += n
         own = (w,) if word_df.get(w, 0) > 0 else ()
         if own and comps and w in alone:
             out.append((((own, weight[w]), (comps, weight[w])), True))

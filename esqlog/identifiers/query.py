@@ -55,10 +55,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from esqlog.identifiers import synonym
 from esqlog.identifiers.groups import group_words, plugin_groups
+from esqlog.identifiers.selection import choose
 from esqlog.identifiers.settings import (
     DEFAULT_BUDGET,
     FAN_OUT_BUDGET,
@@ -73,8 +72,6 @@ __all__ = ["DEFAULT_BUDGET", "FAN_OUT_BUDGET", "MULTI_SHARD_BUDGET", "Identifier
            "IdentifierSettings", "SubwordClause", "identifier_query", "plan_identifier_query"]
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
-MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
-_BUCKETS = 1 << 16  # hash buckets _in_several first spreads those compound ids over
 
 
 def _idf(n: int, big_n: int, q: float = 1.0) -> float:
@@ -122,10 +119,12 @@ class IdentifierPlan:
         ``groups``: each word's groups to send instead of its own (one shard's, from
         esqlog.identifiers.shards); a word with none there has no clause."""
         should: list[dict[str, Any]] = []
-        listed: dict[str, set[str]] = {}
+        filtered = settings.operator == "and" or settings.minimum_should_match is not None
+        listed: dict[str, set[str]] = {}  # each word's terms, for the and/msm filter
         for k, w in enumerate(self.words):
             sent = w.groups if groups is None else groups[k]
-            listed[w.word] = {t for terms, _ in sent for t in terms}
+            if filtered:
+                listed[w.word] = {t for terms, _ in sent for t in terms}
             clauses: list[dict[str, Any]] = []
             for terms, boost in sent:
                 if settings.engine_query == "plugin":  # one term too: no engine idf
@@ -144,7 +143,7 @@ class IdentifierPlan:
         if not should:
             return {"match_none": {}}
         body: dict[str, Any] = {"should": should}
-        if settings.operator == "and" or settings.minimum_should_match is not None:
+        if filtered:
             per_token = []
             for token, parts in self.tokens:
                 found = set().union(*(listed.get(w, set()) for w in (token, *parts)))
@@ -195,7 +194,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
-    chosen = _choose(present, comps, weight, engine_df, stats, settings, common, layout)
+    chosen = choose(present, comps, weight, engine_df, stats, settings, common, layout)
     if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
         grouped = plugin_groups(present, engine_df, chosen, stats, weight, common)
     else:
@@ -208,105 +207,6 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
                            exact)
              for w, (groups, exact) in zip(present, grouped, strict=True) if groups]
     return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
-
-
-def _choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
-            engine_df: Mapping[str, int], stats: IdentifierStats,
-            settings: IdentifierSettings, common: set[str],
-            shards: int) -> dict[str, np.ndarray]:
-    """Compound ids per word within the clause budget.
-
-    Every word first gets one clause: itself, or its most frequent compound when it occurs
-    only inside identifiers. The rest goes to the (word, compound) pairs of largest
-    ``weight(word) * df(compound)``, the score mass a compound carries. Unless ``select``
-    is ``"mass"``, compounds holding two or more of the query's words (the query's own
-    identifiers, usually rare) come first: by the summed weight of the words they hold
-    (``"cover"``), by how many (``"words"``) or as one tier (``"multi"``). With
-    ``rare_first`` the compounds of words outside ``common`` come next.
-    """
-    first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
-    # laid out as on one shard on an index of several: one query per shard (fan-out)
-    room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - len(present), 0)
-    held: list[np.ndarray] = []  # per word: how many query words each compound holds
-    covered: list[np.ndarray] = []  # per word: the summed weight of those words
-    multi: np.ndarray = np.zeros(0, dtype=np.int32)
-    if settings.select != "mass" and len(present) > 1:
-        held, covered, multi = _in_several([comps[w][:MULTI_SCAN] for w in present],
-                                           [weight[w] for w in present])
-    tiers, ids_of = [], []  # per word: its tier, its candidates
-    heads: list[tuple[int, Any]] = []  # per word: its multi-word head's size and tiers
-    for k, w in enumerate(present):
-        ids = comps[w][first[w]:]
-        if held:
-            several = held[k][first[w]:]  # the head: the list's first MULTI_SCAN
-            boosted = several > 1
-            head, rest = ids[:boosted.size], ids[:room]
-            in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
-                (boosted, np.isin(rest[boosted.size:], multi)))
-            picked_head = head[boosted]
-            ids = np.concatenate((picked_head, rest[~in_multi]))
-            # "multi": one tier; "words": the more query words a compound holds, the
-            # sooner; "cover": the more weight of the query it holds, the sooner
-            heads.append((picked_head.size, -several[boosted] if settings.select == "words"
-                          else -covered[k][first[w]:][boosted] if settings.select == "cover"
-                          else 0.0))
-        else:
-            ids = ids[:room]
-            heads.append((0, 0.0))
-        tiers.append(2 if settings.rare_first and w in common else 1)
-        ids_of.append(ids)
-    out = {w: comps[w][:first[w]] for w in present}
-    if room and ids_of:
-        # one gather and one repeat over all words' candidates, not one of each per word
-        sizes = [ids.size for ids in ids_of]
-        cid = np.concatenate(ids_of)
-        owner = np.repeat(np.arange(len(present)), sizes)
-        key = np.repeat(np.asarray([weight[w] for w in present], np.float64), sizes) * (
-            stats.df_engine[cid].astype(np.float64))
-        tier = np.repeat(np.asarray(tiers, np.float64), sizes)
-        start = 0
-        for size, (boosted_size, head_tier) in zip(sizes, heads, strict=True):
-            if boosted_size:
-                tier[start:start + boosted_size] = head_tier
-            start += size
-        top = np.lexsort((-key, tier))[:room]  # by tier, then mass
-        # each word's picks in df order, the sub-word's own list order (most frequent
-        # first), ties in the order chosen: one stable sort by (word, -df), then cut
-        picked, by = cid[top], owner[top]
-        picked = picked[np.lexsort((-stats.df_engine[picked].astype(np.int64), by))]
-        ends = np.cumsum(np.bincount(by, minlength=len(present))).tolist()
-        for k, w in enumerate(present):
-            part = picked[(ends[k - 1] if k else 0):ends[k]]
-            out[w] = np.concatenate((out[w], part)) if out[w].size else part
-    return out
-
-
-def _in_several(lists: list[np.ndarray], weights: list[float]
-                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-    """Per list, how many of the lists hold each of its ids and the summed weight of those
-    lists, and the ids held by two or more (each list holds an id at most once).
-
-    Built on every search over ~14K ids (a dozen lists' heads) of which ~300 are shared:
-    the ids are first hashed into 65,536 buckets, and only those sharing a bucket (every
-    shared id, and ~20% more by collision) are sorted to be counted exactly, instead of
-    sorting them all with their inverse (measured 0.82 -> 0.58 ms a query)."""
-    ids = np.concatenate(lists)
-    sizes = [a.size for a in lists]
-    each = np.repeat(np.asarray(weights, np.float64), sizes)
-    ends = np.cumsum(sizes).tolist()
-    starts = [0, *ends[:-1]]
-    held = np.ones(ids.size, dtype=np.int64)
-    mass = each.copy()
-    bucket = ids & (_BUCKETS - 1)
-    maybe = np.flatnonzero(np.bincount(bucket, minlength=_BUCKETS)[bucket] > 1)
-    shared = ids[:0]
-    if maybe.size:
-        unique, inverse, runs = np.unique(ids[maybe], return_inverse=True, return_counts=True)
-        held[maybe] = runs[inverse]
-        mass[maybe] = np.bincount(inverse, weights=each[maybe], minlength=unique.size)[inverse]
-        shared = unique[runs > 1]
-    return ([held[i:j] for i, j in zip(starts, ends, strict=True)],
-            [mass[i:j] for i, j in zip(starts, ends, strict=True)], shared)
 
 
 def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,

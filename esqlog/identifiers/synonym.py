@@ -17,6 +17,11 @@ default.
 
 Elasticsearch's BM25 multiplies its weight by (1 + k1); the plugin keeps that factor, so
 the scores equal the span query's on either engine.
+
+A group's terms are sent in the engine's dictionary order (bytes order, which is code point
+order for the ASCII terms this mode sends): the engine looks them up faster so than in the
+plan's order (most frequent first), 0.2 ms of 2.8 on a 3-shard index of 153K Go functions
+at 300 terms (docs/benchmarks/identifiers.md). Scores do not depend on the order.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 
 def clause(field: str, terms: Sequence[str], boost: float) -> dict[str, Any]:
-    """The plugin query of one group: ``boost`` times the saturation of the summed tf."""
-    return {"esqlog_terms": {"field": field, "terms": list(terms), "boost": boost,
+    """The plugin query of one group: ``boost`` times the saturation of the summed tf, its
+    terms in dictionary order."""
+    return {"esqlog_terms": {"field": field, "terms": sorted(terms), "boost": boost,
                              "idf": False}}

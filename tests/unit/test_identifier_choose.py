@@ -1,4 +1,4 @@
-"""The identifiers mode's clause budget selection (esqlog.identifiers.query._choose) against a
+"""The identifiers mode's clause budget selection (esqlog.identifiers.selection.choose) against a
 plain per-word reference: the vectorised one must choose the very same compounds in the
 very same order for every setting, so that its speed changes no plan and no ranking.
 
@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esqlog.identifiers.query import MULTI_SCAN, _choose, _in_several
+from esqlog.identifiers.selection import MULTI_SCAN, choose, shared_counts
 from esqlog.identifiers.settings import SELECTIONS, IdentifierSettings
 
 IdentifierStats = Any
@@ -28,7 +28,7 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
                      weight: Mapping[str, float], engine_df: Mapping[str, int],
                      stats: IdentifierStats, settings: IdentifierSettings, common: set[str],
                      shards: int) -> dict[str, np.ndarray]:
-    """esqlog.identifiers.query._choose as first written, one numpy step per word (what it
+    """esqlog.identifiers.selection.choose as first written, one numpy step per word (what it
     chooses: see that function's docstring)."""
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
     # laid out as on one shard on an index of several: one query per shard (fan-out)
@@ -114,7 +114,7 @@ def _inputs(draw: st.DrawFn) -> tuple[Any, ...]:
 @settings(max_examples=150, deadline=None)
 @given(_inputs())
 def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
-    got: Mapping[str, np.ndarray] = _choose(*inputs)
+    got: Mapping[str, np.ndarray] = choose(*inputs)
     want = reference_choose(*inputs)
     assert got.keys() == want.keys()
     for word in want:
@@ -128,10 +128,36 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
 def test_the_shared_compound_count_is_the_reference_one(lists: list[np.ndarray],
                                                         data: st.DataObject) -> None:
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
-    held, mass, shared = _in_several(lists, weights)
-    want_held, want_mass, want_shared = _reference_in_several(lists, weights)
-    assert shared.tolist() == want_shared.tolist()
+    sizes = np.asarray([a.size for a in lists], np.int64)
+    where, shared_held, shared_mass = shared_counts(np.concatenate(lists), sizes,
+                                                    np.asarray(weights, np.float64))
+    flat_held = np.ones(int(sizes.sum()), np.int64)
+    flat_mass = np.repeat(np.asarray(weights, np.float64), sizes)
+    flat_held[where], flat_mass[where] = shared_held, shared_mass
+    cuts = np.cumsum(sizes)[:-1]
+    held, mass = np.split(flat_held, cuts), np.split(flat_mass, cuts)
+    want_held, want_mass, _ = _reference_in_several(lists, weights)
     for a, b in zip(held, want_held, strict=True):
         assert a.tolist() == b.tolist()
     for a, b in zip(mass, want_mass, strict=True):
         assert a.tolist() == b.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(_inputs())
+def test_a_budget_beyond_the_scanned_head_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
+    """With a head shorter than the budget (a budget above MULTI_SCAN on a real index), the
+    candidates past the head come after it, the shared compounds among them left out."""
+    import esqlog.identifiers.selection as selection
+
+    global MULTI_SCAN
+    saved = MULTI_SCAN
+    MULTI_SCAN = selection.MULTI_SCAN = 7
+    try:
+        got: Mapping[str, np.ndarray] = choose(*inputs)
+        want = reference_choose(*inputs)
+    finally:
+        MULTI_SCAN = selection.MULTI_SCAN = saved
+    assert got.keys() == want.keys()
+    for word in want:
+        assert got[word].tolist() == want[word].tolist(), word

@@ -1,0 +1,150 @@
+"""The clause budget of an identifiers query: which compounds of each query word are sent.
+
+Why a module of its own: this selection runs on every search, before the request, and was
+the largest part of the Python time of the identifiers mode (docs/benchmarks/identifiers.md);
+so it is written as a few whole-array steps over every word's candidates at once rather than a
+numpy step per word, and checked against a plain per-word reference on hypothesis-drawn
+inputs (tests/unit/test_identifier_choose.py): the same compounds in the same order.
+
+What it chooses (the settings are esqlog.identifiers.settings'): every word first gets one
+clause, itself, or its most frequent compound when it occurs only inside identifiers. The
+rest goes to the (word, compound) pairs of largest ``weight(word) * df(compound)``, the
+score mass a compound carries. Unless ``select`` is ``"mass"``, compounds holding two or more
+of the query's words (the query's own identifiers, usually rare) come first: by the summed
+weight of the words they hold (``"cover"``), by how many (``"words"``) or as one tier
+(``"multi"``). With ``rare_first`` the compounds of words outside ``common`` come next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from esqlog.identifiers.settings import IdentifierSettings
+
+MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
+_BUCKETS = 1 << 16  # hash buckets shared_counts first spreads the compound ids over
+
+
+def choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
+           engine_df: Mapping[str, int], stats: Any, settings: IdentifierSettings,
+           common: set[str], shards: int) -> dict[str, np.ndarray]:
+    """Compound ids per word within the clause budget, each word's in df order (its own
+    list's order: most frequent first), ties in the order chosen.
+
+    ``comps``: each word's compound ids, most frequent first; ``stats`` needs ``shards``
+    and ``df_engine`` (the engine df per compound id); ``shards`` is the layout (1: laid
+    out as on one shard on an index of several, the fan-out's budget)."""
+    n = len(present)
+    first = np.asarray([0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1
+                        for w in present], np.int64)
+    room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - n, 0)
+    out = {w: comps[w][:f] for w, f in zip(present, first.tolist(), strict=True)}
+    if not room or not n:
+        return out
+    weights = np.asarray([weight[w] for w in present], np.float64)
+    tier_of = np.asarray([2.0 if settings.rare_first and w in common else 1.0
+                          for w in present])
+    if settings.select != "mass" and n > 1:
+        cid, owner, tier = _candidates_by_cover(present, comps, weights, tier_of, first,
+                                                room, settings)
+    else:  # by score mass only: each word's first ``room`` after its first clause
+        lists = [comps[w][f:f + room] for w, f in zip(present, first.tolist(), strict=True)]
+        cid = np.concatenate(lists)
+        owner = np.repeat(np.arange(n), [a.size for a in lists])
+        tier = tier_of[owner]
+    df = stats.df_engine[cid]
+    key = weights[owner] * df.astype(np.float64)
+    top = np.lexsort((-key, tier))[:room]  # by tier, then mass
+    # each word's picks in df order, ties in the order chosen: one stable sort by (word, -df)
+    picked, by = cid[top], owner[top]
+    picked = picked[np.lexsort((-df[top].astype(np.int64), by))]
+    ends = np.cumsum(np.bincount(by, minlength=n)).tolist()
+    for k, w in enumerate(present):
+        part = picked[(ends[k - 1] if k else 0):ends[k]]
+        out[w] = np.concatenate((out[w], part)) if out[w].size else part
+    return out
+
+
+def _candidates_by_cover(present: list[str], comps: Mapping[str, np.ndarray],
+                         weights: np.ndarray, tier_of: np.ndarray, first: np.ndarray,
+                         room: int, settings: IdentifierSettings
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(compound id, word, tier) of every candidate: per word, those of its list's head
+    (first MULTI_SCAN) that other words' heads hold too, in list order, then its first
+    ``room`` others. The multi-word ones are tiered by ``select`` (negated, so first).
+
+    Only the shared ones and each word's first ``room`` are ever gathered: the heads (~14K
+    ids on a dozen words) are touched once, by the shared count."""
+    n = len(present)
+    heads = [comps[w][:MULTI_SCAN] for w in present]
+    sizes = np.asarray([h.size for h in heads], np.int64)
+    ids = np.concatenate(heads)
+    starts = np.cumsum(sizes) - sizes
+    where, held, mass = shared_counts(ids, sizes, weights)
+    owner_shared = np.searchsorted(starts, where, side="right") - 1
+    lifted = where - starts[owner_shared] >= first[owner_shared]  # a word's first clause stays
+    where, held, mass, owner_shared = (where[lifted], held[lifted], mass[lifted],
+                                       owner_shared[lifted])
+    # each word's first ``room`` after its first clause, less the shared ones
+    begin = starts + first
+    count = np.clip(np.minimum(sizes - first, room), 0, None)
+    plain = np.repeat(begin, count) + _within(count)
+    taken = np.zeros(ids.size, bool)
+    taken[where] = True
+    free = ~taken[plain]
+    plain, owner_plain = plain[free], np.repeat(np.arange(n), count)[free]
+    multi_tier = (-held.astype(np.float64) if settings.select == "words"
+                  else -mass if settings.select == "cover" else np.zeros(where.size))
+    position = np.concatenate((where, plain))
+    owner = np.concatenate((owner_shared, owner_plain))
+    tier = np.concatenate((multi_tier, tier_of[owner_plain]))
+    # by word, its shared ones first, list order kept: a stable sort of a small int
+    group = owner * 2 + (np.arange(owner.size) >= where.size)
+    order = np.argsort(group.astype(np.int16 if n < 16_000 else np.int64), kind="stable")
+    cid, owner, tier = ids[position[order]], owner[order], tier[order]
+    beyond = [comps[w][MULTI_SCAN:f + room] for w, f in zip(present, first.tolist(),
+                                                             strict=True)]
+    if any(b.size for b in beyond):  # a budget larger than the head: the rest, the
+        # compounds shared within the heads left out (they were lifted or not scanned)
+        shared = np.unique(ids[where])
+        beyond = [b[~np.isin(b, shared)] for b in beyond]
+        extra_owner = np.repeat(np.arange(n), [b.size for b in beyond])
+        cid = np.concatenate((cid, *beyond))
+        owner = np.concatenate((owner, extra_owner))
+        tier = np.concatenate((tier, tier_of[extra_owner]))
+        order = np.argsort(owner, kind="stable")  # each word's after its head's
+        cid, owner, tier = cid[order], owner[order], tier[order]
+    return cid, owner, tier
+
+
+def _within(count: np.ndarray) -> np.ndarray:
+    """0, 1, ... count[k] - 1 for each k, concatenated."""
+    starts = np.repeat(np.cumsum(count) - count, count)
+    out: np.ndarray = np.arange(starts.size) - starts
+    return out
+
+
+def shared_counts(ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the concatenated lists (each holds an id at most once) hold an id that
+    another list holds too, in order: those positions, how many lists hold the id there,
+    and the summed weight of those lists. Every other id is held by its own list alone.
+
+    Built on every search over ~14K ids (a dozen lists' heads) of which ~300 are shared:
+    the ids are first hashed into 65,536 buckets, and only those sharing a bucket (every
+    shared id, and ~20% more by collision) are sorted to be counted exactly, instead of
+    sorting them all with their inverse (measured 0.82 -> 0.58 ms a query)."""
+    bucket = ids & (_BUCKETS - 1)
+    maybe = np.flatnonzero(np.bincount(bucket, minlength=_BUCKETS)[bucket] > 1)
+    if not maybe.size:
+        return maybe, np.zeros(0, np.int64), np.zeros(0, np.float64)
+    owner = np.searchsorted(np.cumsum(sizes), maybe, side="right")
+    each = weights[owner]
+    unique, inverse, runs = np.unique(ids[maybe], return_inverse=True, return_counts=True)
+    held = runs[inverse]
+    mass = np.bincount(inverse, weights=each, minlength=unique.size)[inverse]
+    shared = held > 1
+    return maybe[shared], held[shared], mass[shared]
