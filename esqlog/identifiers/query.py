@@ -178,7 +178,8 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         low = token.lower()
         tokens.append((low, split_identifier(token) or stats.parts_of(low)))
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
-    comps = {w: stats.compound_ids(w)[:settings.cap] for w in counts}
+    every = {w: stats.compound_ids(w) for w in counts}
+    comps = {w: ids[:settings.cap] for w, ids in every.items()}
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
@@ -202,7 +203,7 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
                               settings.shard_groups, settings.shard_exact_df,
                               settings.shard_exact_clauses, layout)
     words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                           int(stats.compound_ids(w).size), int(chosen[w].size),
+                           int(every[w].size), int(chosen[w].size),
                            w in common and settings.common == "split" and len(groups) > 1,
                            exact)
              for w, (groups, exact) in zip(present, grouped, strict=True) if groups]

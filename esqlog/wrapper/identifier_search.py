@@ -36,6 +36,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from esqlog.calibration.record import Calibration
@@ -45,7 +46,7 @@ from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_id
 from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
-from esqlog.scoring.matchspec import MatchSpec, parse_match, walk
+from esqlog.scoring.matchspec import MatchSpec, Operator, parse_match, walk
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.resolve import IndexTarget
@@ -149,6 +150,7 @@ class IdentifierRewriter:
                  max_clauses: int, fan_out: bool, matching: bool = False
                  ) -> list[dict[str, Any]] | str | None:
         eligible: list[tuple[MatchSpec, IdentifierStats, Vocabulary]] = []
+        picked: set[int] = set()  # the eligible clauses (by identity): the second walk's
         stale = False
 
         def collect(kind: str, inner: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -161,6 +163,7 @@ class IdentifierRewriter:
                 stale = True
                 return None
             eligible.append((*found, vocab))
+            picked.add(id(inner))
             return {"match_none": {}}  # a placeholder: counted as one clause below
 
         skeleton = walk(query, collect)
@@ -187,9 +190,8 @@ class IdentifierRewriter:
 
             def substitute(kind: str, inner: Mapping[str, Any],
                            clauses: Any = clauses) -> dict[str, Any] | None:
-                if self._eligible(target, kind, inner) is None:
-                    return None
-                return next(clauses)  # type: ignore[no-any-return]
+                # the same clauses, in the same order, as the first walk found eligible
+                return next(clauses) if id(inner) in picked else None
 
             out.append(dict(walk(query, substitute)))
         return out
@@ -232,9 +234,8 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
     per_shard = base.fan_out and stats.per_shard and not plugin
     layout = 1 if per_shard else None
     one_shard = per_shard or plugin
-    settings = replace(base, operator=spec.options.operator,
-                       minimum_should_match=spec.options.msm,
-                       budget=base.budget_for(stats.shards, one_shard))
+    settings = _settings(base, spec.options.operator, spec.options.msm,
+                         base.budget_for(stats.shards, one_shard))
     filtered = spec.options.operator == "and" or spec.options.msm is not None
     while True:
         plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
@@ -259,6 +260,15 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
+
+
+@lru_cache(maxsize=64)
+def _settings(base: IdentifierSettings, operator: Operator, msm: int | str | None,
+              budget: int) -> IdentifierSettings:
+    """The settings of one match clause: built (and checked) once per combination, not on
+    every search."""
+    return replace(base, operator=operator, minimum_should_match=msm,
+                   budget=budget)
 
 
 def _one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
