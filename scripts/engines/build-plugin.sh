@@ -43,7 +43,7 @@ mkdir -p "$BUILD/plugin"
 "$JDK/jar" cf "$BUILD/plugin/$NAME.jar" -C "$BUILD/classes" .
 {
   echo "description=esqlog_terms: one BM25 saturation over a list of terms (Lucene SynonymQuery)"
-  echo "version=1.2.0"
+  echo "version=1.3.0"
   echo "name=$NAME"
   echo "classname=esqlog.terms.TermsPlugin"
   echo "java.version=$RELEASE"

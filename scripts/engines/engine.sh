@@ -28,6 +28,10 @@
 #                             a few seconds once, no start-up cost after, and a query nothing
 #                             else uses, so every test and bench node can run the plugin
 #                             variant. A node without javac starts without it.
+#   ESQLOG_ENGINE_TERMS_CACHE the plugin's postings cache on these nodes
+#                             (esqlog.terms.postings_cache_size, off by default in the
+#                             plugin itself): 5% of the heap unless set, so that the tests
+#                             exercise it; 0b turns it off.
 #   ESQLOG_OPENSEARCH_VERSION / ESQLOG_ELASTICSEARCH_VERSION   another release of the engine
 #                             (the CI matrix runs OpenSearch 2.19 and the newest 3.x); a
 #                             non-default version keeps its own state folder, so it can run
@@ -194,8 +198,13 @@ install_plugin() {
     opensearch:3.6.0|elasticsearch:8.19.21) ;;
     *) return 0 ;;
   esac
-  "$(dirname "$0")/build-plugin.sh" "$ENGINE" "$home" || log "esqlog-terms plugin not built: starting without it"
+  if "$(dirname "$0")/build-plugin.sh" "$ENGINE" "$home"; then
+    PLUGIN_ARGS=(-Eesqlog.terms.postings_cache_size="${ESQLOG_ENGINE_TERMS_CACHE:-5%}")
+  else
+    log "esqlog-terms plugin not built: starting without it"
+  fi
 }
+PLUGIN_ARGS=()
 
 # Both engines refuse to run as root; a locked system account runs the node instead.
 as_node_user() {
@@ -252,7 +261,8 @@ start() {
   as_node_user env ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
     ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
     ES_TMPDIR="$STATE/tmp" OPENSEARCH_TMPDIR="$STATE/tmp" ${conf_env[@]+"${conf_env[@]}"} \
-    "$home/$BIN" "${common[@]}" "${extra[@]}" ${ESQLOG_ENGINE_EXTRA_ARGS:-} > "$LOG/console.log" 2>&1 || {
+    "$home/$BIN" "${common[@]}" "${extra[@]}" ${PLUGIN_ARGS[@]+"${PLUGIN_ARGS[@]}"} \
+    ${ESQLOG_ENGINE_EXTRA_ARGS:-} > "$LOG/console.log" 2>&1 || {
       log "failed to start; last lines of $LOG:"; tail -n 40 "$LOG/console.log" >&2; exit 1; }
   while ! healthy; do
     if (( SECONDS - t0 > START_TIMEOUT )); then

@@ -238,3 +238,64 @@ def test_the_wrapper_sends_synonym_queries_not_spans(calibrated: Calibrated) -> 
         seen[name] = _descriptions(answer["profile"])
     assert "spanOr(" in seen["spans"] and "Synonym(" not in seen["spans"]
     assert "Synonym(body:" in seen["plugin"] and "spanOr(" not in seen["plugin"]
+
+
+def _scored(engine: Engine, index: str, query: dict[str, Any]) -> tuple[int, dict[str, float]]:
+    answer = call(engine, "POST", f"/{index}/_search", {
+        "query": query, "size": 100, "track_total_hits": True, "_source": False})
+    return total_of(answer), dict(hits_of(answer))
+
+
+def _fresh(engine: Engine, docs: list[dict[str, Any]], query: dict[str, Any]
+           ) -> tuple[int, dict[str, float]]:
+    """The query's answer on a new index of ``docs``: its first search, read from the
+    index itself (the postings cache holds nothing of a segment no search has read)."""
+    index = create_index(engine, shards=1, mappings=MAPPINGS)
+    try:
+        bulk_index(engine, index, docs)
+        return _scored(engine, index, query)
+    finally:
+        call(engine, "DELETE", f"/{index}")
+
+
+def test_the_postings_cache_changes_no_match_and_no_score(engine: Engine) -> None:
+    """The test nodes run with the plugin's postings cache (engine.sh: 5% of the heap). A
+    repeated search reads its rare terms (and the absent one) from it; a new segment, deleted
+    documents and a merge into a new segment answer as an index that never saw the query."""
+    settings = call(engine, "GET", "/_nodes/settings", flat_settings="true")["nodes"]
+    assert {n["settings"].get("esqlog.terms.postings_cache_size")
+            for n in settings.values()} == {"5%"}
+    words = ["readfile", "writefile", "closefile", "other", "text"]
+    docs = [{"id": k, "body": " ".join(words[(k + j) % 5] for j in range(1 + k % 4))}
+            for k in range(60)]
+    query = {"esqlog_terms": {"field": "body", "terms": ["readfile", "writefile", "absentterm"],
+                              "boost": 2.0, "idf": False}}
+    index = create_index(engine, shards=1, mappings=MAPPINGS)
+    try:
+        bulk_index(engine, index, docs[:40])
+        cold = _scored(engine, index, query)
+        assert cold[0] > 10 and cold == _scored(engine, index, query)  # warm: the same
+        bulk_index(engine, index, docs[40:])  # a second segment beside the cached one
+        both = _scored(engine, index, query)
+        expected = _fresh(engine, docs, query)
+        assert both[0] == expected[0] and both[1].keys() == expected[1].keys()
+        for doc, score in expected[1].items():
+            assert both[1][doc] == pytest.approx(score, rel=1e-6), doc
+        gone = {str(k) for k in range(0, 60, 3)}
+        for doc in gone:
+            call(engine, "DELETE", f"/{index}/_doc/{doc}")
+        call(engine, "POST", f"/{index}/_refresh")
+        left = _scored(engine, index, query)  # deletions: the collector's live docs
+        assert left[1].keys() == both[1].keys() - gone and left[0] == both[0] - len(
+            both[1].keys() & gone)
+        for doc, score in left[1].items():  # the statistics still count deleted documents
+            assert score == pytest.approx(both[1][doc], rel=1e-6), doc
+        call(engine, "POST", f"/{index}/_forcemerge", max_num_segments=1)
+        call(engine, "POST", f"/{index}/_refresh")
+        merged = _scored(engine, index, query)
+        expected = _fresh(engine, [d for d in docs if str(d["id"]) not in gone], query)
+        assert merged[0] == expected[0] and merged[1].keys() == expected[1].keys()
+        for doc, score in expected[1].items():
+            assert merged[1][doc] == pytest.approx(score, rel=1e-6), doc
+    finally:
+        call(engine, "DELETE", f"/{index}")

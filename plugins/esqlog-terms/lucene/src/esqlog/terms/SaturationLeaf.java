@@ -24,7 +24,9 @@ import org.apache.lucene.util.FixedBitSet;
  * query's time on the engine. Here each term's postings are read once, start to end, and their
  * tf added into doc order (a sorted buffer while the group is rare, one int per document once
  * its postings pass an eighth of the segment), as TermInSetQuery does for a filter; the
- * scorer then walks two arrays. The score is the same BM25 of the same summed tf.
+ * scorer then walks two arrays. The score is the same BM25 of the same summed tf. A rare
+ * term's postings, and a term's absence, come from the node's PostingsCache when an earlier
+ * query read them in the same segment.
  */
 final class SaturationLeaf {
     /** Dense (one int per document) once the postings exceed maxDoc / DENSE. */
@@ -51,24 +53,74 @@ final class SaturationLeaf {
 
     /** The group's matches in this segment, or null when it has none. */
     static SaturationLeaf read(LeafReader reader, String field, List<BytesRef> terms,
-                               SimScorer sim) throws IOException {
+                               int[] hashes, SimScorer sim) throws IOException {
         Terms indexed = reader.terms(field);
         if (indexed == null) {
             return null;
         }
-        int maxDoc = reader.maxDoc();
+        PostingsCache cache = PostingsCache.shared();
+        PostingsCache.Segment cached = cache == null ? null
+            : cache.segment(reader.getCoreCacheHelper());
+        Summed summed = new Summed(reader.maxDoc());
         TermsEnum termsEnum = indexed.iterator();
         PostingsEnum postings = null;
-        long[] buffer = new long[16];  // (doc << 32 | freq) while sparse
-        int buffered = 0;
-        int[] dense = null;
-        FixedBitSet seen = null;
-        for (BytesRef term : terms) {
+        for (int t = 0; t < terms.size(); t++) {
+            BytesRef term = terms.get(t);
+            int[][] known = cached == null ? null : cached.get(field, term, hashes[t]);
+            if (known != null) {
+                summed.add(known[0], known[1]);
+                continue;
+            }
             if (!termsEnum.seekExact(term)) {
+                if (cached != null) {
+                    cached.put(field, term, hashes[t], PostingsCache.ABSENT);
+                }
                 continue;
             }
             postings = termsEnum.postings(postings, PostingsEnum.FREQS);
-            if (dense == null && (long) buffered + termsEnum.docFreq() > maxDoc / DENSE) {
+            int count = termsEnum.docFreq();
+            if (cached != null && count <= PostingsCache.MAX_DOCS) {
+                int[][] read = new int[][] {new int[count], new int[count]};
+                int k = 0;
+                for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS;
+                        d = postings.nextDoc()) {
+                    read[0][k] = d;
+                    read[1][k++] = postings.freq();
+                }
+                if (k < count) {  // docFreq counts every posting; defensive all the same
+                    read = new int[][] {Arrays.copyOf(read[0], k), Arrays.copyOf(read[1], k)};
+                }
+                cached.put(field, term, hashes[t], read);
+                summed.add(read[0], read[1]);
+                continue;
+            }
+            summed.reserve(count);
+            for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS;
+                    d = postings.nextDoc()) {
+                summed.add(d, postings.freq());
+            }
+        }
+        return summed.leaf(sim, reader.getNormValues(field));
+    }
+
+    /**
+     * The summed tf per document as the terms' postings come in: a sorted buffer while rare,
+     * one int per document once they pass an eighth of the segment.
+     */
+    private static final class Summed {
+        private final int maxDoc;
+        private long[] buffer = new long[16];  // (doc << 32 | freq) while sparse
+        private int buffered;
+        private int[] dense;
+        private FixedBitSet seen;
+
+        Summed(int maxDoc) {
+            this.maxDoc = maxDoc;
+        }
+
+        /** Goes dense before ``more`` postings would pass an eighth of the segment. */
+        void reserve(long more) {
+            if (dense == null && buffered + more > maxDoc / DENSE) {
                 dense = new int[maxDoc];
                 seen = new FixedBitSet(maxDoc);
                 for (int i = 0; i < buffered; i++) {
@@ -78,47 +130,57 @@ final class SaturationLeaf {
                 }
                 buffer = null;
             }
-            for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS;
-                    d = postings.nextDoc()) {
-                if (dense != null) {
-                    dense[d] += postings.freq();
-                    seen.set(d);
-                } else {
-                    if (buffered == buffer.length) {
-                        buffer = Arrays.copyOf(buffer, buffered * 2);
-                    }
-                    buffer[buffered++] = ((long) d << 32) | postings.freq();
+        }
+
+        void add(int[] docs, int[] freqs) {
+            reserve(docs.length);
+            for (int i = 0; i < docs.length; i++) {
+                add(docs[i], freqs[i]);
+            }
+        }
+
+        void add(int d, int freq) {
+            if (dense != null) {
+                dense[d] += freq;
+                seen.set(d);
+            } else {
+                if (buffered == buffer.length) {
+                    buffer = Arrays.copyOf(buffer, buffered * 2);
                 }
+                buffer[buffered++] = ((long) d << 32) | freq;
             }
         }
-        NumericDocValues norms = reader.getNormValues(field);
-        if (dense != null) {
-            int count = seen.cardinality();
-            int[] docs = new int[count];
-            int[] freqs = new int[count];
-            int k = 0;
-            for (int d = seen.nextSetBit(0); d != DocIdSetIterator.NO_MORE_DOCS;
-                    d = d + 1 < maxDoc ? seen.nextSetBit(d + 1) : DocIdSetIterator.NO_MORE_DOCS) {
-                docs[k] = d;
-                freqs[k++] = dense[d];
+
+        SaturationLeaf leaf(SimScorer sim, NumericDocValues norms) {
+            if (dense != null) {
+                int count = seen.cardinality();
+                int[] docs = new int[count];
+                int[] freqs = new int[count];
+                int k = 0;
+                for (int d = seen.nextSetBit(0); d != DocIdSetIterator.NO_MORE_DOCS;
+                        d = d + 1 < maxDoc ? seen.nextSetBit(d + 1)
+                            : DocIdSetIterator.NO_MORE_DOCS) {
+                    docs[k] = d;
+                    freqs[k++] = dense[d];
+                }
+                return new SaturationLeaf(docs, freqs, count, sim, norms);
             }
-            return new SaturationLeaf(docs, freqs, count, sim, norms);
-        }
-        if (buffered == 0) {
-            return null;
-        }
-        Arrays.sort(buffer, 0, buffered);
-        int[] docs = new int[buffered];
-        int[] freqs = new int[buffered];
-        int k = -1;
-        for (int i = 0; i < buffered; i++) {
-            int d = (int) (buffer[i] >>> 32);
-            if (k < 0 || docs[k] != d) {
-                docs[++k] = d;
+            if (buffered == 0) {
+                return null;
             }
-            freqs[k] += (int) buffer[i];
+            Arrays.sort(buffer, 0, buffered);
+            int[] docs = new int[buffered];
+            int[] freqs = new int[buffered];
+            int k = -1;
+            for (int i = 0; i < buffered; i++) {
+                int d = (int) (buffer[i] >>> 32);
+                if (k < 0 || docs[k] != d) {
+                    docs[++k] = d;
+                }
+                freqs[k] += (int) buffer[i];
+            }
+            return new SaturationLeaf(docs, freqs, k + 1, sim, norms);
         }
-        return new SaturationLeaf(docs, freqs, k + 1, sim, norms);
     }
 
     int docID() {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
+import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.Explanation;
@@ -12,6 +13,8 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.SynonymQuery;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -34,7 +37,7 @@ import org.apache.lucene.util.BytesRef;
  * similarity, or null for a similarity that is no BM25, and its own {@link Weights} (the two
  * engines' Lucene versions differ in the Weight and Scorer API): a group of several terms is
  * scored from their postings read once into doc order (SaturationLeaf), one term by its own
- * TermQuery (impacts, so the top-level query can skip).
+ * TermQuery (impacts, so the top-level query can skip). {@link #of} builds every group.
  */
 public final class SaturationQuery extends Query {
     /** The engine's Weight over SaturationLeaf for one group of several terms. */
@@ -43,19 +46,64 @@ public final class SaturationQuery extends Query {
         Weight create(Query query, String field, List<BytesRef> terms, SimScorer sim);
     }
 
-    private final Query inner;
+    /** One term's TermQuery (scored with impacts); null for several terms (SaturationLeaf). */
+    private final Query single;
     private final String field;
     private final List<BytesRef> terms;
     private final Function<Similarity, float[]> bm25;
     private final Weights weights;
+    private int hash;  // 0: not computed yet (racy but idempotent, as String's)
+    private int[] termHashes;
+    private Term[] visited;  // the terms as a visitor takes them, built once
 
-    public SaturationQuery(Query inner, String field, List<BytesRef> terms,
-                           Function<Similarity, float[]> bm25, Weights weights) {
-        this.inner = Objects.requireNonNull(inner);
+    private SaturationQuery(Query single, String field, List<BytesRef> terms,
+                            Function<Similarity, float[]> bm25, Weights weights) {
+        this.single = single;
         this.field = Objects.requireNonNull(field);
         this.terms = List.copyOf(terms);
         this.bm25 = Objects.requireNonNull(bm25);
         this.weights = Objects.requireNonNull(weights);
+    }
+
+    /**
+     * The Lucene query of one {@code esqlog_terms} group on the engine's field: with its idf,
+     * a TermQuery or a SynonymQuery; without, this query over them (both engines' builders
+     * call it, with their BM25 reader and their Weights).
+     *
+     * <p>Why the terms come as bytes and no SynonymQuery is built for a group scored without
+     * its idf: the query is built anew on every shard of every search, and for ~300 terms
+     * the string-to-bytes encoding, the synonym query's sorting and its hashing were a fifth
+     * of the engine's time (a profile of the identifiers query on 3 shards); the synonym
+     * query is now built only where a filter needs one (a non-scoring use).
+     */
+    public static Query of(String field, List<BytesRef> terms, boolean idf,
+                           Function<Similarity, float[]> bm25, Weights weights) {
+        if (terms.size() == 1) {
+            Query term = new TermQuery(new Term(field, terms.get(0)));
+            return idf ? term : new SaturationQuery(term, field, terms, bm25, weights);
+        }
+        return idf ? synonym(field, terms) : new SaturationQuery(null, field, terms, bm25, weights);
+    }
+
+    private static Query synonym(String field, List<BytesRef> terms) {
+        SynonymQuery.Builder builder = new SynonymQuery.Builder(field);
+        for (BytesRef term : terms) {
+            builder.addTerm(new Term(field, term));
+        }
+        return builder.build();
+    }
+
+    /** Each term's hash, computed once per query: the postings cache's lookups use them. */
+    int[] termHashes() {
+        int[] hashes = termHashes;
+        if (hashes == null) {
+            hashes = new int[terms.size()];
+            for (int i = 0; i < hashes.length; i++) {
+                hashes[i] = terms.get(i).hashCode();
+            }
+            termHashes = hashes;
+        }
+        return hashes;
     }
 
     /** (k1, b, 1) of Lucene's BM25Similarity, else null. */
@@ -68,16 +116,17 @@ public final class SaturationQuery extends Query {
 
     @Override
     public Query rewrite(IndexSearcher searcher) throws IOException {
-        Query rewritten = inner.rewrite(searcher);
-        return rewritten == inner ? this
+        Query rewritten = single == null ? null : single.rewrite(searcher);
+        return rewritten == single ? this
             : new SaturationQuery(rewritten, field, terms, bm25, weights);
     }
 
     @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost)
             throws IOException {
-        if (!scoreMode.needsScores()) {
-            return inner.createWeight(searcher, scoreMode, boost);
+        if (!scoreMode.needsScores()) {  // a filter: the same match set, no score
+            Query match = single != null ? single : synonym(field, terms);
+            return match.createWeight(searcher, scoreMode, boost);
         }
         Similarity similarity = searcher.getSimilarity();
         if (similarity instanceof PerFieldSimilarityWrapper perField) {
@@ -94,8 +143,9 @@ public final class SaturationQuery extends Query {
         UnitIdfBM25 unit = new UnitIdfBM25(params[0], params[1], params[2]);
         view.setSimilarity(unit);
         CollectionStatistics collection = view.collectionStatistics(field);
-        if (terms.size() < 2 || collection == null) {  // one term, or no document has the field
-            return inner.createWeight(view, scoreMode, boost);
+        if (single != null || collection == null) {  // one term, or no document has the field
+            Query match = single != null ? single : synonym(field, terms);
+            return match.createWeight(view, scoreMode, boost);
         }
         // the idf is a constant, so any term statistics give the same scorer
         SimScorer sim = unit.scorer(boost, collection, new TermStatistics(terms.get(0), 1, 1));
@@ -104,25 +154,44 @@ public final class SaturationQuery extends Query {
 
     @Override
     public void visit(QueryVisitor visitor) {
-        inner.visit(visitor.getSubVisitor(BooleanClause.Occur.MUST, this));
+        QueryVisitor inner = visitor.getSubVisitor(BooleanClause.Occur.MUST, this);
+        if (single != null) {
+            single.visit(inner);
+        } else if (inner.acceptField(field)) {  // as the synonym query visits its terms
+            Term[] each = visited;
+            if (each == null) {
+                each = new Term[terms.size()];
+                for (int i = 0; i < each.length; i++) {
+                    each[i] = new Term(field, terms.get(i));
+                }
+                visited = each;
+            }
+            inner.getSubVisitor(BooleanClause.Occur.SHOULD, this).consumeTerms(this, each.clone());
+        }
     }
 
     @Override
     public String toString(String defaultField) {
-        return "saturation(" + inner.toString(defaultField) + ")";
+        Query shown = single != null ? single : synonym(field, terms);
+        return "saturation(" + shown.toString(defaultField) + ")";
     }
 
     @Override
     public boolean equals(Object other) {
-        return sameClassAs(other) && inner.equals(((SaturationQuery) other).inner)
-            && field.equals(((SaturationQuery) other).field)
+        return sameClassAs(other) && field.equals(((SaturationQuery) other).field)
             && terms.equals(((SaturationQuery) other).terms)
-            && bm25.equals(((SaturationQuery) other).bm25);
+            && bm25.equals(((SaturationQuery) other).bm25)
+            && (single == null) == (((SaturationQuery) other).single == null);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), inner, field, terms);
+        int h = hash;
+        if (h == 0) {  // the query is hashed by every BooleanQuery that holds it
+            h = Objects.hash(classHash(), field, terms, single == null);
+            hash = h;
+        }
+        return h;
     }
 
     /** BM25 whose idf is a constant: 1, or the factor the engine's BM25 multiplies by. */

@@ -19,18 +19,21 @@ import org.apache.lucene.util.BytesRef;
 abstract class SaturationWeightBase extends Weight {
     private final String field;
     private final List<BytesRef> terms;
+    private final int[] hashes;
     private final SimScorer sim;
 
     SaturationWeightBase(Query query, String field, List<BytesRef> terms, SimScorer sim) {
         super(query);
         this.field = field;
         this.terms = terms;
+        this.hashes = query instanceof SaturationQuery saturation ? saturation.termHashes()
+            : terms.stream().mapToInt(BytesRef::hashCode).toArray();
         this.sim = sim;
     }
 
     /** The group's matches in this segment with their summed tf, or null when none. */
     final SaturationLeaf leaf(LeafReaderContext context) throws IOException {
-        return SaturationLeaf.read(context.reader(), field, terms, sim);
+        return SaturationLeaf.read(context.reader(), field, terms, hashes, sim);
     }
 
     @Override

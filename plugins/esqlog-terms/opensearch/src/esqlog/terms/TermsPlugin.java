@@ -2,11 +2,30 @@ package esqlog.terms;
 
 import java.util.List;
 
+import org.opensearch.common.settings.Setting;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.core.common.unit.ByteSizeValue;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.SearchPlugin;
 
-/** Registers the esqlog_terms query (TermsQueryBuilder). */
+/**
+ * Registers the esqlog_terms query (TermsQueryBuilder) and the node setting that bounds its
+ * postings cache (PostingsCache): {@code esqlog.terms.postings_cache_size}, a size or a share
+ * of the heap (5% measured, docs/benchmarks/identifiers.md); off (0) unless set.
+ */
 public final class TermsPlugin extends Plugin implements SearchPlugin {
+    public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
+        "esqlog.terms.postings_cache_size", "0%", Setting.Property.NodeScope);
+
+    public TermsPlugin(Settings settings) {
+        PostingsCache.configure(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+    }
+
+    @Override
+    public List<Setting<?>> getSettings() {
+        return List.of(POSTINGS_CACHE_SIZE);
+    }
+
     @Override
     public List<QuerySpec<?>> getQueries() {
         return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,

@@ -7,12 +7,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
-import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.SynonymQuery;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.ParseField;
@@ -49,6 +46,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
 
     private final String field;
     private final List<String> terms;
+    private final List<BytesRef> bytes;  // the terms encoded once, not on every shard
     private final boolean idf;
 
     public TermsQueryBuilder(String field, List<String> terms) {
@@ -70,6 +68,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         }
         this.field = field;
         this.terms = List.copyOf(new LinkedHashSet<>(terms));
+        this.bytes = encoded(this.terms);
         this.idf = idf;
     }
 
@@ -77,7 +76,16 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         super(in);
         this.field = in.readString();
         this.terms = List.of(in.readStringArray());
+        this.bytes = encoded(this.terms);
         this.idf = in.readBoolean();
+    }
+
+    private static List<BytesRef> encoded(List<String> terms) {
+        List<BytesRef> out = new ArrayList<>(terms.size());
+        for (String term : terms) {
+            out.add(new BytesRef(term));
+        }
+        return List.copyOf(out);
     }
 
     @Override
@@ -150,24 +158,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         if (type == null) {
             return new MatchNoDocsQuery("unmapped field [" + field + "]");
         }
-        Query query;
-        if (terms.size() == 1) {
-            query = new TermQuery(new Term(type.name(), terms.get(0)));
-        } else {
-            SynonymQuery.Builder builder = new SynonymQuery.Builder(type.name());
-            for (String term : terms) {
-                builder.addTerm(new Term(type.name(), term));
-            }
-            query = builder.build();
-        }
-        if (idf) {
-            return query;
-        }
-        List<BytesRef> bytes = new ArrayList<>(terms.size());
-        for (String term : terms) {
-            bytes.add(new BytesRef(term));
-        }
-        return new SaturationQuery(query, type.name(), bytes, BM25_PARAMS, SaturationWeight::new);
+        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS, SaturationWeight::new);
     }
 
     @Override
