@@ -53,6 +53,11 @@ def main() -> int:
                         "identifiers.py --variants ('b=500,smd=0.05,common=split,q=0.8').")
     parser.add_argument("--window", type=int, default=0,
                         help="Also time each variant as a rescore of the boost query's top K.")
+    parser.add_argument("--warm", type=int, default=0,
+                        help="First send this many other texts (those after the measured "
+                        "ones) through every system, untimed: a running application, whose "
+                        "earlier searches filled the engine's caches (the esqlog-terms "
+                        "plugin's postings cache among them).")
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -65,7 +70,8 @@ def main() -> int:
     stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
     field = cal.field
     params = {"search_type": "dfs_query_then_fetch"} if cal.shards > 1 else {}
-    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
+    every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
+    texts, warming = every[: args.n + 1], every[args.n + 1: args.n + 1 + args.warm]
 
     from esqlog.wrapper import wrap
 
@@ -98,9 +104,9 @@ def main() -> int:
         if args.window:
             systems[f"rescore@{args.window} {label}"] = body_of(rescore)
     names = list(systems)
-    warm = texts.pop(0)
-    for name in names:
-        systems[name](warm)
+    for warm in [texts.pop(0), *warming]:
+        for name in names:
+            systems[name](warm)
     timings: dict[str, list[float]] = {n: [] for n in names}
     for i, text in enumerate(texts):
         for name in names[i % len(names):] + names[: i % len(names)]:
@@ -113,7 +119,8 @@ def main() -> int:
     base = {"dfs": timings["native"], "plain": timings[plain]}
     p50_of = {k: statistics.median(v) for k, v in base.items()}
     p95_of = {k: percentile(v, 95) for k, v in base.items()}
-    print(f"{len(texts)} queries, index {args.index} ({cal.shards} shards), size {args.size}")
+    print(f"{len(texts)} queries after {len(warming)} warm-up texts, index {args.index} "
+          f"({cal.shards} shards), size {args.size}")
     print(f"{'system':34s} {'p50 ms':>7s} {'p95 ms':>7s}  {'/native p50':>11s} {'p95':>5s}"
           f"  {'/no dfs p50':>11s} {'p95':>5s}")
     rows = []
@@ -128,7 +135,8 @@ def main() -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"index": args.index, "shards": cal.shards,
-                                        "queries": len(texts), "rows": rows}, indent=2))
+                                        "queries": len(texts), "warm": len(warming),
+                                        "rows": rows}, indent=2))
     return 0
 
 
