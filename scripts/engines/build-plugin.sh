@@ -26,6 +26,10 @@ RELEASE=17
 [[ $ENGINE == opensearch && ${VERSION%%.*} -ge 3 ]] && RELEASE=21
 [[ $ENGINE == elasticsearch && ${VERSION%%.*} -ge 9 ]] && RELEASE=21
 
+# Nodes of one distribution start in parallel (the test node and the three-node cluster): one
+# build at a time, the others then find it installed.
+exec 9>"$HOME_DIR/.esqlog-terms.lock"
+flock 9
 if [[ -s "$JAR" && -z $(find "$SRC" "$SHARED" -name '*.java' -newer "$JAR") ]]; then
   echo "[$NAME] already installed in $DEST" >&2; exit 0
 fi
