@@ -11,11 +11,11 @@ import org.elasticsearch.plugins.SearchPlugin;
 /**
  * Registers the esqlog_terms query (TermsQueryBuilder) and the node setting that bounds its
  * postings cache (PostingsCache): {@code esqlog.terms.postings_cache_size}, a size or a share
- * of the heap (5% measured, docs/benchmarks/identifiers.md); off (0) unless set.
+ * of the heap (20% of a 1 GB heap measured, docs/benchmarks/identifiers.md); off unless set.
  */
 public final class TermsPlugin extends Plugin implements SearchPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
-        "esqlog.terms.postings_cache_size", "0%", Setting.Property.NodeScope);
+        PostingsCache.SETTING, PostingsCache.DEFAULT, Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
         PostingsCache.configure(POSTINGS_CACHE_SIZE.get(settings).getBytes());

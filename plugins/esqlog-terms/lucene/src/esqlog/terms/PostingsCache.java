@@ -26,6 +26,9 @@ import org.apache.lucene.util.BytesRef;
  * Only terms of at most {@link #MAX_DOCS} documents are kept: longer lists are read as before.
  */
 final class PostingsCache {
+    /** The node setting of the byte budget, and its default (off): both engines' plugins. */
+    static final String SETTING = "esqlog.terms.postings_cache_size";
+    static final String DEFAULT = "0%";
     /** Terms with more documents in the segment are read from the index every time. */
     static final int MAX_DOCS = 4096;
     /** A term the segment does not hold. */

@@ -1,6 +1,7 @@
 package esqlog.terms;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -83,6 +84,16 @@ public final class SaturationQuery extends Query {
             return idf ? term : new SaturationQuery(term, field, terms, bm25, weights);
         }
         return idf ? synonym(field, terms) : new SaturationQuery(null, field, terms, bm25, weights);
+    }
+
+    /** The terms as the index holds them (UTF-8): what {@link #of} takes, encoded once per
+     * request by each engine's query builder rather than on every shard. */
+    static List<BytesRef> encoded(List<String> terms) {
+        List<BytesRef> out = new ArrayList<>(terms.size());
+        for (String term : terms) {
+            out.add(new BytesRef(term));
+        }
+        return List.copyOf(out);
     }
 
     private static Query synonym(String field, List<BytesRef> terms) {

@@ -26,8 +26,7 @@ abstract class SaturationWeightBase extends Weight {
         super(query);
         this.field = field;
         this.terms = terms;
-        this.hashes = query instanceof SaturationQuery saturation ? saturation.termHashes()
-            : terms.stream().mapToInt(BytesRef::hashCode).toArray();
+        this.hashes = ((SaturationQuery) query).termHashes();  // its only creator
         this.sim = sim;
     }
 

@@ -68,7 +68,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         }
         this.field = field;
         this.terms = List.copyOf(new LinkedHashSet<>(terms));
-        this.bytes = encoded(this.terms);
+        this.bytes = SaturationQuery.encoded(this.terms);
         this.idf = idf;
     }
 
@@ -76,16 +76,8 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         super(in);
         this.field = in.readString();
         this.terms = List.of(in.readStringArray());
-        this.bytes = encoded(this.terms);
+        this.bytes = SaturationQuery.encoded(this.terms);
         this.idf = in.readBoolean();
-    }
-
-    private static List<BytesRef> encoded(List<String> terms) {
-        List<BytesRef> out = new ArrayList<>(terms.size());
-        for (String term : terms) {
-            out.add(new BytesRef(term));
-        }
-        return List.copyOf(out);
     }
 
     @Override
