@@ -227,9 +227,20 @@ start() {
     exit 1
   fi
   local home java_home need=$NEED_JAVA
-  home=$(fetch_distribution)
   java_home=$(pick_java $need) || { log "no Java >= $need found under /usr/lib/jvm; set ESQLOG_JAVA_HOME"; exit 1; }
+  # Nodes of one distribution start in parallel (the test nodes and the three-node cluster) and
+  # share its folder: one at a time unpacks it, installs the plugin and creates the keystore,
+  # which each node would otherwise create at start-up, racing on config/*.keystore.tmp.
+  mkdir -p "$CACHE_ROOT"
+  exec 8>"$CACHE_ROOT/.$ENGINE-$VERSION.lock"
+  flock 8
+  home=$(fetch_distribution)
   install_plugin "$home"
+  if [[ ! -f "$home/config/$ENGINE.keystore" ]]; then
+    ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
+      "$home/bin/$ENGINE-keystore" create >/dev/null 2>&1 || log "could not create the keystore"
+  fi
+  flock -u 8
   if [[ ${ESQLOG_ENGINE_KEEP_DATA:-0} == 1 && -d "$STATE/data" ]]; then
     rm -rf "$STATE/tmp" "$LOG"; log "keeping the data of the previous run"
   else
