@@ -26,7 +26,7 @@ from esqlog.engine.failures import error_status
 from esqlog.engine.paths import api_path, index_path
 from esqlog.engine.scratch import own_mappings
 from esqlog.engine.steps import Request
-from esqlog.errors import UsageError
+from esqlog.errors import ClusterError, UsageError
 
 MARKER = "esqlog_index"
 FORMAT = 1
@@ -84,20 +84,23 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         if instead_of_creating is not None:
             raise instead_of_creating from None
         try:
-            return _create(engine, index, root, shards, replicas)
+            created = _create(engine, index, root, shards, replicas)
         except Exception as exc:
             if not _already_exists(exc):
                 raise
+        else:
+            wait_for_primaries(engine, index, shards)
+            return created
         # another run created it between our GET and PUT (two first runs at once): it is
-        # checked like any existing index, so a run of the same folder goes on updating it,
-        # once its primaries are active (a search of a just-created index answers 503)
-        engine.perform(Request("GET", api_path("_cluster", "health", index),
-                               params={"wait_for_status": "yellow"}))  # 30 s at most
+        # checked like any existing index, so a run of the same folder goes on updating it
         found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
                          "pass one index (or an alias of exactly one) as --index")
     (name, info), = found.items()
+    # Another run may have created it a moment ago (two first runs at once): its
+    # primaries may still be starting, and a search of it then answers 503.
+    wait_for_primaries(engine, name, _primaries(info))
     mappings = info.get("mappings") or {}
     meta = (mappings.get("_meta") or {}).get(MARKER)
     meta = meta if isinstance(meta, dict) else {}
@@ -126,6 +129,36 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"properties": missing}))
     return Target(name, created=False, adopted=not ours, marker=meta if ours else {})
+
+
+#: how long a run waits for a new index's primary shards, in one-second waits
+PRIMARIES_WAITS = 20
+
+
+def wait_for_primaries(engine: Engine, name: str, primaries: int) -> None:
+    """Return once the ``primaries`` primary shards of ``name`` are active.
+
+    Why: an index is visible to GET before its primaries have started, and a concurrent
+    run that found it then searched it and got a 503 (4 runs of 9 with two first runs at
+    once). Not ``wait_for_status=yellow``: both engines report a just-created index
+    yellow while its primaries are still initializing. One request for an index that is
+    already up; else the engine's own waits for as many active copies, a second each (no
+    busy loop; a replica active beside an inactive primary is caught by the next check)."""
+    path = api_path("_cluster", "health", name)
+    for _ in range(PRIMARIES_WAITS):
+        health = engine.perform(Request("GET", path))
+        if int((health or {}).get("active_primary_shards", 0)) >= primaries:
+            return
+        try:  # in the path: opensearch-py takes a "timeout" parameter as its own
+            engine.perform(Request("GET", f"{path}?wait_for_active_shards={primaries}"
+                                   "&timeout=1s"))
+        except Exception as exc:
+            if error_status(exc) != 408:
+                raise
+    raise ClusterError(f"the primary shards of index {name!r} are not active after "
+                       f"{PRIMARIES_WAITS} s",
+                       "check the cluster's health (GET _cluster/health), then run esqlog "
+                       "index again")
 
 
 def forget_created(engine: Engine, name: str) -> None:
@@ -189,6 +222,15 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
     engine.perform(Request("PUT", index_path(target.name, "_settings"),
                            body={"index": {"refresh_interval": "-1"}}))
     return str(intended) if intended is not None else None
+
+
+def _primaries(info: dict[str, Any]) -> int:
+    """The number of primary shards in an index's GET answer (1 when it does not say)."""
+    index = (info.get("settings") or {}).get("index") or {}
+    try:
+        return max(1, int(index.get("number_of_shards", 1)))
+    except (TypeError, ValueError):
+        return 1
 
 
 def _already_exists(exc: BaseException) -> bool:
