@@ -17,6 +17,7 @@ the index the user names, and:
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,8 +132,8 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
     return Target(name, created=False, adopted=not ours, marker=meta if ours else {})
 
 
-#: how long a run waits for a new index's primary shards, in one-second waits
-PRIMARIES_WAITS = 20
+#: how often and how far apart a run looks at a new index's primary shards (20 s at most)
+PRIMARIES_CHECKS, PRIMARIES_PAUSE = 100, 0.2
 
 
 def wait_for_primaries(engine: Engine, name: str, primaries: int) -> None:
@@ -141,22 +142,18 @@ def wait_for_primaries(engine: Engine, name: str, primaries: int) -> None:
     Why: an index is visible to GET before its primaries have started, and a concurrent
     run that found it then searched it and got a 503 (4 runs of 9 with two first runs at
     once). Not ``wait_for_status=yellow``: both engines report a just-created index
-    yellow while its primaries are still initializing. One request for an index that is
-    already up; else the engine's own waits for as many active copies, a second each (no
-    busy loop; a replica active beside an inactive primary is caught by the next check)."""
+    yellow while its primaries are still initializing. Nor the health API's own waits:
+    opensearch-py takes their ``timeout`` parameter as its read timeout. One request for
+    an index that is already up (every run but the first)."""
     path = api_path("_cluster", "health", name)
-    for _ in range(PRIMARIES_WAITS):
+    for check in range(PRIMARIES_CHECKS):
         health = engine.perform(Request("GET", path))
         if int((health or {}).get("active_primary_shards", 0)) >= primaries:
             return
-        try:  # in the path: opensearch-py takes a "timeout" parameter as its own
-            engine.perform(Request("GET", f"{path}?wait_for_active_shards={primaries}"
-                                   "&timeout=1s"))
-        except Exception as exc:
-            if error_status(exc) != 408:
-                raise
+        if check + 1 < PRIMARIES_CHECKS:
+            time.sleep(PRIMARIES_PAUSE)
     raise ClusterError(f"the primary shards of index {name!r} are not active after "
-                       f"{PRIMARIES_WAITS} s",
+                       f"{PRIMARIES_CHECKS * PRIMARIES_PAUSE:.0f} s",
                        "check the cluster's health (GET _cluster/health), then run esqlog "
                        "index again")
 
