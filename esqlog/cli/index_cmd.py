@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,15 +145,8 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     for files that yield documents, and one this run made but could fill with nothing is
     deleted again, so the next run may use the name for the right folder.
     """
-    from esqlog.indexing.bulk import (
-        IndexCounts,
-        actions,
-        refresh,
-        refresh_interval,
-        send,
-        stored_files,
-    )
-    from esqlog.indexing.target import forget_created, pause_refreshes, prepare
+    from esqlog.indexing.bulk import IndexCounts, actions, refresh, send, stored_files
+    from esqlog.indexing.target import forget_created, prepare, refreshes_paused
     from esqlog.indexing.walk import WalkReport, list_files, read_files
 
     started = time.perf_counter()
@@ -166,17 +160,13 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     counts = IndexCounts()
     bar = progress_factory(show_progress, unit="files")
     advance = bar("indexing", len(files)) if bar and files else None
-    pause = not target.adopted  # another's index keeps its refresh settings untouched
-    restore = pause_refreshes(engine, target) if pause else None
-    try:
+    # another's index keeps its refresh settings untouched
+    with nullcontext() if target.adopted else refreshes_paused(engine, target):
         read = read_files(files, options, report, advance)
         stream: Iterable[dict[str, Any]] = actions(target.name, read, stored, limits, counts)
         if calibrated is not None:
             stream = calibrated.watch(engine, target.name, stream, stored)
         send(engine, stream, counts)
-    finally:
-        if pause:
-            refresh_interval(engine, target.name, restore)
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:

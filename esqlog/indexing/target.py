@@ -17,7 +17,11 @@ the index the user names, and:
 from __future__ import annotations
 
 import re
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -219,6 +223,31 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
     engine.perform(Request("PUT", index_path(target.name, "_settings"),
                            body={"index": {"refresh_interval": "-1"}}))
     return str(intended) if intended is not None else None
+
+
+@contextmanager
+def refreshes_paused(engine: Engine, target: Target) -> Iterator[None]:
+    """Periodic refreshes off for the ``with`` block (pause_refreshes), and back on however
+    it ends: an exception, Ctrl-C, or a SIGTERM (``timeout``, a service manager), which
+    would otherwise end the process without running any ``finally`` and leave the index
+    at ``-1`` until the next run. (A SIGKILL cannot be caught: the marker covers it.)"""
+    restore = pause_refreshes(engine, target)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        yield
+    finally:
+        try:
+            engine.perform(Request("PUT", index_path(target.name, "_settings"),
+                                   body={"index": {"refresh_interval": restore}}))
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _primaries(info: dict[str, Any]) -> int:

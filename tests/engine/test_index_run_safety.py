@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,3 +103,36 @@ def test_a_file_swapped_for_a_fifo_neither_blocks_the_run_nor_keeps_refreshes_of
     summary = json.loads(out)
     assert summary["skipped_paths"][CHANGED] == ["pkg/m000.py"]
     assert summary["documents"] == 38
+
+
+def test_a_sigterm_mid_run_puts_the_refreshes_back(engine: Engine, index_name: str,
+                                                   tmp_path: Path) -> None:
+    """SIGTERM (``timeout``, a service manager) used to end the run without its
+    ``finally``: the index stayed at ``refresh_interval: -1`` until the next run."""
+    repo = _repo(tmp_path, 1)
+    args = ["index", str(repo), "--index", index_name, "--url", ENGINE_URLS[engine.flavor],
+            "--no-progress", "--json"]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
+    first = subprocess.run([sys.executable, "-c", _RUN, *args], env=clean, check=False,
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    call(engine, "PUT", f"/{index_name}/_settings", {"index": {"refresh_interval": "7s"}})
+    for n in range(4000):  # ~8,000 documents: 16 bulk requests
+        (repo / "pkg" / f"n{n:05d}.py").write_text(f"def third_{n}(z):\n    return z - {n}\n")
+    run = subprocess.Popen([sys.executable, "-c", _RUN, *args], env=clean,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None:
+            if str(_refresh_interval(engine, index_name)) == "-1":
+                break  # paused: the run is writing
+            time.sleep(0.02)
+        assert run.poll() is None, "the run ended before it could be stopped mid-way"
+        run.send_signal(signal.SIGTERM)
+    finally:
+        run.wait(60)
+    assert run.returncode != 0  # stopped, not finished
+    assert _refresh_interval(engine, index_name) == "7s"
+
+
+_RUN = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
