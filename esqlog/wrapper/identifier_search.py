@@ -174,9 +174,9 @@ class IdentifierRewriter:
         if stale:
             self._warn_once(*_stale_warning(target.index))
             return STALE
-        if not eligible or (fan_out and (self.settings.engine_query == "plugin" or not all(
-                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible))):
-            return None  # the plugin's one query scores every shard alike: never per shard
+        if not eligible or (fan_out and not all(
+                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible)):
+            return None
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)

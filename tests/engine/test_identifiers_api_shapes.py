@@ -56,13 +56,29 @@ def _msearch(client: Any, flavor: str, lines: list[dict[str, Any]]) -> Any:
 
 def test_plugin_msearch_answers_each_body_as_search_does(calibrated: tuple[Engine, str, Path]
                                                           ) -> None:
-    """Each body of an msearch gets the plugin's one query: the same hits and total as
-    ``search`` through the same wrapped client (it raised IndexError on several shards)."""
+    """Each body of an msearch gets the plugin's one query, as ``search`` sends it (one
+    line per body, no dfs, no shard pinned): the same hits and total (it raised
+    IndexError on several shards)."""
     engine, index, path = calibrated
     client = wrap(engine.client, path, mode="identifiers", identifiers=PLUGIN)
     texts = _texts(4)
     expected = [client.search(index=index, body=_body(t)) for t in texts]
-    answers = body_of(_msearch(client, engine.flavor, _lines(index, texts)))["responses"]
+    sent: list[Any] = []
+    transport = engine.client.transport
+    perform = transport.perform_request
+
+    def spy(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append((url, kwargs.get("body"), kwargs.get("params")))
+        return perform(method, url, *args, **kwargs)
+
+    transport.perform_request = spy  # type: ignore[method-assign]
+    try:
+        answers = body_of(_msearch(client, engine.flavor, _lines(index, texts)))["responses"]
+    finally:
+        transport.perform_request = perform  # type: ignore[method-assign]
+    (msearch,) = [s for s in sent if "_msearch" in s[0]]
+    shown = str(msearch)
+    assert "dfs" not in shown and "_shards:" not in shown, shown[:500]
     assert len(answers) == len(texts)
     for got, want in zip(answers, expected, strict=True):
         assert "error" not in got, got

@@ -20,7 +20,7 @@ import pytest
 from esqlog.cli.index_cmd import run_index
 from esqlog.engine.client import Engine
 from esqlog.indexing.chunk import ChunkLimits
-from esqlog.indexing.target import FIELDS, FORMAT, MARKER
+from esqlog.indexing.target import FIELDS, FORMAT, MARKER, prepare
 from esqlog.indexing.walk import CHANGED, WalkOptions
 from tests.support.engines import ENGINE_URLS, call
 
@@ -45,16 +45,21 @@ def test_a_run_finding_an_index_just_created_waits_for_its_primaries(
         engine: Engine, index_name: str, tmp_path: Path) -> None:
     """Another first run's index, made an instant ago (its PUT answered before any primary
     started, as a concurrent run's can be found): this run must wait for the primaries,
-    not search them and exit with a 503. Five indices of 5 shards in a row."""
+    not search them and exit with a 503. Five indices of 5 shards in a row: prepare
+    returns with every primary active, and the whole run succeeds."""
     repo = _repo(tmp_path)
+    root = str(repo.resolve())
+    marker = {"format": FORMAT, "created_by": "esqlog index", "root": root}
     for trial in range(5):
         name = f"{index_name}-{trial}"
-        marker = {"format": FORMAT, "created_by": "esqlog index", "root": str(repo.resolve())}
         try:
             call(engine, "PUT", f"/{name}", {
                 "settings": {"number_of_shards": 5},
                 "mappings": {"dynamic": "strict", "_meta": {MARKER: marker},
                              "properties": FIELDS}}, wait_for_active_shards="0")
+            target = prepare(engine, name, root, False, 5, None)
+            health = call(engine, "GET", f"/_cluster/health/{name}")
+            assert not target.created and health["active_primary_shards"] == 5, health
             summary = run_index(engine, repo.resolve(), name, WalkOptions(), ChunkLimits(),
                                 adopt=False, shards=5, replicas=None, show_progress=False)
             assert not summary["created"] and summary["documents"] == 40

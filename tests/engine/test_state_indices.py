@@ -92,3 +92,17 @@ def test_a_calibrations_index_an_earlier_esqlog_made_is_marked_and_used(
     assert {i for i, _ in _docs(engine, name)} == {"old:body", "code:body"}
     meta = call(engine, "GET", f"/{name}/_mapping")[name]["mappings"]["_meta"]
     assert meta["esqlog"]["state"] == "calibrations"
+
+
+def test_an_index_shaped_like_an_earlier_backup_index_but_marked_by_another_is_refused(
+        engine: Engine, name: str) -> None:
+    """Only an unmarked index is taken for an earlier esqlog's: one with its own _meta is
+    another's, whatever its mapping."""
+    call(engine, "PUT", f"/{name}", {"mappings": {
+        "dynamic": False, "_meta": {"owner": "someone"}, "properties": {
+            "index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
+            "saved_at": {"type": "date"}}}})
+    with pytest.raises(UsageError, match="esqlog did not create it"):
+        _backup(engine, name)
+    meta = call(engine, "GET", f"/{name}/_mapping")[name]["mappings"]["_meta"]
+    assert meta == {"owner": "someone"}
