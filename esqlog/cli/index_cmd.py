@@ -83,7 +83,10 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     Honours .gitignore; skips symbolic links, binaries (a NUL byte), vendored folders,
     generated files (lock files, *.min.js, *.pb.go, a leading comment saying Code generated
     ... DO NOT EDIT or @generated), esqlog's own calibration and snapshot files, files over
-    --max-file-size and minified text (lines averaging over 500 characters).
+    --max-file-size and minified text (lines averaging over 500 characters), FIFOs and
+    sockets, and agent configuration (.mcp.json, .claude/, .cursor/, .codex/ ...; AGENTS.md
+    and CLAUDE.md are kept). A file changed into a symlink or a FIFO during the run is
+    skipped, never followed or waited on.
 
     With --calibrate FILE it then writes what esqlog mcp's best mode needs: the calibration,
     the vocabulary snapshot and the identifiers statistics. A rerun updates the three by the
