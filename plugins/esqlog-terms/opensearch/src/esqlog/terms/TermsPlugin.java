@@ -11,16 +11,16 @@ import org.opensearch.plugins.SearchPlugin;
 /**
  * Registers the esqlog_terms query (TermsQueryBuilder).
  *
- * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored (deprecated): the query
+ * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored: the query
  * once kept rare terms' postings in a node-wide cache; it now reads postings lazily through
  * Lucene's own term and synonym queries, with impacts, which answered faster without any
  * cache (docs/plugin-internals.md). The setting stays registered so that a node whose
- * configuration still names it starts.
+ * configuration still names it starts (no deprecation warning: the engine would add
+ * it to every response).
  */
 public final class TermsPlugin extends Plugin implements SearchPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
-        "esqlog.terms.postings_cache_size", "0b", Setting.Property.NodeScope,
-        Setting.Property.Deprecated);
+        "esqlog.terms.postings_cache_size", "0b", Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
     }
