@@ -14,6 +14,7 @@ whether the node is still up. Standard library only, so it runs against any node
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import time
@@ -25,7 +26,7 @@ INDEX = "esqlog-terms-memory"
 DOCS = 200_000
 WORDS = 64
 RARE = 50_000
-TIMEOUT = 120.0
+TIMEOUT = float(os.environ.get("TERMS_MEMORY_TIMEOUT", "120"))
 
 
 def call(url: str, method: str, path: str, body: Any = None,
