@@ -2,7 +2,7 @@
 
     python scripts/bench/terms_memory.py URL load            # 200,000 docs, one segment
     python scripts/bench/terms_memory.py URL groups 500 10000 # one bool of N groups each
-    python scripts/bench/terms_memory.py URL latency [ROUNDS] # match vs esqlog_terms, ratios
+    python scripts/bench/terms_memory.py URL latency [ROUNDS] [rare] # match vs esqlog_terms
 
 Why: one ``bool.should`` of many two-term ``esqlog_terms`` groups (``idf: false``) on a
 200,000-document segment once read every group's postings into arrays before scoring, and
@@ -107,18 +107,19 @@ def groups(url: str, sizes: list[int]) -> None:
             return
 
 
-def latency(url: str, rounds: int) -> None:
+def latency(url: str, rounds: int, rare_only: bool = False) -> None:
     """p50/p95 of a plain match against the same words as esqlog_terms groups, interleaved.
 
     As an identifiers query: 4 groups, each one common word (w), two rare ones (r, ~8
-    documents) and three the index lacks; the match lists the same 12 present words."""
+    documents) and three the index lacks; the match lists the same 12 present words.
+    ``rare_only``: the groups without their common word (an identifier's compounds)."""
     rng = random.Random(3)
     times: dict[str, list[float]] = {"match": [], "esqlog_terms": []}
     for r in range(rounds):
         common = [f"w{i}" for i in rng.sample(range(WORDS), 4)]
         groups = [[w, f"r{rng.randrange(RARE)}", f"r{rng.randrange(RARE)}",
-                   *(f"z{rng.randrange(10**9)}" for _ in range(3))] for w in common]
-        match = {"match": {"body": " ".join(t for g in groups for t in g[:3])}}
+                   *(f"z{rng.randrange(10**9)}" for _ in range(3))][rare_only:] for w in common]
+        match = {"match": {"body": " ".join(t for g in groups for t in g[:3 - rare_only])}}
         grouped = {"bool": {"should": [{"esqlog_terms": {
             "field": "body", "terms": g, "idf": False}} for g in groups]}}
         order = [("match", match), ("esqlog_terms", grouped)]
@@ -143,7 +144,7 @@ def main(argv: list[str]) -> None:
     elif action == "groups":
         groups(url, [int(n) for n in argv[3:]] or [500])
     else:
-        latency(url, int(argv[3]) if len(argv) > 3 else 50)
+        latency(url, int(argv[3]) if len(argv) > 3 else 50, argv[4:] == ["rare"])
 
 
 if __name__ == "__main__":
