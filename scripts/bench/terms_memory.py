@@ -23,6 +23,7 @@ import urllib.request
 from typing import Any
 
 INDEX = "esqlog-terms-memory"
+BASE = "/esqlog-terms-memory"  # a constant name: no path built from input
 DOCS = 200_000
 WORDS = 64
 RARE = 50_000
@@ -49,8 +50,8 @@ def call(url: str, method: str, path: str, body: Any = None,
 def load(url: str) -> None:
     """200,000 documents, each a random 48 of w0..w63 and two rare words of r0..r49999
     (about 8 documents each, as the compounds of an identifiers query), one segment."""
-    call(url, "DELETE", f"/{INDEX}")
-    status, answer = call(url, "PUT", f"/{INDEX}", {
+    call(url, "DELETE", BASE)
+    status, answer = call(url, "PUT", BASE, {
         "settings": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": -1},
         "mappings": {"properties": {"body": {"type": "text", "analyzer": "whitespace"}}}})
     assert status == 200, answer
@@ -62,11 +63,11 @@ def load(url: str) -> None:
             lines.append('{"index":{}}')
             rare = [f"r{rng.randrange(RARE)}" for _ in range(2)]
             lines.append(json.dumps({"body": " ".join(rng.sample(words, 48) + rare)}))
-        status, answer = call(url, "POST", f"/{INDEX}/_bulk", ndjson="\n".join(lines) + "\n")
+        status, answer = call(url, "POST", BASE + "/_bulk", ndjson="\n".join(lines) + "\n")
         assert status == 200 and not answer["errors"], str(answer)[:300]
-    call(url, "POST", f"/{INDEX}/_refresh")
-    call(url, "POST", f"/{INDEX}/_forcemerge?max_num_segments=1")
-    _, count = call(url, "GET", f"/{INDEX}/_count")
+    call(url, "POST", BASE + "/_refresh")
+    call(url, "POST", BASE + "/_forcemerge?max_num_segments=1")
+    _, count = call(url, "GET", BASE + "/_count")
     print(f"loaded {count['count']} docs into {INDEX}")
 
 
@@ -95,7 +96,7 @@ def groups(url: str, sizes: list[int]) -> None:
     for n in sizes:
         body = {"query": groups_query(n), "size": 10, "_source": False}
         began = time.perf_counter()
-        status, answer = call(url, "POST", f"/{INDEX}/_search", body)
+        status, answer = call(url, "POST", BASE + "/_search", body)
         took = time.perf_counter() - began
         what = (f"{answer['hits']['total']['value']} hits" if status == 200
                 else str(answer)[:240])
@@ -125,7 +126,7 @@ def latency(url: str, rounds: int, rare_only: bool = False) -> None:
         order = [("match", match), ("esqlog_terms", grouped)]
         for name, query in order if r % 2 else order[::-1]:
             began = time.perf_counter()
-            status, answer = call(url, "POST", f"/{INDEX}/_search",
+            status, answer = call(url, "POST", BASE + "/_search",
                                   {"query": query, "size": 10, "_source": False})
             assert status == 200, str(answer)[:300]
             times[name].append(time.perf_counter() - began)

@@ -34,9 +34,9 @@ def segment(engine: Engine) -> Iterator[str]:
     try:
         rng = random.Random(7)
         words = [f"w{i}" for i in range(WORDS)]
-        for start in range(0, DOCS, 20_000):
+        for _ in range(0, DOCS, 20_000):
             lines = []
-            for _ in range(20_000):
+            for _doc in range(20_000):
                 lines.append('{"index":{}}')
                 lines.append(json.dumps({"body": " ".join(rng.sample(words, 48))}))
             answer = call(engine, "POST", f"/{index}/_bulk", "\n".join(lines) + "\n")
