@@ -182,6 +182,19 @@ public class SaturationQueryTest extends LuceneTestCase {
         assertNotEquals(ab, SaturationQuery.of(FIELD, group("a", "b", "c"), true,
             SaturationQuery::luceneBm25));
         QueryUtils.checkUnequal(saturation(group("a")), saturation(group("b")));
+        assertNotEquals(ab.hashCode(), saturation(group("a", "b")).hashCode());
+    }
+
+    /** A filter scores nothing, so it needs no BM25: the same match set on any similarity. */
+    public void testAFilterNeedsNoBm25() throws IOException {
+        IndexSearcher searcher = searcher();
+        searcher.setSimilarity(new org.apache.lucene.search.similarities.ClassicSimilarity());
+        List<BytesRef> terms = group("t0", "t1", "t2");
+        Query filter = new org.apache.lucene.search.ConstantScoreQuery(saturation(terms));
+        assertTrue(searcher.count(filter) > 0);
+        assertEquals(searcher.count(synonym(terms)), searcher.count(filter));
+        CheckHits.checkHitCollector(random(), filter, FIELD, searcher,
+            matches(searcher, synonym(terms)));
     }
 
     public void testAFieldWithoutBm25IsRefused() throws IOException {
