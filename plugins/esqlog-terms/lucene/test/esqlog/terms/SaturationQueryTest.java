@@ -24,6 +24,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.tests.search.QueryUtils;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SynonymQuery;
 import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -171,6 +172,39 @@ public class SaturationQueryTest extends LuceneTestCase {
         dfs.setSimilarity(new BM25Similarity());
         List<BytesRef> terms = group("t0", "t1");
         assertExpectedScores(dfs, saturation(terms), terms, 1f, global);
+    }
+
+    /** A group exposes its terms' merged impacts: a block of documents whose summed tf is
+     * low is bounded lower than one holding a high tf, so top-k collection can skip it. */
+    public void testGroupsExposeImpacts() throws IOException {
+        try (Directory impactsDir = newDirectory()) {
+            org.apache.lucene.index.IndexWriterConfig config = new org.apache.lucene.index
+                .IndexWriterConfig(new MockAnalyzer(random(), MockTokenizer.WHITESPACE, false))
+                .setSimilarity(new BM25Similarity());
+            try (org.apache.lucene.index.IndexWriter writer =
+                     new org.apache.lucene.index.IndexWriter(impactsDir, config)) {
+                for (int d = 0; d < 4096; d++) {
+                    Document doc = new Document();
+                    String text = d == 0 ? "a a b b"  // short, a high summed tf
+                        : (d % 2 == 0 ? "a" : "b") + " x x x x x x x";
+                    doc.add(new TextField(FIELD, text, Field.Store.NO));
+                    writer.addDocument(doc);
+                }
+                writer.forceMerge(1);
+            }
+            try (IndexReader one = org.apache.lucene.index.DirectoryReader.open(impactsDir)) {
+                IndexSearcher searcher = new IndexSearcher(one);
+                searcher.setSimilarity(new BM25Similarity());
+                Query query = searcher.rewrite(saturation(group("a", "b")));
+                org.apache.lucene.search.Scorer scorer = searcher.createWeight(query,
+                    ScoreMode.TOP_SCORES, 1f).scorer(one.leaves().get(0));
+                int first = scorer.advanceShallow(0);
+                float high = scorer.getMaxScore(first);
+                int later = scorer.advanceShallow(3000);
+                float low = scorer.getMaxScore(later);
+                assertTrue(first + " " + high + " / " + later + " " + low, low < 0.95f * high);
+            }
+        }
     }
 
     public void testEqualsIgnoresTermOrder() {
