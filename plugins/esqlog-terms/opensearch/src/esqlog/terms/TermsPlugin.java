@@ -12,9 +12,10 @@ import org.opensearch.plugins.SearchPlugin;
  * Registers the esqlog_terms query (TermsQueryBuilder).
  *
  * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored: the query
- * once kept rare terms' postings in a node-wide cache; it now reads postings lazily through
- * Lucene's own term and synonym queries, with impacts, which answered faster without any
- * cache (docs/identifiers.md). The setting stays registered so that a node whose
+ * once kept rare terms' postings in a node-wide cache (unbounded in practice, filled by
+ * anyone); it now reads postings lazily through Lucene's own term and synonym queries, which
+ * seek their terms themselves (docs/identifiers.md). The setting stays registered so that a
+ * node whose
  * configuration still names it starts (no deprecation warning: the engine would add
  * it to every response).
  */
