@@ -21,18 +21,16 @@ ENGINE=${1:-}; HOME_DIR=${2:-}; ZIP_ONLY=""
   echo "usage: $0 opensearch|elasticsearch DISTRIBUTION_HOME [--zip OUT.zip]" >&2; exit 2; }
 HOME_DIR=$(cd "$HOME_DIR" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SRC=$ROOT/plugins/esqlog-terms/$ENGINE/src
-SHARED=$ROOT/plugins/esqlog-terms/lucene/src  # engine-neutral Lucene code, in both jars
 NAME=esqlog-terms
 PLUGIN_VERSION=$(tr -d '[:space:]' < "$ROOT/plugins/esqlog-terms/VERSION")
 VERSION=$(ls "$HOME_DIR/lib" | sed -nE "s/^$ENGINE-([0-9][0-9.]*)\.jar$/\1/p" | head -n 1)
 [[ -n "$VERSION" ]] || { echo "[$NAME] no $ENGINE-VERSION.jar in $HOME_DIR/lib" >&2; exit 1; }
-RELEASE=17
-[[ $ENGINE == opensearch && ${VERSION%%.*} -ge 3 ]] && RELEASE=21
-[[ $ENGINE == elasticsearch && ${VERSION%%.*} -ge 9 ]] && RELEASE=21
-SOURCES=$(find "$SRC" "$SHARED" -name '*.java' | sort)
-# What the zip is made of: a new source, an edited one or a new plugin version rebuilds it.
-DIGEST=$( { echo "$PLUGIN_VERSION $ENGINE $VERSION $RELEASE"; cat $SOURCES; } | sha1sum | cut -c1-16)
+# The zip is built by esqlog.engine.plugin_zip (standard library only: no virtualenv needed),
+# the same code as `esqlog plugin build`; its digest covers the sources and the plugin version.
+PY=${PYTHON:-python3}
+run_zip() { PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m esqlog.engine.plugin_zip \
+  --engine "$ENGINE" --distribution "$HOME_DIR" "$@"; }
+DIGEST=$(run_zip --digest)
 ZIP=${ZIP_ONLY:-$(dirname "$HOME_DIR")/$NAME-$PLUGIN_VERSION-$ENGINE-$VERSION.zip}
 STAMP=$HOME_DIR/.$NAME.installed
 
@@ -43,42 +41,20 @@ flock 9
 if [[ -z "$ZIP_ONLY" && -d "$HOME_DIR/plugins/$NAME" && -f "$STAMP" && $(cat "$STAMP") == "$DIGEST" ]]; then
   echo "[$NAME] $PLUGIN_VERSION already installed in $HOME_DIR/plugins/$NAME" >&2; exit 0
 fi
-JDK=""
-for candidate in ${ESQLOG_JAVA_HOME:-} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV) ${JAVA_HOME:-}; do
-  [[ -x "$candidate/bin/javac" && -x "$candidate/bin/jar" ]] || continue
-  v=$("$candidate/bin/javac" -version 2>&1 | sed -nE 's/^javac ([0-9]+).*/\1/p')
-  if [[ -n "$v" && "$v" -ge "$RELEASE" ]]; then JDK=${candidate%/}/bin; break; fi
-done
-[[ -n "$JDK" ]] || { echo "[$NAME] no javac >= $RELEASE found under /usr/lib/jvm" >&2; exit 1; }
-if [[ ! -s "$ZIP" || ! -f "$ZIP.digest" || $(cat "$ZIP.digest" 2>/dev/null) != "$DIGEST" || -n "$ZIP_ONLY" ]]; then
-  BUILD=$(mktemp -d); trap 'rm -rf "$BUILD"' EXIT
-  # shellcheck disable=SC2086
-  "$JDK/javac" -nowarn -Xlint:-options --release "$RELEASE" -d "$BUILD/classes" \
-    -cp "$HOME_DIR/lib/*" $SOURCES
-  mkdir -p "$BUILD/plugin"
-  "$JDK/jar" cf "$BUILD/plugin/$NAME.jar" -C "$BUILD/classes" .
-  {
-    echo "description=esqlog_terms: one BM25 saturation over a list of terms"
-    echo "version=$PLUGIN_VERSION"
-    echo "name=$NAME"
-    echo "classname=esqlog.terms.TermsPlugin"
-    echo "java.version=$RELEASE"
-    echo "$ENGINE.version=$VERSION"
-    [[ $ENGINE == opensearch ]] && printf '%s\n' "custom.foldername=$NAME" "extended.plugins=" \
-      "has.native.controller=false"
-  } > "$BUILD/plugin/plugin-descriptor.properties"
-  mkdir -p "$(dirname "$ZIP")"
-  # jar's M flag: a plain zip, no META-INF/MANIFEST.MF beside the descriptor.
-  "$JDK/jar" cfM "$ZIP.part" -C "$BUILD/plugin" .
-  mv "$ZIP.part" "$ZIP"
+if [[ -n "$ZIP_ONLY" || ! -s "$ZIP" || $(cat "$ZIP.digest" 2>/dev/null) != "$DIGEST" ]]; then
+  run_zip --out "$ZIP" >/dev/null
   echo "$DIGEST" > "$ZIP.digest"
-  echo "[$NAME] $PLUGIN_VERSION for $ENGINE $VERSION built with $(basename "$(dirname "$JDK")") (--release $RELEASE): $ZIP" >&2
+  echo "[$NAME] $PLUGIN_VERSION for $ENGINE $VERSION: $ZIP" >&2
 fi
 [[ -n "$ZIP_ONLY" ]] && exit 0
 
 # The engine's own tool installs it, with the JDK that runs that engine.
 TOOL=$HOME_DIR/bin/$ENGINE-plugin
-JAVA_ENV=(ES_JAVA_HOME="$(dirname "$JDK")" OPENSEARCH_JAVA_HOME="$(dirname "$JDK")")
+JDK=""
+for candidate in ${ESQLOG_JAVA_HOME:-} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV) ${JAVA_HOME:-}; do
+  [[ -x "$candidate/bin/java" ]] && { JDK=${candidate%/}; break; }
+done
+JAVA_ENV=(ES_JAVA_HOME="$JDK" OPENSEARCH_JAVA_HOME="$JDK")
 if [[ -d "$HOME_DIR/plugins/$NAME" ]]; then
   env "${JAVA_ENV[@]}" "$TOOL" remove "$NAME" >/dev/null 2>&1 || rm -rf "$HOME_DIR/plugins/$NAME"
 fi
