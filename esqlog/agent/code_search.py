@@ -25,7 +25,8 @@ from esqlog.agent.chunks import (
     source_lines,
 )
 from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_listing, pack_ranks
-from esqlog.agent.queries import agent_query, named_symbols
+from esqlog.agent.names import NamedQuery, closest_clause, definition_clauses, is_definition, named
+from esqlog.agent.queries import agent_query
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 from esqlog.calibration.calibrate import check_calibration_plan
@@ -54,38 +55,30 @@ MAX_READ_TOKENS = 20_000
 DETAILS = ("list", "code")
 #: documents per scroll page when reading a file by path
 PATH_PAGE = 1000
-#: added to the score of a hit defining a name the query spells (see search_kwargs)
-SYMBOL_BOOST = 10_000.0
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
-                  scope: Scope | None = None, symbols: Sequence[str] = ()) -> dict[str, Any]:
+                  scope: Scope | None = None,
+                  symbols: Sequence[str] | NamedQuery = ()) -> dict[str, Any]:
     """The match query (inside the scope's filters) as each client's search() takes it
-    (opensearch-py: a body only). A hit whose ``symbol`` is one of ``symbols`` (the names
-    the query spells as code, esqlog.agent.queries.named_symbols) is listed before the hits
-    that only mention them: ``SYMBOL_BOOST`` is added to its score, far above what a match
-    scores, so among the definitions and among the rest the match's order holds. Why: asked
-    for ``dialConn``, the agent wants the function, not its shorter callers, which BM25's
-    length norm puts first. The match set is the match's (the clause is optional)."""
+    (opensearch-py: a body only). The definitions of the names the query spells
+    (``symbols``: esqlog.agent.names.named, or bare names) are listed before the hits that
+    only mention them: constant scores far above what a match scores are added
+    (esqlog.agent.names.definition_clauses), so among the definitions and among the rest the
+    match's order holds. Why: asked for ``dialConn`` or ``httpx.Client``, the agent wants the
+    definition, not its shorter callers or the tests, which BM25's length norm puts first.
+    The match set is the match's (the clauses are optional)."""
     source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
+    named_query = symbols if isinstance(symbols, NamedQuery) else NamedQuery(tuple(symbols))
     match: dict[str, Any] = {"match": {field: query}}
-    if symbols:
-        match = {"bool": {"must": [match], "should": [{"constant_score": {
-            "filter": defines(symbols), "boost": SYMBOL_BOOST}}]}}
+    clauses = definition_clauses(named_query)
+    if clauses:
+        match = {"bool": {"must": [match], "should": clauses}}
     request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
                                "_source": source}
     if flavor == "opensearch":
         return {"index": index, "body": request}
     return {"index": index, "query": request["query"], "size": limit, "source": source}
-
-
-def defines(names: Sequence[str]) -> dict[str, Any]:
-    """Documents whose symbol is one of ``names``, bare or as a member (``Transport.dialConn``
-    for ``dialConn``: esqlog index names members ``Owner.member``). The names are words
-    (``named_symbols``), so they carry no wildcard character."""
-    symbol = SYMBOL_FIELDS[0]
-    members = [{"wildcard": {symbol: {"value": f"*.{name}"}}} for name in names]
-    return {"bool": {"should": [{"terms": {symbol: list(names)}}, *members]}}
 
 
 def numbered(lines: list[tuple[int, str]]) -> str:
@@ -138,12 +131,46 @@ class CodeSearch:
         self._guard(lambda: check_query_text(query))
         text = agent_query(query) or query
         self._check_index()
+        names = named(query)
         response = self._guard(lambda: self.client.search(**search_kwargs(
             self.engine.flavor, self.index, self.field, text, limit,
-            Scope() if scope is None else scope, named_symbols(query))))
+            Scope() if scope is None else scope, names)))
         chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
+        note = ""
+        if names.only_name and not any(is_definition(c.symbol, names) for c in chunks):
+            note = self._no_definition(names)
+            if not any(self._mentioned(name) for name in names.names):
+                return note + "\nno indexed text holds it either."
         packer = pack_listing if detail == "list" else pack_ranks
-        return packer(chunks, max_tokens, self.counter)[0]
+        listing = packer(chunks, max_tokens - self.counter.count(note) if note else max_tokens,
+                         self.counter)[0]
+        return f"{note}\n{listing}" if note else listing
+
+    def _no_definition(self, names: NamedQuery) -> str:
+        """The answer's first line when a name-only query has no definition in the index,
+        with the symbols spelled most like it."""
+        body = {"query": closest_clause(names), "size": 20, "_source": [SYMBOL_FIELDS[0]]}
+        hits = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))["hits"]["hits"]
+        close: list[str] = []
+        for hit in hits:
+            symbol = (hit.get("_source") or {}).get(SYMBOL_FIELDS[0])
+            if isinstance(symbol, str) and symbol not in close:
+                close.append(symbol)
+        shown = ", ".join(close[:5]) if close else "none"
+        return f"no definition named {' / '.join(names.names)} in this index; closest: {shown}"
+
+    def _mentioned(self, name: str) -> bool:
+        """Whether any indexed term holds the name: ``httptest.NewRecorder`` is one token
+        under the ``standard`` analyzer, so a term wildcard over the field's dictionary
+        (lowercased as the analyzer does; a name is a word, so no wildcard character of its
+        own). Asked only when nothing defines a name-only query: one request, no scoring."""
+        body = {"query": {"wildcard": {self.field: {"value": f"*{name.lower()}*"}}},
+                "size": 0, "track_total_hits": 1}
+        found = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))
+        total = found["hits"]["total"]
+        return (total["value"] if isinstance(total, dict) else int(total)) > 0
 
     def read(self, id: str | None, path: str | None, start_line: int | None,
              end_line: int | None) -> str:
