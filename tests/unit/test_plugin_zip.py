@@ -19,22 +19,23 @@ from esqlog.errors import UsageError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("engine", "version", "release"), [
+@pytest.mark.parametrize(("flavor", "version", "release"), [
     ("opensearch", "2.11.0", 17), ("opensearch", "2.19.6", 17), ("opensearch", "3.0.0", 21),
     ("elasticsearch", "8.11.0", 17), ("elasticsearch", "8.19.21", 17),
     ("elasticsearch", "9.2.0", 21)])
-def test_supported_releases_and_their_java_floor(engine: str, version: str, release: int) -> None:
-    assert plugin_zip.target(engine, version).java_release == release
+def test_supported_releases_and_their_java_floor(flavor: str, version: str,
+                                                  release: int) -> None:
+    assert plugin_zip.target(flavor, version).java_release == release
 
 
-@pytest.mark.parametrize(("engine", "version", "said"), [
+@pytest.mark.parametrize(("flavor", "version", "said"), [
     ("opensearch", "2.10.0", "not supported"), ("opensearch", "4.0.0", "not supported"),
     ("elasticsearch", "8.10.4", "not supported"), ("elasticsearch", "7.17.0", "not supported"),
     ("elasticsearch", "10.0.0", "not supported"), ("opensearch", "2.19", "not a release"),
     ("opensearch", "2.19.1; rm -rf /", "not a release"), ("solr", "9.0.0", "unknown engine")])
-def test_other_releases_are_one_line(engine: str, version: str, said: str) -> None:
+def test_other_releases_are_one_line(flavor: str, version: str, said: str) -> None:
     with pytest.raises(UsageError) as error:
-        plugin_zip.target(engine, version)
+        plugin_zip.target(flavor, version)
     assert said in str(error.value) and "\n" not in str(error.value)
 
 
