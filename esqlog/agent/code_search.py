@@ -24,8 +24,14 @@ from esqlog.agent.chunks import (
     chunk_of,
     source_lines,
 )
+from esqlog.agent.names import (
+    NamedQuery,
+    closest_clause,
+    definition_clauses,
+    is_definition,
+    named,
+)
 from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_listing, pack_ranks
-from esqlog.agent.names import NamedQuery, closest_clause, definition_clauses, is_definition, named
 from esqlog.agent.queries import agent_query
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter

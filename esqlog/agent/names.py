@@ -67,7 +67,7 @@ def named(text: str) -> NamedQuery:
     in_path: list[str] = []
     for match in _QUALIFIED.finditer(normal):
         parts = [p for p in _SPLIT.split(match.group()) if p]
-        if len(parts) < 2 or "/" in match.group() and re.fullmatch(r"[a-z0-9]{1,4}", parts[-1]):
+        if len(parts) < 2 or ("/" in match.group() and re.fullmatch(r"[a-z0-9]{1,4}", parts[-1])):
             continue  # a file's path (pkg/auth.go): no definition is named by it
         last, owner = parts[-1], parts[-2]
         if re.fullmatch(r"[A-Za-z_$][\w$]*", last) and last not in names:
