@@ -12,6 +12,7 @@ from esqlog.agent.names import (
     MEMBER_BOOST,
     SYMBOL_BOOST,
     NamedQuery,
+    closest_clause,
     definition_clauses,
     is_definition,
     named,
@@ -103,3 +104,14 @@ def test_named_never_puts_a_wildcard_character_into_a_pattern(text: str) -> None
     (None, False)])
 def test_a_definition_is_the_name_bare_or_as_a_member(symbol: str | None, yes: bool) -> None:
     assert is_definition(symbol, NamedQuery(("Client",))) is yes
+
+
+def test_a_qualifier_alone_lifts_no_path() -> None:
+    assert definition_clauses(NamedQuery(in_path=("binding",))) == []
+
+
+def test_the_closest_symbols_share_a_word_of_the_name() -> None:
+    should = closest_clause(named("RetryTransport"))["bool"]["should"]
+    words = [c["wildcard"]["symbol"]["value"] for c in should if "wildcard" in c]
+    assert words == ["*retry*", "*transport*"]  # HTTPTransport is offered for RetryTransport
+    assert {"fuzzy", "prefix"} <= {next(iter(c)) for c in should}
