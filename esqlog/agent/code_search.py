@@ -10,6 +10,7 @@ MAX_BUDGET and read_code stops at MAX_READ_TOKENS, saying where to continue.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -42,6 +43,7 @@ from esqlog.engine.failures import describe_failure, error_status, is_client_err
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import EsqlogError
+from esqlog.indexing.target import MARKER
 
 __all__ = ["SUMMARY_RESERVE", "Chunk", "CodeSearch", "ToolInputError", "chunk_cost",
            "chunk_of", "pack", "pack_listing", "pack_ranks", "search_kwargs", "source_lines"]
@@ -58,7 +60,13 @@ MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
 #: read_code's own cap on one answer (the same reason as MAX_BUDGET)
 MAX_READ_TOKENS = 20_000
+#: a read that names no line range (a whole file) is budgeted like a search: the first
+#: WHOLE_READ_TOKENS, then where to continue (a whole gin.go was 17,579 tokens in one answer)
+WHOLE_READ_TOKENS = 4_000
 DETAILS = ("list", "code")
+#: longer paths are refused (Linux's PATH_MAX); error messages repeat at most SHOWN_CHARS
+MAX_PATH_CHARS = 4096
+SHOWN_CHARS = 200
 #: documents per scroll page when reading a file by path
 PATH_PAGE = 1000
 
@@ -85,6 +93,12 @@ def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
     if flavor == "opensearch":
         return {"index": index, "body": request}
     return {"index": index, "query": request["query"], "size": limit, "source": source}
+
+
+def shown(text: str) -> str:
+    """A path or id as an error message repeats it: quoted, and cut past SHOWN_CHARS (an
+    agent that sent 100,000 characters does not need them back)."""
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
 
 
 def numbered(lines: list[tuple[int, str]]) -> str:
@@ -116,6 +130,7 @@ class CodeSearch:
         self.counter, self.url, self.page_size = counter, url, page_size
         self.client = wrap(engine.client, calibration, mode=mode)
         self._checked = False
+        self._root_folder: str | None = None  # the indexed folder, once looked up
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
                detail: str = "list", scope: Scope | None = None) -> str:
@@ -181,40 +196,86 @@ class CodeSearch:
     def read(self, id: str | None, path: str | None, start_line: int | None,
              end_line: int | None) -> str:
         """Lines ``start_line``..``end_line`` (inclusive) of one document or file, numbered,
-        from the index; cut at MAX_READ_TOKENS with a last line saying where to go on."""
+        from the index; cut at MAX_READ_TOKENS (WHOLE_READ_TOKENS when no range is given) with
+        a last line saying where to go on. ``path`` may be absolute (inside the indexed
+        folder) or ``./x``; anything outside the folder is refused."""
         if (id is None) == (path is None):
             raise ToolInputError("pass exactly one of id or path")
+        if start_line is not None and end_line is not None and start_line > end_line:
+            raise ToolInputError(f"start_line {start_line} is after end_line {end_line}; pass "
+                                 "start_line <= end_line")
         self._check_index()
+        if path is not None:
+            path = self._indexed_path(path)
         chunks = [self._get(id)] if id is not None else self._by_path(path or "")
         first = chunks[0].start_line
         last = chunks[-1].end_line
         start = first if start_line is None else start_line
         end = last if end_line is None else end_line
         if not first <= start <= end <= last:
-            where = f"id {id}" if id is not None else f"path {path}"
+            where = f"id {shown(id or '')}" if id is not None else f"path {shown(path or '')}"
             raise ToolInputError(f"lines {start}-{end} are outside {where} (lines "
                                  f"{first}-{last}); pass start_line <= end_line within them")
         lines = [(number, line) for chunk in chunks
                  for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line)
                  if start <= number <= end]
-        return self._capped(lines, f"id={id!r}" if id is not None else f"path={path!r}", end)
+        cap = WHOLE_READ_TOKENS if start_line is None and end_line is None else MAX_READ_TOKENS
+        return self._capped(lines, f"id={id!r}" if id is not None else f"path={path!r}", end,
+                            cap)
 
-    def _capped(self, lines: list[tuple[int, str]], target: str, end: int) -> str:
-        """All the lines when they fit MAX_READ_TOKENS, else the longest prefix that fits
+    def _indexed_path(self, path: str) -> str:
+        """``path`` as esqlog index stored it: relative to the indexed folder, normalized.
+        Agents' own tools use absolute paths and ``./x``; an absolute path inside the folder
+        the index was built from (the index's marker names it) is made relative, and a path
+        that leaves the folder is refused, whichever form it takes."""
+        if len(path) > MAX_PATH_CHARS:
+            raise ToolInputError(f"path of {len(path)} characters is too long; pass a path "
+                                 "from search_code")
+        if not path.strip():
+            raise ToolInputError("path is empty; pass a path from search_code")
+        if posixpath.isabs(path):
+            root = self._root()
+            if root is None:
+                raise ToolInputError(f"absolute path {shown(path)} but index {self.index!r} "
+                                     "does not name its folder; pass the path relative to it, "
+                                     "as search_code lists it")
+            relative = posixpath.relpath(posixpath.normpath(path), root)
+        else:
+            relative = posixpath.normpath(path)
+        if relative == ".." or relative.startswith("../") or posixpath.isabs(relative):
+            where = self._root() or "the indexed folder"
+            raise ToolInputError(f"path {shown(path)} is outside {where}; pass a path inside "
+                                 "it, as search_code lists it")
+        return relative
+
+    def _root(self) -> str | None:
+        """The folder esqlog index read (its marker in the index's mapping), looked up once."""
+        if self._root_folder is None:
+            found = self._guard(lambda: self.engine.perform(Request(
+                "GET", index_path(self.index, "_mapping"))))
+            roots = [((body.get("mappings") or {}).get("_meta") or {}).get(MARKER, {})
+                     .get("root") for body in found.values() if isinstance(body, dict)]
+            root = next((r for r in roots if isinstance(r, str) and r), "")
+            self._root_folder = posixpath.normpath(root) if root else ""
+        return self._root_folder or None
+
+    def _capped(self, lines: list[tuple[int, str]], target: str, end: int,
+                cap: int = MAX_READ_TOKENS) -> str:
+        """All the lines when they fit ``cap`` tokens, else the longest prefix that fits
         with a note naming the next start_line (found by bisection on the real count)."""
         text = numbered(lines)
-        if self.counter.count(text) <= MAX_READ_TOKENS:
+        if self.counter.count(text) <= cap:
             return text
 
         def cut(keep: int) -> str:
             rest = lines[keep][0]
             return (numbered(lines[:keep]) + f"\n[lines {rest}-{end} not shown: over "
-                    f"{MAX_READ_TOKENS} tokens; read_code({target}, start_line={rest})]")
+                    f"{cap} tokens; read_code({target}, start_line={rest})]")
 
         low, high = 0, len(lines) - 1  # cut(low) fits (a note alone does), cut(high + 1) not
         while low < high:
             mid = (low + high + 1) // 2
-            if self.counter.count(cut(mid)) <= MAX_READ_TOKENS:
+            if self.counter.count(cut(mid)) <= cap:
                 low = mid
             else:
                 high = mid - 1
@@ -228,11 +289,11 @@ class CodeSearch:
                 "GET", index_path(self.index, "_doc", id)))
         except Exception as exc:
             if error_status(exc) == 404:
-                raise ToolInputError(f"no document with id {id!r} in index {self.index!r}; "
+                raise ToolInputError(f"no document with id {shown(id)} in index {self.index!r}; "
                                      "pass an id from search_code") from None
             raise self._error(exc) from None
         if not found.get("found"):
-            raise ToolInputError(f"no document with id {id!r} in index {self.index!r}; "
+            raise ToolInputError(f"no document with id {shown(id)} in index {self.index!r}; "
                                  "pass an id from search_code")
         return chunk_of(found, self.field)
 
@@ -249,10 +310,10 @@ class CodeSearch:
             self.index, body, lambda page: _collect(hits, page), keep_alive="1m")))
         chunks = whole_lines(hits, self.field)
         if not chunks:
-            raise ToolInputError(f"no document with path {path!r} in index {self.index!r}; "
+            raise ToolInputError(f"no document with path {shown(path)} in index {self.index!r}; "
                                  "pass a path from search_code (or an id)")
         if len(chunks) > 1 and not all(c.lines_known for c in chunks):
-            raise ToolInputError(f"path {path!r} has {len(chunks)} documents without line "
+            raise ToolInputError(f"path {shown(path)} has {len(chunks)} documents without line "
                                  "numbers; read them by id")
         return chunks
 

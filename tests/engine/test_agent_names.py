@@ -33,6 +33,10 @@ NAMED = {
 }
 
 
+#: repository -> the folder esqlog index read for it
+ROOTS: dict[str, Path] = {}
+
+
 @pytest.fixture(scope="module", params=["boost", "identifiers"])
 def searches(request: pytest.FixtureRequest, engine: Engine,
              tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CodeSearch]]:
@@ -51,6 +55,7 @@ def searches(request: pytest.FixtureRequest, engine: Engine,
         cal, field = load_for_field(str(calibration), None)
         out[repo] = CodeSearch(engine, cal, index, field, default_counter(),
                                mode=request.param)
+        ROOTS[repo] = root
     yield out
     for index in names:
         call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
@@ -88,3 +93,26 @@ def test_a_name_mentioned_but_not_defined_says_so_then_lists(
     assert lines[0].startswith("no definition named NewRecorder in this index")
     assert "no indexed text holds it" not in answer  # httptest.NewRecorder holds it
     assert _rank(answer, "NewRecorder") is None
+
+
+def test_read_code_takes_the_paths_agents_pass(searches: dict[str, CodeSearch]) -> None:
+    """Absolute paths inside the indexed folder and ./ forms read the same lines; a path
+    that leaves the folder, a reversed range and a huge path are one short error each."""
+    from esqlog.agent.code_search import ToolInputError
+
+    tool, root = searches["gin"], ROOTS["gin"]
+    want = tool.read(None, "gin.go", 1, 5)
+    assert want.splitlines()[0].startswith("1| ")
+    for form in (str(root / "gin.go"), "./gin.go", "binding/../gin.go", f"{root}/./gin.go"):
+        assert tool.read(None, form, 1, 5) == want, form
+    for outside in ("/etc/passwd", "../gin.go", f"{root}/../gin.go", str(root.parent)):
+        with pytest.raises(ToolInputError, match="is outside"):
+            tool.read(None, outside, 1, 5)
+    with pytest.raises(ToolInputError, match="start_line 9 is after end_line 3"):
+        tool.read(None, "gin.go", 9, 3)
+    with pytest.raises(ToolInputError) as huge:
+        tool.read(None, "a" * 100_000, 1, 2)
+    assert len(str(huge.value)) < 300
+    with pytest.raises(ToolInputError) as missing:
+        tool.read(None, "b" * 3_000, 1, 2)
+    assert "no document with path" in str(missing.value) and len(str(missing.value)) < 400
