@@ -203,3 +203,12 @@ def test_esqlog_own_files_are_skipped_wherever_they_are(tmp_path: Path) -> None:
         "cal/anything.json", "code.qlog.vocab.0123456789abcdef.npz",
         "deep/x.idents.fedcba9876543210.npz"]
     assert report.skipped["esqlog's own file"] == 3
+
+
+def test_a_file_of_exactly_the_size_limit_is_kept(tmp_path: Path) -> None:
+    """--max-file-size N keeps a file of N bytes; one of N + 1 is skipped as huge."""
+    line = "x = 1\n"
+    _tree(tmp_path, {"at.py": line * 100, "over.py": line * 100 + "#"})
+    kept, report = _kept(tmp_path, WalkOptions(max_file_bytes=len(line) * 100))
+    assert kept == ["at.py"]
+    assert report.skipped.get("huge") == 1
