@@ -61,6 +61,17 @@ def test_a_term_on_one_shard_is_nearly_exact_there() -> None:
     assert scale[("body", "yaml")] > 1.1  # the plain no-dfs search under-weights it ~ln(3)
 
 
+def test_a_one_shard_term_larger_than_a_small_shard_is_capped_by_that_shard() -> None:
+    """Which shard holds a one-shard term is not recorded; a shard of 200 documents cannot
+    hold 500 of them, so its idf is that of a term in all its 200 documents, not a negative
+    one, and the scale stays positive and near the other shards'."""
+    counts = _counts([1000, 200, 1800], {})
+    scale = weighted_scale(_text({"yaml": 500}, 3000), {"body": counts}, 3)
+    assert scale is not None
+    seen = (_idf(500, 1000) + _idf(200, 200) + _idf(500, 1800)) / 3
+    assert scale[("body", "yaml")] == pytest.approx(_idf(500, 3000) / seen, rel=1e-12)
+
+
 def test_no_statistics_for_the_shard_count_means_the_dfs_way() -> None:
     counts = _counts([1000, 1000], {})
     assert weighted_scale(_text({"a": 1}, 2000), {"body": counts}, 3) is None
