@@ -164,3 +164,14 @@ def test_a_listing_keeps_room_for_its_summary_at_every_budget(counter: TokenCoun
                    for r in shown)
         assert cost + SUMMARY_RESERVE <= budget, (budget, shown)
         assert shown == list(range(1, len(shown) + 1))  # best first, no gap
+
+
+def test_the_summary_names_every_hit_left_out_the_last_included() -> None:
+    counter = COUNTERS[0]
+    chunks = [located(f"c{k}", f"def handler_{k}(request):\n    '''Serve {k}.'''\n",
+                      path=f"pkg/mod{k}.py", start=k + 1, symbol=f"handler_{k}")
+              for k in range(30)]
+    text, shown = pack_listing(chunks, 300, counter)
+    assert 0 < len(shown) < 30
+    assert f"{30 - len(shown)} left out" in text
+    assert f"(ranks {len(shown) + 1}-30)" in text
