@@ -42,7 +42,7 @@ from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 
-#: the budgets issue 15 asks for (tokens)
+#: the budgets an agent asks for, from a short answer to a large context (tokens)
 BUDGETS: tuple[int, ...] = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000)
 
 

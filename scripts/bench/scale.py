@@ -1,4 +1,5 @@
-"""Scale: esqlog's costs at 10K / 100K / 1M documents of one real corpus (issue 16).
+"""Scale: esqlog's costs at 10K / 100K / 1M documents of one real corpus
+(docs/benchmarks/scale.md).
 
     python scripts/bench/scale.py --url http://127.0.0.1:19360 \
         --corpus data/corpora/mix --sizes 10000,100000,1000000 --shards 3 \
