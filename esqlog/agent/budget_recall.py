@@ -30,14 +30,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.agent.code_search import (
-    SUMMARY_RESERVE,
-    Chunk,
-    chunk_cost,
-    chunk_of,
-    pack_ranks,
-    search_kwargs,
-)
+from esqlog.agent.chunks import Chunk, chunk_of
+from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack_ranks
 from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter

@@ -98,7 +98,7 @@ def test_a_name_mentioned_but_not_defined_says_so_then_lists(
 def test_read_code_takes_the_paths_agents_pass(searches: dict[str, CodeSearch]) -> None:
     """Absolute paths inside the indexed folder and ./ forms read the same lines; a path
     that leaves the folder, a reversed range and a huge path are one short error each."""
-    from esqlog.agent.code_search import ToolInputError
+    from esqlog.agent.chunks import ToolInputError
 
     tool, root = searches["gin"], ROOTS["gin"]
     want = tool.read(None, "gin.go", 1, 5)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import PATH_PAGE, CodeSearch, numbered
+from esqlog.agent.code_search import CodeSearch
+from esqlog.agent.reading import PATH_PAGE, numbered
 from esqlog.agent.tokens import TokenCounter, estimate
 from esqlog.calibration.calibrate import calibrate
 from esqlog.engine.client import Engine
@@ -89,7 +90,7 @@ def test_read_is_cut_at_the_token_cap_with_where_to_go_on(engine: Engine, indexe
     """A whole-file read is cut at WHOLE_READ_TOKENS (budgeted like a search), a ranged one at
     MAX_READ_TOKENS, the last line naming the start_line to go on from; that continuation
     starts exactly where the cut was."""
-    from esqlog.agent.code_search import MAX_READ_TOKENS, WHOLE_READ_TOKENS
+    from esqlog.agent.reading import MAX_READ_TOKENS, WHOLE_READ_TOKENS
 
     index, calibration = indexed
     counter = TokenCounter("words", lambda text: 20 * len(text.split()))  # 1,203 lines > cap

@@ -12,9 +12,9 @@ import re
 import pytest
 
 from esqlog.agent.chunks import Chunk, chunk_of
-from esqlog.agent.code_search import numbered
 from esqlog.agent.outline import MAX_LINE_CHARS, outline
 from esqlog.agent.packing import listing_entry, pack_listing, pack_ranks
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import TokenCounter, default_counter, estimate
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.evaluation.corpus import read_jsonl
