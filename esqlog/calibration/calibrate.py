@@ -24,8 +24,6 @@ from esqlog.atomic import (
     read_regular_file,
     unique_keys,
 )
-
-# re-exported: the public home of the record and of the cluster-side plans stays here
 from esqlog.calibration.record import Calibration, utc_now
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import with_retries
