@@ -42,7 +42,8 @@ from typing import Any
 from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses

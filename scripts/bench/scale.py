@@ -47,7 +47,7 @@ from typing import Any
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 
 HERE = Path(__file__).resolve().parent

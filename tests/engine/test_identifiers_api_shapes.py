@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from esqlog.engine.client import Engine
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import calibrated_index
 from tests.support.engines import ENGINE_URLS

@@ -22,7 +22,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, calibrated_index, mappings
 from tests.support.engines import bulk_index, call, create_index
