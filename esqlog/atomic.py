@@ -20,7 +20,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from esqlog.errors import UsageError
 
@@ -213,3 +213,25 @@ def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
     if len(data) > max_bytes:
         raise UsageError(f"{what} {text!r} grew past the {max_bytes:,} bytes esqlog reads", fix)
     return data
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object of an untrusted file names one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for files from disk: a key given twice is refused.
+
+    Why: ``json.loads`` keeps the last of two equal keys without a word, so a file edited
+    by hand (or by someone else) would be read as something no reviewer of its first
+    occurrence saw."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out

@@ -92,9 +92,12 @@ def glob_regexp(glob: str) -> str:
     """A gitignore-style glob as a Lucene regular expression over the whole path.
 
     ``**`` crosses folders, ``*`` and ``?`` stay within one; a glob without ``/`` matches
-    a file name at any depth (``*.go``), as in .gitignore. Every other character is literal.
+    a file name at any depth (``*.go``), as in .gitignore: a ``/`` at the start or in the
+    middle anchors the glob at the root (``/cmd/``, ``internal/auth/``), one at the end alone
+    does not (``cmd/``: every folder named cmd). Every other character is literal, Lucene's
+    optional operators ``# @ & < > ~`` included (the engine's regexp query enables them all).
     """
-    out: list[str] = [] if "/" in glob.strip("/") else ["(.*/)?"]
+    out: list[str] = [] if "/" in glob.rstrip("/") else ["(.*/)?"]
     text = glob.lstrip("/")
     i = 0
     while i < len(text):

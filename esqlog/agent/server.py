@@ -18,17 +18,17 @@ from typing import Annotated, Any
 
 from pydantic import Field  # installed with mcp, which this module needs anyway
 
+from esqlog.agent.chunks import ToolInputError
 from esqlog.agent.code_search import (
     DEFAULT_BUDGET,
     DEFAULT_LIMIT,
     MAX_BUDGET,
     MAX_LIMIT,
-    MAX_READ_TOKENS,
     MIN_BUDGET,
     CodeSearch,
-    ToolInputError,
 )
 from esqlog.agent.packing import OUTLINED
+from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.scope import Presence, Scope
 
 INSTRUCTIONS = (

@@ -17,9 +17,13 @@ from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
-from esqlog.atomic import atomic_write, output_target, read_regular_file
-
-# re-exported: the public home of the record and of the cluster-side plans stays here
+from esqlog.atomic import (
+    DuplicateKeyError,
+    atomic_write,
+    output_target,
+    read_regular_file,
+    unique_keys,
+)
 from esqlog.calibration.plugin import PluginFinding, terms_plugin_plan
 from esqlog.calibration.record import Calibration, utc_now
 from esqlog.engine.client import Engine
@@ -82,7 +86,10 @@ def load_calibration(path: str | Path) -> Calibration:
     payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
                                 "pass the file esqlog calibrate --out FILE wrote")
     try:
-        data = json.loads(payload.decode("utf-8"))
+        data = json.loads(payload.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise UsageError(f"calibration file {str(source)!r} is not a calibration esqlog "
+                         f"wrote ({exc})", "re-run esqlog calibrate") from None
     except UnicodeDecodeError:
         raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
                          "re-run esqlog calibrate") from None

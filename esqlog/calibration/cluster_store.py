@@ -8,9 +8,11 @@ these are the only plans that write, and each checks what the cluster supports f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from esqlog.calibration.record import Calibration
 from esqlog.engine.paths import api_path, index_path
+from esqlog.engine.state_index import ensure_state_index_plan
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import UsageError
 from esqlog.scoring.painless import painless_source
@@ -74,12 +76,29 @@ def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
         "script": {"lang": "painless", "source": painless_source(script_id)}})
 
 
-def store_in_cluster_plan(calibration: Calibration) -> Plan[str]:
-    """Keep the record in esqlog's own index, one document per index+field."""
+#: esqlog-calibrations as esqlog creates it: records are read back from _source only
+_CALIBRATIONS_BODY = {"settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+                      "mappings": {"dynamic": False}}
+#: fields every calibration record holds: an unmarked index mapping them all is one an
+#: earlier esqlog made by writing records into it
+_RECORD_FIELDS = ("esqlog_version", "index_uuid", "h_tok", "predictor")
+
+
+def store_in_cluster_plan(calibration: Calibration,
+                          index: str = CALIBRATION_INDEX) -> Plan[str]:
+    """Keep the record in esqlog's own index, one document per index+field; an index of
+    that name esqlog did not make (or an alias of it) is refused before any write."""
+    yield from ensure_state_index_plan(index, "calibrations", "calibrate", _CALIBRATIONS_BODY,
+                                       legacy=_legacy_calibrations)
     doc_id = f"{calibration.index}:{calibration.field}"
-    yield Request("PUT", index_path(CALIBRATION_INDEX, "_doc", doc_id),
+    yield Request("PUT", index_path(index, "_doc", doc_id),
                   {"refresh": "true"}, calibration.to_json())
     return doc_id
+
+
+def _legacy_calibrations(mappings: Mapping[str, Any]) -> bool:
+    properties = mappings.get("properties") or {}
+    return all(name in properties for name in _RECORD_FIELDS)
 
 
 def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,7 +83,10 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     Honours .gitignore; skips symbolic links, binaries (a NUL byte), vendored folders,
     generated files (lock files, *.min.js, *.pb.go, a leading comment saying Code generated
     ... DO NOT EDIT or @generated), esqlog's own calibration and snapshot files, files over
-    --max-file-size and minified text (lines averaging over 500 characters).
+    --max-file-size and minified text (lines averaging over 500 characters), FIFOs and
+    sockets, and agent configuration (.mcp.json, .claude/, .cursor/, .codex/ ...; AGENTS.md
+    and CLAUDE.md are kept). A file changed into a symlink or a FIFO during the run is
+    skipped, never followed or waited on.
 
     With --calibrate FILE it then writes what esqlog mcp's best mode needs: the calibration,
     the vocabulary snapshot and the identifiers statistics. A rerun updates the three by the
@@ -144,15 +148,8 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     for files that yield documents, and one this run made but could fill with nothing is
     deleted again, so the next run may use the name for the right folder.
     """
-    from esqlog.indexing.bulk import (
-        IndexCounts,
-        actions,
-        refresh,
-        refresh_interval,
-        send,
-        stored_files,
-    )
-    from esqlog.indexing.target import forget_created, pause_refreshes, prepare
+    from esqlog.indexing.bulk import IndexCounts, actions, refresh, send, stored_files
+    from esqlog.indexing.target import forget_created, prepare, refreshes_paused
     from esqlog.indexing.walk import WalkReport, list_files, read_files
 
     started = time.perf_counter()
@@ -166,17 +163,13 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     counts = IndexCounts()
     bar = progress_factory(show_progress, unit="files")
     advance = bar("indexing", len(files)) if bar and files else None
-    pause = not target.adopted  # another's index keeps its refresh settings untouched
-    restore = pause_refreshes(engine, target) if pause else None
-    try:
+    # another's index keeps its refresh settings untouched
+    with nullcontext() if target.adopted else refreshes_paused(engine, target):
         read = read_files(files, options, report, advance)
         stream: Iterable[dict[str, Any]] = actions(target.name, read, stored, limits, counts)
         if calibrated is not None:
             stream = calibrated.watch(engine, target.name, stream, stored)
         send(engine, stream, counts)
-    finally:
-        if pause:
-            refresh_interval(engine, target.name, restore)
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:

@@ -41,8 +41,13 @@ class ConnectionSettings:
         the URL (``http://user:pw@host``) move to ``user``/``password``, so the URL kept
         here, and shown in every message, carries none.
         """
-        parts = urlsplit(self.url)
         fix = "pass e.g. --url https://localhost:9200"
+        try:
+            parts = urlsplit(self.url)
+        except ValueError as exc:  # "Invalid IPv6 URL": an unclosed [ of an IPv6 host
+            raise UsageError(f"--url {redact(self.url)!r} is not a URL ({exc})",
+                             "close an IPv6 host in brackets, e.g. --url http://[::1]:9200"
+                             ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError("--url must be http:// or https:// followed by a host", fix)
         try:

@@ -14,6 +14,9 @@ from typing import Any
 from esqlog.engine.steps import ClientSearch
 
 _URL_PARAMETERS = frozenset({"search_type", "include_named_queries_score"})
+#: REST name -> the other keywords a client takes it by: elasticsearch-py accepts
+#: ``from`` itself as an alias of ``from_`` (``**{"from": 10}``), so both are read
+_ALIASES = {"from": ("from_", "from")}
 
 
 class SearchCall:
@@ -49,9 +52,9 @@ class SearchCall:
         """A search option wherever it was given: body, keyword or opensearch params."""
         if self.body is not None and key in self.body:
             return self.body[key]
-        alias = "from_" if key == "from" else key
-        if alias in self.kwargs:
-            return self.kwargs[alias]
+        for alias in _ALIASES.get(key, (key,)):
+            if alias in self.kwargs:
+                return self.kwargs[alias]
         params = self.kwargs.get("params") or {}
         return params.get(key)
 
@@ -64,9 +67,12 @@ class SearchCall:
         if key in _URL_PARAMETERS:  # URL parameters for both clients
             self.kwargs[alias] = value
         elif self.body is not None:
-            self.kwargs.pop(alias, None)
+            for other in _ALIASES.get(key, (key,)):
+                self.kwargs.pop(other, None)
             self.body[key] = value
         else:
+            for other in _ALIASES.get(key, (key,)):
+                self.kwargs.pop(other, None)
             self.kwargs[alias] = value
 
     @property

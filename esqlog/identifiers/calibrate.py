@@ -41,12 +41,8 @@ from esqlog.identifiers.files import (
 )
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.processes import scan_in_processes
-from esqlog.identifiers.split_stats import (
-    APPLIES_SHARE,
-    IdentifierStats,
-    SplitCollector,
-    build_identifier_stats,
-)
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import APPLIES_SHARE, IdentifierStats, build_identifier_stats
 from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
 from esqlog.statistics.vocabulary_scan import scan_vocabulary

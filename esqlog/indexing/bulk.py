@@ -261,12 +261,3 @@ def send(engine: Engine, stream: Iterable[dict[str, Any]], counts: IndexCounts) 
 def refresh(engine: Engine, index: str) -> None:
     """Make the run's writes searchable (and visible to --calibrate) before returning."""
     engine.perform(Request("POST", index_path(index, "_refresh")))
-
-
-def refresh_interval(engine: Engine, index: str, value: str | None) -> None:
-    """Set the index's refresh interval (None: the engine's default). A run turns periodic
-    refreshes off (target.pause_refreshes) and puts the previous value back after: each
-    refresh writes a small segment that merging then rewrites, for searches that nobody
-    runs until the final refresh."""
-    engine.perform(Request("PUT", index_path(index, "_settings"),
-                           body={"index": {"refresh_interval": value}}))

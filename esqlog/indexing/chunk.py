@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,18 +124,96 @@ def _cut_line(content: str, max_chars: int) -> list[str]:
     return parts
 
 
+#: a file over this many bytes is parsed a window at a time (see find_symbols)
+WHOLE_PARSE_BYTES = 1 << 20
+#: the size of such a window: its tree takes ~30x as much memory (~8 MB)
+PARSE_WINDOW_BYTES = 256 << 10
+
+
 def find_symbols(source: bytes, language: str) -> list[_Symbol]:
-    """Top-level symbols of ``source``, each with its nested ones (methods of a class)."""
+    """Top-level symbols of ``source``, each with its nested ones (methods of a class).
+
+    A file over WHOLE_PARSE_BYTES is parsed a window at a time: tree-sitter's tree and
+    the query's matches take 30-40x the source's bytes, so one 10 MB file cost over a GB.
+    Each window starts where a top-level statement starts (found by the previous
+    window's own parse, so never inside a string or a comment) and keeps the statements
+    its parse holds whole (_whole_statements); the next window starts after them. Files
+    within the bound (every file at the default --max-file-size) are parsed whole, as
+    before; a single top-level statement larger than a window is parsed whole too."""
+    if len(source) <= WHOLE_PARSE_BYTES:
+        return _symbols_of(parser(language).parse(source), source, len(source), language)
+    out: list[_Symbol] = []
+    start, row, size = 0, 0, PARSE_WINDOW_BYTES
+    back: tuple[int, int, int, int] | None = None  # the window whose cut this one checks
+    while start < len(source):
+        end = source.find(b"\n", start + size) + 1 or len(source)
+        window = source[start:end]
+        tree = parser(language).parse(window)
+        strict = size < 8 * PARSE_WINDOW_BYTES
+        if back is not None and strict and _starts_in_error(tree.root_node):
+            # the last window's cut fell inside a statement: that window again, larger
+            start, row, count, size = back
+            del out[count:]
+            size, back = size * 2, None
+            continue
+        keep = len(window) if end == len(source) else _whole_statements(
+            tree.root_node, len(window), strict)
+        if keep == 0:  # one statement longer than the window: a larger window
+            size *= 2
+            continue
+        back = (start, row, len(out), size)
+        out += [_shifted(sym, row, start) for sym in _symbols_of(tree, window, keep, language)]
+        del tree  # before the next parse: one window's tree at a time
+        row += window.count(b"\n", 0, keep)
+        start, size = start + keep, PARSE_WINDOW_BYTES
+    return out
+
+
+def _starts_in_error(root: Any) -> bool:
+    """Whether a window's first statement is a syntax error: a window started inside a
+    statement (a literal, a class body, a string) the window before it cut."""
+    children = root.children
+    return bool(children) and bool(children[0].has_error)
+
+
+def _whole_statements(root: Any, size: int, strict: bool) -> int:
+    """Bytes of a window's top-level statements that the window surely holds whole: those
+    before the first one with a syntax error or ending in the window's last eighth (where
+    its cut may show: error recovery can make a cut statement look complete), without the
+    comments right above the next one (they belong to it); 0 when that leaves nothing
+    (the window must grow). Not ``strict`` (a window already many times the size, its
+    first statement still in error: a real syntax error), up to the last statement."""
+    children = root.children
+    near_end = size - size // 8
+    last = next((k for k, child in enumerate(children)
+                 if child.has_error or child.end_byte > near_end), None)
+    if last is None or (last == 0 and not strict):
+        last = len(children) - 1
+    while last > 0 and children[last - 1].type in LEADING:
+        last -= 1
+    return int(children[last].start_byte) if last > 0 else 0
+
+
+def _shifted(sym: _Symbol, rows: int, offset: int) -> _Symbol:
+    """A window's symbol placed in the whole file (its nested ones too)."""
+    sym.start, sym.end = sym.start + rows, sym.end + rows
+    sym.start_byte, sym.end_byte = sym.start_byte + offset, sym.end_byte + offset
+    sym.children = [_shifted(child, rows, offset) for child in sym.children]
+    return sym
+
+
+def _symbols_of(tree: Any, source: bytes, keep: int, language: str) -> list[_Symbol]:
+    """The symbols a parse of ``source`` holds within its first ``keep`` bytes."""
     import tree_sitter
 
-    tree = parser(language).parse(source)
     found: dict[int, _Symbol] = {}
-    for _, captures in tree_sitter.QueryCursor(symbol_query(language)).matches(tree.root_node):
+    cursor = tree_sitter.QueryCursor(symbol_query(language))
+    for _, captures in _matches(cursor, tree.root_node, keep):
         kind = next((k for k in ("function", "class", "module", "type") if k in captures), "")
         if not kind:
             continue
         node = captures[kind][0]
-        if node.id in found:
+        if node.id in found or node.end_byte > keep:
             continue
         name = _name(node, captures, source)
         if not name:
@@ -145,6 +223,19 @@ def find_symbols(source: bytes, language: str) -> list[_Symbol]:
         found[node.id] = _Symbol(_first_row(node, source), _last_row(node), name, kind,
                                  node.start_byte, node.end_byte)
     return _nest(sorted(found.values(), key=lambda s: (s.start_byte, -s.end_byte)))
+
+
+#: bytes of a parse whose query matches are listed at once: the binding builds every
+#: match's nodes as Python objects, ~30x the bytes they cover
+MATCH_RANGE_BYTES = 64 << 10
+
+
+def _matches(cursor: Any, root: Any, keep: int) -> Iterator[tuple[int, dict[str, list[Any]]]]:
+    """The query's matches within the first ``keep`` bytes, a range at a time (a match
+    spanning ranges comes again; the caller keeps each node once)."""
+    for low in range(0, max(keep, 1), MATCH_RANGE_BYTES):
+        cursor.set_byte_range(low, min(keep, low + MATCH_RANGE_BYTES))
+        yield from cursor.matches(root)
 
 
 def _name(node: Any, captures: dict[str, list[Any]], source: bytes) -> str:

@@ -17,6 +17,11 @@ the index the user names, and:
 from __future__ import annotations
 
 import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +31,7 @@ from esqlog.engine.failures import error_status
 from esqlog.engine.paths import api_path, index_path
 from esqlog.engine.scratch import own_mappings
 from esqlog.engine.steps import Request
-from esqlog.errors import UsageError
+from esqlog.errors import ClusterError, UsageError
 
 MARKER = "esqlog_index"
 FORMAT = 1
@@ -84,20 +89,23 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         if instead_of_creating is not None:
             raise instead_of_creating from None
         try:
-            return _create(engine, index, root, shards, replicas)
+            created = _create(engine, index, root, shards, replicas)
         except Exception as exc:
             if not _already_exists(exc):
                 raise
+        else:
+            wait_for_primaries(engine, index, shards)
+            return created
         # another run created it between our GET and PUT (two first runs at once): it is
-        # checked like any existing index, so a run of the same folder goes on updating it,
-        # once its primaries are active (a search of a just-created index answers 503)
-        engine.perform(Request("GET", api_path("_cluster", "health", index),
-                               params={"wait_for_status": "yellow"}))  # 30 s at most
+        # checked like any existing index, so a run of the same folder goes on updating it
         found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
         raise UsageError(f"{index!r} is an alias of {len(found)} indices",
                          "pass one index (or an alias of exactly one) as --index")
     (name, info), = found.items()
+    # Another run may have created it a moment ago (two first runs at once): its
+    # primaries may still be starting, and a search of it then answers 503.
+    wait_for_primaries(engine, name, _primaries(info))
     mappings = info.get("mappings") or {}
     meta = (mappings.get("_meta") or {}).get(MARKER)
     meta = meta if isinstance(meta, dict) else {}
@@ -126,6 +134,32 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         engine.perform(Request("PUT", index_path(name, "_mapping"),
                                body={"properties": missing}))
     return Target(name, created=False, adopted=not ours, marker=meta if ours else {})
+
+
+#: how often and how far apart a run looks at a new index's primary shards (20 s at most)
+PRIMARIES_CHECKS, PRIMARIES_PAUSE = 100, 0.2
+
+
+def wait_for_primaries(engine: Engine, name: str, primaries: int) -> None:
+    """Return once the ``primaries`` primary shards of ``name`` are active.
+
+    Why: an index is visible to GET before its primaries have started, and a concurrent
+    run that found it then searched it and got a 503 (4 runs of 9 with two first runs at
+    once). Not ``wait_for_status=yellow``: both engines report a just-created index
+    yellow while its primaries are still initializing. Nor the health API's own waits:
+    opensearch-py takes their ``timeout`` parameter as its read timeout. One request for
+    an index that is already up (every run but the first)."""
+    path = api_path("_cluster", "health", name)
+    for check in range(PRIMARIES_CHECKS):
+        health = engine.perform(Request("GET", path))
+        if int((health or {}).get("active_primary_shards", 0)) >= primaries:
+            return
+        if check + 1 < PRIMARIES_CHECKS:
+            time.sleep(PRIMARIES_PAUSE)
+    raise ClusterError(f"the primary shards of index {name!r} are not active after "
+                       f"{PRIMARIES_CHECKS * PRIMARIES_PAUSE:.0f} s",
+                       "check the cluster's health (GET _cluster/health), then run esqlog "
+                       "index again")
 
 
 def forget_created(engine: Engine, name: str) -> None:
@@ -189,6 +223,40 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
     engine.perform(Request("PUT", index_path(target.name, "_settings"),
                            body={"index": {"refresh_interval": "-1"}}))
     return str(intended) if intended is not None else None
+
+
+@contextmanager
+def refreshes_paused(engine: Engine, target: Target) -> Iterator[None]:
+    """Periodic refreshes off for the ``with`` block (pause_refreshes), and back on however
+    it ends: an exception, Ctrl-C, or a SIGTERM (``timeout``, a service manager), which
+    would otherwise end the process without running any ``finally`` and leave the index
+    at ``-1`` until the next run. (A SIGKILL cannot be caught: the marker covers it.)"""
+    restore = pause_refreshes(engine, target)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        yield
+    finally:
+        try:
+            engine.perform(Request("PUT", index_path(target.name, "_settings"),
+                                   body={"index": {"refresh_interval": restore}}))
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _primaries(info: dict[str, Any]) -> int:
+    """The number of primary shards in an index's GET answer (1 when it does not say)."""
+    index = (info.get("settings") or {}).get("index") or {}
+    try:
+        return max(1, int(index.get("number_of_shards", 1)))
+    except (TypeError, ValueError):
+        return 1
 
 
 def _already_exists(exc: BaseException) -> bool:

@@ -22,24 +22,46 @@ reason:
 * esqlog's own files, wherever they are: calibration JSON (recognised by its content, any
   name) and the ``NAME.vocab.<sha16>.npz`` / ``NAME.idents.<sha16>.npz`` beside it; indexing
   them would put esqlog's statistics among the code they describe;
+* agent configuration: ``.mcp.json``, the rules files of single tools (``.cursorrules``,
+  ``.windsurfrules``, ``.clinerules``, ``.aider.conf.yml``) and the folders agents keep
+  their settings in (``.claude``, ``.cursor``, ``.codex``, ``.gemini``, ``.windsurf``,
+  ``.roo``, ``.continue``, ``.vscode/mcp.json``): they name MCP servers with their
+  commands, URLs and tokens, and describe the agent rather than the code. Instructions
+  written for any reader of the repository (``AGENTS.md``, ``CLAUDE.md``,
+  ``.github/copilot-instructions.md``) are documentation and are kept;
+* FIFOs, sockets and devices (never opened: a FIFO would block the run);
 * names that are not UTF-8 (the index stores paths as UTF-8 text), shown with the odd
   bytes as ``\\xff``;
 * binaries: a NUL byte in the first 8 KB (git's test);
 * huge files: over ``max_file_bytes`` (1 MB unless ``--max-file-size``), and minified-looking
   text (lines averaging over 500 characters).
+
+Listed, then read: a file is opened without following a symlink and without blocking
+(O_NOFOLLOW | O_NONBLOCK), and what was opened must be the regular file the walk listed
+(same device and inode). A file swapped for a symlink, a FIFO or another file between the
+two is skipped as ``changed during the run``: a symlink swapped in would otherwise have
+put a file from outside PATH (a secret) into the index, and a FIFO blocked the run.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from esqlog.indexing.ignores import (
+    IGNORE_FILE_SKIPPED,
+    Ignores,
+    outer_ignores,
+    read_ignore_lines,
+)
 
 CACHE_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "__pycache__", ".tox", ".nox",
                         ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea",
@@ -63,6 +85,17 @@ _OWN_JSON_KEYS = (b'"esqlog_version"', b'"index_uuid"', b'"h_tok"', b'"predictor
 OWN_FILE = "esqlog's own file"
 MAX_FILE_BYTES = 1_000_000
 MAX_MEAN_LINE = 500
+#: folders agents keep their own settings in (MCP servers, tokens, prompts): not code
+AGENT_CONFIG_DIRS = frozenset({".claude", ".cursor", ".codex", ".gemini", ".windsurf", ".roo",
+                               ".continue"})
+#: files that configure one agent or tool (MCP server lists, rules read by that tool only)
+AGENT_CONFIG_FILES = frozenset({".mcp.json", ".cursorrules", ".windsurfrules", ".clinerules",
+                                ".aider.conf.yml"})
+#: agent configuration kept at a fixed path inside another tool's folder
+AGENT_CONFIG_PATHS = frozenset({".vscode/mcp.json"})
+AGENT_CONFIG = "agent config"
+NOT_REGULAR = "not a regular file (FIFO, socket or device)"
+CHANGED = "changed during the run (no longer the listed file)"
 
 
 @dataclass(frozen=True)
@@ -73,6 +106,17 @@ class WalkOptions:
     include_vendored: bool = False
     include_generated: bool = False
     excludes: tuple[str, ...] = ()  # extra gitignore-style patterns, relative to PATH
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A file the walk kept: its path relative to PATH, on disk, and its identity (device,
+    inode) as listed, which the opened file must still have when it is read."""
+
+    path: str
+    on_disk: str
+    device: int
+    inode: int
 
 
 @dataclass(frozen=True)
@@ -99,131 +143,21 @@ class WalkReport:
         self.skipped_paths.setdefault(reason, []).append(path)
 
 
-class _Ignores:
-    """The .gitignore rules in force in one directory: (base, patterns) from outermost in.
-
-    Matched as git matches each path it walks past, not as
-    ``pathspec.GitIgnoreSpec.check_file`` matches a whole path: within one file the last
-    pattern matching *this entry* decides. GitIgnoreSpec also counts a match of a parent
-    folder (``!a/b/`` re-included ``a/b/no.txt`` that ``a/**`` ignores) and ranks file
-    patterns over folder ones (so ``!a/b/`` after ``a/**`` lost), and it matched ``a/**``
-    against the folder ``a`` itself (git: only what is inside), so nothing below ``a``
-    could be re-included. A parent folder that is ignored is not walked into, which is
-    git's "a file of an excluded folder cannot be re-included".
-    """
-
-    def __init__(self, specs: tuple[tuple[str, tuple[tuple[Any, bool], ...]], ...] = ()
-                 ) -> None:
-        self.specs = specs
-
-    def add(self, base: str, lines: list[str]) -> _Ignores:
-        patterns = tuple(p for p in map(_pattern, lines) if p[0].include is not None)
-        if not patterns:
-            return self
-        return _Ignores((*self.specs, (base, patterns)))
-
-    def ignored(self, rel: str, is_dir: bool) -> bool:
-        """git's precedence: the deepest file with a matching rule decides, its last rule."""
-        for base, patterns in reversed(self.specs):
-            if base and not rel.startswith(base + "/"):
-                continue
-            local = rel[len(base) + 1:] if base else rel
-            entry = local + "/" if is_dir else local
-            for pattern, folders_only in reversed(patterns):
-                if (is_dir or not folders_only) and _names_entry(pattern.regex.match(entry),
-                                                                 entry):
-                    return bool(pattern.include)
-        return False
-
-
-def _pattern(line: str) -> tuple[Any, bool]:
-    """A compiled pattern, and whether it names folders only. ``X/**/`` is compiled as
-    ``X/**`` restricted to folders: pathspec makes it ``X/`` itself (the folder, not the
-    folders inside it, which is what git matches)."""
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-    text = line.rstrip()
-    if text.endswith("/**/") and not text.endswith("\\/**/"):
-        return GitIgnoreSpecPattern(text[:-1]), True
-    return GitIgnoreSpecPattern(line), False
-
-
-def _names_entry(match: re.Match[str] | None, entry: str) -> bool:
-    """Whether a pattern's regex match is a match of the entry itself (git's test), not
-    of a folder above it. pathspec's regexes are prefix matches: the ``ps_d`` group is the
-    slash after a matched folder (the entry's own trailing slash when the entry is that
-    folder); a match without it either ends at ``$`` (the entry) or is a ``dir/**``
-    prefix, which matches what is below ``dir/`` and not ``dir/`` itself."""
-    if match is None:
-        return False
-    if "ps_d" in match.re.groupindex and match.group("ps_d") is not None:
-        return match.end("ps_d") == len(entry)
-    if match.end() == len(entry):
-        return not entry.endswith("/")
-    return True
-
-
-#: the largest ignore file read (git itself refuses those over 100 MB); a bigger one is
-#: not a list of patterns, and reading it would only fill memory
-MAX_IGNORE_BYTES = 1 << 20
-IGNORE_FILE_SKIPPED = "ignore file not read (not a regular file, or over 1 MB)"
-
-
-def _read_lines(path: Path, report: WalkReport | None = None, shown: str = "") -> list[str]:
-    """An ignore file's lines; nothing when it is missing. One that is a symlink, a FIFO,
-    a device or over MAX_IGNORE_BYTES is not read at all (a symlink to /dev/zero filled
-    memory, a FIFO hung the run) and is counted as a skip."""
-    from esqlog.atomic import read_regular_file
-    from esqlog.errors import UsageError
-
-    try:
-        os.lstat(path)
-    except OSError:
-        return []
-    try:
-        raw = read_regular_file(path, MAX_IGNORE_BYTES, "ignore file", "",
-                                follow_symlinks=False)
-    except UsageError:
-        if report is not None:
-            report.skip(IGNORE_FILE_SKIPPED, shown or path.name)
-        return []
-    return raw.decode("utf-8", errors="replace").splitlines()
-
-
-def _outer_ignores(root: Path, report: WalkReport) -> tuple[_Ignores, str]:
-    """Rules from the repository's top down to PATH (PATH may be a sub-folder of a repo);
-    the second value is PATH's path relative to that top."""
-    ignores = _Ignores()
-    top = next((d for d in [root, *root.parents] if (d / ".git").exists()), None)
-    if top is None:
-        return ignores, ""
-    ignores = ignores.add("", _read_lines(top / ".git" / "info" / "exclude", report,
-                                          str(top / ".git" / "info" / "exclude")))
-    prefix = root.relative_to(top).as_posix()
-    prefix = "" if prefix == "." else prefix
-    parts = prefix.split("/") if prefix else []
-    for depth in range(len(parts)):
-        base = "/".join(parts[:depth])
-        outer = top.joinpath(*parts[:depth], ".gitignore")
-        ignores = ignores.add(base, _read_lines(outer, report, str(outer)))
-    return ignores, prefix
-
-
-def list_files(root: Path, options: WalkOptions, report: WalkReport) -> list[tuple[str, str]]:
-    """(path relative to root, path on disk) of every file the rules keep, in path order;
-    nothing is read yet (so a progress bar knows the total)."""
-    ignores, prefix = _outer_ignores(root, report)
+def list_files(root: Path, options: WalkOptions, report: WalkReport) -> list[Listed]:
+    """Every file the rules keep, in path order; nothing is read yet (so a progress bar
+    knows the total)."""
+    ignores, prefix = outer_ignores(root, report.skip)
     if options.excludes:
         ignores = ignores.add(prefix, list(options.excludes))
     return list(_walk(root, prefix, ignores, options, report))
 
 
-def read_files(files: list[tuple[str, str]], options: WalkOptions, report: WalkReport,
+def read_files(files: list[Listed], options: WalkOptions, report: WalkReport,
                advance: Callable[[int], None] | None = None) -> Iterator[SourceFile]:
     """The listed files read and checked (binary, generated, huge are counted, not kept);
     ``advance(1)`` after each (a progress bar)."""
-    for path, on_disk in files:
-        found = _read(on_disk, path, options, report)
+    for listed in files:
+        found = _read(listed, options, report)
         if advance is not None:
             advance(1)
         if found is not None:
@@ -231,8 +165,8 @@ def read_files(files: list[tuple[str, str]], options: WalkOptions, report: WalkR
             yield found
 
 
-def _walk(root: Path, prefix: str, ignores: _Ignores, options: WalkOptions,
-          report: WalkReport) -> Iterator[tuple[str, str]]:
+def _walk(root: Path, prefix: str, ignores: Ignores, options: WalkOptions,
+          report: WalkReport) -> Iterator[Listed]:
     """Depth first in name order, with an explicit stack: a tree 1,100 folders deep
     (generated fixtures, a loop of bind mounts) hit Python's recursion limit."""
     stack = [_opened(root, prefix, "", ignores, report)]
@@ -246,6 +180,9 @@ def _walk(root: Path, prefix: str, ignores: _Ignores, options: WalkOptions,
         in_repo = f"{repo_rel}/{entry.name}" if repo_rel else entry.name
         if not _decodable(entry.name):
             report.skip(UNDECODABLE, shown_path(path))
+        elif entry.name == ".gitignore" and path in report.skipped_paths.get(
+                IGNORE_FILE_SKIPPED, ()):
+            continue  # counted once already, as the ignore file its folder could not read
         elif entry.is_symlink():
             report.skip("symlink", path)
         elif entry.is_dir(follow_symlinks=False):
@@ -259,19 +196,36 @@ def _walk(root: Path, prefix: str, ignores: _Ignores, options: WalkOptions,
                 report.skip("gitignored", path)
             elif _OWN_SNAPSHOT.fullmatch(entry.name):
                 report.skip(OWN_FILE, path)
+            elif entry.name in AGENT_CONFIG_FILES or path in AGENT_CONFIG_PATHS:
+                report.skip(AGENT_CONFIG, path)
             elif not options.include_generated and (entry.name in GENERATED_NAMES
                                                     or entry.name.endswith(GENERATED_SUFFIXES)):
                 report.skip("generated", path)
             else:
-                yield path, entry.path
+                listed = _listed(entry, path)
+                if listed is None:
+                    report.skip("unreadable", path)
+                else:
+                    yield listed
+        elif not ignores.ignored(in_repo, False):  # a FIFO, socket or device: never opened
+            report.skip(NOT_REGULAR, path)
 
 
-def _opened(folder: Path, prefix: str, rel: str, ignores: _Ignores, report: WalkReport
-            ) -> tuple[str, str, _Ignores, Iterator[os.DirEntry[str]]]:
+def _listed(entry: os.DirEntry[str], path: str) -> Listed | None:
+    """The file as listed (its device and inode), None when it is gone already."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return Listed(path, entry.path, info.st_dev, info.st_ino)
+
+
+def _opened(folder: Path, prefix: str, rel: str, ignores: Ignores, report: WalkReport
+            ) -> tuple[str, str, Ignores, Iterator[os.DirEntry[str]]]:
     """One folder on the walk's stack: its paths, the rules in force in it, its entries."""
     repo_rel = "/".join(p for p in (prefix, rel) if p)
     shown = f"{rel}/.gitignore" if rel else ".gitignore"
-    ignores = ignores.add(repo_rel, _read_lines(folder / ".gitignore", report, shown))
+    ignores = ignores.add(repo_rel, read_ignore_lines(folder / ".gitignore", report.skip, shown))
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
@@ -298,10 +252,12 @@ def shown_path(path: str) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def _dir_skip(entry: os.DirEntry[str], in_repo: str, ignores: _Ignores,
+def _dir_skip(entry: os.DirEntry[str], in_repo: str, ignores: Ignores,
               options: WalkOptions) -> str | None:
     if entry.name in CACHE_DIRS or os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
         return "cache or virtualenv folder"
+    if entry.name in AGENT_CONFIG_DIRS:
+        return AGENT_CONFIG
     if entry.name in VENDOR_DIRS and not options.include_vendored:
         return "vendored folder"
     if ignores.ignored(in_repo, True):
@@ -309,17 +265,32 @@ def _dir_skip(entry: os.DirEntry[str], in_repo: str, ignores: _Ignores,
     return None
 
 
-def _read(on_disk: str, path: str, options: WalkOptions,
-          report: WalkReport) -> SourceFile | None:
+#: opened without following a symlink in the last component, without blocking on a FIFO
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read(listed: Listed, options: WalkOptions, report: WalkReport) -> SourceFile | None:
+    path = listed.path
     try:
-        if os.lstat(on_disk).st_size > options.max_file_bytes:
+        fd = os.open(listed.on_disk, _OPEN_FLAGS)
+    except OSError as exc:  # ELOOP: the listed file is a symlink now
+        report.skip(CHANGED if exc.errno == errno.ELOOP else "unreadable", path)
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (
+                listed.device, listed.inode):
+            report.skip(CHANGED, path)  # a FIFO, another file, or a folder above it moved
+            return None
+        if info.st_size > options.max_file_bytes:
             report.skip("huge", path)
             return None
-        with open(on_disk, "rb") as handle:
-            raw = handle.read(options.max_file_bytes + 1)
+        raw = _read_at_most(fd, options.max_file_bytes + 1)
     except OSError:
         report.skip("unreadable", path)
         return None
+    finally:
+        os.close(fd)
     reason = _content_skip(raw, options)
     if reason is None and path.endswith(".json") and is_calibration(raw):
         reason = OWN_FILE
@@ -330,6 +301,18 @@ def _read(on_disk: str, path: str, options: WalkOptions,
     text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     text = text.removeprefix("\ufeff")  # a BOM is an encoding mark, not the first word
     return SourceFile(path, text, hashlib.blake2b(raw, digest_size=16).hexdigest())
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of an open regular file (a short read is not its end)."""
+    parts = []
+    while limit > 0:
+        chunk = os.read(fd, min(limit, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        limit -= len(chunk)
+    return b"".join(parts)
 
 
 def _content_skip(raw: bytes, options: WalkOptions) -> str | None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from esqlog.engine.failures import error_reason, error_status
 from esqlog.engine.paths import api_path, check_index_name, index_path
+from esqlog.engine.state_index import check_state_index_plan, ensure_state_index_plan
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import ClusterError, UsageError
 from esqlog.scoring.painless import painless_source
@@ -213,7 +214,11 @@ def _backup_path(index_uuid: str) -> str:
 
 
 def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
-    """The saved ``index.similarity.*`` settings of an index, or None when none is saved."""
+    """The saved ``index.similarity.*`` settings of an index, or None when none is saved;
+    never from a backup index esqlog did not make (its settings would be applied)."""
+    if not (yield from check_state_index_plan(BACKUP_INDEX, _BACKUPS, _APPLY,
+                                              _legacy_backups)):
+        return None
     try:
         body = yield Request("GET", _backup_path(index_uuid))
     except Exception as exc:
@@ -232,16 +237,7 @@ def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
 
 def _save_backup_plan(state: SimilarityState, params: SimilarityParams) -> Plan[None]:
     """Store the current settings as JSON text, so no mapping can reinterpret the keys."""
-    try:
-        yield Request("PUT", index_path(BACKUP_INDEX), body={
-            "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
-            "mappings": {"dynamic": False, "properties": {
-                "index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
-                "saved_at": {"type": "date"}}}})
-    except Exception as exc:
-        if "already_exists" not in error_reason(exc) and "already exists" not in error_reason(
-                exc):
-            raise
+    yield from ensure_backup_index_plan()
     yield Request("PUT", _backup_path(state.uuid), {"refresh": "true"}, {
         "index": state.index, "index_uuid": state.uuid,
         "similarity_json": json.dumps(dict(state.similarity), sort_keys=True),
@@ -249,6 +245,26 @@ def _save_backup_plan(state: SimilarityState, params: SimilarityParams) -> Plan[
         "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "esqlog_version": __version__,
     })
+
+
+_BACKUPS, _APPLY = "similarity backups", "similarity apply"  # the state, its command
+_BACKUP_PROPERTIES = {"index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
+                      "saved_at": {"type": "date"}}
+
+
+def ensure_backup_index_plan(index: str = BACKUP_INDEX) -> Plan[None]:
+    """The backup index, made and marked by esqlog (esqlog.engine.state_index); one of
+    that name esqlog did not make, or an alias, is refused before any write."""
+    yield from ensure_state_index_plan(index, _BACKUPS, _APPLY, {
+        "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+        "mappings": {"dynamic": False, "properties": _BACKUP_PROPERTIES}},
+        legacy=_legacy_backups)
+
+
+def _legacy_backups(mappings: Mapping[str, Any]) -> bool:
+    """The mapping earlier esqlog versions gave the backup index, exactly."""
+    return (str(mappings.get("dynamic")).lower() == "false"
+            and mappings.get("properties") == _BACKUP_PROPERTIES)
 
 
 def _delete_backup_plan(index_uuid: str) -> Plan[None]:

@@ -15,7 +15,7 @@ from esqlog.calibration.calibrate import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import AsyncEngine, Engine, flavor_of, is_async_client
 from esqlog.engine.steps import ClientSearch, Pause, Step, adrive, drive
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import DecisionHook
 from esqlog.wrapper.multi import msearch_plan

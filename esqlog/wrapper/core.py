@@ -15,7 +15,7 @@ from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Flavor, version_plan
 from esqlog.engine.steps import Plan
 from esqlog.errors import UsageError
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.rerank import ScoredText
 from esqlog.scoring.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.scoring.joins import confirmed_joins, joins_that_fit

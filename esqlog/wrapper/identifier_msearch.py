@@ -112,7 +112,9 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         return [header, body], None
     yield from core.snapshots.check_plan(target.index, target.uuid)
     yield from core.clause_limit_plan()
-    if rewriter.settings.fan_out and target.shards > 1 and fans_out(call):
+    # esqlog_terms without idf scores every shard alike: one plain query, no dfs, no fan-out
+    plugin = rewriter.settings.engine_query == "plugin"
+    if rewriter.settings.fan_out and not plugin and target.shards > 1 and fans_out(call):
         queries = rewriter.rewrite_per_shard(target, query, core.snapshots, core.max_clauses)
         if queries == STALE:
             return (yield from boost(header, body, given)), None
@@ -129,7 +131,7 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     if not isinstance(rewritten, dict):
         return [header, body], None
     if (core.options.dfs and target.shards > 1 and "search_type" not in header and not unscored
-            and given.get("search_type") is None
+            and not plugin and given.get("search_type") is None
             and (given.get("params") or {}).get("search_type") is None):
         header = {**header, "search_type": _DFS}
     return [header, {**body, "query": rewritten}], None

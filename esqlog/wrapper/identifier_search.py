@@ -42,7 +42,8 @@ from typing import Any
 from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
@@ -213,12 +214,24 @@ class IdentifierRewriter:
             return None
         return spec, stats
 
-    def _warn_once(self, key: str, message: str) -> None:
+    def warn_point_in_time(self) -> None:
+        """Once per wrapped client: a PIT search keeps the native match set (boost).
+
+        Why not the identifiers match set: a PIT search names no index and cannot be sent
+        per shard, and the mode's promise (one query, one match set, whichever way it is
+        sent) would then hold for some pages of a paginated result and not others. Said
+        once, since hits.total and the hits differ from the same search without a PIT."""
+        self._warn_once("pit", (
+            "esqlog: mode 'identifiers' does not apply to point-in-time searches: they keep "
+            "the engine's native match set (ranked in boost mode); page with from/size or "
+            "search_after without a PIT for the identifiers match set"), stacklevel=5)
+
+    def _warn_once(self, key: str, message: str, stacklevel: int = 7) -> None:
         if self._warned is None:
             self._warned = set()
         if key not in self._warned:
             self._warned.add(key)
-            warnings.warn(message, RuntimeWarning, stacklevel=7)
+            warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
 def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from esqlog.errors import UsageError
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.scoring.joins import DEFAULT_JOIN_WEIGHT
 from esqlog.wrapper.decisions import DecisionHook
 

@@ -71,6 +71,8 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
                 trace.fell_back("identifiers snapshot stale: boost")
         elif mode == "identifiers":
             mode = "boost"  # knn, retrievers and PIT searches keep the native match set: boost
+            if call.get("pit") is not None and core.identifiers is not None:
+                core.identifiers.warn_point_in_time()
             trace.fell_back("identifiers beside knn, a retriever or a point in time: boost")
         index, pit = call.index, None
         if index is None and call.get("pit") is not None:

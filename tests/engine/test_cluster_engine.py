@@ -246,7 +246,8 @@ def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[s
 
 def test_identifiers_mode_equals_its_oracle(cluster: Engine,
                                             tmp_path_factory: pytest.TempPathFactory) -> None:
-    from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+    from esqlog.identifiers.query import plan_identifier_query
+    from esqlog.identifiers.settings import IdentifierSettings
     from tests.support.identifiers_fixture import search as _search
     from tests.support.identifiers_fixture import texts as _texts
     from tests.support.identifiers_fixture import wrapped_fixture

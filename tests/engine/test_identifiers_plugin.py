@@ -22,7 +22,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, calibrated_index, mappings
 from tests.support.engines import bulk_index, call, create_index
@@ -127,6 +127,35 @@ def test_without_idf_the_score_is_the_boost_times_the_saturation(engine: Engine)
         call(engine, "DELETE", f"/{index}")
 
 
+def test_without_idf_under_dfs_avgdl_is_the_index_wide_one(engine: Engine) -> None:
+    """Under dfs_query_then_fetch the length norm divides by the whole index's average length
+    (the dfs phase's field statistics), as the engine's own queries do: two shards of short
+    and long documents score as one shard holding them all, and unlike without dfs."""
+    docs = [{"id": k, "body": "alpha beta" if k % 2 else "alpha gamma delta epsilon zeta eta"}
+            for k in range(20)]
+    query = {"esqlog_terms": {"field": "body", "terms": ["alpha", "beta"], "idf": False}}
+    scores = {}
+    for shards, search_type in ((1, "query_then_fetch"), (2, "dfs_query_then_fetch"),
+                                (2, "query_then_fetch")):
+        index = create_index(engine, shards=shards, mappings=MAPPINGS)
+        try:
+            for doc in docs:  # the short documents on one shard, the long on the other
+                call(engine, "PUT", f"/{index}/_doc/{doc['id']}", doc,
+                     routing="a" if doc["id"] % 2 else "b")
+            call(engine, "POST", f"/{index}/_refresh")
+            found = call(engine, "POST", f"/{index}/_search", {"query": query, "size": 20},
+                         search_type=search_type)["hits"]["hits"]
+            scores[shards, search_type] = {h["_id"]: h["_score"] for h in found}
+        finally:
+            call(engine, "DELETE", f"/{index}")
+    single, dfs = scores[1, "query_then_fetch"], scores[2, "dfs_query_then_fetch"]
+    assert single.keys() == dfs.keys() and len(single) == 20
+    for doc, score in single.items():
+        assert dfs[doc] == pytest.approx(score, rel=1e-4), doc
+    local = scores[2, "query_then_fetch"]
+    assert any(abs(local[d] - single[d]) > 1e-3 * single[d] for d in single), local
+
+
 def _all_hits(client: Any, index: str, body: dict[str, Any]) -> tuple[int, dict[str, float]]:
     answer = client.search(index=index, body=body)
     if "sort" in body:  # sorted hits carry no score
@@ -204,6 +233,8 @@ def test_bad_input_is_the_engines_400_with_a_reason(engine: Engine) -> None:
             "must hold strings only": {"field": "body", "terms": ["a", 3]},
             "does not support [size]": {"field": "body", "terms": ["a"], "size": 3},
             "does not support [idf]": {"field": "body", "terms": ["a"], "idf": "no"},
+            "[boost] must be 0 or more, got [-1.5]": {"field": "body", "terms": ["a"],
+                                                       "boost": -1.5},
         }
         for reason, inner in cases.items():
             status, message = _status(engine, index, inner)
@@ -258,13 +289,10 @@ def _fresh(engine: Engine, docs: list[dict[str, Any]], query: dict[str, Any]
         call(engine, "DELETE", f"/{index}")
 
 
-def test_the_postings_cache_changes_no_match_and_no_score(engine: Engine) -> None:
-    """The test nodes run with the plugin's postings cache (engine.sh: 5% of the heap). A
-    repeated search reads its rare terms (and the absent one) from it; a new segment, deleted
-    documents and a merge into a new segment answer as an index that never saw the query."""
-    settings = call(engine, "GET", "/_nodes/settings", flat_settings="true")["nodes"]
-    assert {n["settings"].get("esqlog.terms.postings_cache_size")
-            for n in settings.values()} == {"5%"}
+def test_segments_deletions_and_merges_change_no_match_and_no_score(engine: Engine) -> None:
+    """A repeated search answers the same; a new segment, deleted documents and a merge into
+    a new segment answer as an index that never saw the query (the plugin keeps nothing
+    between searches; a node that still names the retired postings-cache setting starts)."""
     words = ["readfile", "writefile", "closefile", "other", "text"]
     docs = [{"id": k, "body": " ".join(words[(k + j) % 5] for j in range(1 + k % 4))}
             for k in range(60)]

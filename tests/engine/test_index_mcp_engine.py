@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from esqlog.agent.code_search import numbered
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main
 from esqlog.engine.client import Engine

@@ -110,8 +110,6 @@ def test_a_run_killed_mid_way_leaves_refreshes_that_the_next_run_restores(
     assert _refresh_interval(engine, index_name) == "7s"  # the user's value, not -1/default
 
 
-@pytest.mark.xfail(strict=False, reason="a run that finds the index just created by the "
-                   "other may still search it before its primaries are active (503)")
 def test_two_first_runs_at_once_both_succeed(engine: Engine, index_name: str,
                                              tmp_path: Path) -> None:
     """The real race: two processes started together on a new index name."""

@@ -22,13 +22,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import (
-    DEFAULT_BUDGET,
-    DEFAULT_LIMIT,
-    MAX_BUDGET,
-    numbered,
-    search_kwargs,
-)
+from esqlog.agent.code_search import DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, search_kwargs
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path

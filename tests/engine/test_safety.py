@@ -81,12 +81,14 @@ READ_SUFFIXES = ("/_search", "/_mtermvectors", "/_search/scroll", "/_count", "/_
 
 
 def _allowed(method: str, path: str) -> bool:
-    """Reads, plus the only two writes esqlog may make: its stored script and its own index."""
+    """Reads, plus the only two writes esqlog may make: its stored script and its own index
+    (created and marked by esqlog, esqlog.engine.state_index)."""
     if method in ("GET", "HEAD") or (method == "POST" and path.endswith(READ_SUFFIXES)):
         return True
     if method == "DELETE" and path == "/_search/scroll":
         return True
-    return method == "PUT" and (path == "/_scripts/esqlog-qlog-term"
+    return method == "PUT" and (path in ("/_scripts/esqlog-qlog-term", "/esqlog-calibrations",
+                                         "/esqlog-calibrations/_mapping")
                                 or path.startswith("/esqlog-calibrations/_doc/"))
 
 

@@ -25,7 +25,8 @@ from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.identifiers_fixture import N_DOCS, SHARDS, UNCAPPED, Wrapped, wrapped_fixture

@@ -20,10 +20,11 @@ import pytest
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
-from esqlog.identifiers.scan import absorb, shard_df
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.scan import SplitCollector, absorb, shard_df
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shard_task import merge_shards
-from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.statistics.vocabulary_scan import ShardScan

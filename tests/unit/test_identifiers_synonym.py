@@ -11,7 +11,8 @@ import pytest
 
 from esqlog.errors import UsageError
 from esqlog.identifiers import synonym
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from tests.support.split_docs import build, df_lookup
 
 PLUGIN = IdentifierSettings(engine_query="plugin")

@@ -34,9 +34,8 @@ import org.elasticsearch.xcontent.XContentParser;
  * documents that cannot make the top hits. Its idf is the one of the largest df among the
  * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch); with
  * {@code "idf": false} there is none (SaturationQuery): the score is boost * saturation, the same
- * on every shard whatever its statistics, and several terms are then scored from their postings
- * read once into doc order (SaturationLeaf, SaturationWeight) rather than through the synonym
- * query's heap: the same BM25 of the same summed tf, at less of the engine's time.
+ * on every shard whatever its statistics, scored by the same Lucene queries (lazily read
+ * postings, impacts) through a BM25 with a constant idf.
  */
 public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
     public static final String NAME = "esqlog_terms";
@@ -143,6 +142,10 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
                         + "); it takes field, terms, idf (a boolean), boost and _name");
             }
         }
+        if (!(boost >= 0f)) {  // the engine's own message would print the default boost
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [boost] must "
+                + "be 0 or more, got [" + boost + "]; use a value between 0 and 1 to lower a group");
+        }
         try {
             return new TermsQueryBuilder(field, terms, idf).boost(boost).queryName(queryName);
         } catch (IllegalArgumentException e) {
@@ -156,7 +159,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         if (type == null) {
             return new MatchNoDocsQuery("unmapped field [" + field + "]");
         }
-        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS, SaturationWeight::new);
+        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.CollectionStatistics;
@@ -21,7 +22,6 @@ import org.apache.lucene.search.Weight;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.PerFieldSimilarityWrapper;
 import org.apache.lucene.search.similarities.Similarity;
-import org.apache.lucene.search.similarities.Similarity.SimScorer;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -33,57 +33,44 @@ import org.apache.lucene.util.BytesRef;
  * the scoring shard's statistics; that made one request per shard (or a dfs phase) necessary.
  * Without the idf, one plain query scores every shard exactly, with no statistics at all.
  *
- * <p>Engine-neutral Lucene code, compiled into both engines' plugins: each engine passes the
- * function that reads (k1, b, the factor its BM25 multiplies the weight by) from the field's
- * similarity, or null for a similarity that is no BM25, and its own {@link Weights} (the two
- * engines' Lucene versions differ in the Weight and Scorer API): a group of several terms is
- * scored from their postings read once into doc order (SaturationLeaf), one term by its own
- * TermQuery (impacts, so the top-level query can skip). {@link #of} builds every group.
+ * <p>Why Lucene's own TermQuery and SynonymQuery do the scoring (through a searcher whose BM25
+ * has a constant idf): they read postings lazily, a disjunction over the group's postings that
+ * sums the tf per document, so a request holds a few postings buffers per term and nothing
+ * proportional to the segment's documents (reading each group into doc-ordered arrays once
+ * took 8 bytes per document per group and one request of many groups ended the node with an
+ * OutOfMemoryError); and they expose impacts (a synonym query merges its terms'), so top-k
+ * collection skips blocks that cannot compete (block-max WAND, MaxScore). The field
+ * statistics (avgdl) come from the engine's searcher, so under dfs_query_then_fetch they are
+ * the dfs phase's, as for the engine's own queries.
+ *
+ * <p>Engine-neutral Lucene code, compiled into both engines' plugins against Lucene 9.12 and
+ * 10.x alike: each engine passes the function that reads (k1, b, the factor its BM25 multiplies
+ * the weight by) from the field's similarity, or null for a similarity that is no BM25.
  */
 public final class SaturationQuery extends Query {
-    /** The engine's Weight over SaturationLeaf for one group of several terms. */
-    @FunctionalInterface
-    public interface Weights {
-        Weight create(Query query, String field, List<BytesRef> terms, SimScorer sim);
-    }
-
-    /** One term's TermQuery (scored with impacts); null for several terms (SaturationLeaf). */
-    private final Query single;
+    /** A TermQuery for one term, else a SynonymQuery (its terms sorted: order-free equals). */
+    private final Query inner;
     private final String field;
-    private final List<BytesRef> terms;
     private final Function<Similarity, float[]> bm25;
-    private final Weights weights;
-    private int hash;  // 0: not computed yet (racy but idempotent, as String's)
-    private int[] termHashes;
-    private Term[] visited;  // the terms as a visitor takes them, built once
+    private final int hash;
 
-    private SaturationQuery(Query single, String field, List<BytesRef> terms,
-                            Function<Similarity, float[]> bm25, Weights weights) {
-        this.single = single;
+    private SaturationQuery(Query inner, String field, Function<Similarity, float[]> bm25) {
+        this.inner = Objects.requireNonNull(inner);
         this.field = Objects.requireNonNull(field);
-        this.terms = List.copyOf(terms);
         this.bm25 = Objects.requireNonNull(bm25);
-        this.weights = Objects.requireNonNull(weights);
+        this.hash = 31 * classHash() + inner.hashCode();
     }
 
     /**
      * The Lucene query of one {@code esqlog_terms} group on the engine's field: with its idf,
      * a TermQuery or a SynonymQuery; without, this query over them (both engines' builders
-     * call it, with their BM25 reader and their Weights).
-     *
-     * <p>Why the terms come as bytes and no SynonymQuery is built for a group scored without
-     * its idf: the query is built anew on every shard of every search, and for ~300 terms
-     * the string-to-bytes encoding, the synonym query's sorting and its hashing were a fifth
-     * of the engine's time (a profile of the identifiers query on 3 shards); the synonym
-     * query is now built only where a filter needs one (a non-scoring use).
+     * call it with their BM25 reader).
      */
     public static Query of(String field, List<BytesRef> terms, boolean idf,
-                           Function<Similarity, float[]> bm25, Weights weights) {
-        if (terms.size() == 1) {
-            Query term = new TermQuery(new Term(field, terms.get(0)));
-            return idf ? term : new SaturationQuery(term, field, terms, bm25, weights);
-        }
-        return idf ? synonym(field, terms) : new SaturationQuery(null, field, terms, bm25, weights);
+                           Function<Similarity, float[]> bm25) {
+        Query inner = terms.size() == 1 ? new TermQuery(new Term(field, terms.get(0)))
+            : synonym(field, terms);
+        return idf ? inner : new SaturationQuery(inner, field, bm25);
     }
 
     /** The terms as the index holds them (UTF-8): what {@link #of} takes, encoded once per
@@ -104,19 +91,6 @@ public final class SaturationQuery extends Query {
         return builder.build();
     }
 
-    /** Each term's hash, computed once per query: the postings cache's lookups use them. */
-    int[] termHashes() {
-        int[] hashes = termHashes;
-        if (hashes == null) {
-            hashes = new int[terms.size()];
-            for (int i = 0; i < hashes.length; i++) {
-                hashes[i] = terms.get(i).hashCode();
-            }
-            termHashes = hashes;
-        }
-        return hashes;
-    }
-
     /** (k1, b, 1) of Lucene's BM25Similarity, else null. */
     public static float[] luceneBm25(Similarity similarity) {
         if (similarity instanceof BM25Similarity sim) {
@@ -126,18 +100,10 @@ public final class SaturationQuery extends Query {
     }
 
     @Override
-    public Query rewrite(IndexSearcher searcher) throws IOException {
-        Query rewritten = single == null ? null : single.rewrite(searcher);
-        return rewritten == single ? this
-            : new SaturationQuery(rewritten, field, terms, bm25, weights);
-    }
-
-    @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost)
             throws IOException {
         if (!scoreMode.needsScores()) {  // a filter: the same match set, no score
-            Query match = single != null ? single : synonym(field, terms);
-            return match.createWeight(searcher, scoreMode, boost);
+            return inner.createWeight(searcher, scoreMode, boost);
         }
         Similarity similarity = searcher.getSimilarity();
         if (similarity instanceof PerFieldSimilarityWrapper perField) {
@@ -148,61 +114,50 @@ public final class SaturationQuery extends Query {
             throw new IllegalArgumentException("[esqlog_terms] with idf false needs a BM25 "
                 + "similarity on [" + field + "], which has " + similarity);
         }
-        // the same reader (so the same leaves), scored by the same BM25 without its idf
-        IndexSearcher view = new IndexSearcher(searcher.getIndexReader());
-        view.setQueryCache(null);
-        UnitIdfBM25 unit = new UnitIdfBM25(params[0], params[1], params[2]);
-        view.setSimilarity(unit);
-        CollectionStatistics collection = view.collectionStatistics(field);
-        if (single != null || collection == null) {  // one term, or no document has the field
-            Query match = single != null ? single : synonym(field, terms);
-            return match.createWeight(view, scoreMode, boost);
+        IndexSearcher view = new UnitIdfSearcher(searcher);
+        view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
+        return inner.createWeight(view, scoreMode, boost);
+    }
+
+    /**
+     * The engine searcher's reader (so the same leaves) and its field statistics (the dfs
+     * phase's under dfs_query_then_fetch: avgdl as the engine's own queries see it), with its
+     * own similarity and no query cache.
+     */
+    private static final class UnitIdfSearcher extends IndexSearcher {
+        private final IndexSearcher engine;
+
+        UnitIdfSearcher(IndexSearcher engine) {
+            super(engine.getIndexReader());
+            this.engine = engine;
+            setQueryCache(null);
         }
-        // the idf is a constant, so any term statistics give the same scorer
-        SimScorer sim = unit.scorer(boost, collection, new TermStatistics(terms.get(0), 1, 1));
-        return weights.create(this, field, terms, sim);
+
+        @Override
+        public CollectionStatistics collectionStatistics(String field) throws IOException {
+            return engine.collectionStatistics(field);
+        }
     }
 
     @Override
     public void visit(QueryVisitor visitor) {
-        QueryVisitor inner = visitor.getSubVisitor(BooleanClause.Occur.MUST, this);
-        if (single != null) {
-            single.visit(inner);
-        } else if (inner.acceptField(field)) {  // as the synonym query visits its terms
-            Term[] each = visited;
-            if (each == null) {
-                each = new Term[terms.size()];
-                for (int i = 0; i < each.length; i++) {
-                    each[i] = new Term(field, terms.get(i));
-                }
-                visited = each;
-            }
-            inner.getSubVisitor(BooleanClause.Occur.SHOULD, this).consumeTerms(this, each.clone());
-        }
+        inner.visit(visitor.getSubVisitor(BooleanClause.Occur.MUST, this));
     }
 
     @Override
     public String toString(String defaultField) {
-        Query shown = single != null ? single : synonym(field, terms);
-        return "saturation(" + shown.toString(defaultField) + ")";
+        return "saturation(" + inner.toString(defaultField) + ")";
     }
 
     @Override
     public boolean equals(Object other) {
-        return sameClassAs(other) && field.equals(((SaturationQuery) other).field)
-            && terms.equals(((SaturationQuery) other).terms)
-            && bm25.equals(((SaturationQuery) other).bm25)
-            && (single == null) == (((SaturationQuery) other).single == null);
+        return sameClassAs(other) && inner.equals(((SaturationQuery) other).inner)
+            && bm25.equals(((SaturationQuery) other).bm25);
     }
 
     @Override
     public int hashCode() {
-        int h = hash;
-        if (h == 0) {  // the query is hashed by every BooleanQuery that holds it
-            h = Objects.hash(classHash(), field, terms, single == null);
-            hash = h;
-        }
-        return h;
+        return hash;
     }
 
     /** BM25 whose idf is a constant: 1, or the factor the engine's BM25 multiplies by. */

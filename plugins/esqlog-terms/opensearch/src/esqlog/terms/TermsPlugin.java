@@ -9,16 +9,21 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.SearchPlugin;
 
 /**
- * Registers the esqlog_terms query (TermsQueryBuilder) and the node setting that bounds its
- * postings cache (PostingsCache): {@code esqlog.terms.postings_cache_size}, a size or a share
- * of the heap (20% of a 1 GB heap measured, docs/benchmarks/identifiers.md); off unless set.
+ * Registers the esqlog_terms query (TermsQueryBuilder).
+ *
+ * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored: the query
+ * once kept rare terms' postings in a node-wide cache (unbounded in practice, filled by
+ * anyone); it now reads postings lazily through Lucene's own term and synonym queries, which
+ * seek their terms themselves (docs/identifiers.md). The setting stays registered so that a
+ * node whose
+ * configuration still names it starts (no deprecation warning: the engine would add
+ * it to every response).
  */
 public final class TermsPlugin extends Plugin implements SearchPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
-        PostingsCache.SETTING, PostingsCache.DEFAULT, Setting.Property.NodeScope);
+        "esqlog.terms.postings_cache_size", "0b", Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
-        PostingsCache.configure(POSTINGS_CACHE_SIZE.get(settings).getBytes());
     }
 
     @Override

@@ -31,9 +31,8 @@ import org.opensearch.index.query.QueryShardContext;
  * documents that cannot make the top hits. Its idf is the one of the largest df among the
  * terms the scoring shard holds (the dfs statistics under dfs_query_then_fetch); with
  * {@code "idf": false} there is none (SaturationQuery): the score is boost * saturation, the same
- * on every shard whatever its statistics, and several terms are then scored from their postings
- * read once into doc order (SaturationLeaf, SaturationWeight) rather than through the synonym
- * query's heap: the same BM25 of the same summed tf, at less of the engine's time.
+ * on every shard whatever its statistics, scored by the same Lucene queries (lazily read
+ * postings, impacts) through a BM25 with a constant idf.
  */
 public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
     public static final String NAME = "esqlog_terms";
@@ -41,8 +40,26 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
     private static final ParseField TERMS = new ParseField("terms");
     private static final ParseField IDF = new ParseField("idf");
 
-    /** OpenSearch's BM25 is Lucene's BM25Similarity. */
-    private static final Function<Similarity, float[]> BM25_PARAMS = SaturationQuery::luceneBm25;
+    /**
+     * OpenSearch 3.x's BM25 is Lucene's BM25Similarity; 2.x's is a LegacyBM25Similarity (its
+     * weight times 1 + k1), whose class moved between releases
+     * (org.apache.lucene.misc.search.similarity in 2.x, org.opensearch.lucene.similarity in
+     * 3.x): read by name, so one source compiles against both.
+     */
+    private static final Function<Similarity, float[]> BM25_PARAMS = TermsQueryBuilder::bm25;
+
+    private static float[] bm25(Similarity similarity) {
+        if (similarity != null && similarity.getClass().getSimpleName().equals("LegacyBM25Similarity")) {
+            try {
+                float k1 = (Float) similarity.getClass().getMethod("getK1").invoke(similarity);
+                float b = (Float) similarity.getClass().getMethod("getB").invoke(similarity);
+                return new float[] {k1, b, 1f + k1};
+            } catch (ReflectiveOperationException e) {
+                return null;
+            }
+        }
+        return SaturationQuery.luceneBm25(similarity);
+    }
 
     private final String field;
     private final List<String> terms;
@@ -137,6 +154,10 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
                         + "); it takes field, terms, idf (a boolean), boost and _name");
             }
         }
+        if (!(boost >= 0f)) {  // the engine's own message would print the default boost
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [boost] must "
+                + "be 0 or more, got [" + boost + "]; use a value between 0 and 1 to lower a group");
+        }
         try {
             return new TermsQueryBuilder(field, terms, idf).boost(boost).queryName(queryName);
         } catch (IllegalArgumentException e) {
@@ -150,7 +171,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         if (type == null) {
             return new MatchNoDocsQuery("unmapped field [" + field + "]");
         }
-        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS, SaturationWeight::new);
+        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS);
     }
 
     @Override
