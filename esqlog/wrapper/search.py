@@ -102,7 +102,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             forced = (esqlog_mode or core.options.mode) == "script"
 
             def rewrite(rewrite_mode: RewriteMode) -> None:
-                if rewrite_mode == "boost" and (mode == "script" or trace.requested == "auto"):
+                if rewrite_mode == "boost" and mode == "script":
                     trace.fell_back("stored script unavailable: boost")
                 trace.rewritten(rewrite_mode)
 
