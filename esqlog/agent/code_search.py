@@ -91,6 +91,7 @@ class CodeSearch(FileReader):
 
         super().__init__(engine, calibration, index, field, counter, url, page_size)
         self.client = wrap(engine.client, calibration, mode=mode)
+        self._symbols: bool | None = None  # whether the index names definitions, once asked
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
                detail: str = "list", scope: Scope | None = None) -> str:
@@ -118,7 +119,8 @@ class CodeSearch(FileReader):
             Scope() if scope is None else scope, names)))
         chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
         note = ""
-        if names.only_name and not any(is_definition(c.symbol, names) for c in chunks):
+        if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
+                and self._has_symbols()):
             note = self._no_definition(names)
             if not any(self._mentioned(name) for name in names.names):
                 return note + "\nno indexed text holds it either."
@@ -140,6 +142,18 @@ class CodeSearch(FileReader):
                 close.append(symbol)
         shown = ", ".join(close[:5]) if close else "none"
         return f"no definition named {' / '.join(names.names)} in this index; closest: {shown}"
+
+    def _has_symbols(self) -> bool:
+        """Whether the index names its definitions at all (esqlog index's ``symbol``): in one
+        that does not, a missing definition says nothing. Asked once."""
+        if self._symbols is None:
+            body = {"query": {"exists": {"field": SYMBOL_FIELDS[0]}}, "size": 0,
+                    "track_total_hits": 1}
+            found = self._guard(lambda: self.engine.perform(Request(
+                "POST", index_path(self.index, "_search"), body=body)))
+            total = found["hits"]["total"]
+            self._symbols = (total["value"] if isinstance(total, dict) else int(total)) > 0
+        return self._symbols
 
     def _mentioned(self, name: str) -> bool:
         """Whether any indexed term holds the name: ``httptest.NewRecorder`` is one token

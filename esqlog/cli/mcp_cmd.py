@@ -101,12 +101,24 @@ def absolute_calibration(path: Path) -> Path:
     return absolute
 
 
+#: a bearer token shorter than this is refused (openssl rand -hex 32 gives 64)
+MIN_TOKEN_CHARS = 16
+
+
 def auth_token(path: Path) -> str:
     """The bearer token: the file's text without surrounding whitespace (never printed)."""
     from esqlog.atomic import read_regular_file
 
     fix = "pass a file holding one token (e.g. from: openssl rand -hex 32)"
-    raw = read_regular_file(path.expanduser(), 4096, "auth token file", fix)
+    target = path.expanduser()
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        mode = 0  # read_regular_file names what is wrong with it
+    if mode & 0o077:
+        raise UsageError(f"auth token file {str(path)!r} can be read by other users "
+                         f"(mode {mode & 0o777:o})", f"chmod 600 {str(path)!r}")
+    raw = read_regular_file(target, 4096, "auth token file", fix)
     try:
         token = raw.decode("utf-8").strip()
     except UnicodeDecodeError:
@@ -114,4 +126,7 @@ def auth_token(path: Path) -> str:
     if not token or any(c.isspace() for c in token) or not token.isprintable():
         raise UsageError(f"auth token file {str(path)!r} does not hold one token "
                          "(empty, or spaces inside)", fix)
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(f"the token in {str(path)!r} has {len(token)} characters, under "
+                         f"{MIN_TOKEN_CHARS}: anyone could guess it", fix)
     return token
