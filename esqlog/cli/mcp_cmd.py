@@ -71,6 +71,8 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
         raise UsageError(f"--host {host} serves the index to other machines without "
                          "authentication", "pass --auth-token-file FILE (clients then send "
                          "'Authorization: Bearer <token>'), or --host 127.0.0.1")
+    if transport == "http":
+        host = listen_host(host)
     calibration, field = load_for_field(absolute_calibration(calibration_file), field_name)
     if mode == "auto":
         from esqlog.identifiers.calibrate import auto_mode
@@ -99,6 +101,22 @@ def absolute_calibration(path: Path) -> Path:
         raise UsageError(f"calibration file {str(absolute)!r} does not exist{where}",
                          "pass the absolute path of the file esqlog calibrate --out wrote")
     return absolute
+
+
+def listen_host(host: str) -> str:
+    """--host as the server binds it: ``[::1]`` (a URL's spelling) without its brackets; one
+    that resolves to no address is one line, not the HTTP server's traceback."""
+    import socket
+
+    bare = host.strip()
+    if bare.startswith("[") and bare.endswith("]"):
+        bare = bare[1:-1]
+    try:
+        socket.getaddrinfo(bare, None)
+    except (OSError, UnicodeError):
+        raise UsageError(f"--host {host[:100]!r} is not an address this machine can listen on",
+                         "pass an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name") from None
+    return bare
 
 
 #: a bearer token shorter than this is refused (openssl rand -hex 32 gives 64)

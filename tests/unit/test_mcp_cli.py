@@ -105,3 +105,13 @@ def test_missing_mcp_extra_is_one_line(tmp_path: Path, monkeypatch: pytest.Monke
     ("myhost", False)])
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_a_bracketed_ipv6_host_is_taken_and_an_unknown_one_is_one_line() -> None:
+    from esqlog.cli.mcp_cmd import listen_host
+    from esqlog.errors import UsageError
+
+    assert listen_host("[::1]") == "::1" and listen_host(" 127.0.0.1 ") == "127.0.0.1"
+    with pytest.raises(UsageError) as error:
+        listen_host("[::1")
+    assert "--host" in str(error.value) and "\n" not in str(error.value)
