@@ -147,12 +147,7 @@ class CodeSearch(FileReader):
         """Whether the index names its definitions at all (esqlog index's ``symbol``): in one
         that does not, a missing definition says nothing. Asked once."""
         if self._symbols is None:
-            body = {"query": {"exists": {"field": SYMBOL_FIELDS[0]}}, "size": 0,
-                    "track_total_hits": 1}
-            found = self._guard(lambda: self.engine.perform(Request(
-                "POST", index_path(self.index, "_search"), body=body)))
-            total = found["hits"]["total"]
-            self._symbols = (total["value"] if isinstance(total, dict) else int(total)) > 0
+            self._symbols = self._any({"exists": {"field": SYMBOL_FIELDS[0]}})
         return self._symbols
 
     def _mentioned(self, name: str) -> bool:
@@ -160,8 +155,11 @@ class CodeSearch(FileReader):
         under the ``standard`` analyzer, so a term wildcard over the field's dictionary
         (lowercased as the analyzer does; a name is a word, so no wildcard character of its
         own). Asked only when nothing defines a name-only query: one request, no scoring."""
-        body = {"query": {"wildcard": {self.field: {"value": f"*{name.lower()}*"}}},
-                "size": 0, "track_total_hits": 1}
+        return self._any({"wildcard": {self.field: {"value": f"*{name.lower()}*"}}})
+
+    def _any(self, query: dict[str, Any]) -> bool:
+        """Whether any document matches ``query`` (no hits fetched, counting stops at one)."""
+        body = {"query": query, "size": 0, "track_total_hits": 1}
         found = self._guard(lambda: self.engine.perform(Request(
             "POST", index_path(self.index, "_search"), body=body)))
         total = found["hits"]["total"]
