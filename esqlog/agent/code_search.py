@@ -90,8 +90,19 @@ class CodeSearch(FileReader):
         from esqlog.wrapper import wrap
 
         super().__init__(engine, calibration, index, field, counter, url, page_size)
+        self.mode = mode
         self.client = wrap(engine.client, calibration, mode=mode)
         self._symbols: bool | None = None  # whether the index names definitions, once asked
+
+    def reload(self, calibration: Calibration) -> None:
+        """Rank with ``calibration`` from now on (the one a re-index refreshed), checked
+        against the index again at the next call."""
+        from esqlog.wrapper import wrap
+
+        self.calibration = calibration
+        self.client = wrap(self.engine.client, calibration, mode=self.mode)
+        self._checked = False
+        self._symbols = None
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
                detail: str = "list", scope: Scope | None = None) -> str:
