@@ -47,23 +47,47 @@ def served(opensearch: Engine, tmp_path_factory: pytest.TempPathFactory
         assert result.exit_code == 0, result.output
         before = calibration.read_text(encoding="utf-8")
         answers = anyio.run(_conversation, index, repo, calibration)
+        answers["unwatched"] = anyio.run(_unwatched, index, repo, calibration)
         yield {"answers": answers, "repo": repo, "before": before,
                "calibration": calibration, "index": index, "engine": opensearch}
     finally:
         call(opensearch, "DELETE", f"/{index}", ignore_unavailable="true")
 
 
-async def _conversation(index: str, repo: Path, calibration: Path) -> dict[str, Any]:
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+def _server(index: str, calibration: Path, *extra: str) -> Any:
+    from mcp.client.stdio import StdioServerParameters
 
     command = str(Path(sys.executable).with_name("esqlog"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
                                          env.get("PYTHONPATH", "")])
-    params = StdioServerParameters(command=command, env=env, args=[
+    return StdioServerParameters(command=command, env=env, args=[
         "mcp", "--url", ENGINE_URLS["opensearch"], "--index", index,
-        "--calibration", str(calibration)])
+        "--calibration", str(calibration), *extra])
+
+
+async def _unwatched(index: str, repo: Path, calibration: Path) -> tuple[bool, str]:
+    """--no-watch: an edit stays unseen (the index is never written)."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    with (repo / "errors.py").open("a", encoding="utf-8") as f:
+        f.write("\n\ndef plonk_unwatched_helper():\n    return 3\n")
+    with calibration.with_name("unwatched.stderr").open("w", encoding="utf-8") as errlog:
+        async with stdio_client(_server(index, calibration, "--no-watch"), errlog) as (
+                read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            time.sleep(INTERVAL)
+            result = await session.call_tool("search_code",
+                                              {"query": "plonk_unwatched_helper"})
+    return (bool(result.is_error), "".join(getattr(c, "text", "") for c in result.content))
+
+
+async def _conversation(index: str, repo: Path, calibration: Path) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    params = _server(index, calibration)
     out: dict[str, Any] = {}
     errors = calibration.with_name("mcp.stderr")
     with errors.open("w", encoding="utf-8") as errlog:
@@ -157,3 +181,9 @@ def test_the_calibration_is_kept_fresh(served: dict[str, Any]) -> None:
     record = load_calibration(served["calibration"])
     assert record.live_docs == int(call(engine, "GET", f"/{index}/_count")["count"])
     assert "Traceback" not in served["answers"]["stderr"]
+
+
+def test_no_watch_leaves_the_index_as_it_is(served: dict[str, Any]) -> None:
+    is_error, text = served["answers"]["unwatched"]
+    assert not is_error, text
+    assert text.startswith("no definition named plonk_unwatched_helper"), text
