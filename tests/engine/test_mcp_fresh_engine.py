@@ -187,3 +187,28 @@ def test_no_watch_leaves_the_index_as_it_is(served: dict[str, Any]) -> None:
     is_error, text = served["answers"]["unwatched"]
     assert not is_error, text
     assert text.startswith("no definition named plonk_unwatched_helper"), text
+
+
+def test_the_search_ranks_with_the_refreshed_calibration(served: dict[str, Any]) -> None:
+    """In-process: after a re-index the search's calibration is the file as refreshed, not
+    the one the server started with."""
+    from esqlog.agent.code_search import CodeSearch
+    from esqlog.agent.tokens import default_counter
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.cli.mcp_fresh import Reindex
+    from esqlog.engine.connection import ConnectionSettings
+
+    engine, index, file = served["engine"], served["index"], served["calibration"]
+    search = CodeSearch(engine, load_calibration(file), index, "content", default_counter())
+    started = search.calibration.index_operations
+    reindex = Reindex(engine, ConnectionSettings(ENGINE_URLS["opensearch"]), index, search,
+                      file)
+    assert reindex(served["repo"]) == 1  # the edit the --no-watch server left unseen
+    assert reindex(served["repo"]) == 0
+    started = search.calibration.index_operations
+    with (served["repo"] / "qlog.py").open("a", encoding="utf-8") as f:
+        f.write("\n\ndef snorkel_refreshed_probe():\n    return 5\n")
+    assert reindex(served["repo"]) == 1
+    assert search.calibration.index_operations != started
+    assert search.calibration == load_calibration(file)
+    assert "snorkel_refreshed_probe" in search.search("snorkel_refreshed_probe").split("\n")[1]

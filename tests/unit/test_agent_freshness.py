@@ -110,3 +110,12 @@ def test_the_state_follows_esqlog_index_rules(tmp_path: Path) -> None:
 def test_with_note() -> None:
     assert with_note("", "answer") == "answer"
     assert with_note("re-indexed 1 changed file", "answer") == "re-indexed 1 changed file\nanswer"
+
+
+def test_an_edit_of_the_same_size_is_seen_by_its_time(tmp_path: Path) -> None:
+    fresh, runs, now = _setup(tmp_path)
+    fresh.check()
+    _edit(tmp_path / "a.py", "def a():\n    pas2\n")  # "return 1" for "return 2"
+    now[0] += 1.0
+    assert fresh.check() == "re-indexed 1 changed file"
+    assert runs.runs == 2
