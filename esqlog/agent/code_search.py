@@ -90,7 +90,19 @@ class CodeSearch(FileReader):
         from esqlog.wrapper import wrap
 
         super().__init__(engine, calibration, index, field, counter, url, page_size)
+        self.mode = mode
         self.client = wrap(engine.client, calibration, mode=mode)
+        self._symbols: bool | None = None  # whether the index names definitions, once asked
+
+    def reload(self, calibration: Calibration) -> None:
+        """Rank with ``calibration`` from now on (the one a re-index refreshed), checked
+        against the index again at the next call."""
+        from esqlog.wrapper import wrap
+
+        self.calibration = calibration
+        self.client = wrap(self.engine.client, calibration, mode=self.mode)
+        self._checked = False
+        self._symbols = None
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
                detail: str = "list", scope: Scope | None = None) -> str:
@@ -118,7 +130,8 @@ class CodeSearch(FileReader):
             Scope() if scope is None else scope, names)))
         chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
         note = ""
-        if names.only_name and not any(is_definition(c.symbol, names) for c in chunks):
+        if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
+                and self._has_symbols()):
             note = self._no_definition(names)
             if not any(self._mentioned(name) for name in names.names):
                 return note + "\nno indexed text holds it either."
@@ -141,13 +154,23 @@ class CodeSearch(FileReader):
         shown = ", ".join(close[:5]) if close else "none"
         return f"no definition named {' / '.join(names.names)} in this index; closest: {shown}"
 
+    def _has_symbols(self) -> bool:
+        """Whether the index names its definitions at all (esqlog index's ``symbol``): in one
+        that does not, a missing definition says nothing. Asked once."""
+        if self._symbols is None:
+            self._symbols = self._any({"exists": {"field": SYMBOL_FIELDS[0]}})
+        return self._symbols
+
     def _mentioned(self, name: str) -> bool:
         """Whether any indexed term holds the name: ``httptest.NewRecorder`` is one token
         under the ``standard`` analyzer, so a term wildcard over the field's dictionary
         (lowercased as the analyzer does; a name is a word, so no wildcard character of its
         own). Asked only when nothing defines a name-only query: one request, no scoring."""
-        body = {"query": {"wildcard": {self.field: {"value": f"*{name.lower()}*"}}},
-                "size": 0, "track_total_hits": 1}
+        return self._any({"wildcard": {self.field: {"value": f"*{name.lower()}*"}}})
+
+    def _any(self, query: dict[str, Any]) -> bool:
+        """Whether any document matches ``query`` (no hits fetched, counting stops at one)."""
+        body = {"query": query, "size": 0, "track_total_hits": 1}
         found = self._guard(lambda: self.engine.perform(Request(
             "POST", index_path(self.index, "_search"), body=body)))
         total = found["hits"]["total"]

@@ -27,6 +27,7 @@ from esqlog.agent.code_search import (
     MIN_BUDGET,
     CodeSearch,
 )
+from esqlog.agent.freshness import Freshness, with_note
 from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.scope import Presence, Scope
@@ -62,8 +63,9 @@ READ_DOC = (
     "start_line to continue from.")
 
 
-def build_server(search: CodeSearch) -> Any:
-    """An ``MCPServer`` with search_code and read_code bound to ``search``."""
+def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
+    """An ``MCPServer`` with search_code and read_code bound to ``search``; with
+    ``freshness``, each call first re-indexes the files changed on disk."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
@@ -103,7 +105,8 @@ def build_server(search: CodeSearch) -> Any:
     ) -> str:
         try:
             scope = Scope(path, language, kind, tests, prose)
-            return search.search(query, max_tokens, limit, detail, scope)
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, search.search(query, max_tokens, limit, detail, scope))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
@@ -120,9 +123,21 @@ def build_server(search: CodeSearch) -> Any:
             "otherwise pass path."))] = None,
     ) -> str:
         try:
-            return search.read(id, path, start_line, end_line)
+            note = freshness.check(_touched(search, path)) if freshness is not None else ""
+            return with_note(note, search.read(id, path, start_line, end_line))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
     _ = (search_code, read_code)  # registered by the decorators
     return server
+
+
+def _touched(search: CodeSearch, path: str | None) -> str | None:
+    """The indexed path read_code is asked for (None for an id or a path it refuses: the
+    read itself says what is wrong)."""
+    if path is None:
+        return None
+    try:
+        return search._indexed_path(path)
+    except ToolInputError:
+        return None

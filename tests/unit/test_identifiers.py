@@ -601,3 +601,19 @@ def test_errors_keep_problem_and_fix_across_processes() -> None:
     error = pickle.loads(pickle.dumps(ClusterError("the shard failed", "try again")))
     assert isinstance(error, ClusterError)
     assert (error.problem, error.fix) == ("the shard failed", "try again")
+
+
+@pytest.mark.parametrize("key", ["df_split", "df_engine"])
+def test_df_above_the_document_count_is_refused(tmp_path: Path, key: str) -> None:
+    """A file rewritten with its checksums recomputed but a df above N would silently give
+    those words no weight (an empty result): it is refused in one line."""
+    stats = build_per_shard()
+    fields = dict(stats.__dict__)
+    df = getattr(stats, key).copy()
+    df[0] = np.uint32(stats.doc_count + 1)
+    fields[key] = df
+    path, _ = save_identifier_stats(IdentifierStats(**fields), tmp_path / "x.npz", "abc")
+    with pytest.raises(UsageError) as err:
+        load_identifier_stats(path, "abc")
+    message = str(err.value)
+    assert "inconsistent" in message and key in message and "\n" not in message
