@@ -24,14 +24,19 @@ from typing import Any, TypeVar
 
 from esqlog.calibration.plugin import engine_query_for
 from esqlog.calibration.record import Calibration
+from esqlog.identifiers import synonym
 from esqlog.identifiers.settings import IdentifierSettings
 
 logger = logging.getLogger("esqlog")
 T = TypeVar("T")
 
-#: what the engines say when a node does not know the plugin's query
-_REFUSED = re.compile(r"unknown query \[esqlog_terms\]|unknown field \[esqlog_terms\]"
-                      r"|unknown namedwriteable \[[^\]]*\]\[esqlog_terms\]", re.IGNORECASE)
+
+
+def _refused() -> re.Pattern[str]:
+    """What the engines say when a node does not know the plugin's query."""
+    name = re.escape(synonym.QUERY_NAME)
+    return re.compile(rf"unknown query \[{name}\]|unknown field \[{name}\]"
+                      rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]", re.IGNORECASE)
 
 
 def _text_of(payload: Any) -> str:
@@ -44,7 +49,7 @@ def _text_of(payload: Any) -> str:
 def plugin_refused(exc: BaseException) -> bool:
     """Whether a client's exception is a node refusing the esqlog_terms query."""
     info = getattr(exc, "info", None) or getattr(exc, "body", None)
-    return bool(_REFUSED.search(_text_of(info) if info is not None else str(exc)))
+    return bool(_refused().search(_text_of(info) if info is not None else str(exc)))
 
 
 def refused_in(response: Any) -> bool:
@@ -59,7 +64,7 @@ def refused_in(response: Any) -> bool:
     if isinstance(items, list):
         parts += [r.get("error") or (r.get("_shards") or {}).get("failures")
                   for r in items if isinstance(r, Mapping)]
-    return any(p and _REFUSED.search(_text_of(p)) for p in parts)
+    return any(p and _refused().search(_text_of(p)) for p in parts)
 
 
 class EngineQueryChoice:
