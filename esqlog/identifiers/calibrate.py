@@ -25,6 +25,7 @@ from esqlog.calibration.calibrate import (
     calibrate_with_vocabulary,
     save_with_vocabulary,
 )
+from esqlog.calibration.plugin import search_path_line
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings
@@ -172,12 +173,13 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
     """Save everything and say what the identifiers statistics hold (for the CLI report)."""
     record, stats_path, size = save_identifier_calibration(found, path)
     s = found.stats
+    mode, why = auto_mode(record)
     note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
             f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
             f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
-            f"             {s.split_share:.1%} of tokens are identifiers that split: "
-            + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
-               "this field reads as prose; the identifiers mode does not apply here"))
+            f"search       wrap() and esqlog mcp with no mode: {mode} ({why})")
+    if mode == "identifiers":
+        note += f"\n             {search_path_line(record)}"
     spikes = s.families(FAMILY_EXCESS)
     if spikes:
         shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])
