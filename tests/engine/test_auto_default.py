@@ -168,3 +168,49 @@ def test_no_option_ranks_prose_as_boost(prose: tuple[str, Path], engine: Engine)
     for text in ("returns the number of bytes written", "reports whether the file exists"):
         _same(_answer(default, index, text), _answer(boost, index, text), text)
     assert {(d.requested, d.mode) for d in decisions} == {("auto", "boost")}
+
+
+def test_one_wrapper_gives_each_index_its_mode_in_search_and_msearch(
+        code: tuple[str, Path], prose: tuple[str, Path], engine: Engine) -> None:
+    decisions: list[SearchDecision] = []
+    both = wrap(engine.client, [code[1], prose[1]], on_decision=decisions.append)
+    assert both.esqlog_core.modes is not None
+    assert {i: m for i, (m, _) in both.esqlog_core.modes.why.items()} == {
+        code[0]: "identifiers", prose[0]: "boost"}
+    identifiers = wrap(engine.client, code[1], mode="identifiers", identifiers=PLUGIN)
+    boost = wrap(engine.client, prose[1], mode="boost")
+    code_text, prose_text = _texts()[0], "returns the number of bytes written"
+    _same(_answer(both, code[0], code_text), _answer(identifiers, code[0], code_text), "code")
+    _same(_answer(both, prose[0], prose_text), _answer(boost, prose[0], prose_text), "prose")
+    answers = body_of(both.msearch(body=[{"index": code[0]}, _body(code_text),
+                                         {"index": prose[0]}, _body(prose_text)]))["responses"]
+    _same((total_of(answers[0]), dict(hits_of(answers[0]))),
+          _answer(identifiers, code[0], code_text), "msearch code")
+    _same((total_of(answers[1]), dict(hits_of(answers[1]))),
+          _answer(boost, prose[0], prose_text), "msearch prose")
+    assert [(d.index, d.mode) for d in decisions[:2]] == [
+        (code[0], "identifiers"), (prose[0], "boost")]
+
+
+def test_with_a_language_field_only_code_documents_are_read(engine: Engine) -> None:
+    """A repository mostly docs by volume (its changelog, its guides) still reads as code:
+    the rule samples only the documents whose language is not documentation."""
+    from esqlog.identifiers.code_rule import code_share_plan
+    from tests.support.oracle import load_docs
+
+    functions = [d["body"] for d in load_docs(60)]
+    prose = [json.loads(line)["text"] for line in SAMPLE_QUERIES.open(encoding="utf-8")]
+    docs = [{"id": f"go{i}", "content": t, "language": "go"} for i, t in enumerate(functions)]
+    docs += [{"id": f"md{i}", "content": " ".join(prose[i * 20:(i + 1) * 20]),
+              "language": "markdown"} for i in range(40)]
+    index = create_index(engine, shards=1, mappings={"properties": {
+        "content": {"type": "text"}, "language": {"type": "keyword"}}})
+    try:
+        bulk_index(engine, index, docs)
+        rule = engine.run(code_share_plan(index, "content"))
+        assert rule.basis == f"{len(functions)} sampled code documents (language field)"
+        assert rule.applies
+        everything = engine.run(code_share_plan(index, "content.none"))  # no such field
+        assert not everything.applies
+    finally:
+        call(engine, "DELETE", f"/{index}")
