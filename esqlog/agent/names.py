@@ -131,5 +131,32 @@ def closest_clause(query: NamedQuery) -> dict[str, Any]:
     return {"bool": {"should": should}}
 
 
+#: the ``_name`` of a lifting clause: its prefix, then the constant it adds
+LIFT_PREFIX = "esqlog-lift:"
+#: lifts at least this large mark a definition (the path lift alone does not)
+DEFINITION_LIFT = MEMBER_BOOST
+
+
 def _constant(query: dict[str, Any], boost: float) -> dict[str, Any]:
-    return {"constant_score": {"filter": query, "boost": boost}}
+    return constant(query, boost)
+
+
+def constant(query: dict[str, Any], boost: float) -> dict[str, Any]:
+    """A clause adding ``boost`` to the documents ``query`` matches, named so that a hit's
+    ``matched_queries`` say how much of its score is a lift and not the match's
+    (:func:`lifted`)."""
+    return {"constant_score": {"filter": query, "boost": boost,
+                               "_name": f"{LIFT_PREFIX}{boost:g}"}}
+
+
+def lifted(matched: object) -> float:
+    """The constants a hit's ``matched_queries`` added to its score (the engine lists a
+    named clause once per hit, so each lift counts once)."""
+    total = 0.0
+    for name in matched if isinstance(matched, list) else ():
+        if isinstance(name, str) and name.startswith(LIFT_PREFIX):
+            try:
+                total += float(name[len(LIFT_PREFIX):])
+            except ValueError:
+                continue
+    return total
