@@ -19,7 +19,7 @@ from esqlog.agent.chunks import (
     SYMBOL_FIELDS,
     ToolInputError,
 )
-from esqlog.agent.hits import CUT_FRACTION, Hit, cut, hits_of, merge_parts, tests_last
+from esqlog.agent.hits import CUT_FRACTION, Hit, cut, hits_of, implementation_first, merge_parts
 from esqlog.agent.matching import words_of
 from esqlog.agent.names import (
     NamedQuery,
@@ -150,7 +150,7 @@ class CodeSearch(FileReader):
         ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
         listed, left = cut(ranked) if offset == 0 else (ranked, [])
         if scope.tests == "after":
-            listed = tests_last(listed)
+            listed = implementation_first(listed)
         chunks = [h.chunk for h in listed]
         more = _more(left)
         note = ""

@@ -9,7 +9,8 @@ entry (the first part's start, the last part's end, their text joined), and the 
 where the match's scores fall away: a hit scoring below CUT_FRACTION of the best is left out
 and counted, with how to ask for it. Scores are the match's own: the constants that lift
 definitions (esqlog.agent.names.constant) are taken off first, and a definition the query
-names is never cut. Of what is listed, tests come after the rest by default (tests_last). Pure.
+names is never cut. Of what is listed, tests come after the rest by default
+(implementation_first). Pure.
 """
 
 from __future__ import annotations
@@ -35,7 +36,13 @@ class Hit:
     chunk: Chunk
     score: float
     position: int
-    definition: bool = False
+    #: the constants its definition clauses added (esqlog.agent.names.lifted)
+    lift: float = 0.0
+
+    @property
+    def definition(self) -> bool:
+        """Whether the query names this hit's symbol (bare or as a member)."""
+        return self.lift >= DEFINITION_LIFT
 
 
 def hits_of(raw: Sequence[dict[str, Any]], field: str, offset: int = 0) -> list[Hit]:
@@ -45,7 +52,7 @@ def hits_of(raw: Sequence[dict[str, Any]], field: str, offset: int = 0) -> list[
         lift = lifted(hit.get("matched_queries"))
         score = hit.get("_score")
         match = float(score) - lift if isinstance(score, int | float) else 0.0
-        out.append(Hit(chunk_of(hit, field), match, offset + k, lift >= DEFINITION_LIFT))
+        out.append(Hit(chunk_of(hit, field), match, offset + k, lift))
     return out
 
 
@@ -58,7 +65,7 @@ def merge_parts(hits: Sequence[Hit]) -> list[Hit]:
         for k, kept in enumerate(out):
             if _adjacent(kept.chunk, hit.chunk):
                 out[k] = replace(kept, chunk=_joined(kept.chunk, hit.chunk),
-                                 definition=kept.definition or hit.definition)
+                                 lift=max(kept.lift, hit.lift))
                 break
         else:
             out.append(hit)
@@ -80,17 +87,20 @@ def _joined(a: Chunk, b: Chunk) -> Chunk:
 
 
 def cut(hits: Sequence[Hit], fraction: float = CUT_FRACTION) -> tuple[list[Hit], list[Hit]]:
-    """(listed, left out): a hit is listed when it is a definition the query names or its
-    match score is at least ``fraction`` of the best one's; the order stays the engine's."""
+    """(listed, left out): a hit is listed when it is one of the definitions the query
+    names best (the highest lift: ``Timeout.__init__`` itself, not every ``__init__``) or
+    its match score is at least ``fraction`` of the best one's; the order stays the
+    engine's."""
     best = max((h.score for h in hits), default=0.0)
-    if best <= 0:
-        return list(hits), []
-    listed = [h for h in hits if h.definition or h.score >= fraction * best]
-    left = [h for h in hits if not (h.definition or h.score >= fraction * best)]
-    return listed, left
+    named = max((h.lift for h in hits), default=0.0)
+
+    def kept(hit: Hit) -> bool:
+        return (hit.definition and hit.lift >= named) or hit.score >= fraction * best
+
+    return [h for h in hits if kept(h)], [h for h in hits if not kept(h)]
 
 
-def tests_last(hits: Sequence[Hit]) -> list[Hit]:
+def implementation_first(hits: Sequence[Hit]) -> list[Hit]:
     """The hits with test and example files after the others, each group in its order
     (scope.is_test; the definitions a query names stay first, tests' after the rest of
     them): what is listed still scores near the best, tests included, but an agent reads

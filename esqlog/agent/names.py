@@ -94,16 +94,17 @@ def definition_clauses(query: NamedQuery) -> list[dict[str, Any]]:
     symbol = SYMBOL_FIELDS[0]
     clauses: list[dict[str, Any]] = []
     if query.names:
-        clauses.append(_constant({"terms": {symbol: list(query.names)}}, SYMBOL_BOOST))
-        clauses.append(_constant({"bool": {"should": [
+        clauses.append(constant({"terms": {symbol: list(query.names)}}, SYMBOL_BOOST, "symbol"))
+        clauses.append(constant({"bool": {"should": [
             {"wildcard": {symbol: {"value": f"*.{name}"}}} for name in query.names]}},
-            MEMBER_BOOST))
+            MEMBER_BOOST, "member"))
     if query.qualified:
-        clauses.append(_constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST))
+        clauses.append(constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST,
+                                "qualified"))
     if query.in_path and (query.names or query.qualified):
-        clauses.append(_constant({"bool": {"should": [
+        clauses.append(constant({"bool": {"should": [
             {"wildcard": {PATH_FIELD: {"value": f"*{part}*", "case_insensitive": True}}}
-            for part in query.in_path]}}, PATH_BOOST))
+            for part in query.in_path]}}, PATH_BOOST, "path"))
     return clauses
 
 
@@ -137,16 +138,13 @@ LIFT_PREFIX = "esqlog-lift:"
 DEFINITION_LIFT = MEMBER_BOOST
 
 
-def _constant(query: dict[str, Any], boost: float) -> dict[str, Any]:
-    return constant(query, boost)
-
-
-def constant(query: dict[str, Any], boost: float) -> dict[str, Any]:
+def constant(query: dict[str, Any], boost: float, tag: str) -> dict[str, Any]:
     """A clause adding ``boost`` to the documents ``query`` matches, named so that a hit's
     ``matched_queries`` say how much of its score is a lift and not the match's
-    (:func:`lifted`)."""
+    (:func:`lifted`). ``tag`` keeps the names of one query's clauses apart: the engine
+    keeps one clause per name, so two lifts named alike would report only one."""
     return {"constant_score": {"filter": query, "boost": boost,
-                               "_name": f"{LIFT_PREFIX}{boost:g}"}}
+                               "_name": f"{LIFT_PREFIX}{tag}:{boost:g}"}}
 
 
 def lifted(matched: object) -> float:
@@ -156,7 +154,7 @@ def lifted(matched: object) -> float:
     for name in matched if isinstance(matched, list) else ():
         if isinstance(name, str) and name.startswith(LIFT_PREFIX):
             try:
-                total += float(name[len(LIFT_PREFIX):])
+                total += float(name.rsplit(":", 1)[-1])
             except ValueError:
                 continue
     return total

@@ -91,8 +91,9 @@ def listing_entry(chunk: Chunk, rank: int, outlined: bool = True,
 def _among(text: str, shown: list[str]) -> bool:
     """Whether a numbered matching line already shows ``text`` (a doc line is shown there
     with its comment marker, a signature's first line as it starts)."""
-    text = text.rstrip("…")
-    return any(text in line or (line and text.startswith(line)) for line in shown)
+    text = " ".join(text.rstrip("…").split())
+    lines = [" ".join(line.split()) for line in shown]
+    return any(text in line or (line and text.startswith(line)) for line in lines)
 
 
 def _names(signature: str, symbol: str | None) -> bool:
