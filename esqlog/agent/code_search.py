@@ -19,7 +19,15 @@ from esqlog.agent.chunks import (
     SYMBOL_FIELDS,
     ToolInputError,
 )
-from esqlog.agent.hits import CUT_FRACTION, Hit, cut, hits_of, implementation_first, merge_parts
+from esqlog.agent.hits import (
+    CUT_FRACTION,
+    CUT_FRACTIONS,
+    Hit,
+    cut,
+    hits_of,
+    implementation_first,
+    merge_parts,
+)
 from esqlog.agent.matching import words_of
 from esqlog.agent.names import (
     NamedQuery,
@@ -52,12 +60,22 @@ DETAILS = ("list", "code")
 MAX_OFFSET = 10_000
 
 
-def _more(left: Sequence[Hit]) -> str:
+def _narrowing(scope: Scope) -> str:
+    """The filters that keep documents out (prose is out by default: not counted)."""
+    parts = [f"{name}={value!r}" for name, value in (
+        ("path", scope.path), ("language", scope.language), ("kind", scope.kind))
+        if value]
+    parts += [f"{name}={value!r}" for name, value in (("tests", scope.tests),
+                                                     ("prose", scope.prose)) if value == "only"]
+    return ", ".join(parts)
+
+
+def _more(left: Sequence[Hit], fraction: float) -> str:
     """What the summary says of the hits the score cut left out, and how to list them."""
     if not left:
         return ""
     first = min(h.position for h in left)
-    return (f"{len(left)} more scored below {CUT_FRACTION:.0%} of the best: offset={first} "
+    return (f"{len(left)} more scored below {fraction:.0%} of the best: offset={first} "
             "lists the ranking from there without this cut")
 
 
@@ -148,11 +166,16 @@ class CodeSearch(FileReader):
         response = self._guard(lambda: self.client.search(**search_kwargs(
             self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
         ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
-        listed, left = cut(ranked) if offset == 0 else (ranked, [])
+        fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
+        listed, left = cut(ranked, fraction) if offset == 0 else (ranked, [])
         if scope.tests == "after":
             listed = implementation_first(listed)
         chunks = [h.chunk for h in listed]
-        more = _more(left)
+        more = _more(left, fraction)
+        if not chunks and (problem := self._filter_problem(scope, offset)):
+            return problem
+        if not chunks and (narrowed := _narrowing(scope)):
+            return f"no hits within {narrowed}: widen or drop these filters"
         note = ""
         if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
                 and self._has_symbols()):
@@ -160,15 +183,16 @@ class CodeSearch(FileReader):
             if not any(self._mentioned(name) for name in names.names):
                 return note + "\nno indexed text holds it either."
         if not chunks:
-            return "\n".join(filter(None, [note, self._nothing(scope, offset)]))
+            return "\n".join(filter(None, [note, "no hits: no indexed document matches"]))
         budget = max_tokens - self.counter.count(note) if note else max_tokens
         listing = (pack_listing(chunks, budget, self.counter, words_of(text), more)[0]
                    if detail == "list" else pack_ranks(chunks, budget, self.counter, more)[0])
         return f"{note}\n{listing}" if note else listing
 
-    def _nothing(self, scope: Scope, offset: int) -> str:
-        """The answer when no document matches: which filter value the index does not hold,
-        with the values it does (one terms aggregation per such filter)."""
+    def _filter_problem(self, scope: Scope, offset: int) -> str:
+        """Why nothing matched, when a filter says: past the offset, or a language or kind
+        the index does not hold, with the values it does (one terms aggregation per such
+        filter); empty when the filters are not the reason."""
         if offset:
             return f"no hits past offset {offset}"
         problems = []
@@ -178,7 +202,7 @@ class CodeSearch(FileReader):
                 if value.lower() not in present:
                     problems.append(f"no document has {field}={value!r}; this index has "
                                     f"{field} " + (", ".join(present) or "none"))
-        return "; ".join(problems) if problems else "no hits: no indexed document matches"
+        return "; ".join(problems)
 
     def _values(self, field: str) -> list[str]:
         """The values of a keyword field present in the index, most frequent first."""

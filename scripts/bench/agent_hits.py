@@ -112,6 +112,7 @@ def main() -> int:
     counter = default_counter()
     fractions = [float(f) for f in args.fractions.split(",")]
     rows: dict[tuple[str, str, float], list[tuple[int | None, int, int | None]]] = {}
+    ratios: dict[str, list[float]] = {}
     for spec in args.repo:
         name, path = spec.split("=", 1)
         index = f"esqlog-bench-hits-{uuid.uuid4().hex[:8]}"
@@ -135,6 +136,11 @@ def main() -> int:
                             engine.flavor, index, field, text, args.limit, Scope(),
                             named(query)))
                         hits = merge_parts(hits_of(response["hits"]["hits"], field))
+                        best = max((h.score for h in hits), default=0.0)
+                        gold = next((h for h in hits if (h.chunk.path, h.chunk.symbol)
+                                     == (gold_path, gold_symbol)), None)
+                        if gold is not None and best > 0 and not gold.definition:
+                            ratios.setdefault(mode, []).append(gold.score / best)
                         for after in (False, True):
                             for fraction in fractions:
                                 key = (mode, "after" if after else "include", fraction)
@@ -154,6 +160,10 @@ def main() -> int:
               f"{sum(r[0] is not None and r[0] <= 5 for r in listed) / n:>6.3f} "
               f"{statistics.median(r[1] for r in out):>7.0f} "
               f"{statistics.median(to_gold) if to_gold else 0:>8.0f}")
+    for mode, found in ratios.items():
+        found.sort()
+        print(f"{mode}: the gold's match score / the best's, over {len(found)} queries whose "
+              f"gold was ranked: lowest {', '.join(f'{r:.3f}' for r in found[:5])}")
     return 0
 
 
