@@ -70,13 +70,14 @@ def _narrowing(scope: Scope) -> str:
     return ", ".join(parts)
 
 
-def _more(left: Sequence[Hit], fraction: float) -> str:
+def _more(left: Sequence[Hit], fraction: float, defined: bool) -> str:
     """What the summary says of the hits the score cut left out, and how to list them."""
     if not left:
         return ""
     first = min(h.position for h in left)
-    return (f"{len(left)} more scored below {fraction:.0%} of the best: offset={first} "
-            "lists the ranking from there without this cut")
+    why = "are not the named definition" if defined else f"scored below {fraction:.0%} of the best"
+    return (f"{len(left)} more {why}: offset={first} lists the ranking from there without "
+            "this cut")
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
@@ -167,11 +168,11 @@ class CodeSearch(FileReader):
             self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
         ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
         fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
-        listed, left = cut(ranked, fraction) if offset == 0 else (ranked, [])
+        listed, left = cut(ranked, fraction, names.only_name) if offset == 0 else (ranked, [])
         if scope.tests == "after":
             listed = implementation_first(listed)
         chunks = [h.chunk for h in listed]
-        more = _more(left, fraction)
+        more = _more(left, fraction, names.only_name and any(h.definition for h in listed))
         if not chunks and (problem := self._filter_problem(scope, offset)):
             return problem
         if not chunks and (narrowed := _narrowing(scope)):

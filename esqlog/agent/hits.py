@@ -90,16 +90,22 @@ def _joined(a: Chunk, b: Chunk) -> Chunk:
     return replace(first, id=a.id, text="\n".join([*lines, *extra]) + "\n")
 
 
-def cut(hits: Sequence[Hit], fraction: float = CUT_FRACTION) -> tuple[list[Hit], list[Hit]]:
+def cut(hits: Sequence[Hit], fraction: float = CUT_FRACTION,
+        name_only: bool = False) -> tuple[list[Hit], list[Hit]]:
     """(listed, left out): a hit is listed when it is one of the definitions the query
     names best (the highest lift: ``Timeout.__init__`` itself, not every ``__init__``) or
     its match score is at least ``fraction`` of the best one's; the order stays the
-    engine's."""
+    engine's. When the query is a name alone (``name_only``) and the index defines it, the
+    definitions are the answer: the hits that only mention the name (whose scores, lifts
+    included, fall far below the definitions') are left out."""
     best = max((h.score for h in hits), default=0.0)
     named = max((h.lift for h in hits), default=0.0)
+    defined = name_only and named >= DEFINITION_LIFT
 
     def kept(hit: Hit) -> bool:
-        return (hit.definition and hit.lift >= named) or hit.score >= fraction * best
+        if hit.definition and hit.lift >= named:
+            return True
+        return not defined and hit.score >= fraction * best
 
     return [h for h in hits if kept(h)], [h for h in hits if not kept(h)]
 

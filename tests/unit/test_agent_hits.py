@@ -159,3 +159,14 @@ def test_argument_errors_reach_the_agent_as_one_line() -> None:
     assert messages[2] == "search_code: query is required: pass it"
     for message in messages:
         assert "\n" not in message and "pydantic" not in message and "http" not in message
+
+
+def test_a_name_alone_that_the_index_defines_lists_its_best_named_definitions() -> None:
+    hits = [_hit(1, 2, 1.0, 0, lift=SYMBOL_BOOST + 3_000), _hit(3, 4, 9.0, 1),
+            _hit(5, 6, 1.0, 2, lift=MEMBER_BOOST), _hit(7, 8, 8.0, 3, lift=3_000)]
+    listed, left = cut(hits, 0.2, name_only=True)
+    assert [h.position for h in listed] == [0]
+    assert [h.position for h in left] == [1, 2, 3]
+    undefined = [_hit(1, 2, 9.0, 0), _hit(3, 4, 1.0, 1, lift=3_000)]
+    assert [h.position for h in cut(undefined, 0.2, name_only=True)[0]] == [0]
+    assert [h.position for h in cut(hits, 0.2)[0]] == [0, 1, 3]  # words too: the scores
