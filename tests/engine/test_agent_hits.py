@@ -121,6 +121,9 @@ def test_the_cut_says_how_many_more_and_the_offset_lists_them(
     assert len(rest) >= more
     assert not {e[:3] for e in rest} & {e[:3] for e in listed}
     assert "more scored below" not in tool.search("query string", offset=offset)
+    # past an offset nothing is cut: ranks 2-50, every one of them listed
+    second_on = _entries(tool.search("query string", offset=1, limit=49, max_tokens=20_000))
+    assert len(second_on) == len(listed) - 1 + more
 
 
 def test_tests_come_after_the_implementation_unless_included(
