@@ -18,8 +18,17 @@ from esqlog.agent.chunks import (
     START_FIELD,
     SYMBOL_FIELDS,
     ToolInputError,
-    chunk_of,
 )
+from esqlog.agent.hits import (
+    CUT_FRACTION,
+    CUT_FRACTIONS,
+    Hit,
+    cut,
+    hits_of,
+    implementation_first,
+    merge_parts,
+)
+from esqlog.agent.matching import words_of
 from esqlog.agent.names import (
     NamedQuery,
     closest_clause,
@@ -48,11 +57,32 @@ DEFAULT_BUDGET = 2_000
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
 DETAILS = ("list", "code")
+MAX_OFFSET = 10_000
+
+
+def _narrowing(scope: Scope) -> str:
+    """The filters that keep documents out (prose is out by default: not counted)."""
+    parts = [f"{name}={value!r}" for name, value in (
+        ("path", scope.path), ("language", scope.language), ("kind", scope.kind))
+        if value]
+    parts += [f"{name}={value!r}" for name, value in (("tests", scope.tests),
+                                                     ("prose", scope.prose)) if value == "only"]
+    return ", ".join(parts)
+
+
+def _more(left: Sequence[Hit], fraction: float, defined: bool) -> str:
+    """What the summary says of the hits the score cut left out, and how to list them."""
+    if not left:
+        return ""
+    first = min(h.position for h in left)
+    why = "are not the named definition" if defined else f"scored below {fraction:.0%} of the best"
+    return (f"{len(left)} more {why}: offset={first} lists the ranking from there without "
+            "this cut")
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
                   scope: Scope | None = None,
-                  symbols: Sequence[str] | NamedQuery = ()) -> dict[str, Any]:
+                  symbols: Sequence[str] | NamedQuery = (), offset: int = 0) -> dict[str, Any]:
     """The match query (inside the scope's filters) as each client's search() takes it
     (opensearch-py: a body only). The definitions of the names the query spells
     (``symbols``: esqlog.agent.names.named, or bare names) are listed before the hits that
@@ -60,7 +90,8 @@ def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
     (esqlog.agent.names.definition_clauses), so among the definitions and among the rest the
     match's order holds. Why: asked for ``dialConn`` or ``httpx.Client``, the agent wants the
     definition, not its shorter callers or the tests, which BM25's length norm puts first.
-    The match set is the match's (the clauses are optional)."""
+    The match set is the match's (the clauses are optional); ``offset`` hits are
+    skipped (the engine's ``from``)."""
     source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
     named_query = symbols if isinstance(symbols, NamedQuery) else NamedQuery(tuple(symbols))
     match: dict[str, Any] = {"match": {field: query}}
@@ -69,9 +100,12 @@ def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
         match = {"bool": {"must": [match], "should": clauses}}
     request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
                                "_source": source}
+    if offset:
+        request["from"] = offset
     if flavor == "opensearch":
         return {"index": index, "body": request}
-    return {"index": index, "query": request["query"], "size": limit, "source": source}
+    return {"index": index, "query": request["query"], "size": limit, "source": source,
+            **({"from_": offset} if offset else {})}
 
 
 
@@ -105,11 +139,12 @@ class CodeSearch(FileReader):
         self._symbols = None
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
-               detail: str = "list", scope: Scope | None = None) -> str:
+               detail: str = "list", scope: Scope | None = None, offset: int = 0) -> str:
         """esqlog's ranking of ``query`` (a match on the calibrated field, its text as
-        esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default): a
-        listing of the hits (``detail="list"``) or their whole chunks (``"code"``), within
-        ``max_tokens``."""
+        esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default, tests
+        after the rest): a listing of the hits (``detail="list"``) or their whole chunks
+        (``"code"``), within ``max_tokens``; one entry per function, and (from the top, not
+        past an ``offset``) only the hits that score near the best (esqlog.agent.hits)."""
         from esqlog.scoring.query_text import check_query_text
 
         if not MIN_BUDGET <= max_tokens <= MAX_BUDGET:
@@ -118,6 +153,9 @@ class CodeSearch(FileReader):
         if not 1 <= limit <= MAX_LIMIT:
             raise ToolInputError(f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in "
                                  "that range")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise ToolInputError(f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
+                                 "an answer's first line names")
         if detail not in DETAILS:
             raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
                                  "(locations, signatures) or \"code\" (whole chunks)")
@@ -125,20 +163,55 @@ class CodeSearch(FileReader):
         text = agent_query(query) or query
         self._check_index()
         names = named(query)
+        scope = Scope() if scope is None else scope
         response = self._guard(lambda: self.client.search(**search_kwargs(
-            self.engine.flavor, self.index, self.field, text, limit,
-            Scope() if scope is None else scope, names)))
-        chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
+            self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
+        ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
+        fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
+        listed, left = cut(ranked, fraction, names.only_name) if offset == 0 else (ranked, [])
+        if scope.tests == "after":
+            listed = implementation_first(listed)
+        chunks = [h.chunk for h in listed]
+        more = _more(left, fraction, names.only_name and any(h.definition for h in listed))
+        if not chunks and (problem := self._filter_problem(scope, offset)):
+            return problem
+        if not chunks and (narrowed := _narrowing(scope)):
+            return f"no hits within {narrowed}: widen or drop these filters"
         note = ""
         if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
                 and self._has_symbols()):
             note = self._no_definition(names)
             if not any(self._mentioned(name) for name in names.names):
                 return note + "\nno indexed text holds it either."
-        packer = pack_listing if detail == "list" else pack_ranks
-        listing = packer(chunks, max_tokens - self.counter.count(note) if note else max_tokens,
-                         self.counter)[0]
+        if not chunks:
+            return "\n".join(filter(None, [note, "no hits: no indexed document matches"]))
+        budget = max_tokens - self.counter.count(note) if note else max_tokens
+        listing = (pack_listing(chunks, budget, self.counter, words_of(text), more)[0]
+                   if detail == "list" else pack_ranks(chunks, budget, self.counter, more)[0])
         return f"{note}\n{listing}" if note else listing
+
+    def _filter_problem(self, scope: Scope, offset: int) -> str:
+        """Why nothing matched, when a filter says: past the offset, or a language or kind
+        the index does not hold, with the values it does (one terms aggregation per such
+        filter); empty when the filters are not the reason."""
+        if offset:
+            return f"no hits past offset {offset}"
+        problems = []
+        for field, value in (("language", scope.language), ("kind", scope.kind)):
+            if value:
+                present = self._values(field)
+                if value.lower() not in present:
+                    problems.append(f"no document has {field}={value!r}; this index has "
+                                    f"{field} " + (", ".join(present) or "none"))
+        return "; ".join(problems)
+
+    def _values(self, field: str) -> list[str]:
+        """The values of a keyword field present in the index, most frequent first."""
+        body = {"size": 0, "aggs": {"values": {"terms": {"field": field, "size": 100}}}}
+        found = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))
+        buckets = ((found.get("aggregations") or {}).get("values") or {}).get("buckets") or []
+        return [str(b["key"]) for b in buckets if "key" in b]
 
     def _no_definition(self, names: NamedQuery) -> str:
         """The answer's first line when a name-only query has no definition in the index,

@@ -94,16 +94,17 @@ def definition_clauses(query: NamedQuery) -> list[dict[str, Any]]:
     symbol = SYMBOL_FIELDS[0]
     clauses: list[dict[str, Any]] = []
     if query.names:
-        clauses.append(_constant({"terms": {symbol: list(query.names)}}, SYMBOL_BOOST))
-        clauses.append(_constant({"bool": {"should": [
+        clauses.append(constant({"terms": {symbol: list(query.names)}}, SYMBOL_BOOST, "symbol"))
+        clauses.append(constant({"bool": {"should": [
             {"wildcard": {symbol: {"value": f"*.{name}"}}} for name in query.names]}},
-            MEMBER_BOOST))
+            MEMBER_BOOST, "member"))
     if query.qualified:
-        clauses.append(_constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST))
+        clauses.append(constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST,
+                                "qualified"))
     if query.in_path and (query.names or query.qualified):
-        clauses.append(_constant({"bool": {"should": [
+        clauses.append(constant({"bool": {"should": [
             {"wildcard": {PATH_FIELD: {"value": f"*{part}*", "case_insensitive": True}}}
-            for part in query.in_path]}}, PATH_BOOST))
+            for part in query.in_path]}}, PATH_BOOST, "path"))
     return clauses
 
 
@@ -131,5 +132,29 @@ def closest_clause(query: NamedQuery) -> dict[str, Any]:
     return {"bool": {"should": should}}
 
 
-def _constant(query: dict[str, Any], boost: float) -> dict[str, Any]:
-    return {"constant_score": {"filter": query, "boost": boost}}
+#: the ``_name`` of a lifting clause: its prefix, then the constant it adds
+LIFT_PREFIX = "esqlog-lift:"
+#: lifts at least this large mark a definition (the path lift alone does not)
+DEFINITION_LIFT = MEMBER_BOOST
+
+
+def constant(query: dict[str, Any], boost: float, tag: str) -> dict[str, Any]:
+    """A clause adding ``boost`` to the documents ``query`` matches, named so that a hit's
+    ``matched_queries`` say how much of its score is a lift and not the match's
+    (:func:`lifted`). ``tag`` keeps the names of one query's clauses apart: the engine
+    keeps one clause per name, so two lifts named alike would report only one."""
+    return {"constant_score": {"filter": query, "boost": boost,
+                               "_name": f"{LIFT_PREFIX}{tag}:{boost:g}"}}
+
+
+def lifted(matched: object) -> float:
+    """The constants a hit's ``matched_queries`` added to its score (the engine lists a
+    named clause once per hit, so each lift counts once)."""
+    total = 0.0
+    for name in matched if isinstance(matched, list) else ():
+        if isinstance(name, str) and name.startswith(LIFT_PREFIX):
+            try:
+                total += float(name.rsplit(":", 1)[-1])
+            except ValueError:
+                continue
+    return total

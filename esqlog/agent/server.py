@@ -30,7 +30,7 @@ from esqlog.agent.code_search import (
 from esqlog.agent.freshness import Freshness, with_note
 from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
-from esqlog.agent.scope import Presence, Scope
+from esqlog.agent.scope import Presence, Scope, TestsPresence
 
 INSTRUCTIONS = (
     "Code search over an Elasticsearch/OpenSearch index of source files, ranked by esqlog "
@@ -42,10 +42,13 @@ INSTRUCTIONS = (
 SEARCH_DOC = (
     "Ranked code search. Best results come from identifier names and distinctive words "
     "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
-    "counts, rare ones most. Default answer: a listing, best first; each hit is "
-    "'N. path:start-end Symbol' (Class.method when the index knows the class), then its "
-    f"first code line (the signature) and the first line of its doc comment; past the "
-    f"{OUTLINED}th hit, the location line alone. The definition of a name the query spells "
+    "counts, rare ones most. Default answer: a listing, best first, one entry per function; "
+    "each hit is 'N. path:start-end Symbol' (Class.method when the index knows the class), "
+    "then its signature, the first line of its doc comment and the lines that hold the "
+    f"query's words as '  123| text' (past the {OUTLINED}th hit, one such line). Hits scoring "
+    "far below the best are left out and counted on the first line with the offset that "
+    "lists them; tests come after the implementation unless tests='include'. A name "
+    "alone is answered with its definition. The definition of a name the query spells "
     "as code (dialConn, open_url, `decode`) is listed first. Pass that path "
     "and line range to read_code to see the code. Narrow with path (a glob), language, "
     "kind, tests and prose (docs and changelogs are left out unless prose='include'); "
@@ -66,11 +69,12 @@ READ_DOC = (
 def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
     """An ``MCPServer`` with search_code and read_code bound to ``search``; with
     ``freshness``, each call first re-indexes the files changed on disk."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
+    from esqlog.agent.arguments import ReadableServer
+
+    server = ReadableServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True)
 
@@ -96,17 +100,21 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
             "Only this language: go, python, java, typescript, rust, ..."))] = None,
         kind: Annotated[str | None, Field(description=(
             "Only this kind of symbol: function, method, class, type, module."))] = None,
-        tests: Annotated[Presence, Field(description=(
-            "Test and example files: 'include' (default), 'exclude' or 'only'."
-        ))] = "include",
+        tests: Annotated[TestsPresence, Field(description=(
+            "Test and example files: 'after' (default: listed after the implementation), "
+            "'include' (ranked with it), 'exclude' or 'only'."))] = "after",
         prose: Annotated[Presence, Field(description=(
             "Docs, changelogs and other text files: 'exclude' (default: code only), "
             "'include' or 'only'."))] = "exclude",
+        offset: Annotated[int, Field(description=(
+            "Skip this many ranked hits and list the rest without the score cut (the first "
+            "line names the offset when hits were cut)."))] = 0,
     ) -> str:
         try:
             scope = Scope(path, language, kind, tests, prose)
             note = freshness.check() if freshness is not None else ""
-            return with_note(note, search.search(query, max_tokens, limit, detail, scope))
+            return with_note(note, search.search(query, max_tokens, limit, detail, scope,
+                                                 offset))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 

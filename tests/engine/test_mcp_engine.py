@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from esqlog.agent.code_search import DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, search_kwargs
+from esqlog.agent.hits import CUT_FRACTIONS, cut, hits_of, merge_parts
 from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
@@ -71,9 +72,16 @@ def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         import esqlog
 
         wrapped = esqlog.wrap(engine.client, calibration)
-        expected = {q: [h["_id"] for h in wrapped.search(**search_kwargs(
-            engine.flavor, index, "content", q, 50))["hits"]["hits"]] for q in QUERIES}
-        yield {"answers": answers, "expected": expected, "docs": {d["id"]: d for d in docs},
+        raw = {q: wrapped.search(**search_kwargs(engine.flavor, index, "content", q, 50))[
+            "hits"]["hits"] for q in QUERIES}
+        # what search_code lists of the engine's ranking: one entry per function, the hits
+        # scoring near the best (esqlog.agent.hits), in the engine's order (no tests here)
+        expected = {q: [h.chunk.id for h in cut(merge_parts(hits_of(found, "content")),
+                                                CUT_FRACTIONS["boost"])[0]]
+                    for q, found in raw.items()}
+        ranked = {q: [h["_id"] for h in found] for q, found in raw.items()}
+        yield {"answers": answers, "expected": expected, "ranked": ranked,
+               "docs": {d["id"]: d for d in docs},
                "ids": {(d["path"], d["start_line"]): d["id"] for d in docs},
                "writes": _indexing(engine, index) - stats_before, "index": index}
     finally:
@@ -276,7 +284,13 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
         assert not is_error, text
         shown = [i for _, i in _listed(text, served["ids"])]
         assert shown == served["expected"][q] and shown, q
-        assert "none left out" in text.splitlines()[0]
+        ranked = served["ranked"][q]  # the engine's order, whatever was cut
+        assert [ranked.index(i) for i in shown] == sorted(ranked.index(i) for i in shown)
+        first = text.splitlines()[0]
+        assert "none left out" in first
+        cut_out = len(ranked) - len(shown)
+        assert (f"; {cut_out} more scored below 20% of the best: offset=" in first
+                if cut_out else "more scored" not in first)
 
 
 def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> None:

@@ -48,7 +48,8 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
     bare, member = named_kw["query"]["bool"]["should"]
     assert named_kw["query"]["bool"]["must"] == [plain["query"]]  # same match set
     assert bare == {"constant_score": {"filter": {"terms": {"symbol": ["dialConn"]}},
-                                       "boost": SYMBOL_BOOST}}
+                                       "boost": SYMBOL_BOOST,
+                                       "_name": f"esqlog-lift:symbol:{SYMBOL_BOOST:g}"}}
     assert member["constant_score"]["filter"] == {"bool": {"should": [
         {"wildcard": {"symbol": {"value": "*.dialConn"}}}]}}
     assert member["constant_score"]["boost"] == MEMBER_BOOST < SYMBOL_BOOST
