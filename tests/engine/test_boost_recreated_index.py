@@ -34,7 +34,7 @@ def test_shard_counts_of_a_recreated_index_are_not_used(engine: Engine, tmp_path
         path = tmp_path / "code.qlog.json"
         save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)
         decisions: list[SearchDecision] = []
-        client = wrap(engine.client, path, on_decision=decisions.append)
+        client = wrap(engine.client, path, mode="boost", on_decision=decisions.append)
         body_of(client.search(index=index, body=body))
         assert decisions and decisions[-1].shard_weighted  # the calibrated index: weighted
         call(engine, "DELETE", f"/{index}")

@@ -30,7 +30,7 @@ N_DOCS = 1000
 IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 
 
-UNCAPPED = IdentifierSettings(budget=100_000, span_max_df=1.0)
+UNCAPPED = IdentifierSettings(budget=100_000, span_max_df=1.0, engine_query="span")
 
 
 @dataclass
