@@ -27,7 +27,7 @@ from esqlog.agent.chunks import (
     chunk_of,
     source_lines,
 )
-from esqlog.agent.reading import IndexTool, _collect
+from esqlog.agent.reading import IndexTool
 from esqlog.agent.scope import PROSE_LANGUAGES, TEST_PATHS, Scope
 from esqlog.engine.client import scroll_plan
 from esqlog.engine.paths import index_path
@@ -167,8 +167,10 @@ class TextScan:
                                               START_FIELD, "language", "chunk"]}
 
         def page(found: list[dict[str, Any]]) -> Any:
-            kept = yield from _collect(hits, found)
-            return kept and len(hits) < self.max_candidates
+            """scroll_plan's page callback: keep the hits, go on until the cap."""
+            hits.extend(found)
+            return len(hits) < self.max_candidates
+            yield  # a plan that makes no request of its own
 
         tool._guard(lambda: tool.engine.run(scroll_plan(tool.index, body, page,
                                                         keep_alive="1m")))
