@@ -81,6 +81,11 @@ GREP_DOC = (
     "and line, up to limit, then 'N more lines in M files'. Faster and narrower with a word "
     "of 3+ letters in the pattern.")
 
+#: the line tools' shared arguments (module level: the SDK resolves annotations here)
+GLOB = Field(description="Only files matching this glob: 'src/**/*.go', '*.py', 'internal/'.")
+LINES = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted.")
+
+
 
 def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
     """An ``MCPServer`` with search_code, read_code, find_references and grep_code bound to
@@ -149,15 +154,13 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
             raise ToolError(str(exc)) from None
 
     references, grep = References(search), Grep(search)
-    glob = Field(description="Only files matching this glob: 'src/**/*.go', '*.py', 'internal/'.")
-    lines_limit = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted.")
 
     @server.tool(annotations=read_only, description=REFERENCES_DOC, structured_output=False)
     def find_references(
         symbol: Annotated[str, Field(description=(
             "One name: Client, dial_conn, httpx.Client, Context.Next."))],
-        path_glob: Annotated[str | None, glob] = None,
-        limit: Annotated[int, lines_limit] = LINES_LIMIT,
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
     ) -> str:
         try:
             note = freshness.check() if freshness is not None else ""
@@ -172,8 +175,8 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
         regex: Annotated[bool, Field(description=(
             "false (default): pattern is literal text; true: a Python regular expression."
         ))] = False,
-        path_glob: Annotated[str | None, glob] = None,
-        limit: Annotated[int, lines_limit] = LINES_LIMIT,
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
     ) -> str:
         try:
             note = freshness.check() if freshness is not None else ""
