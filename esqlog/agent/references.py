@@ -72,9 +72,11 @@ class Wanted:
 
     @property
     def assigned(self) -> re.Pattern[str]:
-        """A top-level definition by assignment (``DEFAULT_TIMEOUT = ...``, ``var X = ``)."""
+        """A top-level definition by assignment (``DEFAULT_TIMEOUT = ...``, ``var X = ``,
+        Go's typed ``var X T = ...``)."""
         return re.compile(r"^\s*(?:(?:export|const|var|let|val|static|final|public|private)"
-                          rf"\s+)*{re.escape(self.name)}\s*(?::[^=]*)?:?=(?!=)")
+                          rf"\s+)*{re.escape(self.name)}(?:\s+[\w.*\[\]]+)?\s*(?::[^=]*)?"
+                          r":?=(?!=)")
 
 
 def reference_name(symbol: str) -> Wanted:
