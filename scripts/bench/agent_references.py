@@ -6,10 +6,11 @@
 Each folder of tests/data/agent-names (real files of encode/httpx and gin-gonic/gin; or
 ``--repo NAME=PATH`` checkouts with ``--symbols NAME=a,b,c``) is indexed with
 ``esqlog index`` into a scratch index (deleted after). For each symbol, find_references'
-lines (path, line; ``limit`` at its maximum and the rest counted) are compared with
-``rg -w -n SYMBOL`` run on exactly the files the index holds; for each pattern, grep_code's
-with ``rg -n`` (``-F`` for a literal). Printed side by side: esqlog's lines, rg's, lines
-both list, lines only one lists, and the recall of rg's lines (1.000 when the sets are equal).
+lines (path, line) are compared with ``rg -w -n SYMBOL`` run on exactly the files the
+index holds; for each pattern, grep_code's with ``rg -n`` (``-F`` for a literal). The tool's
+answer shows at most MAX_LIMIT lines and counts the rest: its count (shown + rest) is
+printed beside rg's, and the whole set of lines it finds (the same candidates and checks,
+uncut) is compared with rg's: lines both find, lines only one finds, recall of rg's lines.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch
-from esqlog.agent.grep import Grep
-from esqlog.agent.line_scan import MAX_LIMIT
-from esqlog.agent.references import References
+from esqlog.agent.grep import Grep, candidate_query, compile_pattern, grep_hits
+from esqlog.agent.line_scan import MAX_LIMIT, TextScan, identifier_terms
+from esqlog.agent.references import References, reference_hits, reference_name
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main as cli
 from esqlog.cli.query import load_for_field
@@ -76,22 +77,29 @@ def indexed_files(engine: object, index: str) -> list[str]:
     return sorted(b["key"] for b in found["aggregations"]["paths"]["buckets"])
 
 
-def compared(ours: set[tuple[str, int]], rest: int,
-             theirs: set[tuple[str, int]]) -> set[tuple[str, int]]:
-    """rg's lines to compare with the ones shown: all of them, or, past the limit (grep_code
-    lists by path and line), rg's first ones in that order."""
-    return theirs if rest == 0 else set(sorted(theirs)[:len(ours)])
+def every_reference(tool: CodeSearch, symbol: str) -> set[tuple[str, int]]:
+    """All the lines find_references finds (what its answer shows MAX_LIMIT of): the same
+    candidates and verification, without the cut."""
+    wanted = reference_name(symbol)
+    scan = TextScan(tool)
+    candidates, _ = scan.candidates(identifier_terms(wanted.name), None)
+    return {(h.where, h.line) for h in reference_hits(candidates, wanted)}
 
 
-def row(label: str, ours: set[tuple[str, int]], rest: int, theirs: set[tuple[str, int]]) -> str:
-    """esqlog's count (shown + the rest counted), rg's; lines both list, each alone; recall
-    of rg's lines among those shown (the first MAX_LIMIT when there are more)."""
-    against = compared(ours, rest, theirs)
-    both = len(ours & against)
-    recall = both / len(against) if against else 1.0
-    cut = f"  (first {len(ours)} by path, line)" if rest else ""
-    return (f"{label:34} {len(ours) + rest:>7} {len(theirs):>5} {both:>5} "
-            f"{len(ours - against):>6} {len(against - ours):>5} {recall:>7.3f}{cut}")
+def every_line(tool: CodeSearch, pattern: str, regex: bool) -> set[tuple[str, int]]:
+    """All the lines grep_code finds, without the cut."""
+    candidates, _ = TextScan(tool).candidates(candidate_query(pattern, regex), None)
+    return {(h.where, h.line) for h in grep_hits(candidates, compile_pattern(pattern, regex))}
+
+
+def row(label: str, counted: int, ours: set[tuple[str, int]],
+        theirs: set[tuple[str, int]]) -> str:
+    """The answer's count (shown + the rest counted), rg's; lines both find, each alone;
+    recall of rg's lines."""
+    both = len(ours & theirs)
+    recall = both / len(theirs) if theirs else 1.0
+    return (f"{label:34} {counted:>7} {len(theirs):>5} {both:>5} "
+            f"{len(ours - theirs):>6} {len(theirs - ours):>5} {recall:>7.3f}")
 
 
 def main() -> int:
@@ -125,23 +133,23 @@ def main() -> int:
                 cal, field = load_for_field(str(calibration), None)
                 tool = CodeSearch(engine, cal, index, field, default_counter())
                 files = indexed_files(engine, index)
-                queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT))
-                           for s in symbols.get(name, [])]
+                queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT),
+                            every_reference(tool, s)) for s in symbols.get(name, [])]
                 queries += [(f"grep {p}", ["-e", p] if rx else ["-F", "-e", p],
-                             Grep(tool).grep(p, rx, limit=MAX_LIMIT))
+                             Grep(tool).grep(p, rx, limit=MAX_LIMIT), every_line(tool, p, rx))
                             for p, rx in PATTERNS.get(name, [])]
-                for label, rg_args, answer in queries:
-                    ours, rest = listed(answer)
+                for label, rg_args, answer, every in queries:
+                    shown, rest = listed(answer)
                     theirs = ripgrep(rg, Path(path), files, rg_args)
-                    against = compared(ours, rest, theirs)
-                    total_rg += len(against)
-                    total_both += len(ours & against)
-                    counts_equal += len(ours) + rest == len(theirs)
+                    assert shown <= every, label  # the answer shows lines of the full set
+                    total_rg += len(theirs)
+                    total_both += len(every & theirs)
+                    counts_equal += len(shown) + rest == len(theirs)
                     rows += 1
-                    print(row(f"{name}: {label}", ours, rest, theirs))
+                    print(row(f"{name}: {label}", len(shown) + rest, every, theirs))
             finally:
                 engine.perform(Request("DELETE", index_path(index)))
-    print(f"all: {total_both} of rg's {total_rg} compared lines listed (recall "
+    print(f"all: {total_both} of rg's {total_rg} lines found (recall "
           f"{total_both / max(total_rg, 1):.3f}); counts equal to rg's for {counts_equal} of "
           f"{rows} queries")
     return 0
