@@ -10,7 +10,8 @@ lines (path, line) are compared with ``rg -w -n SYMBOL`` run on exactly the file
 index holds; for each pattern, grep_code's with ``rg -n`` (``-F`` for a literal). The tool's
 answer shows at most MAX_LIMIT lines and counts the rest: its count (shown + rest) is
 printed beside rg's, and the whole set of lines it finds (the same candidates and checks,
-uncut) is compared with rg's: lines both find, lines only one finds, recall of rg's lines.
+uncut) is compared with rg's: lines both find, lines only one finds, recall of rg's lines;
+then the answer's tokens (o200k_base; at most MAX_LIMIT lines) and those of rg's output.
 """
 
 from __future__ import annotations
@@ -61,14 +62,16 @@ def listed(answer: str) -> tuple[set[tuple[str, int]], int]:
     return lines, rest
 
 
-def ripgrep(rg: str, root: Path, files: list[str], args: list[str]) -> set[tuple[str, int]]:
+def ripgrep(rg: str, root: Path, files: list[str],
+            args: list[str]) -> tuple[set[tuple[str, int]], str]:
+    """(path, line) of rg's lines, and its output as an agent reads it."""
     out = subprocess.run([rg, "--no-config", "-n", "-H", "--no-heading", *args, "--", *files],
                          cwd=root, capture_output=True, text=True, check=False).stdout
     found = set()
     for line in out.splitlines():
         path, number, _ = line.split(":", 2)
         found.add((path, int(number)))
-    return found
+    return found, out
 
 
 def indexed_files(engine: object, index: str) -> list[str]:
@@ -117,8 +120,9 @@ def main() -> int:
     symbols = {**SYMBOLS, **{k: v.split(",") for k, v in
                              (s.split("=", 1) for s in args.symbols)}}
     engine = connect(ConnectionSettings(args.url))
+    counter = default_counter()
     print(f"{'repository: query':34} {'esqlog':>7} {'rg':>5} {'both':>5} {'esqlog-only':>6} "
-          f"{'rg-only':>5} {'recall':>7}")
+          f"{'rg-only':>5} {'recall':>7} {'tokens':>7} {'rg tok':>7}")
     total_rg = total_both = counts_equal = rows = 0
     for name, path in repos.items():
         index = f"esqlog-bench-refs-{uuid.uuid4().hex[:8]}"
@@ -131,7 +135,7 @@ def main() -> int:
                 return 1
             try:
                 cal, field = load_for_field(str(calibration), None)
-                tool = CodeSearch(engine, cal, index, field, default_counter())
+                tool = CodeSearch(engine, cal, index, field, counter)
                 files = indexed_files(engine, index)
                 queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT),
                             every_reference(tool, s)) for s in symbols.get(name, [])]
@@ -140,13 +144,14 @@ def main() -> int:
                             for p, rx in PATTERNS.get(name, [])]
                 for label, rg_args, answer, every in queries:
                     shown, rest = listed(answer)
-                    theirs = ripgrep(rg, Path(path), files, rg_args)
+                    theirs, output = ripgrep(rg, Path(path), files, rg_args)
                     assert shown <= every, label  # the answer shows lines of the full set
                     total_rg += len(theirs)
                     total_both += len(every & theirs)
                     counts_equal += len(shown) + rest == len(theirs)
                     rows += 1
-                    print(row(f"{name}: {label}", len(shown) + rest, every, theirs))
+                    tokens = f"{counter.count(answer):>7} {counter.count(output):>7}"
+                    print(row(f"{name}: {label}", len(shown) + rest, every, theirs), tokens)
             finally:
                 engine.perform(Request("DELETE", index_path(index)))
     print(f"all: {total_both} of rg's {total_rg} lines found (recall "
