@@ -212,6 +212,11 @@ def test_a_capped_scan_says_how_many_candidates_it_left(tools: dict[str, CodeSea
     tool = tools["gin"]
     everything, total = TextScan(tool).candidates(None, None)
     assert total == len(everything) > 10
+    paged, paged_total = TextScan(tool, page_size=7).candidates(None, None)
+    assert sorted(c.chunk.id for c in paged) == sorted(c.chunk.id for c in everything)
+    assert paged_total == total
+    assert (Grep(tool, TextScan(tool, page_size=7)).grep("return nil", limit=300)
+            == Grep(tool).grep("return nil", limit=300))
     capped = Grep(tool, TextScan(tool, max_candidates=7, page_size=3)).grep("=>", limit=5)
     assert capped.splitlines()[0].startswith(
         f"read the first 7 of {total:,} candidate chunks: the counts below are at least these")
