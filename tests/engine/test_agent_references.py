@@ -137,6 +137,25 @@ def test_references_are_the_lines_rg_w_finds_definition_first(
     assert not any(t.startswith(("import ", "from ")) for _, _, t in uses)
 
 
+@pytest.mark.parametrize(("repo", "name"), [("httpx", "typing"), ("httpx", "httpx"),
+                                            ("gin", "binding"), ("gin", "http"),
+                                            ("gin", "assert")])
+def test_a_name_as_a_qualifier_is_found_in_every_dotted_use(
+        tools: dict[str, CodeSearch], repo: str, name: str) -> None:
+    """Names used mostly as the first part of a dotted term (``typing.Optional``,
+    ``http.StatusOK``, ``assert.Equal``): every line, the shown ones and the counted rest."""
+    want = _disk(repo, tools[repo], re.compile(rf"(?<!\w){name}(?!\w)"))
+    answer = References(tools[repo]).find(name, limit=MAX_LIMIT)
+    listed = _listed(answer)
+    _check_lines(listed, want)
+    head = HEAD.match(answer.splitlines()[0])
+    assert head and int(head.group(1)) == len(want), answer[:300]
+    more = MORE.match(answer.splitlines()[-1])
+    assert len(listed) + (int(more.group(1)) if more else 0) == len(want)
+    if len(want) <= MAX_LIMIT:
+        assert {(p, n) for p, n, _ in listed} == set(want)
+
+
 def test_go_import_lines_are_listed_as_imports(tools: dict[str, CodeSearch]) -> None:
     want = _disk("gin", tools["gin"], re.compile(r"(?<!\w)binding(?!\w)"))
     imports = {k for k, line in want.items() if re.fullmatch(r'\s*"[^"]+/binding"', line)}
