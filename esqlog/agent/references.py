@@ -48,9 +48,9 @@ _IMPORT_LINE = re.compile(
     r"|extern\s+crate\b|export\s.*\bfrom\b|(?:const|let|var)\s.*=\s*require\()")
 #: the first line of a multi-line import (``import (`` in Go, ``from x import (`` in Python,
 #: ``import {`` in JS), whose following lines import until the closing bracket
-_IMPORT_OPEN = re.compile(r"^\s*(?:import|from\s+\S+\s+import|export)\s*[({]\s*$"
-                          r"|^\s*import\s*\{[^}]*$")
-_IMPORT_CLOSE = re.compile(r"^\s*[)}]")
+_IMPORT_OPEN = re.compile(r"^\s*(?:import|from\s+\S+\s+import|export)\s*[({][^)}]*$")
+#: the line that closes it: a bracket first or last (``)``, ``    b)``, ``} from "x";``)
+_IMPORT_CLOSE = re.compile(r"^\s*[)}]|[)}][^()\[\]{}]*$")
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def _import_lines(chunk: Chunk) -> set[int]:
     for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line):
         if inside:
             found.add(number)
-            inside = not _IMPORT_CLOSE.match(line)
+            inside = not _IMPORT_CLOSE.search(line)
         elif _IMPORT_OPEN.match(line):
             found.add(number)
             inside = True

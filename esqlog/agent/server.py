@@ -41,7 +41,8 @@ INSTRUCTIONS = (
     "(BM25 with q-log IDF, which favours rare identifiers). search_code lists the best hits "
     "as 'path:start-end symbol' with their first code line and doc line; read_code(path, "
     "start_line, end_line) then returns those exact numbered lines. Search first, read only "
-    "what the listing points to.")
+    "what the listing points to. find_references(symbol) lists every line that defines, "
+    "imports or uses a name; grep_code(pattern) every line with exact text or a regex.")
 
 SEARCH_DOC = (
     "Ranked code search. Best results come from identifier names and distinctive words "

@@ -85,6 +85,12 @@ def test_python_multi_line_imports_and_module_assignments() -> None:
     got = classify(_chunk(PY), reference_name("DEFAULT"))
     assert [(n, g) for n, _, _, g in got] == [(6, DEFINITION)]
     assert classify(_chunk(PY), reference_name("Clien")) == []  # whole identifiers only
+    closed = "from x import (a,\n    Client)\nClient()\n"
+    got = classify(_chunk(closed), reference_name("Client"))
+    assert [(n, g) for n, _, _, g in got] == [(2, IMPORT), (3, USE)]
+    js = 'import {\n  Client,\n} from "./client";\nnew Client();\n'
+    got = classify(_chunk(js), reference_name("Client"))
+    assert [(n, g) for n, _, _, g in got] == [(2, IMPORT), (4, USE)]
 
 
 def test_the_definition_is_the_keyword_line_of_the_chunk_named_so() -> None:
