@@ -37,6 +37,7 @@ from esqlog.agent.line_scan import (
     word_runs,
 )
 from esqlog.agent.reading import IndexTool, shown
+from esqlog.agent.tokens import TokenCounter
 
 MAX_PATTERN_CHARS = 300
 
@@ -140,7 +141,7 @@ def grep_hits(candidates: list[Candidate], compiled: re.Pattern[str]) -> list[Li
 
 
 def grep_answer(pattern: str, regex: bool, hits: list[LineHit], limit: int, note: str = "",
-                path_glob: str | None = None) -> str:
+                path_glob: str | None = None, counter: TokenCounter | None = None) -> str:
     kind = "regex" if regex else "literal"
     under = f" under {path_glob!r}" if path_glob else ""
     if not hits:
@@ -151,7 +152,7 @@ def grep_answer(pattern: str, regex: bool, hits: list[LineHit], limit: int, note
             f"{files} file{'s' * (files != 1)}")
     if note:
         head = f"{note}\n{head}"
-    return answer(head, hits, limit, "lines")
+    return answer(head, hits, limit, "lines", counter)
 
 
 class Grep:
@@ -173,4 +174,4 @@ class Grep:
             note = (f"{note}; the pattern has no word of 3+ letters or digits to narrow the "
                     "chunks by, so every chunk is a candidate")
         return grep_answer(pattern, regex, grep_hits(candidates, compiled), limit, note,
-                           path_glob)
+                           path_glob, self.scan.tool.counter)

@@ -29,6 +29,7 @@ from esqlog.agent.chunks import (
 )
 from esqlog.agent.reading import IndexTool
 from esqlog.agent.scope import PROSE_LANGUAGES, TEST_PATHS, Scope
+from esqlog.agent.tokens import TokenCounter
 from esqlog.engine.client import scroll_plan
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
@@ -43,6 +44,10 @@ DEFAULT_LIMIT = 50
 MAX_LIMIT = 300
 #: a longer line is shown cut (its match may be past the cut: path:line says where)
 MAX_LINE_CHARS = 160
+#: an answer's tokens at most (under Claude Code's 25,000-token cut of a tool result), and
+#: what its last line ("N more ... in M files; ...") is kept for
+MAX_ANSWER_TOKENS = 20_000
+TAIL_TOKENS = 40
 #: a word the engine's term dictionary can be asked for (the ``standard`` tokenizer never
 #: cuts inside a run of ASCII letters, digits and underscores)
 _ASCII_RUN = re.compile(r"[A-Za-z0-9_]+")
@@ -188,16 +193,27 @@ class TextScan:
         return out, total
 
 
-def answer(head: str, hits: list[LineHit], limit: int, what: str) -> str:
-    """``head``, the first ``limit`` lines, and how many more in how many files."""
+def answer(head: str, hits: list[LineHit], limit: int, what: str,
+           counter: TokenCounter | None = None, budget: int = MAX_ANSWER_TOKENS) -> str:
+    """``head``, the first ``limit`` lines, and how many more in how many files; with a
+    ``counter``, the lines stop before the answer passes ``budget`` tokens (lines of CJK text
+    or minified code cost far more than their characters suggest), and the rest is counted."""
     ordered: list[LineHit] = []
     seen: set[tuple[str, int]] = set()
     for hit in sorted(hits, key=lambda h: (h.group, h.rank, h.where, h.line)):
         if (hit.where, hit.line) not in seen:  # a long line cut in parts: listed once
             seen.add((hit.where, hit.line))
             ordered.append(hit)
-    shown, rest = ordered[:limit], ordered[limit:]
-    lines = [head, *(hit.render() for hit in shown)]
+    lines = [head]
+    spent = counter.count(head) + TAIL_TOKENS if counter is not None else 0
+    for hit in ordered[:limit]:
+        line = hit.render()
+        if counter is not None:
+            spent += counter.count(line) + 1
+            if spent > budget:
+                break
+        lines.append(line)
+    rest = ordered[len(lines) - 1:]
     if rest:
         files = len({hit.where for hit in rest})
         more = f" or raise limit (up to {MAX_LIMIT})" if limit < MAX_LIMIT else ""

@@ -33,6 +33,7 @@ from esqlog.agent.line_scan import (
 )
 from esqlog.agent.names import named
 from esqlog.agent.reading import IndexTool, shown
+from esqlog.agent.tokens import TokenCounter
 
 DEFINITION, IMPORT, USE = 0, 1, 2
 MAX_NAME_CHARS = 200
@@ -152,7 +153,8 @@ def reference_hits(candidates: list[Candidate], wanted: Wanted) -> list[LineHit]
 
 
 def references_answer(wanted: Wanted, hits: list[LineHit], limit: int, note: str = "",
-                      path_glob: str | None = None) -> str:
+                      path_glob: str | None = None,
+                      counter: TokenCounter | None = None) -> str:
     """The answer's text: a head line with the counts, the lines, how many more."""
     label = wanted.name if wanted.asked.strip() == wanted.name else (
         f"{wanted.name} (the last part of {wanted.asked.strip()})")
@@ -168,7 +170,7 @@ def references_answer(wanted: Wanted, hits: list[LineHit], limit: int, note: str
             "tests and docs)")
     if note:
         head = f"{note}\n{head}"
-    return answer(head, hits, limit, "references")
+    return answer(head, hits, limit, "references", counter)
 
 
 def _plural(count: int, word: str) -> str:
@@ -190,4 +192,4 @@ class References:
         candidates, total = self.scan.candidates(identifier_terms(wanted.name), path_glob)
         hits = reference_hits(candidates, wanted)
         return references_answer(wanted, hits, limit, unread_note(len(candidates), total),
-                                 path_glob)
+                                 path_glob, self.scan.tool.counter)

@@ -27,6 +27,7 @@ from esqlog.agent.references import (
     reference_name,
     references_answer,
 )
+from esqlog.agent.tokens import TokenCounter
 
 GO = '''import (
 \t"net/http"
@@ -174,6 +175,17 @@ def test_answers_order_groups_count_the_rest_and_list_a_line_once() -> None:
     assert answer("head", hits, 4, "references").splitlines()[-1].startswith(
         "1 more reference in 1 file;")
     assert len(answer("head", hits, 5, "references").splitlines()) == 6
+
+
+def test_lines_stop_within_the_token_budget_and_the_rest_is_counted() -> None:
+    counter = TokenCounter("chars", len)
+    hits = [LineHit(f"f{k % 4}.go", k, "x" * 50) for k in range(100)]
+    text = answer("head", hits, 300, "lines", counter, budget=1_000)
+    assert len(text) <= 1_000
+    shown = [line for line in text.splitlines() if line.startswith("f")]
+    assert 10 < len(shown) < 20
+    assert text.splitlines()[-1].startswith(f"{100 - len(shown)} more lines in 4 files;")
+    assert answer("head", hits, 300, "lines", counter, budget=10**6).count("\n") == 100
 
 
 def test_a_long_line_is_cut_around_its_match() -> None:
