@@ -1,4 +1,4 @@
-"""The MCP server: CodeSearch's two tools on the official ``mcp`` SDK (stdio or HTTP).
+"""The MCP server: CodeSearch's tools on the official ``mcp`` SDK (stdio or HTTP).
 
 Tool functions are thin: validation and I/O live in CodeSearch so the same code answers
 whichever transport is used. ``ToolInputError`` becomes the SDK's ``ToolError`` (the agent
@@ -28,8 +28,12 @@ from esqlog.agent.code_search import (
     CodeSearch,
 )
 from esqlog.agent.freshness import Freshness, with_note
+from esqlog.agent.grep import Grep
+from esqlog.agent.line_scan import DEFAULT_LIMIT as LINES_LIMIT
+from esqlog.agent.line_scan import MAX_LIMIT as MAX_LINES
 from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
+from esqlog.agent.references import References
 from esqlog.agent.scope import Presence, Scope, TestsPresence
 
 INSTRUCTIONS = (
@@ -37,7 +41,8 @@ INSTRUCTIONS = (
     "(BM25 with q-log IDF, which favours rare identifiers). search_code lists the best hits "
     "as 'path:start-end symbol' with their first code line and doc line; read_code(path, "
     "start_line, end_line) then returns those exact numbered lines. Search first, read only "
-    "what the listing points to.")
+    "what the listing points to. find_references(symbol) lists every line that defines, "
+    "imports or uses a name; grep_code(pattern) every line with exact text or a regex.")
 
 SEARCH_DOC = (
     "Ranked code search. Best results come from identifier names and distinctive words "
@@ -65,9 +70,30 @@ READ_DOC = (
     f"{MAX_READ_TOKENS} tokens per answer; a longer range ends with a line naming the "
     "start_line to continue from.")
 
+REFERENCES_DOC = (
+    "Where a name is defined, imported and used: every line of the indexed code holding it "
+    "as a whole identifier (case-sensitive, like 'rg -w'), as 'path:line: the line', "
+    "definitions first, then imports, then uses (implementation before tests and docs). "
+    "Exhaustive: the first line counts them all; past limit, 'N more references in M files'. "
+    "A dotted or qualified name (httpx.Client, Context.Next, pkg.(*T).M) is looked up by "
+    "its last part. 'no references to X in the index' means no indexed line holds it.")
+
+GREP_DOC = (
+    "Exact search of the indexed text, line by line, for what ranking cannot answer: a "
+    "literal (default, case-sensitive) or, with regex=true, a Python regular expression "
+    "matched within one line. Lists every matching line as 'path:line: the line' by path "
+    "and line, up to limit, then 'N more lines in M files'. Faster and narrower with a word "
+    "of 3+ letters in the pattern.")
+
+#: the line tools' shared arguments (module level: the SDK resolves annotations here)
+GLOB = Field(description="Only files matching this glob: 'src/**/*.go', '*.py', 'internal/'.")
+LINES = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted.")
+
+
 
 def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
-    """An ``MCPServer`` with search_code and read_code bound to ``search``; with
+    """An ``MCPServer`` with search_code, read_code, find_references and grep_code bound to
+    ``search``; with
     ``freshness``, each call first re-indexes the files changed on disk."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
@@ -136,7 +162,38 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    _ = (search_code, read_code)  # registered by the decorators
+    references, grep = References(search), Grep(search)
+
+    @server.tool(annotations=read_only, description=REFERENCES_DOC, structured_output=False)
+    def find_references(
+        symbol: Annotated[str, Field(description=(
+            "One name: Client, dial_conn, httpx.Client, Context.Next."))],
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
+    ) -> str:
+        try:
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, references.find(symbol, path_glob, limit))
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(annotations=read_only, description=GREP_DOC, structured_output=False)
+    def grep_code(
+        pattern: Annotated[str, Field(description=(
+            "The text to find on one line; a regular expression when regex is true."))],
+        regex: Annotated[bool, Field(description=(
+            "false (default): pattern is literal text; true: a Python regular expression."
+        ))] = False,
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
+    ) -> str:
+        try:
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, grep.grep(pattern, regex, path_glob, limit))
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from None
+
+    _ = (search_code, read_code, find_references, grep_code)  # registered by the decorators
     return server
 
 
