@@ -120,6 +120,15 @@ def ask_rg(tree: Path, word_sets: list[set[str]], q: dict[str, Any]) -> dict[str
             "rg_lines": len(lines), "rg_ranked_tokens_to_gold": ranked}
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
+    """The 95% Wilson interval of a share k/n (honest at shares near 0 or 1)."""
+    if n == 0:
+        return [0.0, 1.0]
+    p, d = k / n, 1 + z * z / n
+    mid, half = p + z * z / (2 * n), z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
+    return [round((mid - half) / d, 3), round((mid + half) / d, 3)]
+
+
 def median_inf(values: list[int | None]) -> float:
     """The median with a miss counted as never reached (inf when half or more missed)."""
     return statistics.median([float("inf") if v is None else v for v in values])
@@ -140,6 +149,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             s["rg_zero_lines"] = sum(r["rg_lines"] == 0 for r in rs) / len(rs)
         else:
             s["rank1"] = sum(r["rank"] == 1 for r in rs) / len(rs)
+            s["rank1_interval"] = wilson(sum(r["rank"] == 1 for r in rs), len(rs))
             s["listed"] = sum(r["rank"] is not None for r in rs) / len(rs)
             s["median_tokens_to_gold"] = median_inf([r["tokens_to_gold"] for r in rs])
             s["median_rg_tokens_to_gold"] = median_inf([r["rg_tokens_to_gold"] for r in rs])
@@ -156,7 +166,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     defs = [r for r in rows if r["style"] in DEFINITION_STYLES]
     out["all"] = {"n": len(rows), "repos": len({r["repo"] for r in rows}),
                   "median_answer_tokens": statistics.median(r["answer_tokens"] for r in rows),
-                  "definition_rank1": sum(r["rank"] == 1 for r in defs) / max(len(defs), 1)}
+                  "definition_rank1": sum(r["rank"] == 1 for r in defs) / max(len(defs), 1),
+                  "definition_rank1_interval": wilson(sum(r["rank"] == 1 for r in defs),
+                                                      len(defs))}
     return out
 
 
@@ -179,7 +191,7 @@ def print_table(summary: dict[str, Any]) -> None:
     a = summary["all"]
     print(f"all {a['n']} queries, {a['repos']} repositories: median answer "
           f"{a['median_answer_tokens']:.0f} tokens; symbol+dotted+frame rank 1 "
-          f"{a['definition_rank1']:.3f}")
+          f"{a['definition_rank1']:.3f} {a['definition_rank1_interval']}")
 
 
 def main() -> int:

@@ -69,7 +69,7 @@ def without_name(sentence: str, name: str) -> str:
     """The doc sentence with the function's name (and a call or qualified form) removed."""
     pattern = r"`?(?:[\w.]+\.)?" + re.escape(name) + r"(?:\(\))?`?"
     text = re.sub(r"(?<![\w.])" + pattern + r"(?!\w)", " ", sentence)
-    return " ".join(text.split())
+    return re.sub(r"\s+([.,;:])", r"\1", " ".join(text.split()))
 
 
 class Builder:

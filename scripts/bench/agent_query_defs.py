@@ -60,7 +60,7 @@ def first_sentence(doc: str) -> str:
     doc = re.sub(r"\{@\w+\s+([^}]*)\}", r"\1", doc)
     para = re.split(r"\n\s*\n|\n\s*@\w+", doc.strip(), maxsplit=1)[0]
     text = " ".join(para.split())
-    m = re.search(r"(?<=[a-z0-9)`'\"])\.(\s|$)", text)
+    m = re.search(r"(?<!e\.g)(?<!i\.e)(?<=[a-z0-9)`'\"])\.(\s|$)", text)
     return text[: m.start() + 1] if m else text
 
 
