@@ -190,9 +190,11 @@ class Builder:
         for h, parent in self.sample(cands, len(cands)):
             if len(out) >= n:
                 break
+            message = clean_message(git(self.gitdir, "log", "-1", "--format=%B", h))
+            if len(message.split()) < 4:
+                continue  # only an issue reference: nothing of the bug is left to ask
             gold = self.fix_gold(h, parent, lang)
             if 1 <= len(gold) <= 3:
-                message = clean_message(git(self.gitdir, "log", "-1", "--format=%B", h))
                 out.append(self.query("bug", message, gold) | {"commit": h})
         return out
 
