@@ -72,6 +72,8 @@ def test_gold_from_language_parsers() -> None:
                          b"\n\treturn errors.New(\"no next handler\")\n}\n")
     assert [(d.qual, d.pointer, d.line, d.doc, d.errors) for d in go] == [
         ("Context.Next", True, 4, "Next runs the chain.", ["no next handler"])]
+    detached = go_defs("d.go", b"package x\n\n// Package x is a header.\n\nfunc F() {}\n")
+    assert [(d.qual, d.doc) for d in detached] == [("F", "")]  # a blank line apart: no doc
     java = java_defs("T.java", b"class T {\n  static class B {\n    /** Builds it. */\n"
                                b"    T build() {\n"
                                b"      throw new IllegalStateException(\"no name\");\n"
