@@ -25,10 +25,14 @@ from esqlog.agent.names import DEFINITION_LIFT, lifted
 from esqlog.agent.scope import is_test
 
 #: a hit scoring below this share of the best hit's match score is left out, per mode of the
-#: wrapper: no gold function of 120 queries drawn from httpx's and gin's doc comments was cut
-#: (scripts/bench/agent_hits.py --words 3; the gold's lowest share was 0.208 in the boost
-#: mode, 0.460 in the identifiers mode, whose scores run flatter: 0.35 keeps a margin)
-CUT_FRACTIONS = {"boost": 0.2, "identifiers": 0.35}
+#: wrapper. Commit messages are vaguer than doc comments: on the localization benchmark
+#: (scripts/bench/localize, 160 real commits) a cut at 35% in the identifiers mode left out
+#: the changed function of tasks it used to find at ranks 22-50 (success within 8K tokens
+#: 0.781 against 0.819 uncut), while 20% found as many as no cut at all; on 120 queries drawn
+#: from httpx's and gin's doc comments (scripts/bench/agent_hits.py --words 3) the gold's
+#: lowest share was 0.208 in the boost mode and 0.460 in the identifiers mode, so half the
+#: identifiers share for boost keeps the same margin
+CUT_FRACTIONS = {"boost": 0.1, "identifiers": 0.2}
 CUT_FRACTION = CUT_FRACTIONS["boost"]
 
 

@@ -23,8 +23,15 @@ from typing import Any
 import pytest
 
 from esqlog.agent.code_search import DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, search_kwargs
-from esqlog.agent.hits import CUT_FRACTIONS, cut, hits_of, merge_parts
+from esqlog.agent.hits import (
+    CUT_FRACTIONS,
+    cut,
+    hits_of,
+    implementation_first,
+    merge_parts,
+)
 from esqlog.agent.reading import numbered
+from esqlog.agent.scope import is_test
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
@@ -76,9 +83,9 @@ def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         raw = {q: wrapped.search(**search_kwargs(engine.flavor, index, "content", q, 50))[
             "hits"]["hits"] for q in QUERIES}
         # what search_code lists of the engine's ranking: one entry per function, the hits
-        # scoring near the best (esqlog.agent.hits), in the engine's order (no tests here)
-        expected = {q: [h.chunk.id for h in cut(merge_parts(hits_of(found, "content")),
-                                                CUT_FRACTIONS["boost"])[0]]
+        # scoring near the best (esqlog.agent.hits), in the engine's order, tests after
+        expected = {q: [h.chunk.id for h in implementation_first(cut(
+            merge_parts(hits_of(found, "content")), CUT_FRACTIONS["boost"])[0])]
                     for q, found in raw.items()}
         ranked = {q: [h["_id"] for h in found] for q, found in raw.items()}
         yield {"answers": answers, "expected": expected, "ranked": ranked,
@@ -291,12 +298,18 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
         assert not is_error, text
         shown = [i for _, i in _listed(text, served["ids"])]
         assert shown == served["expected"][q] and shown, q
-        ranked = served["ranked"][q]  # the engine's order, whatever was cut
-        assert [ranked.index(i) for i in shown] == sorted(ranked.index(i) for i in shown)
+        ranked = served["ranked"][q]  # the engine's order, whatever was cut, tests after
+        paths = {i: served["docs"][i]["path"] for i in shown}
+        for group in ([i for i in shown if not is_test(paths[i])],
+                      [i for i in shown if is_test(paths[i])]):
+            assert [ranked.index(i) for i in group] == sorted(ranked.index(i) for i in group)
+        tests = [is_test(paths[i]) for i in shown]
+        assert tests == sorted(tests)
         first = text.splitlines()[0]
         assert "none left out" in first
         cut_out = len(ranked) - len(shown)
-        assert (f"; {cut_out} more scored below 20% of the best: offset=" in first
+        share = f"{CUT_FRACTIONS['boost']:.0%}"
+        assert (f"; {cut_out} more scored below {share} of the best: offset=" in first
                 if cut_out else "more scored" not in first)
 
 
