@@ -63,14 +63,19 @@ READ_DOC = (
     "start_line to continue from.")
 
 
-def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
+def build_server(search: CodeSearch, freshness: Freshness | None = None,
+                 about: str | None = None) -> Any:
     """An ``MCPServer`` with search_code and read_code bound to ``search``; with
-    ``freshness``, each call first re-indexes the files changed on disk."""
+    ``freshness``, each call first re-indexes the files changed on disk. ``about``: the
+    serverInfo description (what esqlog mcp chose at start, shown by clients as
+    information rather than read from stderr)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING",
+                       description=about)
+    tools_only(server)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True)
 
@@ -130,6 +135,21 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
 
     _ = (search_code, read_code)  # registered by the decorators
     return server
+
+
+#: what MCPServer serves besides tools; esqlog has none of it
+_UNUSED_METHODS = ("prompts/", "resources/", "completion/")
+
+
+def tools_only(server: Any) -> None:
+    """Serve and advertise tools alone: the SDK answers prompts/list and resources/list
+    (empty) and so advertises both capabilities, for which Claude Code adds three resource
+    tools of its own to every prompt (about 524 tokens). Capabilities are derived from the
+    request handlers present (lowlevel Server.get_capabilities), so dropping the handlers
+    drops the capabilities; the SDK has no public switch for it."""
+    handlers: dict[str, Any] = server._lowlevel_server._request_handlers
+    for method in [m for m in handlers if m.startswith(_UNUSED_METHODS)]:
+        del handlers[method]
 
 
 def _touched(search: CodeSearch, path: str | None) -> str | None:
