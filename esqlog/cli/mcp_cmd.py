@@ -96,6 +96,10 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
 
         chosen, why = auto_mode(calibration)
     else:
+        from esqlog.identifiers.calibrate import check_companions
+
+        if mode == "identifiers":
+            check_companions(calibration)
         chosen, why = mode, "--mode"
     # An agent tries again itself: a stopped engine is answered at once, not after retries.
     connection = replace(connection, max_retries=0)
