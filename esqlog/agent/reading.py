@@ -28,10 +28,15 @@ from esqlog.agent.tokens import TokenCounter
 from esqlog.calibration.calibrate import check_calibration_plan
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine, scroll_plan
-from esqlog.engine.failures import describe_failure, error_status, is_client_error
+from esqlog.engine.failures import (
+    describe_failure,
+    error_status,
+    is_client_error,
+    unreachable_reason,
+)
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Plan, Request
-from esqlog.errors import EsqlogError
+from esqlog.errors import EsqlogError, redact
 from esqlog.indexing.target import MARKER
 
 #: read_code's own cap on one answer (the same reason as MAX_BUDGET)
@@ -96,6 +101,10 @@ class IndexTool:
             raise self._error(exc) from None
 
     def _error(self, exc: Exception) -> ToolInputError | Exception:
+        reason = unreachable_reason(exc)
+        if reason is not None:  # a stopped engine: what to do, in one line
+            return ToolInputError(f"search engine at {redact(self.url or '?')} unreachable: "
+                                  f"{reason}; start it or check --url")
         if is_client_error(exc):
             return ToolInputError(str(describe_failure(exc, self.url)))
         return exc

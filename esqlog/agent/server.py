@@ -96,16 +96,20 @@ LINES = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted."
 
 
 
-def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
+def build_server(search: CodeSearch, freshness: Freshness | None = None,
+                 about: str | None = None) -> Any:
     """An ``MCPServer`` with search_code, read_code, find_references and grep_code bound to
-    ``search``; with
-    ``freshness``, each call first re-indexes the files changed on disk."""
+    ``search``; with ``freshness``, each call first re-indexes the files changed on disk.
+    ``about``: the serverInfo description (what esqlog mcp chose at start, shown by clients
+    as information rather than read from stderr)."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
     from esqlog.agent.arguments import ReadableServer
 
-    server = ReadableServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = ReadableServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING",
+                            description=about)
+    tools_only(server)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True)
 
@@ -210,6 +214,21 @@ def _add_line_tools(server: ReadableServer, search: CodeSearch,
             raise ToolError(str(exc)) from None
 
     _ = (find_references, grep_code)  # registered by the decorators
+
+
+#: what MCPServer serves besides tools; esqlog has none of it
+_UNUSED_METHODS = ("prompts/", "resources/", "completion/")
+
+
+def tools_only(server: Any) -> None:
+    """Serve and advertise tools alone: the SDK answers prompts/list and resources/list
+    (empty) and so advertises both capabilities, for which Claude Code adds three resource
+    tools of its own to every prompt (about 524 tokens). Capabilities are derived from the
+    request handlers present (lowlevel Server.get_capabilities), so dropping the handlers
+    drops the capabilities; the SDK has no public switch for it."""
+    handlers: dict[str, Any] = server._lowlevel_server._request_handlers
+    for method in [m for m in handlers if m.startswith(_UNUSED_METHODS)]:
+        del handlers[method]
 
 
 def _touched(search: CodeSearch, path: str | None) -> str | None:

@@ -9,7 +9,9 @@ non-loopback --host needs --auth-token-file (esqlog.agent.http_auth says why).
 
 from __future__ import annotations
 
+import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -19,6 +21,8 @@ from esqlog.cli.shared_options import connection_options, open_engine
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.extras import missing_modules
+
+log = logging.getLogger("esqlog")
 
 if TYPE_CHECKING:
     from esqlog.agent.code_search import CodeSearch
@@ -40,7 +44,8 @@ if TYPE_CHECKING:
                    "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
                    "usually the best recall per token budget on code: BENCHMARKS.md section "
                    "10). auto: identifiers when the calibration has its statistics and says "
-                   "the field is code, else boost; the choice is printed on stderr.")
+                   "the field is code, else boost; the choice is the server's description "
+                   "(and on stderr with esqlog --verbose).")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio for a local agent; http: streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
@@ -90,31 +95,56 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
         from esqlog.identifiers.calibrate import auto_mode
 
         chosen, why = auto_mode(calibration)
-        click.echo(f"esqlog mcp: mode {chosen}: {why}", err=True)
     else:
-        chosen = mode
+        from esqlog.identifiers.calibrate import check_companions
+
+        if mode == "identifiers":
+            check_companions(calibration)
+        chosen, why = mode, "--mode"
+    # An agent tries again itself: a stopped engine is answered at once, not after retries.
+    connection = replace(connection, max_retries=0)
     engine = open_engine(connection)
     search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
                         mode=chosen)
-    server = build_server(search, _freshness(engine, connection, index, search,
-                                             calibration_file) if watch else None)
+    notes = [f"mode {chosen}: {why}"]
+    freshness = _freshness(engine, connection, index, search, calibration_file, notes) \
+        if watch else None
+    for note in notes:  # stderr only with esqlog --verbose: see quiet_start
+        log.info("esqlog mcp: %s", note)
+    server = build_server(search, freshness, about="; ".join(notes))
+    quiet_start()
     if transport == "stdio":
         server.run("stdio")
     else:
         serve_http(server, host, port, token)
 
 
+def quiet_start() -> None:
+    """No stderr line at start-up or per failed call unless ``esqlog --verbose``.
+
+    Claude Code logs every stderr line of a server as an error (and may mark the server
+    failed), so start-up information goes in the serverInfo description instead, and the
+    engine clients' per-request warnings (a traceback each, 138 KB for two calls to a
+    stopped engine) are left out: the tool answer already says what failed in one line.
+    """
+    if log.isEnabledFor(logging.INFO):
+        return
+    for name in ("elastic_transport", "elasticsearch", "opensearch", "urllib3"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def _freshness(engine: Engine, connection: ConnectionSettings, index: str,
-               search: CodeSearch, calibration_file: Path) -> Freshness | None:
-    """The watcher of the indexed folder, or None (said on stderr) without the ``index``
-    extra, which the re-index needs."""
+               search: CodeSearch, calibration_file: Path,
+               notes: list[str]) -> Freshness | None:
+    """The watcher of the indexed folder, or None (a line in ``notes``) without the
+    ``index`` extra, which the re-index needs."""
     from esqlog.agent.freshness import Freshness
     from esqlog.cli.index_cmd import INDEX_MODULES
     from esqlog.cli.mcp_fresh import Reindex, kept_fresh
 
     if missing_modules(INDEX_MODULES):
-        click.echo("esqlog mcp: not re-indexing changed files: pip install 'esqlog[index]' "
-                   "for that (or pass --no-watch)", err=True)
+        notes.append("not re-indexing changed files: pip install 'esqlog[index]' for that "
+                     "(or pass --no-watch)")
         return None
     keep = calibration_file if kept_fresh(calibration_file) else None
     return Freshness(search._root, Reindex(engine, connection, index, search, keep))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
@@ -104,6 +105,30 @@ def with_retries(
                 on_retry(attempt, exc, delay)
             time.sleep(delay)
     raise AssertionError("unreachable")
+
+
+#: the innermost cause in a client's nested connection error text
+_ROOT_CAUSE = (re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)"),
+               re.compile(r"RemoteDisconnected\(['\"]([^'\"]+)"))
+
+
+def unreachable_reason(exc: BaseException) -> str | None:
+    """The short cause when the engine could not be reached at all (refused, reset, closed
+    without an answer), else None: a status, a timeout, a TLS or name problem are not that.
+
+    Why apart from describe_failure: a long-running caller (esqlog mcp) says "unreachable"
+    in one short line, and the clients nest the cause three reprs deep."""
+    if not is_client_error(exc) or error_status(exc) is not None or is_timeout(exc):
+        return None
+    text = error_reason(exc)
+    lowered = text.lower()
+    if any(word in lowered for word in ("certificate", "ssl", "resolve", "name or service")):
+        return None
+    for pattern in _ROOT_CAUSE:
+        found = pattern.search(text)
+        if found:
+            return found.group(1).strip()
+    return redact(text)[:120]
 
 
 def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError:

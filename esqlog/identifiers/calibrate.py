@@ -209,6 +209,30 @@ def _with_code_rule(engine: Engine, record: Calibration,
 Mode = Literal["boost", "identifiers"]
 
 
+def check_companions(calibration: Calibration) -> None:
+    """One line naming every companion file the record says was written but is not there.
+
+    Why: a calibration is a JSON record and .npz files beside it; copying the JSON alone
+    used to read as "has no identifiers statistics" and silently rank in boost mode."""
+    vocabulary = calibration.vocabulary_path()
+    if vocabulary is None:
+        return
+    idents = vocabulary.with_name(re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz",
+                                         vocabulary.name))
+    missing = [vocabulary] if not vocabulary.is_file() else []
+    if calibration.identifiers_applies is not None and idents != vocabulary \
+            and not idents.is_file():
+        missing.append(idents)
+    if missing:
+        where = calibration.location or "."
+        raise UsageError(
+            f"the calibration's companion file{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(str(p)) for p in missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} missing (the JSON alone was copied?)",
+            f"copy {'them' if len(missing) > 1 else 'it'} into {where!r} beside the JSON, "
+            "or pass --mode boost")
+
+
 def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
     """The best ranking a calibration supports, with the reason (printed at start).
 
@@ -220,6 +244,7 @@ def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
     if vocabulary is None:
         return "boost", ("the calibration has no vocabulary snapshot (esqlog index "
                          "--calibrate writes one with the identifiers statistics)")
+    check_companions(calibration)
     name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary.name)
     if name == vocabulary.name or not vocabulary.with_name(name).is_file():
         return "boost", ("the calibration has no identifiers statistics (esqlog calibrate "

@@ -77,7 +77,7 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
     with errors.open("w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog) as (read, write), \
                 ClientSession(read, write) as session:
-            await session.initialize()
+            out["description"] = (await session.initialize()).server_info.description
             for key, (tool, arguments) in calls.items():
                 result = await session.call_tool(tool, arguments)
                 out[key] = (bool(result.is_error),
@@ -94,7 +94,9 @@ def test_the_default_mode_is_chosen_from_the_calibration_and_said(
     calibration = load_calibration(served["repo"].parent / "code.qlog.json")
     assert calibration.identifiers_applies is not None  # index --calibrate wrote the statistics
     chosen, _ = auto_mode(calibration)
-    assert f"esqlog mcp: mode {chosen}: " in served["answers"]["stderr"]
+    # said as the server's description, not on stderr (which Claude Code logs as errors)
+    assert served["answers"]["description"].startswith(f"mode {chosen}: ")
+    assert served["answers"]["stderr"] == ""
 
 
 def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) -> None:

@@ -231,8 +231,9 @@ def test_streamable_http_transport(served: dict[str, Any]) -> None:
 
 
 def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
-    """docs/indexing.md's configuration block as written, with only its three values replaced
-    by this test's (URL, index, calibration) and PATH leading to this interpreter's bin."""
+    """docs/indexing.md's configuration block as written, with only its placeholders
+    replaced by this test's (the esqlog command, URL, index, calibration), started in
+    another folder with a bare PATH, as an agent starts it."""
     from mcp.client.stdio import StdioServerParameters
 
     page = (Path(__file__).parents[2] / "docs" / "indexing.md").read_text(encoding="utf-8")
@@ -240,12 +241,13 @@ def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
     block = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     server = block["mcpServers"]["esqlog"]
     values = {"http://localhost:9200": ENGINE_URLS[engine.flavor], "code": index,
-              "code.qlog.json": str(cal_file)}
-    args = [values.get(a, a) for a in server["args"]]
-    assert len(set(args) & set(values.values())) == 3, server["args"]
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    env = {"PATH": path, **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
-    return StdioServerParameters(command=server["command"], args=args, env=env)
+              "/home/me/.esqlog/code.qlog.json": str(cal_file),
+              "/home/me/.venv/bin/esqlog": str(Path(sys.executable).with_name("esqlog"))}
+    command, *args = [values.get(a, a) for a in [server["command"], *server["args"]]]
+    assert len({command, *args} & set(values.values())) == 4, server
+    env = {"PATH": "/usr/bin:/bin",
+           **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    return StdioServerParameters(command=command, args=args, env=env, cwd="/")
 
 
 def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
-"""docs/agents.md's configurations work as written: every JSON and TOML block and every
-``claude mcp add`` / ``codex mcp add`` line is parsed, and its command and arguments are
-checked against ``esqlog mcp`` itself (click parses them as the command would), with
-absolute paths. Its sample listing is what the packer prints."""
+"""The MCP configurations in the docs work as written: every JSON and TOML block and every
+``claude mcp add`` / ``codex mcp add`` line of docs/agents.md, docs/indexing.md and the
+README is parsed, and its command and arguments are checked against ``esqlog mcp`` itself
+(click parses them as the command would), with absolute paths and one mode for every
+client. docs/agents.md's sample listing is what the packer prints."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ from esqlog.cli import main
 from esqlog.cli.mcp_cmd import mcp_command
 from tests.support.sources import GO
 
-DOC = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = {name: (ROOT / name).read_text(encoding="utf-8")
+        for name in ("docs/agents.md", "docs/indexing.md", "README.md")}
+DOC = DOCS["docs/agents.md"]
 BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", DOC, re.S | re.M)
 PATH_OPTIONS = ("--calibration", "--auth-token-file", "--password-file", "--ca-certs")
 
@@ -34,14 +38,14 @@ def _parse(args: list[str]) -> click.Context:
     return mcp_command.make_context("mcp", args, parent=parent)
 
 
-def _servers() -> list[tuple[str, dict[str, Any]]]:
-    """(where, {"command", "args", "env"}) of every configuration in the document."""
+def _servers(blocks: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """(where, {"command", "args", "env"}) of every configuration in the blocks."""
     out: list[tuple[str, dict[str, Any]]] = []
-    for kind, body in BLOCKS:
-        if kind == "json":
+    for kind, body in blocks:
+        if kind == "json" and "mcpServers" in body:
             for name, server in json.loads(body)["mcpServers"].items():
                 out.append((f"json {name}", server))
-        elif kind == "toml":
+        elif kind == "toml" and "mcp_servers" in body:
             for name, server in tomllib.loads(body)["mcp_servers"].items():
                 out.append((f"toml {name}", server))
         elif kind == "bash":
@@ -54,7 +58,11 @@ def _servers() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-SERVERS = _servers()
+SERVERS = _servers(BLOCKS)
+#: every configuration of every page, named by page
+ALL_SERVERS = [(f"{page}: {where}", server) for page, text in DOCS.items()
+               for where, server in _servers(re.findall(r"^```(\w+)\n(.*?)^```", text,
+                                                        re.S | re.M))]
 
 
 def test_every_agent_is_configured() -> None:
@@ -66,7 +74,7 @@ def test_every_agent_is_configured() -> None:
         assert name in DOC
 
 
-@pytest.mark.parametrize(("where", "server"), SERVERS, ids=[w for w, _ in SERVERS])
+@pytest.mark.parametrize(("where", "server"), ALL_SERVERS, ids=[w for w, _ in ALL_SERVERS])
 def test_configuration_is_what_esqlog_mcp_accepts(where: str, server: dict[str, Any]) -> None:
     command, args = server["command"], server["args"]
     assert command.startswith("/") and command.endswith("/esqlog"), where
@@ -79,6 +87,18 @@ def test_configuration_is_what_esqlog_mcp_accepts(where: str, server: dict[str, 
     help_text = " ".join(mcp_command.get_help(ctx).split())
     for name in server.get("env", {}):  # only variables esqlog mcp reads
         assert f"[env {name}]" in help_text, (where, name)
+
+
+def test_every_client_gets_the_same_server() -> None:
+    """One mode (the default) and one set of options for every client and page: a block
+    that differs (a --mode only Cursor was given) serves that agent another ranking."""
+    assert len(ALL_SERVERS) >= 6 and any(w.startswith("docs/indexing.md") for w, _ in ALL_SERVERS)
+    for where, server in ALL_SERVERS:
+        params = _parse(list(server["args"][1:])).params
+        assert params["mode"] == "auto" and "--mode" not in server["args"], where
+    options = {tuple(a for a in server["args"] if a.startswith("--"))
+               for _, server in ALL_SERVERS}
+    assert len(options) == 1, options
 
 
 def test_http_example_is_accepted_with_its_token() -> None:
