@@ -61,7 +61,7 @@ def test_the_pom_version_is_the_plugin_version() -> None:
         module = _pom(SOURCES / engine)
         assert _text(module, "m:parent/m:version") == "${revision}"
         assert _text(module, "m:parent/m:artifactId") == _text(_pom(SOURCES), "m:artifactId")
-    modules = [m.text for m in _pom(SOURCES).iterfind("m:modules/m:module", NS)]
+    modules = [m.text or "" for m in _pom(SOURCES).iterfind("m:modules/m:module", NS)]
     assert sorted(modules) == sorted(plugin_zip.ENGINES)
 
 
