@@ -57,46 +57,46 @@ def _interpolate(text: str, props: dict[str, str]) -> str:
 def test_the_pom_version_is_the_plugin_version() -> None:
     assert _properties("opensearch", "3.6.0")["project.version"] == \
         plugin_zip.plugin_version(SOURCES)
-    for engine in plugin_zip.ENGINES:
-        module = _pom(SOURCES / engine)
+    for flavor in plugin_zip.ENGINES:
+        module = _pom(SOURCES / flavor)
         assert _text(module, "m:parent/m:version") == "${revision}"
         assert _text(module, "m:parent/m:artifactId") == _text(_pom(SOURCES), "m:artifactId")
     modules = [m.text or "" for m in _pom(SOURCES).iterfind("m:modules/m:module", NS)]
     assert sorted(modules) == sorted(plugin_zip.ENGINES)
 
 
-@pytest.mark.parametrize(("engine", "version"), RELEASES)
-def test_the_filtered_descriptor_is_the_one_plugin_zip_writes(engine: str, version: str) -> None:
-    template = (SOURCES / engine / "descriptor" / "plugin-descriptor.properties").read_bytes()
-    filtered = _interpolate(template.decode("utf-8"), _properties(engine, version))
-    tgt = plugin_zip.target(engine, version)
+@pytest.mark.parametrize(("flavor", "version"), RELEASES)
+def test_the_filtered_descriptor_is_the_one_plugin_zip_writes(flavor: str, version: str) -> None:
+    template = (SOURCES / flavor / "descriptor" / "plugin-descriptor.properties").read_bytes()
+    filtered = _interpolate(template.decode("utf-8"), _properties(flavor, version))
+    tgt = plugin_zip.target(flavor, version)
     assert filtered.encode("utf-8") == \
         plugin_zip.descriptor(tgt, plugin_zip.plugin_version(SOURCES)).encode("utf-8")
 
 
-@pytest.mark.parametrize(("engine", "version"), RELEASES)
-def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(engine: str, version: str) -> None:
-    props = _properties(engine, version)
-    module = _pom(SOURCES / engine)
+@pytest.mark.parametrize(("flavor", "version"), RELEASES)
+def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version: str) -> None:
+    props = _properties(flavor, version)
+    module = _pom(SOURCES / flavor)
     assert _interpolate(_text(module, "m:build/m:finalName"), props) == plugin_zip.NAME
     assembly = _interpolate(_text(module, ".//m:execution[m:id='plugin-zip']//m:finalName"),
                             props)
-    assert f"{assembly}.zip" == plugin_zip.zip_name(plugin_zip.target(engine, version))
+    assert f"{assembly}.zip" == plugin_zip.zip_name(plugin_zip.target(flavor, version))
     layout = (SOURCES / "assembly.xml").read_text("utf-8")
     assert "${project.build.directory}/${plugin.name}.jar" in layout
     assert "<includeBaseDirectory>false</includeBaseDirectory>" in layout
 
 
-@pytest.mark.parametrize("engine", plugin_zip.ENGINES)
-def test_each_module_compiles_the_source_set_plugin_zip_compiles(engine: str) -> None:
-    module = _pom(SOURCES / engine)
+@pytest.mark.parametrize("flavor", plugin_zip.ENGINES)
+def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) -> None:
+    module = _pom(SOURCES / flavor)
     folders = [_text(module, "m:build/m:sourceDirectory")]
     folders += [s.text or "" for s in module.iterfind(
         ".//m:execution[m:id='shared-lucene-sources']//m:source", NS)]
-    compiled = sorted(p for f in folders for p in (SOURCES / engine / f).resolve().rglob("*.java"))
-    assert compiled == plugin_zip.java_files(SOURCES, engine)
+    compiled = sorted(p for f in folders for p in (SOURCES / flavor / f).resolve().rglob("*.java"))
+    assert compiled == plugin_zip.java_files(SOURCES, flavor)
     assert _text(module, "m:build/m:testSourceDirectory") == "../lucene/test"
     engine_dep = [d for d in module.iterfind("m:dependencies/m:dependency", NS)
-                  if d.findtext("m:artifactId", namespaces=NS) == engine]
+                  if d.findtext("m:artifactId", namespaces=NS) == flavor]
     assert [_text(d, "m:scope") for d in engine_dep] == ["provided"]
-    assert _text(engine_dep[0], "m:version") == f"${{{engine}.version}}"
+    assert _text(engine_dep[0], "m:version") == f"${{{flavor}.version}}"
