@@ -9,21 +9,19 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.SearchPlugin;
 
 /**
- * Registers the esqlog_terms query (TermsQueryBuilder).
- *
- * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored: the query
- * once kept rare terms' postings in a node-wide cache (unbounded in practice, filled by
- * anyone); it now reads postings lazily through Lucene's own term and synonym queries, which
- * seek their terms themselves (docs/identifiers.md). The setting stays registered so that a
- * node whose
- * configuration still names it starts (no deprecation warning: the engine would add
- * it to every response).
+ * Registers the esqlog_terms query (TermsQueryBuilder) and installs the node's term-state cache
+ * (TermStateCache) at the size of {@code esqlog.terms.postings_cache_size} (bytes or a share
+ * of the heap, 1% by default, 0 turns it off): where each segment has or lacks each term a
+ * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
+ * The name is the one the former postings cache used, so a node configured for it keeps
+ * starting and now sizes this bounded cache.
  */
 public final class TermsPlugin extends Plugin implements SearchPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
-        "esqlog.terms.postings_cache_size", "0b", Setting.Property.NodeScope);
+        TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
+        TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
     }
 
     @Override

@@ -1,0 +1,180 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.lucene.index.BaseTermsEnum;
+import org.apache.lucene.index.FilterLeafReader;
+import org.apache.lucene.index.ImpactsEnum;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexReaderContext;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.MultiReader;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.TermState;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * The engine searcher's segments, in the same order (so the same leaf ords), whose terms
+ * dictionary on one field answers a seek from the {@link TermStateCache} when it can: a term
+ * known absent costs a map lookup, a known term is positioned by its cached TermState (no
+ * dictionary block read). Lucene's own weights build their TermStates through it; since a
+ * TermState is only looked up by leaf ord and then applied to the segment's own dictionary, the
+ * weight then scores the engine's leaves unchanged (same postings, impacts and norms).
+ */
+final class CachedTermsView {
+    private CachedTermsView() {
+    }
+
+    /** A reader over {@code top}'s leaves, caching seeks on {@code field}. */
+    static IndexReader of(IndexReaderContext top, String field, TermStateCache cache)
+            throws IOException {
+        List<LeafReaderContext> leaves = top.leaves();
+        byte[] name = field.getBytes(StandardCharsets.UTF_8);
+        byte[] prefix = Arrays.copyOf(name, name.length + 1);
+        prefix[name.length] = (byte) 0xFF;  // no UTF-8 byte: field and term split unambiguously
+        IndexReader[] subs = new IndexReader[leaves.size()];
+        for (int i = 0; i < subs.length; i++) {
+            LeafReader leaf = leaves.get(i).reader();
+            subs[i] = new Leaf(leaf, field, prefix, cache.segment(leaf.getCoreCacheHelper()));
+        }
+        return new MultiReader(subs, false);
+    }
+
+    /** One segment: its field's terms seek through the cache, all else is the segment's. */
+    private static final class Leaf extends FilterLeafReader {
+        private final String field;
+        private final byte[] prefix;
+        private final TermStateCache.Segment segment;
+
+        Leaf(LeafReader in, String field, byte[] prefix, TermStateCache.Segment segment) {
+            super(in);
+            this.field = field;
+            this.prefix = prefix;
+            this.segment = segment;
+        }
+
+        @Override
+        public Terms terms(String name) throws IOException {
+            Terms terms = in.terms(name);
+            if (terms == null || segment == null || !field.equals(name)) {
+                return terms;
+            }
+            return new FilterTerms(terms) {
+                @Override
+                public TermsEnum iterator() throws IOException {
+                    return new CachingTermsEnum(in.iterator(), prefix, segment);
+                }
+            };
+        }
+
+        @Override
+        public CacheHelper getCoreCacheHelper() {
+            return in.getCoreCacheHelper();
+        }
+
+        @Override
+        public CacheHelper getReaderCacheHelper() {
+            return in.getReaderCacheHelper();
+        }
+    }
+
+    /**
+     * A segment's terms enum whose exact seeks go through the cache; everything else (and every
+     * seek after a miss) is the segment's own enum. A BaseTermsEnum so that Lucene 10's
+     * prepareSeekExact comes here too (it calls seekExact).
+     */
+    static final class CachingTermsEnum extends BaseTermsEnum {
+        private final TermsEnum in;
+        private final byte[] prefix;
+        private final TermStateCache.Segment segment;
+
+        CachingTermsEnum(TermsEnum in, byte[] prefix, TermStateCache.Segment segment) {
+            this.in = in;
+            this.prefix = prefix;
+            this.segment = segment;
+        }
+
+        private BytesRef key(BytesRef term) {
+            byte[] bytes = Arrays.copyOf(prefix, prefix.length + term.length);
+            System.arraycopy(term.bytes, term.offset, bytes, prefix.length, term.length);
+            return new BytesRef(bytes);
+        }
+
+        @Override
+        public boolean seekExact(BytesRef text) throws IOException {
+            BytesRef key = key(text);
+            TermStateCache.Entry entry = segment.get(key);
+            if (entry != null) {
+                if (entry.state == null) {
+                    return false;
+                }
+                in.seekExact(text, entry.state);
+                return true;
+            }
+            boolean found = in.seekExact(text);
+            segment.put(key, found ? in.termState() : null);
+            return found;
+        }
+
+        @Override
+        public void seekExact(BytesRef term, TermState state) throws IOException {
+            in.seekExact(term, state);
+        }
+
+        @Override
+        public TermState termState() throws IOException {
+            return in.termState();
+        }
+
+        @Override
+        public SeekStatus seekCeil(BytesRef text) throws IOException {
+            return in.seekCeil(text);
+        }
+
+        @Override
+        public void seekExact(long ord) throws IOException {
+            in.seekExact(ord);
+        }
+
+        @Override
+        public BytesRef term() throws IOException {
+            return in.term();
+        }
+
+        @Override
+        public long ord() throws IOException {
+            return in.ord();
+        }
+
+        @Override
+        public int docFreq() throws IOException {
+            return in.docFreq();
+        }
+
+        @Override
+        public long totalTermFreq() throws IOException {
+            return in.totalTermFreq();
+        }
+
+        @Override
+        public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
+            return in.postings(reuse, flags);
+        }
+
+        @Override
+        public ImpactsEnum impacts(int flags) throws IOException {
+            return in.impacts(flags);
+        }
+
+        @Override
+        public BytesRef next() throws IOException {
+            return in.next();
+        }
+    }
+}
