@@ -1,7 +1,16 @@
 package esqlog.terms;
 
 import java.util.List;
+import java.util.function.Supplier;
 
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.node.DiscoveryNodes;
+import org.opensearch.common.settings.ClusterSettings;
+import org.opensearch.common.settings.IndexScopedSettings;
+import org.opensearch.common.settings.SettingsFilter;
+import org.opensearch.plugins.ActionPlugin;
+import org.opensearch.rest.RestController;
+import org.opensearch.rest.RestHandler;
 import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.common.unit.ByteSizeValue;
@@ -14,9 +23,10 @@ import org.opensearch.plugins.SearchPlugin;
  * of the heap, 1% by default, 0 turns it off): where each segment has or lacks each term a
  * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
  * The name is the one the former postings cache used, so a node configured for it keeps
- * starting and now sizes this bounded cache.
+ * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports the
+ * receiving node's cache (TermsStatsHandler).
  */
-public final class TermsPlugin extends Plugin implements SearchPlugin {
+public final class TermsPlugin extends Plugin implements SearchPlugin, ActionPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
         TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
@@ -33,5 +43,13 @@ public final class TermsPlugin extends Plugin implements SearchPlugin {
     public List<QuerySpec<?>> getQueries() {
         return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
             TermsQueryBuilder::fromXContent));
+    }
+
+    @Override
+    public List<RestHandler> getRestHandlers(Settings settings, RestController controller,
+            ClusterSettings clusterSettings, IndexScopedSettings indexScopedSettings,
+            SettingsFilter settingsFilter, IndexNameExpressionResolver resolver,
+            Supplier<DiscoveryNodes> nodes) {
+        return List.of(new TermsStatsHandler());
     }
 }
