@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.lucene.index.BaseTermsEnum;
 import org.apache.lucene.index.FilterLeafReader;
@@ -17,6 +19,7 @@ import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -29,6 +32,37 @@ import org.apache.lucene.util.BytesRef;
  */
 final class CachedTermsView {
     private CachedTermsView() {
+    }
+
+    /**
+     * The view of {@code searcher}'s reader for {@code field}: one per reader and field, made
+     * by the first group that asks and kept until the reader closes (its closed listener), so
+     * the many groups of a request do not each wrap every segment; made afresh where the
+     * reader offers no cache key or the searcher is over part of it.
+     */
+    static IndexReader of(IndexSearcher searcher, String field, TermStateCache cache)
+            throws IOException {
+        IndexReader reader = searcher.getIndexReader();
+        IndexReader.CacheHelper helper = reader.getReaderCacheHelper();
+        if (helper == null || searcher.getTopReaderContext() != reader.getContext()) {
+            return of(searcher.getTopReaderContext(), field, cache);
+        }
+        Map<String, IndexReader> views = cache.views.get(helper.getKey());
+        if (views == null) {
+            Map<String, IndexReader> created = new ConcurrentHashMap<>();
+            views = cache.views.putIfAbsent(helper.getKey(), created);
+            if (views == null) {
+                helper.addClosedListener(cache.views::remove);
+                views = created;
+            }
+        }
+        IndexReader view = views.get(field);
+        if (view == null) {
+            view = of(reader.getContext(), field, cache);
+            IndexReader raced = views.putIfAbsent(field, view);
+            view = raced == null ? view : raced;
+        }
+        return view;
     }
 
     /** A reader over {@code top}'s leaves, caching seeks on {@code field}. */

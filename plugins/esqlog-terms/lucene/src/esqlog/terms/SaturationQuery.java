@@ -129,7 +129,7 @@ public final class SaturationQuery extends Query {
         // TermWeight would assert it scores the reader it was built on: one term goes as a
         // synonym query of one term, whose score is the same.)
         IndexSearcher view = new UnitIdfSearcher(
-            CachedTermsView.of(searcher.getTopReaderContext(), field, cache), searcher);
+            CachedTermsView.of(searcher, field, cache), searcher);
         view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
         return synonym(field, terms).createWeight(view, scoreMode, boost);
     }

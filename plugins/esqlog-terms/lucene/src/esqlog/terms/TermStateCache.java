@@ -44,6 +44,8 @@ public final class TermStateCache {
     private final long presentBudget;
     private final long absentBudget;
     private final Map<IndexReader.CacheKey, Segment> segments = new ConcurrentHashMap<>();
+    /** Each open top-level reader's cached views, by field (CachedTermsView). */
+    final Map<IndexReader.CacheKey, Map<String, IndexReader>> views = new ConcurrentHashMap<>();
     private final AtomicLong presentBytes = new AtomicLong();
     private final AtomicLong absentBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
