@@ -102,7 +102,7 @@ final class CachedTermsView {
             return new FilterTerms(terms) {
                 @Override
                 public TermsEnum iterator() throws IOException {
-                    return new CachingTermsEnum(in.iterator(), prefix, segment);
+                    return new CachingTermsEnum(in, prefix, segment);
                 }
             };
         }
@@ -119,17 +119,23 @@ final class CachedTermsView {
     }
 
     /**
-     * A segment's terms enum whose exact seeks go through the cache; everything else (and every
-     * seek after a miss) is the segment's own enum. A BaseTermsEnum so that Lucene 10's
-     * prepareSeekExact comes here too (it calls seekExact).
+     * A segment's terms enum whose exact seeks go through the cache. A hit costs no terms
+     * dictionary work at all: the state and statistics a weight reads after a seek come from
+     * the entry, and the segment's own enum is made (and positioned by the cached state) only
+     * if something else is asked. A miss seeks the segment's enum and records the outcome. A
+     * BaseTermsEnum so that Lucene 10's prepareSeekExact comes here too (it calls seekExact).
      */
     static final class CachingTermsEnum extends BaseTermsEnum {
-        private final TermsEnum in;
+        private final Terms terms;
         private final byte[] prefix;
         private final TermStateCache.Segment segment;
+        private TermsEnum in;
+        /** The entry of the last seek if it was a hit the segment's enum is not positioned on. */
+        private TermStateCache.Entry current;
+        private BytesRef currentTerm;
 
-        CachingTermsEnum(TermsEnum in, byte[] prefix, TermStateCache.Segment segment) {
-            this.in = in;
+        CachingTermsEnum(Terms terms, byte[] prefix, TermStateCache.Segment segment) {
+            this.terms = terms;
             this.prefix = prefix;
             this.segment = segment;
         }
@@ -140,75 +146,98 @@ final class CachedTermsView {
             return new BytesRef(bytes);
         }
 
+        /** The segment's own enum, unpositioned by a cached hit. */
+        private TermsEnum in() throws IOException {
+            if (in == null) {
+                in = terms.iterator();
+            }
+            current = null;
+            return in;
+        }
+
+        /** The segment's own enum, on the term of the last seek. */
+        private TermsEnum positioned() throws IOException {
+            TermStateCache.Entry entry = current;
+            TermsEnum out = in();
+            if (entry != null) {
+                out.seekExact(currentTerm, entry.state);
+            }
+            return out;
+        }
+
         @Override
         public boolean seekExact(BytesRef text) throws IOException {
             BytesRef key = key(text);
             TermStateCache.Entry entry = segment.get(key);
             if (entry != null) {
-                if (entry.state == null) {
-                    return false;
-                }
-                in.seekExact(text, entry.state);
-                return true;
+                current = entry.state == null ? null : entry;
+                currentTerm = entry.state == null ? null
+                    : new BytesRef(key.bytes, prefix.length, key.length - prefix.length);
+                return entry.state != null;
             }
-            boolean found = in.seekExact(text);
-            segment.put(key, found ? in.termState() : null);
+            TermsEnum out = in();
+            boolean found = out.seekExact(text);
+            if (found) {
+                segment.put(key, out.termState(), out.docFreq(), out.totalTermFreq());
+            } else {
+                segment.put(key, null, 0, 0);
+            }
             return found;
         }
 
         @Override
         public void seekExact(BytesRef term, TermState state) throws IOException {
-            in.seekExact(term, state);
+            in().seekExact(term, state);
         }
 
         @Override
         public TermState termState() throws IOException {
-            return in.termState();
-        }
-
-        @Override
-        public SeekStatus seekCeil(BytesRef text) throws IOException {
-            return in.seekCeil(text);
-        }
-
-        @Override
-        public void seekExact(long ord) throws IOException {
-            in.seekExact(ord);
-        }
-
-        @Override
-        public BytesRef term() throws IOException {
-            return in.term();
-        }
-
-        @Override
-        public long ord() throws IOException {
-            return in.ord();
+            return current != null ? current.state : in().termState();
         }
 
         @Override
         public int docFreq() throws IOException {
-            return in.docFreq();
+            return current != null ? current.docFreq : in().docFreq();
         }
 
         @Override
         public long totalTermFreq() throws IOException {
-            return in.totalTermFreq();
+            return current != null ? current.totalTermFreq : in().totalTermFreq();
+        }
+
+        @Override
+        public BytesRef term() throws IOException {
+            return current != null ? currentTerm : in().term();
+        }
+
+        @Override
+        public SeekStatus seekCeil(BytesRef text) throws IOException {
+            return in().seekCeil(text);
+        }
+
+        @Override
+        public void seekExact(long ord) throws IOException {
+            in().seekExact(ord);
+        }
+
+        @Override
+        public long ord() throws IOException {
+            return positioned().ord();
         }
 
         @Override
         public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
-            return in.postings(reuse, flags);
+            return positioned().postings(reuse, flags);
         }
 
         @Override
         public ImpactsEnum impacts(int flags) throws IOException {
-            return in.impacts(flags);
+            return positioned().impacts(flags);
         }
 
         @Override
         public BytesRef next() throws IOException {
-            return in.next();
+            return positioned().next();
         }
     }
 }

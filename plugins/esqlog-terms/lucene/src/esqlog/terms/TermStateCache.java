@@ -78,11 +78,15 @@ public final class TermStateCache {
     /** A cached entry of one segment core: the state, or null for a term the segment lacks. */
     static final class Entry {
         final TermState state;
+        final int docFreq;
+        final long totalTermFreq;
         final int bytes;
         volatile boolean referenced;
 
-        Entry(TermState state, int bytes) {
+        Entry(TermState state, int docFreq, long totalTermFreq, int bytes) {
             this.state = state;
+            this.docFreq = docFreq;
+            this.totalTermFreq = totalTermFreq;
             this.bytes = bytes;
         }
     }
@@ -107,9 +111,11 @@ public final class TermStateCache {
             return entry;
         }
 
-        void put(BytesRef key, TermState state) {
+        /** Records where the segment has the term (its state and statistics), or null: absent. */
+        void put(BytesRef key, TermState state, int docFreq, long totalTermFreq) {
             boolean absent = state == null;
-            Entry entry = new Entry(state, key.length + (absent ? ABSENT_OVERHEAD : PRESENT_OVERHEAD));
+            Entry entry = new Entry(state, docFreq, totalTermFreq,
+                key.length + (absent ? ABSENT_OVERHEAD : PRESENT_OVERHEAD));
             if (map.putIfAbsent(key, entry) != null) {
                 return;
             }

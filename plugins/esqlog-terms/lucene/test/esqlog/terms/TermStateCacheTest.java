@@ -29,6 +29,7 @@ import org.apache.lucene.util.BytesRef;
  */
 public class TermStateCacheTest extends LuceneTestCase {
     private static final String FIELD = "body";
+    private static final String OTHER = "title";
 
     private Directory dir;
     private IndexWriter writer;
@@ -48,6 +49,9 @@ public class TermStateCacheTest extends LuceneTestCase {
                 }
                 Document doc = new Document();
                 doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
+                // the same words on another field, elsewhere: a cache keyed by term alone mixes them
+                doc.add(new TextField(OTHER, " w" + (d * 3 + segment) % 40 + " w" + d % 3,
+                    Field.Store.NO));
                 writer.addDocument(doc);
             }
             writer.commit();
@@ -71,11 +75,37 @@ public class TermStateCacheTest extends LuceneTestCase {
     }
 
     private static Query group(String... terms) {
+        return groupOn(FIELD, terms);
+    }
+
+    private static Query groupOn(String field, String... terms) {
         List<BytesRef> bytes = new ArrayList<>();
         for (String term : terms) {
             bytes.add(new BytesRef(term));
         }
-        return SaturationQuery.of(FIELD, bytes, false, SaturationQuery::luceneBm25);
+        return SaturationQuery.of(field, bytes, false, SaturationQuery::luceneBm25);
+    }
+
+    private static void assertSameHits(ScoreDoc[] expected, ScoreDoc[] actual) {
+        assertEquals(expected.length, actual.length);
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i].doc, actual[i].doc);
+            assertEquals(expected[i].score, actual[i].score, 0f);
+        }
+    }
+
+    public void testFieldsAreKeptApart() throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            String[] terms = words("w", 0, 45);
+            TermStateCache.install(new TermStateCache(0));
+            ScoreDoc[] body = search(reader, groupOn(FIELD, terms));
+            ScoreDoc[] other = search(reader, groupOn(OTHER, terms));
+            TermStateCache.install(new TermStateCache(1 << 20));
+            for (int round = 0; round < 2; round++) {  // each field after the other's entries
+                assertSameHits(body, search(reader, groupOn(FIELD, terms)));
+                assertSameHits(other, search(reader, groupOn(OTHER, terms)));
+            }
+        }
     }
 
     private static ScoreDoc[] search(DirectoryReader reader, Query query) throws IOException {
@@ -102,13 +132,8 @@ public class TermStateCacheTest extends LuceneTestCase {
                 ScoreDoc[] cold = search(reader, query);
                 ScoreDoc[] warm = search(reader, query);  // every seek a hit
                 assertTrue(TermStateCache.shared().stats().get("hits") > 0);
-                for (ScoreDoc[] cached : new ScoreDoc[][] {cold, warm}) {
-                    assertEquals(plain.length, cached.length);
-                    for (int i = 0; i < plain.length; i++) {
-                        assertEquals(plain[i].doc, cached[i].doc);
-                        assertEquals(plain[i].score, cached[i].score, 0f);
-                    }
-                }
+                assertSameHits(plain, cold);
+                assertSameHits(plain, warm);
             }
         }
     }
