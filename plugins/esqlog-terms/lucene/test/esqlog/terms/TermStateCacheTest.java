@@ -94,6 +94,43 @@ public class TermStateCacheTest extends LuceneTestCase {
         }
     }
 
+    public void testACachedSeekAnswersAsTheSegmentsOwn() throws IOException {
+        TermStateCache cache = new TermStateCache(1 << 20);
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            org.apache.lucene.index.IndexReader view =
+                CachedTermsView.of(reader.getContext(), FIELD, cache);
+            for (int leaf = 0; leaf < reader.leaves().size(); leaf++) {
+                for (String word : words("w", 0, 20)) {
+                    BytesRef term = new BytesRef(word);
+                    org.apache.lucene.index.TermsEnum own =
+                        reader.leaves().get(leaf).reader().terms(FIELD).iterator();
+                    boolean found = own.seekExact(term);
+                    for (int pass = 0; pass < 2; pass++) {  // a miss, then a hit
+                        org.apache.lucene.index.TermsEnum cached =
+                            view.leaves().get(leaf).reader().terms(FIELD).iterator();
+                        assertEquals(found, cached.seekExact(term));
+                        if (!found) {
+                            continue;
+                        }
+                        assertEquals(own.docFreq(), cached.docFreq());
+                        assertEquals(own.totalTermFreq(), cached.totalTermFreq());
+                        assertEquals(term, cached.term());
+                        org.apache.lucene.index.PostingsEnum a = own.postings(null);
+                        org.apache.lucene.index.PostingsEnum b = cached.postings(null);
+                        for (int doc = a.nextDoc(); ; doc = a.nextDoc()) {
+                            assertEquals(doc, b.nextDoc());
+                            if (doc == org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS) {
+                                break;
+                            }
+                            assertEquals(a.freq(), b.freq());
+                        }
+                    }
+                }
+            }
+            assertTrue(cache.stats().get("hits") > 0);
+        }
+    }
+
     public void testFieldsAreKeptApart() throws IOException {
         try (DirectoryReader reader = DirectoryReader.open(writer)) {
             String[] terms = words("w", 0, 45);
