@@ -5,9 +5,19 @@
 # (scripts/check-install.sh) run before the suite. The three-node cluster of
 # tests/engine/test_cluster_engine.py (scripts/engines/cluster.sh, ports ESQLOG_CLUSTER_PORTS) starts
 # beside the single nodes for the full run, or when an argument names a cluster test.
+# Arguments whose test paths all lie under tests/unit (the contributor's fast lane,
+# `scripts/test.sh tests/unit`) start no engine: the unit tests need none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+unit_only=0
+for arg in "$@"; do
+  case "${arg#./}" in
+    tests/unit|tests/unit/*) unit_only=1 ;;
+    tests|tests/*) unit_only=0; break ;;
+  esac
+done
+if [[ $unit_only -eq 1 ]]; then exec .venv/bin/python -m pytest "$@"; fi
 os_out=$(mktemp); es_out=$(mktemp)
 scripts/start-opensearch.sh > "$os_out" & os_pid=$!
 scripts/start-elasticsearch.sh > "$es_out" & es_pid=$!

@@ -30,19 +30,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.agent.code_search import (
-    SUMMARY_RESERVE,
-    Chunk,
-    chunk_cost,
-    chunk_of,
-    pack_ranks,
-    search_kwargs,
-)
+from esqlog.agent.chunks import Chunk, chunk_of
+from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack_ranks
 from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
 
-#: the budgets issue 15 asks for (tokens)
+#: the budgets an agent asks for, from a short answer to a large context (tokens)
 BUDGETS: tuple[int, ...] = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000)
 
 

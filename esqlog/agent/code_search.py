@@ -1,17 +1,15 @@
-"""The logic behind the MCP tools: esqlog-ranked hits packed into a token budget, and exact
-numbered lines of indexed files. Transport-free so it is testable on its own.
+"""search_code's logic: esqlog-ranked hits packed into a token budget. Transport-free so it
+is testable on its own (read_code's logic is esqlog.agent.reading, which CodeSearch extends).
 
-Everything here only reads the cluster (search, get, scroll); the index is the only source
-of code, never the filesystem. Bad input raises ``ToolInputError`` with one line naming
-the problem and the fix, which the server hands to the agent as a tool error. Answers stay
-under Claude Code's 25,000-token cut of a tool result: search_code's budget is capped at
-MAX_BUDGET and read_code stops at MAX_READ_TOKENS, saying where to continue.
+Everything here only reads the cluster (search); the index is the only source of code,
+never the filesystem. Bad input raises ``ToolInputError`` with one line naming the problem
+and the fix, which the server hands to the agent as a tool error. Answers stay under Claude
+Code's 25,000-token cut of a tool result: search_code's budget is capped at MAX_BUDGET.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 from esqlog.agent.chunks import (
@@ -19,25 +17,34 @@ from esqlog.agent.chunks import (
     PATH_FIELD,
     START_FIELD,
     SYMBOL_FIELDS,
-    Chunk,
     ToolInputError,
-    chunk_of,
-    source_lines,
 )
-from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_listing, pack_ranks
-from esqlog.agent.queries import agent_query, named_symbols
+from esqlog.agent.hits import (
+    CUT_FRACTION,
+    CUT_FRACTIONS,
+    Hit,
+    cut,
+    hits_of,
+    implementation_first,
+    merge_parts,
+)
+from esqlog.agent.matching import words_of
+from esqlog.agent.names import (
+    NamedQuery,
+    closest_clause,
+    definition_clauses,
+    is_definition,
+    named,
+)
+from esqlog.agent.packing import pack_listing, pack_ranks
+from esqlog.agent.queries import agent_query
+from esqlog.agent.reading import PATH_PAGE, FileReader
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
-from esqlog.calibration.calibrate import check_calibration_plan
 from esqlog.calibration.record import Calibration
-from esqlog.engine.client import Engine, scroll_plan
-from esqlog.engine.failures import describe_failure, error_status, is_client_error
+from esqlog.engine.client import Engine
 from esqlog.engine.paths import index_path
-from esqlog.engine.steps import Plan, Request
-from esqlog.errors import EsqlogError
-
-__all__ = ["SUMMARY_RESERVE", "Chunk", "CodeSearch", "ToolInputError", "chunk_cost",
-           "chunk_of", "pack", "pack_listing", "pack_ranks", "search_kwargs", "source_lines"]
+from esqlog.engine.steps import Request
 
 MIN_BUDGET = 200
 #: under Claude Code's default 25,000-token cut of one tool result (it warns above 10,000)
@@ -49,60 +56,63 @@ MAX_BUDGET = 20_000
 DEFAULT_BUDGET = 2_000
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
-#: read_code's own cap on one answer (the same reason as MAX_BUDGET)
-MAX_READ_TOKENS = 20_000
 DETAILS = ("list", "code")
-#: documents per scroll page when reading a file by path
-PATH_PAGE = 1000
-#: added to the score of a hit defining a name the query spells (see search_kwargs)
-SYMBOL_BOOST = 10_000.0
+MAX_OFFSET = 10_000
+
+
+def _narrowing(scope: Scope) -> str:
+    """The filters that keep documents out (prose is out by default: not counted)."""
+    parts = [f"{name}={value!r}" for name, value in (
+        ("path", scope.path), ("language", scope.language), ("kind", scope.kind))
+        if value]
+    parts += [f"{name}={value!r}" for name, value in (("tests", scope.tests),
+                                                     ("prose", scope.prose)) if value == "only"]
+    return ", ".join(parts)
+
+
+def _more(left: Sequence[Hit], fraction: float, defined: bool) -> str:
+    """What the summary says of the hits the score cut left out, and how to list them."""
+    if not left:
+        return ""
+    first = min(h.position for h in left)
+    why = "are not the named definition" if defined else f"scored below {fraction:.0%} of the best"
+    return (f"{len(left)} more {why}: offset={first} lists the ranking from there without "
+            "this cut")
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
-                  scope: Scope | None = None, symbols: Sequence[str] = ()) -> dict[str, Any]:
+                  scope: Scope | None = None,
+                  symbols: Sequence[str] | NamedQuery = (), offset: int = 0) -> dict[str, Any]:
     """The match query (inside the scope's filters) as each client's search() takes it
-    (opensearch-py: a body only). A hit whose ``symbol`` is one of ``symbols`` (the names
-    the query spells as code, esqlog.agent.queries.named_symbols) is listed before the hits
-    that only mention them: ``SYMBOL_BOOST`` is added to its score, far above what a match
-    scores, so among the definitions and among the rest the match's order holds. Why: asked
-    for ``dialConn``, the agent wants the function, not its shorter callers, which BM25's
-    length norm puts first. The match set is the match's (the clause is optional)."""
+    (opensearch-py: a body only). The definitions of the names the query spells
+    (``symbols``: esqlog.agent.names.named, or bare names) are listed before the hits that
+    only mention them: constant scores far above what a match scores are added
+    (esqlog.agent.names.definition_clauses), so among the definitions and among the rest the
+    match's order holds. Why: asked for ``dialConn`` or ``httpx.Client``, the agent wants the
+    definition, not its shorter callers or the tests, which BM25's length norm puts first.
+    The match set is the match's (the clauses are optional); ``offset`` hits are
+    skipped (the engine's ``from``)."""
     source = [field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, END_FIELD]
+    named_query = symbols if isinstance(symbols, NamedQuery) else NamedQuery(tuple(symbols))
     match: dict[str, Any] = {"match": {field: query}}
-    if symbols:
-        match = {"bool": {"must": [match], "should": [{"constant_score": {
-            "filter": defines(symbols), "boost": SYMBOL_BOOST}}]}}
+    clauses = definition_clauses(named_query)
+    if clauses:
+        match = {"bool": {"must": [match], "should": clauses}}
     request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
                                "_source": source}
+    if offset:
+        request["from"] = offset
     if flavor == "opensearch":
         return {"index": index, "body": request}
-    return {"index": index, "query": request["query"], "size": limit, "source": source}
+    return {"index": index, "query": request["query"], "size": limit, "source": source,
+            **({"from_": offset} if offset else {})}
 
 
-def defines(names: Sequence[str]) -> dict[str, Any]:
-    """Documents whose symbol is one of ``names``, bare or as a member (``Transport.dialConn``
-    for ``dialConn``: esqlog index names members ``Owner.member``). The names are words
-    (``named_symbols``), so they carry no wildcard character."""
-    symbol = SYMBOL_FIELDS[0]
-    members = [{"wildcard": {symbol: {"value": f"*.{name}"}}} for name in names]
-    return {"bool": {"should": [{"terms": {symbol: list(names)}}, *members]}}
 
 
-def numbered(lines: list[tuple[int, str]]) -> str:
-    """``  12| code``: what read_code answers, so an agent can cite and edit by line."""
-    width = len(str(lines[-1][0])) if lines else 1
-    return "\n".join(f"{n:>{width}}|" + (f" {line}" if line else "") for n, line in lines)
-
-
-def _collect(found: list[dict[str, Any]], hits: list[dict[str, Any]]) -> Plan[bool]:
-    """scroll_plan's page callback: keep every hit, ask for the next page."""
-    found.extend(hits)
-    return True
-    yield  # a plan that makes no request of its own
-
-
-class CodeSearch:
-    """search/read on one calibrated index, through the wrapped (q-log) client."""
+class CodeSearch(FileReader):
+    """search_code (and read_code) on one calibrated index, through the wrapped (q-log)
+    client."""
 
     def __init__(self, engine: Engine, calibration: Calibration, index: str, field: str,
                  counter: TokenCounter, url: str | None = None,
@@ -113,17 +123,28 @@ class CodeSearch:
         ``page_size``: documents per scroll page of read_code(path=...)."""
         from esqlog.wrapper import wrap
 
-        self.engine, self.calibration, self.index, self.field = engine, calibration, index, field
-        self.counter, self.url, self.page_size = counter, url, page_size
+        super().__init__(engine, calibration, index, field, counter, url, page_size)
+        self.mode = mode
         self.client = wrap(engine.client, calibration, mode=mode)
+        self._symbols: bool | None = None  # whether the index names definitions, once asked
+
+    def reload(self, calibration: Calibration) -> None:
+        """Rank with ``calibration`` from now on (the one a re-index refreshed), checked
+        against the index again at the next call."""
+        from esqlog.wrapper import wrap
+
+        self.calibration = calibration
+        self.client = wrap(self.engine.client, calibration, mode=self.mode)
         self._checked = False
+        self._symbols = None
 
     def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
-               detail: str = "list", scope: Scope | None = None) -> str:
+               detail: str = "list", scope: Scope | None = None, offset: int = 0) -> str:
         """esqlog's ranking of ``query`` (a match on the calibrated field, its text as
-        esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default): a
-        listing of the hits (``detail="list"``) or their whole chunks (``"code"``), within
-        ``max_tokens``."""
+        esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default, tests
+        after the rest): a listing of the hits (``detail="list"``) or their whole chunks
+        (``"code"``), within ``max_tokens``; one entry per function, and (from the top, not
+        past an ``offset``) only the hits that score near the best (esqlog.agent.hits)."""
         from esqlog.scoring.query_text import check_query_text
 
         if not MIN_BUDGET <= max_tokens <= MAX_BUDGET:
@@ -132,138 +153,98 @@ class CodeSearch:
         if not 1 <= limit <= MAX_LIMIT:
             raise ToolInputError(f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in "
                                  "that range")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise ToolInputError(f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
+                                 "an answer's first line names")
         if detail not in DETAILS:
             raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
                                  "(locations, signatures) or \"code\" (whole chunks)")
         self._guard(lambda: check_query_text(query))
         text = agent_query(query) or query
         self._check_index()
+        names = named(query)
+        scope = Scope() if scope is None else scope
         response = self._guard(lambda: self.client.search(**search_kwargs(
-            self.engine.flavor, self.index, self.field, text, limit,
-            Scope() if scope is None else scope, named_symbols(query))))
-        chunks = [chunk_of(h, self.field) for h in response["hits"]["hits"]]
-        packer = pack_listing if detail == "list" else pack_ranks
-        return packer(chunks, max_tokens, self.counter)[0]
-
-    def read(self, id: str | None, path: str | None, start_line: int | None,
-             end_line: int | None) -> str:
-        """Lines ``start_line``..``end_line`` (inclusive) of one document or file, numbered,
-        from the index; cut at MAX_READ_TOKENS with a last line saying where to go on."""
-        if (id is None) == (path is None):
-            raise ToolInputError("pass exactly one of id or path")
-        self._check_index()
-        chunks = [self._get(id)] if id is not None else self._by_path(path or "")
-        first = chunks[0].start_line
-        last = chunks[-1].end_line
-        start = first if start_line is None else start_line
-        end = last if end_line is None else end_line
-        if not first <= start <= end <= last:
-            where = f"id {id}" if id is not None else f"path {path}"
-            raise ToolInputError(f"lines {start}-{end} are outside {where} (lines "
-                                 f"{first}-{last}); pass start_line <= end_line within them")
-        lines = [(number, line) for chunk in chunks
-                 for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line)
-                 if start <= number <= end]
-        return self._capped(lines, f"id={id!r}" if id is not None else f"path={path!r}", end)
-
-    def _capped(self, lines: list[tuple[int, str]], target: str, end: int) -> str:
-        """All the lines when they fit MAX_READ_TOKENS, else the longest prefix that fits
-        with a note naming the next start_line (found by bisection on the real count)."""
-        text = numbered(lines)
-        if self.counter.count(text) <= MAX_READ_TOKENS:
-            return text
-
-        def cut(keep: int) -> str:
-            rest = lines[keep][0]
-            return (numbered(lines[:keep]) + f"\n[lines {rest}-{end} not shown: over "
-                    f"{MAX_READ_TOKENS} tokens; read_code({target}, start_line={rest})]")
-
-        low, high = 0, len(lines) - 1  # cut(low) fits (a note alone does), cut(high + 1) not
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self.counter.count(cut(mid)) <= MAX_READ_TOKENS:
-                low = mid
-            else:
-                high = mid - 1
-        return cut(low)
-
-    def _get(self, id: str) -> Chunk:
-        if not id.strip():
-            raise ToolInputError("id is empty; pass an id from search_code")
-        try:
-            found = self.engine.perform(Request(
-                "GET", index_path(self.index, "_doc", id)))
-        except Exception as exc:
-            if error_status(exc) == 404:
-                raise ToolInputError(f"no document with id {id!r} in index {self.index!r}; "
-                                     "pass an id from search_code") from None
-            raise self._error(exc) from None
-        if not found.get("found"):
-            raise ToolInputError(f"no document with id {id!r} in index {self.index!r}; "
-                                 "pass an id from search_code")
-        return chunk_of(found, self.field)
-
-    def _by_path(self, path: str) -> list[Chunk]:
-        """Every chunk of one file (a term query: path is matched exactly), by line; all of
-        them, page after page of the scroll API (a file may have thousands of chunks)."""
-        if not path.strip():
-            raise ToolInputError("path is empty; pass a path from search_code")
-        hits: list[dict[str, Any]] = []
-        body = {"query": {"term": {PATH_FIELD: path}}, "size": self.page_size,
-                "sort": ["_doc"],
-                "_source": [self.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, "chunk"]}
-        self._guard(lambda: self.engine.run(scroll_plan(
-            self.index, body, lambda page: _collect(hits, page), keep_alive="1m")))
-        chunks = whole_lines(hits, self.field)
+            self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
+        ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
+        fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
+        listed, left = cut(ranked, fraction, names.only_name) if offset == 0 else (ranked, [])
+        if scope.tests == "after":
+            listed = implementation_first(listed)
+        chunks = [h.chunk for h in listed]
+        more = _more(left, fraction, names.only_name and any(h.definition for h in listed))
+        if not chunks and (problem := self._filter_problem(scope, offset)):
+            return problem
+        if not chunks and (narrowed := _narrowing(scope)):
+            return f"no hits within {narrowed}: widen or drop these filters"
+        note = ""
+        if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
+                and self._has_symbols()):
+            note = self._no_definition(names)
+            if not any(self._mentioned(name) for name in names.names):
+                return note + "\nno indexed text holds it either."
         if not chunks:
-            raise ToolInputError(f"no document with path {path!r} in index {self.index!r}; "
-                                 "pass a path from search_code (or an id)")
-        if len(chunks) > 1 and not all(c.lines_known for c in chunks):
-            raise ToolInputError(f"path {path!r} has {len(chunks)} documents without line "
-                                 "numbers; read them by id")
-        return chunks
+            return "\n".join(filter(None, [note, "no hits: no indexed document matches"]))
+        budget = max_tokens - self.counter.count(note) if note else max_tokens
+        listing = (pack_listing(chunks, budget, self.counter, words_of(text), more)[0]
+                   if detail == "list" else pack_ranks(chunks, budget, self.counter, more)[0])
+        return f"{note}\n{listing}" if note else listing
 
-    def _check_index(self) -> None:
-        """Once per server: the calibration is this index's (a tool error until it is)."""
-        if not self._checked:
-            self._guard(lambda: self.engine.run(
-                check_calibration_plan(self.calibration, self.index)))
-            self._checked = True
+    def _filter_problem(self, scope: Scope, offset: int) -> str:
+        """Why nothing matched, when a filter says: past the offset, or a language or kind
+        the index does not hold, with the values it does (one terms aggregation per such
+        filter); empty when the filters are not the reason."""
+        if offset:
+            return f"no hits past offset {offset}"
+        problems = []
+        for field, value in (("language", scope.language), ("kind", scope.kind)):
+            if value:
+                present = self._values(field)
+                if value.lower() not in present:
+                    problems.append(f"no document has {field}={value!r}; this index has "
+                                    f"{field} " + (", ".join(present) or "none"))
+        return "; ".join(problems)
 
-    def _guard(self, call: Any) -> Any:
-        try:
-            return call()
-        except ToolInputError:
-            raise
-        except EsqlogError as exc:
-            raise ToolInputError(str(exc)) from None
-        except Exception as exc:
-            raise self._error(exc) from None
+    def _values(self, field: str) -> list[str]:
+        """The values of a keyword field present in the index, most frequent first."""
+        body = {"size": 0, "aggs": {"values": {"terms": {"field": field, "size": 100}}}}
+        found = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))
+        buckets = ((found.get("aggregations") or {}).get("values") or {}).get("buckets") or []
+        return [str(b["key"]) for b in buckets if "key" in b]
 
-    def _error(self, exc: Exception) -> ToolInputError | Exception:
-        if is_client_error(exc):
-            return ToolInputError(str(describe_failure(exc, self.url)))
-        return exc
+    def _no_definition(self, names: NamedQuery) -> str:
+        """The answer's first line when a name-only query has no definition in the index,
+        with the symbols spelled most like it."""
+        body = {"query": closest_clause(names), "size": 20, "_source": [SYMBOL_FIELDS[0]]}
+        hits = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))["hits"]["hits"]
+        close: list[str] = []
+        for hit in hits:
+            symbol = (hit.get("_source") or {}).get(SYMBOL_FIELDS[0])
+            if isinstance(symbol, str) and symbol not in close:
+                close.append(symbol)
+        shown = ", ".join(close[:5]) if close else "none"
+        return f"no definition named {' / '.join(names.names)} in this index; closest: {shown}"
 
+    def _has_symbols(self) -> bool:
+        """Whether the index names its definitions at all (esqlog index's ``symbol``): in one
+        that does not, a missing definition says nothing. Asked once."""
+        if self._symbols is None:
+            self._symbols = self._any({"exists": {"field": SYMBOL_FIELDS[0]}})
+        return self._symbols
 
-def _number(hit: dict[str, Any]) -> int:
-    """esqlog index's chunk number (0 when absent): the order of a cut line's parts."""
-    number = (hit.get("_source") or {}).get("chunk")
-    return number if isinstance(number, int) and not isinstance(number, bool) else 0
+    def _mentioned(self, name: str) -> bool:
+        """Whether any indexed term holds the name: ``httptest.NewRecorder`` is one token
+        under the ``standard`` analyzer, so a term wildcard over the field's dictionary
+        (lowercased as the analyzer does; a name is a word, so no wildcard character of its
+        own). Asked only when nothing defines a name-only query: one request, no scoring."""
+        return self._any({"wildcard": {self.field: {"value": f"*{name.lower()}*"}}})
 
-
-def whole_lines(hits: list[dict[str, Any]], field: str) -> list[Chunk]:
-    """A file's documents as chunks in line order (chunk number within a line), the parts
-    of a line esqlog index cut (longer than --max-chunk-chars: a part that does not end
-    with a newline is continued by the next) joined again, so a file reads back line for
-    line whatever order the scroll returned them in."""
-    out: list[Chunk] = []
-    for hit in sorted(hits, key=lambda h: (chunk_of(h, field).start_line, _number(h))):
-        chunk = chunk_of(hit, field)
-        last = out[-1] if out else None
-        if (last is not None and last.text and not last.text.endswith("\n")
-                and chunk.start_line == last.end_line):
-            out[-1] = replace(last, text=last.text + chunk.text)
-        else:
-            out.append(chunk)
-    return out
+    def _any(self, query: dict[str, Any]) -> bool:
+        """Whether any document matches ``query`` (no hits fetched, counting stops at one)."""
+        body = {"query": query, "size": 0, "track_total_hits": 1}
+        found = self._guard(lambda: self.engine.perform(Request(
+            "POST", index_path(self.index, "_search"), body=body)))
+        total = found["hits"]["total"]
+        return (total["value"] if isinstance(total, dict) else int(total)) > 0

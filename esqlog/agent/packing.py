@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from esqlog.agent.chunks import Chunk
+from esqlog.agent.matching import MAX_MATCHED, matching_lines
 from esqlog.agent.outline import outline
 from esqlog.agent.tokens import TokenCounter
 
+#: a query's words as matching.words_of gives them
+QueryWords = Sequence[str]
 #: tokens kept free for the answer's summary line while hits are selected
 SUMMARY_RESERVE = 80
 
@@ -36,8 +39,8 @@ def pack(chunks: Sequence[Chunk], budget: int, counter: TokenCounter) -> tuple[s
     return text, len(shown)
 
 
-def pack_ranks(chunks: Sequence[Chunk], budget: int,
-               counter: TokenCounter) -> tuple[str, list[int]]:
+def pack_ranks(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
+               more: str = "") -> tuple[str, list[int]]:
     """Whole chunks, best first, while the WHOLE text stays in budget; and the 1-based
     ranks shown. A chunk that does not fit is left out and later (smaller) ones may still
     fit; the summary line names what was left out."""
@@ -49,44 +52,68 @@ def pack_ranks(chunks: Sequence[Chunk], budget: int,
             blocks.append((rank, chunk.header(rank, size) + "\n" + _body(chunk)))
             used += size
     hint = "raise max_tokens or read_code them"
-    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint),
-                budget, counter)
+    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint,
+                                              more=more), budget, counter)
 
 
 #: hits of a listing shown with their signature and doc lines; the rest get one line each
 OUTLINED = 10
 
 
-def listing_entry(chunk: Chunk, rank: int, outlined: bool = True) -> str:
+def listing_entry(chunk: Chunk, rank: int, outlined: bool = True,
+                  query: QueryWords | None = None) -> str:
     """One hit of a detail="list" answer: where it is, then (``outlined``) its signature and
-    doc lines.
+    doc lines, then the lines that hold the query's words (``query``: matching.words_of),
+    numbered (two for an outlined hit, one for the rest).
 
     ``path:start-end`` is exactly what read_code takes; a document without path or line
-    fields is named by its id instead (the only handle read_code has for it)."""
+    fields is named by its id instead (the only handle read_code has for it). A signature
+    that does not name the chunk's symbol is a body line (the second part of a function
+    cut in two) and is not shown as one."""
     where = (f"{chunk.path}:{chunk.start_line}-{chunk.end_line}" if chunk.located
              else f"id={chunk.id}" + (f" {chunk.path}" if chunk.path else "")
              + f" lines {chunk.start_line}-{chunk.end_line}")
     head = f"{rank}. {where}" + (f" {chunk.symbol}" if chunk.symbol else "")
+    matched = matching_lines(chunk, query, MAX_MATCHED if outlined else 1) if query else []
+    shown = [f"   {number}| {text}" for number, text in matched]
     if not outlined:
-        return head
+        return "\n".join([head, *shown])
     signature, doc = outline(chunk.text)
     lines = [head]
-    if signature and (not chunk.symbol or signature != chunk.symbol):
+    texts = [text.rstrip("…") for _, text in matched]
+    if signature and _names(signature, chunk.symbol) and not _among(signature, texts):
         lines.append(f"   {signature}")
-    if doc:
+    if doc and not _among(doc, texts):
         lines.append(f"   {doc}")
-    return "\n".join(lines)
+    return "\n".join([*lines, *shown])
 
 
-def pack_listing(chunks: Sequence[Chunk], budget: int,
-                 counter: TokenCounter) -> tuple[str, list[int]]:
+def _among(text: str, shown: list[str]) -> bool:
+    """Whether a numbered matching line already shows ``text`` (a doc line is shown there
+    with its comment marker, a signature's first line as it starts)."""
+    text = " ".join(text.rstrip("…").split())
+    lines = [" ".join(line.split()) for line in shown]
+    return any(text in line or (line and text.startswith(line)) for line in lines)
+
+
+def _names(signature: str, symbol: str | None) -> bool:
+    """Whether a signature line is the symbol's own (it spells the symbol's last part), or
+    the chunk names no symbol to check it against."""
+    if not symbol:
+        return True
+    return signature != symbol and symbol.rsplit(".", 1)[-1] in signature
+
+
+def pack_listing(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
+                 query: QueryWords | None = None, more: str = "") -> tuple[str, list[int]]:
     """The detail="list" answer: one entry per hit, best first, while it stays in budget;
-    past the first OUTLINED hits an entry is its location line alone (about half the
-    tokens), so a default answer lists more candidates within the same budget."""
+    past the first OUTLINED hits an entry is its location line and one matching line
+    (about half the tokens), so a default answer lists more candidates within the same
+    budget. ``more`` ends the first line (the hits the score cut left out)."""
     blocks: list[tuple[int, str]] = []
     used = 0
     for rank, chunk in enumerate(chunks, start=1):
-        entry = listing_entry(chunk, rank, outlined=rank <= OUTLINED)
+        entry = listing_entry(chunk, rank, outlined=rank <= OUTLINED, query=query)
         size = counter.count(entry)
         if used + size + SUMMARY_RESERVE > budget:
             break  # entries are alike in size: the rest would not fit either
@@ -94,7 +121,7 @@ def pack_listing(chunks: Sequence[Chunk], budget: int,
         used += size
     hint = "raise max_tokens to list them"
     return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint,
-                                              listing=True), budget, counter)
+                                              listing=True, more=more), budget, counter)
 
 
 def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]], str],
@@ -108,7 +135,7 @@ def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]
 
 
 def _summary(blocks: list[tuple[int, str]], found: int, budget: int, tokenizer: str,
-             hint: str, listing: bool = False) -> str:
+             hint: str, listing: bool = False, more: str = "") -> str:
     shown = {rank for rank, _ in blocks}
     left = [rank for rank in range(1, found + 1) if rank not in shown]
     summary = (f"{len(blocks)} of {found} hits shown within {budget} tokens "
@@ -117,7 +144,7 @@ def _summary(blocks: list[tuple[int, str]], found: int, budget: int, tokenizer: 
                 f"{_ranges(left)}): {hint}" if left else "none left out")
     if listing and blocks:
         summary += "; code: read_code(path, start_line, end_line) or detail=\"code\""
-    return summary
+    return f"{summary}; {more}" if more else summary
 
 
 def _ranges(ranks: list[int]) -> str:

@@ -1,4 +1,4 @@
-"""The MCP server: CodeSearch's two tools on the official ``mcp`` SDK (stdio or HTTP).
+"""The MCP server: CodeSearch's tools on the official ``mcp`` SDK (stdio or HTTP).
 
 Tool functions are thin: validation and I/O live in CodeSearch so the same code answers
 whichever transport is used. ``ToolInputError`` becomes the SDK's ``ToolError`` (the agent
@@ -18,33 +18,42 @@ from typing import Annotated, Any
 
 from pydantic import Field  # installed with mcp, which this module needs anyway
 
+from esqlog.agent.chunks import ToolInputError
 from esqlog.agent.code_search import (
     DEFAULT_BUDGET,
     DEFAULT_LIMIT,
     MAX_BUDGET,
     MAX_LIMIT,
-    MAX_READ_TOKENS,
     MIN_BUDGET,
     CodeSearch,
-    ToolInputError,
 )
+from esqlog.agent.freshness import Freshness, with_note
+from esqlog.agent.grep import Grep
+from esqlog.agent.line_scan import DEFAULT_LIMIT as LINES_LIMIT
+from esqlog.agent.line_scan import MAX_LIMIT as MAX_LINES
 from esqlog.agent.packing import OUTLINED
-from esqlog.agent.scope import Presence, Scope
+from esqlog.agent.reading import MAX_READ_TOKENS
+from esqlog.agent.references import References
+from esqlog.agent.scope import Presence, Scope, TestsPresence
 
 INSTRUCTIONS = (
     "Code search over an Elasticsearch/OpenSearch index of source files, ranked by esqlog "
     "(BM25 with q-log IDF, which favours rare identifiers). search_code lists the best hits "
     "as 'path:start-end symbol' with their first code line and doc line; read_code(path, "
     "start_line, end_line) then returns those exact numbered lines. Search first, read only "
-    "what the listing points to.")
+    "what the listing points to. find_references(symbol) lists every line that defines, "
+    "imports or uses a name; grep_code(pattern) every line with exact text or a regex.")
 
 SEARCH_DOC = (
     "Ranked code search. Best results come from identifier names and distinctive words "
     "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
-    "counts, rare ones most. Default answer: a listing, best first; each hit is "
-    "'N. path:start-end Symbol' (Class.method when the index knows the class), then its "
-    f"first code line (the signature) and the first line of its doc comment; past the "
-    f"{OUTLINED}th hit, the location line alone. The definition of a name the query spells "
+    "counts, rare ones most. Default answer: a listing, best first, one entry per function; "
+    "each hit is 'N. path:start-end Symbol' (Class.method when the index knows the class), "
+    "then its signature, the first line of its doc comment and the lines that hold the "
+    f"query's words as '  123| text' (past the {OUTLINED}th hit, one such line). Hits scoring "
+    "far below the best are left out and counted on the first line with the offset that "
+    "lists them; tests come after the implementation unless tests='include'. A name "
+    "alone is answered with its definition. The definition of a name the query spells "
     "as code (dialConn, open_url, `decode`) is listed first. Pass that path "
     "and line range to read_code to see the code. Narrow with path (a glob), language, "
     "kind, tests and prose (docs and changelogs are left out unless prose='include'); "
@@ -61,14 +70,37 @@ READ_DOC = (
     f"{MAX_READ_TOKENS} tokens per answer; a longer range ends with a line naming the "
     "start_line to continue from.")
 
+REFERENCES_DOC = (
+    "Where a name is defined, imported and used: every line of the indexed code holding it "
+    "as a whole identifier (case-sensitive, like 'rg -w'), as 'path:line: the line', "
+    "definitions first, then imports, then uses (implementation before tests and docs). "
+    "Exhaustive: the first line counts them all; past limit, 'N more references in M files'. "
+    "A dotted or qualified name (httpx.Client, Context.Next, pkg.(*T).M) is looked up by "
+    "its last part. 'no references to X in the index' means no indexed line holds it.")
 
-def build_server(search: CodeSearch) -> Any:
-    """An ``MCPServer`` with search_code and read_code bound to ``search``."""
-    from mcp.server.mcpserver import MCPServer
+GREP_DOC = (
+    "Exact search of the indexed text, line by line, for what ranking cannot answer: a "
+    "literal (default, case-sensitive) or, with regex=true, a Python regular expression "
+    "matched within one line. Lists every matching line as 'path:line: the line' by path "
+    "and line, up to limit, then 'N more lines in M files'. Faster and narrower with a word "
+    "of 3+ letters in the pattern.")
+
+#: the line tools' shared arguments (module level: the SDK resolves annotations here)
+GLOB = Field(description="Only files matching this glob: 'src/**/*.go', '*.py', 'internal/'.")
+LINES = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted.")
+
+
+
+def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
+    """An ``MCPServer`` with search_code, read_code, find_references and grep_code bound to
+    ``search``; with
+    ``freshness``, each call first re-indexes the files changed on disk."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
+    from esqlog.agent.arguments import ReadableServer
+
+    server = ReadableServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True)
 
@@ -94,16 +126,21 @@ def build_server(search: CodeSearch) -> Any:
             "Only this language: go, python, java, typescript, rust, ..."))] = None,
         kind: Annotated[str | None, Field(description=(
             "Only this kind of symbol: function, method, class, type, module."))] = None,
-        tests: Annotated[Presence, Field(description=(
-            "Test and example files: 'include' (default), 'exclude' or 'only'."
-        ))] = "include",
+        tests: Annotated[TestsPresence, Field(description=(
+            "Test and example files: 'after' (default: listed after the implementation), "
+            "'include' (ranked with it), 'exclude' or 'only'."))] = "after",
         prose: Annotated[Presence, Field(description=(
             "Docs, changelogs and other text files: 'exclude' (default: code only), "
             "'include' or 'only'."))] = "exclude",
+        offset: Annotated[int, Field(description=(
+            "Skip this many ranked hits and list the rest without the score cut (the first "
+            "line names the offset when hits were cut)."))] = 0,
     ) -> str:
         try:
             scope = Scope(path, language, kind, tests, prose)
-            return search.search(query, max_tokens, limit, detail, scope)
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, search.search(query, max_tokens, limit, detail, scope,
+                                                 offset))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
@@ -120,9 +157,52 @@ def build_server(search: CodeSearch) -> Any:
             "otherwise pass path."))] = None,
     ) -> str:
         try:
-            return search.read(id, path, start_line, end_line)
+            note = freshness.check(_touched(search, path)) if freshness is not None else ""
+            return with_note(note, search.read(id, path, start_line, end_line))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    _ = (search_code, read_code)  # registered by the decorators
+    references, grep = References(search), Grep(search)
+
+    @server.tool(annotations=read_only, description=REFERENCES_DOC, structured_output=False)
+    def find_references(
+        symbol: Annotated[str, Field(description=(
+            "One name: Client, dial_conn, httpx.Client, Context.Next."))],
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
+    ) -> str:
+        try:
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, references.find(symbol, path_glob, limit))
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(annotations=read_only, description=GREP_DOC, structured_output=False)
+    def grep_code(
+        pattern: Annotated[str, Field(description=(
+            "The text to find on one line; a regular expression when regex is true."))],
+        regex: Annotated[bool, Field(description=(
+            "false (default): pattern is literal text; true: a Python regular expression."
+        ))] = False,
+        path_glob: Annotated[str | None, GLOB] = None,
+        limit: Annotated[int, LINES] = LINES_LIMIT,
+    ) -> str:
+        try:
+            note = freshness.check() if freshness is not None else ""
+            return with_note(note, grep.grep(pattern, regex, path_glob, limit))
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from None
+
+    _ = (search_code, read_code, find_references, grep_code)  # registered by the decorators
     return server
+
+
+def _touched(search: CodeSearch, path: str | None) -> str | None:
+    """The indexed path read_code is asked for (None for an id or a path it refuses: the
+    read itself says what is wrong)."""
+    if path is None:
+        return None
+    try:
+        return search._indexed_path(path)
+    except ToolInputError:
+        return None

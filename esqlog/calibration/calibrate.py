@@ -24,8 +24,7 @@ from esqlog.atomic import (
     read_regular_file,
     unique_keys,
 )
-
-# re-exported: the public home of the record and of the cluster-side plans stays here
+from esqlog.calibration.plugin import PluginFinding, terms_plugin_plan
 from esqlog.calibration.record import Calibration, utc_now
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import with_retries
@@ -264,6 +263,7 @@ def _calibrate(
         read(lambda: check_field_path_plan(info.name, field_name))
     routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
     fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
+    plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
     if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
         raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
                          "index documents first, or pass a field that has text")
@@ -306,6 +306,7 @@ def _calibrate(
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
         vocabulary_terms=len(vocab) if vocab is not None else 0, created_at=stamp,
+        terms_plugin=plugin.version,
     )
     return record, vocab
 

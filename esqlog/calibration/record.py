@@ -28,6 +28,8 @@ MAX_SHARDS = 1024  # the engines' own limit on number_of_shards
 MAX_TEXT = 4096  # characters of any text field (index names are at most 255 bytes)
 _INDEX_FORBIDDEN = set('\\/*?"<>| ,#:') | {"\x00"}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+#: a plugin version as the nodes API reports it (1.3.0, 1.3.0-SNAPSHOT), or "" for absent
+_PLUGIN_VERSION = re.compile(r"(?:[0-9][0-9A-Za-z.+-]{0,63})?")
 
 Check = Callable[[Any], str | None]  # None when valid, else what is wrong
 
@@ -90,6 +92,13 @@ def _optional(check: Check) -> Check:
     return lambda value: None if value is None else check(value)
 
 
+def _plugin_version(value: Any) -> str | None:
+    if not isinstance(value, str) or not _PLUGIN_VERSION.fullmatch(value):
+        return (f"must be a version such as 1.3.0, or empty for a cluster without the "
+                f"plugin, got {_shown(value)}")
+    return None
+
+
 def _sha256(value: Any) -> str | None:
     if not isinstance(value, str) or not _SHA256.fullmatch(value):
         return f"must be 64 lowercase hex digits, got {_shown(value)}"
@@ -129,6 +138,9 @@ FIELDS: dict[str, Check] = {
     "vocabulary_sha256": _optional(_sha256),
     "vocabulary_terms": _COUNT,
     "identifiers_applies": _optional(_flag),
+    "code_share": _optional(_PROBABILITY),
+    "code_basis": _optional(_text(required=True)),
+    "terms_plugin": _optional(_plugin_version),
     "refreshed_docs": _COUNT,
     "index_operations": _optional(_COUNT),
     "esqlog_version": _text(),
@@ -201,6 +213,15 @@ class Calibration:
     #: with the identifiers statistics beside the snapshot: whether the field is code enough
     #: for that mode (esqlog.identifiers.split_stats.APPLIES_SHARE); None without them
     identifiers_applies: bool | None = None
+    #: the share of tokens that are identifiers which split, in the documents the code/prose
+    #: rule reads (esqlog.identifiers.code_rule: the code documents where the index has a
+    #: language field), and which documents those were; None when not measured
+    code_share: float | None = None
+    code_basis: str | None = None
+    #: the esqlog-terms plugin version every data node runs ("" when a data node lacks
+    #: it); None when not checked (older calibrations, or the nodes API was refused):
+    #: IdentifierSettings(engine_query="auto") then uses spans (esqlog.calibration.plugin)
+    terms_plugin: str | None = None
     #: documents written or deleted by esqlog index's incremental refreshes of the snapshot
     #: since the last full scan (esqlog.indexing.refresh): h_tok and q are as old as that scan
     refreshed_docs: int = 0

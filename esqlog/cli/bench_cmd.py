@@ -15,6 +15,7 @@ from esqlog.cli.eval_inputs import EvalInputs
 from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.paths import check_index_name
 from esqlog.errors import UsageError
 
 
@@ -71,6 +72,7 @@ def bench_command(connection: ConnectionSettings, folder: Path, split: str, inde
         raise UsageError(f"{TOKEN_METRIC} is not available in bench-beir",
                          "use it with esqlog eval, or pick ir-measures metrics")
     index = index or scratch_name(folder)
+    check_index_name(index)  # before the folder named after it is created
     out = out_dir or Path(index)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -178,6 +178,11 @@ def _run(connection: ConnectionSettings, index: str, field_name: str, exact: boo
         click.echo(f"vocabulary snapshot written to {record.vocabulary_path()}")
     if identifiers_note:
         click.echo(identifiers_note)
+    elif out is not None:
+        from esqlog.identifiers.calibrate import auto_mode
+
+        mode, why = auto_mode(record)
+        click.echo(f"search       wrap() and esqlog mcp with no mode: {mode} ({why})")
     if install_script:
         click.echo("stored script esqlog-qlog-term installed")
     if store_in_cluster:

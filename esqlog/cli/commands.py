@@ -50,6 +50,9 @@ LAZY_COMMANDS: dict[str, LazyCommand] = {
     "mcp": LazyCommand(
         "mcp_cmd", "mcp_command",
         "Serve search_code and read_code on INDEX to an MCP client (a coding agent)."),
+    "plugin": LazyCommand(
+        "plugin_cmd", "plugin_group",
+        "Build the esqlog-terms engine plugin zip for one exact engine release."),
     "index": LazyCommand(
         "index_cmd", "index_command",
         "Index the source files under PATH into INDEX, for esqlog search and esqlog mcp."),

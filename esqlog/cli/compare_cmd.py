@@ -29,8 +29,9 @@ from esqlog.evaluation.rollout import QueryChange, Summary
 @click.option("--calibration", "calibration_file", required=True,
               type=click.Path(path_type=Path), help="Calibration JSON (esqlog calibrate --out).")
 @click.option("--field", "field_name", help="The calibrated field (default: the calibration's).")
-@click.option("--mode", type=click.Choice(CLI_MODES), default="boost", show_default=True,
-              help="The esqlog mode to compare with native BM25.")
+@click.option("--mode", type=click.Choice(CLI_MODES), default="auto", show_default=True,
+              help="The esqlog mode to compare with native BM25 (auto: what wrap() uses "
+                   "with no mode: identifiers on code, else boost).")
 @click.option("--joins/--no-joins", default=False, show_default=True,
               help="With boost: add identifier joins.")
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True,
@@ -60,9 +61,17 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     from esqlog.evaluation.rollout import changes, summarize
     from esqlog.evaluation.systems import Target, run_paired, searcher
 
+    record = load_calibration(calibration_file)
+    chose = None
+    if mode == "auto" and joins:
+        mode = "boost"  # joins are a boost option
+    elif mode == "auto":
+        from esqlog.identifiers.calibrate import auto_mode
+
+        mode, why = auto_mode(record)
+        chose = f"mode auto: {mode} ({why})"
     if joins and mode != "boost":
         raise UsageError(f"--joins works with --mode boost, not {mode}", "drop --joins")
-    record = load_calibration(calibration_file)
     field = field_name or record.field
     if field != record.field:
         raise UsageError(f"the calibration is for field {record.field!r}, not {field!r}",
@@ -71,6 +80,8 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     log = read_queries(queries_path, notes, plain_lines=True)
     show_notes(notes)
     ids, texts = log.ids[:limit], log.texts[:limit]
+    if chose is not None:  # said once the input is known good
+        click.echo(chose, err=True)
     engine = open_engine(connection)
     warning = stale_warning(record, engine.run(check_calibration_plan(record, index)))
     if warning:

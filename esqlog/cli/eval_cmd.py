@@ -42,6 +42,25 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
     return sorted(set(values), reverse=True)
 
 
+def _check_arguments(resamples: int, limit: int | None, plot: Path | None,
+                     trec_dir: Path | None) -> None:
+    """Every input checked before the first query is sent: a run that can only fail at its
+    end (an unwritable --plot, say) fails at its start instead."""
+    if resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, got {resamples}",
+                         "pass e.g. --resamples 10000")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
+    if plot is not None:
+        output_target(plot, "plot file")
+    if trec_dir is not None:
+        try:
+            trec_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
+                             "pass a folder you can write to") from None
+
+
 @click.command("eval")
 @connection_options
 @click.option("--index", required=True, help="Index holding the documents.")
@@ -103,23 +122,9 @@ def eval_command(
     from esqlog.evaluation.sweeps import evaluate_queries, system_label
     from esqlog.statistics.terms import resolve_index_plan
 
-    # Every input checked before the first query is sent: a run that can only fail at its
-    # end (an unwritable --plot, say) fails at its start instead.
-    if resamples < 1:
-        raise UsageError(f"--resamples must be at least 1, got {resamples}",
-                         "pass e.g. --resamples 10000")
-    if limit is not None and limit < 1:
-        raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
+    _check_arguments(resamples, limit, plot, trec_dir)
     measures = parse_metrics(metric_names)
     metrics = list(measures) if measures else list(METRICS)
-    if plot is not None:
-        output_target(plot, "plot file")
-    if trec_dir is not None:
-        try:
-            trec_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
-                             "pass a folder you can write to") from None
     record = load_calibration(calibration) if calibration else None
     predicted = record.q if record else None
     qs = parse_qs(q_values, sweep, predicted)

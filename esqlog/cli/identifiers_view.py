@@ -13,7 +13,8 @@ from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.query import QueryContext
 from esqlog.errors import ClusterError
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
 from esqlog.cli.shared_options import connection_options, open_engine
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
+from esqlog.extras import missing_modules
+
+if TYPE_CHECKING:
+    from esqlog.agent.code_search import CodeSearch
+    from esqlog.agent.freshness import Freshness
+    from esqlog.engine.client import Engine
 
 
 @click.command("mcp")
@@ -43,10 +49,15 @@ from esqlog.errors import UsageError
 @click.option("--auth-token-file", type=click.Path(path_type=Path),
               help="HTTP: require 'Authorization: Bearer <token>' with the token in this file "
                    "(needed for a --host other than loopback).")
+@click.option("--watch/--no-watch", default=True, show_default=True,
+              help="Before each answer (the folder at most once a second), re-index the "
+                   "files changed on disk in the folder esqlog index built INDEX from, as "
+                   "esqlog index does, keeping an esqlog index --calibrate calibration "
+                   "fresh. --no-watch: never write to INDEX.")
 def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Path,
                 field_name: str | None, mode: Literal["auto", "boost", "identifiers"],
                 transport: str, host: str,
-                port: int, auth_token_file: Path | None) -> None:
+                port: int, auth_token_file: Path | None, watch: bool) -> None:
     """Serve search_code and read_code on INDEX to an MCP client (a coding agent).
 
     The cluster is only read. Problems with the index or a call's arguments are answered
@@ -71,7 +82,10 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
         raise UsageError(f"--host {host} serves the index to other machines without "
                          "authentication", "pass --auth-token-file FILE (clients then send "
                          "'Authorization: Bearer <token>'), or --host 127.0.0.1")
-    calibration, field = load_for_field(absolute_calibration(calibration_file), field_name)
+    if transport == "http":
+        host = listen_host(host)
+    calibration_file = absolute_calibration(calibration_file)
+    calibration, field = load_for_field(calibration_file, field_name)
     if mode == "auto":
         from esqlog.identifiers.calibrate import auto_mode
 
@@ -82,11 +96,28 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     engine = open_engine(connection)
     search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
                         mode=chosen)
-    server = build_server(search)
+    server = build_server(search, _freshness(engine, connection, index, search,
+                                             calibration_file) if watch else None)
     if transport == "stdio":
         server.run("stdio")
     else:
         serve_http(server, host, port, token)
+
+
+def _freshness(engine: Engine, connection: ConnectionSettings, index: str,
+               search: CodeSearch, calibration_file: Path) -> Freshness | None:
+    """The watcher of the indexed folder, or None (said on stderr) without the ``index``
+    extra, which the re-index needs."""
+    from esqlog.agent.freshness import Freshness
+    from esqlog.cli.index_cmd import INDEX_MODULES
+    from esqlog.cli.mcp_fresh import Reindex, kept_fresh
+
+    if missing_modules(INDEX_MODULES):
+        click.echo("esqlog mcp: not re-indexing changed files: pip install 'esqlog[index]' "
+                   "for that (or pass --no-watch)", err=True)
+        return None
+    keep = calibration_file if kept_fresh(calibration_file) else None
+    return Freshness(search._root, Reindex(engine, connection, index, search, keep))
 
 
 def absolute_calibration(path: Path) -> Path:
@@ -101,12 +132,40 @@ def absolute_calibration(path: Path) -> Path:
     return absolute
 
 
+def listen_host(host: str) -> str:
+    """--host as the server binds it: ``[::1]`` (a URL's spelling) without its brackets; one
+    that resolves to no address is one line, not the HTTP server's traceback."""
+    import socket
+
+    bare = host.strip()
+    if bare.startswith("[") and bare.endswith("]"):
+        bare = bare[1:-1]
+    try:
+        socket.getaddrinfo(bare, None)
+    except (OSError, UnicodeError):
+        raise UsageError(f"--host {host[:100]!r} is not an address this machine can listen on",
+                         "pass an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name") from None
+    return bare
+
+
+#: a bearer token shorter than this is refused (openssl rand -hex 32 gives 64)
+MIN_TOKEN_CHARS = 16
+
+
 def auth_token(path: Path) -> str:
     """The bearer token: the file's text without surrounding whitespace (never printed)."""
     from esqlog.atomic import read_regular_file
 
     fix = "pass a file holding one token (e.g. from: openssl rand -hex 32)"
-    raw = read_regular_file(path.expanduser(), 4096, "auth token file", fix)
+    target = path.expanduser()
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        mode = 0  # read_regular_file names what is wrong with it
+    if mode & 0o077:
+        raise UsageError(f"auth token file {str(path)!r} can be read by other users "
+                         f"(mode {mode & 0o777:o})", f"chmod 600 {str(path)!r}")
+    raw = read_regular_file(target, 4096, "auth token file", fix)
     try:
         token = raw.decode("utf-8").strip()
     except UnicodeDecodeError:
@@ -114,4 +173,7 @@ def auth_token(path: Path) -> str:
     if not token or any(c.isspace() for c in token) or not token.isprintable():
         raise UsageError(f"auth token file {str(path)!r} does not hold one token "
                          "(empty, or spaces inside)", fix)
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(f"the token in {str(path)!r} has {len(token)} characters, under "
+                         f"{MIN_TOKEN_CHARS}: anyone could guess it", fix)
     return token

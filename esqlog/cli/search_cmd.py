@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from esqlog.calibration.record import Calibration
 from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.query import QueryContext, prepare_query, query_arguments
 from esqlog.cli.shared_options import connection_options
@@ -25,12 +26,14 @@ CLI_MODES = QUERY_MODES
 def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> list[Hit]:
     """The q-log ranking through esqlog's own wrapper, so the CLI tests what apps run.
 
-    ``auto`` is resolved here (script, then boost on ScriptingUnavailable) rather than by
-    the wrapper, so the fallback always re-sends the original query in boost form and the
-    reason reaches the user as one warning line.
+    ``auto`` (the default) is the wrapper's choice for the calibration: identifiers where
+    it says the field is code and holds the identifiers statistics, boost otherwise
+    (esqlog.identifiers.calibrate.auto_mode).
     """
     from esqlog.wrapper import ScriptingUnavailable, wrap
 
+    if mode == "auto":
+        mode = resolve_auto(ctx.calibration, joins)[0]
     if mode == "identifiers":  # built directly from the files (see identifiers_view), so the
         # wrapper's identifiers mode has an independent reference to be tested against
         from esqlog.cli.identifiers_view import run_identifier_search
@@ -38,23 +41,25 @@ def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> 
         return run_identifier_search(ctx, size)
     client = wrap(ctx.engine.client, ctx.calibration, joins=joins)
     kwargs = search_kwargs(ctx, size)
-    if mode == "auto":
-        try:
-            response = client.search(**kwargs, esqlog_mode="script")
-        except ScriptingUnavailable as exc:
-            click.echo(f"warning: {exc.problem}; falling back to boost mode", err=True)
-            response = client.search(**kwargs, esqlog_mode="boost")
-    else:
-        try:
-            response = client.search(**kwargs, esqlog_mode=mode)
-        except ScriptingUnavailable:
-            from esqlog.calibration.cluster_store import script_mode_problem_plan
+    try:
+        response = client.search(**kwargs, esqlog_mode=mode)
+    except ScriptingUnavailable:
+        from esqlog.calibration.cluster_store import script_mode_problem_plan
 
-            problem = ctx.engine.run(script_mode_problem_plan())
-            if problem is not None:  # the fix that works on this cluster, not a guess
-                raise problem from None
-            raise
+        problem = ctx.engine.run(script_mode_problem_plan())
+        if problem is not None:  # the fix that works on this cluster, not a guess
+            raise problem from None
+        raise
     return hits_of(response, ctx.field)
+
+
+def resolve_auto(calibration: Calibration, joins: bool) -> tuple[str, str]:
+    """What ``--mode auto`` is for this calibration, and why (joins are a boost option)."""
+    if joins:
+        return "boost", "--joins is a boost option"
+    from esqlog.identifiers.calibrate import auto_mode
+
+    return auto_mode(calibration)
 
 
 def run_native(ctx: QueryContext, size: int) -> list[Hit]:
@@ -117,9 +122,10 @@ def _hits_json(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 @click.command("search")
 @connection_options
 @query_arguments
-@click.option("--mode", type=click.Choice(CLI_MODES), default="boost", show_default=True,
-              help="boost: per-term boosts (no scripts); script: stored Painless script; "
-                   "auto: script, else boost; rerank: native top-N rescored here; "
+@click.option("--mode", type=click.Choice(CLI_MODES), default="auto", show_default=True,
+              help="auto: identifiers where the calibration says code, else boost; "
+                   "boost: per-term boosts (no scripts); script: stored Painless script; "
+                   "rerank: native top-N rescored here; "
                    "identifiers: query words also match inside identifiers (needs "
                    "calibrate --vocabulary --identifiers; a different match set).")
 @click.option("--size", type=click.IntRange(1, 10_000), default=10, show_default=True,
@@ -136,12 +142,18 @@ def search_command(connection: ConnectionSettings, index: str, text: str,
     The index is only read. With --compare the native BM25 ranking is shown beside it.
     """
     ctx = prepare_query(connection, index, field_name, text, calibration_file)
+    chose = None
+    if mode == "auto":
+        mode, why = resolve_auto(ctx.calibration, joins)
+        chose = f"mode auto: {mode} ({why})"
     try:
         qlog = run_search(ctx, mode, size, joins)
         native = run_native(ctx, size) if compare else None
     except Exception as exc:
         raise_if_too_many_terms(exc, ctx)
         raise
+    if chose is not None and not as_json:  # said once the search answered
+        click.echo(chose, err=True)
     if as_json:
         out: dict[str, Any] = {"index": ctx.calibration.index, "field": ctx.field,
                                "q": ctx.calibration.q, "mode": mode,

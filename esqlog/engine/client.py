@@ -18,8 +18,6 @@ from typing import Any, Literal, TypeVar
 
 from esqlog.engine.failures import failure_label
 from esqlog.engine.paths import index_path
-
-# Plan and Request are re-exported: every plan module imports them from here.
 from esqlog.engine.steps import Plan, Request, adrive, drive
 
 Flavor = Literal["elasticsearch", "opensearch"]

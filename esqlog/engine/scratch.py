@@ -14,12 +14,13 @@ Anything else is refused with one line naming the index, before any write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
 from esqlog.engine.paths import index_path
-from esqlog.engine.steps import Request
+from esqlog.engine.steps import Plan, Request
 from esqlog.errors import UsageError
 
 MARKER_KEY = "esqlog"
@@ -42,24 +43,30 @@ def is_scratch(meta: Any) -> bool:
     return meta.get("created_by") in _LEGACY_CREATORS and meta.get("scratch") is True
 
 
-def own_mappings(engine: Engine, index: str) -> dict[str, Any] | None:
+def own_mappings_plan(index: str, fix: str) -> Plan[dict[str, Any] | None]:
     """The mappings of the one index named ``index``; None when there is none.
 
-    Raises UsageError when the name is an alias or matches several indices: what esqlog
-    may write or delete is decided on one index's own ``_meta``, never a pattern's."""
+    Raises UsageError (naming ``fix``) when the name is an alias or matches several indices:
+    what esqlog may write or delete is decided on one index's own ``_meta``, never a
+    pattern's."""
     try:
-        found = engine.perform(Request("GET", index_path(index, "_mapping")))
+        found = yield Request("GET", index_path(index, "_mapping"))
     except Exception as exc:
         if error_status(exc) == 404:
             return None
         raise
-    if not isinstance(found, dict) or not found:
+    if not isinstance(found, Mapping) or not found:
         return None
     if list(found) != [index]:
         raise UsageError(f"{index!r} names {', '.join(sorted(found)[:3])} (an alias or "
-                         "several indices), not an index esqlog created",
-                         "pass the name of a new index (esqlog creates it)")
+                         "several indices), not an index esqlog created", fix)
     return dict((found[index] or {}).get("mappings") or {})
+
+
+def own_mappings(engine: Engine, index: str) -> dict[str, Any] | None:
+    """own_mappings_plan on ``engine``, for a command that creates the index itself."""
+    return engine.run(own_mappings_plan(index, "pass the name of a new index (esqlog "
+                                               "creates it)"))
 
 
 def scratch_state(engine: Engine, index: str) -> bool | None:

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from esqlog.engine.failures import error_reason, error_status
+from esqlog.engine.failures import error_reason
 from esqlog.engine.paths import index_path
+from esqlog.engine.scratch import own_mappings_plan
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import UsageError
 
@@ -66,7 +67,8 @@ def check_state_index_plan(name: str, state: str, command: str,
     """True when ``name`` is esqlog's state index for ``state`` (an earlier esqlog's
     unmarked one is marked now), False when there is no such index; a UsageError when an
     index or alias of that name is another's."""
-    mappings = yield from _mappings_plan(name)
+    mappings = yield from own_mappings_plan(
+        name, f"remove the alias {name!r} (esqlog then creates its own index)")
     if mappings is None:
         return False
     if is_state_index(mappings.get("_meta"), state):
@@ -78,21 +80,3 @@ def check_state_index_plan(name: str, state: str, command: str,
     raise UsageError(f"index {name!r} exists and esqlog did not create it; esqlog keeps its "
                      f"{state} only in an index it made and marked",
                      f"rename or delete that index (esqlog then creates its own {name})")
-
-
-def _mappings_plan(name: str) -> Plan[dict[str, Any] | None]:
-    """The mappings of the one index ``name``; None when there is none; a UsageError
-    when the name is an alias or matches several indices."""
-    try:
-        found = yield Request("GET", index_path(name, "_mapping"))
-    except Exception as exc:
-        if error_status(exc) == 404:
-            return None
-        raise
-    if not isinstance(found, Mapping) or not found:
-        return None
-    if list(found) != [name]:
-        raise UsageError(f"{name!r} is an alias of {', '.join(sorted(found)[:3])}, not an "
-                         "index esqlog created; esqlog does not write through it",
-                         f"remove the alias {name!r} (esqlog then creates its own index)")
-    return dict((found[name] or {}).get("mappings") or {})

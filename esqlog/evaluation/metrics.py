@@ -1,5 +1,5 @@
 """Evaluation: per-query metrics, paired bootstrap and plots (TREC files: esqlog.evaluation.trec;
-tables and regression checks: esqlog.evaluation.reports, both re-exported here).
+tables and regression checks: esqlog.evaluation.reports).
 
 Pure functions over rankings other modules produced; nothing here talks to a cluster. The
 heavy libraries (ir-measures, scipy, matplotlib, yaml) are imported inside the functions
@@ -23,7 +23,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Re-exported: esqlog.evaluation.metrics stays the one entry point for evaluation.
 from esqlog.evaluation.trec import (
     Qrels,
     Run,

@@ -25,11 +25,14 @@ from esqlog.calibration.calibrate import (
     calibrate_with_vocabulary,
     save_with_vocabulary,
 )
+from esqlog.calibration.plugin import search_path_line
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.failures import error_status
 from esqlog.engine.shard_scan import DEFAULT_PARALLEL
-from esqlog.errors import UsageError
+from esqlog.errors import ClusterError, UsageError
+from esqlog.identifiers.code_rule import CODE_SHARE, CodeShare, code_share_plan
 from esqlog.identifiers.dask_scan import DEFAULT_CONNECT_TIMEOUT, dask_scheduler, scan_on_dask
 from esqlog.identifiers.families import FAMILY_EXCESS
 from esqlog.identifiers.files import (
@@ -39,12 +42,8 @@ from esqlog.identifiers.files import (
 )
 from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.processes import scan_in_processes
-from esqlog.identifiers.split_stats import (
-    APPLIES_SHARE,
-    IdentifierStats,
-    SplitCollector,
-    build_identifier_stats,
-)
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import APPLIES_SHARE, IdentifierStats, build_identifier_stats
 from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
 from esqlog.statistics.vocabulary_scan import scan_vocabulary
@@ -145,6 +144,7 @@ def _calibrate_identifiers(
     finally:
         collector.discard()  # the postings on disk, whatever happened
     built = time.perf_counter() - started
+    record = _with_code_rule(engine, record, stats)
     if timings is not None:
         timings.stages["identifiers"] = built
         timings.total += built
@@ -161,7 +161,9 @@ def save_identifier_calibration(found: IdentifierCalibration,
         written.append(save_identifier_stats(found.stats, identifiers_path_for(stem, digest),
                                              digest))
 
-    record = replace(found.record, identifiers_applies=found.stats.applies)
+    record = found.record
+    if record.identifiers_applies is None:  # the code rule could not sample the index
+        record = replace(record, identifiers_applies=found.stats.applies)
     linked = save_with_vocabulary(record, found.vocabulary, Path(path), companions)
     stats_path, size = written[0]
     return linked, stats_path, size
@@ -171,12 +173,13 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
     """Save everything and say what the identifiers statistics hold (for the CLI report)."""
     record, stats_path, size = save_identifier_calibration(found, path)
     s = found.stats
+    mode, why = auto_mode(record)
     note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
             f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
             f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
-            f"             {s.split_share:.1%} of tokens are identifiers that split: "
-            + ("the identifiers mode applies (search --mode identifiers)" if s.applies else
-               "this field reads as prose; the identifiers mode does not apply here"))
+            f"search       wrap() and esqlog mcp with no mode: {mode} ({why})")
+    if mode == "identifiers":
+        note += f"\n             {search_path_line(record)}"
     spikes = s.families(FAMILY_EXCESS)
     if spikes:
         shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])
@@ -184,6 +187,23 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
         note += (f"\n             generated families (many words of one df): {shown}{more};"
                  " queries naming one score at q = 1")
     return record, note
+
+
+def _with_code_rule(engine: Engine, record: Calibration,
+                    stats: IdentifierStats) -> Calibration:
+    """The record with the code/prose rule's answer (esqlog.identifiers.code_rule), read
+    from a sample of the code documents; where the sample cannot be taken (a refused
+    search), the share of every document's tokens as the scan counted them decides."""
+    try:
+        rule: CodeShare = engine.run(code_share_plan(record.index, record.field))
+    except Exception as exc:  # the client's error: the scan's share decides, as before
+        if error_status(exc) is None and not isinstance(exc, ClusterError):
+            raise
+        return replace(record, identifiers_applies=stats.applies,
+                       code_share=round(stats.split_share, 4),
+                       code_basis="every document (the code sample was refused)")
+    return replace(record, identifiers_applies=rule.applies, code_share=round(rule.share, 4),
+                   code_basis=rule.basis)
 
 
 Mode = Literal["boost", "identifiers"]
@@ -207,8 +227,12 @@ def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
     applies = calibration.identifiers_applies
     if applies is None:  # written before calibrations recorded it: ask the statistics
         applies = load_for_calibration(vocabulary, calibration.vocabulary_sha256).applies
+    measured = ("" if calibration.code_share is None else
+                f": {calibration.code_share:.1%} of the tokens split in "
+                f"{calibration.code_basis or 'the sample'}")
     if not applies:
-        return "boost", (f"field {calibration.field!r} reads as prose (under "
-                         f"{APPLIES_SHARE:.0%} of its tokens are identifiers that split)")
-    return "identifiers", (f"field {calibration.field!r} is code and the calibration has "
-                           "its identifiers statistics")
+        floor = CODE_SHARE if calibration.code_share is not None else APPLIES_SHARE
+        return "boost", (f"field {calibration.field!r} reads as prose (under {floor:.0%} of "
+                         f"its tokens are identifiers that split{measured})")
+    return "identifiers", (f"field {calibration.field!r} is code{measured}; the calibration "
+                           "has its identifiers statistics")

@@ -124,7 +124,7 @@ def load_identifier_stats(path: str | Path,
                          "UTF-8)", _FIX) from None
     arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
-    problem = _array_problem(arrays, len(words)) or _local_problem(
+    problem = _array_problem(arrays, len(words), meta["doc_count"]) or _local_problem(
         local_terms, local_df, shard_docs, meta["shards"])
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
@@ -188,14 +188,18 @@ def _lines(data: memoryview) -> list[str]:
     return text.split("\n") if text else []
 
 
-def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int) -> str | None:
-    """What is wrong with the arrays of a file, or None."""
+def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int,
+                   n_docs: int) -> str | None:
+    """What is wrong with the arrays of a file, or None (a df above N would zero its weights)."""
     for key, dtype in _ARRAYS.items():
         if arrays[key].dtype != dtype or arrays[key].ndim != 1:
             return f"{key} is not a {np.dtype(dtype).name} vector"
     for key in ("df_engine", "df_split", "mask"):
         if arrays[key].size != n_words:
             return f"{key} has {arrays[key].size} entries for {n_words} words"
+    for key in ("df_engine", "df_split"):
+        if arrays[key].size and int(arrays[key].max()) > n_docs:
+            return f"{key} exceeds the document count {n_docs}"
     ptr, idx = arrays["parts_ptr"], arrays["parts_idx"]
     if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or np.any(np.diff(ptr) < 0):
         return "parts_ptr is not a valid offset vector"

@@ -59,17 +59,10 @@ from esqlog.identifiers import synonym
 from esqlog.identifiers.groups import group_words, plugin_groups
 from esqlog.identifiers.selection import choose
 from esqlog.identifiers.settings import (
-    DEFAULT_BUDGET,
-    FAN_OUT_BUDGET,
-    MULTI_SHARD_BUDGET,
     IdentifierSettings,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.subwords import cased_tokens, split_identifier
-
-#: the settings live in esqlog.identifiers.settings; they are imported from here too
-__all__ = ["DEFAULT_BUDGET", "FAN_OUT_BUDGET", "MULTI_SHARD_BUDGET", "IdentifierPlan",
-           "IdentifierSettings", "SubwordClause", "identifier_query", "plan_identifier_query"]
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 

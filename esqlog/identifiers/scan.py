@@ -140,70 +140,8 @@ class SplitCollector:
         self.postings.discard()
 
     def _process(self, batch: list[_Doc]) -> None:
-        """Record each document's terms; learn splits from the casings in its text.
-
-        A term takes the split of the first casing that splits, among the casings found in
-        the text of a document holding that term. That is a function of the documents in
-        scan order alone, so shards collected apart and merged in shard order
-        (:func:`absorb`) give the same splits as one collector reading them in turn.
-
-        Hot: one dictionary lookup per term and per token, one split per distinct original
-        casing (the first casing seen that splits wins). A set-difference variant that
-        visits only new tokens measured no faster in CPU seconds (the regular expression
-        over the text is most of the cost), so the plain loop stays. The page's term ids,
-        tf and df are folded into ``totals`` at once; only the ids are kept (``postings``).
-        """
-        if len(self.tried) > self.memory.tried_casings:
-            self.tried = set()  # a cache: forgetting it only costs splitting again
-        ids, names, splits, tried = self.term_id, self.terms, self.splits, self.tried
-        learned = splits.flags  # extended in place as splits are added
-        get = ids.get
-        doc_terms, doc_tf, doc_df = array("i"), array("i"), array("i")
-        lengths, doc_shard = array("i"), array("b")
-        for shard, source, terms in batch:
-            found = list(map(get, terms))
-            if None in found:
-                for k, term in enumerate(terms):
-                    if found[k] is None:
-                        found[k] = ids[term] = len(names)
-                        names.append(term)
-            doc_terms.extend(found)  # type: ignore[arg-type]  # no None left
-            values = terms.values()
-            try:  # C-level extraction; a document missing a statistic takes the slow path
-                tf, dfs = array("i", map(_TERM_FREQ, values)), array("i", map(_DOC_FREQ, values))
-            except (KeyError, TypeError):  # a missing or null statistic: as the scan reads it
-                if not all(isinstance(v, Mapping) for v in values):
-                    raise  # not a term vector at all
-                tf = array("i", (int(v.get("term_freq", 0)) for v in values))
-                dfs = array("i", (int(v.get("doc_freq") or 0) for v in values))
-            doc_tf.extend(tf)
-            doc_df.extend(dfs)
-            lengths.append(len(found))
-            doc_shard.append(shard)
-            texts = [source] if isinstance(source, str) else (
-                [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
-            for text in texts:
-                for token in _WORDS(text):  # cased_tokens without its checks: see below
-                    if token in tried:
-                        continue
-                    low = token.lower()
-                    if low not in terms:  # not a term here ("os.ReadFile" is one token):
-                        continue  # it may be one in a later document
-                    tried.add(token)
-                    i = ids[low]
-                    if i < len(learned) and learned[i]:  # splits' own flags, inline
-                        continue
-                    parts = split_identifier(token)
-                    if parts:  # as sub-word ids: esqlog.identifiers.learned
-                        splits.add(i, parts)
-        term_ids = np.frombuffer(doc_terms, dtype=np.int32)
-        counts = np.frombuffer(lengths, dtype=np.int32)
-        self.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
-                        np.frombuffer(doc_df, dtype=np.int32),
-                        np.repeat(np.frombuffer(doc_shard, dtype=np.int8), counts))
-        self.postings.append(term_ids.copy(), counts.copy())
-        self.docs += len(batch)
-        self.global_df = None
+        """Record each document's terms; learn splits from its text (:func:`_record`)."""
+        _record(self, batch)
 
     def term_statistics(self) -> tuple[TermCounts, TermCounts]:
         """(global df, ttf) of every term seen, as esqlog.statistics.vocabulary's scan counts
@@ -219,6 +157,74 @@ class SplitCollector:
             df += best
         self.global_df = df
         return TermCounts(terms, df), TermCounts(terms, ttf.copy())
+
+
+def _record(collector: SplitCollector, batch: list[_Doc]) -> None:
+    """Record each document's terms; learn splits from the casings in its text.
+
+    A term takes the split of the first casing that splits, among the casings found in
+    the text of a document holding that term. That is a function of the documents in
+    scan order alone, so shards collected apart and merged in shard order
+    (:func:`absorb`) give the same splits as one collector reading them in turn.
+
+    Hot: one dictionary lookup per term and per token, one split per distinct original
+    casing (the first casing seen that splits wins). A set-difference variant that
+    visits only new tokens measured no faster in CPU seconds (the regular expression
+    over the text is most of the cost), so the plain loop stays. The page's term ids,
+    tf and df are folded into ``totals`` at once; only the ids are kept (``postings``).
+    """
+    if len(collector.tried) > collector.memory.tried_casings:
+        collector.tried = set()  # a cache: forgetting it only costs splitting again
+    ids, names = collector.term_id, collector.terms
+    splits, tried = collector.splits, collector.tried
+    learned = splits.flags  # extended in place as splits are added
+    get = ids.get
+    doc_terms, doc_tf, doc_df = array("i"), array("i"), array("i")
+    lengths, doc_shard = array("i"), array("b")
+    for shard, source, terms in batch:
+        found = list(map(get, terms))
+        if None in found:
+            for k, term in enumerate(terms):
+                if found[k] is None:
+                    found[k] = ids[term] = len(names)
+                    names.append(term)
+        doc_terms.extend(found)  # type: ignore[arg-type]  # no None left
+        values = terms.values()
+        try:  # C-level extraction; a document missing a statistic takes the slow path
+            tf, dfs = array("i", map(_TERM_FREQ, values)), array("i", map(_DOC_FREQ, values))
+        except (KeyError, TypeError):  # a missing or null statistic: as the scan reads it
+            if not all(isinstance(v, Mapping) for v in values):
+                raise  # not a term vector at all
+            tf = array("i", (int(v.get("term_freq", 0)) for v in values))
+            dfs = array("i", (int(v.get("doc_freq") or 0) for v in values))
+        doc_tf.extend(tf)
+        doc_df.extend(dfs)
+        lengths.append(len(found))
+        doc_shard.append(shard)
+        texts = [source] if isinstance(source, str) else (
+            [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
+        for text in texts:
+            for token in _WORDS(text):  # cased_tokens without its checks: see below
+                if token in tried:
+                    continue
+                low = token.lower()
+                if low not in terms:  # not a term here ("os.ReadFile" is one token):
+                    continue  # it may be one in a later document
+                tried.add(token)
+                i = ids[low]
+                if i < len(learned) and learned[i]:  # splits' own flags, inline
+                    continue
+                parts = split_identifier(token)
+                if parts:  # as sub-word ids: esqlog.identifiers.learned
+                    splits.add(i, parts)
+    term_ids = np.frombuffer(doc_terms, dtype=np.int32)
+    counts = np.frombuffer(lengths, dtype=np.int32)
+    collector.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
+                    np.frombuffer(doc_df, dtype=np.int32),
+                    np.repeat(np.frombuffer(doc_shard, dtype=np.int8), counts))
+    collector.postings.append(term_ids.copy(), counts.copy())
+    collector.docs += len(batch)
+    collector.global_df = None
 
 
 def shard_df(collector: SplitCollector) -> dict[int, np.ndarray]:

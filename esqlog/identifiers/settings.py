@@ -30,7 +30,7 @@ Common = Literal["split", "own"]
 #: How a word's spans on several shards are scored (IdentifierSettings.shard_groups).
 ShardGroups = Literal["max", "sum", "shard", "auto"]
 #: The engine query of a group of terms (IdentifierSettings.engine_query).
-EngineQuery = Literal["span", "plugin"]
+EngineQuery = Literal["auto", "span", "plugin"]
 # The runtime checks read the same Literals, so a type checker's choices and the
 # UsageError's cannot drift apart (a caller without a type checker still gets the error).
 SELECTIONS: tuple[Selection, ...] = get_args(Selection)
@@ -133,8 +133,12 @@ class IdentifierSettings:
     #: engine idf, so the boost is the word's weight and ONE plain query, without dfs or
     #: the fan-out, scores every shard as the per-shard span queries do:
     #: esqlog.identifiers.synonym). ``fan_out`` then has no effect. The plugin must be
-    #: installed on every node (scripts/engines/build-plugin.sh).
-    engine_query: EngineQuery = "span"
+    #: installed on every data node. "auto" (the default): the plugin where the
+    #: calibration found it on every data node (esqlog.calibration.plugin), spans
+    #: otherwise; a search the cluster refuses as an unknown query goes again with spans,
+    #: and the wrapper keeps to spans from then on (esqlog.wrapper.engine_query). A
+    #: builder given "auto" unresolved builds spans.
+    engine_query: EngineQuery = "auto"
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
@@ -165,10 +169,11 @@ class IdentifierSettings:
             raise UsageError(f"shard_exact_clauses must be >= 0, got "
                              f"{self.shard_exact_clauses}", "pass 0 or more, e.g. 30")
         if self.engine_query not in ENGINE_QUERIES:
-            raise UsageError(f"engine_query must be 'span' or 'plugin', got "
+            raise UsageError(f"engine_query must be 'auto', 'span' or 'plugin', got "
                              f"{self.engine_query!r}",
-                             "pass engine_query='plugin' only where the esqlog-terms engine "
-                             "plugin is installed")
+                             "pass engine_query='auto' (the plugin where calibrate found it), "
+                             "or 'plugin' only where the esqlog-terms engine plugin is "
+                             "installed")
         if self.select not in SELECTIONS:
             raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
                              f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")

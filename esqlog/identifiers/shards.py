@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings
+from esqlog.identifiers.query import IdentifierPlan
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
 
 #: One shard's groups per word of a plan: (terms, boost) per span or term

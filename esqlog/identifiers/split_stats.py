@@ -30,10 +30,8 @@ from dataclasses import field as dc_field
 import numpy as np
 
 from esqlog.identifiers.families import WordsPerDf, families, family_excess
-from esqlog.identifiers.scan import MAX_SHARDS, SplitCollector
+from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.shard_tables import ShardTables, split_words
-
-__all__ = ["MAX_SHARDS", "SplitCollector"]  # re-exported: their home until the scan moved
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
 from esqlog.statistics.term_table import LazyIndex, TermTable
 

@@ -8,12 +8,12 @@ shard (or a dfs phase) with boosts from each shard's statistics. The plugin
 (one ``TermQuery`` for one term), the same ONE BM25 saturation of the terms' summed tf as
 the span with the field's own length norm, over postings with impacts (no positions,
 dynamic pruning), and with ``"idf": false`` no idf at all: the engine scores
-``boost * saturation``, a group of several terms from their postings read once into doc
-order (plugin 1.2.0: cheaper than the synonym query's heap over hundreds of rare lists).
-The boost is then the word's weight itself, and one plain query (no dfs, no fan-out)
-scores every shard exactly, whatever its statistics. Only clusters
-that accept plugins have it, hence an option (IdentifierSettings.engine_query), off by
-default.
+``boost * saturation`` (plugin 1.4.0: Lucene's own TermQuery/SynonymQuery through a BM25
+whose idf is a constant, postings read lazily, impacts exposed). The boost is then the
+word's weight itself, and one plain query (no dfs, no fan-out) scores every shard exactly,
+whatever its statistics. Only clusters that accept plugins have it: calibrate records
+whether every data node runs it, and IdentifierSettings(engine_query="auto"), the default,
+sends this query there and span queries elsewhere (esqlog.calibration.plugin).
 
 Elasticsearch's BM25 multiplies its weight by (1 + k1); the plugin keeps that factor, so
 the scores equal the span query's on either engine.
@@ -29,9 +29,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+#: the plugin's query name, as both engines register it (and name it when they refuse it)
+QUERY_NAME = "esqlog_terms"
+
 
 def clause(field: str, terms: Sequence[str], boost: float) -> dict[str, Any]:
     """The plugin query of one group: ``boost`` times the saturation of the summed tf, its
     terms in dictionary order."""
-    return {"esqlog_terms": {"field": field, "terms": sorted(terms), "boost": boost,
+    return {QUERY_NAME: {"field": field, "terms": sorted(terms), "boost": boost,
                              "idf": False}}

@@ -103,10 +103,14 @@ class Calibrated:
 
 
 def _numbers(record: Calibration, stats: IdentifierStats | None) -> dict[str, Any]:
+    # the code/prose rule's answer as calibrate recorded it (esqlog.identifiers.code_rule)
+    applies = record.identifiers_applies
+    share = record.code_share
+    if applies is None or share is None:  # a record from before the rule read code documents
+        applies = applies if stats is None else stats.applies
+        share = None if stats is None else round(stats.split_share, 4)
     return {"q": record.q, "h_tok": record.h_tok, "refreshed_docs": record.refreshed_docs,
-            "identifiers_applies": record.identifiers_applies if stats is None
-            else stats.applies,
-            "split_share": None if stats is None else round(stats.split_share, 4)}
+            "identifiers_applies": applies, "split_share": share}
 
 
 def _tracked(engine: Engine, index: str, stream: Iterable[dict[str, Any]], existing: set[str],

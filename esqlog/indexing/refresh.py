@@ -42,7 +42,8 @@ from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.engine.termvectors import stored_vectors_request
 from esqlog.identifiers.calibrate import IdentifierCalibration
-from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.subwords import split_identifier
 from esqlog.statistics.vocabulary import BLOOM_K, Vocabulary, term_hash
 

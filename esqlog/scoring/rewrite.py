@@ -28,8 +28,6 @@ from esqlog.scoring.joins import confirmed_joins
 from esqlog.scoring.matchspec import (  # phase 1 lives beside the parsing it is made of
     MatchOptions,
     MultiMatchSpec,
-    collect_body_texts,
-    collect_query_texts,
     is_int,
     parse_match,
     parse_multi_match,
@@ -42,8 +40,6 @@ __all__ = [
     "FieldCalibration",
     "ResolvedText",
     "RewriteSettings",
-    "collect_body_texts",
-    "collect_query_texts",
     "filters_on_score",
     "resolved_from_stats",
     "rewrite_body",

@@ -13,17 +13,22 @@ handling keeps working. Thread-safe; the async wrapper never blocks the event lo
 Where a change goes:
 
 * ``options``: what ``wrap()`` accepts, validated once;
-* ``call``: one search call, whichever client's signature;
-* ``resolve``: index or alias name -> concrete index, UUID, shard routings (expiring);
+* ``resolve`` and ``lru``: index or alias name -> concrete index, UUID, shard routings, in
+  a bounded cache that expires;
 * ``snapshots``: vocabulary snapshots, and when to stop trusting one;
-* ``statistics``: terms and global df of a query's texts (snapshot, cache or one request);
+* ``query_terms`` and ``shard_stats``: terms and global df of a query's texts (snapshot,
+  cache or one request), and the per-shard counts boost weighs by;
 * ``scripting``: script mode's stored-script probe and its auto/forced fallback;
 * ``core``: the parts above wired together, plus the rewrites;
 * ``search``: one search as an I/O-free plan (esqlog.rerank for the rerank strategies);
 * ``bodies``: which queries of a body are rewritten (query, retrievers; knn never);
+* ``boost_fan_out``: boost on several shards as one request with per-shard weights;
+* ``identifier_plan``, ``identifier_search``, ``identifier_msearch`` and ``fan_out``: the
+  identifiers mode's queries, one request or one per shard, and its msearch;
 * ``pits``: which index a point-in-time search reads;
 * ``multi``: ``msearch``, each body rewritten as ``search`` would;
-* ``client``: the sync and async wrappers that drive that plan, and ``wrap``.
+* ``decisions``: what each search chose and why (``on_decision``);
+* ``client``: the sync and async wrappers that drive that plan, and ``wrap``;
 * ``calibrate``: ``esqlog.calibrate``, the CLI's ``calibrate`` on the application's client
   (here, beside ``wrap``, because it takes the same client and may run the identifiers scan).
 """

@@ -15,7 +15,7 @@ from esqlog.calibration.calibrate import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import AsyncEngine, Engine, flavor_of, is_async_client
 from esqlog.engine.steps import ClientSearch, Pause, Step, adrive, drive
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import DecisionHook
 from esqlog.wrapper.multi import msearch_plan
@@ -217,7 +217,7 @@ def wrap(
     client: ClientT,
     calibration: CalibrationSource,
     *,
-    mode: SearchMode = "boost",
+    mode: SearchMode = "auto",
     top_n: int = DEFAULT_TOP_N,
     dfs: bool = True,
     boost_shards: BoostShards = "weighted",
@@ -238,9 +238,11 @@ def wrap(
     fix. ``calibration``: a Calibration, a calibration file, or several of either. The
     options are keyword-only, so a reader sees which one a value sets:
 
-    ``mode``: ``boost`` (per-term boosts; default, no scripts needed), ``script`` (stored
-    Painless script; an error if the cluster cannot run it), ``auto`` (script, falling back
-    to boost with one warning), ``rerank`` (native top-``top_n``, rescored with q-log BM25),
+    ``mode``: ``auto`` (the default: ``identifiers`` on an index whose calibration says the
+    field is code and holds the identifiers statistics, ``boost`` otherwise; decided per
+    index at wrap() time and logged, esqlog.wrapper.auto_mode), ``boost`` (per-term boosts;
+    no scripts needed), ``script`` (stored Painless script; an error if the cluster cannot
+    run it), ``rerank`` (native top-``top_n``, rescored with q-log BM25),
     ``native`` (pass everything through) or ``identifiers`` (query words also match inside
     identifiers, a different match set; needs a calibration made with ``vocabulary=True,
     identifiers=True``; docs/identifiers.md). ``identifiers``: that mode's clause

@@ -15,7 +15,7 @@ from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Flavor, version_plan
 from esqlog.engine.steps import Plan
 from esqlog.errors import UsageError
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.rerank import ScoredText
 from esqlog.scoring.clauses import DEFAULT_MAX_CLAUSES, max_clause_count_plan
 from esqlog.scoring.joins import confirmed_joins, joins_that_fit
@@ -29,6 +29,8 @@ from esqlog.scoring.rewrite import (
 )
 from esqlog.statistics.terms import StatsCache, TextStats
 from esqlog.statistics.vocabulary import Vocabulary
+from esqlog.wrapper.auto_mode import AutoModes
+from esqlog.wrapper.engine_query import EngineQueryChoice
 from esqlog.wrapper.identifier_search import IdentifierRewriter, load_identifier_statistics
 from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.options import SearchMode, WrapOptions, join_weight_for
@@ -58,12 +60,20 @@ class WrapperCore:
              for index, cals in self.by_index.items()}, options.resolve_ttl, LRU())
         snapshots = load_snapshots(calibrations, options.stats)
         self.snapshots = SnapshotGuard(snapshots, self.by_index)
-        #: the identifiers mode's split statistics, loaded beside their snapshots (only when
-        #: the wrapper is built for that mode: a missing file is an error at wrap() time)
-        self.identifiers = IdentifierRewriter(
-            load_identifier_statistics(calibrations, snapshots),
-            options.identifiers or IdentifierSettings(),
-        ) if options.mode == "identifiers" else None
+        #: mode="auto": per index, identifiers or boost, and why (esqlog.wrapper.auto_mode)
+        self.modes = AutoModes(calibrations, snapshots) if options.mode == "auto" else None
+        #: the identifiers mode's split statistics, loaded beside their snapshots (when the
+        #: wrapper is built for that mode: a missing file is an error at wrap() time; for
+        #: mode="auto", those of the indices it chose the mode for)
+        self.engine_query = EngineQueryChoice(options.identifiers or IdentifierSettings(),
+                                              calibrations)
+        stats = (load_identifier_statistics(calibrations, snapshots)
+                 if options.mode == "identifiers" else
+                 self.modes.statistics if self.modes is not None else {})
+        self.identifiers = IdentifierRewriter(stats, self.engine_query.settings) if (
+            options.mode == "identifiers" or stats) else None
+        if self.modes is not None:
+            self.modes.log(self.engine_query if self.identifiers is not None else None)
         #: boost mode's per-shard statistics, for several shards without dfs (weighted
         #: boosts or one request per shard: esqlog.wrapper.shard_stats); empty when boost
         #: goes the dfs way (boost_shards="dfs", dfs=False, or none recorded)
@@ -81,16 +91,25 @@ class WrapperCore:
     def snapshot_for(self, index: str, field_name: str) -> Vocabulary | None:
         return self.snapshots.snapshot_for(index, field_name)
 
-    def effective_mode(self, mode: SearchMode | None) -> SearchMode:
-        """The call's mode, else the wrapper's; auto is script until scripts failed."""
+    def effective_mode(self, mode: SearchMode | None, index: Any = None) -> SearchMode:
+        """The call's mode, else the wrapper's; auto is identifiers on an index whose
+        calibration says code (an alias is resolved by the identifiers flow, which hands
+        a prose index back to boost), else boost."""
         chosen = mode or self.options.mode
+        if chosen == "auto":
+            code = self.modes is not None and self.identifiers is not None and (
+                self.modes.code(index, self.by_index))
+            return "identifiers" if code else "boost"
         if chosen == "identifiers" and self.identifiers is None:
             raise UsageError("esqlog_mode='identifiers' needs a wrapper built for that mode "
                              "(it loads the identifier statistics)",
                              "wrap(client, calibration, mode='identifiers')")
-        if chosen == "auto":
-            return "script" if self.scripts.ok is not False else "boost"
         return chosen
+
+    def use_spans(self, settings: IdentifierSettings) -> None:
+        """engine_query="auto" fell back to spans: the rewriter builds them from now on."""
+        if self.identifiers is not None:
+            self.identifiers.settings = settings
 
     def version_plan(self) -> Plan[tuple[int, ...]]:
         """The engine's version, asked once per wrapper (only client-side reranks need it)."""

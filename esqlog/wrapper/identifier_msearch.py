@@ -135,3 +135,11 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
             and (given.get("params") or {}).get("search_type") is None):
         header = {**header, "search_type": _DFS}
     return [header, {**body, "query": rewritten}], None
+
+
+def identifiers_body_plan(core: WrapperCore, header: Any, body: Any,
+                          given: Mapping[str, Any], boost: Boost
+                          ) -> Generator[Step, Any, Planned]:
+    """One body as the identifiers mode plans it: mode="auto" routes the bodies on code
+    indices here, the others to boost (esqlog.wrapper.multi)."""
+    return (yield from _one_plan(core, header, body, given, boost))

@@ -38,13 +38,16 @@ from esqlog.wrapper.identifier_search import STALE
 from esqlog.wrapper.resolve import IndexTarget
 
 _DFS = "dfs_query_then_fetch"
+#: :func:`identifiers_plan`'s answer for an index without identifiers statistics (boost)
+NOT_CODE = "not code"
 
 
 def identifiers_plan(core: WrapperCore, call: SearchCall,
                      trace: Trace | None = None) -> SearchPlan:
     """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
     None when the statistics they need are stale or of another index, and the search should
-    go on in boost mode.
+    go on in boost mode; NOT_CODE when the index resolved has no identifiers statistics
+    (mode="auto" chose boost for it).
 
     No statistics request: everything comes from the snapshot and its split statistics.
     Resolution, the snapshot check and the clause-limit probe never raise (each falls back).
@@ -61,6 +64,8 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         if target is None:
             trace.passed(not_resolved(call.index))
             return (yield call.untouched())
+        if not any(index == target.index for index, _ in rewriter.stats):
+            return NOT_CODE  # mode="auto" on an alias of an index it chose boost for
         trace.statistics = "snapshot"
         yield from core.snapshots.check_plan(target.index, target.uuid)
         yield from core.clause_limit_plan()

@@ -41,8 +41,10 @@ from typing import Any
 
 from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
+from esqlog.identifiers import synonym
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierPlan, IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
@@ -90,7 +92,7 @@ def _terms_in(node: Any) -> int:
     for key, value in node.items():
         if key in ("term", "span_term"):
             total += 1
-        elif key == "esqlog_terms" and isinstance(value, Mapping):
+        elif key == synonym.QUERY_NAME and isinstance(value, Mapping):
             total += len(value.get("terms", ()))
         elif key == "terms" and isinstance(value, Mapping):
             total += sum(len(v) for v in value.values() if isinstance(v, list))

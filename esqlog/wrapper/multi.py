@@ -35,6 +35,7 @@ from esqlog.wrapper.bodies import (
 )
 from esqlog.wrapper.boost_fan_out import usable_scales, usable_weights
 from esqlog.wrapper.core import WrapperCore
+from esqlog.wrapper.engine_query import with_span_fallback
 from esqlog.wrapper.fan_out import (
     aggregating,
     aggregations_read_scores,
@@ -44,6 +45,7 @@ from esqlog.wrapper.fan_out import (
 from esqlog.wrapper.identifier_msearch import (
     Planned,
     fanned_msearch_plan,
+    identifiers_body_plan,
     identifiers_msearch_plan,
 )
 from esqlog.wrapper.options import SearchMode
@@ -73,14 +75,20 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
     """The caller's msearch with every calibrated body rewritten (see the module doc)."""
     given = dict(kwargs)
     batch = _batch(args, given)
+    # mode="auto": the identifiers flow where some index is code (a body on another index
+    # finds no identifiers statistics there and is sent as boost, below)
     mode = core.effective_mode(esqlog_mode)
+    if (esqlog_mode or core.options.mode) == "auto" and core.modes is not None and (
+            core.identifiers is not None and core.modes.code_indices):
+        mode = "identifiers"
     if batch is None or mode == "native":
         return (yield ClientSearch(args, kwargs, "msearch"))
     key, searches = batch
     if mode == "identifiers":  # each body as its search: esqlog.wrapper.identifier_msearch
-        return (yield from identifiers_msearch_plan(
-            core, key, searches, given,
-            lambda header, body, given: _boost_lines(core, header, body, given)))
+        return (yield from with_span_fallback(
+            core.engine_query, core.use_spans, lambda: _identifiers_msearch(
+                core, key, searches, given, (esqlog_mode or core.options.mode) == "auto"),
+            lambda: None))
     rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
     if core.options.boost_shards == "fan_out" and core.shard_stats and mode == "boost":
         return (yield from fanned_msearch_plan(
@@ -92,6 +100,26 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
         out.extend(lines)
     given[key] = out
     return (yield ClientSearch((), given, "msearch"))
+
+
+def _identifiers_msearch(core: WrapperCore, key: str, searches: list[Any],
+                         given: dict[str, Any], auto: bool) -> SearchPlan:
+    """The identifiers mode's msearch; with mode="auto", a body on an index it chose boost
+    for is sent as boost (the identifiers flow would leave it as given)."""
+    def boost(header: Any, body: Any, given: Mapping[str, Any]) -> Any:
+        return _boost_lines(core, header, body, given)
+    if not auto or core.modes is None:
+        return (yield from identifiers_msearch_plan(core, key, searches, given, boost))
+
+    def one(header: Any, body: Any, given: Mapping[str, Any]) -> Any:
+        index = header.get("index", given.get("index")) if isinstance(header, Mapping) else None
+        if isinstance(index, list | tuple) and len(index) == 1:
+            index = index[0]
+        assert core.modes is not None
+        if core.modes.code(index, core.by_index):
+            return (yield from identifiers_body_plan(core, header, body, given, boost))
+        return (yield from _one_plan(core, header, body, given, "boost"))
+    return (yield from fanned_msearch_plan(core, key, searches, given, one))
 
 
 def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None,

@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from esqlog.errors import UsageError
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.scoring.joins import DEFAULT_JOIN_WEIGHT
 from esqlog.wrapper.decisions import DecisionHook
 
-#: What a search does: rewrite with per-term boosts or a stored script, script falling back
-#: to boost (auto), rerank the native top-N, pass through, or match query words inside
-#: identifiers too (its own match set; esqlog.wrapper.identifier_search).
+#: What a search does: rewrite with per-term boosts or a stored script, rerank the native
+#: top-N, pass through, or match query words inside identifiers too (its own match set;
+#: esqlog.wrapper.identifier_search); auto (the default): identifiers on an index whose
+#: calibration says code and holds that mode's statistics, boost otherwise
+#: (esqlog.wrapper.auto_mode).
 SearchMode = Literal["boost", "script", "auto", "rerank", "native", "identifiers"]
 #: Where term df comes from: the vocabulary snapshot when there is one, only it, or the cluster.
 StatsSource = Literal["auto", "snapshot", "live"]
@@ -74,7 +76,7 @@ def _number(name: str, value: object, low: float, high: float = math.inf, *,
 class WrapOptions:
     """The options of :func:`esqlog.wrap`, validated on construction (see its docstring)."""
 
-    mode: SearchMode = "boost"
+    mode: SearchMode = "auto"
     top_n: int = DEFAULT_TOP_N
     dfs: bool = True
     #: boost mode on several shards (esqlog.wrapper.shard_stats, esqlog.wrapper.boost_fan_out):

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 from esqlog.engine.steps import Plan
 from esqlog.scoring.joins import join_candidates, proposed_candidates
-from esqlog.scoring.matchspec import with_default_fields
-from esqlog.scoring.rewrite import FieldCalibration, collect_query_texts
+from esqlog.scoring.matchspec import collect_query_texts, with_default_fields
+from esqlog.scoring.rewrite import FieldCalibration
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.terms import (
     FieldStats,

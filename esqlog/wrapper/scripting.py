@@ -1,8 +1,8 @@
 """Script mode's support: is esqlog's stored script there, and what to do when it is not.
 
-``mode="script"`` is a promise (an error if the cluster cannot run the script);
-``mode="auto"`` falls back to boost mode (same ranking, no scripts) with one warning. Both
-rules live in :func:`rewritten_search_plan`, the one place a rewritten query is sent.
+``mode="script"`` is a promise (an error if the cluster cannot run the script); a search
+not forced to scripts falls back to boost mode (same ranking, no scripts) with one
+warning. Both rules live in :func:`rewritten_search_plan`, the one place a rewritten query is sent.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ from esqlog.wrapper.bodies import (
 from esqlog.wrapper.boost_fan_out import boost_fan_out_plan, usable_weights
 from esqlog.wrapper.core import WrapperCore
 from esqlog.wrapper.decisions import Reason, Trace, not_resolved
-from esqlog.wrapper.identifier_plan import identifiers_plan
+from esqlog.wrapper.engine_query import with_span_fallback
+from esqlog.wrapper.identifier_plan import NOT_CODE, identifiers_plan
 from esqlog.wrapper.options import SearchMode
 from esqlog.wrapper.query_terms import TextKey
 from esqlog.wrapper.resolve import IndexTarget
@@ -44,7 +45,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
     call = SearchCall(core.flavor, args, kwargs)
     trace = Trace(call.index, esqlog_mode or core.options.mode)
     try:
-        mode = core.effective_mode(esqlog_mode)
+        mode = core.effective_mode(esqlog_mode, call.index)
         knn = has_top_level_knn(call.body, call.kwargs)
         query = call.query
         # retrievers are Elasticsearch's; OpenSearch rejects the key (its own error, untouched)
@@ -59,11 +60,15 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             trace.passed(reason)
             return (yield call.untouched())
         if mode == "identifiers" and retriever is None and not knn and call.index is not None:
-            done = yield from identifiers_plan(core, call, trace)
-            if done is not None:
+            original = call.query
+            done = yield from with_span_fallback(
+                core.engine_query, core.use_spans, lambda: identifiers_plan(core, call, trace),
+                lambda: _spans_again(call, original, trace))
+            if done is not None and done is not NOT_CODE:
                 return done
             mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
-            trace.fell_back("identifiers snapshot stale: boost")
+            if done is None:
+                trace.fell_back("identifiers snapshot stale: boost")
         elif mode == "identifiers":
             mode = "boost"  # knn, retrievers and PIT searches keep the native match set: boost
             if call.get("pit") is not None and core.identifiers is not None:
@@ -97,7 +102,7 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             forced = (esqlog_mode or core.options.mode) == "script"
 
             def rewrite(rewrite_mode: RewriteMode) -> None:
-                if rewrite_mode == "boost" and (mode == "script" or trace.requested == "auto"):
+                if rewrite_mode == "boost" and mode == "script":
                     trace.fell_back("stored script unavailable: boost")
                 trace.rewritten(rewrite_mode)
 
@@ -115,6 +120,12 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         return response
     finally:
         trace.emit(core.options.on_decision)
+
+
+def _spans_again(call: SearchCall, original: Any, trace: Trace) -> None:
+    """The caller's query back in place, for the identifiers flow to build it with spans."""
+    call.set("query", original)
+    trace.fell_back("esqlog_terms refused by a node: spans")
 
 
 def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list[Any],

@@ -34,7 +34,8 @@ from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.evaluation.metrics import paired_bootstrap, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from esqlog.identifiers.calibrate import calibrate_identifiers
-from esqlog.identifiers.query import IdentifierSettings, identifier_query, plan_identifier_query
+from esqlog.identifiers.query import identifier_query, plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.qlog import boost_weights

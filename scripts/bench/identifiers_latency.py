@@ -36,7 +36,8 @@ from latency import percentile
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierSettings, identifier_query
+from esqlog.identifiers.query import identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.statistics.vocabulary import load_vocabulary
 
 

@@ -1,4 +1,5 @@
-"""Scale: esqlog's costs at 10K / 100K / 1M documents of one real corpus (issue 16).
+"""Scale: esqlog's costs at 10K / 100K / 1M documents of one real corpus
+(docs/benchmarks/scale.md).
 
     python scripts/bench/scale.py --url http://127.0.0.1:19360 \
         --corpus data/corpora/mix --sizes 10000,100000,1000000 --shards 3 \
@@ -46,7 +47,7 @@ from typing import Any
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 
 HERE = Path(__file__).resolve().parent

@@ -6,8 +6,8 @@ A local socket accepts connections and never answers (a hung proxy, a stopped JV
 still holds its port). For each T the real CLI runs in its own process; the script prints
 the wall clock of the run and how many connections it opened. --timeout bounds the wait
 for each request, so the wall clock should be about T (plus interpreter start-up) and one
-connection; before issue 12 it was 4 T and 4 connections (the client re-sent a timed-out
-request three times).
+connection; before the client's retries were turned off it was 4 T and 4 connections (the
+client re-sent a timed-out request three times).
 """
 
 from __future__ import annotations

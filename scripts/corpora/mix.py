@@ -1,6 +1,6 @@
 """The `mix` corpus: every function corpus in one, past a million documents.
 
-Built for the scale benchmark (issue 16): one index of real code in six
+Built for the scale benchmark (scripts/bench/scale.py): one index of real code in six
 languages. Each part is the full corpus of one language as `build.py` writes
 it (built first when its folder is missing), so the part's queries, whose gold
 documents are all in the part, stay answerable in the mix. Ids need no

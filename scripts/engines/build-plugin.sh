@@ -1,60 +1,64 @@
 #!/usr/bin/env bash
-# Build the esqlog-terms plugin (plugins/esqlog-terms) for one engine distribution and install
-# it into that distribution's plugins/ folder.
+# Build the esqlog-terms plugin (plugins/esqlog-terms) as the engine's standard plugin zip for
+# one distribution, and install it with that distribution's own plugin tool.
 #
-#   scripts/engines/build-plugin.sh opensearch|elasticsearch HOME
+#   scripts/engines/build-plugin.sh opensearch|elasticsearch HOME             build (cached) and install
+#   scripts/engines/build-plugin.sh opensearch|elasticsearch HOME --zip OUT   only write the zip to OUT
 #
 # Why javac and no Gradle: the engines' plugin build tooling needs their Gradle plugins and a
-# network; the query is two small classes, compiled here against the distribution's own
-# lib/*.jar with the JDK's javac (as secure-elasticsearch.sh builds its analysis shim), so any
-# machine that can run the node can build it. The target release is the engine's Java floor
-# (OpenSearch 3.x: 21, Elasticsearch 8.x: 17), the JDK the newest one found that can target it.
-# Installed once per distribution and version: a jar newer than its sources is kept.
+# network; the query is a few small classes, compiled here against the distribution's own
+# lib/*.jar with the JDK's javac, so any machine that can run the node can build it. The zip is
+# what users install (docs/plugin.md): plugin-descriptor.properties and the jar at its root,
+# naming the exact engine version, which both engines' plugin tools require. The target release
+# is the engine's Java floor (OpenSearch 3.x and Elasticsearch 9.x: 21, older: 17).
+# Installed through `bin/opensearch-plugin install` / `bin/elasticsearch-plugin install`, as a
+# user's node would; the zip is kept beside the distribution and rebuilt, and the plugin
+# reinstalled, only when the sources or the plugin's version changed.
 set -euo pipefail
-ENGINE=${1:-}; HOME_DIR=${2:-}
+ENGINE=${1:-}; HOME_DIR=${2:-}; ZIP_ONLY=""
+[[ ${3:-} == --zip ]] && ZIP_ONLY=${4:?"--zip needs an output path"}
 [[ ( $ENGINE == opensearch || $ENGINE == elasticsearch ) && -d "$HOME_DIR/lib" ]] || {
-  echo "usage: $0 opensearch|elasticsearch DISTRIBUTION_HOME" >&2; exit 2; }
+  echo "usage: $0 opensearch|elasticsearch DISTRIBUTION_HOME [--zip OUT.zip]" >&2; exit 2; }
+HOME_DIR=$(cd "$HOME_DIR" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SRC=$ROOT/plugins/esqlog-terms/$ENGINE/src
-SHARED=$ROOT/plugins/esqlog-terms/lucene/src  # engine-neutral Lucene code, in both jars
 NAME=esqlog-terms
-DEST=$HOME_DIR/plugins/$NAME
-JAR=$DEST/$NAME.jar
+PLUGIN_VERSION=$(tr -d '[:space:]' < "$ROOT/plugins/esqlog-terms/VERSION")
 VERSION=$(ls "$HOME_DIR/lib" | sed -nE "s/^$ENGINE-([0-9][0-9.]*)\.jar$/\1/p" | head -n 1)
 [[ -n "$VERSION" ]] || { echo "[$NAME] no $ENGINE-VERSION.jar in $HOME_DIR/lib" >&2; exit 1; }
-RELEASE=17
-[[ $ENGINE == opensearch && ${VERSION%%.*} -ge 3 ]] && RELEASE=21
-[[ $ENGINE == elasticsearch && ${VERSION%%.*} -ge 9 ]] && RELEASE=21
+# The zip is built by esqlog.engine.plugin_zip (standard library only: no virtualenv needed),
+# the same code as `esqlog plugin build`; its digest covers the sources and the plugin version.
+PY=${PYTHON:-python3}
+run_zip() { PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m esqlog.engine.plugin_zip \
+  --engine "$ENGINE" --distribution "$HOME_DIR" "$@"; }
+DIGEST=$(run_zip --digest)
+ZIP=${ZIP_ONLY:-$(dirname "$HOME_DIR")/$NAME-$PLUGIN_VERSION-$ENGINE-$VERSION.zip}
+STAMP=$HOME_DIR/.$NAME.installed
 
 # Nodes of one distribution start in parallel (the test node and the three-node cluster): one
 # build at a time, the others then find it installed.
-exec 9>"$HOME_DIR/.esqlog-terms.lock"
+exec 9>"$HOME_DIR/.$NAME.lock"
 flock 9
-if [[ -s "$JAR" && -z $(find "$SRC" "$SHARED" -name '*.java' -newer "$JAR") ]]; then
-  echo "[$NAME] already installed in $DEST" >&2; exit 0
+if [[ -z "$ZIP_ONLY" && -d "$HOME_DIR/plugins/$NAME" && -f "$STAMP" && $(cat "$STAMP") == "$DIGEST" ]]; then
+  echo "[$NAME] $PLUGIN_VERSION already installed in $HOME_DIR/plugins/$NAME" >&2; exit 0
 fi
+if [[ -n "$ZIP_ONLY" || ! -s "$ZIP" || $(cat "$ZIP.digest" 2>/dev/null) != "$DIGEST" ]]; then
+  run_zip --out "$ZIP" >/dev/null
+  echo "$DIGEST" > "$ZIP.digest"
+  echo "[$NAME] $PLUGIN_VERSION for $ENGINE $VERSION: $ZIP" >&2
+fi
+[[ -n "$ZIP_ONLY" ]] && exit 0
+
+# The engine's own tool installs it, with the JDK that runs that engine.
+TOOL=$HOME_DIR/bin/$ENGINE-plugin
 JDK=""
 for candidate in ${ESQLOG_JAVA_HOME:-} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV) ${JAVA_HOME:-}; do
-  [[ -x "$candidate/bin/javac" && -x "$candidate/bin/jar" ]] || continue
-  v=$("$candidate/bin/javac" -version 2>&1 | sed -nE 's/^javac ([0-9]+).*/\1/p')
-  if [[ -n "$v" && "$v" -ge "$RELEASE" ]]; then JDK=${candidate%/}/bin; break; fi
+  [[ -x "$candidate/bin/java" ]] && { JDK=${candidate%/}; break; }
 done
-[[ -n "$JDK" ]] || { echo "[$NAME] no javac >= $RELEASE found under /usr/lib/jvm" >&2; exit 1; }
-BUILD=$(mktemp -d); trap 'rm -rf "$BUILD"' EXIT
-"$JDK/javac" -nowarn -Xlint:-options --release "$RELEASE" -d "$BUILD/classes" \
-  -cp "$HOME_DIR/lib/*" $(find "$SRC" "$SHARED" -name '*.java')
-mkdir -p "$BUILD/plugin"
-"$JDK/jar" cf "$BUILD/plugin/$NAME.jar" -C "$BUILD/classes" .
-{
-  echo "description=esqlog_terms: one BM25 saturation over a list of terms (Lucene SynonymQuery)"
-  echo "version=1.3.0"
-  echo "name=$NAME"
-  echo "classname=esqlog.terms.TermsPlugin"
-  echo "java.version=$RELEASE"
-  echo "$ENGINE.version=$VERSION"
-  [[ $ENGINE == opensearch ]] && printf '%s\n' "custom.foldername=$NAME" "extended.plugins=" \
-    "has.native.controller=false"
-} > "$BUILD/plugin/plugin-descriptor.properties"
-rm -rf "$DEST"; mkdir -p "$(dirname "$DEST")"
-cp -r "$BUILD/plugin" "$DEST"
-echo "[$NAME] built with $(basename "$(dirname "$JDK")") (--release $RELEASE), installed in $DEST" >&2
+JAVA_ENV=(ES_JAVA_HOME="$JDK" OPENSEARCH_JAVA_HOME="$JDK")
+if [[ -d "$HOME_DIR/plugins/$NAME" ]]; then
+  env "${JAVA_ENV[@]}" "$TOOL" remove "$NAME" >/dev/null 2>&1 || rm -rf "$HOME_DIR/plugins/$NAME"
+fi
+env "${JAVA_ENV[@]}" "$TOOL" install --batch "file://$ZIP" >&2 || {
+  echo "[$NAME] $TOOL install refused $ZIP" >&2; exit 1; }
+echo "$DIGEST" > "$STAMP"
+echo "[$NAME] $PLUGIN_VERSION installed with $(basename "$TOOL") into $HOME_DIR/plugins/$NAME" >&2

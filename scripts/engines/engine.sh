@@ -23,11 +23,12 @@
 #                             replace -Ediscovery.type=single-node.
 #   ESQLOG_ENGINE_PLUGIN=0    start without the esqlog-terms plugin (plugins/esqlog-terms, the
 #                             esqlog_terms query of IdentifierSettings(engine_query="plugin")).
-#                             By default start builds it once with javac into the distribution
-#                             of the default engine versions (scripts/engines/build-plugin.sh):
-#                             a few seconds once, no start-up cost after, and a query nothing
-#                             else uses, so every test and bench node can run the plugin
-#                             variant. A node without javac starts without it.
+#                             By default start builds its plugin zip for this exact engine
+#                             version and installs it with bin/*-plugin install
+#                             (scripts/engines/build-plugin.sh): a few seconds once, then kept
+#                             until its sources change, so every test and bench node, of every
+#                             release, can run the plugin variant. A node without javac starts
+#                             without it.
 #   ESQLOG_ENGINE_TERMS_CACHE the plugin's postings cache on these nodes
 #                             (esqlog.terms.postings_cache_size, off by default in the
 #                             plugin itself): 5% of the heap unless set, so that the tests
@@ -186,18 +187,20 @@ assemble_modules() {
     'Adds "built in" analyzers to OpenSearch.' lang-painless > "$dir/plugin-descriptor.properties"
 }
 
-# The esqlog-terms plugin, for the versions its sources are written against (the default ones;
-# the matrix's other releases run without it); a build failure leaves the node without it.
+# The esqlog-terms plugin, built as its zip for this exact distribution and installed with the
+# engine's own plugin tool (scripts/engines/build-plugin.sh), as a user installs it
+# (docs/plugin.md); a build failure leaves the node without it.
 install_plugin() {
   local home=$1
   if [[ ${ESQLOG_ENGINE_PLUGIN:-1} == 0 ]]; then
-    [[ -d "$home/plugins/esqlog-terms" ]] && { rm -rf "$home/plugins/esqlog-terms"; log "esqlog-terms plugin removed"; }
+    if [[ -d "$home/plugins/esqlog-terms" ]]; then
+      ES_JAVA_HOME="$java_home" OPENSEARCH_JAVA_HOME="$java_home" \
+        "$home/bin/$ENGINE-plugin" remove esqlog-terms >/dev/null 2>&1 || rm -rf "$home/plugins/esqlog-terms"
+      rm -f "$home/.esqlog-terms.installed"
+      log "esqlog-terms plugin removed"
+    fi
     return 0
   fi
-  case "$ENGINE:$VERSION" in
-    opensearch:3.6.0|elasticsearch:8.19.21) ;;
-    *) return 0 ;;
-  esac
   if "$(dirname "$0")/build-plugin.sh" "$ENGINE" "$home"; then
     PLUGIN_ARGS=(-Eesqlog.terms.postings_cache_size="${ESQLOG_ENGINE_TERMS_CACHE:-5%}")
   else

@@ -536,7 +536,7 @@ def test_identifiers_mode_changes_only_what_it_documents(adversary: Adversary,
         native = _matches(adversary, adversary.engine.client, body)[0]
         widened = _matches(adversary, client, body)[0]
         assert native <= widened, text
-    from esqlog.identifiers.query import IdentifierSettings
+    from esqlog.identifiers.settings import IdentifierSettings
 
     every = _identifiers_client(adversary, "plain", tmp_path,  # compounds for every word
                                 identifiers=IdentifierSettings(span_max_df=1.0))

@@ -99,4 +99,34 @@ def test_a_dotted_name_finds_the_function_of_its_last_part(search: CodeSearch,
 
 def test_an_unknown_field_value_finds_nothing_rather_than_failing(search: CodeSearch) -> None:
     text = search.search(QUESTION, scope=Scope(kind="no-such-kind"))
-    assert text.startswith("0 of 0 hits shown")
+    assert text.startswith("no document has kind='no-such-kind'; this index has kind ")
+    assert "function" in text.split("has kind ")[1].split(", ")
+
+
+#: Lucene RegExp's operators, the optional ones (# @ & < > ~, enabled by the regexp query's
+#: default flags) included; a path may hold any of them
+SPECIALS = '#@&<>~.+|{}[]()"\\'
+
+
+def test_each_regexp_operator_in_a_glob_is_literal_on_the_engine(engine: Engine) -> None:
+    """A path holding each operator is found by its own glob and by nothing else: an
+    unescaped ``@`` would match any text, ``#`` nothing, ``&`` or ``~`` another language,
+    ``<1-9>`` a number range (node_modules/@types/, c#/, x<1-9>.go)."""
+    from tests.support.engines import bulk_index, create_index
+
+    paths = [f"d/x{c}y.go" for c in SPECIALS] + ["d/xy.go", "d/xzy.go", "d/x5y.go",
+                                                 "d/xy.gox"]
+    index = create_index(engine, shards=1,
+                         mappings={"properties": {"path": {"type": "keyword"},
+                                                  "content": {"type": "text"}}})
+    try:
+        bulk_index(engine, index, [{"id": k, "path": p, "content": "code"}
+                                   for k, p in enumerate(paths)])
+        for glob in [*(f"d/x{c}y.go" for c in SPECIALS), "d/x<1-9>y.go", "c#/"]:
+            query = Scope(path=glob, prose="include").query({"match_all": {}})
+            hits = call(engine, "POST", f"/{index}/_search",
+                        {"query": query, "size": 50})["hits"]["hits"]
+            want = [p for p in paths if p == glob]
+            assert sorted(h["_source"]["path"] for h in hits) == want, glob
+    finally:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")

@@ -132,7 +132,7 @@ def test_compare_at_q_1_changes_nothing(calibrated: tuple[Engine, str, Path],
     record["q"] = 1.0
     same = cal.with_name("q1.json")
     same.write_text(json.dumps(record))
-    result = _compare(engine, index, same, _log(tmp_path), "--json")
+    result = _compare(engine, index, same, _log(tmp_path), "--json", "--mode", "boost")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)["summary"]
     assert summary["first_changed"] == 0

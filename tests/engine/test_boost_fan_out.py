@@ -157,7 +157,8 @@ def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fi
     on 3 shards every search went one request per shard, on one shard none did."""
     f = indexed
     decisions: list[SearchDecision] = []
-    client = wrap(f.engine.client, f.path, boost_shards="fan_out", on_decision=decisions.append)
+    client = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out",
+                  on_decision=decisions.append)
     checked = _native_match_set_and_oracle(f, client, f.score)
     assert checked > 200
     assert decisions and all(d.mode == "boost" for d in decisions)
@@ -169,8 +170,9 @@ def test_the_dfs_way_scores_with_the_index_average(indexed: Fixture) -> None:
     whole index's average length (which the fan-out's do not)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    dfs = wrap(f.engine.client, f.path, boost_shards="dfs", on_decision=decisions.append)
-    fanned = wrap(f.engine.client, f.path, boost_shards="fan_out")
+    dfs = wrap(f.engine.client, f.path, mode="boost", boost_shards="dfs",
+               on_decision=decisions.append)
+    fanned = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     differ = 0
     for text in _texts(10):
         a = body_of(dfs.search(index=f.index, body=_body({"match": {"body": text}})))
@@ -191,7 +193,7 @@ def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(
     within 1e-4; on one shard the exact oracle's."""
     f = indexed
     decisions: list[SearchDecision] = []
-    client = wrap(f.engine.client, f.path, on_decision=decisions.append)
+    client = wrap(f.engine.client, f.path, mode="boost", on_decision=decisions.append)
     checked = _native_match_set_and_oracle(
         f, client, f.weighted_score if f.shards > 1 else f.score)
     assert checked > 200
@@ -202,7 +204,7 @@ def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(
 def test_weighted_msearch_bodies_score_as_their_searches(indexed: Fixture) -> None:
     """msearch bodies get the same weighted boosts as their own searches (no dfs)."""
     f = indexed
-    client = wrap(f.engine.client, f.path)
+    client = wrap(f.engine.client, f.path, mode="boost")
     bodies = [_body({"match": {"body": t}}) for t in _texts(6)]
     answers = body_of(_msearch(client, f.engine.flavor, f.index, bodies))["responses"]
     for body, got in zip(bodies, answers, strict=True):
@@ -223,7 +225,7 @@ def test_msearch_bodies_answer_as_their_searches(indexed: Fixture) -> None:
     """Each msearch body (beside one the fan-out cannot serve: a sort) answers with the
     ids, totals and scores its own search gives; the scores are the oracle's."""
     f = indexed
-    client = wrap(f.engine.client, f.path, boost_shards="fan_out")
+    client = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     texts = _texts(8)
     bodies = [_body({"match": {"body": t}}) for t in texts]
     bodies.append({**_body({"match": {"body": texts[0]}}), "sort": [{"_doc": "asc"}]})
@@ -248,7 +250,7 @@ def test_aggregations_and_paging_keep_the_native_answer(indexed: Fixture) -> Non
     """A page (from/size) is the page of the full ranking, and an aggregation beside the
     fan-out counts the native match set."""
     f = indexed
-    client = wrap(f.engine.client, f.path, boost_shards="fan_out")
+    client = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     text = _texts(1)[0]
     full = body_of(client.search(index=f.index, body=_body({"match": {"body": text}})))
     page = body_of(client.search(index=f.index, body={
@@ -270,7 +272,7 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
     pytest.importorskip("aiohttp")
     f = indexed
     texts = _texts(5)
-    sync = wrap(f.engine.client, f.path, boost_shards="fan_out")
+    sync = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     expected = [hits_of(sync.search(index=f.index, body=_body({"match": {"body": t}})))
                 for t in texts]
     if f.engine.flavor == "elasticsearch":
@@ -283,7 +285,7 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
         raw = AsyncOpenSearch(hosts=[ENGINE_URLS["opensearch"]], timeout=60)
 
     async def run() -> list[list[tuple[str, float]]]:
-        client = wrap(raw, f.path, boost_shards="fan_out")
+        client = wrap(raw, f.path, mode="boost", boost_shards="fan_out")
         try:
             return [hits_of(await client.search(index=f.index, body=_body(
                 {"match": {"body": t}}))) for t in texts]
@@ -301,9 +303,9 @@ def test_joins_keep_the_dfs_match_set(indexed: Fixture) -> None:
     same ids and hits.total (joins add documents to the native set, the same ones)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    fanned = wrap(f.engine.client, f.path, boost_shards="fan_out", joins=True,
+    fanned = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out", joins=True,
                   on_decision=decisions.append)
-    dfs = wrap(f.engine.client, f.path, boost_shards="dfs", joins=True)
+    dfs = wrap(f.engine.client, f.path, mode="boost", boost_shards="dfs", joins=True)
     widened = 0
     for text in _texts(40):
         body = _body({"match": {"body": text}})

@@ -186,9 +186,12 @@ def test_script_mode_on_elasticsearch_without_painless(corpus: Corpus) -> None:
         line = _one_line_error(_run(corpus, "search", text, "--mode", "script"))
         assert "script mode cannot run on this cluster: this cluster has no Painless" in line
         assert "--mode boost" in line and "--install-script" not in line, text
+        # auto never asks for the script: boost here (no identifiers statistics)
         result = _ok(_run(corpus, "search", text, "--mode", "auto", "--json"))
-        assert "falling back to boost mode" in result.stderr, text
+        assert json.loads(result.stdout)["mode"] == "boost", text
         assert json.loads(result.stdout)["hits"][0]["id"] == "rare2", text
+    table = _ok(_run(corpus, "search", "config error"))  # auto, the default, says its choice
+    assert table.stderr.startswith("mode auto: boost (the calibration has no vocabulary")
 
 
 # --- explain --------------------------------------------------------------------------------

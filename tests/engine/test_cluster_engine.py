@@ -244,9 +244,15 @@ def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[s
         _check_against_oracle(corpus, got, oracle, 10, ("snapshot", text))
 
 
-def test_identifiers_mode_equals_its_oracle(cluster: Engine,
+@pytest.mark.parametrize("engine_query", ["span", "plugin"])
+def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
                                             tmp_path_factory: pytest.TempPathFactory) -> None:
-    from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+    """Spans (one request per shard) and the esqlog-terms plugin's query (one plain search:
+    the coordinating node sends it over the wire to the shard copies on the other nodes,
+    which read it back) both score as the oracle, shard by shard, on three nodes."""
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.identifiers.query import plan_identifier_query
+    from esqlog.identifiers.settings import IdentifierSettings
     from tests.support.identifiers_fixture import search as _search
     from tests.support.identifiers_fixture import texts as _texts
     from tests.support.identifiers_fixture import wrapped_fixture
@@ -255,7 +261,10 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine,
     fixture = wrapped_fixture(cluster, tmp_path_factory, shards=SHARDS, replicas=1)
     w = next(fixture)
     try:
-        client = wrap(w.engine.client, w.path, mode="identifiers")
+        client = wrap(w.engine.client, w.path, mode="identifiers",
+                      identifiers=IdentifierSettings(engine_query=engine_query))
+        if engine_query == "plugin":  # calibrate found it on every node of the cluster
+            assert load_calibration(w.path).terms_plugin
         checked = 0
         alone = w.common_words(IdentifierSettings())
         for text in _texts(w, 12, IdentifierSettings()):

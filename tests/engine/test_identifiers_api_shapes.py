@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from esqlog.engine.client import Engine
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import calibrated_index
 from tests.support.engines import ENGINE_URLS
@@ -126,7 +126,8 @@ def test_the_from_keyword_pages_a_fanned_out_search(calibrated: tuple[Engine, st
     engine, index, path = calibrated
     if engine.flavor != "elasticsearch":
         pytest.skip("opensearch-py takes from_ only (from is a TypeError in the client)")
-    client = wrap(engine.client, path, mode="identifiers")
+    client = wrap(engine.client, path, mode="identifiers",
+                  identifiers=IdentifierSettings(engine_query="span"))  # the fan-out's path
     text = next(t for t in _texts(20) if total_of(client.search(
         index=index, body=_body(t, 0))) >= 30)
     full = hits_of(client.search(index=index, body=_body(text, 30)))

@@ -24,7 +24,8 @@ from esqlog.identifiers.calibrate import (
     calibrate_identifiers,
     identifier_report,
 )
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import shard_queries
 from tests.support.engines import bulk_index, call, create_index
 from tests.support.oracle import load_docs, load_query_texts

@@ -22,7 +22,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
-from esqlog.identifiers.query import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, calibrated_index, mappings
 from tests.support.engines import bulk_index, call, create_index
@@ -31,6 +31,8 @@ from tests.support.oracle import body_of, hits_of, load_query_texts, total_of
 QUERIES = 20
 MAPPINGS = mappings()
 PLUGIN = IdentifierSettings(engine_query="plugin")
+#: spans asked for by name: the default, "auto", takes the plugin these nodes have
+SPANS = IdentifierSettings(engine_query="span")
 
 
 @dataclass
@@ -169,7 +171,7 @@ def test_plugin_scores_equal_span_scores(calibrated: Calibrated, path: str) -> N
     as with spans sent per shard (the fan-out on 3 shards), and the same set under a sort
     (its scores are not returned)."""
     c = calibrated
-    spans = wrap(c.engine.client, c.path, mode="identifiers")
+    spans = wrap(c.engine.client, c.path, mode="identifiers", identifiers=SPANS)
     plugin = wrap(c.engine.client, c.path, mode="identifiers", identifiers=PLUGIN)
     extra = {"sort": [{"key": "asc"}]} if path == "sort" else {}
     compared = 0
@@ -260,7 +262,7 @@ def _descriptions(node: Any) -> str:
 def test_the_wrapper_sends_synonym_queries_not_spans(calibrated: Calibrated) -> None:
     """What the engine runs (its profile): SynonymQuery with the plugin, no span left."""
     c = calibrated
-    spans = wrap(c.engine.client, c.path, mode="identifiers")
+    spans = wrap(c.engine.client, c.path, mode="identifiers", identifiers=SPANS)
     plugin = wrap(c.engine.client, c.path, mode="identifiers", identifiers=PLUGIN)
     text = "read the file and close the stream"
     seen = {}

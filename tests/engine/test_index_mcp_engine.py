@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from esqlog.agent.code_search import numbered
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main
 from esqlog.engine.client import Engine
@@ -102,9 +102,12 @@ def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) ->
     assert not is_error, text
     first = ENTRY.search(text)
     assert first is not None, text
+    # the signature, then the line that matched with its number (the doc comment: not
+    # repeated unnumbered)
     assert first.groups() == ("go/builder.go", "15", "21", "Builder.WriteRune",
                               "func (b *Builder) WriteRune(r rune) (int, error) {",
-                              "WriteRune appends the UTF-8 encoding of Unicode code point r.")
+                              "15| // WriteRune appends the UTF-8 encoding of Unicode code "
+                              "point r.")
     assert default_counter().count(text) <= 1000
 
 

@@ -22,13 +22,9 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import (
-    DEFAULT_BUDGET,
-    DEFAULT_LIMIT,
-    MAX_BUDGET,
-    numbered,
-    search_kwargs,
-)
+from esqlog.agent.code_search import DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, search_kwargs
+from esqlog.agent.hits import CUT_FRACTIONS, cut, hits_of, merge_parts
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import calibrate, save_calibration
 from esqlog.cli.demo_cmd import sample_path
@@ -45,6 +41,7 @@ HEADER = re.compile(r"^--- \[(\d+)\] path=(\S+) lines=(\d+)-(\d+)"
                     r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
 #: a listing entry: rank, path, lines, symbol
 ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$", re.M)
+TOOLS = {"search_code", "read_code", "find_references", "grep_code"}
 
 
 def _docs() -> list[dict[str, Any]]:
@@ -76,9 +73,16 @@ def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         import esqlog
 
         wrapped = esqlog.wrap(engine.client, calibration)
-        expected = {q: [h["_id"] for h in wrapped.search(**search_kwargs(
-            engine.flavor, index, "content", q, 50))["hits"]["hits"]] for q in QUERIES}
-        yield {"answers": answers, "expected": expected, "docs": {d["id"]: d for d in docs},
+        raw = {q: wrapped.search(**search_kwargs(engine.flavor, index, "content", q, 50))[
+            "hits"]["hits"] for q in QUERIES}
+        # what search_code lists of the engine's ranking: one entry per function, the hits
+        # scoring near the best (esqlog.agent.hits), in the engine's order (no tests here)
+        expected = {q: [h.chunk.id for h in cut(merge_parts(hits_of(found, "content")),
+                                                CUT_FRACTIONS["boost"])[0]]
+                    for q, found in raw.items()}
+        ranked = {q: [h["_id"] for h in found] for q, found in raw.items()}
+        yield {"answers": answers, "expected": expected, "ranked": ranked,
+               "docs": {d["id"]: d for d in docs},
                "ids": {(d["path"], d["start_line"]): d["id"] for d in docs},
                "writes": _indexing(engine, index) - stats_before, "index": index}
     finally:
@@ -145,6 +149,11 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
         "lines outside": ("read_code", {"id": first["id"], "start_line": 10**6,
                                         "end_line": 10**6 + 1}),
         "after errors": ("search_code", {"query": "read file", "max_tokens": 2000}),
+        "references": ("find_references", {"symbol": first["symbol"]}),
+        "grep": ("grep_code", {"pattern": "func (", "limit": 3}),
+        "grep bad regex": ("grep_code", {"pattern": "(unclosed", "regex": True}),
+        "grep nested": ("grep_code", {"pattern": "(a+)+b", "regex": True}),
+        "references limit 0": ("find_references", {"symbol": "Read", "limit": 0}),
     })
     env = dict(os.environ)  # the SDK passes only a few variables on; PYTHONPATH must reach it
     out.update(await calls(StdioServerParameters(command=command, args=args, env=env), todo))
@@ -155,6 +164,7 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
     out["readme"] = await calls(_readme_server(engine, index, cal_file),
                                 {"search": ("search_code", {"query": QUERIES[0]})})
     out["same_path"] = same_path
+    out["first"] = first
     return out
 
 
@@ -198,8 +208,8 @@ def _listed(text: str, ids: dict[tuple[str, int], str]) -> list[tuple[int, str]]
 
 def _answered_like_the_engine(answer: dict[str, Any], expected: list[str],
                               ids: dict[tuple[str, int], str]) -> str:
-    """Both tools listed, and search_code's listing in the engine's own order; its text."""
-    assert {t.name for t in answer["tools"]} == {"search_code", "read_code"}
+    """The tools listed, and search_code's listing in the engine's own order; its text."""
+    assert {t.name for t in answer["tools"]} == TOOLS
     is_error, text = answer["search"]
     listed = _listed(text, ids)
     assert not is_error and listed, text
@@ -236,9 +246,9 @@ def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
                               served["ids"])
 
 
-def test_lists_both_tools(served: dict[str, Any]) -> None:
+def test_lists_the_tools(served: dict[str, Any]) -> None:
     tools = {t.name: t for t in served["answers"]["tools"]}
-    assert set(tools) == {"search_code", "read_code"}
+    assert set(tools) == TOOLS
     schema = json.dumps(tools["search_code"].input_schema)
     assert all(word in schema for word in ("max_tokens", "query", "detail", "limit"))
     assert "read_code" in (tools["search_code"].description or "")
@@ -281,7 +291,13 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
         assert not is_error, text
         shown = [i for _, i in _listed(text, served["ids"])]
         assert shown == served["expected"][q] and shown, q
-        assert "none left out" in text.splitlines()[0]
+        ranked = served["ranked"][q]  # the engine's order, whatever was cut
+        assert [ranked.index(i) for i in shown] == sorted(ranked.index(i) for i in shown)
+        first = text.splitlines()[0]
+        assert "none left out" in first
+        cut_out = len(ranked) - len(shown)
+        assert (f"; {cut_out} more scored below 20% of the best: offset=" in first
+                if cut_out else "more scored" not in first)
 
 
 def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> None:
@@ -336,11 +352,30 @@ def test_read_code_is_exact(served: dict[str, Any]) -> None:
     ("neither id nor path", "pass exactly one of id or path"),
     ("unknown path", "no document with path 'no/such/file.go'"),
     ("unknown index", "esqlog-no-such-index"),
+    ("grep bad regex", "regex '(unclosed' does not compile: missing ), unterminated subpattern"),
+    ("grep nested", "repeats a group that itself repeats"),
+    ("references limit 0", "limit 0 is outside 1-300"),
 ])
 def test_bad_input_is_a_tool_error(served: dict[str, Any], key: str, words: str) -> None:
     is_error, text = served["answers"][key]
     assert is_error and words in text, text
     assert "Traceback" not in text
+
+
+def test_references_and_grep_answer_lines(served: dict[str, Any]) -> None:
+    """find_references lists the definition of a function the index holds first; grep_code
+    lists the lines of a literal and counts the rest."""
+    answers = served["answers"]
+    name = answers["first"]["symbol"].split(".")[-1]
+    is_error, text = answers["references"]
+    lines = text.splitlines()
+    assert not is_error and " references to " in lines[0], text
+    assert re.match(rf"^\S+:\d+: func .*\b{name}\(", lines[1]), text
+    is_error, text = answers["grep"]
+    assert not is_error and re.search(r"^\d+ lines match literal 'func \(' in \d+ files$",
+                                      text.splitlines()[0]), text
+    assert len([line for line in text.splitlines() if ": func (" in line]) == 3, text
+    assert re.search(r"^\d+ more lines in \d+ files; narrow with path_glob", text, re.M), text
 
 
 def test_server_survives_errors_and_never_writes(served: dict[str, Any]) -> None:

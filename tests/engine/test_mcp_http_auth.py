@@ -44,6 +44,7 @@ def server(opensearch: Engine, tmp_path_factory: pytest.TempPathFactory
         bulk_index(opensearch, index, docs)
         cal = save_calibration(calibrate(opensearch, index, "content"), folder / "cal.json")
         (folder / "token").write_text(TOKEN + "\n", encoding="utf-8")
+        (folder / "token").chmod(0o600)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.agent.code_search import PATH_PAGE, CodeSearch, numbered
+from esqlog.agent.code_search import CodeSearch
+from esqlog.agent.reading import PATH_PAGE, numbered
 from esqlog.agent.tokens import TokenCounter, estimate
 from esqlog.calibration.calibrate import calibrate
 from esqlog.engine.client import Engine
@@ -51,7 +52,7 @@ def test_whole_file_of_more_chunks_than_a_page(engine: Engine, indexed: Any,
     index, calibration = indexed
     counter = TokenCounter("estimate", estimate)
     tool = CodeSearch(engine, calibration, index, "content", counter, page_size=page_size)
-    whole = tool.read(None, "pkg/big.go", None, None)
+    whole = tool.read(None, "pkg/big.go", 1, N_CHUNKS)  # a range: the 20,000-token cap
     assert whole == numbered([(n, _line(n)) for n in range(1, N_CHUNKS + 1)])
     late = tool.read(None, "pkg/big.go", N_CHUNKS - 2, N_CHUNKS)
     assert late.splitlines() == [f"{n}| {_line(n)}" for n in range(N_CHUNKS - 2, N_CHUNKS + 1)]
@@ -86,19 +87,23 @@ def test_scroll_contexts_are_released(engine: Engine, indexed: Any,
 
 
 def test_read_is_cut_at_the_token_cap_with_where_to_go_on(engine: Engine, indexed: Any) -> None:
-    """A file over MAX_READ_TOKENS is cut, the last line naming the start_line to go on
-    from; that continuation starts exactly where the cut was."""
-    from esqlog.agent.code_search import MAX_READ_TOKENS
+    """A whole-file read is cut at WHOLE_READ_TOKENS (budgeted like a search), a ranged one at
+    MAX_READ_TOKENS, the last line naming the start_line to go on from; that continuation
+    starts exactly where the cut was."""
+    from esqlog.agent.reading import MAX_READ_TOKENS, WHOLE_READ_TOKENS
 
     index, calibration = indexed
     counter = TokenCounter("words", lambda text: 20 * len(text.split()))  # 1,203 lines > cap
     tool = CodeSearch(engine, calibration, index, "content", counter)
+    ranged = tool.read(None, "pkg/big.go", 1, N_CHUNKS)
+    assert WHOLE_READ_TOKENS < counter.count(ranged) <= MAX_READ_TOKENS
+    assert f"over {MAX_READ_TOKENS} tokens" in ranged.splitlines()[-1]
     first = tool.read(None, "pkg/big.go", None, None)
-    assert counter.count(first) <= MAX_READ_TOKENS
+    assert counter.count(first) <= WHOLE_READ_TOKENS
     *shown, note = first.splitlines()
     last = int(shown[-1].split("|")[0])
     assert 1 < last < N_CHUNKS
-    assert note == (f"[lines {last + 1}-{N_CHUNKS} not shown: over {MAX_READ_TOKENS} tokens; "
+    assert note == (f"[lines {last + 1}-{N_CHUNKS} not shown: over {WHOLE_READ_TOKENS} tokens; "
                     f"read_code(path='pkg/big.go', start_line={last + 1})]")
     rest = tool.read(None, "pkg/big.go", last + 1, None)
     assert rest.splitlines()[0].lstrip().startswith(f"{last + 1}| ")

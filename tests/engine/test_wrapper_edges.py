@@ -12,6 +12,7 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import SearchDecision, wrap
 from esqlog.wrapper.options import SearchMode
 from tests.support.engines import ENGINE_URLS, bulk_index, call, client_errors, create_index
@@ -147,8 +148,9 @@ def test_each_search_reports_its_decision(calibrated: Index) -> None:
     seen: list[SearchDecision] = []
     other = create_index(calibrated.engine, shards=1)
     try:
-        boost = wrap(client, calibrated.path, on_decision=seen.append)
-        idents = wrap(client, calibrated.path, mode="identifiers", on_decision=seen.append)
+        boost = wrap(client, calibrated.path, mode="boost", on_decision=seen.append)
+        idents = wrap(client, calibrated.path, mode="identifiers", on_decision=seen.append,
+                      identifiers=IdentifierSettings(engine_query="span"))  # fans out
         searches: list[tuple[Any, dict[str, Any], tuple[Any, ...]]] = [
             (boost, {"query": QUERY}, (True, "rewritten", "boost", "snapshot", False)),
             (idents, {"query": QUERY}, (True, "rewritten", "identifiers", "snapshot", True)),

@@ -1,4 +1,4 @@
-"""``esqlog.wrap(client, calibration, mode="identifiers")`` on real engines.
+"""``esqlog.wrap(client, calibration, mode="identifiers")`` on real engines, its span queries.
 
 A 3-shard index of real Go functions on each engine, calibrated with --vocabulary
 --identifiers and wrapped as an application would (sync and async clients). Scores are
@@ -25,13 +25,18 @@ from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.identifiers_fixture import N_DOCS, SHARDS, UNCAPPED, Wrapped, wrapped_fixture
 from tests.support.identifiers_fixture import search as _search
 from tests.support.identifiers_fixture import texts as _texts
 from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
+
+#: this module checks the span queries against the split-stream oracle: asked for by name,
+#: since the default ("auto") takes the esqlog-terms plugin these nodes have
+SPANS = IdentifierSettings(engine_query="span")
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +59,7 @@ def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped, fan_out:
     each shard's own length norm; ``fan_out=False``: one query with dfs_query_then_fetch,
     a word's terms grouped by shard set."""
     w = wrapped_index
-    settings = IdentifierSettings(fan_out=fan_out)
+    settings = IdentifierSettings(engine_query="span", fan_out=fan_out)
     client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=settings)
     oracle = w.oracle
     alone = w.common_words(settings)
@@ -77,8 +82,8 @@ def test_wrapped_scores_equal_split_stream_bm25(wrapped_index: Wrapped, fan_out:
 
 def test_wrapped_hits_equal_the_cli_search(wrapped_index: Wrapped) -> None:
     w = wrapped_index
-    client = wrap(w.engine.client, w.path, mode="identifiers")
-    for text in _texts(w, 4, IdentifierSettings()):
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=SPANS)
+    for text in _texts(w, 4, IdentifierSettings(engine_query="span")):
         result = CliRunner().invoke(main, [
             "search", w.index, text, "--url", ENGINE_URLS[w.engine.flavor], "--calibration",
             str(w.path), "--mode", "identifiers", "--size", "10", "--json"])
@@ -127,8 +132,8 @@ def test_operator_and_msm_match_their_documented_set(wrapped_index: Wrapped,
 def test_async_client_gives_the_same_hits(wrapped_index: Wrapped) -> None:
     pytest.importorskip("aiohttp")
     w = wrapped_index
-    texts = _texts(w, 5, IdentifierSettings())
-    sync = wrap(w.engine.client, w.path, mode="identifiers")
+    texts = _texts(w, 5, IdentifierSettings(engine_query="span"))
+    sync = wrap(w.engine.client, w.path, mode="identifiers", identifiers=SPANS)
     expected = [hits_of(_search(sync, w, {"match": {"body": t}})) for t in texts]
     if w.engine.flavor == "elasticsearch":
         from elasticsearch import AsyncElasticsearch
@@ -140,7 +145,7 @@ def test_async_client_gives_the_same_hits(wrapped_index: Wrapped) -> None:
         raw = AsyncOpenSearch(hosts=[ENGINE_URLS["opensearch"]], timeout=60)
 
     async def run() -> list[list[tuple[str, float]]]:
-        client = wrap(raw, w.path, mode="identifiers")
+        client = wrap(raw, w.path, mode="identifiers", identifiers=SPANS)
         try:
             return [hits_of(await client.search(index=w.index, body={
                 "query": {"match": {"body": t}}, "size": 20, "track_total_hits": True,
@@ -156,8 +161,8 @@ def test_async_client_gives_the_same_hits(wrapped_index: Wrapped) -> None:
 
 def test_boost_name_and_the_rest_of_the_query_are_kept(wrapped_index: Wrapped) -> None:
     w = wrapped_index
-    client = wrap(w.engine.client, w.path, mode="identifiers")
-    text = _texts(w, 1, IdentifierSettings())[0]
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=SPANS)
+    text = _texts(w, 1, IdentifierSettings(engine_query="span"))[0]
     plain = hits_of(_search(client, w, {"match": {"body": text}}))
     boosted = body_of(_search(client, w, {"bool": {
         "should": [{"match": {"body": {"query": text, "boost": 2.0, "_name": "m"}}}],
@@ -175,8 +180,8 @@ def test_boost_name_and_the_rest_of_the_query_are_kept(wrapped_index: Wrapped) -
 
 def test_min_score_and_multi_match_are_sent_untouched(wrapped_index: Wrapped) -> None:
     w = wrapped_index
-    client = wrap(w.engine.client, w.path, mode="identifiers")
-    text = _texts(w, 1, IdentifierSettings())[0]
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=SPANS)
+    text = _texts(w, 1, IdentifierSettings(engine_query="span"))[0]
     native_top = hits_of(w.engine.client.search(index=w.index, body={
         "query": {"match": {"body": text}}, "size": 30}))
     threshold = native_top[-1][1]
@@ -197,14 +202,14 @@ def test_a_pit_search_keeps_the_native_match_set_with_boost_scores(
     w = wrapped_index
     client = w.engine.client
     es = w.engine.flavor == "elasticsearch"
-    text = _texts(w, 1, IdentifierSettings())[0]
+    text = _texts(w, 1, IdentifierSettings(engine_query="span"))[0]
     pit = (str(body_of(client.open_point_in_time(index=w.index, keep_alive="1m"))["id"]) if es
            else str(body_of(client.create_pit(index=w.index, keep_alive="1m"))["pit_id"]))
     try:
         body = {"query": {"match": {"body": text}}, "size": N_DOCS, "_source": False,
                 "track_total_hits": True, "pit": {"id": pit}}
         native = client.search(body=body)
-        got = wrap(client, w.path, mode="identifiers").search(body=body)
+        got = wrap(client, w.path, mode="identifiers", identifiers=SPANS).search(body=body)
         boost = wrap(client, w.path, mode="boost").search(body=body)
     finally:
         if es:
@@ -236,12 +241,12 @@ def test_wrap_refuses_a_calibration_without_identifier_statistics(
     record, vocab = calibrate_with_vocabulary(engine, w.index, "body")
     save_with_vocabulary(record, vocab, tmp_path / "plain.json")
     with pytest.raises(UsageError) as raised:
-        wrap(engine.client, tmp_path / "plain.json", mode="identifiers")
+        wrap(engine.client, tmp_path / "plain.json", mode="identifiers", identifiers=SPANS)
     assert "esqlog calibrate --vocabulary --identifiers" in str(raised.value)
     assert "\n" not in str(raised.value)
     with pytest.raises(UsageError, match="stats='auto'"):
         wrap(engine.client, w.path, mode="identifiers", stats="live")
-    boost = wrap(engine.client, w.path)
+    boost = wrap(engine.client, w.path, mode="boost")
     with pytest.raises(UsageError, match="mode='identifiers'"):
         boost.search(index=w.index, query={"match": {"body": "read file"}},
                      esqlog_mode="identifiers")
@@ -257,7 +262,7 @@ def test_a_stale_snapshot_falls_back_to_boost_mode(engine: Engine, tmp_path: Pat
         save_identifier_calibration(calibrate_identifiers(engine, index, "body"),
                                     tmp_path / "c.json")
         bulk_index(engine, index, docs[200:])
-        client = wrap(engine.client, tmp_path / "c.json", mode="identifiers")
+        client = wrap(engine.client, tmp_path / "c.json", mode="identifiers", identifiers=SPANS)
         boost = wrap(engine.client, tmp_path / "c.json", stats="live")
         body = {"query": {"match": {"body": "read the file"}}, "size": 20,
                 "track_total_hits": True}
@@ -282,7 +287,8 @@ def test_per_shard_search_pages_keeps_the_match_set_and_falls_back_where_it_must
     w = wrapped_index
     fan = wrap(w.engine.client, w.path, mode="identifiers", identifiers=UNCAPPED)
     one = wrap(w.engine.client, w.path, mode="identifiers",
-               identifiers=IdentifierSettings(budget=100_000, span_max_df=1.0, fan_out=False))
+               identifiers=IdentifierSettings(engine_query="span", budget=100_000,
+                                              span_max_df=1.0, fan_out=False))
     text = _texts(w, 3)[2]
     query = {"match": {"body": text}}
     full = hits_of(_search(fan, w, query, size=30))
@@ -312,7 +318,7 @@ def test_paging_through_the_per_shard_search_follows_the_oracle_order(
     instead of ``from + size`` returns too few for a late page (from=20, size=5: at most
     15 hits merged)."""
     w = wrapped_index
-    settings = IdentifierSettings(budget=100_000, span_max_df=1.0)
+    settings = IdentifierSettings(engine_query="span", budget=100_000, span_max_df=1.0)
     client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=settings)
     alone = w.common_words(settings)
     checked = 0
@@ -343,7 +349,7 @@ def test_a_failing_per_shard_search_fails_as_the_engine_fails_it(wrapped_index: 
     """A request the engine refuses (a malformed timeout) fails on every shard: the search
     is sent once more as the one query, and the caller gets the client's own exception."""
     w = wrapped_index
-    client = wrap(w.engine.client, w.path, mode="identifiers")
+    client = wrap(w.engine.client, w.path, mode="identifiers", identifiers=SPANS)
     body = {"query": {"match": {"body": "read file"}}, "timeout": "soon"}
     with pytest.raises(Exception) as native:
         w.engine.client.search(index=w.index, body=body)

@@ -13,7 +13,8 @@ import pytest
 
 from esqlog.engine.client import Engine, bm25_scale
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.vocabulary import Vocabulary
 from tests.support.engines import bulk_index, call, create_index, wait_green
@@ -29,7 +30,7 @@ N_DOCS = 1000
 IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 
 
-UNCAPPED = IdentifierSettings(budget=100_000, span_max_df=1.0)
+UNCAPPED = IdentifierSettings(budget=100_000, span_max_df=1.0, engine_query="span")
 
 
 @dataclass

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 
 DOCS = [  # (shard, text)

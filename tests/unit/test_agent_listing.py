@@ -12,9 +12,9 @@ import re
 import pytest
 
 from esqlog.agent.chunks import Chunk, chunk_of
-from esqlog.agent.code_search import numbered
 from esqlog.agent.outline import MAX_LINE_CHARS, outline
 from esqlog.agent.packing import listing_entry, pack_listing, pack_ranks
+from esqlog.agent.reading import numbered
 from esqlog.agent.tokens import TokenCounter, default_counter, estimate
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.evaluation.corpus import read_jsonl
@@ -147,3 +147,31 @@ def test_past_the_outlined_hits_an_entry_is_one_line() -> None:
     assert all(body[i + 1] == f"   func F{k}() {{" for k, i in enumerate(heads[:OUTLINED]))
     assert body[heads[OUTLINED]:] == [f"{k + 1}. a/b.go:{10 * k + 1}-{10 * k + 3} F{k}"
                                       for k in range(OUTLINED, OUTLINED + 5)]
+
+
+@pytest.mark.parametrize("counter", COUNTERS, ids=lambda c: c.name)
+def test_a_listing_keeps_room_for_its_summary_at_every_budget(counter: TokenCounter) -> None:
+    """Each entry is listed only when it fits with SUMMARY_RESERVE tokens left for the summary
+    line: an entry past that point is never shown, whatever the final text would count."""
+    from esqlog.agent.packing import SUMMARY_RESERVE
+
+    chunks = [located(f"c{k}", f"def handler_{k}(request):\n    '''Serve {k}.'''\n",
+                      path=f"pkg/mod{k}.py", start=k + 1, symbol=f"handler_{k}")
+              for k in range(30)]
+    for budget in range(SUMMARY_RESERVE, 900, 7):
+        _, shown = pack_listing(chunks, budget, counter)
+        cost = sum(counter.count(listing_entry(chunks[r - 1], r, outlined=r <= 10))
+                   for r in shown)
+        assert cost + SUMMARY_RESERVE <= budget, (budget, shown)
+        assert shown == list(range(1, len(shown) + 1))  # best first, no gap
+
+
+def test_the_summary_names_every_hit_left_out_the_last_included() -> None:
+    counter = COUNTERS[0]
+    chunks = [located(f"c{k}", f"def handler_{k}(request):\n    '''Serve {k}.'''\n",
+                      path=f"pkg/mod{k}.py", start=k + 1, symbol=f"handler_{k}")
+              for k in range(30)]
+    text, shown = pack_listing(chunks, 300, counter)
+    assert 0 < len(shown) < 30
+    assert f"{30 - len(shown)} left out" in text
+    assert f"(ranks {len(shown) + 1}-30)" in text

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -85,3 +88,61 @@ def test_agent_query_adds_parts_and_drops_noise(text: str, want: str) -> None:
 def test_agent_query_keeps_every_word_it_does_not_drop(text: str) -> None:
     out = agent_query(text)
     assert agent_query(text) == out and "\n" not in out
+
+
+GIT_PATHS = ["cmd/main.go", "a/cmd/main.go", "cmd.go", "src/a.py", "src/x/y/a.py",
+             "lib/src/a.py", "a.go", "x/y/b.go", "internal/auth/token.go",
+             "x/internal/auth/t.go", "docs/cmd/x.md", "cmd/sub/run.go"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("glob", ["*.go", "/cmd/", "cmd/", "src/**/*.py", "internal/auth/",
+                                  "/*.go", "cmd/*.go", "**/auth/*.go", "cmd/**"])
+def test_globs_select_what_git_check_ignore_selects(glob: str, tmp_path: Path) -> None:
+    """The same glob as a .gitignore line: the files git ignores are those the path filter
+    keeps (anchoring at the root, folders at any depth, ``**``)."""
+    for rel in GIT_PATHS:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).touch()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(glob + "\n", encoding="utf-8")
+    found = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", "--stdin"],
+                           input="\n".join(GIT_PATHS) + "\n", capture_output=True, text=True)
+    ignored = set(found.stdout.split())
+    rx = glob_regexp(glob)
+    assert {p for p in GIT_PATHS if _matches(rx, p)} == ignored, rx
+
+
+#: Lucene RegExp's operators: the standard ones and the optional ones the engine's regexp
+#: query enables by default (flags ALL: # empty, @ any string, & intersection,
+#: <n-m> interval, ~ complement); any of them unescaped changes what a path glob means
+LUCENE_OPERATORS = set('.?+*|{}[]()"\\') | set("#@&<>~")
+#: what the glob translation itself writes: groups, "any", classes, the wildcards
+GLOB_SYNTAX = set("().*/?[^]")
+
+
+def _unescaped(rx: str) -> list[str]:
+    """Lucene's reading of ``rx``: the characters it takes as operators (a backslash makes
+    the next character literal, whatever it is)."""
+    out, i = [], 0
+    while i < len(rx):
+        if rx[i] == "\\":
+            i += 2
+            continue
+        if rx[i] in LUCENE_OPERATORS:
+            out.append(rx[i])
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize("char", sorted(LUCENE_OPERATORS - set("*?")))
+def test_each_lucene_operator_in_a_glob_is_escaped(char: str) -> None:
+    rx = glob_regexp(f"src/x{char}y.go")
+    assert rx == f"src/x\\{char}y\\.go"
+    assert _unescaped(rx) == []
+
+
+@pytest.mark.parametrize("glob", ["node_modules/@types/*.d.ts", "c#/", "x<1-9>.go", "a&b~c",
+                                  "#x", "@", "lib/**/a&b.rs"])
+def test_globs_with_lucene_operators_leave_only_the_globs_own_syntax(glob: str) -> None:
+    assert set(_unescaped(glob_regexp(glob))) <= GLOB_SYNTAX

@@ -16,6 +16,7 @@ import click
 import pytest
 
 from esqlog.agent.chunks import Chunk
+from esqlog.agent.matching import words_of
 from esqlog.agent.packing import listing_entry
 from esqlog.cli import main
 from esqlog.cli.mcp_cmd import mcp_command
@@ -94,5 +95,5 @@ def test_sample_listing_is_the_packers_output() -> None:
     chunk = Chunk(id="x", text="\n".join(lines[14:21]) + "\n", path="go/builder.go",
                   symbol="Builder.WriteRune", start_line=15, lines_known=True)
     sample = DOC.split("```text\n", 1)[1].split("```", 1)[0]
-    entry = listing_entry(chunk, 1)
+    entry = listing_entry(chunk, 1, query=words_of("WriteRune utf8 encoding"))
     assert "\n".join("  " + line for line in entry.splitlines()) in sample

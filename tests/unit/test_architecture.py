@@ -108,3 +108,36 @@ def test_no_test_module_imports_another() -> None:
                 if parts[0] == "tests" and (len(parts) < 2 or parts[1] != "support"):
                     offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+def _defined(module: str) -> set[str] | None:
+    """The names a module defines at its top level (None for a package or an unknown one)."""
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    if not path.is_file():
+        return None
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                elts = target.elts if isinstance(target, ast.Tuple) else [target]
+                names |= {t.id for t in elts if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def test_names_are_imported_from_the_module_that_defines_them() -> None:
+    """No re-export: a name comes from its home module, so a reader finds it where it is
+    imported from (the package ``esqlog`` itself, the public API, and packages' __init__
+    excepted)."""
+    borrowed = []
+    for module, imports in _imports().items():
+        for source, name in imports:
+            if not name or source.count(".") < 2:
+                continue
+            defined = _defined(source)
+            if defined is not None and name not in defined:
+                borrowed.append(f"{module}: {name} from {source}")
+    assert borrowed == []

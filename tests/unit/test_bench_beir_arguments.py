@@ -28,3 +28,20 @@ def test_bench_beir_folder_errors_are_one_line(tmp_path: Path) -> None:
         assert expected in one_line_error(run_esqlog("bench-beir", folder, "--url", url), 2)
     bad_metric = run_esqlog("bench-beir", str(BEIR), "--url", url, "--metric", "Recall@8K-tokens")
     assert "not available in bench-beir" in one_line_error(bad_metric, 2)
+
+
+def test_a_refused_index_name_leaves_no_folder_behind(tmp_path: Path) -> None:
+    """The output folder defaults to ./<index>: a name the engines refuse is said in one
+    line before that folder (here x/_doc/1#/) is created."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
+    run = subprocess.run([sys.executable, "-c", code, "bench-beir", str(BEIR), "--url", CLOSED,
+                          "--index", "x/_doc/1#"], cwd=tmp_path, text=True,
+                         capture_output=True, timeout=120, check=False,
+                         env={k: v for k, v in os.environ.items()
+                              if not k.startswith("ESQLOG_")})
+    assert "is not a usable index name" in one_line_error(run, 2)
+    assert list(tmp_path.iterdir()) == []

@@ -22,7 +22,8 @@ from esqlog.agent.budget_recall import (
     ordered,
     summarize,
 )
-from esqlog.agent.code_search import SUMMARY_RESERVE, Chunk, chunk_cost, pack, pack_ranks
+from esqlog.agent.chunks import Chunk
+from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_ranks
 from esqlog.agent.tokens import TokenCounter
 
 WORDS = TokenCounter("words", lambda text: len(text.split()))

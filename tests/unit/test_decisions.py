@@ -44,7 +44,8 @@ def test_a_rewritten_search_says_so_and_where_statistics_came_from() -> None:
     engine = ScriptedEngine({**routes(analyzer="standard"), ("SEARCH", "['code']"): HITS})
     wrapper = _core(decisions, standard=True)
     cold = _one(engine, wrapper, decisions, body=MATCH)
-    assert cold == SearchDecision("code", "boost", "boost", True, "rewritten", "engine")
+    # mode="auto", wrap()'s default: a calibration without identifiers statistics is boost
+    assert cold == SearchDecision("code", "auto", "boost", True, "rewritten", "engine")
     warm = _one(engine, wrapper, decisions, body=MATCH)  # the TTL cache holds every term
     assert (warm.rewritten, warm.statistics) == (True, "cache")
     assert _one(engine, wrapper, decisions, index=["code"], body=MATCH).rewritten
@@ -88,12 +89,13 @@ def test_an_option_esqlog_does_not_know_is_still_rewritten_and_sent_as_given() -
 def test_fallbacks_are_named() -> None:
     decisions = Decisions()
     engine = ScriptedEngine({**routes(), ("GET", "/_scripts/esqlog-qlog-term"): not_found("s")})
-    wrapper = _core(decisions, mode="auto")
-    with pytest.warns(RuntimeWarning):
-        first = _one(engine, wrapper, decisions, body=MATCH)
-    assert (first.requested, first.mode, first.rewritten) == ("auto", "boost", True)
-    assert first.fallback == "stored script unavailable: boost"
-    assert _one(engine, wrapper, decisions, body=MATCH).fallback == first.fallback
+    wrapper = _core(decisions, mode="script")
+    with pytest.raises(UsageError, match="stored script"):
+        _one(engine, wrapper, decisions, body=MATCH)
+    wrapper = _core(decisions, mode="auto")  # auto never asks for the script: nothing to name
+    first = _one(engine, wrapper, decisions, body=MATCH)
+    assert (first.requested, first.mode, first.rewritten, first.fallback) == (
+        "auto", "boost", True, None)
     # esqlog's own request fails twice: the search goes as given, and where the engine
     # answers it esqlog's failure stands (esqlog.wrapper.search._prepare_plan)
     engine.routes[("POST", "/code/_mtermvectors")] = {"docs": [
@@ -135,8 +137,8 @@ def test_one_debug_line_per_search(caplog: pytest.LogCaptureFixture) -> None:
         engine.run(search_plan(wrapper, (), {"index": "code", "body": MATCH}, None))
         engine.run(search_plan(wrapper, (), {"index": "other", "body": MATCH}, None))
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
-    assert lines == ["search code: rewritten (boost); mode boost; statistics engine",
-                     "search other: passed through (index not calibrated); mode boost"]
+    assert lines == ["search code: rewritten (boost); mode auto; statistics engine",
+                     "search other: passed through (index not calibrated); mode auto"]
 
 
 def test_a_failing_hook_does_not_fail_the_search(caplog: pytest.LogCaptureFixture) -> None:

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,8 +32,7 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
     """esqlog.identifiers.selection.choose as first written, one numpy step per word (what it
     chooses: see that function's docstring)."""
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
-    # laid out as on one shard on an index of several: one query per shard (fan-out)
-    room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - len(present), 0)
+    room = max(_reference_budget(settings, stats.shards, shards) - len(present), 0)
     held: list[np.ndarray] = []  # per word: how many query words each compound holds
     covered: list[np.ndarray] = []  # per word: the summed weight of those words
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
@@ -73,6 +73,17 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
     return out
 
 
+def _reference_budget(settings: IdentifierSettings, index_shards: int, layout: int) -> int:
+    """The clause budget as docs/identifiers.md states it: the configured one, else 300 on
+    one shard, 300 for each shard's own query of the fan-out (an index of several shards
+    laid out as one), 200 for one query over several shards."""
+    if settings.budget is not None:
+        return settings.budget
+    if index_shards <= 1:
+        return 300
+    return 300 if layout == 1 else 200
+
+
 def _reference_in_several(lists: list[np.ndarray], weights: list[float]
                 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Per list, how many of the lists hold each of its ids and the summed weight of those
@@ -104,7 +115,7 @@ def _inputs(draw: st.DrawFn) -> tuple[Any, ...]:
     weight = {w: draw(st.floats(0.1, 10.0)) for w in words}
     engine_df = {w: draw(st.integers(0, 3)) for w in words}
     common = {w for w in words if draw(st.booleans())}
-    config = IdentifierSettings(budget=draw(st.integers(1, 80)),
+    config = IdentifierSettings(budget=draw(st.none() | st.integers(1, 80)),
                                 select=draw(st.sampled_from(SELECTIONS)),
                                 rare_first=draw(st.booleans()))
     stats = SimpleNamespace(shards=draw(st.sampled_from([1, 3])), df_engine=df)
@@ -161,3 +172,18 @@ def test_a_budget_beyond_the_scanned_head_is_the_reference_one(inputs: tuple[Any
     assert got.keys() == want.keys()
     for word in want:
         assert got[word].tolist() == want[word].tolist(), word
+
+
+@pytest.mark.parametrize(("index_shards", "layout", "clauses"),
+                         [(1, 1, 300), (3, 1, 300), (3, 3, 200)])
+def test_the_default_budget_counts_the_clauses_sent(index_shards: int, layout: int,
+                                                     clauses: int) -> None:
+    """Without a configured budget: 300 clauses on one shard and in each shard's own query
+    of the fan-out (an index of 3 shards laid out as one), 200 in one query over 3 shards."""
+    df = np.arange(2000, 0, -1).astype(np.uint32)
+    comps = {"read": np.arange(1, 1000, dtype=np.int32), "file": np.arange(1000, 1999,
+                                                                              dtype=np.int32)}
+    stats = SimpleNamespace(shards=index_shards, df_engine=df)
+    got = choose(["read", "file"], comps, {"read": 1.0, "file": 2.0}, {"read": 5, "file": 5},
+                 stats, IdentifierSettings(), set(), layout)
+    assert sum(a.size for a in got.values()) + 2 == clauses  # + each word's own term

@@ -20,10 +20,11 @@ import pytest
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
-from esqlog.identifiers.scan import absorb, shard_df
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.scan import SplitCollector, absorb, shard_df
+from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shard_task import merge_shards
-from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.statistics.vocabulary_scan import ShardScan
@@ -600,3 +601,19 @@ def test_errors_keep_problem_and_fix_across_processes() -> None:
     error = pickle.loads(pickle.dumps(ClusterError("the shard failed", "try again")))
     assert isinstance(error, ClusterError)
     assert (error.problem, error.fix) == ("the shard failed", "try again")
+
+
+@pytest.mark.parametrize("key", ["df_split", "df_engine"])
+def test_df_above_the_document_count_is_refused(tmp_path: Path, key: str) -> None:
+    """A file rewritten with its checksums recomputed but a df above N would silently give
+    those words no weight (an empty result): it is refused in one line."""
+    stats = build_per_shard()
+    fields = dict(stats.__dict__)
+    df = getattr(stats, key).copy()
+    df[0] = np.uint32(stats.doc_count + 1)
+    fields[key] = df
+    path, _ = save_identifier_stats(IdentifierStats(**fields), tmp_path / "x.npz", "abc")
+    with pytest.raises(UsageError) as err:
+        load_identifier_stats(path, "abc")
+    message = str(err.value)
+    assert "inconsistent" in message and key in message and "\n" not in message

@@ -11,7 +11,8 @@ import pytest
 
 from esqlog.errors import UsageError
 from esqlog.identifiers import synonym
-from esqlog.identifiers.query import IdentifierSettings, plan_identifier_query
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
 from tests.support.split_docs import build, df_lookup
 
 PLUGIN = IdentifierSettings(engine_query="plugin")
@@ -21,7 +22,7 @@ def test_the_clause_and_the_setting() -> None:
     assert synonym.clause("body", ("readfile", "read", "fileread"), 1.5) == {
         "esqlog_terms": {"field": "body", "terms": ["fileread", "read", "readfile"],
                          "boost": 1.5, "idf": False}}
-    assert IdentifierSettings().engine_query == "span"
+    assert IdentifierSettings().engine_query == "auto"
     with pytest.raises(UsageError, match="engine_query"):
         IdentifierSettings(engine_query="synonym")  # type: ignore[arg-type]
 

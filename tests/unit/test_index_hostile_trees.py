@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from esqlog.agent.chunks import source_lines
-from esqlog.agent.code_search import whole_lines
+from esqlog.agent.reading import whole_lines
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.walk import (
     IGNORE_FILE_SKIPPED,

@@ -203,3 +203,32 @@ def test_esqlog_own_files_are_skipped_wherever_they_are(tmp_path: Path) -> None:
         "cal/anything.json", "code.qlog.vocab.0123456789abcdef.npz",
         "deep/x.idents.fedcba9876543210.npz"]
     assert report.skipped["esqlog's own file"] == 3
+
+
+def test_a_file_of_exactly_the_size_limit_is_kept(tmp_path: Path) -> None:
+    """--max-file-size N keeps a file of N bytes; one of N + 1 is skipped as huge."""
+    line = "x = 1\n"
+    _tree(tmp_path, {"at.py": line * 100, "over.py": line * 100 + "#"})
+    kept, report = _kept(tmp_path, WalkOptions(max_file_bytes=len(line) * 100))
+    assert kept == ["at.py"]
+    assert report.skipped.get("huge") == 1
+
+
+def test_a_file_grown_past_the_limit_since_stat_is_skipped(tmp_path: Path, monkeypatch) -> None:
+    """The size checked is that of the bytes read: a file that stat saw within the limit and
+    that grew before the read is skipped as huge, not indexed past --max-file-size."""
+    import esqlog.indexing.walk as walk
+
+    _tree(tmp_path, {"grew.py": "x = 1\n" * 100, "small.py": "y = 2\n"})
+    real = os.fstat
+
+    def shrunk(fd: int) -> os.stat_result:  # as stat saw it before the file grew
+        info = list(real(fd))
+        info[6] = min(info[6], 10)  # st_size
+        return os.stat_result(info)
+
+    files = list_files(tmp_path, WalkOptions(max_file_bytes=100), WalkReport())
+    monkeypatch.setattr(walk.os, "fstat", shrunk)
+    report = WalkReport()
+    kept = [f.path for f in read_files(files, WalkOptions(max_file_bytes=100), report)]
+    assert kept == ["small.py"] and report.skipped.get("huge") == 1

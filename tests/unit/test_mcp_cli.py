@@ -59,6 +59,21 @@ def test_unusable_token_file(tmp_path: Path, content: str) -> None:
     assert "auth token file" in line and str(token) in line
 
 
+@pytest.mark.parametrize(("content", "mode", "said"), [
+    ("short-token\n", 0o600, "under 16"),
+    ("a-token-of-thirty-two-characters\n", 0o644, "chmod 600"),
+    ("a-token-of-thirty-two-characters\n", 0o640, "chmod 600")])
+def test_a_guessable_or_shared_token_is_refused(tmp_path: Path, content: str, mode: int,
+                                                said: str) -> None:
+    token = tmp_path / "token"
+    token.write_text(content, encoding="utf-8")
+    token.chmod(mode)
+    result = _run(["--calibration", str(tmp_path / "c.json"), "--transport", "http",
+                   "--host", "0.0.0.0", "--auth-token-file", str(token)])
+    line = _one_line_error(result)
+    assert said in line and "a-token" not in result.output and "short-token" not in result.output
+
+
 def test_token_file_without_http_is_refused(tmp_path: Path) -> None:
     line = _one_line_error(_run(["--calibration", str(tmp_path / "c.json"),
                                  "--auth-token-file", str(tmp_path / "token")]))
@@ -69,6 +84,7 @@ def test_token_is_never_printed(tmp_path: Path) -> None:
     """With a good token the next check (the calibration) fails; the token is not shown."""
     token = tmp_path / "token"
     token.write_text("s3cret-token-value\n", encoding="utf-8")
+    token.chmod(0o600)
     result = _run(["--calibration", str(tmp_path / "c.json"), "--transport", "http",
                    "--host", "0.0.0.0", "--auth-token-file", str(token)])
     assert "calibration file" in _one_line_error(result)
@@ -89,3 +105,13 @@ def test_missing_mcp_extra_is_one_line(tmp_path: Path, monkeypatch: pytest.Monke
     ("myhost", False)])
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_a_bracketed_ipv6_host_is_taken_and_an_unknown_one_is_one_line() -> None:
+    from esqlog.cli.mcp_cmd import listen_host
+    from esqlog.errors import UsageError
+
+    assert listen_host("[::1]") == "::1" and listen_host(" 127.0.0.1 ") == "127.0.0.1"
+    with pytest.raises(UsageError) as error:
+        listen_host("[::1")
+    assert "--host" in str(error.value) and "\n" not in str(error.value)

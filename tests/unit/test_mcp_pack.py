@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from esqlog.agent.code_search import Chunk, chunk_of, pack
+from esqlog.agent.chunks import Chunk, chunk_of
+from esqlog.agent.packing import pack
 from esqlog.agent.tokens import CHARS_PER_TOKEN, TokenCounter, default_counter, estimate
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.evaluation.corpus import read_jsonl

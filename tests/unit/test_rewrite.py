@@ -21,12 +21,11 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy as Strategy
 
 from esqlog.scoring import qlog
+from esqlog.scoring.matchspec import collect_body_texts, collect_query_texts
 from esqlog.scoring.rewrite import (
     FieldCalibration,
     ResolvedText,
     RewriteSettings,
-    collect_body_texts,
-    collect_query_texts,
     rewrite_body,
     rewrite_query,
 )

@@ -44,7 +44,11 @@ def test_a_term_on_several_shards_is_divided_by_its_df_weighted_idf() -> None:
     seen = (30 * _idf(30, 1000) + 10 * _idf(10, 1200)) / 40
     assert scale[("body", "read")] == pytest.approx(_idf(40, 3000) / seen, rel=1e-12)
     # the engine's score of "read" on shard 0 is boost * idf_0 = w * idf_0 / seen
-    assert scale[("body", "the")] == pytest.approx(1.0, abs=0.05)
+    # a common term: its shards' idfs averaged by df (900, 1100, 700), not a plain mean
+    by_df = (900 * _idf(900, 1000) + 1100 * _idf(1100, 1200) + 700 * _idf(700, 800)) / 2700
+    plain = (_idf(900, 1000) + _idf(1100, 1200) + _idf(700, 800)) / 3
+    assert scale[("body", "the")] == pytest.approx(_idf(2700, 3000) / by_df, rel=1e-12)
+    assert scale[("body", "the")] != pytest.approx(_idf(2700, 3000) / plain, rel=1e-3)
 
 
 def test_a_term_on_one_shard_is_nearly_exact_there() -> None:
@@ -55,6 +59,17 @@ def test_a_term_on_one_shard_is_nearly_exact_there() -> None:
     assert scale is not None
     assert scale[("body", "yaml")] * _idf(2, 1000) == pytest.approx(_idf(2, 3000), rel=1e-12)
     assert scale[("body", "yaml")] > 1.1  # the plain no-dfs search under-weights it ~ln(3)
+
+
+def test_a_one_shard_term_larger_than_a_small_shard_is_capped_by_that_shard() -> None:
+    """Which shard holds a one-shard term is not recorded; a shard of 200 documents cannot
+    hold 500 of them, so its idf is that of a term in all its 200 documents, not a negative
+    one, and the scale stays positive and near the other shards'."""
+    counts = _counts([1000, 200, 1800], {})
+    scale = weighted_scale(_text({"yaml": 500}, 3000), {"body": counts}, 3)
+    assert scale is not None
+    seen = (_idf(500, 1000) + _idf(200, 200) + _idf(500, 1800)) / 3
+    assert scale[("body", "yaml")] == pytest.approx(_idf(500, 3000) / seen, rel=1e-12)
 
 
 def test_no_statistics_for_the_shard_count_means_the_dfs_way() -> None:
@@ -96,3 +111,22 @@ def test_on_the_shard_holding_a_term_the_fan_out_and_weighted_scales_agree() -> 
     scale = weighted_scale(stats, {"body": counts}, 3)
     assert fan is not None and scale is not None
     assert scale[("body", "t")] == pytest.approx(fan[1][("body", "t")], rel=1e-12)
+
+
+def test_per_shard_counts_of_a_recreated_index_are_not_used() -> None:
+    """The per-shard statistics were recorded for one index UUID: once the index is deleted
+    and created again under the same name (a new UUID) they describe documents that are
+    gone, and the one-request boost must fall back to the dfs search."""
+    from types import SimpleNamespace
+
+    from esqlog.wrapper.boost_fan_out import usable_shard_counts
+
+    counts = _counts([1000, 1200, 800], {"read": [30, 10, 0]})  # recorded for UUID "u"
+    core = SimpleNamespace(shard_stats={("code", "body"): counts},
+                           snapshot_for=lambda index, field: object())
+    call = SimpleNamespace(index="code", get=lambda key: None)
+    stats = _text({"read": 40}, 3000)
+    same = SimpleNamespace(index="code", uuid="u", shards=3)
+    recreated = SimpleNamespace(index="code", uuid="v", shards=3)
+    assert usable_shard_counts(core, call, same, stats) == {"body": counts}  # type: ignore[arg-type]
+    assert not usable_shard_counts(core, call, recreated, stats)  # type: ignore[arg-type]

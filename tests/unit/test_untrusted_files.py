@@ -29,7 +29,8 @@ from esqlog.identifiers.files import (
     load_shard_counts,
     save_identifier_stats,
 )
-from esqlog.identifiers.split_stats import IdentifierStats, SplitCollector, build_identifier_stats
+from esqlog.identifiers.scan import SplitCollector
+from esqlog.identifiers.split_stats import IdentifierStats, build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import (
     Vocabulary,

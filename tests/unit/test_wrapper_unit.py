@@ -165,18 +165,17 @@ def test_forced_script_mode_without_the_stored_script_raises() -> None:
     assert "SEARCH code" not in engine.paths()
 
 
-def test_auto_mode_falls_back_to_boost_once_with_one_warning() -> None:
+def test_auto_mode_on_a_calibration_without_identifiers_is_boost_and_never_asks_for_scripts(
+) -> None:
     engine = ScriptedEngine({**routes(), ("GET", "/_scripts/esqlog-qlog-term"): not_found("s")})
     wrapper = core(mode="auto")
-    with pytest.warns(RuntimeWarning, match="falling back to boost mode") as caught:
-        search(engine, wrapper, body={"query": {"match": {"body": "open read"}}})
-    assert caught[0].filename == __file__  # the warning points at the caller's search
-    assert "script_score" not in str(sent(engine)["body"]["query"])
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        search(engine, wrapper, body={"query": {"match": {"body": "open"}}})
-    assert engine.paths().count("GET /_scripts/esqlog-qlog-term") == 1
-    assert wrapper.effective_mode(None) == "boost"
+        warnings.simplefilter("error")  # nothing to warn about: boost is what auto chose
+        search(engine, wrapper, body={"query": {"match": {"body": "open read"}}})
+    assert "script_score" not in str(sent(engine)["body"]["query"])
+    assert "GET /_scripts/esqlog-qlog-term" not in engine.paths()
+    assert wrapper.effective_mode(None, "code") == "boost"
+    assert wrapper.modes is not None and wrapper.modes.why["code"][0] == "boost"
 
 
 def test_script_mode_scripts_rare_terms_only() -> None:

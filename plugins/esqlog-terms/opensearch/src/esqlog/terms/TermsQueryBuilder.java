@@ -40,8 +40,26 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
     private static final ParseField TERMS = new ParseField("terms");
     private static final ParseField IDF = new ParseField("idf");
 
-    /** OpenSearch's BM25 is Lucene's BM25Similarity. */
-    private static final Function<Similarity, float[]> BM25_PARAMS = SaturationQuery::luceneBm25;
+    /**
+     * OpenSearch 3.x's BM25 is Lucene's BM25Similarity; 2.x's is a LegacyBM25Similarity (its
+     * weight times 1 + k1), whose class moved between releases
+     * (org.apache.lucene.misc.search.similarity in 2.x, org.opensearch.lucene.similarity in
+     * 3.x): read by name, so one source compiles against both.
+     */
+    private static final Function<Similarity, float[]> BM25_PARAMS = TermsQueryBuilder::bm25;
+
+    private static float[] bm25(Similarity similarity) {
+        if (similarity != null && similarity.getClass().getSimpleName().equals("LegacyBM25Similarity")) {
+            try {
+                float k1 = (Float) similarity.getClass().getMethod("getK1").invoke(similarity);
+                float b = (Float) similarity.getClass().getMethod("getB").invoke(similarity);
+                return new float[] {k1, b, 1f + k1};
+            } catch (ReflectiveOperationException e) {
+                return null;
+            }
+        }
+        return SaturationQuery.luceneBm25(similarity);
+    }
 
     private final String field;
     private final List<String> terms;

@@ -1,0 +1,125 @@
+"""Which engine query the identifiers mode's groups are sent as, and the fall back to spans.
+
+Why: ``IdentifierSettings(engine_query="auto")`` (the default) sends the ``esqlog_terms``
+query of the esqlog-terms plugin where calibrate found the plugin on every data node
+(esqlog.calibration.plugin), and span queries otherwise. A cluster can change after
+calibrate (a node added without the plugin, the plugin removed); such a node refuses the
+query at parse time. Both engines answer that with a 400 ``parsing_exception`` whose reason
+is ``unknown query [esqlog_terms]`` (caused by ``named_object_not_found_exception``), for a
+search and for a whole ``_msearch`` alike; a data node that cannot read the query sent by a
+coordinating node that has the plugin names the query in an unknown named-writeable error.
+Then the search is sent once more with spans, and the wrapper keeps to spans for the rest
+of its life, with one warning on the ``esqlog`` logger.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from esqlog.calibration.plugin import engine_query_for
+from esqlog.calibration.record import Calibration
+from esqlog.identifiers import synonym
+from esqlog.identifiers.settings import IdentifierSettings
+
+logger = logging.getLogger("esqlog")
+T = TypeVar("T")
+
+
+
+def _refused() -> re.Pattern[str]:
+    """What the engines say when a node does not know the plugin's query."""
+    name = re.escape(synonym.QUERY_NAME)
+    return re.compile(rf"unknown query \[{name}\]|unknown field \[{name}\]"
+                      rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]", re.IGNORECASE)
+
+
+def _text_of(payload: Any) -> str:
+    try:
+        return json.dumps(payload, default=str)
+    except (TypeError, ValueError):  # pragma: no cover - default=str renders anything
+        return str(payload)
+
+
+def plugin_refused(exc: BaseException) -> bool:
+    """Whether a client's exception is a node refusing the esqlog_terms query."""
+    info = getattr(exc, "info", None) or getattr(exc, "body", None)
+    return bool(_refused().search(_text_of(info) if info is not None else str(exc)))
+
+
+def refused_in(response: Any) -> bool:
+    """Whether an answer (a search's, or an msearch's) holds shard failures or items that
+    refuse the query: a data node without the plugin, behind a coordinating node with it."""
+    body = getattr(response, "body", response)
+    if not isinstance(body, Mapping):
+        return False
+    parts: list[Any] = [body.get("_shards", {}).get("failures")
+                        if isinstance(body.get("_shards"), Mapping) else None]
+    items = body.get("responses")
+    if isinstance(items, list):
+        parts += [r.get("error") or (r.get("_shards") or {}).get("failures")
+                  for r in items if isinstance(r, Mapping)]
+    return any(p and _refused().search(_text_of(p)) for p in parts)
+
+
+class EngineQueryChoice:
+    """The identifiers settings with engine_query resolved for this wrapper's cluster."""
+
+    def __init__(self, settings: IdentifierSettings,
+                 calibrations: Sequence[Calibration]) -> None:
+        self.asked = settings.engine_query
+        if settings.engine_query == "auto":
+            chosen, self.why = engine_query_for(calibrations)
+            settings = replace(settings, engine_query="plugin" if chosen == "plugin"
+                               else "span")
+        else:
+            self.why = f"engine_query={settings.engine_query!r} was given"
+        self.settings = settings
+        self._lock = threading.Lock()
+        self.fell_back = False
+
+    @property
+    def plugin(self) -> bool:
+        return self.settings.engine_query == "plugin"
+
+    def fall_back(self, on_change: Callable[[IdentifierSettings], None]) -> bool:
+        """Switch to spans for good (True), when the plugin was chosen by "auto"; an
+        explicit engine_query="plugin" is a promise: its error stands (False). A search
+        built with the plugin just before another switched retries too."""
+        if self.asked != "auto":
+            return False
+        with self._lock:
+            if self.plugin:
+                self.settings = replace(self.settings, engine_query="span")
+                self.fell_back = True
+                self.why = "a node refused the esqlog_terms query: spans from now on"
+                logger.warning("esqlog: a node refused the esqlog_terms query (the "
+                               "esqlog-terms plugin is missing there); the identifiers mode "
+                               "sends span queries from now on (calibrate again once every "
+                               "data node has the plugin)")
+                on_change(self.settings)
+        return True
+
+
+def with_span_fallback(choice: EngineQueryChoice, on_change: Callable[[IdentifierSettings], None],
+                       plan: Callable[[], Generator[Any, Any, T]],
+                       before_retry: Callable[[], None]) -> Generator[Any, Any, T]:
+    """Run ``plan``; if the cluster refuses the plugin's query (an error, or failures in
+    the answer), switch to spans and run it once more (``before_retry`` puts the caller's
+    request back as given)."""
+    plugin = choice.plugin
+    try:
+        result = yield from plan()
+    except Exception as exc:
+        if not (plugin and plugin_refused(exc) and choice.fall_back(on_change)):
+            raise
+    else:
+        if not (plugin and refused_in(result) and choice.fall_back(on_change)):
+            return result
+    before_retry()
+    return (yield from plan())

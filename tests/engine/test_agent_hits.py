@@ -1,0 +1,153 @@
+"""Answers without noise on real files (tests/data/agent-names, indexed by esqlog index, on
+both engines): each hit's matching lines are the file's own lines with their numbers, one
+entry per function, the score cut says how many more and the offset lists them, tests come
+after the implementation by default, and a filter value the index lacks is answered with
+the values it has."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.agent.code_search import CodeSearch
+from esqlog.agent.scope import Scope, is_test
+from esqlog.agent.tokens import default_counter
+from esqlog.cli import main
+from esqlog.cli.query import load_for_field
+from esqlog.engine.client import Engine
+from tests.support.engines import ENGINE_URLS, call
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "agent-names"
+REPOS = ("httpx", "gin")
+_ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$")
+_LINE = re.compile(r"^   (\d+)\| (.*)$")
+QUERIES = {"gin": ["trusted proxies remote address", "redirect trailing slash",
+                   "abort handlers chain index", "ClientIP", "binding default validator"],
+           "httpx": ["follow redirects", "timeout pool connect", "Response.encoding",
+                     "cookies headers merge", "stream response content"]}
+
+
+@pytest.fixture(scope="module")
+def tools(engine: Engine, tmp_path_factory: pytest.TempPathFactory
+          ) -> Iterator[dict[str, tuple[CodeSearch, Path]]]:
+    out: dict[str, tuple[CodeSearch, Path]] = {}
+    names: list[str] = []
+    for repo in REPOS:
+        root = tmp_path_factory.mktemp(repo)
+        shutil.copytree(DATA / repo, root, dirs_exist_ok=True)
+        index = f"esqlog-test-hits-{uuid.uuid4().hex[:8]}"
+        names.append(index)
+        calibration = root / "cal.json"
+        result = CliRunner().invoke(main, ["index", str(root), "--index", index, "--url",
+                                           ENGINE_URLS[engine.flavor], "--calibrate",
+                                           str(calibration)])
+        assert result.exit_code == 0, result.output
+        cal, field = load_for_field(str(calibration), None)
+        out[repo] = (CodeSearch(engine, cal, index, field, default_counter()), root)
+    yield out
+    for index in names:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
+
+
+def _humps(word: str) -> list[str]:
+    return re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", word)
+
+
+def _entries(answer: str) -> list[tuple[str, int, int, str | None, list[tuple[int, str]]]]:
+    """(path, start, end, symbol, [(line number, text)]) of each listed hit."""
+    out: list[tuple[str, int, int, str | None, list[tuple[int, str]]]] = []
+    for line in answer.splitlines()[1:]:
+        if entry := _ENTRY.match(line):
+            out.append((entry[2], int(entry[3]), int(entry[4]), entry[5], []))
+        elif (shown := _LINE.match(line)) and out:
+            out[-1][4].append((int(shown[1]), shown[2]))
+    return out
+
+
+@pytest.mark.parametrize(("repo", "query"), [(r, q) for r in REPOS for q in QUERIES[r]])
+def test_matching_lines_are_the_files_own_lines(tools: dict[str, tuple[CodeSearch, Path]],
+                                                repo: str, query: str) -> None:
+    tool, root = tools[repo]
+    entries = _entries(tool.search(query))
+    assert entries, query
+    shown = 0
+    words = [w for w in re.findall(r"\w+", query) if len(w) > 1]
+    for path, start, end, _, lines in entries:
+        text = (root / path).read_text().split("\n")
+        for number, line in lines:
+            assert start <= number <= end
+            assert text[number - 1].strip().startswith(line.rstrip("…")), (path, number)
+            pieces = {p.lower() for t in re.findall(r"\w+", line) for p in [t, *_humps(t)]}
+            assert any(w.lower() in pieces or {h.lower() for h in _humps(w)} <= pieces
+                       for w in words), (query, line)  # it holds a query word, or its humps
+            shown += 1
+    assert shown >= len(entries) // 2  # most hits show the line that matched
+
+
+@pytest.mark.parametrize(("repo", "query"), [(r, q) for r in REPOS for q in QUERIES[r]])
+def test_one_entry_per_function(tools: dict[str, tuple[CodeSearch, Path]], repo: str,
+                                query: str) -> None:
+    entries = _entries(tools[repo][0].search(query, limit=200, max_tokens=20_000))
+    named = [(path, symbol) for path, _, _, symbol, _ in entries if symbol]
+    assert len(named) == len(set(named))
+
+
+def test_a_symbol_in_two_adjacent_chunks_is_one_entry_spanning_both(
+        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    # httpx's Response.encoding: a property (lines 652-673) and its setter (674-687)
+    entries = _entries(tools["httpx"][0].search("Response.encoding"))
+    first = entries[0]
+    assert first[:4] == ("httpx/_models.py", 652, 687, "Response.encoding")
+    assert [e for e in entries if e[3] == "Response.encoding"] == [first]
+
+
+def test_the_cut_says_how_many_more_and_the_offset_lists_them(
+        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tool = tools["gin"][0]
+    answer = tool.search("query string")
+    found = re.search(r"(\d+) more scored below 20% of the best: offset=(\d+) lists", answer)
+    assert found, answer.splitlines()[0]
+    more, offset = int(found[1]), int(found[2])
+    listed = _entries(answer)
+    assert more > 0 and offset >= len(listed)
+    # every hit the cut left out ranks at or past the offset: the offset lists them all
+    rest = _entries(tool.search("query string", offset=offset, max_tokens=20_000))
+    assert len(rest) >= more
+    assert not {e[:3] for e in rest} & {e[:3] for e in listed}
+    assert "more scored below" not in tool.search("query string", offset=offset)
+    # past an offset nothing is cut: ranks 2-50, every one of them listed
+    second_on = _entries(tool.search("query string", offset=1, limit=49, max_tokens=20_000))
+    assert len(second_on) == len(listed) - 1 + more
+
+
+def test_tests_come_after_the_implementation_unless_included(
+        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tool = tools["gin"][0]
+    query = "render JSON response"
+    after = [path for path, *_ in _entries(tool.search(query, max_tokens=20_000))]
+    included = [path for path, *_ in _entries(tool.search(
+        query, max_tokens=20_000, scope=Scope(tests="include")))]
+    assert sorted(after) == sorted(included)  # the same hits, in another order
+    flags = [is_test(path) for path in after]
+    assert flags == sorted(flags) and any(flags) and not all(flags)
+    assert [is_test(p) for p in included] != flags  # the engine's order mixed them
+
+
+def test_a_filter_value_the_index_lacks_lists_the_values_it_has(
+        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tool = tools["gin"][0]
+    answer = tool.search("ClientIP", scope=Scope(language="golang"))
+    assert answer.startswith("no document has language='golang'; this index has language ")
+    assert "go" in answer.split("language ")[-1].split(", ")
+    kinds = tool.search("ClientIP", scope=Scope(kind="func"))
+    assert "no document has kind='func'" in kinds and "function" in kinds
+    assert "\n" not in kinds
+    valid = tool.search("ClientIP", scope=Scope(language="go", path="nowhere/*.go"))
+    assert valid == ("no hits within path='nowhere/*.go', language='go': widen or drop these "
+                     "filters")

@@ -1,0 +1,118 @@
+"""Names as agents write them find their definition first, and a name the index lacks is
+answered as such: search_code on real files of httpx and gin (tests/data/agent-names),
+indexed by esqlog index, on both engines, in both of esqlog mcp's modes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.agent.code_search import CodeSearch
+from esqlog.agent.tokens import default_counter
+from esqlog.cli import main
+from esqlog.cli.query import load_for_field
+from esqlog.engine.client import Engine
+from tests.support.engines import ENGINE_URLS, call
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "agent-names"
+
+#: query -> the symbol of its definition (the listing line ends with it)
+NAMED = {
+    "httpx": {"httpx.Client": "Client", "httpx.Timeout": "Timeout", "httpx.Response": "Response",
+              "httpx.get": "get", "httpx.AsyncClient": "AsyncClient",
+              "Timeout.__init__": "Timeout.__init__"},
+    "gin": {"binding.Default": "Default", "github.com/gin-gonic/gin.(*Context).Next":
+            "Context.Next", "Context.ClientIP": "Context.ClientIP",
+            "ServeHTTP": "Engine.ServeHTTP"},
+}
+
+
+#: repository -> the folder esqlog index read for it
+ROOTS: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module", params=["boost", "identifiers"])
+def searches(request: pytest.FixtureRequest, engine: Engine,
+             tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CodeSearch]]:
+    out: dict[str, CodeSearch] = {}
+    names: list[str] = []
+    for repo in NAMED:
+        root = tmp_path_factory.mktemp(repo)
+        shutil.copytree(DATA / repo, root, dirs_exist_ok=True)
+        index = f"esqlog-test-names-{uuid.uuid4().hex[:8]}"
+        names.append(index)
+        calibration = root / "cal.json"
+        result = CliRunner().invoke(main, ["index", str(root), "--index", index, "--url",
+                                           ENGINE_URLS[engine.flavor], "--calibrate",
+                                           str(calibration)])
+        assert result.exit_code == 0, result.output
+        cal, field = load_for_field(str(calibration), None)
+        out[repo] = CodeSearch(engine, cal, index, field, default_counter(),
+                               mode=request.param)
+        ROOTS[repo] = root
+    yield out
+    for index in names:
+        call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
+
+
+def _rank(listing: str, symbol: str) -> int | None:
+    ranked = [line for line in listing.splitlines() if re.match(r"^\s*\d+\. ", line)]
+    return next((k for k, line in enumerate(ranked, 1) if line.rstrip().endswith(" " + symbol)),
+                None)
+
+
+@pytest.mark.parametrize(("repo", "query"), [(r, q) for r, qs in NAMED.items() for q in qs])
+def test_a_qualified_name_lists_its_definition_first(searches: dict[str, CodeSearch],
+                                                     repo: str, query: str) -> None:
+    listing = searches[repo].search(query)
+    assert _rank(listing, NAMED[repo][query]) == 1, listing[:600]
+    assert not listing.startswith("no definition")
+
+
+@pytest.mark.parametrize("repo", list(NAMED))
+def test_a_name_nothing_defines_or_holds_is_a_clear_zero(searches: dict[str, CodeSearch],
+                                                         repo: str) -> None:
+    answer = searches[repo].search("RetryTransport")
+    first, *rest = answer.splitlines()
+    assert first.startswith("no definition named RetryTransport in this index; closest:")
+    assert rest == ["no indexed text holds it either."]
+    assert default_counter().count(answer) < 80
+
+
+def test_a_name_mentioned_but_not_defined_says_so_then_lists(
+        searches: dict[str, CodeSearch]) -> None:
+    # gin's tests call the Go standard library's httptest.NewRecorder; gin defines no NewRecorder
+    answer = searches["gin"].search("NewRecorder")
+    lines = answer.splitlines()
+    assert lines[0].startswith("no definition named NewRecorder in this index")
+    assert "no indexed text holds it" not in answer  # httptest.NewRecorder holds it
+    assert _rank(answer, "NewRecorder") is None
+
+
+def test_read_code_takes_the_paths_agents_pass(searches: dict[str, CodeSearch]) -> None:
+    """Absolute paths inside the indexed folder and ./ forms read the same lines; a path
+    that leaves the folder, a reversed range and a huge path are one short error each."""
+    from esqlog.agent.chunks import ToolInputError
+
+    tool, root = searches["gin"], ROOTS["gin"]
+    want = tool.read(None, "gin.go", 1, 5)
+    assert want.splitlines()[0].startswith("1| ")
+    for form in (str(root / "gin.go"), "./gin.go", "binding/../gin.go", f"{root}/./gin.go"):
+        assert tool.read(None, form, 1, 5) == want, form
+    for outside in ("/etc/passwd", "../gin.go", f"{root}/../gin.go", str(root.parent)):
+        with pytest.raises(ToolInputError, match="is outside"):
+            tool.read(None, outside, 1, 5)
+    with pytest.raises(ToolInputError, match="start_line 9 is after end_line 3"):
+        tool.read(None, "gin.go", 9, 3)
+    with pytest.raises(ToolInputError) as huge:
+        tool.read(None, "a" * 100_000, 1, 2)
+    assert len(str(huge.value)) < 300
+    with pytest.raises(ToolInputError) as missing:
+        tool.read(None, "b" * 3_000, 1, 2)
+    assert "no document with path" in str(missing.value) and len(str(missing.value)) < 400

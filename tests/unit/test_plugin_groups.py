@@ -1,0 +1,30 @@
+"""The esqlog_terms plugin's term lists (esqlog.identifiers.groups.plugin_groups): a
+compound the index no longer holds (engine df 0: deleted since the calibration) is never
+listed, since the plugin would look every listed term up for nothing."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from esqlog.identifiers.groups import plugin_groups
+
+WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
+
+
+def test_compounds_with_no_engine_df_are_left_out() -> None:
+    df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)  # readall and writefile: gone
+    stats = SimpleNamespace(df_engine=df, words=WORDS)
+    chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
+    got = plugin_groups(["read", "write"], {"read": 9, "write": 7}, chosen, stats,
+                        {"read": 1.5, "write": 0.5}, set())
+    assert got == [(((("read", "readfile", "readdir"), 1.5),), True),
+                   (((("write",), 0.5),), True)]
+
+
+def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> None:
+    stats = SimpleNamespace(df_engine=np.zeros(6, np.uint32), words=WORDS)
+    got = plugin_groups(["write"], {}, {"write": np.asarray([5], np.int32)}, stats,
+                        {"write": 1.0}, set())
+    assert got == [((), True)]

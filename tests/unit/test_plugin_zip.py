@@ -1,0 +1,101 @@
+"""esqlog plugin build's checks and the zip's make-up, without a JDK run (the engines' own
+plugin tools installing the zips is what every engine node does: scripts/engines/engine.sh,
+and tests/engine/test_identifiers_plugin.py searches them)."""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from esqlog.cli import main
+from esqlog.engine import plugin_zip
+from esqlog.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("flavor", "version", "release"), [
+    ("opensearch", "2.11.0", 17), ("opensearch", "2.19.6", 17), ("opensearch", "3.0.0", 21),
+    ("elasticsearch", "8.11.0", 17), ("elasticsearch", "8.19.21", 17),
+    ("elasticsearch", "9.2.0", 21)])
+def test_supported_releases_and_their_java_floor(flavor: str, version: str,
+                                                  release: int) -> None:
+    assert plugin_zip.target(flavor, version).java_release == release
+
+
+@pytest.mark.parametrize(("flavor", "version", "said"), [
+    ("opensearch", "2.10.0", "not supported"), ("opensearch", "4.0.0", "not supported"),
+    ("elasticsearch", "8.10.4", "not supported"), ("elasticsearch", "7.17.0", "not supported"),
+    ("elasticsearch", "10.0.0", "not supported"), ("opensearch", "2.19", "not a release"),
+    ("opensearch", "2.19.1; rm -rf /", "not a release"), ("solr", "9.0.0", "unknown engine")])
+def test_other_releases_are_one_line(flavor: str, version: str, said: str) -> None:
+    with pytest.raises(UsageError) as error:
+        plugin_zip.target(flavor, version)
+    assert said in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_descriptor_names_the_exact_release() -> None:
+    lines = plugin_zip.descriptor(plugin_zip.target("opensearch", "2.19.6"), "1.4.0").splitlines()
+    assert "opensearch.version=2.19.6" in lines and "java.version=17" in lines
+    assert "version=1.4.0" in lines and "classname=esqlog.terms.TermsPlugin" in lines
+    assert "custom.foldername=esqlog-terms" in lines
+    es = plugin_zip.descriptor(plugin_zip.target("elasticsearch", "9.2.0"), "1.4.0")
+    assert "elasticsearch.version=9.2.0" in es.splitlines() and "java.version=21" in es
+    assert "opensearch" not in es and "custom.foldername" not in es
+
+
+def test_the_distribution_url_is_the_integ_test_zip_on_maven_central() -> None:
+    assert plugin_zip.target("elasticsearch", "8.19.21").distribution_url == (
+        "https://repo1.maven.org/maven2/org/elasticsearch/distribution/integ-test-zip/"
+        "elasticsearch/8.19.21/elasticsearch-8.19.21.zip")
+
+
+def test_the_digest_follows_the_sources_and_the_release(tmp_path: Path) -> None:
+    sources = tmp_path / "esqlog-terms"
+    shutil.copytree(plugin_zip.sources_folder(), sources)
+    tgt = plugin_zip.target("opensearch", "3.6.0")
+    first = plugin_zip.digest(sources, tgt)
+    assert plugin_zip.digest(sources, plugin_zip.target("opensearch", "3.8.0")) != first
+    glue = next((sources / "opensearch" / "src").rglob("*.java"))
+    glue.write_text(glue.read_text() + "\n// edited\n")
+    assert plugin_zip.digest(sources, tgt) != first
+    edited = plugin_zip.digest(sources, tgt)
+    (sources / "VERSION").write_text("9.9.9\n")
+    assert plugin_zip.digest(sources, tgt) != edited
+    # The other engine's glue is not part of this engine's zip.
+    es_glue = next((sources / "elasticsearch" / "src").rglob("*.java"))
+    es_glue.write_text(es_glue.read_text() + "\n// edited\n")
+    assert plugin_zip.digest(sources, tgt) == plugin_zip.digest(sources, tgt)
+    assert all("elasticsearch" not in str(p.relative_to(sources))
+               for p in plugin_zip.java_files(sources, "opensearch"))
+
+
+def test_the_wheel_carries_every_source_the_build_compiles() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = data["package-data"]["esqlog.plugins"]
+    sources = plugin_zip.sources_folder()
+    for engine in plugin_zip.ENGINES:
+        for path in plugin_zip.java_files(sources, engine):
+            rel = path.relative_to(sources.parent).as_posix()
+            assert any(fnmatch.fnmatch(rel, p) for p in patterns), rel
+    assert "esqlog-terms/VERSION" in patterns
+
+
+def test_the_command_refuses_a_bad_version_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["plugin", "build", "--engine", "opensearch",
+                                       "--version", "1.3.0", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not supported" in result.output and "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_jdk_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plugin_zip, "_javac_major", lambda javac: 11)
+    with pytest.raises(plugin_zip.EsqlogError) as error:
+        plugin_zip.find_javac(21)
+    assert "no JDK 21 or newer" in str(error.value)
