@@ -50,6 +50,6 @@ public final class TermsPlugin extends Plugin implements SearchPlugin, ActionPlu
             ClusterSettings clusterSettings, IndexScopedSettings indexScopedSettings,
             SettingsFilter settingsFilter, IndexNameExpressionResolver resolver,
             Supplier<DiscoveryNodes> nodes) {
-        return List.of(new TermsStatsHandler());
+        return List.of(new TermsStatsRoute());
     }
 }

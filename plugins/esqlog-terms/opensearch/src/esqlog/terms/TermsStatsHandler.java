@@ -8,14 +8,17 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.rest.BaseRestHandler;
 import org.opensearch.rest.BytesRestResponse;
 import org.opensearch.rest.RestRequest;
-import org.opensearch.transport.client.node.NodeClient;
 
 /**
  * {@code GET /_esqlog/terms/stats}: the receiving node's term-state cache (TermStateCache):
  * its size against its limits, entries, segments, hits, misses and evictions, so that an
  * operator can see whether the cache is sized for the traffic.
+ *
+ * <p>BaseRestHandler's one abstract method names NodeClient, which OpenSearch 3.0 moved to
+ * another package; TermsStatsRoute (opensearch-2.11/ and opensearch-3.0/, the one class
+ * compiled per release range) overrides it and answers with {@link #answer()}.
  */
-final class TermsStatsHandler extends BaseRestHandler {
+abstract class TermsStatsHandler extends BaseRestHandler {
     @Override
     public String getName() {
         return "esqlog_terms_stats";
@@ -26,8 +29,8 @@ final class TermsStatsHandler extends BaseRestHandler {
         return List.of(new Route(RestRequest.Method.GET, "/_esqlog/terms/stats"));
     }
 
-    @Override
-    protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) {
+    /** The response, whatever the client. */
+    protected final RestChannelConsumer answer() {
         return channel -> {
             XContentBuilder body = channel.newBuilder();
             body.startObject().startObject("term_state_cache");
