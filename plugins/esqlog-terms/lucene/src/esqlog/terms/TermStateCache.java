@@ -41,6 +41,38 @@ public final class TermStateCache {
 
     private static volatile TermStateCache shared = new TermStateCache(0);
 
+    /**
+     * Where the cache's bytes are also counted: the engine's circuit breaker (each engine's
+     * plugin registers one), so that the node's memory accounting sees the cache and a node
+     * short of memory stops filling it. Without one (Lucene tests) nothing is counted.
+     */
+    public interface Accounting {
+        /** Counts {@code bytes} more; false (nothing counted) if the breaker refuses them. */
+        boolean reserve(long bytes);
+
+        /** Counts {@code bytes} fewer. */
+        void release(long bytes);
+
+        /** The breaker's limit in bytes (-1: none). */
+        long limit();
+    }
+
+    static final Accounting UNCOUNTED = new Accounting() {
+        @Override
+        public boolean reserve(long bytes) {
+            return true;
+        }
+
+        @Override
+        public void release(long bytes) {
+        }
+
+        @Override
+        public long limit() {
+            return -1;
+        }
+    };
+
     private final long presentBudget;
     private final long absentBudget;
     private final Map<IndexReader.CacheKey, Segment> segments = new ConcurrentHashMap<>();
@@ -52,6 +84,8 @@ public final class TermStateCache {
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder evictions = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private volatile Accounting accounting = UNCOUNTED;
     private final ReentrantLock evicting = new ReentrantLock();
     private int hand;
 
@@ -71,6 +105,11 @@ public final class TermStateCache {
         shared = cache;
     }
 
+    /** Counts the entries in {@code to} from now on (the engine's breaker, once, at start). */
+    public void account(Accounting to) {
+        accounting = to;
+    }
+
     public boolean enabled() {
         return presentBudget > 0;
     }
@@ -82,6 +121,8 @@ public final class TermStateCache {
         final long totalTermFreq;
         final int bytes;
         volatile boolean referenced;
+        /** Where its bytes were counted (released there, even if the accounting changed). */
+        Accounting accounting = UNCOUNTED;
 
         Entry(TermState state, int docFreq, long totalTermFreq, int bytes) {
             this.state = state;
@@ -116,7 +157,14 @@ public final class TermStateCache {
             boolean absent = state == null;
             Entry entry = new Entry(state, docFreq, totalTermFreq,
                 key.length + (absent ? ABSENT_OVERHEAD : PRESENT_OVERHEAD));
+            Accounting counted = accounting;
+            if (!counted.reserve(entry.bytes)) {
+                refused.increment();  // the node is short of memory: not cached
+                return;
+            }
+            entry.accounting = counted;
             if (map.putIfAbsent(key, entry) != null) {
+                counted.release(entry.bytes);
                 return;
             }
             entries.incrementAndGet();
@@ -164,6 +212,7 @@ public final class TermStateCache {
     private void release(Entry entry) {
         (entry.state == null ? absentBytes : presentBytes).addAndGet(-entry.bytes);
         entries.decrementAndGet();
+        entry.accounting.release(entry.bytes);
     }
 
     /**
@@ -217,6 +266,8 @@ public final class TermStateCache {
         out.put("hits", hits.sum());
         out.put("misses", misses.sum());
         out.put("evictions", evictions.sum());
+        out.put("breaker_limit_in_bytes", accounting.limit());
+        out.put("breaker_refused", refused.sum());
         return out;
     }
 }

@@ -233,4 +233,73 @@ public class TermStateCacheTest extends LuceneTestCase {
             org.apache.lucene.util.IOUtils.close(first, merged);
         }
     }
+
+    /** A breaker that counts, and refuses once more than {@code room} bytes would be held. */
+    private static final class Counting implements TermStateCache.Accounting {
+        long held;
+        long room;
+
+        Counting(long room) {
+            this.room = room;
+        }
+
+        @Override
+        public boolean reserve(long bytes) {
+            if (held + bytes > room) {
+                return false;
+            }
+            held += bytes;
+            return true;
+        }
+
+        @Override
+        public void release(long bytes) {
+            held -= bytes;
+        }
+
+        @Override
+        public long limit() {
+            return room;
+        }
+    }
+
+    public void testTheBreakerHoldsWhatTheCacheHolds() throws IOException {
+        TermStateCache cache = new TermStateCache(8 * 1024);
+        Counting breaker = new Counting(1 << 20);
+        cache.account(breaker);
+        TermStateCache.install(cache);
+        DirectoryReader reader = DirectoryReader.open(writer);
+        try {
+            search(reader, group(words("w", 0, 8)));
+            for (int round = 0; round < 20; round++) {  // evictions release what they free
+                search(reader, group(words("absent", round * 50, 50)));
+                assertEquals((long) cache.stats().get("size_in_bytes"), breaker.held);
+            }
+            assertTrue(cache.stats().get("evictions") > 0);
+            assertEquals(1L << 20, (long) cache.stats().get("breaker_limit_in_bytes"));
+            long before = breaker.held;
+            cache.drop(reader.leaves().get(0).reader().getCoreCacheHelper().getKey());
+            assertTrue(breaker.held < before);  // a closed core's entries are released
+            assertEquals((long) cache.stats().get("size_in_bytes"), breaker.held);
+        } finally {
+            reader.close();
+        }
+    }
+
+    public void testARefusingBreakerCachesNothingAndScoresStay() throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            Query query = group("w1", "w2", "w3", "nothere");
+            ScoreDoc[] expected = search(reader, query);
+            TermStateCache cache = new TermStateCache(1 << 20);
+            cache.account(new Counting(0));
+            TermStateCache.install(cache);
+            assertSameHits(expected, search(reader, query));
+            assertSameHits(expected, search(reader, query));
+            Map<String, Long> stats = cache.stats();
+            assertEquals(0L, (long) stats.get("entries"));
+            assertEquals(0L, (long) stats.get("size_in_bytes"));
+            assertEquals(0L, (long) stats.get("hits"));
+            assertTrue(stats.get("breaker_refused") >= 8);  // four terms, three segments, twice
+        }
+    }
 }

@@ -9,6 +9,9 @@ import org.opensearch.common.settings.ClusterSettings;
 import org.opensearch.common.settings.IndexScopedSettings;
 import org.opensearch.common.settings.SettingsFilter;
 import org.opensearch.plugins.ActionPlugin;
+import org.opensearch.plugins.CircuitBreakerPlugin;
+import org.opensearch.indices.breaker.BreakerSettings;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.rest.RestController;
 import org.opensearch.rest.RestHandler;
 import org.opensearch.common.settings.Setting;
@@ -24,14 +27,27 @@ import org.opensearch.plugins.SearchPlugin;
  * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
  * The name is the one the former postings cache used, so a node configured for it keeps
  * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports the
- * receiving node's cache (TermsStatsHandler).
+ * receiving node's cache (TermsStatsHandler); its bytes are counted in the circuit breaker
+ * {@code esqlog_terms} (BreakerAccounting).
  */
-public final class TermsPlugin extends Plugin implements SearchPlugin, ActionPlugin {
+public final class TermsPlugin extends Plugin
+        implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
         TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
         TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
+    }
+
+    /** The cache's breaker (BreakerAccounting), sized from the same setting. */
+    @Override
+    public BreakerSettings getCircuitBreaker(Settings settings) {
+        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+    }
+
+    @Override
+    public void setCircuitBreaker(CircuitBreaker breaker) {
+        TermStateCache.shared().account(new BreakerAccounting(breaker));
     }
 
     @Override
