@@ -302,4 +302,21 @@ public class TermStateCacheTest extends LuceneTestCase {
             assertTrue(stats.get("breaker_refused") >= 8);  // four terms, three segments, twice
         }
     }
+
+    public void testAnEntryReadSinceTheHandPassedSurvivesEviction() throws IOException {
+        TermStateCache cache = new TermStateCache(4 * 1000);  // absent terms: 1,000 bytes
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            TermStateCache.Segment segment =
+                cache.segment(reader.leaves().get(0).reader().getCoreCacheHelper());
+            BytesRef kept = new BytesRef("kept-00000");
+            segment.put(kept, null, 0, 0);
+            for (int k = 0; k < 60; k++) {  // ~9 absent entries fit: each put past it evicts
+                assertNotNull("a read entry was evicted before an unread one", segment.get(kept));
+                segment.put(new BytesRef(String.format(java.util.Locale.ROOT, "made-%05d", k)),
+                    null, 0, 0);
+            }
+            assertTrue(cache.stats().get("evictions") > 40);
+            assertNotNull(segment.get(kept));
+        }
+    }
 }
