@@ -41,6 +41,12 @@ _HOSTS = frozenset({"github", "com", "org", "net", "io", "golang", "gitlab", "ww
                     "lib", "pkg", "main", "self", "this", "cls"})
 #: what a word of the query may hold for the whole query to be one name
 _ONE_NAME = re.compile(r"^[\w$.:/#()*<>-]+$")
+#: a Python traceback frame: ``File "httpx/_client.py", line 1058, in get``
+_PY_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line \d+, in (?P<name>[A-Za-z_]\w*)')
+#: a source file as frames and compiler messages name it (``MethodSpec.java:531``,
+#: ``gin/context.go:185``): a place, not a qualified name (``java`` names no definition)
+_SOURCE_FILE = re.compile(r"[\w./\\-]*\w\.(?:py|pyi|java|kt|scala|go|rb|rs|js|mjs|cjs|ts|tsx"
+                          r"|jsx|c|cc|cpp|cxx|h|hh|hpp|cs|swift|php)\b(?::\d+(?::\d+)?)?")
 
 
 @dataclass(frozen=True)
@@ -65,11 +71,21 @@ def named(text: str) -> NamedQuery:
     names: list[str] = []
     qualified: list[str] = []
     in_path: list[str] = []
+    for frame in _PY_FRAME.finditer(normal):  # the function, and its file for the path
+        if frame.group("name") not in names:
+            names.append(frame.group("name"))
+        _add_path_parts(frame.group("path"), in_path)
+    normal = _PY_FRAME.sub(" ", normal)
+    for source in _SOURCE_FILE.finditer(normal):  # Java's (MethodSpec.java:531)
+        _add_path_parts(source.group().split(":")[0], in_path)
+    normal = _SOURCE_FILE.sub(" ", normal)
     for match in _QUALIFIED.finditer(normal):
         parts = [p for p in _SPLIT.split(match.group()) if p]
         if len(parts) < 2 or ("/" in match.group() and re.fullmatch(r"[a-z0-9]{1,4}", parts[-1])):
             continue  # a file's path (pkg/auth.go): no definition is named by it
-        last, owner = parts[-1], parts[-2]
+        # a nested class as the JVM names it (TypeSpec$Builder): the index names the member
+        # by its own class (Builder.build)
+        last, owner = parts[-1], parts[-2].split("$")[-1]
         if re.fullmatch(r"[A-Za-z_$][\w$]*", last) and last not in names:
             names.append(last)
         if re.fullmatch(r"[A-Za-z_$][\w$]*", owner):
@@ -77,7 +93,7 @@ def named(text: str) -> NamedQuery:
             if full not in qualified:
                 qualified.append(full)
         for part in parts[:-1]:
-            for piece in re.split(r"[-.]", part.lower()):
+            for piece in re.split(r"[-.$]", part.lower()):
                 if len(piece) > 1 and piece not in _HOSTS and piece not in in_path:
                     in_path.append(piece)
     for word in named_symbols(normal):
@@ -85,7 +101,22 @@ def named(text: str) -> NamedQuery:
             names.append(word)
     words = text.split()
     only = len(words) == 1 and bool(_ONE_NAME.match(words[0])) and bool(names)
+    if not names and not qualified:  # a path alone (src/pkg/auth.go) names no definition
+        in_path = []
     return NamedQuery(tuple(names), tuple(qualified), tuple(in_path), only)
+
+
+def _add_path_parts(path: str, in_path: list[str]) -> None:
+    """A source file's folders and stem, lowercased, as parts to find in the path
+    (``httpx/_client.py``: ``httpx``, ``_client``)."""
+    pieces = [p for p in re.split(r"[/\\]", path) if p and p not in (".", "..")]
+    if not pieces:
+        return
+    pieces[-1] = pieces[-1].rsplit(".", 1)[0]
+    for piece in pieces[-3:]:
+        piece = piece.lower()
+        if len(piece) > 1 and piece not in _HOSTS and piece not in in_path:
+            in_path.append(piece)
 
 
 def definition_clauses(query: NamedQuery) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ each listing line means. Only ``esqlog mcp`` imports this module, after checking
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field  # installed with mcp, which this module needs anyway
 
@@ -35,6 +35,11 @@ from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.references import References
 from esqlog.agent.scope import Presence, Scope, TestsPresence
+
+if TYPE_CHECKING:
+    from mcp.types import ToolAnnotations
+
+    from esqlog.agent.arguments import ReadableServer
 
 INSTRUCTIONS = (
     "Code search over an Elasticsearch/OpenSearch index of source files, ranked by esqlog "
@@ -162,6 +167,17 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
+    _add_line_tools(server, search, freshness, read_only)
+    _ = (search_code, read_code)  # registered by the decorators
+    return server
+
+
+def _add_line_tools(server: ReadableServer, search: CodeSearch,
+                    freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+    """find_references and grep_code: exact lines of the indexed text, for what a ranking
+    cannot answer (every use of a name, a literal or a regex)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
     references, grep = References(search), Grep(search)
 
     @server.tool(annotations=read_only, description=REFERENCES_DOC, structured_output=False)
@@ -193,8 +209,7 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None) -> Any:
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    _ = (search_code, read_code, find_references, grep_code)  # registered by the decorators
-    return server
+    _ = (find_references, grep_code)  # registered by the decorators
 
 
 def _touched(search: CodeSearch, path: str | None) -> str | None:

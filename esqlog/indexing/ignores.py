@@ -36,7 +36,8 @@ class Ignores:
         self.specs = specs
 
     def add(self, base: str, lines: list[str]) -> Ignores:
-        patterns = tuple(p for p in map(_pattern, lines) if p[0].include is not None)
+        patterns = tuple(p for p in map(_pattern, lines)
+                         if p is not None and p[0].include is not None)
         if not patterns:
             return self
         return Ignores((*self.specs, (base, patterns)))
@@ -55,16 +56,21 @@ class Ignores:
         return False
 
 
-def _pattern(line: str) -> tuple[Any, bool]:
-    """A compiled pattern, and whether it names folders only. ``X/**/`` is compiled as
-    ``X/**`` restricted to folders: pathspec makes it ``X/`` itself (the folder, not the
-    folders inside it, which is what git matches)."""
+def _pattern(line: str) -> tuple[Any, bool] | None:
+    """A compiled pattern, and whether it names folders only; None for a line git ignores
+    as it cannot be a pattern (a lone ``!``, a trailing ``\\``: black's own test data holds
+    such files, and pathspec raises on them). ``X/**/`` is compiled as ``X/**`` restricted
+    to folders: pathspec makes it ``X/`` itself (the folder, not the folders inside it,
+    which is what git matches)."""
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
     text = line.rstrip()
-    if text.endswith("/**/") and not text.endswith("\\/**/"):
-        return GitIgnoreSpecPattern(text[:-1]), True
-    return GitIgnoreSpecPattern(line), False
+    try:
+        if text.endswith("/**/") and not text.endswith("\\/**/"):
+            return GitIgnoreSpecPattern(text[:-1]), True
+        return GitIgnoreSpecPattern(line), False
+    except ValueError:  # pathspec's GitIgnorePatternError
+        return None
 
 
 def _names_entry(match: re.Match[str] | None, entry: str) -> bool:

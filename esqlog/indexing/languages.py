@@ -63,7 +63,8 @@ QUERIES: dict[str, str] = {
 (function_declaration name: (_) @name) @function
 (method_declaration receiver: (parameter_list (parameter_declaration type: (_) @receiver))
   name: (_) @name) @function
-(type_declaration (type_spec name: (_) @name type: [(struct_type) (interface_type)])) @type
+(type_declaration "type" . [(type_spec name: (_) @name) (type_alias name: (_) @name)] .) @type
+(type_declaration "(" [(type_spec name: (_) @name) (type_alias name: (_) @name)] @type)
 """,
     "java": """
 [(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)

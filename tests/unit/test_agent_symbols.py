@@ -70,6 +70,11 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
     ("RetryTransport", ["RetryTransport"], [], [], True),
     ("why does httpx.Client leak sockets", ["Client"], ["httpx.Client"], ["httpx"], False),
     ("src/pkg/auth.go", [], [], [], False),  # a file's path names no definition
+    # stack frames: Python's names the function and its file; Java's its class file
+    ('File "httpx/_client.py", line 1058, in get', ["get"], [], ["httpx", "_client"], False),
+    ("at com.squareup.javapoet.TypeSpec$Builder.build(TypeSpec.java:500)",
+     ["build", "TypeSpec$Builder"], ["Builder.build"],
+     ["typespec", "squareup", "javapoet", "builder"], False),
     ("how does the router match a wildcard", [], [], [], False),
 ])
 def test_names_as_agents_write_them(text: str, names: list[str], qualified: list[str],

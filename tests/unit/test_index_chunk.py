@@ -260,6 +260,16 @@ def test_doc_comments_and_decorators_stay_with_their_function() -> None:
     assert go["Builder.WriteRune"].startswith("// WriteRune appends")
 
 
+def test_every_go_type_is_a_symbol_one_line_and_grouped_ones_too() -> None:
+    """gin's ``type formSource map[string][]string`` had no definition entry: only struct
+    and interface types were symbols."""
+    text = ("package binding\n\n// formSource is a form.\ntype formSource map[string][]string\n"
+            "\ntype (\n\t// A counts.\n\tA int\n\tB = string\n)\n\ntype G[T any] []T\n")
+    chunks = _tiles(text, "go")
+    assert [(c.symbol, c.kind, c.start_line) for c in chunks if c.symbol] == [
+        ("formSource", "type", 3), ("A", "type", 7), ("B", "type", 9), ("G", "type", 12)]
+
+
 def test_a_trailing_comment_is_not_taken_as_the_next_functions_doc() -> None:
     text = "int a(void) { return 1; } /* about a */\nint b(void) { return 2; }\n"
     chunks = _tiles(text, "c")

@@ -42,6 +42,16 @@ def test_gitignore_rules_nested_negated_and_anchored(tmp_path: Path) -> None:
     assert report.skipped["gitignored"] == 5
 
 
+def test_a_line_git_cannot_read_as_a_pattern_is_passed_over_as_git_does(tmp_path: Path) -> None:
+    """black's test data holds ``.gitignore`` files of a lone ``!``: git passes over such a
+    line; the walk used to stop with pathspec's traceback."""
+    _tree(tmp_path, {".gitignore": "!\n*.log\nx\\\n", "a.py": "x = 1\n", "b.log": "n\n",
+                     "sub/.gitignore": "!\n", "sub/c.py": "y = 2\n"})
+    kept, report = _kept(tmp_path)
+    assert kept == [".gitignore", "a.py", "sub/.gitignore", "sub/c.py"]
+    assert report.skipped["gitignored"] == 1
+
+
 def test_rules_from_the_repository_above_path_and_info_exclude(tmp_path: Path) -> None:
     _tree(tmp_path, {
         ".git/info/exclude": "secret.txt\n", ".gitignore": "*.bak\nsrc/gen/\n",
