@@ -54,6 +54,12 @@ class Target:
         return 21 if major >= newest else 17
 
     @property
+    def release(self) -> tuple[int, int]:
+        """(major, minor), what the per-release-range source folders are chosen by."""
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+    @property
     def distribution_url(self) -> str:
         group = f"org/{self.engine}/distribution/integ-test-zip/{self.engine}"
         return f"{MAVEN}/{group}/{self.version}/{self.engine}-{self.version}.zip"
@@ -91,16 +97,26 @@ def plugin_version(sources: Path) -> str:
     return (sources / "VERSION").read_text("utf-8").strip()
 
 
-def java_files(sources: Path, engine: str) -> list[Path]:
-    """The shared Lucene code and this engine's glue, in a stable order."""
-    return sorted([*(sources / "lucene" / "src").rglob("*.java"),
-                   *(sources / engine / "src").rglob("*.java")])
+def java_files(sources: Path, tgt: Target) -> list[Path]:
+    """The shared Lucene code, this engine's glue and the one class whose engine API moved
+    between releases, from the folder of the newest release range that starts at or before
+    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), in a stable
+    order."""
+    ranges = []
+    for folder in sources.glob(f"{tgt.engine}-*"):
+        found = _VERSION.match(folder.name.removeprefix(f"{tgt.engine}-") + ".0")
+        if found and (folder / "src").is_dir():
+            ranges.append(((int(found[1]), int(found[2])), folder / "src"))
+    own = max((r for r in ranges if r[0] <= tgt.release), default=None)
+    folders = [sources / "lucene" / "src", sources / tgt.engine / "src",
+               *([own[1]] if own else [])]
+    return sorted(path for folder in folders for path in folder.rglob("*.java"))
 
 
 def digest(sources: Path, tgt: Target) -> str:
     """What the zip is made of: a changed source or plugin version makes another zip."""
     h = hashlib.sha1(f"{plugin_version(sources)} {tgt.engine} {tgt.version}".encode())
-    for path in java_files(sources, tgt.engine):
+    for path in java_files(sources, tgt):
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -203,7 +219,7 @@ def build(tgt: Target, out: Path, distribution: Path | None = None,
         run = subprocess.run(
             [str(javac), "-nowarn", "-Xlint:-options", "--release", str(tgt.java_release),
              "-d", str(work / "classes"), "-cp", f"{lib}/*",
-             *map(str, java_files(sources, tgt.engine))],
+             *map(str, java_files(sources, tgt))],
             capture_output=True, text=True, check=False)
         if run.returncode != 0:
             first = next((ln for ln in run.stderr.splitlines() if "error:" in ln), run.stderr)

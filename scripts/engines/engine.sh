@@ -30,7 +30,7 @@
 #                             release, can run the plugin variant. A node without javac starts
 #                             without it.
 #   ESQLOG_ENGINE_TERMS_CACHE the plugin's postings cache on these nodes
-#                             (esqlog.terms.postings_cache_size, off by default in the
+#                             (esqlog.terms.postings_cache_size, 1% of the heap by default in the
 #                             plugin itself): 5% of the heap unless set, so that the tests
 #                             exercise it; 0b turns it off.
 #   ESQLOG_OPENSEARCH_VERSION / ESQLOG_ELASTICSEARCH_VERSION   another release of the engine

@@ -34,7 +34,7 @@ for v in "${VERSIONS[@]}"; do
     | sed -E 's#^\./##; s#\.java$##; s#/#.#g')
   echo "[lucene $v] $TESTS" >&2
   # shellcheck disable=SC2086
-  "$JDK/java" -ea -cp "$OUT:$CP" org.junit.runner.JUnitCore $TESTS || status=1
+  "$JDK/java" -ea -cp "$OUT:$CP" org.junit.runner.JUnitCore ${ESQLOG_JAVA_TESTS:-$TESTS} || status=1
   rm -rf "$OUT"
 done
 exit $status

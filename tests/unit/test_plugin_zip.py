@@ -72,18 +72,37 @@ def test_the_digest_follows_the_sources_and_the_release(tmp_path: Path) -> None:
     es_glue.write_text(es_glue.read_text() + "\n// edited\n")
     assert plugin_zip.digest(sources, tgt) == plugin_zip.digest(sources, tgt)
     assert all("elasticsearch" not in str(p.relative_to(sources))
-               for p in plugin_zip.java_files(sources, "opensearch"))
+               for p in plugin_zip.java_files(sources, tgt))
 
 
 def test_the_wheel_carries_every_source_the_build_compiles() -> None:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = data["package-data"]["esqlog.plugins"]
     sources = plugin_zip.sources_folder()
-    for engine in plugin_zip.ENGINES:
-        for path in plugin_zip.java_files(sources, engine):
+    for engine, version in (("opensearch", "2.19.6"), ("opensearch", "3.8.0"),
+                            ("elasticsearch", "8.11.0"), ("elasticsearch", "9.2.0")):
+        for path in plugin_zip.java_files(sources, plugin_zip.target(engine, version)):
             rel = path.relative_to(sources.parent).as_posix()
             assert any(fnmatch.fnmatch(rel, p) for p in patterns), rel
     assert "esqlog-terms/VERSION" in patterns
+
+
+def test_a_release_gets_the_class_of_its_own_range_only() -> None:
+    """The class whose engine API moved comes from the newest range at or before the release:
+    two copies of one class would not compile, a wrong one would not load."""
+    sources = plugin_zip.sources_folder()
+
+    def ranges(engine: str, version: str) -> list[str]:
+        files = plugin_zip.java_files(sources, plugin_zip.target(engine, version))
+        return [p.relative_to(sources).parts[0] for p in files
+                if p.relative_to(sources).parts[0].startswith(engine + "-")]
+
+    assert ranges("opensearch", "2.19.6") == ["opensearch-2.11"]
+    assert ranges("opensearch", "3.0.0") == ["opensearch-3.0"]
+    assert ranges("opensearch", "3.8.0") == ["opensearch-3.0"]
+    assert ranges("elasticsearch", "8.12.2") == ["elasticsearch-8.11"]
+    assert ranges("elasticsearch", "8.13.0") == ["elasticsearch-8.13"]
+    assert ranges("elasticsearch", "9.2.0") == ["elasticsearch-8.13"]
 
 
 def test_the_command_refuses_a_bad_version_in_one_line(tmp_path: Path) -> None:

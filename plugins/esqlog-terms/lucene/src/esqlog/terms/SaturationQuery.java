@@ -50,12 +50,16 @@ import org.apache.lucene.util.BytesRef;
 public final class SaturationQuery extends Query {
     /** A TermQuery for one term, else a SynonymQuery (its terms sorted: order-free equals). */
     private final Query inner;
+    /** The group's terms, for the cached path (which always scores them as a SynonymQuery). */
+    private final List<BytesRef> terms;
     private final String field;
     private final Function<Similarity, float[]> bm25;
     private final int hash;
 
-    private SaturationQuery(Query inner, String field, Function<Similarity, float[]> bm25) {
+    private SaturationQuery(Query inner, List<BytesRef> terms, String field,
+                            Function<Similarity, float[]> bm25) {
         this.inner = Objects.requireNonNull(inner);
+        this.terms = List.copyOf(terms);
         this.field = Objects.requireNonNull(field);
         this.bm25 = Objects.requireNonNull(bm25);
         this.hash = 31 * classHash() + inner.hashCode();
@@ -70,7 +74,7 @@ public final class SaturationQuery extends Query {
                            Function<Similarity, float[]> bm25) {
         Query inner = terms.size() == 1 ? new TermQuery(new Term(field, terms.get(0)))
             : synonym(field, terms);
-        return idf ? inner : new SaturationQuery(inner, field, bm25);
+        return idf ? inner : new SaturationQuery(inner, terms, field, bm25);
     }
 
     /** The terms as the index holds them (UTF-8): what {@link #of} takes, encoded once per
@@ -114,9 +118,20 @@ public final class SaturationQuery extends Query {
             throw new IllegalArgumentException("[esqlog_terms] with idf false needs a BM25 "
                 + "similarity on [" + field + "], which has " + similarity);
         }
-        IndexSearcher view = new UnitIdfSearcher(searcher);
+        TermStateCache cache = TermStateCache.shared();
+        if (!cache.enabled()) {
+            IndexSearcher view = new UnitIdfSearcher(searcher.getIndexReader(), searcher);
+            view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
+            return inner.createWeight(view, scoreMode, boost);
+        }
+        // The synonym weight takes its terms' states by leaf ord and applies them to the leaf it
+        // scores, so states found through the cached view score the engine's own leaves. (A
+        // TermWeight would assert it scores the reader it was built on: one term goes as a
+        // synonym query of one term, whose score is the same.)
+        IndexSearcher view = new UnitIdfSearcher(
+            CachedTermsView.of(searcher, field, cache), searcher);
         view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
-        return inner.createWeight(view, scoreMode, boost);
+        return synonym(field, terms).createWeight(view, scoreMode, boost);
     }
 
     /**
@@ -127,8 +142,8 @@ public final class SaturationQuery extends Query {
     private static final class UnitIdfSearcher extends IndexSearcher {
         private final IndexSearcher engine;
 
-        UnitIdfSearcher(IndexSearcher engine) {
-            super(engine.getIndexReader());
+        UnitIdfSearcher(IndexReader reader, IndexSearcher engine) {
+            super(reader);
             this.engine = engine;
             setQueryCache(null);
         }

@@ -76,10 +76,15 @@ public class SaturationQueryTest extends LuceneTestCase {
         }
         reader = writer.getReader();
         writer.close();
+        // every check runs without the term-state cache, with one that evicts all the time,
+        // and with one that holds everything: the scores must not depend on it
+        long[] sizes = {0, 2048, 1 << 20};
+        TermStateCache.install(new TermStateCache(sizes[random().nextInt(sizes.length)]));
     }
 
     @Override
     public void tearDown() throws Exception {
+        TermStateCache.install(new TermStateCache(0));
         reader.close();
         dir.close();
         super.tearDown();

@@ -1,7 +1,19 @@
 package esqlog.terms;
 
 import java.util.List;
+import java.util.function.Supplier;
 
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.node.DiscoveryNodes;
+import org.opensearch.common.settings.ClusterSettings;
+import org.opensearch.common.settings.IndexScopedSettings;
+import org.opensearch.common.settings.SettingsFilter;
+import org.opensearch.plugins.ActionPlugin;
+import org.opensearch.plugins.CircuitBreakerPlugin;
+import org.opensearch.indices.breaker.BreakerSettings;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.rest.RestController;
+import org.opensearch.rest.RestHandler;
 import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.common.unit.ByteSizeValue;
@@ -9,21 +21,33 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.SearchPlugin;
 
 /**
- * Registers the esqlog_terms query (TermsQueryBuilder).
- *
- * <p>{@code esqlog.terms.postings_cache_size} is accepted and ignored: the query
- * once kept rare terms' postings in a node-wide cache (unbounded in practice, filled by
- * anyone); it now reads postings lazily through Lucene's own term and synonym queries, which
- * seek their terms themselves (docs/identifiers.md). The setting stays registered so that a
- * node whose
- * configuration still names it starts (no deprecation warning: the engine would add
- * it to every response).
+ * Registers the esqlog_terms query (TermsQueryBuilder) and installs the node's term-state cache
+ * (TermStateCache) at the size of {@code esqlog.terms.postings_cache_size} (bytes or a share
+ * of the heap, 1% by default, 0 turns it off): where each segment has or lacks each term a
+ * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
+ * The name is the one the former postings cache used, so a node configured for it keeps
+ * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports the
+ * receiving node's cache (TermsStatsHandler); its bytes are counted in the circuit breaker
+ * {@code esqlog_terms} (BreakerAccounting).
  */
-public final class TermsPlugin extends Plugin implements SearchPlugin {
+public final class TermsPlugin extends Plugin
+        implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
-        "esqlog.terms.postings_cache_size", "0b", Setting.Property.NodeScope);
+        TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
     public TermsPlugin(Settings settings) {
+        TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
+    }
+
+    /** The cache's breaker (BreakerAccounting), sized from the same setting. */
+    @Override
+    public BreakerSettings getCircuitBreaker(Settings settings) {
+        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+    }
+
+    @Override
+    public void setCircuitBreaker(CircuitBreaker breaker) {
+        TermStateCache.shared().account(new BreakerAccounting(breaker));
     }
 
     @Override
@@ -35,5 +59,13 @@ public final class TermsPlugin extends Plugin implements SearchPlugin {
     public List<QuerySpec<?>> getQueries() {
         return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
             TermsQueryBuilder::fromXContent));
+    }
+
+    @Override
+    public List<RestHandler> getRestHandlers(Settings settings, RestController controller,
+            ClusterSettings clusterSettings, IndexScopedSettings indexScopedSettings,
+            SettingsFilter settingsFilter, IndexNameExpressionResolver resolver,
+            Supplier<DiscoveryNodes> nodes) {
+        return List.of(new TermsStatsRoute());
     }
 }

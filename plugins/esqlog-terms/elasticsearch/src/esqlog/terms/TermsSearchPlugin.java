@@ -1,0 +1,57 @@
+package esqlog.terms;
+
+import java.util.List;
+
+import org.elasticsearch.common.settings.Setting;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.common.unit.ByteSizeValue;
+import org.elasticsearch.plugins.ActionPlugin;
+import org.elasticsearch.plugins.CircuitBreakerPlugin;
+import org.elasticsearch.indices.breaker.BreakerSettings;
+import org.elasticsearch.common.breaker.CircuitBreaker;
+import org.elasticsearch.plugins.Plugin;
+import org.elasticsearch.plugins.SearchPlugin;
+
+/**
+ * Registers the esqlog_terms query (TermsQueryBuilder) and installs the node's term-state cache
+ * (TermStateCache) at the size of {@code esqlog.terms.postings_cache_size} (bytes or a share
+ * of the heap, 1% by default, 0 turns it off): where each segment has or lacks each term a
+ * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
+ * The name is the one the former postings cache used, so a node configured for it keeps
+ * starting and now sizes this bounded cache. The node's plugin class, TermsPlugin, adds
+ * {@code GET /_esqlog/terms/stats} (TermsStatsHandler): ActionPlugin.getRestHandlers changed
+ * its parameters between releases, so TermsPlugin is the one class compiled per release
+ * range (elasticsearch-8.11/, elasticsearch-8.13/). The cache's bytes are counted in the
+ * circuit breaker {@code esqlog_terms} (BreakerAccounting).
+ */
+abstract class TermsSearchPlugin extends Plugin
+        implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
+    static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
+        TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
+
+    TermsSearchPlugin(Settings settings) {
+        TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
+    }
+
+    /** The cache's breaker (BreakerAccounting), sized from the same setting. */
+    @Override
+    public BreakerSettings getCircuitBreaker(Settings settings) {
+        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+    }
+
+    @Override
+    public void setCircuitBreaker(CircuitBreaker breaker) {
+        TermStateCache.shared().account(new BreakerAccounting(breaker));
+    }
+
+    @Override
+    public List<Setting<?>> getSettings() {
+        return List.of(POSTINGS_CACHE_SIZE);
+    }
+
+    @Override
+    public List<QuerySpec<?>> getQueries() {
+        return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
+            TermsQueryBuilder::fromXContent));
+    }
+}

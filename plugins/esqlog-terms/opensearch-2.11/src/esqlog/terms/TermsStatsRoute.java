@@ -1,0 +1,12 @@
+package esqlog.terms;
+
+import org.opensearch.rest.RestRequest;
+import org.opensearch.client.node.NodeClient;
+
+/** TermsStatsHandler on OpenSearch 2.11 to 2.x, where NodeClient lives in org.opensearch.client.node. */
+final class TermsStatsRoute extends TermsStatsHandler {
+    @Override
+    protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) {
+        return answer();
+    }
+}
