@@ -1,6 +1,6 @@
 """Latency of the identifiers mode next to the native match query, side by side in one run.
 
-    python scripts/bench/identifiers_latency.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.identifiers_latency --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard --calibration results/go.identifiers.json \
         --queries data/corpora/go/queries.jsonl --n 300 --variants 'default;b=1000,smd=1'
 
@@ -29,21 +29,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from identifiers import boost_query, parse_variant, rescored
-from latency import percentile
-
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.statistics.vocabulary import load_vocabulary
+from scripts.bench.harness import add_url, percentile
+from scripts.bench.identifiers import boost_query, parse_variant, rescored
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--index", required=True)
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)

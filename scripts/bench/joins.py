@@ -1,7 +1,7 @@
 """Identifier joins, measured: native, q-log, q-log + joins (several w), and the
 identifier-aware reindex (native and q-log), per corpus, on a real engine.
 
-    python scripts/bench/joins.py --corpora go,java,python,ruby,man --weights 0.25,0.5,0.75
+    python -m scripts.bench.joins --corpora go,java,python,ruby,man --weights 0.25,0.5,0.75
 
 Needs the indices that scripts/bench/quality.py builds (esqlog-bench-<corpus>-full-standard
 and -code). q is the calibrated q of each index (default predictor). Prints NDCG@10 and
@@ -17,15 +17,15 @@ import sys
 from pathlib import Path
 
 from esqlog.calibration.calibrate import calibrate
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, msearch_run, native_query, resolve_all, sweep
+from scripts.bench.harness import add_url, engine_at
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpora", default="go,java,python,ruby,man")
     parser.add_argument("--weights", default="0.25,0.5,0.75")
@@ -33,7 +33,7 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--out", type=Path, default=Path("results/joins.jsonl"))
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=300))
+    engine = engine_at(args.url, timeout=300)
     weights = [float(w) for w in args.weights.split(",")]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for corpus in args.corpora.split(","):
