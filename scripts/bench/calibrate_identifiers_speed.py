@@ -4,8 +4,9 @@
         --index esqlog-bench-go-full-standard --rounds 2
 
 Runs both back to back on the same index, alternating (``rounds`` pairs), and prints each
-pair's seconds and ratio (the issue-11 floor: identifiers <= 1.5x vocabulary), split into
-time inside engine requests and time in esqlog (parsing, the per-document hook, the build).
+pair's seconds and ratio (the floor set for the mode: identifiers <= 1.5x vocabulary),
+split into time inside engine requests and time in esqlog (parsing, the per-document hook,
+the build).
 """
 
 from __future__ import annotations
