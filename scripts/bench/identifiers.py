@@ -38,7 +38,7 @@ from esqlog.scoring.qlog import boost_weights
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from scripts.bench import quality
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, append_jsonl, engine_at
 
 
 def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
@@ -296,8 +296,7 @@ def main() -> int:
                     print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
                 continue
             for row in run_one(engine, args, corpus, size):
-                with args.out.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(row) + "\n")
+                append_jsonl(args.out, row)
     return 0
 
 

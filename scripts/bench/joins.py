@@ -12,7 +12,6 @@ gap between q-log on the standard index and the identifier-aware index the joins
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from esqlog.calibration.calibrate import calibrate
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, msearch_run, native_query, resolve_all, sweep
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, append_jsonl, engine_at
 
 
 def main() -> int:
@@ -72,8 +71,7 @@ def main() -> int:
                   f"{means['code native']['NDCG@10']:.4f} "
                   f"q-log {means['code q-log']['NDCG@10']:.4f}; "
                   + (f"gap closed {closed / gap:.0%}" if gap > 0 else "no gap"), flush=True)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
     return 0
 
 

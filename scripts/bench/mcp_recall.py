@@ -47,7 +47,7 @@ from typing import Any
 
 from esqlog.agent.tokens import default_counter
 from scripts.bench.budget_recall import bootstrap_interval
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, append_jsonl, engine_at
 from scripts.bench.token_recall import ensure_corpus
 
 BUDGETS = (1_000, 2_000, 4_000, 8_000, 16_000)
@@ -227,10 +227,9 @@ def main() -> int:
             rows = [done[(args.label, style, system, q[0])] for q in picked]
             summary[system] = summarize(rows, args.resamples)
         report(summary)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"corpus": args.corpus, "index": index, "style": style,
-                                     "label": args.label, "n_queries": len(picked),
-                                     "tokenizer": COUNTER.name, "systems": summary}) + "\n")
+        append_jsonl(args.out, {"corpus": args.corpus, "index": index, "style": style,
+                                "label": args.label, "n_queries": len(picked),
+                                "tokenizer": COUNTER.name, "systems": summary})
     return 0
 
 

@@ -14,7 +14,6 @@ per experiment is appended to --out.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -28,7 +27,7 @@ from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from esqlog.scoring.qlog import PREDICTORS, CorpusFeatures
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, append_jsonl, engine_at
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -135,8 +134,7 @@ def main() -> int:
             for analyzer in args.analyzers.split(","):
                 for row in run_one(engine, corpus, size, analyzer, args.data, args.seed,
                                    args.max_queries, args.styles.split(",")):
-                    with args.out.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(row) + "\n")
+                    append_jsonl(args.out, row)
     return 0
 
 

@@ -49,7 +49,7 @@ from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url, engine_at, percentile
+from scripts.bench.harness import add_url, append_jsonl, engine_at, percentile
 
 HERE = Path(__file__).resolve().parent
 ESQLOG = Path(sys.executable).with_name("esqlog")
@@ -339,8 +339,7 @@ def main() -> int:
     for size in [int(s) for s in args.sizes.split(",")]:
         row = measure(args, engine, client, rank, queries, size)
         rows.append(row)
-        with args.out.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
         table(rows)
     return 0
 

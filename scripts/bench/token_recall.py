@@ -49,7 +49,7 @@ from scripts.bench.budget_recall import (
     search_chunks,
     summarize,
 )
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, append_jsonl, engine_at
 
 #: the paper's agent-side figure (CSN Go, 8K tokens): BM25 and q-log
 PAPER_8K = {"native BM25": 0.481, "q-log": 0.688}
@@ -186,9 +186,7 @@ def evaluate(engine: Engine, args: argparse.Namespace, dataset: str, index: str,
         row = {"dataset": dataset, "index": index, "docs": docs, "queries": style,
                "n_queries": len(picked), "limit": args.limit, "q": calibration.q,
                "tokenizer": default_counter().name, "systems": summary}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
         if args.per_query:
             with args.per_query.open("a", encoding="utf-8") as handle:
                 for name, rows in outcomes.items():
