@@ -19,13 +19,12 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url, raw_client
+from scripts.bench.harness import add_corpus_args, add_url, raw_client
 
 
 def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -47,9 +46,7 @@ def main() -> int:
     add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--skip", type=int, default=600)
     args = parser.parse_args()

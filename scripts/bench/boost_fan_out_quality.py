@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url, raw_client
+from scripts.bench.harness import add_corpus_args, add_out, add_url, raw_client
 
 
 def main() -> int:
@@ -37,12 +36,10 @@ def main() -> int:
     add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--depth", type=int, default=100)
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
     client = raw_client(args.url, args.engine)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from scripts.bench.harness import add_url
+from scripts.bench.harness import add_out, add_url
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 VOLATILE = ("created_at", "sha256", "vocabulary_sha256")  # time of writing, and hashes of it
@@ -137,7 +137,7 @@ def main() -> int:
     ap.add_argument("--concurrent", action="store_true",
                     help="start the runs at once (each sees the others' load: a fair ratio "
                          "when the sequential runs would not fit the time)")
-    ap.add_argument("--out", type=Path, default=Path("results/calibrate_memory.jsonl"))
+    add_out(ap, "results/calibrate_memory.jsonl")
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[2]
     runs: list[dict[str, Any]] = []

@@ -15,14 +15,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.steps import Request
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_out, add_url, engine_at
 
 
 class TimedEngine(Engine):
@@ -61,7 +60,7 @@ def main() -> int:
     parser.add_argument("--index", required=True)
     parser.add_argument("--field", default="body")
     parser.add_argument("--seeds", default="1,2,3")
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
     base = engine_at(args.url, timeout=300)
     engine = TimedEngine(base.client)

@@ -38,7 +38,7 @@ from esqlog.scoring.qlog import boost_weights
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from scripts.bench import quality
-from scripts.bench.harness import add_url, append_jsonl, engine_at
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 
 def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
@@ -281,7 +281,7 @@ def main() -> int:
     parser.add_argument("--time-calibrate", action="store_true",
                         help="Also time calibrate --vocabulary alone, for the ratio.")
     parser.add_argument("--index-only", action="store_true")
-    parser.add_argument("--out", type=Path, default=Path("results/identifiers.jsonl"))
+    add_out(parser, "results/identifiers.jsonl")
     args = parser.parse_args()
     engine = engine_at(args.url, timeout=600)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,13 +20,12 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url
+from scripts.bench.harness import add_corpus_args, add_url
 from scripts.bench.identifiers import parse_variant
 
 
@@ -39,9 +38,7 @@ def _took(response: Any) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--variant", default="eq=plugin")
     parser.add_argument("--n", type=int, default=300)
     args = parser.parse_args()

@@ -26,7 +26,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
@@ -35,16 +34,14 @@ from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.statistics.vocabulary import load_vocabulary
-from scripts.bench.harness import add_url, percentile
+from scripts.bench.harness import add_corpus_args, add_out, add_url, percentile
 from scripts.bench.identifiers import boost_query, parse_variant, rescored
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
                         default=["default", "b=300,smd=0.01,common=own,q=pred"],
@@ -58,7 +55,7 @@ def main() -> int:
                         "earlier searches filled the engine's caches (the esqlog-terms "
                         "plugin's postings cache among them).")
     parser.add_argument("--size", type=int, default=10)
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
     from opensearchpy import OpenSearch

@@ -19,7 +19,7 @@ from esqlog.calibration.calibrate import calibrate
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, msearch_run, native_query, resolve_all, sweep
-from scripts.bench.harness import add_url, append_jsonl, engine_at
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 
 def main() -> int:
@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--weights", default="0.25,0.5,0.75")
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--out", type=Path, default=Path("results/joins.jsonl"))
+    add_out(parser, "results/joins.jsonl")
     args = parser.parse_args()
     engine = engine_at(args.url, timeout=300)
     weights = [float(w) for w in args.weights.split(",")]

@@ -26,12 +26,11 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url, percentile, raw_client
+from scripts.bench.harness import add_corpus_args, add_out, add_url, percentile, raw_client
 
 #: the plain match with dfs_query_then_fetch (what the wrapper's dfs costs the engine)
 NATIVE_DFS = "native-dfs"
@@ -42,9 +41,7 @@ def main() -> int:
     add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--modes", default="boost,script,script-all,rerank,boost+joins,"
                         "rerank-client,boost-live,rerank-live,boost+joins-live")
@@ -53,7 +50,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--warm", type=int, default=1000,
                         help="Other queries run first to warm the term-statistics cache.")
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
     client = raw_client(args.url, args.engine)

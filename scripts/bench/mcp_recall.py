@@ -47,7 +47,7 @@ from typing import Any
 
 from esqlog.agent.tokens import default_counter
 from scripts.bench.budget_recall import bootstrap_interval
-from scripts.bench.harness import add_url, append_jsonl, engine_at
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 from scripts.bench.token_recall import ensure_corpus
 
 BUDGETS = (1_000, 2_000, 4_000, 8_000, 16_000)
@@ -193,7 +193,7 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--work", type=Path, default=Path("results/recall"))
     parser.add_argument("--per-query", type=Path, default=Path("results/recall/mcp.jsonl"))
-    parser.add_argument("--out", type=Path, default=Path("docs/data/mcp_recall.jsonl"))
+    add_out(parser, "docs/data/mcp_recall.jsonl")
     parser.add_argument("--label", default="", help="Stored with every line (e.g. a commit).")
     args = parser.parse_args()
     engine = engine_at(args.url, timeout=600)

@@ -27,7 +27,7 @@ from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from esqlog.scoring.qlog import PREDICTORS, CorpusFeatures
-from scripts.bench.harness import add_url, append_jsonl, engine_at
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -125,7 +125,7 @@ def main() -> int:
     parser.add_argument("--max-queries", type=int, default=None,
                         help="Use at most this many queries per query set (file order).")
     parser.add_argument("--styles", default="names,no-names")
-    parser.add_argument("--out", type=Path, default=Path("results/quality.jsonl"))
+    add_out(parser, "results/quality.jsonl")
     args = parser.parse_args()
     engine = engine_at(args.url, timeout=300)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
-from scripts.bench.harness import add_url, append_jsonl, engine_at, percentile
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at, percentile
 
 HERE = Path(__file__).resolve().parent
 ESQLOG = Path(sys.executable).with_name("esqlog")
@@ -315,7 +315,7 @@ def main() -> int:
                     help=f"the modes timed and judged beside native (also {PLUGIN}: the "
                          "identifiers mode through the esqlog-terms plugin)")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))
+    add_out(ap, "results/scale.jsonl")
     ap.add_argument("--work", type=Path, default=Path("results/scale"))
     ap.add_argument("--report", action="store_true",
                     help="only print the table of --out (last line per size), measure nothing")

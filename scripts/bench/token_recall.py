@@ -49,7 +49,7 @@ from scripts.bench.budget_recall import (
     search_chunks,
     summarize,
 )
-from scripts.bench.harness import add_url, append_jsonl, engine_at
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 #: the paper's agent-side figure (CSN Go, 8K tokens): BM25 and q-log
 PAPER_8K = {"native BM25": 0.481, "q-log": 0.688}
@@ -219,7 +219,7 @@ def main() -> int:
                         help="Hits asked per search (search_code's limit; 200 is its maximum).")
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--out", type=Path, default=Path("docs/data/token_recall.jsonl"))
+    add_out(parser, "docs/data/token_recall.jsonl")
     parser.add_argument("--work", type=Path, default=Path("results/recall"),
                         help="Where corpus calibrations (and their snapshots) are kept.")
     parser.add_argument("--per-query", type=Path, help="Also write per-query outcomes here.")
