@@ -2,7 +2,7 @@
 
 Two shapes, one rule. ``detail="list"`` (the default) gives each hit as a few lines an
 agent can act on (``path:start-end symbol``, the first code line, the doc's first line:
-~40 tokens); ``detail="code"`` gives whole chunks (what esqlog.agent.budget_recall
+~40 tokens); ``detail="code"`` gives whole chunks (what scripts/bench/budget_recall.py
 scores). Either way the text the agent receives is counted again with the same
 tokenizer at the end and trimmed from the end until it fits: BPE counts of joined texts
 are not exactly additive, and a budget the answer can exceed is no budget.

@@ -1,6 +1,6 @@
 """Names as agents write them: where search_code lists the definition a name query names.
 
-    python scripts/bench/agent_names.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.agent_names --url http://127.0.0.1:19200 \
         --repo httpx=/tmp/an/encode+httpx --repo gin=/tmp/an/gin-gonic+gin
 
 Each repository (a checkout: encode/httpx and gin-gonic/gin, the queries below) is indexed
@@ -28,9 +28,9 @@ from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
 from esqlog.cli import main as cli
 from esqlog.cli.query import load_for_field
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
+from scripts.bench.harness import add_url, engine_at
 
 #: repository -> [(query, the definition's symbol as esqlog index names it, or None)]
 QUERIES = {
@@ -53,10 +53,10 @@ def rank(listing: str, symbol: str) -> int | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=PATH")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url))
+    engine = engine_at(args.url)
     counter = default_counter()
     print(f"{'query':44} {'mode':11} {'rank':>4} {'tokens':>6}  note")
     for spec in args.repo:

@@ -1,6 +1,6 @@
 """Where boost mode's fan-out spends its time: the engine alone, against the one dfs search.
 
-    python scripts/bench/boost_fan_out_engine.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.boost_fan_out_engine --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard-3s \
         --calibration results/go-3s.calibration.json \
         --queries data/corpora/go/queries.jsonl --n 300
@@ -19,15 +19,12 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import bench_client
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_corpus_args, add_url, raw_client
 
 
 def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -46,22 +43,20 @@ def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--skip", type=int, default=600)
     args = parser.parse_args()
 
-    client = bench_client(args.url, args.engine)
+    client = raw_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
     texts = texts[args.skip: args.skip + args.n]
-    spied = {"fanout": bench_client(args.url, args.engine),
-             "dfs": bench_client(args.url, args.engine)}
+    spied = {"fanout": raw_client(args.url, args.engine),
+             "dfs": raw_client(args.url, args.engine)}
     recorders = {name: recording(c) for name, c in spied.items()}
     wrapped = {"fanout": wrap(spied["fanout"], cal, boost_shards="fan_out"),
                "dfs": wrap(spied["dfs"], cal, boost_shards="dfs")}

@@ -1,6 +1,6 @@
 """NDCG@10 of boost mode sent one request per shard against today's dfs boost search.
 
-    python scripts/bench/boost_fan_out_quality.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.boost_fan_out_quality --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard-3s \
         --calibration results/go-3s.calibration.json \
         --queries data/corpora/go/queries.jsonl --n 500
@@ -22,32 +22,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import bench_client
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_corpus_args, add_out, add_url, raw_client
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--depth", type=int, default=100)
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
-    client = bench_client(args.url, args.engine)
+    client = raw_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     first: dict[str, Any] = {}
     for q in load_queries(args.queries):

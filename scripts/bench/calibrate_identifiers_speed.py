@@ -1,11 +1,12 @@
 """Calibrate time of ``--vocabulary`` alone vs ``--vocabulary --identifiers``, side by side.
 
-    python scripts/bench/calibrate_identifiers_speed.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.calibrate_identifiers_speed --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard --rounds 2
 
 Runs both back to back on the same index, alternating (``rounds`` pairs), and prints each
-pair's seconds and ratio (the issue-11 floor: identifiers <= 1.5x vocabulary), split into
-time inside engine requests and time in esqlog (parsing, the per-document hook, the build).
+pair's seconds and ratio (the floor set for the mode: identifiers <= 1.5x vocabulary),
+split into time inside engine requests and time in esqlog (parsing, the per-document hook,
+the build).
 """
 
 from __future__ import annotations
@@ -14,18 +15,14 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from calibrate_speed import TimedEngine  # the same request timer, one definition
-
 from esqlog.calibration.calibrate import calibrate_with_vocabulary
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.identifiers.calibrate import calibrate_identifiers
+from scripts.bench.calibrate_speed import TimedEngine  # the same request timer, one definition
+from scripts.bench.harness import add_url, engine_at
 
 ENGINE_PID: int | None = None
 
@@ -52,7 +49,7 @@ def timed(engine: TimedEngine, run: Any) -> tuple[float, float, float, float, An
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--index", default="esqlog-bench-go-full-standard")
     parser.add_argument("--field", default="body")
     parser.add_argument("--rounds", type=int, default=2)
@@ -61,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     global ENGINE_PID
     ENGINE_PID = args.engine_pid
-    base = connect(ConnectionSettings(args.url, timeout=600))
+    base = engine_at(args.url, timeout=600)
     engine = TimedEngine(base.client)
     ratios = []
     for r in range(args.rounds):

@@ -1,6 +1,6 @@
 """Time, peak memory and files of ``calibrate --vocabulary --identifiers``, old vs new.
 
-    python scripts/bench/calibrate_memory.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.calibrate_memory --url http://127.0.0.1:19200 \
         --index esqlog-scale-100000 --old /tmp/esqlog-old --out docs/data/calibrate_memory.jsonl
 
 Runs, on one index, each as a fresh ``python -m esqlog.cli calibrate`` process:
@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from scripts.bench.harness import add_out, add_url
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 VOLATILE = ("created_at", "sha256", "vocabulary_sha256")  # time of writing, and hashes of it
@@ -125,7 +127,7 @@ def calibrate(label: str, tree: Path, args: argparse.Namespace, extra: list[str]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(ap)
     ap.add_argument("--index", required=True)
     ap.add_argument("--field", default="body")
     ap.add_argument("--old", type=Path, default=None, help="checkout of the old implementation")
@@ -135,7 +137,7 @@ def main() -> int:
     ap.add_argument("--concurrent", action="store_true",
                     help="start the runs at once (each sees the others' load: a fair ratio "
                          "when the sequential runs would not fit the time)")
-    ap.add_argument("--out", type=Path, default=Path("results/calibrate_memory.jsonl"))
+    add_out(ap, "results/calibrate_memory.jsonl")
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[2]
     runs: list[dict[str, Any]] = []

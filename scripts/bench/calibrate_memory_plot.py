@@ -1,6 +1,6 @@
 """Plot calibrate_memory.py's runs: peak RSS and time against the documents indexed.
 
-    python scripts/bench/calibrate_memory_plot.py docs/data/calibrate_memory.jsonl \
+    python -m scripts.bench.calibrate_memory_plot docs/data/calibrate_memory.jsonl \
         docs/plots/calibrate-memory.png
 
 Two panels, one idea each: peak memory of the process tree (left), wall time (right), for
@@ -13,8 +13,8 @@ a small ``--memory-limit``. Log-log; the documents come from the index name
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,4 +69,8 @@ def main(source: str, target: str) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(*sys.argv[1:3]))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", help="calibrate_memory.py's JSONL")
+    parser.add_argument("target", help="the PNG to write")
+    args = parser.parse_args()
+    raise SystemExit(main(args.source, args.target))

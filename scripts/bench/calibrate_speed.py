@@ -1,6 +1,6 @@
 """Calibrate timings on a real index: sampled vs exact h_tok, and where the time goes.
 
-    python scripts/bench/calibrate_speed.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.calibrate_speed --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard
 
 Runs the sampled calibrate (default settings, several seeds), the exact one and the one that
@@ -15,14 +15,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request
+from scripts.bench.harness import add_out, add_url, engine_at
 
 
 class TimedEngine(Engine):
@@ -57,13 +56,13 @@ def timed(engine: TimedEngine, vocabulary: bool = False, **kwargs: Any) -> dict[
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--index", required=True)
     parser.add_argument("--field", default="body")
     parser.add_argument("--seeds", default="1,2,3")
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
-    base = connect(ConnectionSettings(args.url, timeout=300))
+    base = engine_at(args.url, timeout=300)
     engine = TimedEngine(base.client)
     exact = timed(engine, index=args.index, field_name=args.field, exact=True)
     rate = exact["docs"] / exact["seconds"]

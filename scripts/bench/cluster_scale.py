@@ -1,6 +1,6 @@
 """Calibrate's scan, sequential vs parallel, and the snapshot's cost, at several index sizes.
 
-    python scripts/bench/cluster_scale.py \
+    python -m scripts.bench.cluster_scale \
         --url http://127.0.0.1:19370,http://127.0.0.1:19371,http://127.0.0.1:19372 \
         --sizes 10000,100000,0 --parallel 1,3,6
 
@@ -36,6 +36,7 @@ from esqlog.engine.paths import api_path, index_path
 from esqlog.engine.scratch import create_scratch, scratch_state
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import read_jsonl
+from scripts.bench.harness import add_url
 
 CORPORA = Path("/work/data/corpora")
 LOAD_CHILD = """
@@ -151,7 +152,7 @@ def snapshot_costs(record: Any, vocab: Any) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", required=True, help="comma-separated node URLs")
+    add_url(parser, required=True, help="comma-separated node URLs")
     parser.add_argument("--sizes", default="10000,100000,0")
     parser.add_argument("--parallel", default="1,3,6")
     parser.add_argument("--corpora", default="go,java,python,ruby")

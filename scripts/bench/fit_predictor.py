@@ -1,6 +1,6 @@
 """Fit a label-free q predictor q = a - b * h_tok on the q sweeps of scripts/bench/quality.py.
 
-    python scripts/bench/fit_predictor.py results/quality-*.jsonl
+    python -m scripts.bench.fit_predictor results/quality-*.jsonl
 
 Labels are used here, once, offline, to choose two numbers; at calibration time the
 predictor sees only h_tok. The fit minimises the mean NDCG@10 regret (best q of the sweep
@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from report import at, curve, load
+from scripts.bench.report import at, curve, load
 
 A_GRID = np.round(np.arange(0.50, 1.2001, 0.01), 2)
 B_GRID = np.round(np.arange(0.0, 8.0001, 0.05), 2)

@@ -1,7 +1,7 @@
 """knn + query (hybrid search) through the wrapper on a multi-shard Elasticsearch index:
 how close its ranking is to the exact global one, and what per-shard statistics would cost.
 
-    python scripts/bench/hybrid_dfs.py --url http://127.0.0.1:19331 --docs 20000 --queries 200
+    python -m scripts.bench.hybrid_dfs --url http://127.0.0.1:19331 --docs 20000 --queries 200
 
 Elasticsearch refuses ``search_type`` beside a top-level ``knn`` and runs such searches as
 ``dfs_query_then_fetch`` itself, so the wrapper sends no ``search_type`` there. This script
@@ -30,12 +30,12 @@ import numpy as np
 
 from esqlog.calibration.calibrate import calibrate
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.scratch import create_scratch, delete_scratch
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import load_queries, read_jsonl
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_url, engine_at
 
 DIMS = 16
 TOP = 10
@@ -108,13 +108,13 @@ def _hybrid_sum(wrapped: Any, index: str, query: dict[str, Any], knn: dict[str, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19201")
+    add_url(parser, "http://127.0.0.1:19201")
     parser.add_argument("--data", type=Path, default=Path("/work/data/corpora/go"))
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shards", type=int, default=3)
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=300))
+    engine = engine_at(args.url, timeout=300)
     if engine.flavor != "elasticsearch":
         print("top-level knn is Elasticsearch's: pass an Elasticsearch URL", file=sys.stderr)
         return 2

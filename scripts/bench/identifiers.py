@@ -1,6 +1,6 @@
 """Quality of the identifiers mode through a real engine, against the code-analyzer reindex.
 
-    python scripts/bench/identifiers.py --url http://127.0.0.1:19200 --corpora go,java \
+    python -m scripts.bench.identifiers --url http://127.0.0.1:19200 --corpora go,java \
         --sizes 30000,full --out results/identifiers.jsonl
 
 Per corpus and size (scripts/bench/quality.py's subsets and scratch indices, reused when
@@ -25,12 +25,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import quality
-
 from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.evaluation.metrics import paired_bootstrap, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from esqlog.identifiers.calibrate import calibrate_identifiers
@@ -41,6 +37,8 @@ from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.qlog import boost_weights
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
+from scripts.bench import quality
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 
 def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str, Any]:
@@ -255,7 +253,7 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpora", default="go,java,python,ruby,man")
     parser.add_argument("--sizes", default="30000,full")
@@ -283,9 +281,9 @@ def main() -> int:
     parser.add_argument("--time-calibrate", action="store_true",
                         help="Also time calibrate --vocabulary alone, for the ratio.")
     parser.add_argument("--index-only", action="store_true")
-    parser.add_argument("--out", type=Path, default=Path("results/identifiers.jsonl"))
+    add_out(parser, "results/identifiers.jsonl")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=600))
+    engine = engine_at(args.url, timeout=600)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for corpus in args.corpora.split(","):
         for size in args.sizes.split(","):
@@ -298,8 +296,7 @@ def main() -> int:
                     print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
                 continue
             for row in run_one(engine, args, corpus, size):
-                with args.out.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(row) + "\n")
+                append_jsonl(args.out, row)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Where the identifiers mode's time goes: Python before the request, the wire, the engine.
 
-    python scripts/bench/identifiers_breakdown.py --index esqlog-bench-go-full-standard \
+    python -m scripts.bench.identifiers_breakdown --index esqlog-bench-go-full-standard \
         --calibration results/go.json --queries data/corpora/go/queries.jsonl \
         --variant eq=plugin --n 300
 
@@ -20,15 +20,13 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from identifiers import parse_variant
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_corpus_args, add_url
+from scripts.bench.identifiers import parse_variant
 
 
 def _took(response: Any) -> float:
@@ -39,10 +37,8 @@ def _took(response: Any) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_url(parser)
+    add_corpus_args(parser)
     parser.add_argument("--variant", default="eq=plugin")
     parser.add_argument("--n", type=int, default=300)
     args = parser.parse_args()

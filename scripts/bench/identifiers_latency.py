@@ -1,6 +1,6 @@
 """Latency of the identifiers mode next to the native match query, side by side in one run.
 
-    python scripts/bench/identifiers_latency.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.identifiers_latency --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard --calibration results/go.identifiers.json \
         --queries data/corpora/go/queries.jsonl --n 300 --variants 'default;b=1000,smd=1'
 
@@ -26,12 +26,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from identifiers import boost_query, parse_variant, rescored
-from latency import percentile
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
@@ -39,14 +34,14 @@ from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.statistics.vocabulary import load_vocabulary
+from scripts.bench.harness import add_corpus_args, add_out, add_url, percentile
+from scripts.bench.identifiers import boost_query, parse_variant, rescored
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_url(parser)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
                         default=["default", "b=300,smd=0.01,common=own,q=pred"],
@@ -60,7 +55,7 @@ def main() -> int:
                         "earlier searches filled the engine's caches (the esqlog-terms "
                         "plugin's postings cache among them).")
     parser.add_argument("--size", type=int, default=10)
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
     from opensearchpy import OpenSearch

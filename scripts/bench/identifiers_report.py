@@ -1,6 +1,6 @@
 """Markdown tables of scripts/bench/identifiers.py results (docs/benchmarks/identifiers.md).
 
-    python scripts/bench/identifiers_report.py results/identifiers.jsonl
+    python -m scripts.bench.identifiers_report results/identifiers.jsonl
 
 Columns: the baselines, then every identifiers variant the runs hold (in first-seen order),
 then each variant's paired difference against the code reindex (native).
@@ -8,9 +8,11 @@ then each variant's paired difference against the code reindex (native).
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
 from pathlib import Path
+
+from scripts.bench.harness import read_rows
 
 BASELINES = ["standard native", "standard q-log", "code native", "code q-log"]
 
@@ -28,9 +30,9 @@ def delta(entry: dict[str, list[float]] | None) -> str:
 
 
 def main() -> int:
-    rows = [json.loads(line) for path in sys.argv[1:]
-            for line in Path(path).read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="*", type=Path, help="identifiers.py's JSONL files")
+    rows = read_rows(*parser.parse_args().results)
     variants = list(dict.fromkeys(name for r in rows for name in r["systems"]
                                   if name not in BASELINES))
     columns = BASELINES + variants

@@ -2,7 +2,7 @@
 
 The figure of docs/benchmarks/identifiers.md.
 
-    python scripts/bench/identifiers_shards_plot.py docs/data/identifiers-1shard.jsonl \
+    python -m scripts.bench.identifiers_shards_plot docs/data/identifiers-1shard.jsonl \
         docs/data/identifiers-3shards.jsonl docs/plots/identifiers-shards.png
 
 Small multiples, one panel per corpus and size present in both files; in each panel the two
@@ -14,6 +14,7 @@ default, and that the current one keeps its 1-shard quality.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -39,7 +40,12 @@ def main() -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    one, three, out = rows_of(Path(sys.argv[1])), rows_of(Path(sys.argv[2])), Path(sys.argv[3])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("one_shard", type=Path, help="identifiers.py's JSONL, 1 shard")
+    parser.add_argument("three_shards", type=Path, help="the same with 3 shards")
+    parser.add_argument("out", type=Path, help="the PNG to write")
+    args = parser.parse_args()
+    one, three, out = rows_of(args.one_shard), rows_of(args.three_shards), args.out
     panels = list(dict.fromkeys((c, s) for c, s, _ in three if (c, s, "names") in one))
     cols = min(4, len(panels))
     rows = -(-len(panels) // cols)

@@ -3,7 +3,7 @@ edited, the rerun's wall time, and the rank at which ``search_code`` (the MCP to
 code path, default arguments, the mode ``esqlog mcp --mode auto`` picks) lists the new and
 the renamed function when asked for their exact names.
 
-    python scripts/bench/index_fresh.py --url http://127.0.0.1:19200 \\
+    python -m scripts.bench.index_fresh --url http://127.0.0.1:19200 \\
         [--path /usr/share/go-1.19/src] [--file net/http/transport.go] [--repeat 3]
 
 Copies PATH to a temp folder (default: the Go 1.19 tree Debian ships in golang-1.19-src,
@@ -29,9 +29,9 @@ from pathlib import Path
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import load_calibration
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.identifiers.calibrate import auto_mode
 from esqlog.indexing.target import delete_indexed
+from scripts.bench.harness import add_url, engine_at
 
 FUNC = re.compile(r"^func (?:\([^)]*\) )?([A-Za-z_]\w*)\(", re.M)
 NEW_NAMES = [("dialConnWithProxyBackoff", "reticulateIdleConnPool"),
@@ -71,7 +71,7 @@ def rank_of(url: str, index: str, calibration: Path, name: str, path: str) -> in
     listing for the query ``name`` (0 when it is not listed)."""
     record = load_calibration(calibration)
     mode = auto_mode(record)[0]
-    engine = connect(ConnectionSettings(url=url))
+    engine = engine_at(url)
     search = CodeSearch(engine, record, index, record.field, default_counter(), url, mode=mode)
     entries = [line for line in search.search(name).splitlines() if re.match(r"^\d+\. ", line)]
     for position, entry in enumerate(entries, start=1):
@@ -84,7 +84,7 @@ def rank_of(url: str, index: str, calibration: Path, name: str, path: str) -> in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", required=True)
+    add_url(parser, required=True)
     parser.add_argument("--path", default="/usr/share/go-1.19/src")
     parser.add_argument("--file", default="net/http/transport.go")
     parser.add_argument("--index", default="esqlog-bench-fresh-go")
@@ -94,7 +94,7 @@ def main() -> None:
     tree, calibration = work / "src", work / "cal" / "code.qlog.json"
     shutil.copytree(args.path, tree, symlinks=True)
     files = sum(1 for p in tree.rglob("*") if p.is_file())
-    engine = connect(ConnectionSettings(url=args.url))
+    engine = engine_at(args.url)
     delete_indexed(engine, args.index)
     try:
         _, line = index_once(args.url, tree, args.index, calibration)

@@ -1,6 +1,6 @@
 """Peak memory of ``esqlog index`` on one large real source file, against another checkout.
 
-    python scripts/bench/index_memory.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.index_memory --url http://127.0.0.1:19200 \
         [--sizes 1,10] [--against /work/main]
 
 For each size (MB) one file is made of real code: the Python standard library's own
@@ -23,6 +23,8 @@ import sysconfig
 import tempfile
 import uuid
 from pathlib import Path
+
+from scripts.bench.harness import add_url, engine_at
 
 HERE = Path(__file__).resolve().parents[2]
 _RUN = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
@@ -66,15 +68,14 @@ def peak_mb(tree: Path, repo: Path, url: str, size: int) -> float:
 
 
 def _delete(index: str, url: str) -> None:
-    from esqlog.engine.connection import ConnectionSettings, connect
     from esqlog.indexing.target import delete_indexed
 
-    delete_indexed(connect(ConnectionSettings(url)), index)
+    delete_indexed(engine_at(url), index)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--url", required=True)
+    add_url(parser, required=True)
     parser.add_argument("--sizes", default="1,10", help="file sizes in MB, comma-separated")
     parser.add_argument("--against", type=Path, default=None,
                         help="another checkout to measure beside this one")

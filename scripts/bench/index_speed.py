@@ -1,6 +1,6 @@
 """esqlog index on a real repository: files/s, chunks, index size, total time.
 
-    python scripts/bench/index_speed.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.index_speed --url http://127.0.0.1:19200 \
         [--path /usr/share/go-1.19/src] [--index esqlog-bench-index-go] [--modify 70]
 
 Copies PATH to a temp folder (default: the Go 1.19 source tree Debian ships in
@@ -29,12 +29,12 @@ from typing import Any
 
 from esqlog.cli.index_cmd import run_index
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request
 from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import language_of
 from esqlog.indexing.target import delete_indexed
 from esqlog.indexing.walk import WalkOptions, WalkReport, list_files, read_files
+from scripts.bench.harness import add_url, engine_at
 
 
 def load() -> float:
@@ -92,13 +92,13 @@ def chunk_only(root: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", required=True)
+    add_url(parser, required=True)
     parser.add_argument("--path", default="/usr/share/go-1.19/src")
     parser.add_argument("--index", default="esqlog-bench-index-go")
     parser.add_argument("--modify", type=int, default=70, help="files changed before run 3")
     parser.add_argument("--json", help="also write every run's summary here")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=120))
+    engine = engine_at(args.url, timeout=120)
     print(f"engine {engine.label}, {os.cpu_count()} cores; source {args.path}", flush=True)
     with tempfile.TemporaryDirectory(prefix="esqlog-index-bench-") as tmp:
         root = Path(tmp) / "repo"

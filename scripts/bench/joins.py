@@ -1,7 +1,7 @@
 """Identifier joins, measured: native, q-log, q-log + joins (several w), and the
 identifier-aware reindex (native and q-log), per corpus, on a real engine.
 
-    python scripts/bench/joins.py --corpora go,java,python,ruby,man --weights 0.25,0.5,0.75
+    python -m scripts.bench.joins --corpora go,java,python,ruby,man --weights 0.25,0.5,0.75
 
 Needs the indices that scripts/bench/quality.py builds (esqlog-bench-<corpus>-full-standard
 and -code). q is the calibrated q of each index (default predictor). Prints NDCG@10 and
@@ -12,28 +12,27 @@ gap between q-log on the standard index and the identifier-aware index the joins
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from esqlog.calibration.calibrate import calibrate
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, msearch_run, native_query, resolve_all, sweep
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpora", default="go,java,python,ruby,man")
     parser.add_argument("--weights", default="0.25,0.5,0.75")
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--out", type=Path, default=Path("results/joins.jsonl"))
+    add_out(parser, "results/joins.jsonl")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=300))
+    engine = engine_at(args.url, timeout=300)
     weights = [float(w) for w in args.weights.split(",")]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for corpus in args.corpora.split(","):
@@ -72,8 +71,7 @@ def main() -> int:
                   f"{means['code native']['NDCG@10']:.4f} "
                   f"q-log {means['code q-log']['NDCG@10']:.4f}; "
                   + (f"gap closed {closed / gap:.0%}" if gap > 0 else "no gap"), flush=True)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
     return 0
 
 

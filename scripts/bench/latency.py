@@ -1,6 +1,6 @@
 """Latency of each esqlog mode relative to the native match query, side by side in one run.
 
-    python scripts/bench/latency.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.latency --url http://127.0.0.1:19200 \
         --index esqlog-bench-go-full-standard \
         --calibration results/go.calibration.json --queries data/corpora/go/queries.jsonl --n 250
 
@@ -26,43 +26,22 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
-from typing import Any
 
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_corpus_args, add_out, add_url, percentile, raw_client
 
 #: the plain match with dfs_query_then_fetch (what the wrapper's dfs costs the engine)
 NATIVE_DFS = "native-dfs"
 
 
-def bench_client(url: str, engine: str) -> Any:
-    """A client of the benchmarked engine (OpenSearch by default), long timeouts."""
-    if engine == "elasticsearch":
-        from elasticsearch import Elasticsearch
-
-        return Elasticsearch(url, request_timeout=60)
-    from opensearchpy import OpenSearch
-
-    return OpenSearch(hosts=[url], timeout=60)
-
-
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * pct / 100.0
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
                         default="opensearch")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, required=True)
+    add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--modes", default="boost,script,script-all,rerank,boost+joins,"
                         "rerank-client,boost-live,rerank-live,boost+joins-live")
@@ -71,10 +50,10 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--warm", type=int, default=1000,
                         help="Other queries run first to warm the term-statistics cache.")
-    parser.add_argument("--out", type=Path)
+    add_out(parser, None)
     args = parser.parse_args()
 
-    client = bench_client(args.url, args.engine)
+    client = raw_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     stats = "auto" if cal.vocabulary else "live"
     clients = {

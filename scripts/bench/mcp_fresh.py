@@ -8,7 +8,7 @@ Each round appends a new function to one file, waits out the folder-walk interva
 times search_code for the new name (which must be rank 1), then times the same search
 again with nothing changed. The index and the copy are deleted at the end.
 
-    python scripts/bench/mcp_fresh.py /tmp/an/gin-gonic+gin --file gin.go \\
+    python -m scripts.bench.mcp_fresh /tmp/an/gin-gonic+gin --file gin.go \\
         --url http://127.0.0.1:19200 --rounds 5
 """
 
@@ -28,6 +28,7 @@ from pathlib import Path
 import anyio
 
 from esqlog.agent.freshness import INTERVAL
+from scripts.bench.harness import add_url
 
 GO = "\nfunc FreshBench{n}Probe(x int) int {{\n\treturn x + {n}\n}}\n"
 PY = "\n\ndef fresh_bench_{n}_probe(x):\n    return x + {n}\n"
@@ -69,7 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("repo", type=Path)
     parser.add_argument("--file", required=True, help="the file to edit, relative to REPO")
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     index = f"esqlog-bench-fresh-{uuid.uuid4().hex[:8]}"

@@ -22,9 +22,9 @@ Recall@B = share of queries whose cost is at most B tokens (a gold that is not l
 never reached). ``native BM25`` has no server mode; it is the same CodeSearch (listing
 packer, reader) in-process with the plain client. One JSON line per (system, query) goes
 to --per-query (reruns skip what is there); the summary with 95% percentile bootstrap
-intervals (esqlog.agent.budget_recall.bootstrap_interval) is printed and appended to --out.
+intervals (scripts/bench/budget_recall.py: bootstrap_interval) is printed and appended to --out.
 
-    python scripts/bench/mcp_recall.py --url http://127.0.0.1:19200 --corpus go \
+    python -m scripts.bench.mcp_recall --url http://127.0.0.1:19200 --corpus go \
         --max-queries 1000 --systems auto,boost,native --styles names,no-names
 
 The index (esqlog-recall-<corpus>-full) and its calibration (--vocabulary --identifiers)
@@ -45,12 +45,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from token_recall import ensure_corpus
-
-from esqlog.agent.budget_recall import bootstrap_interval
 from esqlog.agent.tokens import default_counter
-from esqlog.engine.connection import ConnectionSettings, connect
+from scripts.bench.budget_recall import bootstrap_interval
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
+from scripts.bench.token_recall import ensure_corpus
 
 BUDGETS = (1_000, 2_000, 4_000, 8_000, 16_000)
 RULES = ("pick", "answer", "in-order")
@@ -141,7 +139,7 @@ def native_system(url: str, index: str, calibration: Path,
     from esqlog.agent.code_search import CodeSearch
     from esqlog.calibration.calibrate import load_calibration
 
-    engine = connect(ConnectionSettings(url, timeout=600))
+    engine = engine_at(url, timeout=600)
     search = CodeSearch(engine, load_calibration(calibration), index, "body", COUNTER, url)
     search.client = engine.client
     for qid, text, gold in queries:
@@ -184,7 +182,7 @@ def report(summary: dict[str, dict[str, Any]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpus", default="go")
     parser.add_argument("--styles", default="names")
@@ -195,10 +193,10 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--work", type=Path, default=Path("results/recall"))
     parser.add_argument("--per-query", type=Path, default=Path("results/recall/mcp.jsonl"))
-    parser.add_argument("--out", type=Path, default=Path("docs/data/mcp_recall.jsonl"))
+    add_out(parser, "docs/data/mcp_recall.jsonl")
     parser.add_argument("--label", default="", help="Stored with every line (e.g. a commit).")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=600))
+    engine = engine_at(args.url, timeout=600)
     index, _, sets = ensure_corpus(engine, args.data, args.corpus, "full", args.seed, args.work)
     calibration = (args.work / f"{index}.calibration.json").resolve()
     args.per_query.parent.mkdir(parents=True, exist_ok=True)
@@ -229,10 +227,9 @@ def main() -> int:
             rows = [done[(args.label, style, system, q[0])] for q in picked]
             summary[system] = summarize(rows, args.resamples)
         report(summary)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"corpus": args.corpus, "index": index, "style": style,
-                                     "label": args.label, "n_queries": len(picked),
-                                     "tokenizer": COUNTER.name, "systems": summary}) + "\n")
+        append_jsonl(args.out, {"corpus": args.corpus, "index": index, "style": style,
+                                "label": args.label, "n_queries": len(picked),
+                                "tokenizer": COUNTER.name, "systems": summary})
     return 0
 
 

@@ -1,7 +1,7 @@
 """Quality experiments on a real engine: q sweeps per corpus, size and analyzer, with and
 without the function's own name in the query, plus each predictor's q.
 
-    python scripts/bench/quality.py --url http://127.0.0.1:19200 --corpora go,java \
+    python -m scripts.bench.quality --url http://127.0.0.1:19200 --corpora go,java \
         --sizes 1000,10000,full --analyzers standard,code --out results/quality.jsonl
 
 Corpora come from scripts/corpora/build.py (data/corpora/<name>/). A size below the corpus
@@ -14,7 +14,6 @@ per experiment is appended to --out.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -23,12 +22,12 @@ from typing import Any
 
 from esqlog.calibration.calibrate import calibrate
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries, read_jsonl
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
 from esqlog.scoring.qlog import PREDICTORS, CorpusFeatures
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -117,7 +116,7 @@ def run_one(engine: Engine, corpus: str, size: str, analyzer: str, data: Path,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpora", default="go,java,python,ruby,man")
     parser.add_argument("--sizes", default="1000,10000,full")
@@ -126,17 +125,16 @@ def main() -> int:
     parser.add_argument("--max-queries", type=int, default=None,
                         help="Use at most this many queries per query set (file order).")
     parser.add_argument("--styles", default="names,no-names")
-    parser.add_argument("--out", type=Path, default=Path("results/quality.jsonl"))
+    add_out(parser, "results/quality.jsonl")
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=300))
+    engine = engine_at(args.url, timeout=300)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for corpus in args.corpora.split(","):
         for size in args.sizes.split(","):
             for analyzer in args.analyzers.split(","):
                 for row in run_one(engine, corpus, size, analyzer, args.data, args.seed,
                                    args.max_queries, args.styles.split(",")):
-                    with args.out.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(row) + "\n")
+                    append_jsonl(args.out, row)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Queries for a repository indexed by ``esqlog index``: Go doc-comment first sentences.
 
-    python scripts/bench/repo_queries.py --url U --index I --out-dir results/recall/repo
+    python -m scripts.bench.repo_queries --url U --index I --out-dir results/recall/repo
 
 Reads the index (search_after; nothing is written to it) and, for every Go function or
 method chunk that starts with a ``//`` doc comment, takes the comment's first sentence the
@@ -25,15 +25,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from corpora.lang_go import go_query  # noqa: E402
-from corpora.text import delete_name, usable_query  # noqa: E402
+from esqlog.engine.client import Engine
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
+from scripts.bench.harness import add_url, engine_at
+from scripts.corpora.lang_go import go_query
+from scripts.corpora.text import delete_name, usable_query
 
-from esqlog.engine.client import Engine  # noqa: E402
-from esqlog.engine.connection import ConnectionSettings, connect  # noqa: E402
-from esqlog.engine.paths import index_path  # noqa: E402
-from esqlog.engine.steps import Request  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def chunks(engine: Engine, index: str) -> Any:
@@ -69,13 +68,13 @@ def doc_comment(content: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--index", required=True)
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
-    engine = connect(ConnectionSettings(args.url, timeout=300))
+    engine = engine_at(args.url, timeout=300)
     found: list[tuple[str, str, str]] = []
     total = 0
     for _id, symbol, content in chunks(engine, args.index):

@@ -1,6 +1,6 @@
 """Turn results/quality*.jsonl into the markdown tables and plots of docs/benchmarks/quality.md.
 
-    python scripts/bench/report.py results/quality-r2.jsonl [...] --plots docs/plots
+    python -m scripts.bench.report results/quality-r2.jsonl [...] --plots docs/plots
 
 For every experiment: native NDCG@10, the best q of the sweep with its NDCG@10, and for each
 predictor its q (computed now from the measured h_tok), the NDCG@10 there (linear

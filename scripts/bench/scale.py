@@ -1,7 +1,7 @@
 """Scale: esqlog's costs at 10K / 100K / 1M documents of one real corpus
 (docs/benchmarks/scale.md).
 
-    python scripts/bench/scale.py --url http://127.0.0.1:19360 \
+    python -m scripts.bench.scale --url http://127.0.0.1:19360 \
         --corpus data/corpora/mix --sizes 10000,100000,1000000 --shards 3 \
         --out results/scale.jsonl --work results/scale
 
@@ -49,6 +49,7 @@ from esqlog.engine.steps import Request
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at, percentile
 
 HERE = Path(__file__).resolve().parent
 ESQLOG = Path(sys.executable).with_name("esqlog")
@@ -184,13 +185,6 @@ def probes(url: str, index: str, calibration: Path, query: str, repeats: int,
             for what, rows in runs.items()}
 
 
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * pct / 100.0
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 def ndcg10(hits: list[dict[str, Any]], gold: str) -> float:
     """NDCG@10 with one relevant document: 1/log2(rank+1) when it is in the top 10."""
     for rank, hit in enumerate(hits[:10], start=1):
@@ -302,7 +296,7 @@ def table(rows: list[dict[str, Any]]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--url", default="http://127.0.0.1:19360")
+    add_url(ap, "http://127.0.0.1:19360")
     ap.add_argument("--corpus", type=Path, default=Path("data/corpora/mix"))
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--shards", type=int, default=3)
@@ -321,7 +315,7 @@ def main() -> int:
                     help=f"the modes timed and judged beside native (also {PLUGIN}: the "
                          "identifiers mode through the esqlog-terms plugin)")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--out", type=Path, default=Path("results/scale.jsonl"))
+    add_out(ap, "results/scale.jsonl")
     ap.add_argument("--work", type=Path, default=Path("results/scale"))
     ap.add_argument("--report", action="store_true",
                     help="only print the table of --out (last line per size), measure nothing")
@@ -333,11 +327,10 @@ def main() -> int:
 
     from opensearchpy import OpenSearch
 
-    from esqlog.engine.connection import ConnectionSettings, connect
 
     args.work.mkdir(parents=True, exist_ok=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    engine = connect(ConnectionSettings(url=args.url, timeout=600.0))
+    engine = engine_at(args.url, timeout=600.0)
     client = OpenSearch(hosts=[args.url], timeout=120)
     rank, queries = ranking(args.corpus, args.gold, args.seed)
     print(f"corpus {args.corpus}: {len(rank):,} documents, {len(queries)} sampled queries",
@@ -346,8 +339,7 @@ def main() -> int:
     for size in [int(s) for s in args.sizes.split(",")]:
         row = measure(args, engine, client, rank, queries, size)
         rows.append(row)
-        with args.out.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
         table(rows)
     return 0
 

@@ -1,6 +1,6 @@
 """Plot scale.py's JSON lines: each figure against the number of documents (log x).
 
-    python scripts/bench/scale_plot.py results/scale.jsonl docs/plots/scale.png
+    python -m scripts.bench.scale_plot results/scale.jsonl docs/plots/scale.png
 
 Small multiples, one idea per panel: calibrate time, calibrate peak memory, snapshot
 size, process memory, cold start, latency ratio to native (p50 and p95), NDCG@10. When a

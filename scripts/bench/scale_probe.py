@@ -1,6 +1,6 @@
 """One fresh process for scale.py: how much memory a loaded snapshot or wrapper takes.
 
-    python scripts/bench/scale_probe.py --what native|snapshot|boost|identifiers \
+    python -m scripts.bench.scale_probe --what native|snapshot|boost|identifiers \
         --url URL --index INDEX --calibration FILE --query TEXT
 
 Prints one JSON line when done: the process's resident set size (VmRSS, after the
@@ -20,6 +20,8 @@ import json
 import sys
 from pathlib import Path
 
+from scripts.bench.harness import add_url
+
 
 def rss_bytes() -> int:
     """Current resident set size of this process (Linux /proc)."""
@@ -32,7 +34,7 @@ def rss_bytes() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--what", required=True, choices=["native", "snapshot", "boost", "identifiers"])
-    ap.add_argument("--url", required=True)
+    add_url(ap, required=True)
     ap.add_argument("--index", required=True)
     ap.add_argument("--calibration", type=Path, required=True)
     ap.add_argument("--query", required=True)

@@ -1,8 +1,8 @@
 """The esqlog_terms plugin under one very large request, and its latency beside a plain match.
 
-    python scripts/bench/terms_memory.py URL load            # 200,000 docs, one segment
-    python scripts/bench/terms_memory.py URL groups 500 10000 # one bool of N groups each
-    python scripts/bench/terms_memory.py URL latency [ROUNDS] [rare] # match vs esqlog_terms
+    python -m scripts.bench.terms_memory URL load            # 200,000 docs, one segment
+    python -m scripts.bench.terms_memory URL groups 500 10000 # one bool of N groups each
+    python -m scripts.bench.terms_memory URL latency [ROUNDS] [rare] # match vs esqlog_terms
 
 Why: one ``bool.should`` of many two-term ``esqlog_terms`` groups (``idf: false``) on a
 200,000-document segment once read every group's postings into arrays before scoring, and
@@ -13,6 +13,7 @@ whether the node is still up. Standard library only, so it runs against any node
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -137,9 +138,14 @@ def latency(url: str, rounds: int, rare_only: bool = False) -> None:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) < 3 or argv[2] not in ("load", "groups", "latency"):
-        sys.exit(__doc__)
-    url, action = argv[1].rstrip("/"), argv[2]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     usage=__doc__.split("\n\n")[1])
+    parser.add_argument("url")
+    parser.add_argument("action", choices=("load", "groups", "latency"))
+    parser.add_argument("rest", nargs="*", help="groups: sizes; latency: ROUNDS [rare]")
+    parsed = parser.parse_args(argv[1:])
+    url, action = parsed.url.rstrip("/"), parsed.action
+    argv = [argv[0], url, action, *parsed.rest]
     if action == "load":
         load(url)
     elif action == "groups":

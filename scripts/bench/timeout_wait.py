@@ -1,6 +1,6 @@
 """How long `esqlog calibrate --timeout T` waits for a cluster that never answers.
 
-    python scripts/bench/timeout_wait.py --timeouts 0.5,2,5
+    python -m scripts.bench.timeout_wait --timeouts 0.5,2,5
 
 A local socket accepts connections and never answers (a hung proxy, a stopped JVM that
 still holds its port). For each T the real CLI runs in its own process; the script prints

@@ -5,15 +5,15 @@ falls back to an estimate. This prints, per corpus, the measured characters per 
 the estimate's relative error per document (median, 5th/95th percentile, share of
 documents it under-counts, i.e. where a budget could be exceeded).
 
-    .venv/bin/python scripts/bench/token_estimate.py [corpus docs.jsonl ...]
+    .venv/bin/python -m scripts.bench.token_estimate [corpus docs.jsonl ...]
 
 Without arguments: the bundled Go sample, plus /work/data/corpora/*/docs.jsonl if present.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,8 @@ def main(paths: list[Path]) -> None:
 
 
 if __name__ == "__main__":
-    given = [Path(a) for a in sys.argv[1:]]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("docs", nargs="*", type=Path, help="corpus docs.jsonl files")
+    given = parser.parse_args().docs
     main(given or [sample_path("sample_go_docs.jsonl.gz"),
                    *sorted(Path("/work/data/corpora").glob("*/docs.jsonl"))])

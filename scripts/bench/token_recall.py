@@ -2,19 +2,19 @@
 
 Native BM25, q-log (the wrapper's boost mode) and the identifiers mode, each asked exactly
 what ``esqlog mcp``'s search_code asks (a match query, ``--limit`` hits) and packed by its
-packer with its tokenizer (o200k_base through rs-bpe); esqlog.agent.budget_recall defines
+packer with its tokenizer (o200k_base through rs-bpe); scripts/bench/budget_recall.py defines
 the metric. Prints a table, appends one JSON line per (index, query set) to --out and
 redraws --plot from every line of --out.
 
 The corpora (data/corpora/<name>/: docs.jsonl, queries.jsonl, queries_noname.jsonl):
 
-    python scripts/bench/token_recall.py --url http://127.0.0.1:19200 --corpora go \
+    python -m scripts.bench.token_recall --url http://127.0.0.1:19200 --corpora go \
         --sizes full --max-queries 1000
 
 Any index and query file (JSON lines {qid, text, gold}; gold = the gold chunk's _id), e.g. a
 repository indexed by ``esqlog index`` and calibrated with --vocabulary --identifiers:
 
-    python scripts/bench/token_recall.py --url U --index I --field content \
+    python -m scripts.bench.token_recall --url U --index I --field content \
         --calibration I.calibration.json --dataset "my repo" \
         --queries names=q.jsonl --queries no-names=q_noname.jsonl
 
@@ -31,27 +31,25 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import quality
-
-from esqlog.agent.budget_recall import (
-    BUDGETS,
-    BudgetOutcome,
-    evaluate_budgets,
-    search_chunks,
-    summarize,
-)
 from esqlog.agent.tokens import default_counter
 from esqlog.calibration.calibrate import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
-from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.errors import EsqlogError
 from esqlog.evaluation.corpus import bulk_index_docs, create_corpus_index, load_queries
 from esqlog.evaluation.plots import plot_budget_recall
 from esqlog.wrapper import wrap
+from scripts.bench import quality
+from scripts.bench.budget_recall import (
+    BUDGETS,
+    BudgetOutcome,
+    evaluate_budgets,
+    search_chunks,
+    summarize,
+)
+from scripts.bench.harness import add_out, add_url, append_jsonl, engine_at
 
 #: the paper's agent-side figure (CSN Go, 8K tokens): BM25 and q-log
 PAPER_8K = {"native BM25": 0.481, "q-log": 0.688}
@@ -188,9 +186,7 @@ def evaluate(engine: Engine, args: argparse.Namespace, dataset: str, index: str,
         row = {"dataset": dataset, "index": index, "docs": docs, "queries": style,
                "n_queries": len(picked), "limit": args.limit, "q": calibration.q,
                "tokenizer": default_counter().name, "systems": summary}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_jsonl(args.out, row)
         if args.per_query:
             with args.per_query.open("a", encoding="utf-8") as handle:
                 for name, rows in outcomes.items():
@@ -204,7 +200,7 @@ def evaluate(engine: Engine, args: argparse.Namespace, dataset: str, index: str,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(parser)
     parser.add_argument("--data", type=Path, default=Path("data/corpora"))
     parser.add_argument("--corpora", default="go")
     parser.add_argument("--sizes", default="full")
@@ -223,7 +219,7 @@ def main() -> int:
                         help="Hits asked per search (search_code's limit; 200 is its maximum).")
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--out", type=Path, default=Path("docs/data/token_recall.jsonl"))
+    add_out(parser, "docs/data/token_recall.jsonl")
     parser.add_argument("--work", type=Path, default=Path("results/recall"),
                         help="Where corpus calibrations (and their snapshots) are kept.")
     parser.add_argument("--per-query", type=Path, help="Also write per-query outcomes here.")
@@ -234,7 +230,7 @@ def main() -> int:
                         help="Also print every line of --out as Markdown tables.")
     args = parser.parse_args()
     if not args.plot_only:
-        engine = connect(ConnectionSettings(args.url, timeout=600))
+        engine = engine_at(args.url, timeout=600)
         if args.index:
             if args.calibration is None or not args.queries:
                 parser.error("--index needs --calibration and at least one --queries file")

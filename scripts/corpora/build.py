@@ -1,8 +1,8 @@
 """Build CodeSearchNet-style code search corpora offline from Debian sources.
 
-    python scripts/corpora/build.py --corpus go|go-std|java|python|ruby|man|rust|c|mix|all \
+    python -m scripts.corpora.build --corpus go|go-std|java|python|ruby|man|rust|c|mix|all \
         --out data/corpora [--max-docs N] [--max-queries N] [--seed 42]
-    python scripts/corpora/build.py --sample   # regenerate esqlog/data/sample_go_*
+    python -m scripts.corpora.build --sample   # regenerate esqlog/data/sample_go_*
 
 Query = first sentence of a function's doc comment; document = the function's
 code without that comment; every function is a document. See README.md here.
@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from corpora import lang_go
-from corpora.pipeline import (
+from scripts.corpora import lang_go
+from scripts.corpora.pipeline import (
     Func,
     assemble,
     subsample,
@@ -46,27 +43,27 @@ def _extractor(name: str) -> Callable[[Path], Iterator[Func]]:
     if name == "go-std":
         return lang_go.extract_std
     if name == "java":
-        from corpora import lang_java
+        from scripts.corpora import lang_java
 
         return lang_java.extract
     if name == "python":
-        from corpora import lang_python
+        from scripts.corpora import lang_python
 
         return lang_python.extract
     if name == "ruby":
-        from corpora import lang_ruby
+        from scripts.corpora import lang_ruby
 
         return lang_ruby.extract
     if name == "rust":
-        from corpora import lang_rust
+        from scripts.corpora import lang_rust
 
         return lang_rust.extract
     if name == "c":
-        from corpora import lang_c
+        from scripts.corpora import lang_c
 
         return lang_c.extract
     if name == "man":
-        from corpora import lang_man
+        from scripts.corpora import lang_man
 
         return lang_man.extract
     raise SystemExit(f"unknown corpus {name!r}")
@@ -127,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         build_sample(args.seed)
         return 0
     if args.corpus == "mix":
-        from corpora.mix import build_mix
+        from scripts.corpora.mix import build_mix
 
         build_mix(args.out, lambda n: build_one(n, args.out, None, args.max_queries, args.seed))
         return 0

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from corpora.install import apt_update
+from scripts.corpora.install import apt_update
 
 DEFAULT_CACHE = Path(os.environ.get("CORPORA_DEB_CACHE", "/var/cache/esqlog-corpora-debs"))
 

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.debs import download, unpack
-from corpora.pipeline import Func, pooled_extract
-from corpora.text import first_sentence, strip_comment_markers
-from corpora.treesit import node_code, only_whitespace_between, parser, text_of
+from scripts.corpora.debs import download, unpack
+from scripts.corpora.pipeline import Func, pooled_extract
+from scripts.corpora.text import first_sentence, strip_comment_markers
+from scripts.corpora.treesit import node_code, only_whitespace_between, parser, text_of
 
 KERNEL_PKG = "linux-source-6.1"
 TARBALL = "usr/src/linux-source-6.1.tar.xz"

@@ -15,9 +15,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpora.install import depends_closure, dpkg_files, ensure_apt, find_go
-from corpora.pipeline import Func
-from corpora.text import first_sentence, strip_comment_markers
+from scripts.corpora.install import depends_closure, dpkg_files, ensure_apt, find_go
+from scripts.corpora.pipeline import Func
+from scripts.corpora.text import first_sentence, strip_comment_markers
 
 GO_STD_PKG = "golang-1.19-src"  # Debian 12's Go standard library sources
 GO_STD_ROOT = "/usr/share/go-1.19"

@@ -16,10 +16,10 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from corpora.install import ensure_apt
-from corpora.pipeline import Func, Progress
-from corpora.text import first_sentence, strip_comment_markers, strip_html
-from corpora.treesit import node_code, only_whitespace_between, parser, text_of
+from scripts.corpora.install import ensure_apt
+from scripts.corpora.pipeline import Func, Progress
+from scripts.corpora.text import first_sentence, strip_comment_markers, strip_html
+from scripts.corpora.treesit import node_code, only_whitespace_between, parser, text_of
 
 JDK_PKG = "openjdk-17-source"
 SRC_ZIP = "/usr/lib/jvm/openjdk-17/lib/src.zip"

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
 
-from corpora.install import dpkg_files, ensure_apt
-from corpora.pipeline import Func, Progress
-from corpora.text import normalize_space
+from scripts.corpora.install import dpkg_files, ensure_apt
+from scripts.corpora.pipeline import Func, Progress
+from scripts.corpora.text import normalize_space
 
 MAN_PKGS = [
     "manpages",

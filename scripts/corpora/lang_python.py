@@ -14,9 +14,9 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpora.install import package_sources
-from corpora.pipeline import Func, pooled_extract
-from corpora.text import dedent_code, first_paragraph, first_sentence
+from scripts.corpora.install import package_sources
+from scripts.corpora.pipeline import Func, pooled_extract
+from scripts.corpora.text import dedent_code, first_paragraph, first_sentence
 
 STDLIB_PKG = "libpython3.11-stdlib"
 PY_PKGS = [

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.install import package_sources
-from corpora.pipeline import Func, pooled_extract
-from corpora.text import first_sentence, strip_comment_markers, strip_html
-from corpora.treesit import node_code, parser, text_of
+from scripts.corpora.install import package_sources
+from scripts.corpora.pipeline import Func, pooled_extract
+from scripts.corpora.text import first_sentence, strip_comment_markers, strip_html
+from scripts.corpora.treesit import node_code, parser, text_of
 
 RUBY_STD_PKG = "libruby3.1"
 RUBY_PKGS = [

@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.debs import apt_names, download, unpack
-from corpora.pipeline import Func, pooled_extract
-from corpora.text import first_sentence, strip_comment_markers, strip_html
-from corpora.treesit import node_code, parser, text_of
+from scripts.corpora.debs import apt_names, download, unpack
+from scripts.corpora.pipeline import Func, pooled_extract
+from scripts.corpora.text import first_sentence, strip_comment_markers, strip_html
+from scripts.corpora.treesit import node_code, parser, text_of
 
 REGISTRY = "usr/share/cargo/registry/"
 PATH_PREFIX = "cargo/"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from corpora.text import delete_name, normalize_space, token_count, usable_query
+from scripts.corpora.text import delete_name, normalize_space, token_count, usable_query
 
 T = TypeVar("T")
 

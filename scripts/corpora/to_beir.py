@@ -5,7 +5,7 @@ ships); testing them on our own real code needs BEIR folders whose queries have 
 relevant documents with grades. Our corpora have them where a language overloads: a Java
 query's gold method is grade 2 and its overloads (same name, same file) are grade 1.
 
-    python scripts/corpora/to_beir.py /work/data/corpora/java tests/data/beir-java \\
+    python -m scripts.corpora.to_beir /work/data/corpora/java tests/data/beir-java \\
         --multi 40 --single 20 --docs 1500
 
 Writes corpus.jsonl.gz (_id, title = the function's name, text), queries.jsonl (_id, text)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpora.install import ensure_pip
-from corpora.text import dedent_code
+from scripts.corpora.install import ensure_pip
+from scripts.corpora.text import dedent_code
 
 
 def parser(lang: str) -> Any:

@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 import pytest
 
-from esqlog.agent.budget_recall import budget_outcome, cached, search_chunks, summarize
 from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
@@ -26,6 +25,7 @@ from esqlog.cli.demo_cmd import sample_path
 from esqlog.engine.client import Engine
 from esqlog.evaluation.corpus import load_queries, read_jsonl
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
+from scripts.bench.budget_recall import budget_outcome, cached, search_chunks, summarize
 from tests.support.engines import bulk_index, call, create_index
 
 N_DOCS = 1500

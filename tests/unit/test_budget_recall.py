@@ -1,4 +1,4 @@
-"""The Recall@B-tokens metric itself (esqlog.agent.budget_recall), with no cluster.
+"""The Recall@B-tokens metric itself (scripts/bench/budget_recall.py), with no cluster.
 
 A word counter makes every cost readable: a chunk without path or symbol costs its header
 line's 5 words ("--- [r] id=x lines=a-b tokens=1000000") plus its text's words, and the
@@ -13,7 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from esqlog.agent.budget_recall import (
+from esqlog.agent.chunks import Chunk
+from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_ranks
+from esqlog.agent.tokens import TokenCounter
+from scripts.bench.budget_recall import (
     BudgetOutcome,
     bootstrap_interval,
     budget_outcome,
@@ -22,9 +25,6 @@ from esqlog.agent.budget_recall import (
     ordered,
     summarize,
 )
-from esqlog.agent.chunks import Chunk
-from esqlog.agent.packing import SUMMARY_RESERVE, chunk_cost, pack, pack_ranks
-from esqlog.agent.tokens import TokenCounter
 
 WORDS = TokenCounter("words", lambda text: len(text.split()))
 HEADER = 5

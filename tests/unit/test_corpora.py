@@ -12,21 +12,20 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from corpora.lang_go import go_query  # noqa: E402
-from corpora.lang_java import javadoc_query, replace_inline_tags  # noqa: E402
-from corpora.lang_man import split_page  # noqa: E402
-from corpora.lang_python import clean_rest, parse_python  # noqa: E402
-from corpora.lang_ruby import rdoc_query  # noqa: E402
-from corpora.pipeline import Func, assemble, doc_id, pooled_extract, subsample  # noqa: E402
-from corpora.text import (  # noqa: E402
+from scripts.corpora.lang_go import go_query
+from scripts.corpora.lang_java import javadoc_query, replace_inline_tags
+from scripts.corpora.lang_man import split_page
+from scripts.corpora.lang_python import clean_rest, parse_python
+from scripts.corpora.lang_ruby import rdoc_query
+from scripts.corpora.pipeline import Func, assemble, doc_id, pooled_extract, subsample
+from scripts.corpora.text import (
     delete_name,
     first_sentence,
     strip_comment_markers,
     usable_query,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DATA = ROOT / "esqlog" / "data"
 
@@ -170,7 +169,7 @@ def test_python_one_line_docstring_is_cut_out():
 
 def test_java_javadoc_removed_from_document():
     pytest.importorskip("tree_sitter_java")
-    from corpora.lang_java import parse_java
+    from scripts.corpora.lang_java import parse_java
 
     src = b"""class A {
     /**
@@ -190,7 +189,7 @@ def test_java_javadoc_removed_from_document():
 
 def test_ruby_comment_removed_from_document():
     pytest.importorskip("tree_sitter_ruby")
-    from corpora.lang_ruby import parse_ruby
+    from scripts.corpora.lang_ruby import parse_ruby
 
     src = b"""class Array
   # Returns a new array with the elements reversed.
@@ -206,7 +205,7 @@ end
 
 def test_rust_doc_comment_removed_attributes_kept_and_tests_skipped():
     pytest.importorskip("tree_sitter_rust")
-    from corpora.lang_rust import parse_rust
+    from scripts.corpora.lang_rust import parse_rust
 
     src = b"""/// Returns the [`Entry`] for the key, creating it. More here.
 #[inline]
@@ -234,7 +233,7 @@ impl<K> Map for HashMap<K> {
 
 
 def test_rust_files_outside_tests_benches_examples():
-    from corpora.lang_rust import _wanted
+    from scripts.corpora.lang_rust import _wanted
 
     assert _wanted("serde-1.0/src/de/mod.rs")
     assert not _wanted("serde-1.0/tests/de.rs")
@@ -244,7 +243,7 @@ def test_rust_files_outside_tests_benches_examples():
 
 def test_c_kernel_doc_description_is_the_query():
     pytest.importorskip("tree_sitter_c")
-    from corpora.lang_c import parse_c
+    from scripts.corpora.lang_c import parse_c
 
     src = b"""/**
  * kfree_big() - free a buffer allocated by kmalloc_big.
@@ -278,7 +277,7 @@ int plain(void) { return 1; }
     reason="no Go toolchain",
 )
 def test_go_extractor_separates_doc_from_code(tmp_path):
-    from corpora.lang_go import _run_extractor, build_extractor
+    from scripts.corpora.lang_go import _run_extractor, build_extractor
 
     src = tmp_path / "src" / "x.go"
     src.parent.mkdir()
@@ -352,9 +351,9 @@ def test_ids_are_stable_and_ordinal_separates_overloads():
     for key, expected in FIXED_IDS.items():
         assert doc_id(*key) == expected
     assert doc_id("a.go", "Open", 0) != doc_id("a.go", "Open", 1)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from corpora.pipeline import doc_id; "
+    code = ("from scripts.corpora.pipeline import doc_id; "
             "print(doc_id('a.go', 'Open', 0), doc_id('pkg/io/file.go', '(*File).Read', 0))")
-    other = subprocess.run([sys.executable, "-c", code, str(ROOT / "scripts")],
+    other = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                            capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": "12345"})
     assert other.stdout.split() == [FIXED_IDS["a.go", "Open", 0],
@@ -433,7 +432,7 @@ def _write_part(root: Path, name: str, ids: list[str]) -> None:
 
 
 def test_mix_concatenates_parts_and_builds_missing_ones(tmp_path, monkeypatch):
-    from corpora import mix
+    from scripts.corpora import mix
 
     monkeypatch.setattr(mix, "PARTS", ["a", "b"])
     _write_part(tmp_path, "a", ["1", "2"])
@@ -451,7 +450,7 @@ def test_mix_concatenates_parts_and_builds_missing_ones(tmp_path, monkeypatch):
 
 
 def test_mix_refuses_a_repeated_id(tmp_path, monkeypatch):
-    from corpora import mix
+    from scripts.corpora import mix
 
     monkeypatch.setattr(mix, "PARTS", ["a", "b"])
     _write_part(tmp_path, "a", ["1"])
@@ -462,7 +461,7 @@ def test_mix_refuses_a_repeated_id(tmp_path, monkeypatch):
 
 def test_c_walk_survives_nesting_deeper_than_the_recursion_limit():
     pytest.importorskip("tree_sitter_c")
-    from corpora.lang_c import parse_c
+    from scripts.corpora.lang_c import parse_c
 
     depth = sys.getrecursionlimit() + 500
     src = f"int x = {'(' * depth}1{')' * depth};\nint f(void) {{ return 0; }}\n".encode()

@@ -39,6 +39,7 @@ def test_client_extras_pin_one_major_each_and_license_is_spdx() -> None:
     assert "elasticsearch>=8.15,<9" in extras["integrations"]  # the tests' node is 8.19
     assert isinstance(project["license"], str)
     assert "graft tests" in (ROOT / "MANIFEST.in").read_text()
+    assert "graft scripts" in (ROOT / "MANIFEST.in").read_text()  # tests import scripts.*
 
 
 def test_the_listed_packages_are_the_package_folders() -> None:

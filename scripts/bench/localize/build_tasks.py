@@ -6,7 +6,7 @@ The query is the commit message as its developer wrote it (trailers and issue re
 removed); the gold is those functions, located at the parent commit (the tree an agent
 would search before making the change).
 
-    python scripts/bench/localize/build_tasks.py \
+    python -m scripts.bench.localize.build_tasks \
         --repo go:cobra=/work/.mirror/spf13+cobra/repo \
         --repo python:click=/work/.mirror/pallets+click/repo ... \
         --out data/localize
@@ -43,8 +43,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spans import spans
+from scripts.bench.localize.spans import spans
 
 EXT = {"go": ".go", "python": ".py", "java": ".java"}
 

@@ -8,7 +8,7 @@ both deeper (``limit=50``, ``max_tokens=8000``). Printed per task and listing: t
 the first hit overlapping a changed function and the listing tokens up to the end of its
 entry, and how many of the first 20 hits are test files.
 
-    PYTHONPATH=$PWD python scripts/bench/localize/probe_scope.py \\
+    PYTHONPATH=$PWD python -m scripts.bench.localize.probe_scope \\
         --gitdir gson=/work/.mirror/google+gson/repo gson-710a76c8b8 gson-6fc1c8f7f1
 """
 
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-import run as R  # the benchmark's own tree, index and parsing helpers
+from scripts.bench.harness import add_url
+from scripts.bench.localize import run as R  # the benchmark's own tree, index and parsing helpers
 
 LISTINGS: list[tuple[str, dict[str, Any]]] = [
     ("default", {}),
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("task_ids", nargs="+")
     ap.add_argument("--tasks", default="data/localize/tasks.jsonl")
     ap.add_argument("--gitdir", action="append", required=True, help="REPO=GITDIR")
-    ap.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(ap)
     ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                    "esqlog-localize-probe"))
     ap.add_argument("--save", default="", help="folder for the listings' text")

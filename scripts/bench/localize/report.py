@@ -1,6 +1,6 @@
 """Summarise localization runs: success within token budgets and tokens to the first gold.
 
-    python scripts/bench/localize/report.py data/localize/results-v1.jsonl \
+    python -m scripts.bench.localize.report data/localize/results-v1.jsonl \
         [--plot docs/plots/localize-success-vs-tokens.png] \
         [--summary docs/data/localize/summary-v1.json]
 

@@ -34,7 +34,7 @@ reads, from the start up to and including the first line (grep) or hit (search) 
 gold function's line range at the parent. One JSON line per (task, method) goes to
 ``data/localize/results-<label>.jsonl``; reruns skip the pairs already there.
 
-    python scripts/bench/localize/run.py --label v1 --url http://127.0.0.1:19200 \
+    python -m scripts.bench.localize.run --label v1 --url http://127.0.0.1:19200 \
         --gitdir cobra=/work/.mirror/spf13+cobra/repo --gitdir click=... [--repos cobra] \
         [--max-per-repo 10] [--methods grep-seq,native,esqlog-boost]
 """
@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.agent.tokens import default_counter
+from scripts.bench.harness import add_url
 
 BUDGETS = (2000, 4000, 8000, 16000)
 #: stop reading an output (and call the gold unreached) past this many tokens
@@ -511,7 +512,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tasks", default="data/localize/tasks.jsonl")
     ap.add_argument("--gitdir", action="append", required=True, help="REPO=GITDIR")
-    ap.add_argument("--url", default="http://127.0.0.1:19200")
+    add_url(ap)
     ap.add_argument("--label", required=True)
     ap.add_argument("--index-tag", default="",
                     help="inserted in the index names (esqlog-localize-<tag><repo>), so that "

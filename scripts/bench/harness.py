@@ -1,0 +1,113 @@
+"""What the benchmark scripts share: the common arguments, clients, corpora, percentiles, output.
+
+Why one module: each script used to define its own ``--url``, build its own client and
+append its own JSON lines, and six of them imported each other through ``sys.path``
+edits. Here each of these is defined once; the scripts are modules of the ``scripts.bench``
+package and run from the checkout's root as ``python -m scripts.bench.NAME``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from esqlog.engine.client import Engine
+from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.errors import redact
+from esqlog.evaluation.corpus import load_queries, read_jsonl
+
+#: the shared OpenSearch node the benchmarks run against unless told otherwise
+DEFAULT_URL = "http://127.0.0.1:19200"
+
+#: where scripts/corpora/build.py writes the corpora (one folder per corpus)
+CORPORA = Path("data/corpora")
+
+
+def add_url(parser: argparse.ArgumentParser, default: str | None = DEFAULT_URL, *,
+            required: bool = False, help: str | None = None) -> None:
+    """``--url``: the cluster; credentials may be in it (printed only through :func:`shown`)."""
+    if required:
+        parser.add_argument("--url", required=True, help=help)
+    else:
+        parser.add_argument("--url", default=default, help=help)
+
+
+def add_corpus_args(parser: argparse.ArgumentParser, *, index: str | None = None,
+                    calibration: bool = True, queries: bool = True) -> None:
+    """``--index``, ``--calibration`` and ``--queries`` as the query-time benchmarks take them."""
+    if index is None:
+        parser.add_argument("--index", required=True)
+    else:
+        parser.add_argument("--index", default=index)
+    if calibration:
+        parser.add_argument("--calibration", type=Path, required=True)
+    if queries:
+        parser.add_argument("--queries", type=Path, required=True)
+
+
+def add_out(parser: argparse.ArgumentParser, default: str | Path | None, *,
+            help: str | None = None) -> None:
+    """``--out``: the JSONL file each run appends its result lines to."""
+    parser.add_argument("--out", type=Path, default=None if default is None else Path(default),
+                        help=help)
+
+
+def shown(url: str) -> str:
+    """The URL as it may be printed: any ``user:password@`` replaced by ``***@``."""
+    return redact(url)
+
+
+def engine_at(url: str, timeout: float = 30.0) -> Engine:
+    """esqlog's own client of the cluster at ``url`` (the engine detected)."""
+    return connect(ConnectionSettings(url, timeout=timeout))
+
+
+def raw_client(url: str, engine: str = "opensearch", timeout: float = 60.0) -> Any:
+    """The engine's own Python client (OpenSearch unless ``engine`` is elasticsearch)."""
+    if engine == "elasticsearch":
+        from elasticsearch import Elasticsearch
+
+        return Elasticsearch(url, request_timeout=timeout)
+    from opensearchpy import OpenSearch
+
+    return OpenSearch(hosts=[url], timeout=timeout)
+
+
+def corpus_docs(folder: str | Path) -> Iterable[dict[str, Any]]:
+    """The documents of a corpus folder built by scripts/corpora/build.py (docs.jsonl)."""
+    return read_jsonl(Path(folder) / "docs.jsonl")
+
+
+def corpus_queries(folder: str | Path, name: str = "queries.jsonl") -> list[Any]:
+    """The queries of a corpus folder (queries.jsonl, or e.g. queries_noname.jsonl)."""
+    return load_queries(Path(folder) / name)
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """The ``pct``-th percentile with linear interpolation between ranks (numpy's default).
+
+    Why not numpy: the figures published so far were computed with this very rule on
+    plain lists; one definition keeps every script's p95 the same number.
+    """
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * pct / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def append_jsonl(path: str | Path, *rows: Mapping[str, Any]) -> None:
+    """Append one JSON line per row to ``path`` (its folder created): results accumulate."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+def read_rows(*paths: str | Path) -> list[dict[str, Any]]:
+    """Every JSON line of the given result files, in order (blank lines skipped)."""
+    return [json.loads(line) for path in paths
+            for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
