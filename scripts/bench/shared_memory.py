@@ -71,7 +71,8 @@ def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
 
 def _run(path: str, n: int) -> list[tuple[float, float, float, float]]:
     ctx = mp.get_context("spawn")
-    loaded, done, out = ctx.Barrier(n + 1, timeout=300), ctx.Barrier(n + 1, timeout=300), ctx.Queue()
+    loaded, done = ctx.Barrier(n + 1, timeout=300), ctx.Barrier(n + 1, timeout=300)
+    out = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(path, loaded, done, out)) for _ in range(n)]
     for p in procs:
         p.start()
@@ -84,8 +85,11 @@ def _run(path: str, n: int) -> list[tuple[float, float, float, float]]:
 
 
 def _upgrade(path: Path, folder: Path) -> Path:
-    from esqlog.identifiers.files import identifiers_path_for, load_identifier_stats, \
-        save_identifier_stats
+    from esqlog.identifiers.files import (
+        identifiers_path_for,
+        load_identifier_stats,
+        save_identifier_stats,
+    )
 
     record = json.loads(path.read_text())
     folder.mkdir(parents=True, exist_ok=True)
