@@ -27,7 +27,7 @@ from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms, index_arrays, index_problem
+from esqlog.statistics.mapped_terms import MappedTerms, check_utf8, index_arrays, index_problem
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
@@ -207,7 +207,7 @@ def _words(raw: Mapping[str, Any], name: str) -> Sequence[str]:
     problem = index_problem(blob, starts, keys, order)
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    str(raw["words"].data, "utf-8")  # checked once (a temporary), decoded per word later
+    check_utf8(raw["words"].data)  # checked once, decoded per word when asked
     return MappedTerms(blob, starts, keys, order)
 
 

@@ -11,6 +11,7 @@ Nothing per term is created until a term is asked for.
 
 from __future__ import annotations
 
+import codecs
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
@@ -20,6 +21,8 @@ import numpy as np
 from esqlog.statistics.term_table import TermTable, digest
 
 NEWLINE = ord("\n")
+CHUNK = 1 << 20  # bytes or entries checked at once: temporaries stay small, so the heap
+#: a load leaves behind (private to each process) does too
 
 
 class MappedTerms(Sequence[str]):
@@ -109,6 +112,19 @@ def index_arrays(words: Sequence[str]) -> dict[str, np.ndarray]:
             "word_order": order.astype(np.int32)}
 
 
+def check_utf8(data: memoryview) -> None:
+    """Raise UnicodeDecodeError unless ``data`` is UTF-8, decoding a piece at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for at in range(0, data.nbytes, CHUNK):
+        decoder.decode(data[at:at + CHUNK])
+    decoder.decode(b"", final=True)
+
+
+def _newlines(blob: np.ndarray) -> int:
+    return sum(int(np.count_nonzero(blob[at:at + CHUNK] == NEWLINE))
+               for at in range(0, blob.size, CHUNK))
+
+
 def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
                   order: np.ndarray) -> str | None:
     """What makes these arrays no MappedTerms (bounds a reader relies on), or None.
@@ -119,7 +135,7 @@ def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
     if n < 0 or starts[0] != 0 or starts[-1] != (blob.size + 1 if n else 0):
         return "word_starts does not span the words"
     if n and (bool(np.any(np.diff(starts) < 1))
-              or int(np.count_nonzero(blob == NEWLINE)) != n - 1
+              or _newlines(blob) != n - 1
               or (n > 1 and bool(np.any(blob[starts[1:-1] - 1] != NEWLINE)))):
         return "word_starts are not the words' starts"
     if keys.size != n or order.size != n:
