@@ -124,6 +124,9 @@ def _set(key: str, value: Callable[[np.ndarray], np.ndarray]
     (_set("comp_ptr", lambda a: a[::-1].copy()), ("comp_ptr",)),
     (_set("words", lambda a: np.where(a == ord("r"), 0xFF, a).astype(np.uint8)), ("UTF-8",)),
     (_set("word_order", lambda a: a.astype(np.int64)), ("damaged",)),  # wrong dtype
+    (_set("words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)), ("UTF-8",)),
+    (lambda arrays, meta: arrays.update(comp_idx=np.full_like(
+        arrays["comp_idx"], arrays["word_order"].size)), ("comp_idx",)),  # one past the end
 ])
 def test_a_forged_word_index_is_refused_in_one_line(
         tmp_path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None],
