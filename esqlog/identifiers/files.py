@@ -4,9 +4,11 @@ Why a module of its own: the file is untrusted input (a calibration directory ca
 edited, truncated or swapped), so reading it is bounded and every array is checked before
 an :class:`~esqlog.identifiers.split_stats.IdentifierStats` is built from it; writing is atomic
 (esqlog.atomic). Format 2 added each shard's own statistics (esqlog.identifiers.shards);
-format 3 adds the file's checksum of its own arrays. Files of formats 1 and 2 are refused
-with the command that rewrites them: without a checksum a damaged file cannot be told
-from a good one.
+format 3 adds the file's checksum of its own arrays; format 4 the arrays that let the words
+be read in place (esqlog.statistics.mapped_terms), so that the file is memory-mapped and
+shared by every process that loads it. Format 3 still loads (its words decoded into each
+process). Files of formats 1 and 2 are refused with the command that rewrites them: without
+a checksum a damaged file cannot be told from a good one.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.mapped_terms import MappedTerms, check_utf8, index_arrays, index_problem
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
@@ -40,7 +43,9 @@ from esqlog.statistics.npz import (
 )
 from esqlog.statistics.term_table import TermTable
 
-FORMAT = "esqlog-identifiers/3"
+FORMAT = "esqlog-identifiers/4"
+#: format 3: no word index; its words are decoded into a list at every load
+LISTED_FORMAT = "esqlog-identifiers/3"
 #: formats 1 and 2 carry no checksum of their own: refused, with the command that rewrites them
 UNCHECKED_FORMATS = ("esqlog-identifiers/1", "esqlog-identifiers/2")
 MAX_FILE_BYTES = 1 << 30
@@ -67,6 +72,10 @@ _MEMBERS = {**{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
             **{k: Member(("|u1",), 1) for k in _TEXTS},
             "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
             "local_df": Member(("<u4",), 2), "shard_docs": Member(("<i8",), 1)}
+_INDEX = {"word_starts": Member(("<i8",), 1), "word_keys": Member(("<u8",), 1),
+          "word_order": Member(("<i4",), 1),
+          "comp_ptr": Member(("<i8",), 1), "comp_idx": Member(("<i4",), 1)}
+_MEMBERS_OF = {LISTED_FORMAT: _MEMBERS, FORMAT: {**_MEMBERS, **_INDEX}}
 _FIX = "recalibrate with esqlog calibrate --vocabulary --identifiers --out FILE"
 
 
@@ -90,6 +99,9 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
         "local_df": stats.local_df.astype(np.uint32),
         "shard_docs": stats.shard_docs.astype(np.int64),
         **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()}}
+    arrays |= index_arrays(stats.words)
+    arrays |= {"comp_ptr": stats.comp_ptr.astype(np.int64),
+               "comp_idx": stats.comp_idx.astype(np.int32)}
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory
@@ -118,19 +130,22 @@ def load_identifier_stats(path: str | Path,
     """
     raw, meta, name = _checked(path, vocabulary_sha256)
     try:
-        words, local_terms = (_lines(raw[k].data) for k in _TEXTS)
+        local_terms = _lines(raw["local_words"].data)
+        words = _words(raw, name)
     except UnicodeDecodeError:
         raise UsageError(f"identifier statistics file {name} is damaged (words are not "
                          "UTF-8)", _FIX) from None
     arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
+    inverse = {k: raw[k].array() for k in ("comp_ptr", "comp_idx") if k in raw}
     problem = _array_problem(arrays, len(words), meta["doc_count"]) or _local_problem(
-        local_terms, local_df, shard_docs, meta["shards"])
+        local_terms, local_df, shard_docs, meta["shards"]) or _inverse_problem(
+        inverse, arrays["parts_idx"].size, len(words))
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
     return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
                            local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
-                           **arrays)
+                           **arrays, **inverse)
 
 
 def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) -> ShardCounts:
@@ -158,7 +173,7 @@ def _checked(path: str | Path, vocabulary_sha256: str | None
     name = repr(str(source))
     raw = read_npz(source, MAX_FILE_BYTES, "identifier statistics file", _FIX,
                    {k: m if k == "meta" else replace(m, required=False)
-                    for k, m in _MEMBERS.items()})
+                    for k, m in _MEMBERS_OF[FORMAT].items()}, mapped=True)
     meta = flat_json(raw["meta"].data) if "meta" in raw else None
     found = meta.get("format") if meta is not None else None
     if found in UNCHECKED_FORMATS:
@@ -167,7 +182,7 @@ def _checked(path: str | Path, vocabulary_sha256: str | None
     if meta is None:
         raise UsageError(f"identifier statistics file {name} has an unknown format (its "
                          "metadata is not a flat JSON object of finite values)", _FIX)
-    if found != FORMAT or set(raw) != set(_MEMBERS):
+    if found not in _MEMBERS_OF or set(raw) != set(_MEMBERS_OF[found]):
         raise UsageError(f"identifier statistics file {name} has an unknown format", _FIX)
     problem = meta_problem(meta, _META_RULES)
     if problem:
@@ -181,6 +196,19 @@ def _checked(path: str | Path, vocabulary_sha256: str | None
         raise UsageError(f"identifier statistics file {name} is damaged (its checksum "
                          "differs)", _FIX)
     return raw, meta, name
+
+
+def _words(raw: Mapping[str, Any], name: str) -> Sequence[str]:
+    """The words: read in place (format 4, checked), else decoded into a list (format 3)."""
+    if "word_starts" not in raw:
+        return _lines(raw["words"].data)
+    blob, starts, keys, order = (raw[k].array() for k in (
+        "words", "word_starts", "word_keys", "word_order"))
+    problem = index_problem(blob, starts, keys, order)
+    if problem:
+        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
+    check_utf8(raw["words"].data)  # checked once, decoded per word when asked
+    return MappedTerms(blob, starts, keys, order)
 
 
 def _lines(data: memoryview) -> list[str]:
@@ -205,6 +233,19 @@ def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int,
         return "parts_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "parts_idx points outside the words"
+    return None
+
+
+def _inverse_problem(inverse: Mapping[str, np.ndarray], parts: int, n_words: int) -> str | None:
+    """What is wrong with a file's compounds of each word (format 4), or None."""
+    if not inverse:
+        return None
+    ptr, idx = inverse["comp_ptr"], inverse["comp_idx"]
+    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or idx.size != parts or (
+            np.any(np.diff(ptr) < 0)):
+        return "comp_ptr is not a valid offset vector"
+    if idx.size and (idx.min() < 0 or idx.max() >= n_words):
+        return "comp_idx points outside the words"
     return None
 
 

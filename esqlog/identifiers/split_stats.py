@@ -33,6 +33,7 @@ from esqlog.identifiers.families import WordsPerDf, families, family_excess
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.shard_tables import ShardTables, split_words
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
+from esqlog.statistics.mapped_terms import MappedTerms, TermIds
 from esqlog.statistics.term_table import LazyIndex, TermTable
 
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
@@ -96,15 +97,22 @@ class IdentifierStats:
 
         Words held as a TermTable (statistics calibrate builds to write) are indexed on
         first lookup: a dictionary of a million words is hundreds of MiB that writing
-        them does not need."""
+        them does not need. The inversion a file stores (esqlog.identifiers.files) is taken
+        as read: mapped from the file, it is shared by the processes that load it."""
         object.__setattr__(self, "word_id", _index(self.words))
         n = len(self.words)
+        if self.comp_ptr.size == n + 1 and n:  # read from a file (checked there), not rebuilt
+            self._count_dfs()
+            return
         owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(self.parts_ptr))
         part = self.parts_idx.astype(np.int64)
         order = np.lexsort((owner, -self.df_engine[owner].astype(np.int64), part))
         counts = np.bincount(part, minlength=n)
         object.__setattr__(self, "comp_ptr", np.concatenate(([0], np.cumsum(counts))))
         object.__setattr__(self, "comp_idx", owner[order])
+        self._count_dfs()
+
+    def _count_dfs(self) -> None:
         own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
         object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
         object.__setattr__(self, "local_row", _index(self.local_terms))
@@ -173,6 +181,8 @@ class IdentifierStats:
 
 def _index(terms: Sequence[str]) -> Mapping[str, int]:
     """term -> its position: a dictionary now, or one built on first use (TermTable)."""
+    if isinstance(terms, MappedTerms):
+        return TermIds(terms)  # a file's words read in place: no dictionary per process
     if isinstance(terms, TermTable):
         return LazyIndex(terms)
     return {t: i for i, t in enumerate(terms)}

@@ -101,7 +101,8 @@ def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
 
 
 def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
-             members: Mapping[str, Member], sha256: str | None = None) -> dict[str, RawArray]:
+             members: Mapping[str, Member], sha256: str | None = None,
+             mapped: bool = False) -> dict[str, RawArray]:
     """The arrays of an .npz file esqlog wrote, or a one-line UsageError; never numpy's.
 
     In this order, so that nothing is allocated from what the file claims before it is
@@ -112,6 +113,13 @@ def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
     "damaged", so a truncated snapshot is not misreported as another calibration's; (3) when
     ``sha256`` is given the whole file is hashed in pieces and must match; (4) only then is
     each member's data read, with its zip CRC-32 checked.
+
+    ``mapped``: instead of (4), each member's data is memory-mapped read-only from the open
+    file (its offset: the member's local header, then its .npy header). Worker processes
+    that load the same file then share one copy in the page cache instead of holding one
+    each. The caller verifies the bytes with a checksum (the file's, or one of its arrays)
+    in place of the CRC-32; a file replaced after the load (esqlog writes by rename) keeps
+    the mapped old one intact.
     """
     source = os.fspath(path)
     with open_regular_file(path, max_bytes, what, fix) as (handle, size):
@@ -122,6 +130,9 @@ def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
                 if sha256 is not None and _file_sha256(handle) != sha256:
                     raise UsageError(f"{what} {source!r} does not belong to this calibration "
                                      "(checksum differs)", fix)
+                if mapped:
+                    return {name: _mapped_data(handle, size, info, dtype, shape, offset)
+                            for name, (info, dtype, shape, offset) in entries.items()}
                 return {name: _member_data(archive, info, dtype, shape, offset)
                         for name, (info, dtype, shape, offset) in entries.items()}
         except _DAMAGED as exc:
@@ -200,6 +211,27 @@ def _member_data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtyp
         if len(raw) != info.file_size or member.read(1):  # reading to the end checks CRC-32
             raise ValueError(f"{info.filename} is not {info.file_size:,} bytes")
     return RawArray(dtype, shape, memoryview(raw)[offset:])
+
+
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, ..., name length, extra length
+
+
+def _mapped_data(handle: BinaryIO, size: int, info: zipfile.ZipInfo, dtype: np.dtype[Any],
+                 shape: tuple[int, ...], offset: int) -> RawArray:
+    """A member's array data mapped read-only from the file, its bounds checked against the
+    file's size (a mapping past the end would fault at first use, not fail here)."""
+    handle.seek(info.header_offset)
+    signature, name_len, extra_len = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+    if signature != b"PK\x03\x04":
+        raise ValueError(f"{info.filename} has no local header")
+    start = info.header_offset + _LOCAL_HEADER.size + name_len + extra_len
+    nbytes = info.file_size - offset
+    if start + info.file_size > size:
+        raise ValueError(f"{info.filename} runs past the end of the file")
+    if not nbytes:
+        return RawArray(dtype, shape, memoryview(b""))
+    data = np.memmap(handle, dtype=np.uint8, mode="r", offset=start + offset, shape=(nbytes,))
+    return RawArray(dtype, shape, data.data)
 
 
 def _reason(exc: BaseException) -> str:

@@ -127,16 +127,18 @@ class Vocabulary:
     bloom: np.ndarray | None = dc_field(default=None, compare=False, repr=False)
     #: term -> df of recently asked terms (bounded by RECENT_TERMS; dict ops are atomic)
     _recent: dict[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
-    _bloom_bytes: bytes = dc_field(default=b"", compare=False, repr=False)
+    _bloom_bytes: bytes | memoryview = dc_field(default=b"", compare=False, repr=False)
     #: the arrays as Python sequences over the same memory, for a query's few lookups
     _keys: Sequence[int] = dc_field(default=(), compare=False, repr=False)
     _dfs: Sequence[int] = dc_field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        """Keep the filter as bytes: indexing bytes is the fastest bit test Python has.
-        And view the arrays as memoryviews (no copy) for :meth:`_search`."""
+        """View the filter and the arrays as memoryviews (no copy) for :meth:`might_hold`
+        and :meth:`_search`: indexing one is as fast a bit test as indexing bytes, and a
+        mapped snapshot (load_vocabulary) stays one copy shared by every process."""
         if self.bloom is not None and self.bloom.size:
-            object.__setattr__(self, "_bloom_bytes", self.bloom.tobytes())
+            bloom = np.ascontiguousarray(self.bloom, dtype=np.uint8)
+            object.__setattr__(self, "_bloom_bytes", bloom.data.cast("B"))
         hashes = np.ascontiguousarray(self.hashes, dtype=np.uint64)
         dfs = np.ascontiguousarray(self.df, dtype=np.uint32)
         object.__setattr__(self, "_keys", hashes.data.cast("B").cast("Q"))
@@ -327,11 +329,13 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     is compared before the arrays are read (esqlog.statistics.npz.read_npz), and every metadata
     field must have its type and range. A file that does not parse is named damaged before
     the checksum is compared, so a truncated snapshot is not misreported as another
-    calibration's.
+    calibration's. With a checksum the arrays are mapped read-only from the file, not
+    copied: processes that load one snapshot share it in the page cache.
     """
     source = Path(path)
     fix = "re-run esqlog calibrate --vocabulary --out FILE"
-    raw = read_npz(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix, _MEMBERS, sha256)
+    raw = read_npz(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix, _MEMBERS, sha256,
+                   mapped=sha256 is not None)  # the checksum stands in for the CRC-32
     name = repr(str(source))
     meta = flat_json(raw["meta"].data)
     if meta is None:
@@ -351,7 +355,7 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     doc_count = meta["doc_count"]
     return Vocabulary(meta["index"], meta["index_uuid"], meta["field"], doc_count,
                       meta["sum_ttf"], meta["live_docs"], meta["created_at"], hashes,
-                      _clamped(df.astype(np.uint32), doc_count, meta["index"]), bloom)
+                      _clamped(df.astype(np.uint32, copy=False), doc_count, meta["index"]), bloom)
 
 
 _META_RULES = {"index": plain_text, "index_uuid": plain_text, "field": plain_text,

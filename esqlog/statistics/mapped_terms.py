@@ -1,0 +1,148 @@
+"""A list of distinct terms read in place from a file's arrays, with a term -> position index.
+
+Why: a list of a million ``str`` and a dictionary over them are ~150 bytes a term of
+private memory in every process that loads them, and seconds of decoding; N worker
+processes serving one calibration held N copies. Here the terms stay the file's bytes
+(newline-joined UTF-8, memory-mapped, shared by every process through the page cache),
+with each term's start, the terms' 64-bit BLAKE2b hashes sorted and the positions in that
+order: a lookup hashes one term, binary-searches the hashes and compares the bytes.
+Nothing per term is created until a term is asked for.
+"""
+
+from __future__ import annotations
+
+import codecs
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import numpy as np
+
+from esqlog.statistics.term_table import TermTable, digest
+
+NEWLINE = ord("\n")
+CHUNK = 1 << 20  # bytes or entries checked at once: temporaries stay small, so the heap
+#: a load leaves behind (private to each process) does too
+
+
+class MappedTerms(Sequence[str]):
+    """Terms ``0..n-1``: term k is ``blob[starts[k]:starts[k + 1] - 1]`` (a newline after
+    each but the last); ``keys`` their BLAKE2b-64 hashes sorted, ``order`` the term at
+    each of those hashes."""
+
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
+                 order: np.ndarray) -> None:
+        self.blob, self.starts, self.keys, self.order = blob, starts, keys, order
+        self._bytes = blob.data.cast("B") if blob.size else memoryview(b"")
+        self._keys = keys.data.cast("B").cast("Q") if keys.size else ()
+        self._order = order.data.cast("B").cast("i") if order.size else ()
+
+    def __len__(self) -> int:
+        return int(self.starts.size) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        start, end = int(self.starts[i]), int(self.starts[i + 1]) - 1
+        return str(self._bytes[start:end], "utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[k] for k in range(len(self)))
+
+    def id_of(self, term: str) -> int | None:
+        """The position of ``term``, or None: its hash's candidates, confirmed by bytes."""
+        data = term.encode("utf-8", "surrogatepass")
+        key = int.from_bytes(digest(data), "little")
+        keys, n = self._keys, len(self._keys)
+        at = bisect_left(keys, key)
+        while at < n and keys[at] == key:
+            k = self._order[at]
+            start, end = int(self.starts[k]), int(self.starts[k + 1]) - 1
+            if self._bytes[start:end] == data:
+                return int(k)
+            at += 1
+        return None
+
+
+class TermIds(Mapping[str, int]):
+    """term -> its position in a MappedTerms, without a dictionary."""
+
+    def __init__(self, terms: MappedTerms) -> None:
+        self._terms = terms
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._terms.id_of(key) if isinstance(key, str) else None
+        return default if found is None else found
+
+    def __getitem__(self, key: str) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return int(found)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._terms.id_of(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+
+def index_arrays(words: Sequence[str]) -> dict[str, np.ndarray]:
+    """The arrays a file stores beside the newline-joined words so that they can be read
+    as MappedTerms: each word's start, the sorted hashes and the positions in that order."""
+    table = words if isinstance(words, TermTable) else TermTable.of(words, checksums=False)
+    n = len(table)
+    starts = table.offsets + np.arange(n + 1, dtype=np.int64)  # a separator before each next
+    order = np.argsort(table.keys, kind="stable")
+    return {"word_starts": starts.astype(np.int64), "word_keys": table.keys[order],
+            "word_order": order.astype(np.int32)}
+
+
+def check_utf8(data: memoryview) -> None:
+    """Raise UnicodeDecodeError unless ``data`` is UTF-8, decoding a piece at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for at in range(0, data.nbytes, CHUNK):
+        decoder.decode(data[at:at + CHUNK])
+    decoder.decode(b"", final=True)
+
+
+def _newlines(blob: np.ndarray) -> int:
+    return sum(int(np.count_nonzero(blob[at:at + CHUNK] == NEWLINE))
+               for at in range(0, blob.size, CHUNK))
+
+
+def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
+                  order: np.ndarray) -> str | None:
+    """What makes these arrays no MappedTerms (bounds a reader relies on), or None.
+
+    A wrong hash only hides its word from lookups (the file's own checksum tells damage
+    from a good file); starts and positions out of bounds would read past the words."""
+    n = starts.size - 1
+    if n < 0 or starts[0] != 0 or starts[-1] != (blob.size + 1 if n else 0):
+        return "word_starts does not span the words"
+    if n and (bool(np.any(np.diff(starts) < 1))
+              or _newlines(blob) != n - 1
+              or (n > 1 and bool(np.any(blob[starts[1:-1] - 1] != NEWLINE)))):
+        return "word_starts are not the words' starts"
+    if keys.size != n or order.size != n:
+        return f"{keys.size:,} hashes and {order.size:,} positions for {n:,} words"
+    if n and (int(order.min()) < 0 or int(order.max()) >= n
+              or int(np.bincount(order, minlength=n).max()) != 1):
+        return "word_order is not a permutation of the words"
+    if n > 1 and bool(np.any(keys[1:] < keys[:-1])):
+        return "word_keys are not sorted"
+    return None

@@ -1,0 +1,179 @@
+"""Statistics files read in place: the arrays mapped from the file equal the ones written,
+the words are looked up without a dictionary, and a file whose in-place index is forged
+(with a checksum to match, so that only the bounds checks can tell) is refused in one line."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from esqlog.errors import UsageError
+from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.mapped_terms import MappedTerms
+from esqlog.statistics.npz import array_digest, npz_bytes
+from esqlog.statistics.vocabulary import (
+    Vocabulary,
+    build_bloom,
+    load_vocabulary,
+    save_vocabulary,
+    term_hash,
+)
+from tests.support.split_docs import build
+
+
+def stats_file(tmp_path: Path) -> tuple[IdentifierStats, Path]:
+    stats = build()
+    path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
+    return stats, path
+
+
+def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None]
+              ) -> Path:
+    """The file with ``change`` applied to its arrays and metadata and its own checksum
+    recomputed: a forged file that only the checks after the checksum can refuse."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(bytes(arrays.pop("meta")).decode())
+    change(arrays, meta)
+    meta["sha256"] = array_digest({k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data)
+                                   for k, a in arrays.items()})
+    path.write_bytes(npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8),
+                                **arrays}))
+    return path
+
+
+def refused(path: Path, *words: str) -> str:
+    with pytest.raises(UsageError) as info:
+        load_identifier_stats(path, "v")
+    message = str(info.value)
+    assert "\n" not in message and "identifier statistics file" in message
+    for word in words:
+        assert word in message, message
+    return message
+
+
+def test_a_mapped_load_gives_the_arrays_and_words_written(tmp_path: Path) -> None:
+    stats, path = stats_file(tmp_path)
+    loaded = load_identifier_stats(path, "v")
+    assert isinstance(loaded.words, MappedTerms)
+    assert list(loaded.words) == list(stats.words) and len(loaded.words) == len(stats.words)
+    assert loaded.words[-1] == stats.words[-1] and loaded.words[1:3] == list(stats.words[1:3])
+    for key in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "comp_ptr",
+                "comp_idx", "local_df", "shard_docs"):
+        assert np.array_equal(getattr(loaded, key), getattr(stats, key)), key
+    assert not loaded.df_engine.flags.writeable  # read-only: mapped, not copied
+    for k, word in enumerate(stats.words):
+        assert loaded.word_id[word] == k and word in loaded.word_id
+        assert loaded.parts_of(word) == stats.parts_of(word)
+        assert loaded.compounds_of(word) == stats.compounds_of(word)
+        assert loaded.split_df(word) == stats.split_df(word)
+    assert loaded.word_id.get("notaword") is None and "notaword" not in loaded.word_id
+    with pytest.raises(KeyError):
+        loaded.word_id["notaword"]
+    assert loaded.families(1.0) == stats.families(1.0)
+
+
+def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
+    words = ["a", "b", "c"]
+    blob = np.frombuffer(b"a\nb\nc", np.uint8)
+    starts = np.array([0, 2, 4, 6], np.int64)
+    keys = np.full(3, term_hash("b"), np.uint64)  # every word claims b's hash
+    terms = MappedTerms(blob, starts, keys, np.array([0, 1, 2], np.int32))
+    assert terms.id_of("b") == 1 and terms.id_of("a") is None  # a's own hash is not there
+    assert list(terms) == words
+
+
+def test_an_older_file_without_the_word_index_still_loads(tmp_path: Path) -> None:
+    stats, path = stats_file(tmp_path)
+
+    def older(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        for key in ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx"):
+            del arrays[key]
+        meta["format"] = "esqlog-identifiers/3"
+    loaded = load_identifier_stats(rewritten(path, older), "v")
+    assert isinstance(loaded.words, list) and loaded.words == list(stats.words)
+    assert np.array_equal(loaded.comp_idx, stats.comp_idx)
+    assert loaded.word_id["read"] == stats.word_id["read"]
+
+
+def _set(key: str, value: Callable[[np.ndarray], np.ndarray]
+         ) -> Callable[[dict[str, np.ndarray], dict[str, Any]], None]:
+    def change(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        arrays[key] = value(arrays[key])
+    return change
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (_set("word_order", lambda a: a + 1), ("word_order",)),
+    (_set("word_order", lambda a: np.zeros_like(a)), ("word_order",)),
+    (_set("word_starts", lambda a: a * 2), ("word_starts",)),
+    (_set("word_starts", lambda a: np.concatenate((a[:1], a[2:3], a[1:2], a[3:]))),
+     ("word_starts",)),
+    (_set("word_keys", lambda a: a[::-1].copy()), ("word_keys",)),
+    (_set("word_keys", lambda a: a[1:]), ("hashes",)),
+    (_set("comp_idx", lambda a: a + 10_000), ("comp_idx",)),
+    (_set("comp_ptr", lambda a: a[::-1].copy()), ("comp_ptr",)),
+    (_set("words", lambda a: np.where(a == ord("r"), 0xFF, a).astype(np.uint8)), ("UTF-8",)),
+    (_set("word_order", lambda a: a.astype(np.int64)), ("damaged",)),  # wrong dtype
+    (_set("words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)), ("UTF-8",)),
+    (lambda arrays, meta: arrays.update(comp_idx=np.full_like(
+        arrays["comp_idx"], arrays["word_order"].size)), ("comp_idx",)),  # one past the end
+])
+def test_a_forged_word_index_is_refused_in_one_line(
+        tmp_path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None],
+        words: tuple[str, ...]) -> None:
+    _, path = stats_file(tmp_path)
+    refused(rewritten(path, change), *words)
+
+
+def test_a_member_running_past_the_end_is_refused(tmp_path: Path) -> None:
+    _, path = stats_file(tmp_path)
+    path.write_bytes(path.read_bytes()[:-2000])
+    refused(path, "damaged")
+
+
+def test_a_compressed_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    _, path = stats_file(tmp_path)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    path.write_bytes(buffer.getvalue())
+    assert zipfile.ZipFile(path).infolist()[0].compress_type == zipfile.ZIP_DEFLATED
+    refused(path, "compressed", "recalibrate")
+
+
+def test_a_symlink_to_the_file_loads_and_one_to_a_device_is_refused(tmp_path: Path) -> None:
+    stats, path = stats_file(tmp_path)
+    link = tmp_path / "link.idents.npz"
+    os.symlink(path, link)
+    assert list(load_identifier_stats(link, "v").words) == list(stats.words)
+    device = tmp_path / "dev.idents.npz"
+    os.symlink("/dev/zero", device)
+    refused(device, "not a regular file")
+
+
+def test_a_mapped_snapshot_equals_the_one_written(tmp_path: Path) -> None:
+    terms = [f"t{k}" for k in range(500)]
+    keys = np.array(sorted({term_hash(t) for t in terms}), np.uint64)
+    vocab = Vocabulary("i", "u", "body", 600, 5000, 600, "now", keys,
+                       np.arange(1, keys.size + 1, dtype=np.uint32), build_bloom(terms))
+    path, digest = save_vocabulary(vocab, tmp_path / "x.vocab.npz")
+    loaded = load_vocabulary(path, digest)
+    assert np.array_equal(loaded.hashes, vocab.hashes) and np.array_equal(loaded.df, vocab.df)
+    assert loaded.bloom is not None and vocab.bloom is not None
+    assert np.array_equal(loaded.bloom, vocab.bloom) and not loaded.df.flags.writeable
+    asked = [*terms[:50], "absent"]
+    assert loaded.df_of(asked) == vocab.df_of(asked)
+    assert all(loaded.might_hold(t) for t in terms)
+    unchecked = load_vocabulary(path)  # no checksum: read (CRC-checked), not mapped
+    assert np.array_equal(unchecked.df, vocab.df)
