@@ -230,7 +230,7 @@ def check_companions(calibration: Calibration) -> None:
             f"{', '.join(repr(str(p)) for p in missing)} "
             f"{'are' if len(missing) > 1 else 'is'} missing (the JSON alone was copied?)",
             f"copy {'them' if len(missing) > 1 else 'it'} into {where!r} beside the JSON, "
-            "or pass --mode boost")
+            "or use the boost mode (--mode boost; wrap(..., mode='boost'))")
 
 
 def auto_mode(calibration: Calibration) -> tuple[Mode, str]:

@@ -40,6 +40,12 @@ class AutoModes:
         for cal in calibrations:
             by_index.setdefault(cal.index, []).append(cal)
         for index, cals in by_index.items():
+            if any((c.index, c.field) not in snapshots for c in cals):
+                # stats="live" (or no snapshot recorded): the identifiers mode needs the
+                # snapshot and its statistics, boost needs neither
+                self.why[index] = ("boost", "no vocabulary snapshot is read (stats='live', "
+                                            "or the calibration has none)")
+                continue
             decided = [auto_mode(c) for c in cals]
             prose = next(((m, w) for m, w in decided if m != "identifiers"), None)
             if prose is not None:  # one field of the index reads as prose: boost for all

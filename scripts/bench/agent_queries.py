@@ -33,11 +33,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "localize"))
-from agent_query_build import STYLES, Builder
-from agent_query_defs import definitions
-from run import (
+from scripts.bench.agent_query_build import STYLES, Builder
+from scripts.bench.agent_query_defs import definitions
+from scripts.bench.localize.run import (
     count,
     file_word_sets,
     grep_ranked,

@@ -15,14 +15,18 @@ from __future__ import annotations
 import random
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "localize"))
-from agent_query_defs import Defn, go_module, go_package, java_package
-from build_tasks import clean_message, git, git_bytes, is_source, subject_reason
-from spans import spans
+from scripts.bench.agent_query_defs import Defn, go_module, go_package, java_package
+from scripts.bench.localize.build_tasks import (
+    clean_message,
+    git,
+    git_bytes,
+    is_source,
+    subject_reason,
+)
+from scripts.bench.localize.spans import spans
 
 STYLES = ("symbol", "dotted", "frame", "error", "bug", "how", "missing")
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)

@@ -5,23 +5,22 @@ policy's keyword picking on such queries."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts" / "bench"))
-sys.path.insert(0, str(ROOT / "scripts" / "bench" / "localize"))
-
-from agent_queries import gold_rank, median_inf  # noqa: E402
-from agent_query_build import (  # noqa: E402
+from scripts.bench.agent_queries import gold_rank, median_inf
+from scripts.bench.agent_query_build import (
     go_frame,
     java_frame,
     python_frame,
     python_module,
     without_name,
 )
-from agent_query_defs import first_sentence, go_defs, java_defs, python_defs, strip_format  # noqa: E402
-from run import Hit, keywords  # noqa: E402
+from scripts.bench.agent_query_defs import (
+    first_sentence,
+    go_defs,
+    java_defs,
+    python_defs,
+    strip_format,
+)
+from scripts.bench.localize.run import Hit, keywords
 
 
 def test_stack_frames_in_each_languages_format() -> None:

@@ -87,14 +87,33 @@ def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version
     assert "<includeBaseDirectory>false</includeBaseDirectory>" in layout
 
 
+def _api_range(module: ET.Element, version: str) -> str:
+    """api.range as the pom's two regex-property executions compute it for ``version``
+    (each sets the property to its replacement on a match, else to the value it read)."""
+    value = version
+    for name in ("api-range-older", "api-range-newer"):
+        config = module.find(f".//m:execution[m:id='{name}']/m:configuration", NS)
+        assert config is not None, name
+        if re.search(_text(config, "m:regex"), value):
+            value = _text(config, "m:replacement")
+    return value
+
+
 @pytest.mark.parametrize("flavor", plugin_zip.ENGINES)
 def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) -> None:
     module = _pom(SOURCES / flavor)
+    default = _text(_pom(SOURCES), f"m:properties/m:{flavor}.version")
     folders = [_text(module, "m:build/m:sourceDirectory")]
     folders += [s.text or "" for s in module.iterfind(
         ".//m:execution[m:id='shared-lucene-sources']//m:source", NS)]
-    compiled = sorted(p for f in folders for p in (SOURCES / flavor / f).resolve().rglob("*.java"))
-    assert compiled == plugin_zip.java_files(SOURCES, flavor)
+    for version in (default, "2.19.6" if flavor == "opensearch" else "8.11.0"):
+        target = plugin_zip.target(flavor, version)
+        # the release range the pom's regex properties choose for this version
+        api = _api_range(module, version)
+        compiled = sorted(p for f in folders
+                          for p in (SOURCES / flavor / f.replace("${api.range}", api))
+                          .resolve().rglob("*.java"))
+        assert compiled == plugin_zip.java_files(SOURCES, target), version
     assert _text(module, "m:build/m:testSourceDirectory") == "../lucene/test"
     engine_dep = [d for d in module.iterfind("m:dependencies/m:dependency", NS)
                   if d.findtext("m:artifactId", namespaces=NS) == flavor]
