@@ -31,7 +31,6 @@ from esqlog.agent.freshness import Freshness, with_note
 from esqlog.agent.grep import Grep
 from esqlog.agent.line_scan import DEFAULT_LIMIT as LINES_LIMIT
 from esqlog.agent.line_scan import MAX_LIMIT as MAX_LINES
-from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.references import References
 from esqlog.agent.scope import Presence, Scope, TestsPresence
@@ -54,8 +53,8 @@ SEARCH_DOC = (
     "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
     "counts, rare ones most. Default answer: a listing, best first, one entry per function; "
     "each hit is 'N. path:start-end Symbol' (Class.method when the index knows the class), "
-    "then its signature, the first line of its doc comment and the lines that hold the "
-    f"query's words as '  123| text' (past the {OUTLINED}th hit, one such line). Hits scoring "
+    "then its signature, the first line of its doc comment and the line that best holds the "
+    "query's words as '  123| text'. Hits scoring "
     "far below the best are left out and counted on the first line with the offset that "
     "lists them; tests come after the implementation unless tests='include'. A name "
     "alone is answered with its definition. The definition of a name the query spells "
