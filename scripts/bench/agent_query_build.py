@@ -162,7 +162,7 @@ class Builder:
         return out
 
     def errors(self, n: int) -> list[dict[str, Any]]:
-        from agent_query_defs import strip_format
+        from scripts.bench.agent_query_defs import strip_format
 
         by_text: dict[str, list[Defn]] = {}
         for d in self.defs:
