@@ -117,3 +117,12 @@ def test_no_test_module_imports_another() -> None:
              for module in sorted(_imported(_tree(path)))
              if module.startswith(("tests.unit", "tests.engine"))]
     assert found == []
+
+
+def test_every_test_module_has_a_basename_of_its_own() -> None:
+    """pytest imports test modules by basename (no __init__.py in tests/unit or
+    tests/engine): two of one name fail the whole run's collection ("import file
+    mismatch") once both folders are collected together, as CI does."""
+    tests = Path(__file__).resolve().parents[1]
+    names = [p.name for p in tests.rglob("test_*.py") if "data" not in p.parts]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
