@@ -1,6 +1,6 @@
 """Where search_code's score cut and test ordering leave the function a query describes.
 
-    python scripts/bench/agent_hits.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.agent_hits --url http://127.0.0.1:19200 \
         --repo httpx=/tmp/an/encode+httpx --repo gin=/tmp/an/gin-gonic+gin
 
 Each repository is indexed with ``esqlog index --calibrate`` into a scratch index (deleted

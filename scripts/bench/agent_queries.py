@@ -4,7 +4,7 @@
       esqlog index /tmp/aq/trees/$n --url http://127.0.0.1:19200 --index esqlog-aq-$n \
           --calibrate /tmp/aq/cal/$n.json
     done
-    python scripts/bench/agent_queries.py --url http://127.0.0.1:19200 \
+    python -m scripts.bench.agent_queries --url http://127.0.0.1:19200 \
         --trees /tmp/aq/trees --calibrations /tmp/aq/cal \
         --repo httpx=/work/.mirror/encode+httpx/repo --repo gin=... [--per-style 6]
 

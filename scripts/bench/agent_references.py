@@ -1,7 +1,7 @@
 """find_references and grep_code against ripgrep on the same files: are the lines the same?
 
     pip install ripgrep   # the rg binary, if it is not on PATH
-    python scripts/bench/agent_references.py --url http://127.0.0.1:19200
+    python -m scripts.bench.agent_references --url http://127.0.0.1:19200
 
 Each folder of tests/data/agent-names (real files of encode/httpx and gin-gonic/gin; or
 ``--repo NAME=PATH`` checkouts with ``--symbols NAME=a,b,c``) is indexed with

@@ -10,7 +10,7 @@ decision. Two kinds of corpus:
 * ``--index NAME=INDEX``: an index written by ``esqlog index`` on --url; the rule runs as
   calibrate runs it (code_share_plan: the language field's filter, one sampled search).
 
-    .venv/bin/python scripts/bench/code_rule.py --url http://127.0.0.1:19200 \\
+    .venv/bin/python -m scripts.bench.code_rule --url http://127.0.0.1:19200 \\
         --jsonl go-sample=esqlog/data/sample_go_docs.jsonl.gz \\
         --index click=ad-repo-click
 """

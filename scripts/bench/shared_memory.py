@@ -1,6 +1,6 @@
 """One copy of a calibration's statistics per machine: private memory of 1 and of N processes.
 
-    python scripts/bench/shared_memory.py CALIBRATION.json [--processes 8] [--upgrade DIR]
+    python -m scripts.bench.shared_memory CALIBRATION.json [--processes 8] [--upgrade DIR]
 
 Each process loads what ``wrap(mode="identifiers")`` loads of the calibration (the record,
 its vocabulary snapshot and its identifier statistics), asks both a few hundred words (so
