@@ -62,14 +62,12 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     from esqlog.evaluation.systems import Target, run_paired, searcher
 
     record = load_calibration(calibration_file)
-    chose = None
     if mode == "auto" and joins:
         mode = "boost"  # joins are a boost option
-    elif mode == "auto":
+    elif mode == "auto":  # the chosen mode is named in the report (esqlog calibrate says why)
         from esqlog.identifiers.calibrate import auto_mode
 
-        mode, why = auto_mode(record)
-        chose = f"mode auto: {mode} ({why})"
+        mode = auto_mode(record)[0]
     if joins and mode != "boost":
         raise UsageError(f"--joins works with --mode boost, not {mode}", "drop --joins")
     field = field_name or record.field
@@ -80,8 +78,6 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     log = read_queries(queries_path, notes, plain_lines=True)
     show_notes(notes)
     ids, texts = log.ids[:limit], log.texts[:limit]
-    if chose is not None:  # said once the input is known good
-        click.echo(chose, err=True)
     engine = open_engine(connection)
     warning = stale_warning(record, engine.run(check_calibration_plan(record, index)))
     if warning:

@@ -142,18 +142,14 @@ def search_command(connection: ConnectionSettings, index: str, text: str,
     The index is only read. With --compare the native BM25 ranking is shown beside it.
     """
     ctx = prepare_query(connection, index, field_name, text, calibration_file)
-    chose = None
-    if mode == "auto":
-        mode, why = resolve_auto(ctx.calibration, joins)
-        chose = f"mode auto: {mode} ({why})"
+    if mode == "auto":  # the chosen mode is named in the output (esqlog calibrate says why)
+        mode = resolve_auto(ctx.calibration, joins)[0]
     try:
         qlog = run_search(ctx, mode, size, joins)
         native = run_native(ctx, size) if compare else None
     except Exception as exc:
         raise_if_too_many_terms(exc, ctx)
         raise
-    if chose is not None and not as_json:  # said once the search answered
-        click.echo(chose, err=True)
     if as_json:
         out: dict[str, Any] = {"index": ctx.calibration.index, "field": ctx.field,
                                "q": ctx.calibration.q, "mode": mode,

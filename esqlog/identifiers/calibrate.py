@@ -9,6 +9,7 @@ it by its checksum. Reads only.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -219,9 +220,11 @@ def check_companions(calibration: Calibration) -> None:
         return
     idents = vocabulary.with_name(re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz",
                                          vocabulary.name))
-    missing = [vocabulary] if not vocabulary.is_file() else []
+    # missing, not merely odd: a path that is there but no regular file (a device, a FIFO)
+    # is the loader's to refuse, with its own reason
+    missing = [vocabulary] if not os.path.lexists(vocabulary) else []
     if calibration.identifiers_applies is not None and idents != vocabulary \
-            and not idents.is_file():
+            and not os.path.lexists(idents):
         missing.append(idents)
     if missing:
         where = calibration.location or "."

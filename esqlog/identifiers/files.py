@@ -26,7 +26,7 @@ from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
-from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.identifiers.split_stats import IdentifierStats, inverted_splits
 from esqlog.statistics.mapped_terms import MappedTerms, check_utf8, index_arrays, index_problem
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
@@ -100,8 +100,11 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
         "shard_docs": stats.shard_docs.astype(np.int64),
         **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()}}
     arrays |= index_arrays(stats.words)
-    arrays |= {"comp_ptr": stats.comp_ptr.astype(np.int64),
-               "comp_idx": stats.comp_idx.astype(np.int32)}
+    comp_ptr, comp_idx = stats.comp_ptr, stats.comp_idx
+    if comp_ptr.size != len(stats.words) + 1:  # not built (esqlog index's refresh skips it)
+        comp_ptr, comp_idx = inverted_splits(stats.parts_ptr, stats.parts_idx,
+                                             stats.df_engine, len(stats.words))
+    arrays |= {"comp_ptr": comp_ptr.astype(np.int64), "comp_idx": comp_idx.astype(np.int32)}
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory

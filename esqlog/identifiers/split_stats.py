@@ -43,6 +43,17 @@ from esqlog.statistics.term_table import LazyIndex, TermTable
 APPLIES_SHARE = 0.17
 
 
+
+def inverted_splits(parts_ptr: np.ndarray, parts_idx: np.ndarray, df_engine: np.ndarray,
+                    n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(comp_ptr, comp_idx): the compounds of each sub-word, most frequent first, from each
+    word's parts (what a file stores, so that loading it builds nothing)."""
+    owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(parts_ptr))
+    part = parts_idx.astype(np.int64)
+    order = np.lexsort((owner, -df_engine[owner].astype(np.int64), part))
+    counts = np.bincount(part, minlength=n)
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), owner[order]
+
 @dataclass(frozen=True)
 class IdentifierStats:
     """Split statistics of one field: words (compounds and sub-words) with their numbers.
@@ -104,12 +115,9 @@ class IdentifierStats:
         if self.comp_ptr.size == n + 1 and n:  # read from a file (checked there), not rebuilt
             self._count_dfs()
             return
-        owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(self.parts_ptr))
-        part = self.parts_idx.astype(np.int64)
-        order = np.lexsort((owner, -self.df_engine[owner].astype(np.int64), part))
-        counts = np.bincount(part, minlength=n)
-        object.__setattr__(self, "comp_ptr", np.concatenate(([0], np.cumsum(counts))))
-        object.__setattr__(self, "comp_idx", owner[order])
+        comp_ptr, comp_idx = inverted_splits(self.parts_ptr, self.parts_idx, self.df_engine, n)
+        object.__setattr__(self, "comp_ptr", comp_ptr)
+        object.__setattr__(self, "comp_idx", comp_idx)
         self._count_dfs()
 
     def _count_dfs(self) -> None:

@@ -97,7 +97,7 @@ def test_the_command_runs_the_scan_on_dask(engine: Engine, index: str, scheduler
                         "--out", str(out), "--dask", scheduler, "--memory-limit", "64K")
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
-    assert "identifiers mode applies" in run.stdout, run.stdout
+    assert "with no mode: identifiers" in run.stdout, run.stdout
     assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json",
                                                                          "vocab"]
 
