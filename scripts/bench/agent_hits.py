@@ -25,12 +25,7 @@ import random
 import re
 import statistics
 import sys
-import tempfile
-import uuid
-from pathlib import Path
 from typing import Any
-
-from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.hits import Hit, cut, hits_of, implementation_first, merge_parts
@@ -41,11 +36,10 @@ from esqlog.agent.packing import pack_listing
 from esqlog.agent.queries import agent_query
 from esqlog.agent.scope import Scope, is_test
 from esqlog.agent.tokens import TokenCounter, default_counter
-from esqlog.cli import main as cli
-from esqlog.cli.query import load_for_field
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
+from scripts.bench.harness import indexed_repo
 
 
 def tasks(engine: Any, index: str, field: str, count: int, seed: str,
@@ -115,40 +109,29 @@ def main() -> int:
     ratios: dict[str, list[float]] = {}
     for spec in args.repo:
         name, path = spec.split("=", 1)
-        index = f"esqlog-bench-hits-{uuid.uuid4().hex[:8]}"
-        with tempfile.TemporaryDirectory() as tmp:
-            calibration = Path(tmp) / "cal.json"
-            result = CliRunner().invoke(cli, ["index", path, "--index", index, "--url",
-                                              args.url, "--calibrate", str(calibration)])
-            if result.exit_code != 0:
-                print(result.output, file=sys.stderr)
-                return 1
-            try:
-                cal, field = load_for_field(str(calibration), None)
-                drawn = tasks(engine, index, field, args.per_repo, f"agent-hits:{name}",
-                              args.words)
-                print(f"{name}: {len(drawn)} queries", file=sys.stderr)
-                for mode in args.modes.split(","):
-                    search = CodeSearch(engine, cal, index, field, counter, mode=mode)
-                    for query, gold_path, gold_symbol in drawn:
-                        text = agent_query(query) or query
-                        response = search.client.search(**search_kwargs(
-                            engine.flavor, index, field, text, args.limit, Scope(),
-                            named(query)))
-                        hits = merge_parts(hits_of(response["hits"]["hits"], field))
-                        best = max((h.score for h in hits), default=0.0)
-                        gold = next((h for h in hits if (h.chunk.path, h.chunk.symbol)
-                                     == (gold_path, gold_symbol)), None)
-                        if gold is not None and best > 0 and not gold.definition:
-                            ratios.setdefault(mode, []).append(gold.score / best)
-                        for after in (False, True):
-                            for fraction in fractions:
-                                key = (mode, "after" if after else "include", fraction)
-                                rows.setdefault(key, []).append(listing_outcome(
-                                    hits, (gold_path, gold_symbol), text, fraction, after,
-                                    counter))
-            finally:
-                engine.perform(Request("DELETE", index_path(index)))
+        with indexed_repo(engine, args.url, path, "esqlog-bench-hits") as (index, cal, field):
+            drawn = tasks(engine, index, field, args.per_repo, f"agent-hits:{name}",
+                          args.words)
+            print(f"{name}: {len(drawn)} queries", file=sys.stderr)
+            for mode in args.modes.split(","):
+                search = CodeSearch(engine, cal, index, field, counter, mode=mode)
+                for query, gold_path, gold_symbol in drawn:
+                    text = agent_query(query) or query
+                    response = search.client.search(**search_kwargs(
+                        engine.flavor, index, field, text, args.limit, Scope(),
+                        named(query)))
+                    hits = merge_parts(hits_of(response["hits"]["hits"], field))
+                    best = max((h.score for h in hits), default=0.0)
+                    gold = next((h for h in hits if (h.chunk.path, h.chunk.symbol)
+                                 == (gold_path, gold_symbol)), None)
+                    if gold is not None and best > 0 and not gold.definition:
+                        ratios.setdefault(mode, []).append(gold.score / best)
+                    for after in (False, True):
+                        for fraction in fractions:
+                            key = (mode, "after" if after else "include", fraction)
+                            rows.setdefault(key, []).append(listing_outcome(
+                                hits, (gold_path, gold_symbol), text, fraction, after,
+                                counter))
     print(f"{'mode':11} {'tests':7} {'cut':>4} {'n':>4} {'listed':>7} {'@1':>6} {'@5':>6} "
           f"{'answer':>7} {'to gold':>8}")
     for (mode, tests, fraction), out in rows.items():

@@ -18,19 +18,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tempfile
-import uuid
-from pathlib import Path
-
-from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
-from esqlog.cli import main as cli
-from esqlog.cli.query import load_for_field
-from esqlog.engine.paths import index_path
-from esqlog.engine.steps import Request
-from scripts.bench.harness import add_url, engine_at
+from scripts.bench.harness import add_url, engine_at, indexed_repo
 
 #: repository -> [(query, the definition's symbol as esqlog index names it, or None)]
 QUERIES = {
@@ -61,26 +52,15 @@ def main() -> int:
     print(f"{'query':44} {'mode':11} {'rank':>4} {'tokens':>6}  note")
     for spec in args.repo:
         name, path = spec.split("=", 1)
-        index = f"esqlog-bench-names-{uuid.uuid4().hex[:8]}"
-        with tempfile.TemporaryDirectory() as tmp:
-            calibration = Path(tmp) / "cal.json"
-            result = CliRunner().invoke(cli, ["index", path, "--index", index, "--url",
-                                              args.url, "--calibrate", str(calibration)])
-            if result.exit_code != 0:
-                print(result.output, file=sys.stderr)
-                return 1
-            try:
-                cal, field = load_for_field(str(calibration), None)
-                for mode in ("boost", "identifiers"):
-                    search = CodeSearch(engine, cal, index, field, counter, mode=mode)
-                    for query, symbol in QUERIES[name]:
-                        answer = search.search(query)
-                        found = rank(answer, symbol) if symbol else None
-                        note = answer.splitlines()[0][:60] if symbol is None else ""
-                        print(f"{query:44} {mode:11} {found or '-':>4} "
-                              f"{counter.count(answer):>6}  {note}")
-            finally:
-                engine.perform(Request("DELETE", index_path(index)))
+        with indexed_repo(engine, args.url, path, "esqlog-bench-names") as (index, cal, field):
+            for mode in ("boost", "identifiers"):
+                search = CodeSearch(engine, cal, index, field, counter, mode=mode)
+                for query, symbol in QUERIES[name]:
+                    answer = search.search(query)
+                    found = rank(answer, symbol) if symbol else None
+                    note = answer.splitlines()[0][:60] if symbol is None else ""
+                    print(f"{query:44} {mode:11} {found or '-':>4} "
+                          f"{counter.count(answer):>6}  {note}")
     return 0
 
 

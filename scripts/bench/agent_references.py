@@ -21,22 +21,17 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import uuid
 from pathlib import Path
-
-from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.grep import Grep, candidate_query, compile_pattern, grep_hits
 from esqlog.agent.line_scan import MAX_LIMIT, TextScan, identifier_terms
 from esqlog.agent.references import References, reference_hits, reference_name
 from esqlog.agent.tokens import default_counter
-from esqlog.cli import main as cli
-from esqlog.cli.query import load_for_field
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
+from scripts.bench.harness import indexed_repo
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "agent-names"
 SYMBOLS = {
@@ -125,35 +120,24 @@ def main() -> int:
           f"{'rg-only':>5} {'recall':>7} {'tokens':>7} {'rg tok':>7}")
     total_rg = total_both = counts_equal = rows = 0
     for name, path in repos.items():
-        index = f"esqlog-bench-refs-{uuid.uuid4().hex[:8]}"
-        with tempfile.TemporaryDirectory() as tmp:
-            calibration = Path(tmp) / "cal.json"
-            result = CliRunner().invoke(cli, ["index", path, "--index", index, "--url",
-                                              args.url, "--calibrate", str(calibration)])
-            if result.exit_code != 0:
-                print(result.output, file=sys.stderr)
-                return 1
-            try:
-                cal, field = load_for_field(str(calibration), None)
-                tool = CodeSearch(engine, cal, index, field, counter)
-                files = indexed_files(engine, index)
-                queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT),
-                            every_reference(tool, s)) for s in symbols.get(name, [])]
-                queries += [(f"grep {p}", ["-e", p] if rx else ["-F", "-e", p],
-                             Grep(tool).grep(p, rx, limit=MAX_LIMIT), every_line(tool, p, rx))
-                            for p, rx in PATTERNS.get(name, [])]
-                for label, rg_args, answer, every in queries:
-                    shown, rest = listed(answer)
-                    theirs, output = ripgrep(rg, Path(path), files, rg_args)
-                    assert shown <= every, label  # the answer shows lines of the full set
-                    total_rg += len(theirs)
-                    total_both += len(every & theirs)
-                    counts_equal += len(shown) + rest == len(theirs)
-                    rows += 1
-                    tokens = f"{counter.count(answer):>7} {counter.count(output):>7}"
-                    print(row(f"{name}: {label}", len(shown) + rest, every, theirs), tokens)
-            finally:
-                engine.perform(Request("DELETE", index_path(index)))
+        with indexed_repo(engine, args.url, path, "esqlog-bench-refs") as (index, cal, field):
+            tool = CodeSearch(engine, cal, index, field, counter)
+            files = indexed_files(engine, index)
+            queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT),
+                        every_reference(tool, s)) for s in symbols.get(name, [])]
+            queries += [(f"grep {p}", ["-e", p] if rx else ["-F", "-e", p],
+                         Grep(tool).grep(p, rx, limit=MAX_LIMIT), every_line(tool, p, rx))
+                        for p, rx in PATTERNS.get(name, [])]
+            for label, rg_args, answer, every in queries:
+                shown, rest = listed(answer)
+                theirs, output = ripgrep(rg, Path(path), files, rg_args)
+                assert shown <= every, label  # the answer shows lines of the full set
+                total_rg += len(theirs)
+                total_both += len(every & theirs)
+                counts_equal += len(shown) + rest == len(theirs)
+                rows += 1
+                tokens = f"{counter.count(answer):>7} {counter.count(output):>7}"
+                print(row(f"{name}: {label}", len(shown) + rest, every, theirs), tokens)
     print(f"all: {total_both} of rg's {total_rg} lines found (recall "
           f"{total_both / max(total_rg, 1):.3f}); counts equal to rg's for {counts_equal} of "
           f"{rows} queries")

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable, Mapping
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
+from esqlog.engine.paths import index_path
+from esqlog.engine.steps import Request
 from esqlog.errors import redact
 from esqlog.evaluation.corpus import load_queries, read_jsonl
 
@@ -111,3 +118,29 @@ def read_rows(*paths: str | Path) -> list[dict[str, Any]]:
     """Every JSON line of the given result files, in order (blank lines skipped)."""
     return [json.loads(line) for path in paths
             for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@contextmanager
+def indexed_repo(engine: Engine, url: str, path: str, prefix: str
+                 ) -> Iterator[tuple[str, Calibration, str]]:
+    """(index, calibration, field) of ``path`` indexed by ``esqlog index --calibrate`` into a
+    throwaway index named ``prefix-<random>``, deleted afterwards; an indexing failure
+    prints its output and ends the script with status 1."""
+    from click.testing import CliRunner
+
+    from esqlog.cli import main as cli
+    from esqlog.cli.query import load_for_field
+
+    index = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        calibration = Path(tmp) / "cal.json"
+        result = CliRunner().invoke(cli, ["index", path, "--index", index, "--url", url,
+                                          "--calibrate", str(calibration)])
+        if result.exit_code != 0:
+            print(result.output, file=sys.stderr)
+            raise SystemExit(1)
+        try:
+            cal, field = load_for_field(calibration, None)
+            yield index, cal, field
+        finally:
+            engine.perform(Request("DELETE", index_path(index)))
