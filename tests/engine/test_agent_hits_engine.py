@@ -7,24 +7,19 @@ the values it has."""
 from __future__ import annotations
 
 import re
-import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from esqlog.agent import code_search
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.scope import Scope, is_test
 from esqlog.agent.tokens import default_counter
-from esqlog.cli import main
-from esqlog.cli.query import load_for_field
 from esqlog.engine.client import Engine
-from tests.support.engines import ENGINE_URLS, call
+from tests.support.agent_indices import indexed_copy
+from tests.support.engines import call
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "agent-names"
 REPOS = ("httpx", "gin")
 _ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$")
 _LINE = re.compile(r"^   (\d+)\| (.*)$")
@@ -40,16 +35,8 @@ def tools(engine: Engine, tmp_path_factory: pytest.TempPathFactory
     out: dict[str, tuple[CodeSearch, Path]] = {}
     names: list[str] = []
     for repo in REPOS:
-        root = tmp_path_factory.mktemp(repo)
-        shutil.copytree(DATA / repo, root, dirs_exist_ok=True)
-        index = f"esqlog-test-hits-{uuid.uuid4().hex[:8]}"
-        names.append(index)
-        calibration = root / "cal.json"
-        result = CliRunner().invoke(main, ["index", str(root), "--index", index, "--url",
-                                           ENGINE_URLS[engine.flavor], "--calibrate",
-                                           str(calibration)])
-        assert result.exit_code == 0, result.output
-        cal, field = load_for_field(str(calibration), None)
+        index, cal, field, root = indexed_copy(engine, tmp_path_factory, repo,
+                                               "esqlog-test-hits", names)
         out[repo] = (CodeSearch(engine, cal, index, field, default_counter()), root)
     yield out
     for index in names:

@@ -5,22 +5,16 @@ indexed by esqlog index, on both engines, in both of esqlog mcp's modes."""
 from __future__ import annotations
 
 import re
-import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
-from esqlog.cli import main
-from esqlog.cli.query import load_for_field
 from esqlog.engine.client import Engine
-from tests.support.engines import ENGINE_URLS, call
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "agent-names"
+from tests.support.agent_indices import indexed_copy
+from tests.support.engines import call
 
 #: query -> the symbol of its definition (the listing line ends with it)
 NAMED = {
@@ -43,16 +37,8 @@ def searches(request: pytest.FixtureRequest, engine: Engine,
     out: dict[str, CodeSearch] = {}
     names: list[str] = []
     for repo in NAMED:
-        root = tmp_path_factory.mktemp(repo)
-        shutil.copytree(DATA / repo, root, dirs_exist_ok=True)
-        index = f"esqlog-test-names-{uuid.uuid4().hex[:8]}"
-        names.append(index)
-        calibration = root / "cal.json"
-        result = CliRunner().invoke(main, ["index", str(root), "--index", index, "--url",
-                                           ENGINE_URLS[engine.flavor], "--calibrate",
-                                           str(calibration)])
-        assert result.exit_code == 0, result.output
-        cal, field = load_for_field(str(calibration), None)
+        index, cal, field, root = indexed_copy(engine, tmp_path_factory, repo,
+                                               "esqlog-test-names", names)
         out[repo] = CodeSearch(engine, cal, index, field, default_counter(),
                                mode=request.param)
         ROOTS[repo] = root

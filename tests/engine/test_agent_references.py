@@ -6,25 +6,20 @@ disk (the index is not consulted for text), matching as ``rg -w NAME`` and ``rg 
 from __future__ import annotations
 
 import re
-import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.grep import Grep
 from esqlog.agent.line_scan import MAX_LIMIT, TextScan
 from esqlog.agent.references import References
 from esqlog.agent.tokens import default_counter
-from esqlog.cli import main
-from esqlog.cli.query import load_for_field
 from esqlog.engine.client import Engine
-from tests.support.engines import ENGINE_URLS, call
+from tests.support.agent_indices import indexed_copy
+from tests.support.engines import call
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "agent-names"
 #: an answer's line: path, line number, text
 LINE = re.compile(r"^(\S+?):(\d+): (.*)$")
 #: the head line of find_references: lines, files, then each group's count
@@ -63,16 +58,8 @@ def tools(engine: Engine, tmp_path_factory: pytest.TempPathFactory,
     out: dict[str, CodeSearch] = {}
     names: list[str] = []
     for repo in DEFINED:
-        root = tmp_path_factory.mktemp(repo) / repo
-        shutil.copytree(DATA / repo, root)
-        index = f"esqlog-test-refs-{uuid.uuid4().hex[:8]}"
-        names.append(index)
-        calibration = root.parent / "cal.json"
-        result = CliRunner().invoke(main, ["index", str(root), "--index", index, "--url",
-                                           ENGINE_URLS[engine.flavor], "--calibrate",
-                                           str(calibration)])
-        assert result.exit_code == 0, result.output
-        cal, field = load_for_field(str(calibration), None)
+        index, cal, field, root = indexed_copy(engine, tmp_path_factory, repo,
+                                               "esqlog-test-refs", names)
         out[repo] = CodeSearch(engine, cal, index, field, default_counter())
         ROOTS[repo] = root
     yield out
