@@ -10,7 +10,6 @@ it by its checksum. Reads only.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -37,6 +36,7 @@ from esqlog.identifiers.code_rule import CODE_SHARE, CodeShare, code_share_plan
 from esqlog.identifiers.dask_scan import DEFAULT_CONNECT_TIMEOUT, dask_scheduler, scan_on_dask
 from esqlog.identifiers.families import FAMILY_EXCESS
 from esqlog.identifiers.files import (
+    companion_of,
     identifiers_path_for,
     load_for_calibration,
     save_identifier_stats,
@@ -218,12 +218,11 @@ def check_companions(calibration: Calibration) -> None:
     vocabulary = calibration.vocabulary_path()
     if vocabulary is None:
         return
-    idents = vocabulary.with_name(re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz",
-                                         vocabulary.name))
+    idents = companion_of(vocabulary)
     # missing, not merely odd: a path that is there but no regular file (a device, a FIFO)
     # is the loader's to refuse, with its own reason
     missing = [vocabulary] if not os.path.lexists(vocabulary) else []
-    if calibration.identifiers_applies is not None and idents != vocabulary \
+    if calibration.identifiers_applies is not None and idents is not None \
             and not os.path.lexists(idents):
         missing.append(idents)
     if missing:
@@ -248,8 +247,8 @@ def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
         return "boost", ("the calibration has no vocabulary snapshot (esqlog index "
                          "--calibrate writes one with the identifiers statistics)")
     check_companions(calibration)
-    name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary.name)
-    if name == vocabulary.name or not vocabulary.with_name(name).is_file():
+    idents = companion_of(vocabulary)
+    if idents is None or not idents.is_file():
         return "boost", ("the calibration has no identifiers statistics (esqlog calibrate "
                          "--vocabulary --identifiers writes them)")
     applies = calibration.identifiers_applies

@@ -282,14 +282,21 @@ def shard_counts_for_calibration(vocabulary_path: Path | None,
     return load_shard_counts(_beside(vocabulary_path), vocabulary_sha256)
 
 
+def companion_of(vocabulary_path: Path) -> Path | None:
+    """NAME.idents.<sha16>.npz beside NAME.vocab.<sha16>.npz (the same snapshot's
+    companion); None for a snapshot not named so (it can have none)."""
+    name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary_path.name)
+    return None if name == vocabulary_path.name else vocabulary_path.with_name(name)
+
+
 def _beside(vocabulary_path: Path | None) -> Path:
-    """NAME.idents.<sha16>.npz beside NAME.vocab.<sha16>.npz (the same snapshot's companion)."""
+    """The companion of the snapshot, or one line saying why there is none."""
     if vocabulary_path is None:
         raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
                          "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
-    name = re.sub(r"\.vocab(\.[0-9a-f]{16})\.npz$", r".idents\1.npz", vocabulary_path.name)
-    if name == vocabulary_path.name:
+    companion = companion_of(vocabulary_path)
+    if companion is None:
         raise UsageError(f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
                          "statistics beside it", "re-run esqlog calibrate --vocabulary "
                          "--identifiers")
-    return vocabulary_path.with_name(name)
+    return companion
