@@ -1,0 +1,223 @@
+"""The wrapper's client-side time per identifiers search, this checkout against a git ref.
+
+    python -m scripts.bench.plan_time --url http://127.0.0.1:19260 \
+        --calibration results/go.json --queries data/corpora/go/queries.jsonl \
+        --n 300 --rounds 3 --ref main
+
+What is timed: one search through ``esqlog.wrap(client, calibration)`` with no other
+argument (mode auto -> identifiers; engine_query auto -> the esqlog-terms plugin when the
+calibration records it), as ``client.search(index=..., body={"query": {"match": ...}})``,
+with the wrapper's own search answered by a recorded answer of the engine instead of a
+round trip: planning, the body, and the handling of the answer, nothing of the engine or
+the wire. esqlog's own requests (resolving the index, the snapshot check, the clause limit,
+asked once a minute or once a wrapper) do go to the engine; their time is subtracted and
+their count printed. A calibration made before calibrate looked for the plugin records
+nothing: ``--terms-plugin VERSION`` (default 1.5.0, the bench nodes') stands in for that
+finding; ``--terms-plugin ''`` keeps the calibration's (spans where it found none).
+
+Phases (p50 / p95 ms per search): ``search`` (the whole client-side time), ``plan``
+(esqlog.identifiers.query.plan_identifier_query), ``choose`` (the clause budget, within
+plan), ``groups`` (the terms grouped per word, within plan), ``body`` (the plan's query
+dict) and ``json`` (the final body serialized as the client sends it, outside the wrapper).
+
+Both sides run in rounds of fresh processes, alternating (this checkout, the ref, the ref,
+this checkout, ...), so drift and the machine's load hit both alike; the ref's ``esqlog`` is
+``git archive``d into a temporary folder its workers run in. Each side also records a
+digest of every request it would send: the script prints how many differ between the two
+sides and exits 1 when any does (a speed change must not change a body).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scripts.bench.harness import add_out, add_url, append_jsonl, percentile
+
+PHASES = ("search", "plan", "choose", "groups", "body", "json")
+
+
+def _timer(acc: dict[str, float], label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            acc[label] = acc.get(label, 0.0) + time.perf_counter() - started
+    return timed
+
+
+def _instrument(acc: dict[str, float]) -> None:
+    """Time the plan's parts where the module that calls them looks them up."""
+    import esqlog.identifiers.query as query
+    import esqlog.wrapper.identifier_search as search
+
+    search.plan_identifier_query = _timer(acc, "plan", search.plan_identifier_query)
+    query.choose = _timer(acc, "choose", query.choose)
+    for name in ("plugin_groups", "group_words"):
+        if hasattr(query, name):
+            setattr(query, name, _timer(acc, "groups", getattr(query, name)))
+    query.IdentifierPlan.query = _timer(  # type: ignore[method-assign]
+        acc, "body", query.IdentifierPlan.query)
+
+
+def worker(args: argparse.Namespace) -> dict[str, Any]:
+    """One side's figures: per search the phases' milliseconds, the digests of its bodies."""
+    from dataclasses import replace
+
+    from opensearchpy import OpenSearch
+    from opensearchpy.serializer import JSONSerializer
+
+    import esqlog
+    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.engine.steps import ClientSearch, drive
+    from esqlog.evaluation.corpus import load_queries
+    from esqlog.wrapper import wrap
+    from esqlog.wrapper.search import search_plan
+
+    cal = load_calibration(args.calibration)
+    if args.terms_plugin and cal.terms_plugin is None:
+        cal = replace(cal, terms_plugin=args.terms_plugin)
+    client = OpenSearch(hosts=[args.url], timeout=120)
+    wrapped: Any = wrap(client, cal)
+    core = wrapped.esqlog_core
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n]
+    answer = client.search(index=cal.index, body={"query": {"match": {cal.field: texts[0]}},
+                                                  "size": 10, "_source": False})
+    serializer = JSONSerializer()
+    acc: dict[str, float] = {}
+    _instrument(acc)
+    sent: list[Any] = []
+
+    def perform(step: Any) -> Any:
+        if isinstance(step, ClientSearch):
+            sent.append(step.kwargs)
+            return {"responses": [answer] * len(step.kwargs.get("body", [])) } if (
+                step.method == "msearch") else answer
+        started = time.perf_counter()
+        try:
+            return wrapped._perform(step)  # esqlog's own request: not client-side time
+        finally:
+            acc["requests"] = acc.get("requests", 0.0) + time.perf_counter() - started
+            acc["request_count"] = acc.get("request_count", 0.0) + 1
+
+    rows, digests = [], []
+    for i, text in enumerate([texts[0], *texts]):
+        acc.clear()
+        sent.clear()
+        body = {"query": {"match": {cal.field: text}}, "size": 10, "_source": False}
+        started = time.perf_counter()
+        drive(search_plan(core, (), {"index": cal.index, "body": body}, None), perform)
+        wall = time.perf_counter() - started - acc.get("requests", 0.0)
+        started = time.perf_counter()
+        encoded = [serializer.dumps(kw.get("body")) for kw in sent]
+        acc["json"] = time.perf_counter() - started
+        if i == 0:
+            continue  # warms the wrapper (its first resolution and clause-limit request)
+        acc["search"] = wall
+        rows.append({k: acc.get(k, 0.0) * 1000 for k in PHASES} | {
+            "requests": acc.get("request_count", 0.0)})
+        digests.append(hashlib.sha256(json.dumps(
+            [{k: v for k, v in kw.items() if k != "body"} for kw in sent], sort_keys=True,
+            default=str).encode() + "".join(encoded).encode()).hexdigest())
+    return {"esqlog": str(Path(esqlog.__file__).parent), "rows": rows, "digests": digests,
+            "engine_query": core.engine_query.settings.engine_query, "index": cal.index}
+
+
+def _side(args: argparse.Namespace, ref_tree: str | None) -> dict[str, Any]:
+    """One worker process: in the ref's tree (its esqlog, this checkout's scripts) or here.
+
+    ``python -m`` puts the current folder first on the import path, before PYTHONPATH and
+    the editable install, so the folder a worker runs in decides which esqlog it imports."""
+    cmd = [sys.executable, "-m", "scripts.bench.plan_time", "--worker", "--url", args.url,
+           "--calibration", str(args.calibration.resolve()),
+           "--queries", str(args.queries.resolve()), "--n", str(args.n),
+           "--terms-plugin", args.terms_plugin]
+    done = subprocess.run(cmd, cwd=ref_tree, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"a worker failed:\n{done.stderr[-2000:]}")
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def _extract(ref: str, into: str) -> str:
+    """The ref's esqlog package unpacked under ``into``, beside a copy of this checkout's
+    scripts package (the same worker on both sides)."""
+    archive = subprocess.run(["git", "archive", ref, "esqlog"], capture_output=True,
+                             check=False)
+    if archive.returncode != 0:
+        sys.exit(f"git archive {ref} failed: {archive.stderr.decode()[-500:]}")
+    subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
+    here = Path(__file__).resolve().parents[1]
+    shutil.copytree(here, Path(into) / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return into
+
+
+def _summary(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    return {k: (percentile([r[k] for r in rows], 50), percentile([r[k] for r in rows], 95))
+            for k in PHASES}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_url(parser)
+    parser.add_argument("--calibration", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, required=True)
+    parser.add_argument("--n", type=int, default=300, help="query texts per round")
+    parser.add_argument("--rounds", type=int, default=3, help="processes per side")
+    parser.add_argument("--ref", default="main", help="the git ref to compare against")
+    parser.add_argument("--terms-plugin", default="1.5.0",
+                        help="the plugin version the calibration stands for when it recorded "
+                        "none ('': as recorded)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_out(parser, None)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args)))
+        return 0
+    sides: dict[str, list[dict[str, Any]]] = {"this": [], args.ref: []}
+    with tempfile.TemporaryDirectory(prefix="plan-time-") as tmp:
+        tree = _extract(args.ref, tmp)
+        for r in range(args.rounds):
+            order = ["this", args.ref] if r % 2 == 0 else [args.ref, "this"]
+            for name in order:
+                sides[name].append(_side(args, tree if name == args.ref else None))
+    load = os.getloadavg()
+    this, ref = sides["this"], sides[args.ref]
+    differ = sum(a != b for a, b in zip(this[0]["digests"], ref[0]["digests"], strict=True))
+    print(f"{this[0]['index']}: {args.n} queries x {args.rounds} rounds per side, "
+          f"engine_query {this[0]['engine_query']} (ref: {ref[0]['engine_query']}), "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"ref esqlog: {ref[0]['esqlog']}; this: {this[0]['esqlog']}")
+    got = {name: _summary([row for run in runs for row in run["rows"]])
+           for name, runs in sides.items()}
+    print(f"{'phase':8s} {args.ref + ' p50':>12s} {'this p50':>10s} {'ratio':>6s}   "
+          f"{args.ref + ' p95':>12s} {'this p95':>10s} {'ratio':>6s}")
+    for k in PHASES:
+        (a50, a95), (b50, b95) = got[args.ref][k], got["this"][k]
+        print(f"{k:8s} {a50:12.3f} {b50:10.3f} {b50 / a50 if a50 else 0:6.2f}   "
+              f"{a95:12.3f} {b95:10.3f} {b95 / a95 if a95 else 0:6.2f}")
+    requests = sum(row["requests"] for run in this for row in run["rows"])
+    print(f"esqlog's own requests during the timed searches (subtracted): {requests:.0f}")
+    print(f"request bodies that differ from {args.ref}'s: {differ} of {len(this[0]['digests'])}")
+    if args.out is not None:
+        append_jsonl(args.out, {"index": this[0]["index"], "ref": args.ref, "n": args.n,
+                                "rounds": args.rounds, "load": load, "differ": differ,
+                                "phases": {name: {k: list(v) for k, v in s.items()}
+                                           for name, s in got.items()}})
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
