@@ -17,6 +17,7 @@ within a group the terms in the caller's order (the word itself first, then its 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -122,8 +123,7 @@ def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
     held = stats.df_engine[ids] > 0
     kept = np.bincount(np.repeat(np.arange(len(words)), sizes)[held],
                        minlength=len(words)).tolist()
-    words_of = stats.words
-    names = [words_of[i] for i in ids[held].tolist()]
+    names = _names(stats.words, ids[held].tolist())
     out: list[tuple[Groups, bool]] = []
     start = 0
     for w, n in zip(words, kept, strict=True):
@@ -137,6 +137,14 @@ def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
         else:
             out.append(((), True))
     return out
+
+
+def _names(words: Sequence[str], ids: list[int]) -> list[str]:
+    """The words at ``ids``: one C-level gather from a list (the loaded statistics' words),
+    else one lookup each (a memory-mapped word list decodes each word it is asked for)."""
+    if isinstance(words, list) and len(ids) > 1:
+        return list(itemgetter(*ids)(words))
+    return [words[i] for i in ids]
 
 
 def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,

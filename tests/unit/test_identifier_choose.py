@@ -19,7 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esqlog.identifiers.selection import MULTI_SCAN, choose, shared_counts
+from esqlog.identifiers.selection import (
+    MULTI_SCAN,
+    choose,
+    first_by_tier_then_mass,
+    shared_counts,
+)
 from esqlog.identifiers.settings import SELECTIONS, IdentifierSettings
 
 IdentifierStats = Any
@@ -187,3 +192,21 @@ def test_the_default_budget_counts_the_clauses_sent(index_shards: int, layout: i
     got = choose(["read", "file"], comps, {"read": 1.0, "file": 2.0}, {"read": 5, "file": 5},
                  stats, IdentifierSettings(), set(), layout)
     assert sum(a.size for a in got.values()) + 2 == clauses  # + each word's own term
+
+
+#: tiers as the budget draws them: negated masses of shared compounds (ties included, a
+#: -0.0 beside 0.0), then 1.0 and 2.0 (rare_first); masses with many equal values
+_TIERS = st.sampled_from([-3.5, -2.0, -1.25, -0.0, 0.0, 1.0, 2.0])
+_MASSES = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 7.25])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70))
+def test_the_first_candidates_are_those_of_the_full_sort(rows: list[tuple[float, float]],
+                                                          room: int) -> None:
+    """The partitioned pick takes the very positions, in the very order, of the stable sort
+    by tier then mass (largest first) it replaces: ties at the boundary by position."""
+    tier = np.asarray([t for t, _ in rows], np.float64)
+    key = np.asarray([k for _, k in rows], np.float64)
+    want = np.lexsort((-key, tier))[:room]
+    assert first_by_tier_then_mass(tier, key, room).tolist() == want.tolist()

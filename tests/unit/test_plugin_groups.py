@@ -28,3 +28,16 @@ def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> N
     got = plugin_groups(["write"], {}, {"write": np.asarray([5], np.int32)}, stats,
                         {"write": 1.0}, set())
     assert got == [((), True)]
+
+
+def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
+    """A list of words is gathered at once, another sequence (a memory-mapped one) word by
+    word: the same groups, for no compound, one or several."""
+    df = np.asarray([9, 4, 3, 2, 7, 1], np.uint32)
+    for chosen in ({"read": np.asarray([], np.int32)}, {"read": np.asarray([2], np.int32)},
+                   {"read": np.asarray([3, 1, 2], np.int32)}):
+        got = [plugin_groups(["read"], {"read": 9}, chosen,
+                             SimpleNamespace(df_engine=df, words=words), {"read": 1.0}, set())
+               for words in (list(WORDS), tuple(WORDS))]
+        assert got[0] == got[1]
+        assert got[0][0][0][0][0] == ("read", *(WORDS[i] for i in chosen["read"].tolist()))
