@@ -22,11 +22,12 @@ shared machine the wall time of a millisecond's work mostly measures the other p
 plan), ``groups`` (the terms grouped per word, within plan), ``body`` (the plan's query
 dict) and ``json`` (the final body serialized as the client sends it, outside the wrapper).
 
-Both sides run in rounds of fresh processes, alternating (this checkout, the ref, the ref,
-this checkout, ...), so drift and the machine's load hit both alike; the ref's ``esqlog`` is
-``git archive``d into a temporary folder its workers run in. Each side also records a
-digest of every request it would send: the script prints how many differ between the two
-sides and exits 1 when any does (a speed change must not change a body).
+Both sides run at once in two worker processes that take turns, a batch of texts at a time
+(which side goes first alternates), so drift and the machine's load hit both alike; the
+ref's ``esqlog`` is ``git archive``d into a temporary folder its worker runs in. Each side
+also records a digest of every request it would send: the script prints how many differ
+between the two sides and exits 1 when any does (a speed change must not change a body).
+``json`` runs the same code on both sides: its ratio shows what is left of the noise.
 """
 
 from __future__ import annotations
@@ -67,17 +68,18 @@ def _instrument(acc: dict[str, float]) -> None:
     import esqlog.identifiers.query as query
     import esqlog.wrapper.identifier_search as search
 
-    search.plan_identifier_query = _timer(acc, "plan", search.plan_identifier_query)
-    query.choose = _timer(acc, "choose", query.choose)
-    for name in ("plugin_groups", "group_words"):
-        if hasattr(query, name):
-            setattr(query, name, _timer(acc, "groups", getattr(query, name)))
+    for module, name, label in ((search, "plan_identifier_query", "plan"),
+                                (query, "choose", "choose"), (query, "plugin_groups", "groups"),
+                                (query, "group_words", "groups")):
+        if hasattr(module, name):
+            setattr(module, name, _timer(acc, label, getattr(module, name)))
     query.IdentifierPlan.query = _timer(  # type: ignore[method-assign]
         acc, "body", query.IdentifierPlan.query)
 
 
-def worker(args: argparse.Namespace) -> dict[str, Any]:
-    """One side's figures: per search the phases' milliseconds, the digests of its bodies."""
+def worker(args: argparse.Namespace) -> None:
+    """One side, served over stdin/stdout: "A B" runs query texts A..B-1 and answers one
+    JSON line (per search the phases' milliseconds and a digest of its requests)."""
     from dataclasses import replace
 
     from opensearchpy import OpenSearch
@@ -98,7 +100,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     client = OpenSearch(hosts=[args.url], timeout=120)
     wrapped: Any = wrap(client, cal)
     core = wrapped.esqlog_core
-    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n]
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n + 1]
     answer = client.search(index=cal.index, body={"query": {"match": {cal.field: texts[0]}},
                                                   "size": 10, "_source": False})
     serializer = JSONSerializer()
@@ -109,7 +111,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     def perform(step: Any) -> Any:
         if isinstance(step, ClientSearch):
             sent.append(step.kwargs)
-            return {"responses": [answer] * len(step.kwargs.get("body", [])) } if (
+            return {"responses": [answer] * len(step.kwargs.get("body", []))} if (
                 step.method == "msearch") else answer
         started = clock()
         try:
@@ -118,43 +120,71 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
             acc["requests"] = acc.get("requests", 0.0) + clock() - started
             acc["request_count"] = acc.get("request_count", 0.0) + 1
 
-    rows, digests = [], []
-    for i, text in enumerate([texts[0], *texts]):
+    def one(text: str) -> tuple[dict[str, float], str]:
         acc.clear()
         sent.clear()
         body = {"query": {"match": {cal.field: text}}, "size": 10, "_source": False}
         started = clock()
         drive(search_plan(core, (), {"index": cal.index, "body": body}, None), perform)
-        wall = clock() - started - acc.get("requests", 0.0)
+        acc["search"] = clock() - started - acc.get("requests", 0.0)
         started = clock()
         encoded = [serializer.dumps(kw.get("body")) for kw in sent]
         acc["json"] = clock() - started
-        if i == 0:
-            continue  # warms the wrapper (its first resolution and clause-limit request)
-        acc["search"] = wall
-        rows.append({k: acc.get(k, 0.0) * 1000 for k in PHASES} | {
-            "requests": acc.get("request_count", 0.0)})
-        digests.append(hashlib.sha256(json.dumps(
+        digest = hashlib.sha256(json.dumps(
             [{k: v for k, v in kw.items() if k != "body"} for kw in sent], sort_keys=True,
-            default=str).encode() + "".join(encoded).encode()).hexdigest())
-    return {"esqlog": str(Path(esqlog.__file__).parent), "rows": rows, "digests": digests,
-            "engine_query": core.engine_query.settings.engine_query, "index": cal.index}
+            default=str).encode() + "".join(encoded).encode()).hexdigest()
+        return {k: acc.get(k, 0.0) * 1000 for k in PHASES} | {
+            "requests": acc.get("request_count", 0.0)}, digest
+
+    one(texts[0])  # warms the wrapper (its first resolution and clause-limit request)
+    texts = texts[1:]
+    print(json.dumps({"esqlog": str(Path(esqlog.__file__).parent), "index": cal.index,
+                      "engine_query": core.engine_query.settings.engine_query,
+                      "texts": len(texts)}), flush=True)
+    for line in sys.stdin:
+        a, b = (int(x) for x in line.split())
+        done = [one(text) for text in texts[a:b]]
+        print(json.dumps({"rows": [r for r, _ in done], "digests": [d for _, d in done]}),
+              flush=True)
 
 
-def _side(args: argparse.Namespace, ref_tree: str | None) -> dict[str, Any]:
-    """One worker process: in the ref's tree (its esqlog, this checkout's scripts) or here.
+class _Side:
+    """A worker process: in the ref's tree (its esqlog, this checkout's scripts) or here.
 
     ``python -m`` puts the current folder first on the import path, before PYTHONPATH and
     the editable install, so the folder a worker runs in decides which esqlog it imports."""
-    cmd = [sys.executable, "-m", "scripts.bench.plan_time", "--worker", "--url", args.url,
-           "--calibration", str(args.calibration.resolve()),
-           "--queries", str(args.queries.resolve()), "--n", str(args.n),
-           "--terms-plugin", args.terms_plugin, "--clock", args.clock]
-    done = subprocess.run(cmd, cwd=ref_tree, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        sys.exit(f"a worker failed:\n{done.stderr[-2000:]}")
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
+
+    def __init__(self, args: argparse.Namespace, tree: str | None) -> None:
+        cmd = [sys.executable, "-m", "scripts.bench.plan_time", "--worker", "--url", args.url,
+               "--calibration", str(args.calibration.resolve()),
+               "--queries", str(args.queries.resolve()), "--n", str(args.n),
+               "--terms-plugin", args.terms_plugin, "--clock", args.clock]
+        self.process = subprocess.Popen(cmd, cwd=tree, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        self.info = self._answer()
+        self.rows: list[dict[str, float]] = []
+        self.digests: list[str] = []
+
+    def _answer(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit(f"a worker failed (exit {self.process.wait()}): see its error above")
+        found: dict[str, Any] = json.loads(line)
+        return found
+
+    def run(self, a: int, b: int) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{a} {b}\n")
+        self.process.stdin.flush()
+        got = self._answer()
+        self.rows += got["rows"]
+        self.digests += got["digests"]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def _extract(ref: str, into: str) -> str:
@@ -171,6 +201,25 @@ def _extract(ref: str, into: str) -> str:
     return into
 
 
+def interleaved(args: argparse.Namespace, tree: str) -> tuple[_Side, _Side]:
+    """(this checkout, the ref): both workers alive at once, taking turns a batch of texts
+    at a time (which goes first alternates), ``rounds`` passes over the texts."""
+    this, ref = _Side(args, None), _Side(args, tree)
+    try:
+        total = min(this.info["texts"], ref.info["texts"])
+        turn = 0
+        for _ in range(args.rounds):
+            for a in range(0, total, args.batch):
+                pair = (this, ref) if turn % 2 == 0 else (ref, this)
+                for side in pair:
+                    side.run(a, min(a + args.batch, total))
+                turn += 1
+    finally:
+        this.close()
+        ref.close()
+    return this, ref
+
+
 def _summary(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
     return {k: (percentile([r[k] for r in rows], 50), percentile([r[k] for r in rows], 95))
             for k in PHASES}
@@ -182,7 +231,9 @@ def main() -> int:
     parser.add_argument("--calibration", type=Path, required=True)
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--n", type=int, default=300, help="query texts per round")
-    parser.add_argument("--rounds", type=int, default=3, help="processes per side")
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the texts")
+    parser.add_argument("--batch", type=int, default=20,
+                        help="texts one side runs before the other takes its turn")
     parser.add_argument("--ref", default="main", help="the git ref to compare against")
     parser.add_argument("--terms-plugin", default="1.5.0",
                         help="the plugin version the calibration stands for when it recorded "
@@ -194,36 +245,30 @@ def main() -> int:
     add_out(parser, None)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args)))
+        worker(args)
         return 0
-    sides: dict[str, list[dict[str, Any]]] = {"this": [], args.ref: []}
     with tempfile.TemporaryDirectory(prefix="plan-time-") as tmp:
-        tree = _extract(args.ref, tmp)
-        for r in range(args.rounds):
-            order = ["this", args.ref] if r % 2 == 0 else [args.ref, "this"]
-            for name in order:
-                sides[name].append(_side(args, tree if name == args.ref else None))
+        this, ref = interleaved(args, _extract(args.ref, tmp))
     load = os.getloadavg()
-    this, ref = sides["this"], sides[args.ref]
-    differ = sum(a != b for a, b in zip(this[0]["digests"], ref[0]["digests"], strict=True))
-    print(f"{this[0]['index']}: {args.n} queries x {args.rounds} rounds per side, "
-          f"{args.clock} time, "
-          f"engine_query {this[0]['engine_query']} (ref: {ref[0]['engine_query']}), "
+    n = len(this.digests) // args.rounds
+    differ = sum(a != b for a, b in zip(this.digests, ref.digests, strict=True))
+    print(f"{this.info['index']}: {n} queries x {args.rounds} rounds per side, batches of "
+          f"{args.batch} in turn, {args.clock} time, "
+          f"engine_query {this.info['engine_query']} (ref: {ref.info['engine_query']}), "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"ref esqlog: {ref[0]['esqlog']}; this: {this[0]['esqlog']}")
-    got = {name: _summary([row for run in runs for row in run["rows"]])
-           for name, runs in sides.items()}
+    print(f"ref esqlog: {ref.info['esqlog']}; this: {this.info['esqlog']}")
+    got = {args.ref: _summary(ref.rows), "this": _summary(this.rows)}
     print(f"{'phase':8s} {args.ref + ' p50':>12s} {'this p50':>10s} {'ratio':>6s}   "
           f"{args.ref + ' p95':>12s} {'this p95':>10s} {'ratio':>6s}")
     for k in PHASES:
         (a50, a95), (b50, b95) = got[args.ref][k], got["this"][k]
         print(f"{k:8s} {a50:12.3f} {b50:10.3f} {b50 / a50 if a50 else 0:6.2f}   "
               f"{a95:12.3f} {b95:10.3f} {b95 / a95 if a95 else 0:6.2f}")
-    requests = sum(row["requests"] for run in this for row in run["rows"])
+    requests = sum(row["requests"] for row in this.rows)
     print(f"esqlog's own requests during the timed searches (subtracted): {requests:.0f}")
-    print(f"request bodies that differ from {args.ref}'s: {differ} of {len(this[0]['digests'])}")
+    print(f"request bodies that differ from {args.ref}'s: {differ} of {len(this.digests)}")
     if args.out is not None:
-        append_jsonl(args.out, {"index": this[0]["index"], "ref": args.ref, "n": args.n,
+        append_jsonl(args.out, {"index": this.info["index"], "ref": args.ref, "n": n,
                                 "clock": args.clock,
                                 "rounds": args.rounds, "load": load, "differ": differ,
                                 "phases": {name: {k: list(v) for k, v in s.items()}
