@@ -34,8 +34,9 @@ goes on in boost mode (one warning saying so) until the index is calibrated agai
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -51,10 +52,14 @@ from esqlog.scoring.clauses import count_clauses
 from esqlog.scoring.matchspec import MatchSpec, Operator, parse_match, walk
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
+from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.resolve import IndexTarget
 from esqlog.wrapper.snapshots import SnapshotGuard
 
 FIX = "run esqlog calibrate --vocabulary --identifiers --out FILE, then wrap that calibration"
+#: plans kept per wrapper, by match text: a plan of 300 terms holds ~10 KB besides the
+#: terms themselves (the statistics' own strings), so at most a few MB
+PLANS = 256
 
 
 def load_identifier_statistics(
@@ -125,6 +130,8 @@ class IdentifierRewriter:
     stats: Mapping[tuple[str, str], IdentifierStats]
     settings: IdentifierSettings
     _warned: set[str] | None = None
+    #: the plans of recent match texts (see PLANS)
+    _plans: LRU = field(default_factory=lambda: LRU(PLANS))
 
     def rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
                 max_clauses: int) -> dict[str, Any] | str | None:
@@ -183,7 +190,8 @@ class IdentifierRewriter:
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
         built = [_build(self.settings, spec, stats, vocab, share, fan_out, target.index,
-                        matching, self._warn_once) for spec, stats, vocab in eligible]
+                        matching, self._warn_once, self._plans)
+                 for spec, stats, vocab in eligible]
         if all(b is None for b in built):
             return None
         out = []
@@ -237,7 +245,7 @@ class IdentifierRewriter:
 
 def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
            vocab: Vocabulary, allowed: int, fan_out: bool, index: str, matching: bool,
-           warn: Warn) -> list[dict[str, Any]] | None:
+           warn: Warn, plans: LRU | None = None) -> list[dict[str, Any]] | None:
     """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
     None (left as written) when even a budget of one clause per word does not fit the
     engine's limit.
@@ -252,7 +260,7 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
                          base.budget_for(stats.shards, one_shard))
     filtered = spec.options.operator == "and" or spec.options.msm is not None
     while True:
-        plan = plan_identifier_query(spec.text, stats, vocab.df_of, settings, layout)
+        plan = _plan(spec.text, stats, vocab, settings, layout, plans)
         # laid out as on one shard, the plan lists at least the terms of any shard's
         # query; without and/msm filters its terms are its clauses (no need to build it)
         query = None if per_shard and not filtered else plan.query(spec.field, settings)
@@ -274,6 +282,29 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
+
+
+def _plan(text: str, stats: IdentifierStats, vocab: Vocabulary,
+          settings: IdentifierSettings, layout: int | None, plans: LRU | None
+          ) -> IdentifierPlan:
+    """The plan of ``text``: from ``plans`` when the same text was planned with the same
+    settings, statistics and snapshot (the next page of a search, a search retried, an
+    agent's next offset), else planned and kept there.
+
+    A plan is a pure function of those four and is immutable (frozen, tuples), so the
+    searches of several threads may share one; each search builds its own query dict
+    from it. The entry names the statistics and the snapshot by weak reference, compared
+    by identity: a snapshot replaced by a newer one never serves the older one's plans,
+    and is not kept alive by them."""
+    key = (text, settings, layout, id(stats), id(vocab))
+    found = plans.get(key) if plans is not None else None
+    if found is not None and found[0]() is stats and found[1]() is vocab:
+        cached: IdentifierPlan = found[2]
+        return cached
+    plan = plan_identifier_query(text, stats, vocab.df_of, settings, layout)
+    if plans is not None:
+        plans.put(key, (weakref.ref(stats), weakref.ref(vocab), plan))
+    return plan
 
 
 @lru_cache(maxsize=64)

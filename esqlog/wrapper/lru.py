@@ -36,5 +36,9 @@ class LRU:
         with self._lock:
             self._data.pop(key, None)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
     def __len__(self) -> int:
         return len(self._data)

@@ -1,0 +1,73 @@
+"""The wrapper keeps the plans of recent match texts (esqlog.wrapper.identifier_search._plan):
+the next page of a search, a retry or an agent's next offset reuse the plan instead of
+building it again. A kept plan must be the one the same text, settings, statistics and
+snapshot would build; another snapshot (a newer one, or equal content in another object)
+never gets an older one's plan, and the cache holds neither alive."""
+
+from __future__ import annotations
+
+import gc
+from collections import Counter
+from typing import Any
+
+from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.settings import IdentifierSettings
+from esqlog.statistics.analysis import standard_terms
+from esqlog.wrapper.identifier_search import PLANS, _plan
+from esqlog.wrapper.lru import LRU
+from tests.support.split_docs import DOCS, build
+
+SETTINGS = IdentifierSettings(engine_query="plugin")
+TEXT = "read the file and upgrade the web socket"
+
+
+class Snapshot:
+    """A vocabulary snapshot as the planner reads it: a df lookup (weakly referable)."""
+
+    def __init__(self, df: dict[str, int]) -> None:
+        self.df = df
+
+    def df_of(self, terms: Any) -> dict[str, int]:
+        return {t: self.df.get(t, 0) for t in terms}
+
+
+def _df() -> dict[str, int]:
+    return dict(Counter(t for _, text in DOCS for t in set(standard_terms(text) or [])))
+
+
+def test_the_same_text_reuses_the_plan_it_would_build() -> None:
+    stats, vocab, plans = build(1), Snapshot(_df()), LRU(PLANS)
+    first = _plan(TEXT, stats, vocab, SETTINGS, None, plans)
+    assert first == plan_identifier_query(TEXT, stats, vocab.df_of, SETTINGS, None)
+    assert _plan(TEXT, stats, vocab, SETTINGS, None, plans) is first
+    assert _plan(TEXT, stats, vocab, SETTINGS, 1, plans) is not first  # another layout
+    other = IdentifierSettings(engine_query="span")
+    assert _plan(TEXT, stats, vocab, other, None, plans) == plan_identifier_query(
+        TEXT, stats, vocab.df_of, other, None)
+
+
+def test_another_snapshot_is_planned_from_its_own_statistics() -> None:
+    stats, plans = build(1), LRU(PLANS)
+    old = Snapshot(_df())
+    kept = _plan(TEXT, stats, old, SETTINGS, None, plans)
+    newer = Snapshot({**_df(), "upgrade": 0})  # the index lost the word since
+    got = _plan(TEXT, stats, newer, SETTINGS, None, plans)
+    assert got is not kept
+    assert got == plan_identifier_query(TEXT, stats, newer.df_of, SETTINGS, None)
+    assert got != kept
+
+
+def test_the_cache_keeps_no_snapshot_alive() -> None:
+    stats, plans = build(1), LRU(PLANS)
+    vocab = Snapshot(_df())
+    _plan(TEXT, stats, vocab, SETTINGS, None, plans)
+    (entry,) = plans._data.values()
+    del vocab
+    gc.collect()
+    assert entry[1]() is None
+
+
+def test_without_a_cache_every_search_plans_afresh() -> None:
+    stats, vocab = build(1), Snapshot(_df())
+    assert _plan(TEXT, stats, vocab, SETTINGS, None, None) is not _plan(
+        TEXT, stats, vocab, SETTINGS, None, None)
