@@ -143,8 +143,8 @@ def first_by_tier_then_mass(tier: np.ndarray, key: np.ndarray, room: int) -> np.
         taken[above] = True
         taken[ties] = True
         at = at[taken]
-    chosen = np.flatnonzero(before)
-    chosen = np.sort(np.concatenate((chosen, at)))  # position order: the sort's last key
+    # each part in position order (the sort's last key), and their tiers differ
+    chosen = np.concatenate((np.flatnonzero(before), at))
     found: np.ndarray = chosen[np.lexsort((-key[chosen], tier[chosen]))]
     return found
 

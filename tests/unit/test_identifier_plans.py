@@ -71,3 +71,28 @@ def test_without_a_cache_every_search_plans_afresh() -> None:
     stats, vocab = build(1), Snapshot(_df())
     assert _plan(TEXT, stats, vocab, SETTINGS, None, None) is not _plan(
         TEXT, stats, vocab, SETTINGS, None, None)
+
+
+def test_a_cleared_cache_plans_again() -> None:
+    """What plan_time does between rounds, so that a text is new to every round."""
+    stats, vocab, plans = build(1), Snapshot(_df()), LRU(PLANS)
+    first = _plan(TEXT, stats, vocab, SETTINGS, None, plans)
+    plans.clear()
+    assert len(plans) == 0
+    assert _plan(TEXT, stats, vocab, SETTINGS, None, plans) is not first
+
+
+def test_a_plan_of_a_dead_snapshot_never_serves_its_successor() -> None:
+    """A new snapshot may get the address (the id) of one that died: the entry left under
+    that key names the dead one, and the new snapshot plans afresh from its own df."""
+    stats, plans = build(1), LRU(PLANS)
+    old = Snapshot(_df())
+    stale = _plan(TEXT, stats, old, SETTINGS, None, plans)
+    (entry,) = plans._data.values()
+    del old
+    gc.collect()
+    newer = Snapshot({**_df(), "upgrade": 0})
+    plans.put((TEXT, SETTINGS, None, id(stats), id(newer)), entry)  # as if the id came back
+    got = _plan(TEXT, stats, newer, SETTINGS, None, plans)
+    assert got is not stale
+    assert got == plan_identifier_query(TEXT, stats, newer.df_of, SETTINGS, None)
