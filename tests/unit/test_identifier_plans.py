@@ -96,3 +96,17 @@ def test_a_plan_of_a_dead_snapshot_never_serves_its_successor() -> None:
     got = _plan(TEXT, stats, newer, SETTINGS, None, plans)
     assert got is not stale
     assert got == plan_identifier_query(TEXT, stats, newer.df_of, SETTINGS, None)
+
+
+def test_a_snapshot_without_weak_references_is_planned_every_time() -> None:
+    """Statistics given as an object that takes no weak reference are simply not kept."""
+
+    class Bare:
+        __slots__ = ("df_of",)
+
+    stats, plans = build(1), LRU(PLANS)
+    vocab = Bare()
+    vocab.df_of = Snapshot(_df()).df_of
+    first = _plan(TEXT, stats, vocab, SETTINGS, None, plans)  # type: ignore[arg-type]
+    assert len(plans) == 0
+    assert _plan(TEXT, stats, vocab, SETTINGS, None, plans) == first  # type: ignore[arg-type]
