@@ -76,8 +76,7 @@ def _more(left: Sequence[Hit], fraction: float, defined: bool) -> str:
         return ""
     first = min(h.position for h in left)
     why = "are not the named definition" if defined else f"scored below {fraction:.0%} of the best"
-    return (f"{len(left)} more {why}: offset={first} lists the ranking from there without "
-            "this cut")
+    return f"{len(left)} more {why}: offset={first} lists the ranking from there, uncut"
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
@@ -155,7 +154,7 @@ class CodeSearch(FileReader):
                                  "that range")
         if not 0 <= offset <= MAX_OFFSET:
             raise ToolInputError(f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
-                                 "an answer's first line names")
+                                 "an answer's last line names")
         if detail not in DETAILS:
             raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
                                  "(locations, signatures) or \"code\" (whole chunks)")

@@ -48,9 +48,10 @@ def _humps(word: str) -> list[str]:
 
 
 def _entries(answer: str) -> list[tuple[str, int, int, str | None, list[tuple[int, str]]]]:
-    """(path, start, end, symbol, [(line number, text)]) of each listed hit."""
+    """(path, start, end, symbol, [(line number, text)]) of each listed hit (the summary
+    line after them is none)."""
     out: list[tuple[str, int, int, str | None, list[tuple[int, str]]]] = []
-    for line in answer.splitlines()[1:]:
+    for line in answer.splitlines():
         if entry := _ENTRY.match(line):
             out.append((entry[2], int(entry[3]), int(entry[4]), entry[5], []))
         elif (shown := _LINE.match(line)) and out:
@@ -104,8 +105,8 @@ def test_the_cut_says_how_many_more_and_the_offset_lists_them(
     cut_line = re.compile(r"(\d+) more scored below 50% of the best: offset=(\d+) lists")
     query = "query string"
     answer = tool.search(query)
-    found = cut_line.search(answer)
-    assert found, answer.splitlines()[0]
+    found = cut_line.search(answer.splitlines()[-1])  # said after the hits
+    assert found, answer
     more, offset = int(found[1]), int(found[2])
     listed = _entries(answer)
     assert more > 0 and offset >= len(listed)

@@ -4,6 +4,8 @@ dotted name pasted by an agent finds the function its last part names."""
 
 from __future__ import annotations
 
+import re
+
 import uuid
 from collections.abc import Iterator
 
@@ -47,9 +49,8 @@ def search(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def _paths(search: CodeSearch, query: str, scope: Scope) -> list[str]:
-    listing = search.search(query, scope=scope).splitlines()[1:]
-    return [line.split(". ", 1)[1].split(":", 1)[0] for line in listing
-            if line[:1].isdigit()]
+    listing = search.search(query, scope=scope).splitlines()
+    return [entry[1] for line in listing if (entry := re.match(r"\d+\. ([^\s:]+):", line))]
 
 
 QUESTION = "ledger entries reconciled with the journal"
