@@ -5,7 +5,6 @@ dotted name pasted by an agent finds the function its last part names."""
 from __future__ import annotations
 
 import re
-
 import uuid
 from collections.abc import Iterator
 
