@@ -145,3 +145,31 @@ def test_a_filter_value_the_index_lacks_lists_the_values_it_has(
     valid = tool.search("ClientIP", scope=Scope(language="go", path="nowhere/*.go"))
     assert valid == ("no hits within path='nowhere/*.go', language='go': widen or drop these "
                      "filters")
+
+
+@pytest.mark.parametrize(("repo", "quoted", "places"), [
+    ("gin", "cannot read nil body", {("context.go", 1146)}),
+    ("httpx", "Cannot send a request, as the client has been closed.",
+     {("httpx/_client.py", 901), ("httpx/_client.py", 1616)}),
+])
+def test_text_quoted_from_the_code_lists_where_it_is_written(
+        tools: dict[str, tuple[CodeSearch, Path]], repo: str, quoted: str,
+        places: set[tuple[str, int]]) -> None:
+    """An error message is answered with the functions that hold it, each showing the line
+    that does (a test asserting it comes after them); the hits that share only its words
+    are counted after them."""
+    answer = tools[repo][0].search(quoted)
+    entries = _entries(answer)
+    code = [e for e in entries if not is_test(e[0])]
+    assert entries[:len(code)] == code
+    assert {(path, number) for path, _, _, _, lines in code for number, _ in lines} == places
+    root = tools[repo][1]
+    for path, _, _, _, lines in entries[len(code):]:  # tests: each shows a line holding it
+        (number, _), = lines
+        line = (root / path).read_text().split("\n")[number - 1]
+        assert quoted.rstrip(".").lower() in line.lower(), (path, number)
+    assert re.search(r"; \d+ more do not hold the query's text: offset=\d+ lists",
+                     answer.splitlines()[-1]), answer
+    # words of the agent's own are ranked as before: no hit holds them in that order
+    asked = tools[repo][0].search("client closed request send")
+    assert "do not hold" not in asked and len(_entries(asked)) > len(entries)
