@@ -45,6 +45,8 @@ _HOSTS = frozenset({"github", "com", "org", "net", "io", "golang", "gitlab", "ww
                     "lib", "pkg", "main", "self", "this", "cls"})
 #: hexadecimal numbers (a Go frame's argument words and program counter offset)
 _HEX = re.compile(r"\+?\b0x[0-9a-fA-F]+\b")
+#: a plain word that, alone, is taken for a name (three characters at least)
+_BARE = re.compile(r"[A-Za-z_$][\w$]{2,}")
 #: what a word of the query may hold for the whole query to be one name
 _ONE_NAME = re.compile(r"^[\w$.:/#()*<>-]+$")
 
@@ -102,6 +104,8 @@ def named(text: str) -> NamedQuery:
         if word not in names:
             names.append(word)
     words = text.split()
+    if len(words) == 1 and _BARE.fullmatch(words[0]) and words[0] not in names:
+        names.append(words[0])  # a word alone is a name (Stream, head): agents grep names
     where = places(text) if names else ()
     only = bool(names) and ((len(words) == 1 and bool(_ONE_NAME.match(words[0])))
                             or (len(where) == 1 and _one_frame(normal)))

@@ -20,10 +20,10 @@ from tests.support.engines import call
 NAMED = {
     "httpx": {"httpx.Client": "Client", "httpx.Timeout": "Timeout", "httpx.Response": "Response",
               "httpx.get": "get", "httpx.AsyncClient": "AsyncClient",
-              "Timeout.__init__": "Timeout.__init__"},
+              "Timeout.__init__": "Timeout.__init__", "head": "head"},
     "gin": {"binding.Default": "Default", "github.com/gin-gonic/gin.(*Context).Next":
             "Context.Next", "Context.ClientIP": "Context.ClientIP",
-            "ServeHTTP": "Engine.ServeHTTP"},
+            "ServeHTTP": "Engine.ServeHTTP", "Stream": "Context.Stream"},
 }
 
 

@@ -24,7 +24,8 @@ CHANGELOG = "# Changes\n\nRewrote how ledger entries are reconciled with the jou
 CODE = ("package ledger\n\n// Reconcile matches ledger entries with the journal.\n"
         "func Reconcile(entries []Entry, journal Journal) error {\n\treturn nil\n}\n")
 TEST = ("package ledger\n\nfunc TestReconcile(t *testing.T) {\n"
-        "\t// ledger entries reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+        "\t// ledger entries to be reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+#: (the test's comment does not quote QUESTION: a quotation would answer with it alone)
 
 
 @pytest.fixture(scope="module")

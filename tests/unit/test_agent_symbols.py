@@ -71,6 +71,10 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
     ("Timeout.__init__", ["__init__"], ["Timeout.__init__"], ["timeout"], True),
     ("Mod::Class#method", ["method"], ["Class.method"], ["mod", "class"], True),
     ("RetryTransport", ["RetryTransport"], [], [], True),
+    ("Stream", ["Stream"], [], [], True),  # a plain word alone is a name too
+    ("head", ["head"], [], [], True),
+    ("of", [], [], [], False),  # too short to be taken for one
+    ("Stream data", [], [], [], False),  # two plain words are prose
     ("why does httpx.Client leak sockets", ["Client"], ["httpx.Client"], ["httpx"], False),
     ("src/pkg/auth.go", [], [], [], False),  # a file's path names no definition
     # stack frames: Python's names the function and its file; Java's its class file; one
