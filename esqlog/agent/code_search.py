@@ -38,6 +38,7 @@ from esqlog.agent.names import (
 )
 from esqlog.agent.packing import pack_listing, pack_ranks
 from esqlog.agent.queries import agent_query
+from esqlog.agent.quoted import quoting
 from esqlog.agent.reading import PATH_PAGE, FileReader
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import TokenCounter
@@ -70,14 +71,26 @@ def _narrowing(scope: Scope) -> str:
     return ", ".join(parts)
 
 
-def _more(left: Sequence[Hit], fraction: float, defined: bool) -> str:
-    """What the summary says of the hits the score cut left out, and how to list them."""
+def _more(left: Sequence[Hit], why: str) -> str:
+    """What the summary says of the hits the cut left out (``why``), and how to list them."""
     if not left:
         return ""
     first = min(h.position for h in left)
+    return f"{len(left)} more {why}: offset={first} lists the ranking from there, uncut"
+
+
+def _listed(ranked: Sequence[Hit], query: str, fraction: float,
+            names: NamedQuery) -> tuple[list[Hit], str]:
+    """The hits an answer from the top lists, and what its summary says of the rest: the
+    hits holding the text the query quotes (esqlog.agent.quoted), else the definitions a
+    name alone names, else those scoring near the best (esqlog.agent.hits.cut)."""
+    quoted = None if names.only_name else quoting(ranked, query)
+    if quoted is not None:
+        return quoted[0], _more(quoted[1], "do not hold the query's text")
+    listed, left = cut(ranked, fraction, names.only_name)
+    defined = names.only_name and any(h.definition for h in listed)
     why = "are not the named definition" if defined else f"scored below {fraction:.0%} of the best"
-    return (f"{len(left)} more {why}: offset={first} lists the ranking from there without "
-            "this cut")
+    return listed, _more(left, why)
 
 
 def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
@@ -155,7 +168,7 @@ class CodeSearch(FileReader):
                                  "that range")
         if not 0 <= offset <= MAX_OFFSET:
             raise ToolInputError(f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
-                                 "an answer's first line names")
+                                 "an answer's last line names")
         if detail not in DETAILS:
             raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
                                  "(locations, signatures) or \"code\" (whole chunks)")
@@ -168,11 +181,10 @@ class CodeSearch(FileReader):
             self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
         ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
         fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
-        listed, left = cut(ranked, fraction, names.only_name) if offset == 0 else (ranked, [])
+        listed, more = _listed(ranked, query, fraction, names) if offset == 0 else (ranked, "")
         if scope.tests == "after":
             listed = implementation_first(listed)
         chunks = [h.chunk for h in listed]
-        more = _more(left, fraction, names.only_name and any(h.definition for h in listed))
         if not chunks and (problem := self._filter_problem(scope, offset)):
             return problem
         if not chunks and (narrowed := _narrowing(scope)):

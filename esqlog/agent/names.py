@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from esqlog.agent.chunks import PATH_FIELD, SYMBOL_FIELDS
+from esqlog.agent.chunks import END_FIELD, PATH_FIELD, START_FIELD, SYMBOL_FIELDS
+from esqlog.agent.frames import FRAME_REST, PY_FRAME, SOURCE_FILE, Place, path_clause, places, spans
 from esqlog.agent.queries import named_symbols
 
 #: added to the score of a hit whose symbol is a named one (a bare definition)
@@ -30,6 +31,9 @@ MEMBER_BOOST = 6_000.0
 QUALIFIED_BOOST = 10_000.0
 #: a qualifier part in the file's path (``binding`` in binding/binding.go)
 PATH_BOOST = 3_000.0
+#: a named definition at the place a stack frame points to (its file, a line it spans):
+#: above every other definition of that name (esqlog.agent.frames)
+PLACE_BOOST = 10_000.0
 
 #: a stack frame's receiver, ``(*Context)`` or ``(Context)``: the owner's name
 _RECEIVER = re.compile(r"\(\*?([A-Za-z_][\w$]*)\)")
@@ -39,14 +43,12 @@ _SPLIT = re.compile(r"\.|/|::|#")
 #: qualifier parts that say nothing of where the definition is
 _HOSTS = frozenset({"github", "com", "org", "net", "io", "golang", "gitlab", "www", "src",
                     "lib", "pkg", "main", "self", "this", "cls"})
+#: hexadecimal numbers (a Go frame's argument words and program counter offset)
+_HEX = re.compile(r"\+?\b0x[0-9a-fA-F]+\b")
+#: a plain word that, alone, is taken for a name (three characters at least)
+_BARE = re.compile(r"[A-Za-z_$][\w$]{2,}")
 #: what a word of the query may hold for the whole query to be one name
 _ONE_NAME = re.compile(r"^[\w$.:/#()*<>-]+$")
-#: a Python traceback frame: ``File "httpx/_client.py", line 1058, in get``
-_PY_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line \d+, in (?P<name>[A-Za-z_]\w*)')
-#: a source file as frames and compiler messages name it (``MethodSpec.java:531``,
-#: ``gin/context.go:185``): a place, not a qualified name (``java`` names no definition)
-_SOURCE_FILE = re.compile(r"[\w./\\-]*\w\.(?:py|pyi|java|kt|scala|go|rb|rs|js|mjs|cjs|ts|tsx"
-                          r"|jsx|c|cc|cpp|cxx|h|hh|hpp|cs|swift|php)\b(?::\d+(?::\d+)?)?")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class NamedQuery:
     in_path: tuple[str, ...] = ()
     #: the whole query is one name (its absence from the index is then the answer)
     only_name: bool = False
+    #: where the query's stack frames point (esqlog.agent.frames)
+    places: tuple[Place, ...] = ()
 
 
 def named(text: str) -> NamedQuery:
@@ -71,14 +75,14 @@ def named(text: str) -> NamedQuery:
     names: list[str] = []
     qualified: list[str] = []
     in_path: list[str] = []
-    for frame in _PY_FRAME.finditer(normal):  # the function, and its file for the path
+    for frame in PY_FRAME.finditer(normal):  # the function, and its file for the path
         if frame.group("name") not in names:
             names.append(frame.group("name"))
         _add_path_parts(frame.group("path"), in_path)
-    normal = _PY_FRAME.sub(" ", normal)
-    for source in _SOURCE_FILE.finditer(normal):  # Java's (MethodSpec.java:531)
-        _add_path_parts(source.group().split(":")[0], in_path)
-    normal = _SOURCE_FILE.sub(" ", normal)
+    normal = PY_FRAME.sub(" ", normal)
+    for source in SOURCE_FILE.finditer(normal):  # Java's (MethodSpec.java:531)
+        _add_path_parts(source.group("path"), in_path)
+    normal = _HEX.sub(" ", SOURCE_FILE.sub(" ", normal))  # Go's +0x1d names nothing
     for match in _QUALIFIED.finditer(normal):
         parts = [p for p in _SPLIT.split(match.group()) if p]
         if len(parts) < 2 or ("/" in match.group() and re.fullmatch(r"[a-z0-9]{1,4}", parts[-1])):
@@ -100,10 +104,21 @@ def named(text: str) -> NamedQuery:
         if word not in names:
             names.append(word)
     words = text.split()
-    only = len(words) == 1 and bool(_ONE_NAME.match(words[0])) and bool(names)
+    if len(words) == 1 and _BARE.fullmatch(words[0]) and words[0] not in names:
+        names.append(words[0])  # a word alone is a name (Stream, head): agents grep names
+    where = places(text) if names else ()
+    only = bool(names) and ((len(words) == 1 and bool(_ONE_NAME.match(words[0])))
+                            or (len(where) == 1 and _one_frame(normal)))
     if not names and not qualified:  # a path alone (src/pkg/auth.go) names no definition
         in_path = []
-    return NamedQuery(tuple(names), tuple(qualified), tuple(in_path), only)
+    return NamedQuery(tuple(names), tuple(qualified), tuple(in_path), only, where)
+
+
+def _one_frame(rest: str) -> bool:
+    """Whether a frame's text, its Python frame and source files taken out, holds nothing
+    but its qualified name and a frame's punctuation (Java's ``at``, Go's ``(...)`` and
+    ``+0x1d``): a name query in disguise, answered as a name is."""
+    return not FRAME_REST.sub(" ", _QUALIFIED.sub(" ", rest)).strip()
 
 
 def _add_path_parts(path: str, in_path: list[str]) -> None:
@@ -136,7 +151,20 @@ def definition_clauses(query: NamedQuery) -> list[dict[str, Any]]:
         clauses.append(constant({"bool": {"should": [
             {"wildcard": {PATH_FIELD: {"value": f"*{part}*", "case_insensitive": True}}}
             for part in query.in_path]}}, PATH_BOOST, "path"))
+    if query.places and query.names:
+        clauses.append(constant({"bool": {"should": [
+            {"bool": {"filter": [_named(query), path_clause(place, PATH_FIELD),
+                                 *spans(place, START_FIELD, END_FIELD)]}}
+            for place in query.places]}}, PLACE_BOOST, "place"))
     return clauses
+
+
+def _named(query: NamedQuery) -> dict[str, Any]:
+    """Documents defining one of the names (bare, a member, or the qualified member)."""
+    symbol = SYMBOL_FIELDS[0]
+    should: list[dict[str, Any]] = [{"terms": {symbol: [*query.names, *query.qualified]}}]
+    should += [{"wildcard": {symbol: {"value": f"*.{name}"}}} for name in query.names]
+    return {"bool": {"should": should, "minimum_should_match": 1}}
 
 
 def is_definition(symbol: str | None, query: NamedQuery) -> bool:

@@ -6,6 +6,12 @@ agent can act on (``path:start-end symbol``, the first code line, the doc's firs
 scores). Either way the text the agent receives is counted again with the same
 tokenizer at the end and trimmed from the end until it fits: BPE counts of joined texts
 are not exactly additive, and a budget the answer can exceed is no budget.
+
+The hits come first and what the agent may do next (how many were shown, what was left
+out, the offset that lists it, how to read the code) is one short line after them: an agent
+reads an answer from the top, and on a name the definition's entry is the answer. With
+that line first (about 60 tokens), the definition of a rare symbol cost more tokens than
+``rg -w NAME`` prints to reach it (104 against 62 on docs/benchmarks/agent-queries.md).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from esqlog.agent.tokens import TokenCounter
 
 #: a query's words as matching.words_of gives them
 QueryWords = Sequence[str]
-#: tokens kept free for the answer's summary line while hits are selected
+#: tokens kept free for the answer's closing summary line while hits are selected
 SUMMARY_RESERVE = 80
 
 
@@ -43,7 +49,7 @@ def pack_ranks(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
                more: str = "") -> tuple[str, list[int]]:
     """Whole chunks, best first, while the WHOLE text stays in budget; and the 1-based
     ranks shown. A chunk that does not fit is left out and later (smaller) ones may still
-    fit; the summary line names what was left out."""
+    fit; the summary line after them names what was left out."""
     blocks: list[tuple[int, str]] = []
     used = 0
     for rank, chunk in enumerate(chunks, start=1):
@@ -52,7 +58,7 @@ def pack_ranks(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
             blocks.append((rank, chunk.header(rank, size) + "\n" + _body(chunk)))
             used += size
     hint = "raise max_tokens or read_code them"
-    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint,
+    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, hint,
                                               more=more), budget, counter)
 
 
@@ -109,7 +115,8 @@ def pack_listing(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
     """The detail="list" answer: one entry per hit, best first, while it stays in budget;
     past the first OUTLINED hits an entry is its location line and one matching line
     (about half the tokens), so a default answer lists more candidates within the same
-    budget. ``more`` ends the first line (the hits the score cut left out)."""
+    budget. ``more`` (the hits the score cut left out) goes in the summary line after
+    the entries."""
     blocks: list[tuple[int, str]] = []
     used = 0
     for rank, chunk in enumerate(chunks, start=1):
@@ -120,31 +127,38 @@ def pack_listing(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
         blocks.append((rank, entry))
         used += size
     hint = "raise max_tokens to list them"
-    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, counter.name, hint,
+    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, hint,
                                               listing=True, more=more), budget, counter)
 
 
 def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]], str],
          budget: int, counter: TokenCounter) -> tuple[str, list[int]]:
-    """The final text counted as sent, blocks dropped from the end until it fits."""
+    """The final text counted as sent (the blocks, then the summary line), blocks dropped
+    from the end until it fits."""
     while True:
-        text = "\n".join([summary(blocks), *(block for _, block in blocks)])
+        text = "\n".join([*(block for _, block in blocks), summary(blocks)])
         if counter.count(text) <= budget or not blocks:
             return text, [rank for rank, _ in blocks]
         blocks = blocks[:-1]
 
 
-def _summary(blocks: list[tuple[int, str]], found: int, budget: int, tokenizer: str,
-             hint: str, listing: bool = False, more: str = "") -> str:
+def _summary(blocks: list[tuple[int, str]], found: int, budget: int, hint: str,
+             listing: bool = False, more: str = "") -> str:
+    """The closing line: hits shown, those the budget left out (by rank, with ``hint``),
+    ``more`` (what the score cut left out) and, for a listing, how to read the code. Terse:
+    every answer pays for it."""
     shown = {rank for rank, _ in blocks}
     left = [rank for rank in range(1, found + 1) if rank not in shown]
-    summary = (f"{len(blocks)} of {found} hits shown within {budget} tokens "
-               f"(counted with {tokenizer}); ")
-    summary += (f"{len(left)} left out because they did not fit (ranks "
-                f"{_ranges(left)}): {hint}" if left else "none left out")
+    parts = [f"{len(blocks)} of {found} hits shown" if left
+             else f"{found} hit{'s' if found != 1 else ''} shown"]
+    if left:
+        parts.append(f"{len(left)} left out for the budget of {budget} tokens (ranks "
+                     f"{_ranges(left)}): {hint}")
+    if more:
+        parts.append(more)
     if listing and blocks:
-        summary += "; code: read_code(path, start_line, end_line) or detail=\"code\""
-    return f"{summary}; {more}" if more else summary
+        parts.append("code: read_code(path, start_line, end_line)")
+    return "; ".join(parts)
 
 
 def _ranges(ranks: list[int]) -> str:

@@ -55,14 +55,14 @@ SEARCH_DOC = (
     "each hit is 'N. path:start-end Symbol' (Class.method when the index knows the class), "
     "then its signature, the first line of its doc comment and the line that best holds the "
     "query's words as '  123| text'. Hits scoring "
-    "far below the best are left out and counted on the first line with the offset that "
+    "far below the best are left out and counted on the last line with the offset that "
     "lists them; tests come after the implementation unless tests='include'. A name "
     "alone is answered with its definition. The definition of a name the query spells "
     "as code (dialConn, open_url, `decode`) is listed first. Pass that path "
     "and line range to read_code to see the code. Narrow with path (a glob), language, "
     "kind, tests and prose (docs and changelogs are left out unless prose='include'); "
     "a pasted dotted name (pkg.Func) also searches its parts. "
-    "The first line says how many hits were "
+    "The last line, after the hits, says how many were "
     f"shown and how many left out for the budget. The whole answer is at most max_tokens "
     f"tokens ({MIN_BUDGET}-{MAX_BUDGET}, counted with the o200k_base tokenizer; {MAX_BUDGET} "
     "stays under Claude Code's 25,000-token cut of a tool result).")
@@ -123,7 +123,7 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
             "detail='code'."))] = DEFAULT_BUDGET,
         limit: Annotated[int, Field(description=(
             f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
-            "left out and counted on the first line."))] = DEFAULT_LIMIT,
+            "left out and counted on the last line."))] = DEFAULT_LIMIT,
         detail: Annotated[str, Field(description=(
             "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
             "hit. 'code': whole chunks, best first, until max_tokens is spent."))] = "list",
@@ -141,7 +141,7 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
             "Docs, changelogs and other text files: 'exclude' (default: code only), "
             "'include' or 'only'."))] = "exclude",
         offset: Annotated[int, Field(description=(
-            "Skip this many ranked hits and list the rest without the score cut (the first "
+            "Skip this many ranked hits and list the rest without the score cut (the last "
             "line names the offset when hits were cut)."))] = 0,
     ) -> str:
         try:

@@ -200,6 +200,9 @@ def main() -> int:
     parser.add_argument("--calibrations", type=Path, required=True)
     parser.add_argument("--per-style", type=int, default=6)
     parser.add_argument("--seed", default="agent-queries-v1")
+    parser.add_argument("--index-prefix", default="esqlog-aq-",
+                        help="the indices are PREFIX<name> (another prefix lets a second run "
+                             "go beside this one on the same node)")
     parser.add_argument("--out", type=Path, default=Path("data/agent-queries"))
     parser.add_argument("--summary", type=Path, default=Path("docs/data/agent-queries.json"))
     args = parser.parse_args()
@@ -211,7 +214,7 @@ def main() -> int:
         others = [x for other, ns in names.items() if other != name for x in ns]
         queries = build_queries(name, tree, gitdir, args.per_style, args.seed, others)
         print(f"{name}: {len(queries)} queries", file=sys.stderr)
-        answers = asyncio.run(ask_esqlog(args.url, f"esqlog-aq-{name}",
+        answers = asyncio.run(ask_esqlog(args.url, f"{args.index_prefix}{name}",
                                          args.calibrations / f"{name}.json", queries))
         word_sets = file_word_sets(tree)
         for q, a in zip(queries, answers, strict=True):

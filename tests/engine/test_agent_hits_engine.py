@@ -48,9 +48,10 @@ def _humps(word: str) -> list[str]:
 
 
 def _entries(answer: str) -> list[tuple[str, int, int, str | None, list[tuple[int, str]]]]:
-    """(path, start, end, symbol, [(line number, text)]) of each listed hit."""
+    """(path, start, end, symbol, [(line number, text)]) of each listed hit (the summary
+    line after them is none)."""
     out: list[tuple[str, int, int, str | None, list[tuple[int, str]]]] = []
-    for line in answer.splitlines()[1:]:
+    for line in answer.splitlines():
         if entry := _ENTRY.match(line):
             out.append((entry[2], int(entry[3]), int(entry[4]), entry[5], []))
         elif (shown := _LINE.match(line)) and out:
@@ -104,8 +105,8 @@ def test_the_cut_says_how_many_more_and_the_offset_lists_them(
     cut_line = re.compile(r"(\d+) more scored below 50% of the best: offset=(\d+) lists")
     query = "query string"
     answer = tool.search(query)
-    found = cut_line.search(answer)
-    assert found, answer.splitlines()[0]
+    found = cut_line.search(answer.splitlines()[-1])  # said after the hits
+    assert found, answer
     more, offset = int(found[1]), int(found[2])
     listed = _entries(answer)
     assert more > 0 and offset >= len(listed)
@@ -144,3 +145,31 @@ def test_a_filter_value_the_index_lacks_lists_the_values_it_has(
     valid = tool.search("ClientIP", scope=Scope(language="go", path="nowhere/*.go"))
     assert valid == ("no hits within path='nowhere/*.go', language='go': widen or drop these "
                      "filters")
+
+
+@pytest.mark.parametrize(("repo", "quoted", "places"), [
+    ("gin", "cannot read nil body", {("context.go", 1146)}),
+    ("httpx", "Cannot send a request, as the client has been closed.",
+     {("httpx/_client.py", 901), ("httpx/_client.py", 1616)}),
+])
+def test_text_quoted_from_the_code_lists_where_it_is_written(
+        tools: dict[str, tuple[CodeSearch, Path]], repo: str, quoted: str,
+        places: set[tuple[str, int]]) -> None:
+    """An error message is answered with the functions that hold it, each showing the line
+    that does (a test asserting it comes after them); the hits that share only its words
+    are counted after them."""
+    answer = tools[repo][0].search(quoted)
+    entries = _entries(answer)
+    code = [e for e in entries if not is_test(e[0])]
+    assert entries[:len(code)] == code
+    assert {(path, number) for path, _, _, _, lines in code for number, _ in lines} == places
+    root = tools[repo][1]
+    for path, _, _, _, lines in entries[len(code):]:  # tests: each shows a line holding it
+        (number, _), = lines
+        line = (root / path).read_text().split("\n")[number - 1]
+        assert quoted.rstrip(".").lower() in line.lower(), (path, number)
+    assert re.search(r"; \d+ more do not hold the query's text: offset=\d+ lists",
+                     answer.splitlines()[-1]), answer
+    # words of the agent's own are ranked as before: no hit holds them in that order
+    asked = tools[repo][0].search("client closed request send")
+    assert "do not hold" not in asked and len(_entries(asked)) > len(entries)

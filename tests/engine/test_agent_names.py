@@ -20,10 +20,25 @@ from tests.support.engines import call
 NAMED = {
     "httpx": {"httpx.Client": "Client", "httpx.Timeout": "Timeout", "httpx.Response": "Response",
               "httpx.get": "get", "httpx.AsyncClient": "AsyncClient",
-              "Timeout.__init__": "Timeout.__init__"},
+              "Timeout.__init__": "Timeout.__init__", "head": "head"},
     "gin": {"binding.Default": "Default", "github.com/gin-gonic/gin.(*Context).Next":
             "Context.Next", "Context.ClientIP": "Context.ClientIP",
-            "ServeHTTP": "Engine.ServeHTTP"},
+            "ServeHTTP": "Engine.ServeHTTP", "Stream": "Context.Stream"},
+}
+
+
+#: a stack frame -> the entry of the definition it points to (path:start-end symbol), among
+#: several of that name (httpx defines five ``get``, gin ``Next`` on more than one type)
+FRAMES = {
+    "httpx": {'File "httpx/_client.py", line 1058, in get':
+              "httpx/_client.py:1036-1064 Client.get",
+              '  File "/usr/lib/python3.12/site-packages/httpx/_client.py", line 1770, in get\n'
+              '    return self.request(\n':
+              "httpx/_client.py:1751-1779 AsyncClient.get",
+              'File "httpx/_models.py", line 245, in get': "httpx/_models.py:242-251 Headers.get"},
+    "gin": {"github.com/gin-gonic/gin.(*Context).Next(...)\n"
+            "\t/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.10.0/context.go:200 +0x1d":
+            "context.go:195-207 Context.Next"},
 }
 
 
@@ -59,6 +74,19 @@ def test_a_qualified_name_lists_its_definition_first(searches: dict[str, CodeSea
     listing = searches[repo].search(query)
     assert _rank(listing, NAMED[repo][query]) == 1, listing[:600]
     assert not listing.startswith("no definition")
+
+
+@pytest.mark.parametrize(("repo", "frame"), [(r, f) for r, fs in FRAMES.items() for f in fs])
+def test_a_stack_frame_is_answered_with_the_definition_at_its_place(
+        searches: dict[str, CodeSearch], repo: str, frame: str) -> None:
+    """The frame's file and line pick its function among those of its name, and the answer
+    is that definition alone, then how many others the ranking holds and where they start."""
+    answer = searches[repo].search(frame)
+    entries = [line for line in answer.splitlines() if re.match(r"^\d+\. ", line)]
+    assert entries == [f"1. {FRAMES[repo][frame]}"], answer
+    assert answer.startswith("1. ")
+    assert re.search(r"; \d+ more are not the named definition: offset=1 lists",
+                     answer.splitlines()[-1]), answer
 
 
 @pytest.mark.parametrize("repo", list(NAMED))

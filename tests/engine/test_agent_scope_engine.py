@@ -4,6 +4,7 @@ dotted name pasted by an agent finds the function its last part names."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 
@@ -23,7 +24,8 @@ CHANGELOG = "# Changes\n\nRewrote how ledger entries are reconciled with the jou
 CODE = ("package ledger\n\n// Reconcile matches ledger entries with the journal.\n"
         "func Reconcile(entries []Entry, journal Journal) error {\n\treturn nil\n}\n")
 TEST = ("package ledger\n\nfunc TestReconcile(t *testing.T) {\n"
-        "\t// ledger entries reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+        "\t// ledger entries to be reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+#: (the test's comment does not quote QUESTION: a quotation would answer with it alone)
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +49,8 @@ def search(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def _paths(search: CodeSearch, query: str, scope: Scope) -> list[str]:
-    listing = search.search(query, scope=scope).splitlines()[1:]
-    return [line.split(". ", 1)[1].split(":", 1)[0] for line in listing
-            if line[:1].isdigit()]
+    listing = search.search(query, scope=scope).splitlines()
+    return [entry[1] for line in listing if (entry := re.match(r"\d+\. ([^\s:]+):", line))]
 
 
 QUESTION = "ledger entries reconciled with the journal"

@@ -290,7 +290,8 @@ def test_default_answer_is_a_listing_within_the_default_budget(served: dict[str,
             doc = served["docs"][doc_id]
             assert f"{rank}. {doc['path']}:{doc['start_line']}-{doc['end_line']} " \
                    f"{doc['symbol']}" in text
-        assert f"hits shown within {DEFAULT_BUDGET} tokens" in text.splitlines()[0]
+        assert ENTRY.match(text.splitlines()[0])  # the hits first, the summary after them
+        assert text.splitlines()[-1].startswith(f"{len(expected)} hits shown")
 
 
 def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
@@ -307,12 +308,12 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
             assert [ranked.index(i) for i in group] == sorted(ranked.index(i) for i in group)
         tests = [is_test(paths[i]) for i in shown]
         assert tests == sorted(tests)
-        first = text.splitlines()[0]
-        assert "none left out" in first
+        last = text.splitlines()[-1]
+        assert last.startswith(f"{len(shown)} hits shown") and "left out" not in last
         cut_out = len(ranked) - len(shown)
         share = f"{CUT_FRACTIONS['boost']:.0%}"
-        assert (f"; {cut_out} more scored below {share} of the best: offset=" in first
-                if cut_out else "more scored" not in first)
+        assert (f"; {cut_out} more scored below {share} of the best: offset=" in last
+                if cut_out else "more scored" not in last)
 
 
 def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> None:
@@ -335,9 +336,10 @@ def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> N
                 assert doc["content"] in text
                 assert int(m.group(4)) == doc["end_line"]
             left = len(expected) - len(ids)
-            first = text.splitlines()[0]
-            assert first.startswith(f"{len(ids)} of {len(expected)} hits shown")
-            assert (f"{left} left out" in first) if left else ("none left out" in first)
+            last = text.splitlines()[-1]
+            assert last.startswith(f"{len(ids)} of {len(expected)} hits shown; {left} left out"
+                                   if left else f"{len(ids)} hits shown")
+            assert text.startswith("--- [")  # the chunks first, the summary after them
             if budget == 8000:
                 ranks_8000 = ranks
         assert ranks_8000  # the default budget shows something for every query

@@ -121,10 +121,13 @@ def test_lifts_are_named_apart_and_read_back() -> None:
     assert hit.score == pytest.approx(2.5) and hit.definition and hit.position == 7
 
 
-def test_the_cut_is_counted_on_the_first_line() -> None:
+def test_the_hits_come_first_and_the_cut_is_counted_on_the_line_after_them() -> None:
     text, _ = pack_listing([_chunk()], 2_000, default_counter(), words_of("wildcard"),
                            "3 more scored below 30% of the best: offset=1 lists ...")
-    assert text.splitlines()[0].endswith("3 more scored below 30% of the best: offset=1 lists ...")
+    lines = text.splitlines()
+    assert lines[0] == "1. tree.go:131-137 node.addRoute"
+    assert lines[-1] == ("1 hit shown; 3 more scored below 30% of the best: offset=1 lists ...; "
+                         "code: read_code(path, start_line, end_line)")
 
 
 def test_scope_tests_values_are_checked_in_one_line() -> None:

@@ -8,8 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from esqlog.agent.code_search import search_kwargs
+from esqlog.agent.frames import Place, path_clause, places
 from esqlog.agent.names import (
     MEMBER_BOOST,
+    PATH_BOOST,
+    PLACE_BOOST,
     SYMBOL_BOOST,
     NamedQuery,
     closest_clause,
@@ -68,13 +71,26 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
     ("Timeout.__init__", ["__init__"], ["Timeout.__init__"], ["timeout"], True),
     ("Mod::Class#method", ["method"], ["Class.method"], ["mod", "class"], True),
     ("RetryTransport", ["RetryTransport"], [], [], True),
+    ("Stream", ["Stream"], [], [], True),  # a plain word alone is a name too
+    ("head", ["head"], [], [], True),
+    ("of", [], [], [], False),  # too short to be taken for one
+    ("Stream data", [], [], [], False),  # two plain words are prose
     ("why does httpx.Client leak sockets", ["Client"], ["httpx.Client"], ["httpx"], False),
     ("src/pkg/auth.go", [], [], [], False),  # a file's path names no definition
-    # stack frames: Python's names the function and its file; Java's its class file
-    ('File "httpx/_client.py", line 1058, in get', ["get"], [], ["httpx", "_client"], False),
+    # stack frames: Python's names the function and its file; Java's its class file; one
+    # frame alone is a name query in disguise
+    ('File "httpx/_client.py", line 1058, in get', ["get"], [], ["httpx", "_client"], True),
     ("at com.squareup.javapoet.TypeSpec$Builder.build(TypeSpec.java:500)",
      ["build", "TypeSpec$Builder"], ["Builder.build"],
-     ["typespec", "squareup", "javapoet", "builder"], False),
+     ["typespec", "squareup", "javapoet", "builder"], True),
+    ("github.com/gin-gonic/gin.(*Context).Next(...)\n\tgin/context.go:185 +0x1d", ["Next"],
+     ["Context.Next"], ["gin", "context", "gonic"], True),
+    ('File "pkg/mod.py", line 3, in f\n    return g(x)\n           ^^^^', ["f"], [], ["mod"],
+     True),
+    # two frames, or a frame with words of the agent's: not one name
+    ('File "pkg/mod.py", line 3, in f\nFile "pkg/util.py", line 9, in g', ["f", "g"], [],
+     ["mod", "util"], False),
+    ('why does File "pkg/mod.py", line 3, in f fail', ["f"], [], ["mod"], False),
     ("how does the router match a wildcard", [], [], [], False),
 ])
 def test_names_as_agents_write_them(text: str, names: list[str], qualified: list[str],
@@ -121,3 +137,56 @@ def test_the_closest_symbols_share_a_word_of_the_name() -> None:
     words = [c["wildcard"]["symbol"]["value"] for c in should if "wildcard" in c]
     assert words == ["*retry*", "*transport*"]  # HTTPTransport is offered for RetryTransport
     assert {"fuzzy", "prefix"} <= {next(iter(c)) for c in should}
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ('File "httpx/_client.py", line 1058, in get', [Place("httpx/_client.py", 1058)]),
+    ('File "C:\\venv\\Lib\\httpx\\_client.py", line 7, in get',
+     [Place("C:/venv/Lib/httpx/_client.py", 7)]),
+    ("gin.(*Context).Next(...)\n\t/home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.10.0/"
+     "context.go:185 +0x1d", [Place("home/u/go/pkg/mod/github.com/gin-gonic/gin@v1.10.0/"
+                                    "context.go", 185)]),
+    ("at a.b.TypeSpec$Builder.build(TypeSpec.java:500)", [Place("TypeSpec.java", 500)]),
+    ("at a.b.C.d(Native Method) and ./x/y.go without a line", []),
+])
+def test_the_places_frames_point_to(text: str, want: list[Place]) -> None:
+    assert list(places(text)) == want
+
+
+def test_a_frame_lifts_the_definition_of_its_name_that_spans_its_line() -> None:
+    """The place clause needs all three: the name defined, the file, the line inside the
+    chunk; and it lifts a member at its place above a bare namesake elsewhere."""
+    query = named('File "httpx/_client.py", line 1058, in get')
+    (place,) = [c["constant_score"] for c in definition_clauses(query)
+                if c["constant_score"]["_name"].startswith("esqlog-lift:place:")]
+    assert place["boost"] == PLACE_BOOST
+    (each,) = place["filter"]["bool"]["should"]
+    name, path, start, end = each["bool"]["filter"]
+    assert {"terms": {"symbol": ["get"]}} in name["bool"]["should"]
+    assert {"wildcard": {"symbol": {"value": "*.get"}}} in name["bool"]["should"]
+    assert path == path_clause(Place("httpx/_client.py", 1058), "path")
+    assert (start, end) == ({"range": {"start_line": {"lte": 1058}}},
+                            {"range": {"end_line": {"gte": 1058}}})
+    assert MEMBER_BOOST + PATH_BOOST + PLACE_BOOST > SYMBOL_BOOST + PATH_BOOST
+    assert not any("place" in c["constant_score"]["_name"]
+                   for c in definition_clauses(named("httpx.Client")))
+
+
+def test_a_frame_path_matches_its_tails_and_the_paths_ending_with_it() -> None:
+    clause = path_clause(Place("home/u/gin@v1/context.go", 9), "path")["bool"]
+    assert clause["minimum_should_match"] == 1
+    assert clause["should"] == [
+        {"terms": {"path": ["home/u/gin@v1/context.go", "u/gin@v1/context.go",
+                            "gin@v1/context.go", "context.go"]}},
+        {"wildcard": {"path": {"value": "*/home/u/gin@v1/context.go"}}}]
+    odd = path_clause(Place("a*b/c?.go", 1), "path")["bool"]["should"]
+    assert odd == [{"terms": {"path": ["a*b/c?.go", "c?.go"]}}]  # no pattern of its own
+
+
+@given(st.text(max_size=120))
+def test_places_never_put_a_wildcard_character_into_a_pattern(text: str) -> None:
+    for place in places(text):
+        for clause in path_clause(place, "path")["bool"]["should"]:
+            if "wildcard" in clause:
+                value = clause["wildcard"]["path"]["value"]
+                assert value.startswith("*/") and not set(value[2:]) & set("*?\\")

@@ -20,7 +20,7 @@ from scripts.bench.agent_query_defs import (
     python_defs,
     strip_format,
 )
-from scripts.bench.localize.run import Hit, keywords
+from scripts.bench.localize.run import Hit, keywords, parse_hits
 
 
 def test_stack_frames_in_each_languages_format() -> None:
@@ -97,3 +97,20 @@ def test_rg_keywords_on_agent_queries() -> None:
     assert keywords('File "httpx/_client.py", line 812, in send', sets)[:1] == ["_client"]
     assert "build" in keywords("at com.squareup.javapoet.TypeSpec$Builder.build("
                                "TypeSpec.java:500)", sets)
+
+
+def test_answers_are_read_up_to_an_entry_without_their_summary_line() -> None:
+    """A listing's entry ends after its indented lines: the summary line, first in the older
+    answers and last since, is never counted as part of an entry; a whole chunk's block ends
+    before a closing summary line."""
+    entries = "1. a.py:1-4 f\n   1| def f():\n2. b.py:5-9 g\n   5| def g():"
+    summary = "2 hits shown; code: read_code(path, start_line, end_line)"
+    for text in (f"{entries}\n{summary}", f"{summary}\n{entries}"):
+        hits = parse_hits(text)
+        assert [(h.path, h.start, h.end, h.listing) for h in hits] == [
+            ("a.py", 1, 4, True), ("b.py", 5, 9, True)]
+        for h, last in zip(hits, ("   1| def f():", "   5| def g():"), strict=True):
+            assert text[:h.end_offset].rstrip("\n").endswith(last)
+    code = "--- [1] id=x path=a.py lines=1-2 symbol=f tokens=9\ndef f():\n    pass\n\n1 hit shown"
+    (block,) = parse_hits(code)
+    assert not block.listing and code[:block.end_offset].endswith("    pass\n\n")

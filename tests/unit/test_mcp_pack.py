@@ -27,17 +27,20 @@ def test_pack_fits_the_whole_answer_and_keeps_order(counter: TokenCounter, budge
     assert [order.index(i) for i in ids] == sorted(order.index(i) for i in ids)
     for chunk_id in ids:  # whole chunks only
         assert next(c.text for c in CHUNKS if c.id == chunk_id) in text
-    summary = text.splitlines()[0]
-    assert summary.startswith(f"{shown} of {len(CHUNKS)} hits shown within {budget} tokens")
+    summary = text.splitlines()[-1]
     left = len(CHUNKS) - shown
-    assert (f"{left} left out" in summary) if left else ("none left out" in summary)
+    assert summary.startswith(f"{shown} of {len(CHUNKS)} hits shown; {left} left out for the "
+                              f"budget of {budget} tokens" if left
+                              else f"{shown} hits shown")
+    if shown:
+        assert text.startswith("--- [")  # the hits first, the summary after them
 
 
 def test_left_out_ranks_are_compressed() -> None:
     small = Chunk(id="a", text="x\n", path=None, symbol=None, start_line=1)
     big = Chunk(id="b", text="word " * 5000, path=None, symbol=None, start_line=1)
     text, shown = pack([small, big, big, big, small], 300, COUNTERS[0])
-    assert shown == 2 and "3 left out because they did not fit (ranks 2-4)" in text
+    assert shown == 2 and "3 left out for the budget of 300 tokens (ranks 2-4)" in text
 
 
 def test_estimate_rounds_up() -> None:

@@ -389,10 +389,12 @@ def parse_hits(text: str) -> list[Hit]:
     """Hits of a search_code answer in reading order: '--- [rank] id=... path=...
     lines=a-b symbol=...' headers followed by the chunk (whole chunks), or one listing
     entry per hit ('N. path:a-b Symbol' and its indented signature and doc lines, when the
-    answer's first line names read_code: the default listing). Reading a listed hit costs
-    a read_code call; its entry ends after its indented lines."""
+    answer's summary line names read_code: the default listing). Reading a listed hit costs
+    a read_code call; its entry ends after its indented lines. The summary is the first
+    line of an answer of esqlog before 2026-12-05 and the last one since; either way it
+    is no part of an entry."""
     lines = text.split("\n")
-    listing_answer = bool(lines) and "read_code(path" in lines[0]
+    listing_answer = bool(lines) and any("read_code(path" in ln for ln in (lines[0], lines[-1]))
     offsets, pos = [], 0
     for ln in lines:
         offsets.append(pos)
@@ -407,12 +409,29 @@ def parse_hits(text: str) -> list[Hit]:
         nxt = found[j + 1][0] if j + 1 < len(found) else len(lines)
         body = [ln for ln in lines[i + 1:nxt] if ln.strip()]
         listing = listing_answer or not body
-        end_line = nxt if listing_answer else (i + 1 if listing else nxt)
+        if listing_answer:  # the entry's own lines are indented; the summary is not
+            end_line = i + 1
+            while end_line < nxt and lines[end_line].startswith(" "):
+                end_line += 1
+        else:
+            end_line = i + 1 if listing else _block_end(lines, nxt)
         end_offset = offsets[end_line] if end_line < len(offsets) else len(text)
         hits.append(Hit(int(m.group("rank")), m.group("id"), m.group("path") or "",
                         int(m.group("a")), int(m.group("b")), m.group("sym"),
                         end_offset, listing))
     return hits
+
+
+#: an answer's summary line (esqlog.agent.packing): hits shown, then what was left out
+SUMMARY = re.compile(r"^\d+ (?:of \d+ )?hits? shown\b")
+
+
+def _block_end(lines: list[str], nxt: int) -> int:
+    """Where a whole-chunk block ends: at the next header, or before the answer's summary
+    line when it is the last block."""
+    if nxt == len(lines) and nxt and SUMMARY.match(lines[-1]):
+        return nxt - 1
+    return nxt
 
 
 def _field(obj: Any, *names: str) -> Any:
