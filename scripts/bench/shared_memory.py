@@ -6,10 +6,16 @@ Each process loads what ``wrap(mode="identifiers")`` loads of the calibration (t
 its vocabulary snapshot and its identifier statistics), asks both a few hundred words (so
 that lookups touch their pages as queries do), reports its load time and its memory from
 /proc/self/smaps_rollup (private: Private_Clean + Private_Dirty; shared: Shared_Clean +
-Shared_Dirty), and waits until every process has loaded, so that all of them map the files
-at once. Printed: per process, load seconds, private and shared MiB, and private MiB added
-by the load (after the interpreter and numpy); then the ratio of the N processes' summed
-private memory to one process's, in total and for the load alone.
+Shared_Dirty; RSS; PSS, each shared page divided among the processes that map it), and waits
+until every process has loaded, so that all of them map the files at once. Printed: per
+process, load seconds, private, shared, RSS and PSS MiB, and private MiB added by the load
+(after the interpreter and numpy); then two ratios of the N processes to one:
+
+* summed private (N) / private (1), in total and for the load alone;
+* summed PSS (N) / RSS (1): what the N processes hold on the machine together (the shared
+  file pages counted once) against the whole memory one process holds (its mapped statistics
+  included). This is the reading of "N processes cost no more than one" that counts
+  everything.
 
 ``--upgrade DIR``: copy the calibration into DIR and rewrite its identifier statistics in
 the current format first (what ``esqlog calibrate`` would write; the source is not touched).
@@ -45,6 +51,13 @@ def _shared(r: dict[str, int]) -> float:
     return (r["Shared_Clean"] + r["Shared_Dirty"]) / 1024
 
 
+def _mib(r: dict[str, int], key: str) -> float:
+    return r.get(key, 0) / 1024
+
+
+Row = tuple[float, float, float, float, float, float]  # seconds, private, shared, added, rss, pss
+
+
 def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
     import numpy as np  # noqa: F401  (the interpreter's baseline includes numpy)
 
@@ -65,11 +78,12 @@ def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
     stats.compounds_of(words[0])
     loaded.wait()  # every process holds the files now
     r = _rollup()
-    out.put((seconds, _private(r), _shared(r), _private(r) - before))
+    out.put((seconds, _private(r), _shared(r), _private(r) - before, _mib(r, "Rss"),
+             _mib(r, "Pss")))
     done.wait()
 
 
-def _run(path: str, n: int) -> list[tuple[float, float, float, float]]:
+def _run(path: str, n: int) -> list[Row]:
     ctx = mp.get_context("spawn")
     loaded, done = ctx.Barrier(n + 1, timeout=300), ctx.Barrier(n + 1, timeout=300)
     out = ctx.Queue()
@@ -117,15 +131,19 @@ def main() -> None:
     for n in (1, args.processes):
         rows = _run(str(path), n)
         results[n] = rows
-        print(f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB")
-        for seconds, private, shared, added in rows:
-            print(f"  {seconds:14.3f}  {private:11.1f}  {shared:10.1f}  {added:19.1f}")
+        print(f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB"
+              "  RSS MiB  PSS MiB")
+        for seconds, private, shared, added, rss, pss in rows:
+            print(f"  {seconds:14.3f}  {private:11.1f}  {shared:10.1f}  {added:19.1f}"
+                  f"  {rss:7.1f}  {pss:7.1f}")
     one, many = results[1][0], results[args.processes]
     print(f"summed private ({args.processes}) / private (1): "
           f"{sum(r[1] for r in many) / one[1]:.2f} in total, "
           f"{sum(r[3] for r in many) / max(one[3], 1e-9):.2f} of the load; "
           f"load s: 1 process {one[0]:.3f}, slowest of {args.processes} "
           f"{max(r[0] for r in many):.3f}")
+    print(f"summed PSS ({args.processes}) / RSS (1): {sum(r[5] for r in many) / one[4]:.2f} "
+          f"({sum(r[5] for r in many):.1f} / {one[4]:.1f} MiB)")
 
 
 if __name__ == "__main__":
