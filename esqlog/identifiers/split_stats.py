@@ -110,7 +110,7 @@ class IdentifierStats:
         first lookup: a dictionary of a million words is hundreds of MiB that writing
         them does not need. The inversion a file stores (esqlog.identifiers.files) is taken
         as read: mapped from the file, it is shared by the processes that load it."""
-        object.__setattr__(self, "word_id", _index(self.words))
+        object.__setattr__(self, "word_id", index_of(self.words))
         n = len(self.words)
         if self.comp_ptr.size == n + 1 and n:  # read from a file (checked there), not rebuilt
             self._count_dfs()
@@ -123,7 +123,7 @@ class IdentifierStats:
     def _count_dfs(self) -> None:
         own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
         object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
-        object.__setattr__(self, "local_row", _index(self.local_terms))
+        object.__setattr__(self, "local_row", index_of(self.local_terms))
 
     @property
     def per_shard(self) -> bool:
@@ -187,7 +187,7 @@ class IdentifierStats:
         return int(self.df_split[i])
 
 
-def _index(terms: Sequence[str]) -> Mapping[str, int]:
+def index_of(terms: Sequence[str]) -> Mapping[str, int]:
     """term -> its position: a dictionary now, or one built on first use (TermTable)."""
     if isinstance(terms, MappedTerms):
         return TermIds(terms)  # a file's words read in place: no dictionary per process

@@ -1,6 +1,6 @@
 """One copy of a calibration's statistics per machine: private memory of 1 and of N processes.
 
-    python -m scripts.bench.shared_memory CALIBRATION.json [--processes 8] [--upgrade DIR]
+    python -m scripts.bench.shared_memory CALIBRATION.json [--processes 8] [--upgrade DIR] [--wrap]
 
 Each process loads what ``wrap(mode="identifiers")`` loads of the calibration (the record,
 its vocabulary snapshot and its identifier statistics), asks both a few hundred words (so
@@ -16,6 +16,11 @@ process, load seconds, private, shared, RSS and PSS MiB, and private MiB added b
   file pages counted once) against the whole memory one process holds (its mapped statistics
   included). This is the reading of "N processes cost no more than one" that counts
   everything.
+
+``--wrap``: each process builds the wrapper of the identifiers mode instead (what
+``esqlog.wrap(client, CALIBRATION, mode="identifiers")`` builds, without a node: nothing is
+asked of the cluster until the first search), so the figures include all a wrapping process
+loads (boost's per-shard numbers among them).
 
 ``--upgrade DIR``: copy the calibration into DIR and rewrite its identifier statistics in
 the current format first (what ``esqlog calibrate`` would write; the source is not touched).
@@ -58,18 +63,33 @@ def _mib(r: dict[str, int], key: str) -> float:
 Row = tuple[float, float, float, float, float, float]  # seconds, private, shared, added, rss, pss
 
 
-def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
-    import numpy as np  # noqa: F401  (the interpreter's baseline includes numpy)
-
+def _load(path: str, wrapper: bool) -> tuple[Any, Any]:
+    """The snapshot and identifier statistics, as the loaders read them or as a wrapper
+    built for the identifiers mode holds them (with everything else it loads)."""
     from esqlog.calibration.calibrate import load_calibration
     from esqlog.identifiers.files import load_for_calibration
     from esqlog.statistics.vocabulary import load_vocabulary
 
+    cal = load_calibration(path)
+    if wrapper:
+        from esqlog.wrapper import WrapOptions, WrapperCore
+
+        core = WrapperCore([cal], WrapOptions(mode="identifiers"), "opensearch")
+        assert core.identifiers is not None
+        key = (cal.index, cal.field)
+        return core.snapshots.in_use[key], core.identifiers.stats[key]
+    vocab = load_vocabulary(cal.vocabulary_path(), cal.vocabulary_sha256)  # type: ignore[arg-type]
+    return vocab, load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
+
+
+def _worker(path: str, wrapper: bool, loaded: Any, done: Any, out: Any) -> None:
+    import numpy as np  # noqa: F401  (the interpreter's baseline includes numpy)
+
+    import esqlog.wrapper  # noqa: F401  (so is the library's code: only the load is timed)
+
     before = _private(_rollup())
     start = time.perf_counter()
-    cal = load_calibration(path)
-    vocab = load_vocabulary(cal.vocabulary_path(), cal.vocabulary_sha256)  # type: ignore[arg-type]
-    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
+    vocab, stats = _load(path, wrapper)
     seconds = time.perf_counter() - start
     step = max(1, len(stats.words) // 300)
     words = [stats.words[k] for k in range(0, len(stats.words), step)]
@@ -83,11 +103,11 @@ def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
     done.wait()
 
 
-def _run(path: str, n: int) -> list[Row]:
+def _run(path: str, n: int, wrapper: bool) -> list[Row]:
     ctx = mp.get_context("spawn")
     loaded, done = ctx.Barrier(n + 1, timeout=300), ctx.Barrier(n + 1, timeout=300)
     out = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(path, loaded, done, out)) for _ in range(n)]
+    procs = [ctx.Process(target=_worker, args=(path, wrapper, loaded, done, out)) for _ in range(n)]
     for p in procs:
         p.start()
     loaded.wait()
@@ -122,6 +142,8 @@ def main() -> None:
     parser.add_argument("calibration", type=Path)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--upgrade", type=Path, default=None)
+    parser.add_argument("--wrap", action="store_true",
+                        help="load through WrapperCore(mode='identifiers'), all it holds")
     args = parser.parse_args()
     path = _upgrade(args.calibration, args.upgrade) if args.upgrade else args.calibration
     files = sorted(path.parent.glob(f"{path.stem}.*.npz"))
@@ -129,7 +151,7 @@ def main() -> None:
           "of statistics)")
     results = {}
     for n in (1, args.processes):
-        rows = _run(str(path), n)
+        rows = _run(str(path), n, args.wrap)
         results[n] = rows
         print(f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB"
               "  RSS MiB  PSS MiB")

@@ -14,13 +14,11 @@ import pytest
 
 from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.identifiers.files import identifiers_path_for, save_identifier_stats
-from esqlog.identifiers.scan import SplitCollector
-from esqlog.identifiers.split_stats import build_identifier_stats
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import save_vocabulary
 from esqlog.wrapper import WrapOptions, WrapperCore
 from esqlog.wrapper import shard_stats as shard_stats_module
-from tests.support.split_docs import DOCS
+from tests.support.split_docs import DOCS, build_per_shard
 from tests.support.vocabularies import make_vocabulary
 
 RECORD = dict(index="code", index_uuid="u1", field="body", q=0.8, h_tok=0.3, h_tok_low=0.29,
@@ -39,18 +37,7 @@ def calibration_on_disk(tmp_path: Path) -> Calibration:
     stem = tmp_path / "code"
     first, digest = save_vocabulary(vocab, tmp_path / "pending.npz")
     vocab_path = first.rename(stem.with_name(f"code.vocab.{digest[:16]}.npz"))
-    shard_df = Counter((s, t) for s, text in DOCS for t in set(standard_terms(text) or []))
-    collector = SplitCollector("body")
-    for shard, text in DOCS:  # as the vocabulary scan feeds it: each shard's own df
-        counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
-                   for t, n in counts.items()})
-    for shard in range(3):
-        collector.field_statistics(shard, sum(s == shard for s, _ in DOCS))
-    stats = build_identifier_stats(collector, dict(df), index="code", index_uuid="u1",
-                                   field="body", shards=3, doc_count=len(DOCS),
-                                   created_at="now", predictor="esqlog-linear")
+    stats = build_per_shard(index_uuid="u1")
     save_identifier_stats(stats, identifiers_path_for(stem, digest), digest)
     return dataclasses.replace(Calibration.from_json(RECORD), vocabulary=str(vocab_path),
                                vocabulary_sha256=digest, vocabulary_terms=len(vocab))
