@@ -106,7 +106,7 @@ def weighted_scale(stats: Mapping[TextKey, TextStats],
         row = local.local_row.get(term)
         # on one shard, with the global df; which one is not recorded: their mean
         seen = (sum(_idf(min(n, d), d) for d in docs) / shards if row is None
-                else float(local.weighted_idf[row]))
+                else local.weighted_idf(row))
         scale[(field, term)] = _idf(n, big_n) / seen if seen > 0 else 1.0
     return scale
 
