@@ -29,7 +29,13 @@ from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats, index_of, inverted_splits
-from esqlog.statistics.mapped_terms import MappedTerms, check_utf8, index_arrays, index_problem
+from esqlog.statistics.mapped_terms import (
+    MappedTerms,
+    check_utf8,
+    decreases,
+    index_arrays,
+    index_problem,
+)
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
@@ -246,7 +252,7 @@ def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int,
         if arrays[key].size and int(arrays[key].max()) > n_docs:
             return f"{key} exceeds the document count {n_docs}"
     ptr, idx = arrays["parts_ptr"], arrays["parts_idx"]
-    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or np.any(np.diff(ptr) < 0):
+    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or decreases(ptr):
         return "parts_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "parts_idx points outside the words"
@@ -259,7 +265,7 @@ def _inverse_problem(inverse: Mapping[str, np.ndarray], parts: int, n_words: int
         return None
     ptr, idx = inverse["comp_ptr"], inverse["comp_idx"]
     if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or idx.size != parts or (
-            np.any(np.diff(ptr) < 0)):
+            decreases(ptr)):
         return "comp_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "comp_idx points outside the words"
