@@ -29,6 +29,7 @@ from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats, index_of, inverted_splits
+from esqlog.statistics.heap import release_freed_memory
 from esqlog.statistics.mapped_terms import (
     MappedTerms,
     check_utf8,
@@ -164,9 +165,11 @@ def load_identifier_stats(path: str | Path,
         inverse, arrays["parts_idx"].size, len(words))
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
-                           local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
-                           **arrays, **inverse)
+    stats = IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
+                            local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
+                            **arrays, **inverse)
+    release_freed_memory()  # the checks' temporaries: not kept in each process's heap
+    return stats
 
 
 def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) -> ShardCounts:
