@@ -8,8 +8,9 @@ that lookups touch their pages as queries do), reports its load time and its mem
 /proc/self/smaps_rollup (private: Private_Clean + Private_Dirty; shared: Shared_Clean +
 Shared_Dirty; RSS; PSS, each shared page divided among the processes that map it), and waits
 until every process has loaded, so that all of them map the files at once. Printed: per
-process, load seconds, private, shared, RSS and PSS MiB, and private MiB added by the load
-(after the interpreter and numpy); then two ratios of the N processes to one:
+process, load seconds, private, shared, RSS and PSS MiB, private MiB added by the load
+(after the interpreter and numpy) and the load's CPU seconds (its own work, threads
+included, whatever else the machine runs); then two ratios of the N processes to one:
 
 * summed private (N) / private (1), in total and for the load alone;
 * summed PSS (N) / RSS (1): what the N processes hold on the machine together (the shared
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import shutil
 import time
 from pathlib import Path
@@ -60,7 +62,8 @@ def _mib(r: dict[str, int], key: str) -> float:
     return r.get(key, 0) / 1024
 
 
-Row = tuple[float, float, float, float, float, float]  # seconds, private, shared, added, rss, pss
+#: load seconds, private, shared, private added by the load, RSS, PSS (MiB), load CPU seconds
+Row = tuple[float, float, float, float, float, float, float]
 
 
 def _load(path: str, wrapper: bool) -> tuple[Any, Any]:
@@ -88,9 +91,9 @@ def _worker(path: str, wrapper: bool, loaded: Any, done: Any, out: Any) -> None:
     import esqlog.wrapper  # noqa: F401  (so is the library's code: only the load is timed)
 
     before = _private(_rollup())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     vocab, stats = _load(path, wrapper)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     step = max(1, len(stats.words) // 300)
     words = [stats.words[k] for k in range(0, len(stats.words), step)]
     assert all(stats.word_id.get(w) is not None for w in words)
@@ -99,7 +102,7 @@ def _worker(path: str, wrapper: bool, loaded: Any, done: Any, out: Any) -> None:
     loaded.wait()  # every process holds the files now
     r = _rollup()
     out.put((seconds, _private(r), _shared(r), _private(r) - before, _mib(r, "Rss"),
-             _mib(r, "Pss")))
+             _mib(r, "Pss"), cpu))
     done.wait()
 
 
@@ -154,16 +157,17 @@ def main() -> None:
         rows = _run(str(path), n, args.wrap)
         results[n] = rows
         print(f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB"
-              "  RSS MiB  PSS MiB")
-        for seconds, private, shared, added, rss, pss in rows:
+              "  RSS MiB  PSS MiB  load CPU s")
+        for seconds, private, shared, added, rss, pss, cpu in rows:
             print(f"  {seconds:14.3f}  {private:11.1f}  {shared:10.1f}  {added:19.1f}"
-                  f"  {rss:7.1f}  {pss:7.1f}")
+                  f"  {rss:7.1f}  {pss:7.1f}  {cpu:10.3f}")
     one, many = results[1][0], results[args.processes]
     print(f"summed private ({args.processes}) / private (1): "
           f"{sum(r[1] for r in many) / one[1]:.2f} in total, "
           f"{sum(r[3] for r in many) / max(one[3], 1e-9):.2f} of the load; "
           f"load s: 1 process {one[0]:.3f}, slowest of {args.processes} "
-          f"{max(r[0] for r in many):.3f}")
+          f"{max(r[0] for r in many):.3f}; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs")
     print(f"summed PSS ({args.processes}) / RSS (1): {sum(r[5] for r in many) / one[4]:.2f} "
           f"({sum(r[5] for r in many):.1f} / {one[4]:.1f} MiB)")
 
