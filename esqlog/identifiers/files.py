@@ -6,9 +6,11 @@ an :class:`~esqlog.identifiers.split_stats.IdentifierStats` is built from it; wr
 (esqlog.atomic). Format 2 added each shard's own statistics (esqlog.identifiers.shards);
 format 3 adds the file's checksum of its own arrays; format 4 the arrays that let the words
 be read in place (esqlog.statistics.mapped_terms), so that the file is memory-mapped and
-shared by every process that loads it. Format 3 still loads (its words decoded into each
-process). Files of formats 1 and 2 are refused with the command that rewrites them: without
-a checksum a damaged file cannot be told from a good one.
+shared by every process that loads it; format 5 the same for the terms of the per-shard
+statistics (at a million documents, 1.1 million terms: a list and a dictionary of them were
+~165 MiB and over a second of every process's load). Formats 3 and 4 still load (the terms
+they do not index decoded into each process). Files of formats 1 and 2 are refused with the
+command that rewrites them: without a checksum a damaged file cannot be told from a good one.
 """
 
 from __future__ import annotations
@@ -26,8 +28,15 @@ from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
-from esqlog.identifiers.split_stats import IdentifierStats, inverted_splits
-from esqlog.statistics.mapped_terms import MappedTerms, check_utf8, index_arrays, index_problem
+from esqlog.identifiers.split_stats import IdentifierStats, index_of, inverted_splits
+from esqlog.statistics.heap import release_freed_memory
+from esqlog.statistics.mapped_terms import (
+    MappedTerms,
+    check_utf8,
+    decreases,
+    index_arrays,
+    index_problem,
+)
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
@@ -38,12 +47,15 @@ from esqlog.statistics.npz import (
     flat_json,
     meta_problem,
     npz_bytes,
+    pieces_digest,
     plain_text,
     read_npz,
 )
 from esqlog.statistics.term_table import TermTable
 
-FORMAT = "esqlog-identifiers/4"
+FORMAT = "esqlog-identifiers/5"
+#: format 4: the words indexed in place, the per-shard terms decoded at every load
+WORDS_INDEXED_FORMAT = "esqlog-identifiers/4"
 #: format 3: no word index; its words are decoded into a list at every load
 LISTED_FORMAT = "esqlog-identifiers/3"
 #: formats 1 and 2 carry no checksum of their own: refused, with the command that rewrites them
@@ -75,7 +87,13 @@ _MEMBERS = {**{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
 _INDEX = {"word_starts": Member(("<i8",), 1), "word_keys": Member(("<u8",), 1),
           "word_order": Member(("<i4",), 1),
           "comp_ptr": Member(("<i8",), 1), "comp_idx": Member(("<i4",), 1)}
-_MEMBERS_OF = {LISTED_FORMAT: _MEMBERS, FORMAT: {**_MEMBERS, **_INDEX}}
+#: the per-shard terms' index (format 5): the words' index members, prefixed
+LOCAL = "local_"
+_LOCAL_INDEX = {LOCAL + k: m for k, m in _INDEX.items() if k.startswith("word_")}
+_MEMBERS_OF = {LISTED_FORMAT: _MEMBERS, WORDS_INDEXED_FORMAT: {**_MEMBERS, **_INDEX},
+               FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX}}
+#: each format's checksum of its own arrays: format 5 hashes 16 MiB pieces on several cores
+_DIGEST_OF = {FORMAT: pieces_digest}
 _FIX = "recalibrate with esqlog calibrate --vocabulary --identifiers --out FILE"
 
 
@@ -91,8 +109,8 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
 
     ``vocabulary_sha256`` binds the file to the df snapshot of the same scan: loading
     refuses a pair from two different calibrations. The metadata carries the SHA-256 of
-    every other array (esqlog.statistics.npz.array_digest), which a reader checks before it parses
-    any of them: the file has no checksum in the calibration record, so it holds its own.
+    every other array (esqlog.statistics.npz.pieces_digest), which a reader checks before it
+    parses any of them: the file has no checksum in the calibration record, so it holds its own.
     """
     arrays = {
         "words": _joined(stats.words), "local_words": _joined(stats.local_terms),
@@ -100,6 +118,7 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
         "shard_docs": stats.shard_docs.astype(np.int64),
         **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()}}
     arrays |= index_arrays(stats.words)
+    arrays |= {LOCAL + k: a for k, a in index_arrays(stats.local_terms).items()}
     comp_ptr, comp_idx = stats.comp_ptr, stats.comp_idx
     if comp_ptr.size != len(stats.words) + 1:  # not built (esqlog index's refresh skips it)
         comp_ptr, comp_idx = inverted_splits(stats.parts_ptr, stats.parts_idx,
@@ -108,7 +127,7 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory
-    digest = array_digest({k: (a.dtype.str, a.shape, a.data) for k, a in arrays.items()})
+    digest = pieces_digest({k: (a.dtype.str, a.shape, a.data) for k, a in arrays.items()})
     meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256, "sha256": digest,
             **{k: getattr(stats, k) for k in _META_KEYS}}
     payload = npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode("utf-8"),
@@ -133,7 +152,7 @@ def load_identifier_stats(path: str | Path,
     """
     raw, meta, name = _checked(path, vocabulary_sha256)
     try:
-        local_terms = _lines(raw["local_words"].data)
+        local_terms = _words(raw, name, LOCAL)
         words = _words(raw, name)
     except UnicodeDecodeError:
         raise UsageError(f"identifier statistics file {name} is damaged (words are not "
@@ -146,9 +165,11 @@ def load_identifier_stats(path: str | Path,
         inverse, arrays["parts_idx"].size, len(words))
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    return IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
-                           local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
-                           **arrays, **inverse)
+    stats = IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
+                            local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
+                            **arrays, **inverse)
+    release_freed_memory()  # the checks' temporaries: not kept in each process's heap
+    return stats
 
 
 def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) -> ShardCounts:
@@ -156,7 +177,7 @@ def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) ->
     :func:`load_identifier_stats` checks the whole file (the checksum covers every array)."""
     raw, meta, name = _checked(path, vocabulary_sha256)
     try:
-        local_terms = _lines(raw["local_words"].data)
+        local_terms = _words(raw, name, LOCAL)
     except UnicodeDecodeError:
         raise UsageError(f"identifier statistics file {name} is damaged (words are not "
                          "UTF-8)", _FIX) from None
@@ -165,7 +186,7 @@ def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) ->
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
     return ShardCounts(meta["index_uuid"], meta["field"], meta["shards"], shard_docs,
-                       local_df, {t: i for i, t in enumerate(local_terms)})
+                       local_df, index_of(local_terms))
 
 
 def _checked(path: str | Path, vocabulary_sha256: str | None
@@ -195,22 +216,24 @@ def _checked(path: str | Path, vocabulary_sha256: str | None
         raise UsageError(f"identifier statistics file {name} belongs to another calibration "
                          "(its vocabulary snapshot differs)", _FIX)
     own = {k: (r.dtype.str, r.shape, r.data) for k, r in raw.items() if k != "meta"}
-    if array_digest(own) != meta["sha256"]:
+    if _DIGEST_OF.get(found, array_digest)(own) != meta["sha256"]:
         raise UsageError(f"identifier statistics file {name} is damaged (its checksum "
                          "differs)", _FIX)
     return raw, meta, name
 
 
-def _words(raw: Mapping[str, Any], name: str) -> Sequence[str]:
-    """The words: read in place (format 4, checked), else decoded into a list (format 3)."""
-    if "word_starts" not in raw:
-        return _lines(raw["words"].data)
-    blob, starts, keys, order = (raw[k].array() for k in (
+def _words(raw: Mapping[str, Any], name: str, prefix: str = "") -> Sequence[str]:
+    """The words (``prefix`` "local_": the per-shard terms): read in place when the file
+    indexes them (format 4 its words, 5 both; checked), else decoded into a list."""
+    if prefix + "word_starts" not in raw:
+        return _lines(raw[prefix + "words"].data)
+    blob, starts, keys, order = (raw[prefix + k].array() for k in (
         "words", "word_starts", "word_keys", "word_order"))
     problem = index_problem(blob, starts, keys, order)
     if problem:
-        raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    check_utf8(raw["words"].data)  # checked once, decoded per word when asked
+        raise UsageError(f"identifier statistics file {name} is inconsistent "
+                         f"({prefix}{problem})", _FIX)
+    check_utf8(raw[prefix + "words"].data)  # checked once, decoded per word when asked
     return MappedTerms(blob, starts, keys, order)
 
 
@@ -232,7 +255,7 @@ def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int,
         if arrays[key].size and int(arrays[key].max()) > n_docs:
             return f"{key} exceeds the document count {n_docs}"
     ptr, idx = arrays["parts_ptr"], arrays["parts_idx"]
-    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or np.any(np.diff(ptr) < 0):
+    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or decreases(ptr):
         return "parts_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "parts_idx points outside the words"
@@ -245,14 +268,14 @@ def _inverse_problem(inverse: Mapping[str, np.ndarray], parts: int, n_words: int
         return None
     ptr, idx = inverse["comp_ptr"], inverse["comp_idx"]
     if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or idx.size != parts or (
-            np.any(np.diff(ptr) < 0)):
+            decreases(ptr)):
         return "comp_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "comp_idx points outside the words"
     return None
 
 
-def _local_problem(terms: list[str], local_df: np.ndarray, shard_docs: np.ndarray,
+def _local_problem(terms: Sequence[str], local_df: np.ndarray, shard_docs: np.ndarray,
                    shards: object) -> str | None:
     """What is wrong with a file's per-shard statistics, or None."""
     if not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:

@@ -9,9 +9,9 @@ inverted splits), ~800 MiB at a million. This part is the ``local_words``, ``loc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from dataclasses import field as dc_field
 
 import numpy as np
 
@@ -30,20 +30,19 @@ class ShardCounts:
     shard_docs: np.ndarray
     local_df: np.ndarray
     local_row: Mapping[str, int]
-    #: per row of ``local_df``: the term's shards' idfs averaged by their df of it (boost
-    #: mode's weighted scale, esqlog.wrapper.shard_stats), computed once here: on every
-    #: search it is one lookup a term instead of an idf per shard
-    weighted_idf: list[float] = dc_field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        df = self.local_df.astype(np.float64)
-        docs = self.shard_docs.astype(np.float64)[None, :] if self.shard_docs.size else (
-            np.ones((1, self.local_df.shape[1] if self.local_df.ndim == 2 else 0)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            idf = np.log1p((docs - df + 0.5) / (df + 0.5))
-            held = df.sum(axis=1)
-            mean = np.where(held > 0, (df * idf).sum(axis=1) / np.where(held > 0, held, 1), 0)
-        object.__setattr__(self, "weighted_idf", mean.tolist())
+    def weighted_idf(self, row: int) -> float:
+        """The idfs of row ``row``'s shards averaged by their df of its term (boost mode's
+        weighted scale, esqlog.wrapper.shard_stats). Computed for the rows a search asks
+        for, not for every row at load: a table of a million rows would be 8 MiB more in
+        every process and a pass over all of them before the first search."""
+        df: list[int] = self.local_df[row].tolist()  # a few shards: plain numbers beat numpy
+        docs: list[int] = self.shard_docs.tolist() if self.shard_docs.size else [1] * len(df)
+        held = sum(df)
+        if held <= 0:
+            return 0.0
+        return math.fsum(n * math.log1p((d - n + 0.5) / (n + 0.5))
+                   for n, d in zip(df, docs, strict=True)) / held
 
     @property
     def per_shard(self) -> bool:

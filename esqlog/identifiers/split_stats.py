@@ -33,7 +33,7 @@ from esqlog.identifiers.families import WordsPerDf, families, family_excess
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.shard_tables import ShardTables, split_words
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
-from esqlog.statistics.mapped_terms import MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import CHUNK, MappedTerms, TermIds
 from esqlog.statistics.term_table import LazyIndex, TermTable
 
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
@@ -110,7 +110,7 @@ class IdentifierStats:
         first lookup: a dictionary of a million words is hundreds of MiB that writing
         them does not need. The inversion a file stores (esqlog.identifiers.files) is taken
         as read: mapped from the file, it is shared by the processes that load it."""
-        object.__setattr__(self, "word_id", _index(self.words))
+        object.__setattr__(self, "word_id", index_of(self.words))
         n = len(self.words)
         if self.comp_ptr.size == n + 1 and n:  # read from a file (checked there), not rebuilt
             self._count_dfs()
@@ -121,9 +121,8 @@ class IdentifierStats:
         self._count_dfs()
 
     def _count_dfs(self) -> None:
-        own = np.where(self.df_split > 0, self.df_split, self.df_engine).astype(np.int64)
-        object.__setattr__(self, "words_per_df", WordsPerDf.of(own))
-        object.__setattr__(self, "local_row", _index(self.local_terms))
+        object.__setattr__(self, "words_per_df", _words_per_df(self.df_split, self.df_engine))
+        object.__setattr__(self, "local_row", index_of(self.local_terms))
 
     @property
     def per_shard(self) -> bool:
@@ -187,7 +186,26 @@ class IdentifierStats:
         return int(self.df_split[i])
 
 
-def _index(terms: Sequence[str]) -> Mapping[str, int]:
+def _words_per_df(df_split: np.ndarray, df_engine: np.ndarray) -> WordsPerDf:
+    """WordsPerDf of each word's own df (the split stream's, else the engine's), counted
+    CHUNK words at a time: whole-array temporaries of a million words, once freed, stay
+    in each process's heap."""
+    values, counts = [], []
+    for at in range(0, df_split.size, CHUNK):
+        split, engine = df_split[at:at + CHUNK], df_engine[at:at + CHUNK]
+        own = np.where(split > 0, split, engine).astype(np.int64)
+        v, c = np.unique(own[own > 0], return_counts=True)
+        values.append(v)
+        counts.append(c)
+    if not values:
+        return WordsPerDf.of(np.zeros(0, np.int64))
+    distinct, where = np.unique(np.concatenate(values), return_inverse=True)
+    total = np.bincount(where, weights=np.concatenate(counts)).astype(np.int64)
+    return WordsPerDf(distinct.astype(np.int64),
+                      np.concatenate(([0], np.cumsum(total))).astype(np.int64))
+
+
+def index_of(terms: Sequence[str]) -> Mapping[str, int]:
     """term -> its position: a dictionary now, or one built on first use (TermTable)."""
     if isinstance(terms, MappedTerms):
         return TermIds(terms)  # a file's words read in place: no dictionary per process

@@ -130,19 +130,46 @@ def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
     """What makes these arrays no MappedTerms (bounds a reader relies on), or None.
 
     A wrong hash only hides its word from lookups (the file's own checksum tells damage
-    from a good file); starts and positions out of bounds would read past the words."""
+    from a good file); starts and positions out of bounds would read past the words.
+    Every pass goes CHUNK entries at a time: a temporary the size of a million-word
+    array, once freed, stays in each process's heap (the allocator keeps it)."""
     n = starts.size - 1
     if n < 0 or starts[0] != 0 or starts[-1] != (blob.size + 1 if n else 0):
         return "word_starts does not span the words"
-    if n and (bool(np.any(np.diff(starts) < 1))
-              or _newlines(blob) != n - 1
-              or (n > 1 and bool(np.any(blob[starts[1:-1] - 1] != NEWLINE)))):
+    if n and (decreases(starts, strict=True) or _newlines(blob) != n - 1
+              or not _newline_before_each(blob, starts)):
         return "word_starts are not the words' starts"
     if keys.size != n or order.size != n:
         return f"{keys.size:,} hashes and {order.size:,} positions for {n:,} words"
-    if n and (int(order.min()) < 0 or int(order.max()) >= n
-              or int(np.bincount(order, minlength=n).max()) != 1):
+    if n and (int(order.min()) < 0 or int(order.max()) >= n or not _covers(order, n)):
         return "word_order is not a permutation of the words"
-    if n > 1 and bool(np.any(keys[1:] < keys[:-1])):
+    if n > 1 and decreases(keys):
         return "word_keys are not sorted"
     return None
+
+
+def decreases(values: np.ndarray, strict: bool = False) -> bool:
+    """Whether a value is below the one before it (``strict``: or equal to it), read
+    CHUNK entries at a time (no temporary the size of ``values``)."""
+    for at in range(0, max(values.size - 1, 0), CHUNK):
+        piece = values[at:at + CHUNK + 1]
+        after, before = piece[1:], piece[:-1]
+        if bool(np.any(after <= before) if strict else np.any(after < before)):
+            return True
+    return False
+
+
+def _newline_before_each(blob: np.ndarray, starts: np.ndarray) -> bool:
+    """Whether a newline precedes every word but the first (starts within the blob)."""
+    for at in range(1, starts.size - 1, CHUNK):
+        if bool(np.any(blob[starts[at:min(at + CHUNK, starts.size - 1)] - 1] != NEWLINE)):
+            return False
+    return True
+
+
+def _covers(order: np.ndarray, n: int) -> bool:
+    """Whether ``order`` (n entries, each in 0..n-1) holds every position: a permutation."""
+    seen = np.zeros(n, dtype=bool)
+    for at in range(0, order.size, CHUNK):
+        seen[order[at:at + CHUNK]] = True
+    return bool(seen.all())

@@ -20,6 +20,7 @@ import os
 import struct
 import zipfile
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -71,6 +72,53 @@ def array_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memory
         digest.update(f"{name}\0{dtype}\0{shape}\0{memoryview(data).nbytes}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+#: bytes of an array hashed as one piece by :func:`pieces_digest`
+PIECE_BYTES = 1 << 24
+
+
+def pieces_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memoryview]],
+                  threads: int | None = None) -> str:
+    """SHA-256 over each array's name, dtype, shape and byte count and the SHA-256 of each
+    16 MiB piece of its data, in name order: a file's checksum of its own arrays, as
+    :func:`array_digest`, that several cores compute together.
+
+    Why: one SHA-256 stream is sequential, and at a million documents an identifiers
+    file is over 300 MiB, half of what loading it costs. The pieces' digests are
+    independent: they are computed in ``threads`` threads (hashlib releases the GIL on
+    buffers this large), then hashed in order; a change to any byte, or bytes moved from
+    one piece or array to another, changes the result as it changes a plain SHA-256."""
+    names = sorted(arrays)
+    views = {name: _bytes_of(arrays[name][2]) for name in names}
+    jobs = [(name, at) for name in names
+            for at in range(0, views[name].nbytes, PIECE_BYTES)]
+
+    def piece(job: tuple[str, int]) -> bytes:
+        name, at = job
+        return hashlib.sha256(views[name][at:at + PIECE_BYTES]).digest()
+
+    workers = threads or min(4, os.cpu_count() or 1)
+    if workers > 1 and len(jobs) > 1:
+        with ThreadPoolExecutor(min(workers, len(jobs))) as pool:
+            done = dict(zip(jobs, pool.map(piece, jobs), strict=True))
+    else:
+        done = {job: piece(job) for job in jobs}
+    digest = hashlib.sha256()
+    for name in names:
+        dtype, shape, _ = arrays[name]
+        digest.update(f"{name}\0{dtype}\0{shape}\0{views[name].nbytes}\0".encode())
+        for at in range(0, views[name].nbytes, PIECE_BYTES):
+            digest.update(done[name, at])
+    return digest.hexdigest()
+
+
+def _bytes_of(data: bytes | memoryview) -> memoryview:
+    """The bytes of an array's buffer as a flat byte view (C order, as saved)."""
+    view = memoryview(data)
+    if not view.nbytes:  # cast refuses a shape with a zero in it
+        return memoryview(b"")
+    return view if view.format == "B" and view.ndim == 1 else view.cast("B")
 
 
 #: every member's modification time in the files esqlog writes: a fixed one, so that two

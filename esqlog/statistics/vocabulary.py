@@ -39,6 +39,7 @@ import numpy as np
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
 from esqlog.statistics.hapax import HapaxEstimate
+from esqlog.statistics.mapped_terms import decreases
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
     Member,
@@ -370,7 +371,7 @@ def _array_problem(meta: dict[str, Any], hashes: np.ndarray, df: np.ndarray,
     """What is wrong with the arrays, given the metadata, or None."""
     if meta["terms"] != hashes.size or df.shape != hashes.shape:
         return f"{meta['terms']:,} terms, {hashes.size:,} hashes and {df.size:,} df"
-    if hashes.size > 1 and not bool(np.all(hashes[1:] > hashes[:-1])):
+    if hashes.size > 1 and decreases(hashes, strict=True):
         return "term hashes are not sorted and unique"
     if df.size and (int(df.min()) < 0 or int(df.max()) >= 2**32):
         return "a document frequency is negative or over 2**32"

@@ -78,7 +78,7 @@ class WrapperCore:
         #: boosts or one request per shard: esqlog.wrapper.shard_stats); empty when boost
         #: goes the dfs way (boost_shards="dfs", dfs=False, or none recorded)
         self.shard_stats = load_shard_statistics(
-            calibrations, snapshots) if options.boost_shards != "dfs" and options.dfs else {}
+            calibrations, snapshots, stats) if options.boost_shards != "dfs" and options.dfs else {}
         self.statistics = StatisticsResolver(
             self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
             options.joins)

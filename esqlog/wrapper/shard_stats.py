@@ -25,6 +25,7 @@ from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import shard_counts_for_calibration
 from esqlog.identifiers.shard_counts import ShardCounts
+from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.terms import TextStats
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.query_terms import TextKey
@@ -34,25 +35,36 @@ Scales = list[dict[tuple[str, str], float]]
 
 
 def load_shard_statistics(calibrations: Sequence[Calibration],
-                          snapshots: Mapping[tuple[str, str], Vocabulary]
+                          snapshots: Mapping[tuple[str, str], Vocabulary],
+                          loaded: Mapping[tuple[str, str], IdentifierStats] | None = None,
                           ) -> dict[tuple[str, str], ShardCounts]:
     """(index, field) -> the statistics with each shard's own numbers, for the calibrations
     that recorded them (``calibrate --vocabulary --identifiers`` on several shards).
 
     A calibration without them is simply served the dfs way: no error, since boost mode
-    needs nothing beyond a calibration."""
+    needs nothing beyond a calibration. ``loaded``: identifier statistics the wrapper
+    already read (the identifiers mode), whose per-shard part is taken as it is: reading
+    the file again would hash all of it a second time (about half a second at a million
+    documents) and hold a second table of its shard-spanning terms in every process."""
     out: dict[tuple[str, str], ShardCounts] = {}
     for cal in calibrations:
         if (cal.index, cal.field) not in snapshots:
             continue
+        held = (loaded or {}).get((cal.index, cal.field))
         try:
-            stats = shard_counts_for_calibration(cal.vocabulary_path(),
-                                                 cal.vocabulary_sha256)
+            stats = shard_counts_of(held) if held is not None else (
+                shard_counts_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256))
         except UsageError:
             continue
         if (stats.index_uuid, stats.field) == (cal.index_uuid, cal.field) and stats.per_shard:
             out[(cal.index, cal.field)] = stats
     return out
+
+
+def shard_counts_of(stats: IdentifierStats) -> ShardCounts:
+    """The per-shard part of loaded identifier statistics, sharing their arrays and table."""
+    return ShardCounts(stats.index_uuid, stats.field, stats.shards, stats.shard_docs,
+                       stats.local_df, stats.local_row)
 
 
 def _idf(n: int, big_n: int) -> float:
@@ -94,7 +106,7 @@ def weighted_scale(stats: Mapping[TextKey, TextStats],
         row = local.local_row.get(term)
         # on one shard, with the global df; which one is not recorded: their mean
         seen = (sum(_idf(min(n, d), d) for d in docs) / shards if row is None
-                else local.weighted_idf[row])
+                else local.weighted_idf(row))
         scale[(field, term)] = _idf(n, big_n) / seen if seen > 0 else 1.0
     return scale
 

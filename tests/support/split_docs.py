@@ -37,6 +37,24 @@ def build(shards: int = 3, docs: list[tuple[int, str]] = DOCS) -> IdentifierStat
                                   predictor="esqlog-linear")
 
 
+def build_per_shard(docs: list[tuple[int, str]] = DOCS, index_uuid: str = "u") -> IdentifierStats:
+    """As the vocabulary scan feeds the collector: each shard's own df and document count,
+    so the statistics hold the per-shard part (terms on two or more shards)."""
+    shard_df = Counter((s, t) for s, text in docs for t in set(standard_terms(text) or []))
+    collector = SplitCollector("body")
+    for shard, text in docs:
+        counts = Counter(standard_terms(text))
+        collector(shard, {"_source": {"body": text}},
+                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
+                   for t, n in counts.items()})
+    for shard in range(3):
+        collector.field_statistics(shard, sum(s == shard for s, _ in docs))
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+    return build_identifier_stats(collector, dict(df), index="i", index_uuid=index_uuid,
+                                  field="body", shards=3, doc_count=len(docs),
+                                  created_at="now", predictor="esqlog-linear")
+
+
 def df_lookup(stats: IdentifierStats) -> Any:
     df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
     return lambda terms: {t: df.get(t, 0) for t in terms}

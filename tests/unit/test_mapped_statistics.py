@@ -16,10 +16,15 @@ import numpy as np
 import pytest
 
 from esqlog.errors import UsageError
-from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
+from esqlog.identifiers.files import (
+    FORMAT,
+    load_identifier_stats,
+    load_shard_counts,
+    save_identifier_stats,
+)
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms
-from esqlog.statistics.npz import array_digest, npz_bytes
+from esqlog.statistics.mapped_terms import MappedTerms, TermIds
+from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
 from esqlog.statistics.vocabulary import (
     Vocabulary,
     build_bloom,
@@ -27,11 +32,11 @@ from esqlog.statistics.vocabulary import (
     save_vocabulary,
     term_hash,
 )
-from tests.support.split_docs import build
+from tests.support.split_docs import build_per_shard
 
 
 def stats_file(tmp_path: Path) -> tuple[IdentifierStats, Path]:
-    stats = build()
+    stats = build_per_shard()  # with each shard's own statistics: terms of two or more shards
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
     return stats, path
 
@@ -44,8 +49,9 @@ def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(bytes(arrays.pop("meta")).decode())
     change(arrays, meta)
-    meta["sha256"] = array_digest({k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data)
-                                   for k, a in arrays.items()})
+    digest = pieces_digest if meta["format"] == FORMAT else array_digest  # the format's own
+    meta["sha256"] = digest({k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data)
+                             for k, a in arrays.items()})
     path.write_bytes(npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8),
                                 **arrays}))
     return path
@@ -92,17 +98,49 @@ def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
     assert list(terms) == words
 
 
-def test_an_older_file_without_the_word_index_still_loads(tmp_path: Path) -> None:
+LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
+
+
+@pytest.mark.parametrize(("version", "dropped"), [
+    (3, ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx", *LOCAL_INDEX)),
+    (4, LOCAL_INDEX)])
+def test_an_older_file_without_the_word_index_still_loads(
+        tmp_path: Path, version: int, dropped: tuple[str, ...]) -> None:
     stats, path = stats_file(tmp_path)
 
     def older(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-        for key in ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx"):
+        for key in dropped:
             del arrays[key]
-        meta["format"] = "esqlog-identifiers/3"
+        meta["format"] = f"esqlog-identifiers/{version}"
     loaded = load_identifier_stats(rewritten(path, older), "v")
-    assert isinstance(loaded.words, list) and loaded.words == list(stats.words)
+    assert isinstance(loaded.words, list if version == 3 else MappedTerms)
+    assert list(loaded.words) == list(stats.words)
     assert np.array_equal(loaded.comp_idx, stats.comp_idx)
     assert loaded.word_id["read"] == stats.word_id["read"]
+    assert isinstance(loaded.local_terms, list) and loaded.local_terms  # decoded, as before
+    assert dict(loaded.local_row) == dict(stats.local_row)
+    assert dict(load_shard_counts(path, "v").local_row) == dict(stats.local_row)
+
+
+def test_a_file_without_every_index_member_of_its_format_is_refused(tmp_path: Path) -> None:
+    """A format-5 file lacking its per-shard terms' index is no file esqlog wrote."""
+    _, path = stats_file(tmp_path)
+    refused(rewritten(path, lambda arrays, meta: arrays.pop("local_word_order")),
+            "unknown format")
+
+
+def test_the_per_shard_terms_are_read_in_place(tmp_path: Path) -> None:
+    stats, path = stats_file(tmp_path)
+    for loaded in (load_identifier_stats(path, "v"), load_shard_counts(path, "v")):
+        terms = getattr(loaded, "local_terms", None)
+        assert terms is None or (isinstance(terms, MappedTerms) and list(terms) == list(
+            stats.local_terms))
+        assert isinstance(loaded.local_row, TermIds) and len(stats.local_row) > 3
+        assert dict(loaded.local_row) == dict(stats.local_row)
+        for term, row in stats.local_row.items():
+            assert loaded.local_row.get(term) == row and term in loaded.local_row
+        assert loaded.local_row.get("notaterm") is None
+        assert np.array_equal(loaded.local_df, stats.local_df)
 
 
 def _set(key: str, value: Callable[[np.ndarray], np.ndarray]
@@ -127,6 +165,11 @@ def _set(key: str, value: Callable[[np.ndarray], np.ndarray]
     (_set("words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)), ("UTF-8",)),
     (lambda arrays, meta: arrays.update(comp_idx=np.full_like(
         arrays["comp_idx"], arrays["word_order"].size)), ("comp_idx",)),  # one past the end
+    (_set("local_word_order", lambda a: a + 1), ("local_word_order",)),
+    (_set("local_word_starts", lambda a: a * 2), ("local_word_starts",)),
+    (_set("local_word_keys", lambda a: a[::-1].copy()), ("local_word_keys",)),
+    (_set("local_words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)),
+     ("UTF-8",)),
 ])
 def test_a_forged_word_index_is_refused_in_one_line(
         tmp_path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None],
