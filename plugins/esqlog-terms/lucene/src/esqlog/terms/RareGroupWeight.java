@@ -72,11 +72,14 @@ final class RareGroupWeight extends FilterWeight {
             return null;
         }
         LeafReaderContext view = leaves.get(context.ord);
-        if (view.reader() instanceof FilterLeafReader leaf
-                && leaf.getDelegate() == context.reader()) {
+        if (view.reader() instanceof FilterLeafReader leaf && leaf.getDelegate() == context.reader()) {
             return view;
         }
-        return null;
+        // the engine may hand a leaf wrapped anew (cancellation, profiling): the same segment
+        // core has the same postings and norms, and live docs are the engine leaf's business
+        IndexReader.CacheHelper core = context.reader().getCoreCacheHelper();
+        IndexReader.CacheHelper ours = view.reader().getCoreCacheHelper();
+        return core != null && ours != null && core.getKey() == ours.getKey() ? view : null;
     }
 
     private synchronized Weight plainWeight() throws IOException {
