@@ -268,9 +268,24 @@ public class SaturationQueryTest extends LuceneTestCase {
                     }
                     QueryUtils.check(random(), query, searcher);
                     CheckHits.checkTopScores(random(), query, searcher);
+                    if (SaturationQuery.RARE_GROUPS) {  // read at once: one entry per document
+                        assertTrue(cost(plain, rewritten) < cost(plain, synonym(g)));
+                    }
                 }
             }
         }
+    }
+
+    /** The summed cost of a query's scorers over the leaves: its postings' lengths. */
+    private static long cost(IndexSearcher searcher, Query query) throws IOException {
+        org.apache.lucene.search.Weight weight = searcher.createWeight(query,
+            ScoreMode.TOP_SCORES, 1f);
+        long cost = 0;
+        for (org.apache.lucene.index.LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            org.apache.lucene.search.ScorerSupplier supplier = weight.scorerSupplier(leaf);
+            cost += supplier == null ? 0 : supplier.cost();
+        }
+        return cost;
     }
 
     public void testEqualsIgnoresTermOrder() {
