@@ -269,7 +269,11 @@ public class SaturationQueryTest extends LuceneTestCase {
                     QueryUtils.check(random(), query, searcher);
                     CheckHits.checkTopScores(random(), query, searcher);
                     if (SaturationQuery.RARE_GROUPS) {  // read at once: one entry per document
-                        assertTrue(cost(plain, rewritten) < cost(plain, synonym(g)));
+                        long once = cost(plain, rewritten);
+                        assertTrue(once < cost(plain, synonym(g)));
+                        // the engine hands its leaves wrapped anew (cancellation): the same
+                        // segment cores, still read at once
+                        assertEquals(once, cost(plain, rewritten, rewrapped(rare)));
                     }
                 }
             }
@@ -278,14 +282,39 @@ public class SaturationQueryTest extends LuceneTestCase {
 
     /** The summed cost of a query's scorers over the leaves: its postings' lengths. */
     private static long cost(IndexSearcher searcher, Query query) throws IOException {
+        return cost(searcher, query, searcher.getIndexReader());
+    }
+
+    /** The same, the weight made on {@code searcher} and asked for {@code leaves}' leaves. */
+    private static long cost(IndexSearcher searcher, Query query, IndexReader leaves)
+            throws IOException {
         org.apache.lucene.search.Weight weight = searcher.createWeight(query,
             ScoreMode.TOP_SCORES, 1f);
         long cost = 0;
-        for (org.apache.lucene.index.LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+        for (org.apache.lucene.index.LeafReaderContext leaf : leaves.leaves()) {
             org.apache.lucene.search.ScorerSupplier supplier = weight.scorerSupplier(leaf);
             cost += supplier == null ? 0 : supplier.cost();
         }
         return cost;
+    }
+
+    /** {@code reader}'s segments, each in a wrapper of its own, in the same order. */
+    private static IndexReader rewrapped(IndexReader reader) throws IOException {
+        List<IndexReader> leaves = new ArrayList<>();
+        for (org.apache.lucene.index.LeafReaderContext leaf : reader.leaves()) {
+            leaves.add(new org.apache.lucene.index.FilterLeafReader(leaf.reader()) {
+                @Override
+                public CacheHelper getCoreCacheHelper() {
+                    return in.getCoreCacheHelper();
+                }
+
+                @Override
+                public CacheHelper getReaderCacheHelper() {
+                    return null;
+                }
+            });
+        }
+        return new org.apache.lucene.index.MultiReader(leaves.toArray(new IndexReader[0]), false);
     }
 
     public void testEqualsIgnoresTermOrder() {
