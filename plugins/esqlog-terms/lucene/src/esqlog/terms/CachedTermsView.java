@@ -16,6 +16,7 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.SlowImpactsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
@@ -42,10 +43,20 @@ final class CachedTermsView {
      */
     static IndexReader of(IndexSearcher searcher, String field, TermStateCache cache)
             throws IOException {
+        return of(searcher, field, cache, false);
+    }
+
+    /**
+     * As {@link #of(IndexSearcher, String, TermStateCache)}; {@code rare} true: the view in
+     * which a group's rare terms (under {@link RareTerms#MAX_DF} documents in a segment) answer
+     * as absent and its {@link RareTerms#key rare-terms key} answers for all of them at once.
+     */
+    static IndexReader of(IndexSearcher searcher, String field, TermStateCache cache,
+                          boolean rare) throws IOException {
         IndexReader reader = searcher.getIndexReader();
         IndexReader.CacheHelper helper = reader.getReaderCacheHelper();
         if (helper == null || searcher.getTopReaderContext() != reader.getContext()) {
-            return of(searcher.getTopReaderContext(), field, cache);
+            return of(searcher.getTopReaderContext(), field, cache, rare);
         }
         Map<String, IndexReader> views = cache.views.get(helper.getKey());
         if (views == null) {
@@ -56,10 +67,11 @@ final class CachedTermsView {
                 views = created;
             }
         }
-        IndexReader view = views.get(field);
+        String name = rare ? field + "\u0000rare" : field;
+        IndexReader view = views.get(name);
         if (view == null) {
-            view = of(reader.getContext(), field, cache);
-            IndexReader raced = views.putIfAbsent(field, view);
+            view = of(reader.getContext(), field, cache, rare);
+            IndexReader raced = views.putIfAbsent(name, view);
             view = raced == null ? view : raced;
         }
         return view;
@@ -68,6 +80,11 @@ final class CachedTermsView {
     /** A reader over {@code top}'s leaves, caching seeks on {@code field}. */
     static IndexReader of(IndexReaderContext top, String field, TermStateCache cache)
             throws IOException {
+        return of(top, field, cache, false);
+    }
+
+    static IndexReader of(IndexReaderContext top, String field, TermStateCache cache,
+                          boolean rare) throws IOException {
         List<LeafReaderContext> leaves = top.leaves();
         byte[] name = field.getBytes(StandardCharsets.UTF_8);
         byte[] prefix = Arrays.copyOf(name, name.length + 1);
@@ -75,7 +92,8 @@ final class CachedTermsView {
         IndexReader[] subs = new IndexReader[leaves.size()];
         for (int i = 0; i < subs.length; i++) {
             LeafReader leaf = leaves.get(i).reader();
-            subs[i] = new Leaf(leaf, field, prefix, cache.segment(leaf.getCoreCacheHelper()));
+            subs[i] = new Leaf(leaf, field, prefix, cache.segment(leaf.getCoreCacheHelper()),
+                rare);
         }
         return new MultiReader(subs, false);
     }
@@ -85,12 +103,15 @@ final class CachedTermsView {
         private final String field;
         private final byte[] prefix;
         private final TermStateCache.Segment segment;
+        private final boolean rare;
 
-        Leaf(LeafReader in, String field, byte[] prefix, TermStateCache.Segment segment) {
+        Leaf(LeafReader in, String field, byte[] prefix, TermStateCache.Segment segment,
+             boolean rare) {
             super(in);
             this.field = field;
             this.prefix = prefix;
             this.segment = segment;
+            this.rare = rare;
         }
 
         @Override
@@ -102,7 +123,7 @@ final class CachedTermsView {
             return new FilterTerms(terms) {
                 @Override
                 public TermsEnum iterator() throws IOException {
-                    return new CachingTermsEnum(in, prefix, segment);
+                    return new CachingTermsEnum(in, prefix, segment, rare);
                 }
             };
         }
@@ -129,15 +150,25 @@ final class CachedTermsView {
         private final Terms terms;
         private final byte[] prefix;
         private final TermStateCache.Segment segment;
+        /** Rare terms answer as absent, and a rare-terms key answers for them (RareTerms). */
+        private final boolean rareMode;
         private TermsEnum in;
+        /** The rare terms of the last seek if it was a rare-terms key. */
+        private RareTerms rare;
         /** The entry of the last seek if it was a hit the segment's enum is not positioned on. */
         private TermStateCache.Entry current;
         private BytesRef currentTerm;
 
         CachingTermsEnum(Terms terms, byte[] prefix, TermStateCache.Segment segment) {
+            this(terms, prefix, segment, false);
+        }
+
+        CachingTermsEnum(Terms terms, byte[] prefix, TermStateCache.Segment segment,
+                         boolean rareMode) {
             this.terms = terms;
             this.prefix = prefix;
             this.segment = segment;
+            this.rareMode = rareMode;
         }
 
         private BytesRef key(BytesRef term) {
@@ -152,6 +183,7 @@ final class CachedTermsView {
                 in = terms.iterator();
             }
             current = null;
+            rare = null;
             return in;
         }
 
@@ -167,6 +199,21 @@ final class CachedTermsView {
 
         @Override
         public boolean seekExact(BytesRef text) throws IOException {
+            rare = null;
+            if (rareMode && RareTerms.isKey(text)) {
+                RareTerms found = RareTerms.find(text, this);
+                current = null;
+                rare = found;
+                currentTerm = found == null ? null : BytesRef.deepCopyOf(text);
+                return found != null;
+            }
+            boolean found = seek(text);
+            return found && !(rareMode && docFreq() < RareTerms.MAX_DF);
+        }
+
+        /** The exact seek of a real term through the cache (a hit positions nothing). */
+        boolean seek(BytesRef text) throws IOException {
+            rare = null;
             BytesRef key = key(text);
             TermStateCache.Entry entry = segment.get(key);
             if (entry != null) {
@@ -187,27 +234,42 @@ final class CachedTermsView {
 
         @Override
         public void seekExact(BytesRef term, TermState state) throws IOException {
+            if (state instanceof RareTerms found) {
+                current = null;
+                rare = found;
+                currentTerm = BytesRef.deepCopyOf(term);
+                return;
+            }
             in().seekExact(term, state);
         }
 
         @Override
         public TermState termState() throws IOException {
+            if (rare != null) {
+                return rare;
+            }
             return current != null ? current.state : in().termState();
         }
 
         @Override
         public int docFreq() throws IOException {
+            if (rare != null) {
+                return rare.docFreq();
+            }
             return current != null ? current.docFreq : in().docFreq();
         }
 
         @Override
         public long totalTermFreq() throws IOException {
+            if (rare != null) {
+                return rare.totalTermFreq();
+            }
             return current != null ? current.totalTermFreq : in().totalTermFreq();
         }
 
         @Override
         public BytesRef term() throws IOException {
-            return current != null ? currentTerm : in().term();
+            return current != null || rare != null ? currentTerm : in().term();
         }
 
         @Override
@@ -227,11 +289,19 @@ final class CachedTermsView {
 
         @Override
         public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
+            if (rare != null) {
+                RareTerms found = rare;
+                return found.postings(in(), flags);
+            }
             return positioned().postings(reuse, flags);
         }
 
         @Override
         public ImpactsEnum impacts(int flags) throws IOException {
+            if (rare != null) {
+                RareTerms found = rare;
+                return new SlowImpactsEnum(found.postings(in(), flags));
+            }
             return positioned().impacts(flags);
         }
 

@@ -87,7 +87,25 @@ public final class SaturationQuery extends Query {
         return List.copyOf(out);
     }
 
-    private static Query synonym(String field, List<BytesRef> terms) {
+    /**
+     * Whether every scorer is asked through Weight.scorerSupplier (Lucene 10, where
+     * Weight.scorer and bulkScorer are final and call it): RareGroupWeight can then hand its
+     * synonym weight the rare view's leaf for the engine's. Lucene 9's BooleanWeight asks
+     * Weight.scorer directly, which a filter weight cannot redirect from source that also
+     * compiles against Lucene 10, so there groups score their rare terms one by one as before.
+     */
+    static final boolean RARE_GROUPS = scorerIsFinal();
+
+    private static boolean scorerIsFinal() {
+        try {
+            return java.lang.reflect.Modifier.isFinal(Weight.class.getMethod("scorer",
+                org.apache.lucene.index.LeafReaderContext.class).getModifiers());
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    static Query synonym(String field, List<BytesRef> terms) {
         SynonymQuery.Builder builder = new SynonymQuery.Builder(field);
         for (BytesRef term : terms) {
             builder.addTerm(new Term(field, term));
@@ -124,6 +142,10 @@ public final class SaturationQuery extends Query {
             view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
             return inner.createWeight(view, scoreMode, boost);
         }
+        if (RARE_GROUPS && terms.size() > 1) {
+            return RareGroupWeight.create(this, searcher, field, terms, cache, scoreMode, boost,
+                new UnitIdfBM25(params[0], params[1], params[2]));
+        }
         // The synonym weight takes its terms' states by leaf ord and applies them to the leaf it
         // scores, so states found through the cached view score the engine's own leaves. (A
         // TermWeight would assert it scores the reader it was built on: one term goes as a
@@ -139,7 +161,7 @@ public final class SaturationQuery extends Query {
      * phase's under dfs_query_then_fetch: avgdl as the engine's own queries see it), with its
      * own similarity and no query cache.
      */
-    private static final class UnitIdfSearcher extends IndexSearcher {
+    static final class UnitIdfSearcher extends IndexSearcher {
         private final IndexSearcher engine;
 
         UnitIdfSearcher(IndexReader reader, IndexSearcher engine) {

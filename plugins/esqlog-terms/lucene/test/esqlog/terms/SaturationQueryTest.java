@@ -212,6 +212,111 @@ public class SaturationQueryTest extends LuceneTestCase {
         }
     }
 
+    /**
+     * A group's rare terms (under 128 documents in a segment) are read at once as one list of
+     * (doc, summed tf): the same scores and top hits as Lucene's SynonymQuery over every term
+     * on its own, with a common term beside them, documents holding several of them, terms
+     * absent from some segments.
+     */
+    public void testRareTermsReadAtOnceScoreAsEachOnItsOwn() throws IOException {
+        TermStateCache.install(new TermStateCache(1 << 20));
+        try (Directory rareDir = newDirectory()) {
+            try (RandomIndexWriter writer = new RandomIndexWriter(random(), rareDir,
+                     newIndexWriterConfig(new MockAnalyzer(random(), MockTokenizer.WHITESPACE,
+                         false)).setSimilarity(new BM25Similarity()))) {
+                for (int d = 0; d < 700; d++) {
+                    StringBuilder text = new StringBuilder("common");
+                    for (int i = random().nextInt(3); i > 0; i--) {
+                        text.append(" common");
+                    }
+                    for (int r = 0; r < 12; r++) {  // each in ~1 document of 40
+                        if (random().nextInt(40) == 0) {
+                            text.append(" r").append(r).append(random().nextBoolean() ? " r" + r : "");
+                        }
+                    }
+                    text.append(" filler".repeat(random().nextInt(6)));
+                    Document doc = new Document();
+                    doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
+                    writer.addDocument(doc);
+                    if (random().nextInt(150) == 0) {
+                        writer.commit();  // several segments
+                    }
+                }
+            }
+            try (IndexReader rare = org.apache.lucene.index.DirectoryReader.open(rareDir)) {
+                IndexSearcher searcher = newSearcher(rare);
+                searcher.setSimilarity(new BM25Similarity());
+                IndexSearcher plain = new IndexSearcher(rare);
+                plain.setSimilarity(new SaturationQuery.UnitIdfBM25(1.2f, 0.75f, 1f));
+                List<BytesRef> terms = group("common", "r0", "r1", "r2", "r3", "r4", "r5", "r6",
+                    "r7", "r8", "r9", "r10", "r11", "absent");
+                for (List<BytesRef> g : List.of(terms, terms.subList(1, 12))) {
+                    Query query = saturation(g);
+                    Query rewritten = searcher.rewrite(query);
+                    assertEquals(SaturationQuery.RARE_GROUPS, plain.createWeight(rewritten,
+                        ScoreMode.TOP_SCORES, 1f) instanceof RareGroupWeight);
+                    ScoreDoc[] want = plain.search(synonym(g), rare.maxDoc()).scoreDocs;
+                    ScoreDoc[] got = searcher.search(query, rare.maxDoc()).scoreDocs;
+                    assertEquals(want.length, got.length);
+                    Map<Integer, Float> scores = new HashMap<>();
+                    for (ScoreDoc hit : want) {
+                        scores.put(hit.doc, hit.score);
+                    }
+                    for (ScoreDoc hit : got) {
+                        assertNotNull("doc " + hit.doc, scores.get(hit.doc));
+                        assertEquals("doc " + hit.doc, scores.get(hit.doc), hit.score, 0f);
+                    }
+                    QueryUtils.check(random(), query, searcher);
+                    CheckHits.checkTopScores(random(), query, searcher);
+                    if (SaturationQuery.RARE_GROUPS) {  // read at once: one entry per document
+                        long once = cost(plain, rewritten);
+                        assertTrue(once < cost(plain, synonym(g)));
+                        // the engine hands its leaves wrapped anew (cancellation): the same
+                        // segment cores, still read at once
+                        assertEquals(once, cost(plain, rewritten, rewrapped(rare)));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The summed cost of a query's scorers over the leaves: its postings' lengths. */
+    private static long cost(IndexSearcher searcher, Query query) throws IOException {
+        return cost(searcher, query, searcher.getIndexReader());
+    }
+
+    /** The same, the weight made on {@code searcher} and asked for {@code leaves}' leaves. */
+    private static long cost(IndexSearcher searcher, Query query, IndexReader leaves)
+            throws IOException {
+        org.apache.lucene.search.Weight weight = searcher.createWeight(query,
+            ScoreMode.TOP_SCORES, 1f);
+        long cost = 0;
+        for (org.apache.lucene.index.LeafReaderContext leaf : leaves.leaves()) {
+            org.apache.lucene.search.ScorerSupplier supplier = weight.scorerSupplier(leaf);
+            cost += supplier == null ? 0 : supplier.cost();
+        }
+        return cost;
+    }
+
+    /** {@code reader}'s segments, each in a wrapper of its own, in the same order. */
+    private static IndexReader rewrapped(IndexReader reader) throws IOException {
+        List<IndexReader> leaves = new ArrayList<>();
+        for (org.apache.lucene.index.LeafReaderContext leaf : reader.leaves()) {
+            leaves.add(new org.apache.lucene.index.FilterLeafReader(leaf.reader()) {
+                @Override
+                public CacheHelper getCoreCacheHelper() {
+                    return in.getCoreCacheHelper();
+                }
+
+                @Override
+                public CacheHelper getReaderCacheHelper() {
+                    return null;
+                }
+            });
+        }
+        return new org.apache.lucene.index.MultiReader(leaves.toArray(new IndexReader[0]), false);
+    }
+
     public void testEqualsIgnoresTermOrder() {
         Query ab = saturation(group("a", "b", "c"));
         Query ba = saturation(group("c", "a", "b"));
