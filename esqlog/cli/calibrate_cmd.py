@@ -15,10 +15,9 @@ from esqlog.calibration.calibrate import (
     calibrate,
     calibrate_with_vocabulary,
     check_sample,
-    save_calibration,
-    save_with_vocabulary,
 )
 from esqlog.calibration.cluster_store import install_script_plan, store_in_cluster_plan
+from esqlog.calibration.files import save_calibration, save_with_vocabulary
 from esqlog.cli.report import format_report
 from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
 from esqlog.engine.connection import ConnectionSettings

@@ -114,7 +114,7 @@ def eval_command(
     a BPE tokenizer on code). The index is only read.
     """
     require_extra("eval", "eval", EVAL_MODULES)
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.cli.eval_inputs import check_documents, load_inputs, parse_metrics, show_notes
     from esqlog.evaluation.metrics import METRICS, compare
     from esqlog.evaluation.plots import plot_q_sweep

@@ -48,7 +48,7 @@ def _shared(r: dict[str, int]) -> float:
 def _worker(path: str, loaded: Any, done: Any, out: Any) -> None:
     import numpy as np  # noqa: F401  (the interpreter's baseline includes numpy)
 
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.files import load_for_calibration
     from esqlog.statistics.vocabulary import load_vocabulary
 

@@ -21,11 +21,7 @@ from pathlib import Path
 import pytest
 
 from esqlog.atomic import atomic_write
-from esqlog.calibration.calibrate import (
-    load_calibration,
-    save_calibration,
-    save_with_vocabulary,
-)
+from esqlog.calibration.files import load_calibration, save_calibration, save_with_vocabulary
 from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.cli.calibrate_cmd import format_report
 from esqlog.errors import UsageError
@@ -88,10 +84,10 @@ def test_out_onto_a_non_regular_target_is_refused_before_connecting(
 
 PAIR_WRITER = """
 import json, os, signal, sys
-import esqlog.calibration.calibrate as calibrate
+import esqlog.calibration.files as files
 import esqlog.statistics.vocabulary as vocabulary
 from esqlog.calibration.record import Calibration
-from esqlog.calibration.calibrate import save_with_vocabulary
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.statistics.vocabulary import VocabularyScan, vocabulary_from_scan
 
 record = Calibration.from_json(json.loads(sys.argv[2]))
@@ -100,7 +96,7 @@ vocab = vocabulary_from_scan(VocabularyScan(df, df, len(df)), index="code", inde
                              field="body", doc_count=9, sum_ttf=99, live_docs=9,
                              created_at="2025-01-02T00:00:00+00:00")
 kill_after = int(sys.argv[4])  # kill once this many atomic writes have completed
-real_write, done = calibrate.atomic_write, [0]
+real_write, done = files.atomic_write, [0]
 
 def write(*args, **kwargs):
     result = real_write(*args, **kwargs)
@@ -112,10 +108,10 @@ def write(*args, **kwargs):
 def cleanup(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)  # killed before the old snapshot is deleted
 
-calibrate.atomic_write = write  # the calibration (and, since the fix, the snapshot)
+files.atomic_write = write  # the calibration (and, since the fix, the snapshot)
 vocabulary.atomic_write = write  # the snapshot, as written before the fix
 if kill_after == 3:
-    calibrate._remove_unnamed_snapshots = cleanup
+    files._remove_unnamed_snapshots = cleanup
 save_with_vocabulary(record, vocab, sys.argv[1])
 """
 
@@ -162,7 +158,7 @@ def test_every_calibration_field_has_a_rule() -> None:
 WRITER = """
 import sys
 from esqlog.calibration.record import Calibration
-from esqlog.calibration.calibrate import save_calibration
+from esqlog.calibration.files import save_calibration
 a, b = (Calibration.from_json({**%r, "q": q, "h_tok": h}) for q, h in ((0.8, 0.3), (0.95, 0.1)))
 save_calibration(b, sys.argv[1])  # one complete save first: it clears dead writers' temps
 print("ready", flush=True)
