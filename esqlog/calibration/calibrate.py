@@ -4,7 +4,7 @@ A calibration is computed once (``esqlog calibrate``) from the cluster's own sta
 module only reads. The record is written to disk by esqlog.calibration.files (and optionally
 into esqlog's own ``esqlog-calibrations`` index by esqlog.calibration.cluster_store, never the
 user's), and read back by the query side, which checks that it still belongs to the index it
-is used on.
+is used on (esqlog.calibration.freshness).
 """
 
 from __future__ import annotations
@@ -52,72 +52,6 @@ from esqlog.statistics.vocabulary import (
     vocabulary_from_scan,
 )
 from esqlog.statistics.vocabulary_scan import ScanHook, scan_vocabulary
-
-STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
-
-
-# --- checks against the live index ----------------------------------------------------------
-
-@dataclass(frozen=True)
-class Freshness:
-    """How a calibration relates to the index it is about to be used on."""
-
-    same_index: bool
-    drift: float  # relative change of live documents since calibration
-
-    @property
-    def stale(self) -> bool:
-        return self.drift > STALE_DRIFT
-
-
-def freshness_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
-    """Compare UUID and live document count with the index as it is now."""
-    uuid, live = yield from index_identity_plan(index)
-    return freshness_of(calibration, uuid, live)
-
-
-def index_identity_plan(index: str) -> Plan[tuple[str, int]]:
-    """(UUID, live documents) of the index as it is now: what freshness is judged by."""
-    info = yield from resolve_index_plan(index)
-    live = yield from live_doc_count_plan(info.name)
-    return info.uuid, live
-
-
-def freshness_of(calibration: Calibration, uuid: str, live: int) -> Freshness:
-    """How a calibration relates to an index with this UUID and live document count."""
-    base = max(calibration.live_docs, 1)
-    return Freshness(uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
-
-
-def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
-    """Refuse a calibration of another index; report drift for the caller to warn about.
-
-    Identity (UUID, then shard count) is checked on the one answer that resolves the name,
-    before anything else is asked: a record claiming a million shards must cost one
-    request, not one per claimed shard.
-    """
-    info = yield from resolve_index_plan(index)
-    fix = f"run esqlog calibrate --index {index} --field {calibration.field}"
-    if info.uuid != calibration.index_uuid:
-        raise UsageError(
-            f"the calibration is for index {calibration.index!r} (uuid "
-            f"{calibration.index_uuid}), not for {index!r} as it exists now", fix)
-    if info.shards != calibration.shards:
-        raise UsageError(
-            f"the calibration says index {calibration.index!r} has {calibration.shards:,} "
-            f"shards but it has {info.shards} (the file was edited or damaged)", fix)
-    live = yield from live_doc_count_plan(info.name)
-    return freshness_of(calibration, info.uuid, live)
-
-
-def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
-    """The warning text for a stale calibration, or None."""
-    if not fresh.stale:
-        return None
-    return (f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
-            f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
-            f"{calibration.index} --field {calibration.field}")
-
 
 # --- computing one ------------------------------------------------------------------------
 
