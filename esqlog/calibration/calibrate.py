@@ -131,24 +131,8 @@ def _calibrate(
     chosen: Predictor = get_predictor(predictor)
     stamp = created_at or utc_now()  # the record's and the snapshot's: one moment
     started = time.perf_counter()
-
-    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
-        return with_retries(lambda: engine.run(make_plan()))
-
-    info: IndexInfo = read(lambda: resolve_index_plan(index))
-    # The live count first: it is cheap and the first read that needs the shards, so an index
-    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
-    # field-mapping API of such an index with an empty 404).
-    live: int = read(lambda: live_doc_count_plan(info.name))
-    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
-    if "." in field_name:
-        read(lambda: check_field_path_plan(info.name, field_name))
-    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
-    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
-    plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
-    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
-        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
-                         "index documents first, or pass a field that has text")
+    reads = _read_field(engine, index, field_name)
+    info, live, fstats = reads.info, reads.live, reads.fstats
     stats_done = time.perf_counter()
     vocab: Vocabulary | None = None
     if with_vocabulary:
@@ -170,27 +154,69 @@ def _calibrate(
             doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
             created_at=stamp)
     else:
-        hapax = with_retries(lambda: _hapax(engine, info, field_name, routings, exact, sample,
-                                            seed, live, progress_factory, parallel))
+        hapax = with_retries(lambda: _hapax(engine, info, field_name, reads.routings, exact,
+                                            sample, seed, live, progress_factory, parallel))
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)
     if timings is not None:
         timings.stages = {"statistics": stats_done - started, "hapax": hapax_done - stats_done}
         timings.total = time.perf_counter() - started
-    record = Calibration(
+    return _record(engine, reads, field_name, chosen, q, hapax, vocab, stamp), vocab
+
+
+@dataclass(frozen=True)
+class _FieldReads:
+    """What the statistics reads found: everything the record needs besides h_tok and q."""
+
+    info: IndexInfo
+    live: int
+    finfo: FieldInfo
+    routings: tuple[str, ...]
+    fstats: FieldStats
+    plugin: PluginFinding
+
+
+def _read_field(engine: Engine, index: str, field_name: str) -> _FieldReads:
+    """The index, field and statistics reads, each retried on its own, in the order that
+    makes the first failure the one that names the real problem."""
+
+    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
+        return with_retries(lambda: engine.run(make_plan()))
+
+    info: IndexInfo = read(lambda: resolve_index_plan(index))
+    # The live count first: it is cheap and the first read that needs the shards, so an index
+    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
+    # field-mapping API of such an index with an empty 404).
+    live: int = read(lambda: live_doc_count_plan(info.name))
+    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
+    if "." in field_name:
+        read(lambda: check_field_path_plan(info.name, field_name))
+    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
+    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
+    plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
+    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
+        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
+                         "index documents first, or pass a field that has text")
+    return _FieldReads(info, live, finfo, routings, fstats, plugin)
+
+
+def _record(engine: Engine, reads: _FieldReads, field_name: str, chosen: Predictor, q: float,
+            hapax: HapaxEstimate, vocab: Vocabulary | None, stamp: str) -> Calibration:
+    """The record of one run: what was read, what was estimated, and what produced it."""
+    info, finfo, fstats = reads.info, reads.finfo, reads.fstats
+    return Calibration(
         index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
         h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
-        doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
-        shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
-        standard_analysis=finfo.standard,
+        doc_count=fstats.doc_count, live_docs=reads.live, sum_ttf=fstats.sum_ttf,
+        avgdl=fstats.avgdl, shards=info.shards, analyzer=finfo.analyzer,
+        splits_identifiers=finfo.splits_identifiers, standard_analysis=finfo.standard,
         search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
         vocabulary_terms=len(vocab) if vocab is not None else 0, created_at=stamp,
-        terms_plugin=plugin.version,
+        terms_plugin=reads.plugin.version,
     )
-    return record, vocab
 
 
 def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
