@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import esqlog.calibration.files as files
 from esqlog.atomic import atomic_write
 from esqlog.calibration.files import load_calibration, save_calibration, save_with_vocabulary
 from esqlog.calibration.record import SCHEMA_VERSION, Calibration
@@ -145,6 +146,18 @@ def test_a_kill_between_the_steps_leaves_the_old_pair_or_the_new_pair(
                          out)
     snapshots = [p.name for p in tmp_path.iterdir() if p.suffix == ".npz"]
     assert snapshots == [load_calibration(out).vocabulary]
+
+
+def test_a_save_overtaken_by_another_run_deletes_no_snapshot(tmp_path: Path) -> None:
+    """The cleanup re-reads the calibration first: when another run has meanwhile replaced
+    it, that run's snapshot is the one named and must stay; this run deletes nothing."""
+    out = tmp_path / "cal.json"
+    theirs = save_with_vocabulary(Calibration.from_json(RECORD), _make_vocab({"old": 4}), out)
+    ours = "cal.vocab.0123456789abcdef.npz"
+    (tmp_path / ours).write_bytes(b"this run's snapshot, no longer named")
+    files._remove_unnamed_snapshots(out, "cal", ours)
+    left = sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".npz")
+    assert left == sorted([str(theirs.vocabulary), ours])
 
 
 def test_every_calibration_field_has_a_rule() -> None:
