@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from esqlog.version import __version__
 
 if TYPE_CHECKING:
-    from esqlog.calibration.calibrate import load_calibration as load_calibration
+    from esqlog.calibration.files import load_calibration as load_calibration
     from esqlog.calibration.record import Calibration as Calibration
     from esqlog.errors import ClusterError as ClusterError
     from esqlog.errors import EsqlogError as EsqlogError
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "wrap": "esqlog.wrapper.client",
     "calibrate": "esqlog.wrapper.calibrate",
-    "load_calibration": "esqlog.calibration.calibrate",
+    "load_calibration": "esqlog.calibration.files",
     "Calibration": "esqlog.calibration.record",
     "IdentifierSettings": "esqlog.identifiers.settings",
     "SearchMode": "esqlog.wrapper.options",

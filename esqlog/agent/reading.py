@@ -25,7 +25,7 @@ from esqlog.agent.chunks import (
     source_lines,
 )
 from esqlog.agent.tokens import TokenCounter
-from esqlog.calibration.calibrate import check_calibration_plan
+from esqlog.calibration.freshness import check_calibration_plan
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine, scroll_plan
 from esqlog.engine.failures import (

@@ -101,7 +101,6 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
     ``search``; with ``freshness``, each call first re-indexes the files changed on disk.
     ``about``: the serverInfo description (what esqlog mcp chose at start, shown by clients
     as information rather than read from stderr)."""
-    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
     from esqlog.agent.arguments import ReadableServer
@@ -111,6 +110,16 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
     tools_only(server)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True)
+    _add_search_tool(server, search, freshness, read_only)
+    _add_read_tool(server, search, freshness, read_only)
+    _add_line_tools(server, search, freshness, read_only)
+    return server
+
+
+def _add_search_tool(server: ReadableServer, search: CodeSearch,
+                     freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+    """search_code: the ranked listing (or whole chunks) of what a query names."""
+    from mcp.server.mcpserver.exceptions import ToolError
 
     @server.tool(annotations=read_only, description=SEARCH_DOC, structured_output=False)
     def search_code(
@@ -152,6 +161,14 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
+    _ = search_code  # registered by the decorator
+
+
+def _add_read_tool(server: ReadableServer, search: CodeSearch,
+                   freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+    """read_code: the exact numbered lines a listing points to."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
     @server.tool(annotations=read_only, description=READ_DOC, structured_output=False)
     def read_code(
         path: Annotated[str | None, Field(description=(
@@ -170,9 +187,7 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    _add_line_tools(server, search, freshness, read_only)
-    _ = (search_code, read_code)  # registered by the decorators
-    return server
+    _ = read_code  # registered by the decorator
 
 
 def _add_line_tools(server: ReadableServer, search: CodeSearch,

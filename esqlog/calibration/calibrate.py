@@ -1,29 +1,20 @@
-"""The calibration record: what esqlog learned about one field of one index, and its q.
+"""Computing a calibration: what esqlog learns about one field of one index, and its q.
 
-A calibration is computed once (``esqlog calibrate``) from the cluster's own statistics,
-written atomically as JSON (and optionally into esqlog's own ``esqlog-calibrations``
-index, never the user's), and read back by the query side, which checks that it still
-belongs to the index it is used on.
+A calibration is computed once (``esqlog calibrate``) from the cluster's own statistics; this
+module only reads. The record is written to disk by esqlog.calibration.files (and optionally
+into esqlog's own ``esqlog-calibrations`` index by esqlog.calibration.cluster_store, never the
+user's), and read back by the query side, which checks that it still belongs to the index it
+is used on (esqlog.calibration.freshness).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from dataclasses import field as dc_field
-from pathlib import Path
 from typing import Any
 
-from esqlog.atomic import (
-    DuplicateKeyError,
-    atomic_write,
-    output_target,
-    read_regular_file,
-    unique_keys,
-)
 from esqlog.calibration.plugin import PluginFinding, terms_plugin_plan
 from esqlog.calibration.record import Calibration, utc_now
 from esqlog.engine.client import Engine
@@ -58,118 +49,9 @@ from esqlog.statistics.terms import (
 from esqlog.statistics.vocabulary import (
     Vocabulary,
     VocabularyScan,
-    snapshot_payload,
     vocabulary_from_scan,
 )
 from esqlog.statistics.vocabulary_scan import ScanHook, scan_vocabulary
-
-STALE_DRIFT = 0.10  # relative change in live documents that makes a calibration stale
-MAX_CALIBRATION_BYTES = 1 << 20  # a record is ~1 KB; anything near this is not one
-
-
-# --- files --------------------------------------------------------------------------------
-
-def save_calibration(calibration: Calibration, path: str | Path) -> Path:
-    """Write the record as JSON atomically (esqlog.atomic): old file or new, never partial."""
-    payload = json.dumps(calibration.to_json(), indent=2, sort_keys=True) + "\n"
-    return atomic_write(path, payload.encode("utf-8"), "calibration file")
-
-
-def load_calibration(path: str | Path) -> Calibration:
-    """Read a calibration file with a one-line error for every way it can be wrong.
-
-    The file is read as a bounded regular file (esqlog.atomic.read_regular_file): a path
-    to a FIFO or device is refused instead of blocking or filling memory.
-    """
-    source = Path(path)
-    what = "calibration file"
-    payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
-                                "pass the file esqlog calibrate --out FILE wrote")
-    try:
-        data = json.loads(payload.decode("utf-8"), object_pairs_hook=unique_keys)
-    except DuplicateKeyError as exc:
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration esqlog "
-                         f"wrote ({exc})", "re-run esqlog calibrate") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
-                         "re-run esqlog calibrate") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
-                         f"(line {exc.lineno})", "re-run esqlog calibrate") from None
-    except RecursionError:
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration (nested "
-                         "too deeply to read)", "re-run esqlog calibrate") from None
-    except ValueError:  # an integer of more digits than Python converts (int_max_str_digits)
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration (a number "
-                         "too long to read)", "re-run esqlog calibrate") from None
-    record = Calibration.from_json(data, f"calibration file {str(source)!r}")
-    # The folder of the file itself, not of a symlink to it: the snapshot is written beside
-    # the real file (esqlog.atomic follows links), so that is where it is found.
-    return replace(record, location=os.path.dirname(os.path.realpath(source)))
-
-
-# --- checks against the live index ----------------------------------------------------------
-
-@dataclass(frozen=True)
-class Freshness:
-    """How a calibration relates to the index it is about to be used on."""
-
-    same_index: bool
-    drift: float  # relative change of live documents since calibration
-
-    @property
-    def stale(self) -> bool:
-        return self.drift > STALE_DRIFT
-
-
-def freshness_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
-    """Compare UUID and live document count with the index as it is now."""
-    uuid, live = yield from index_identity_plan(index)
-    return freshness_of(calibration, uuid, live)
-
-
-def index_identity_plan(index: str) -> Plan[tuple[str, int]]:
-    """(UUID, live documents) of the index as it is now: what freshness is judged by."""
-    info = yield from resolve_index_plan(index)
-    live = yield from live_doc_count_plan(info.name)
-    return info.uuid, live
-
-
-def freshness_of(calibration: Calibration, uuid: str, live: int) -> Freshness:
-    """How a calibration relates to an index with this UUID and live document count."""
-    base = max(calibration.live_docs, 1)
-    return Freshness(uuid == calibration.index_uuid, abs(live - calibration.live_docs) / base)
-
-
-def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshness]:
-    """Refuse a calibration of another index; report drift for the caller to warn about.
-
-    Identity (UUID, then shard count) is checked on the one answer that resolves the name,
-    before anything else is asked: a record claiming a million shards must cost one
-    request, not one per claimed shard.
-    """
-    info = yield from resolve_index_plan(index)
-    fix = f"run esqlog calibrate --index {index} --field {calibration.field}"
-    if info.uuid != calibration.index_uuid:
-        raise UsageError(
-            f"the calibration is for index {calibration.index!r} (uuid "
-            f"{calibration.index_uuid}), not for {index!r} as it exists now", fix)
-    if info.shards != calibration.shards:
-        raise UsageError(
-            f"the calibration says index {calibration.index!r} has {calibration.shards:,} "
-            f"shards but it has {info.shards} (the file was edited or damaged)", fix)
-    live = yield from live_doc_count_plan(info.name)
-    return freshness_of(calibration, info.uuid, live)
-
-
-def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
-    """The warning text for a stale calibration, or None."""
-    if not fresh.stale:
-        return None
-    return (f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
-            f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
-            f"{calibration.index} --field {calibration.field}")
-
 
 # --- computing one ------------------------------------------------------------------------
 
@@ -249,24 +131,8 @@ def _calibrate(
     chosen: Predictor = get_predictor(predictor)
     stamp = created_at or utc_now()  # the record's and the snapshot's: one moment
     started = time.perf_counter()
-
-    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
-        return with_retries(lambda: engine.run(make_plan()))
-
-    info: IndexInfo = read(lambda: resolve_index_plan(index))
-    # The live count first: it is cheap and the first read that needs the shards, so an index
-    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
-    # field-mapping API of such an index with an empty 404).
-    live: int = read(lambda: live_doc_count_plan(info.name))
-    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
-    if "." in field_name:
-        read(lambda: check_field_path_plan(info.name, field_name))
-    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
-    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
-    plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
-    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
-        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
-                         "index documents first, or pass a field that has text")
+    reads = _read_field(engine, index, field_name)
+    info, live, fstats = reads.info, reads.live, reads.fstats
     stats_done = time.perf_counter()
     vocab: Vocabulary | None = None
     if with_vocabulary:
@@ -288,80 +154,69 @@ def _calibrate(
             doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
             created_at=stamp)
     else:
-        hapax = with_retries(lambda: _hapax(engine, info, field_name, routings, exact, sample,
-                                            seed, live, progress_factory, parallel))
+        hapax = with_retries(lambda: _hapax(engine, info, field_name, reads.routings, exact,
+                                            sample, seed, live, progress_factory, parallel))
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)
     if timings is not None:
         timings.stages = {"statistics": stats_done - started, "hapax": hapax_done - stats_done}
         timings.total = time.perf_counter() - started
-    record = Calibration(
+    return _record(engine, reads, field_name, chosen, q, hapax, vocab, stamp), vocab
+
+
+@dataclass(frozen=True)
+class _FieldReads:
+    """What the statistics reads found: everything the record needs besides h_tok and q."""
+
+    info: IndexInfo
+    live: int
+    finfo: FieldInfo
+    routings: tuple[str, ...]
+    fstats: FieldStats
+    plugin: PluginFinding
+
+
+def _read_field(engine: Engine, index: str, field_name: str) -> _FieldReads:
+    """The index, field and statistics reads, each retried on its own, in the order that
+    makes the first failure the one that names the real problem."""
+
+    def read(make_plan: Callable[[], Plan[Any]]) -> Any:
+        return with_retries(lambda: engine.run(make_plan()))
+
+    info: IndexInfo = read(lambda: resolve_index_plan(index))
+    # The live count first: it is cheap and the first read that needs the shards, so an index
+    # whose shards are unavailable fails here with the engine's 503 (OpenSearch answers the
+    # field-mapping API of such an index with an empty 404).
+    live: int = read(lambda: live_doc_count_plan(info.name))
+    finfo: FieldInfo = read(lambda: field_info_plan(info.name, field_name))
+    if "." in field_name:
+        read(lambda: check_field_path_plan(info.name, field_name))
+    routings: tuple[str, ...] = read(lambda: shard_routings_plan(info.name, info.shards))
+    fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
+    plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
+    if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
+        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
+                         "index documents first, or pass a field that has text")
+    return _FieldReads(info, live, finfo, routings, fstats, plugin)
+
+
+def _record(engine: Engine, reads: _FieldReads, field_name: str, chosen: Predictor, q: float,
+            hapax: HapaxEstimate, vocab: Vocabulary | None, stamp: str) -> Calibration:
+    """The record of one run: what was read, what was estimated, and what produced it."""
+    info, finfo, fstats = reads.info, reads.finfo, reads.fstats
+    return Calibration(
         index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
         h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
-        doc_count=fstats.doc_count, live_docs=live, sum_ttf=fstats.sum_ttf, avgdl=fstats.avgdl,
-        shards=info.shards, analyzer=finfo.analyzer, splits_identifiers=finfo.splits_identifiers,
-        standard_analysis=finfo.standard,
+        doc_count=fstats.doc_count, live_docs=reads.live, sum_ttf=fstats.sum_ttf,
+        avgdl=fstats.avgdl, shards=info.shards, analyzer=finfo.analyzer,
+        splits_identifiers=finfo.splits_identifiers, standard_analysis=finfo.standard,
         search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
         predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
         vocabulary_terms=len(vocab) if vocab is not None else 0, created_at=stamp,
-        terms_plugin=plugin.version,
+        terms_plugin=reads.plugin.version,
     )
-    return record, vocab
-
-
-def save_with_vocabulary(
-    record: Calibration, vocab: Vocabulary, path: str | Path,
-    companions: Callable[[Path, str], None] | None = None,
-) -> Calibration:
-    """Replace the pair (calibration, snapshot) so that a kill at any point leaves a whole pair.
-
-    Three steps, each atomic: (1) the snapshot is written under a new, content-addressed
-    name (``NAME.vocab.<sha256 prefix>.npz``) beside the calibration's real file, touching
-    nothing the current calibration names; (2) the calibration is renamed into place naming
-    it with its checksum: the pair switches here, all at once; (3) the snapshots no
-    calibration names any more are deleted. Killed before (2): the old pair is intact (plus
-    an unnamed snapshot the next run deletes); killed after: the new pair is.
-    ``companions(folder_and_stem, digest)`` writes files that belong to the snapshot (the
-    identifiers statistics, ``NAME.idents.<same prefix>.npz``) between (1) and (2), so they
-    switch with it.
-    """
-    target = output_target(path, "calibration file")
-    payload, digest = snapshot_payload(vocab)
-    stem = target.name.removesuffix(".json")
-    vocab_name = f"{stem}.vocab.{digest[:16]}.npz"
-    atomic_write(target.parent / vocab_name, payload, "vocabulary file")
-    if companions is not None:
-        companions(target.parent / stem, digest)
-    linked = replace(record, vocabulary=vocab_name, vocabulary_sha256=digest,
-                     vocabulary_terms=len(vocab), location=str(target.parent))
-    save_calibration(linked, path)
-    _remove_unnamed_snapshots(target, stem, vocab_name)
-    return linked
-
-
-def _remove_unnamed_snapshots(target: Path, stem: str, keep: str) -> None:
-    """Delete this calibration's earlier snapshots (and those of runs killed mid-write).
-
-    Only after re-reading the calibration: if another run has meanwhile replaced it, its
-    snapshot is the one to keep, and this run deletes nothing.
-    """
-    try:
-        named = json.loads(target.read_text(encoding="utf-8")).get("vocabulary")
-    except (OSError, ValueError, AttributeError):
-        return
-    if named != keep:
-        return
-    for kind in ("vocab", "idents"):  # the snapshot and its companion files
-        kept = keep.replace(".vocab.", f".{kind}.", 1)
-        legacy = f"{stem}.{kind}.npz"
-        for candidate in target.parent.iterdir():
-            name = candidate.name
-            hashed = (name.startswith(f"{stem}.{kind}.") and name.endswith(".npz")
-                      and len(name) == len(stem) + len(kind) + 2 + 16 + len(".npz"))
-            if name != kept and (hashed or name == legacy):
-                candidate.unlink(missing_ok=True)
 
 
 def check_field_path_plan(index: str, field_name: str) -> Plan[None]:

@@ -15,10 +15,10 @@ from esqlog.calibration.calibrate import (
     calibrate,
     calibrate_with_vocabulary,
     check_sample,
-    save_calibration,
-    save_with_vocabulary,
 )
 from esqlog.calibration.cluster_store import install_script_plan, store_in_cluster_plan
+from esqlog.calibration.files import save_calibration, save_with_vocabulary
+from esqlog.calibration.record import Calibration
 from esqlog.cli.report import format_report
 from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
 from esqlog.engine.connection import ConnectionSettings
@@ -166,6 +166,15 @@ def _run(connection: ConnectionSettings, index: str, field_name: str, exact: boo
         record = save_with_vocabulary(record, vocab, out)
     elif out is not None:
         save_calibration(record, out)
+    _report(record, timings, out, identifiers_note, as_json, install_script, store_in_cluster)
+
+
+def _report(record: Calibration, timings: CalibrationTimings, out: str | None,
+            identifiers_note: str | None, as_json: bool, install_script: bool,
+            store_in_cluster: bool) -> None:
+    """What the run did, printed once all of it is done (nothing is claimed before it
+    happened): one JSON object, or the report, a line per file written, the mode a search
+    with no mode will use, and a line per change in the cluster."""
     if as_json:
         click.echo(json.dumps({**record.to_json(), "regime": record.regime,
                                "seconds": round(timings.total, 3),

@@ -55,7 +55,8 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     overlap@k, rank-biased overlap, how many queries change their first result, the
     queries that change most, and the latency of each. Reads only.
     """
-    from esqlog.calibration.calibrate import check_calibration_plan, load_calibration, stale_warning
+    from esqlog.calibration.files import load_calibration
+    from esqlog.calibration.freshness import check_calibration_plan, stale_warning
     from esqlog.cli.eval_inputs import show_notes
     from esqlog.evaluation.judgments import Notes, read_queries
     from esqlog.evaluation.rollout import changes, summarize

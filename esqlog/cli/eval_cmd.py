@@ -7,7 +7,7 @@ import math
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import click
 
@@ -18,6 +18,11 @@ from esqlog.errors import UsageError
 from esqlog.evaluation.trec import Qrels, Run
 from esqlog.extras import EVAL_MODULES, require_extra
 from esqlog.scoring.rewrite import RewriteMode
+
+if TYPE_CHECKING:
+    from esqlog.cli.eval_inputs import EvalInputs
+    from esqlog.engine.client import Engine
+    from esqlog.evaluation.sweeps import Evaluation
 
 SWEEP = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
@@ -114,10 +119,9 @@ def eval_command(
     a BPE tokenizer on code). The index is only read.
     """
     require_extra("eval", "eval", EVAL_MODULES)
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.cli.eval_inputs import check_documents, load_inputs, parse_metrics, show_notes
-    from esqlog.evaluation.metrics import METRICS, compare
-    from esqlog.evaluation.plots import plot_q_sweep
+    from esqlog.evaluation.metrics import METRICS
     from esqlog.evaluation.reports import format_table
     from esqlog.evaluation.sweeps import evaluate_queries, system_label
     from esqlog.statistics.terms import resolve_index_plan
@@ -136,11 +140,7 @@ def eval_command(
     check_documents(engine, info.name, inputs, id_field)
     show_notes(inputs.notes)
     if mode == "script":
-        from esqlog.calibration.cluster_store import script_mode_problem_plan
-
-        problem = engine.run(script_mode_problem_plan())
-        if problem is not None:
-            raise problem
+        _check_script_mode(engine)
     from esqlog.wrapper.options import join_weight_for
 
     weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
@@ -151,9 +151,35 @@ def eval_command(
     result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
                               mode=mode, join_weight=weight, measures=measures,
                               id_field=id_field, progress=progress)
+    head = metrics[0]
+    rows, diffs = _compare_systems(result, qs, predicted, metrics, resamples)
+    if trec_dir is not None:
+        _write_trec_files(trec_dir, queries.qrels, result.native, result.runs)
+    if plot is not None:
+        _plot(result, qs, predicted, head, index, len(queries.ids), plot)
+    best = max(qs, key=lambda q: result.means[system_label(q)][head])
+    if as_json:
+        click.echo(_json_summary(info.name, field_name, inputs, metrics, result, diffs, best))
+        return
+    click.echo(f"{len(queries.ids)} queries ({inputs.format}) on {info.name}/{field_name} "
+               f"({engine.label})")
+    click.echo(format_table(rows, ["system", *metrics, f"d{head} [95% CI]"]))
+    click.echo(f"best q in this run by {head}: {best:g}"
+               + (f"; calibrated q: {predicted:g}" if predicted is not None else ""))
+
+
+def _compare_systems(result: Evaluation, qs: list[float], predicted: float | None,
+                     metrics: list[str], resamples: int,
+                     ) -> tuple[list[dict[str, object]], dict[str, dict[str, object]]]:
+    """Each q-log run against native, paired by query, in one pass: the table's rows (means,
+    and the first metric's difference with its 95% bootstrap interval) and, for the JSON,
+    the differences in every metric."""
+    from esqlog.evaluation.metrics import compare
+    from esqlog.evaluation.sweeps import system_label
+
     native = result.per_query["native"]
     head = metrics[0]
-    rows = [{"system": "native", **result.means["native"]}]
+    rows: list[dict[str, object]] = [{"system": "native", **result.means["native"]}]
     diffs: dict[str, dict[str, object]] = {}
     for q in qs:
         label = system_label(q)
@@ -164,26 +190,40 @@ def eval_command(
                      **result.means[label],
                      f"d{head} [95% CI]": f"{first.mean_diff:+.4f} [{first.low:+.4f}, "
                                           f"{first.high:+.4f}]"})
-    if trec_dir is not None:
-        _write_trec_files(trec_dir, queries.qrels, result.native, result.runs)
-    if plot is not None:
-        curve = [(q, result.means[system_label(q)][head]) for q in qs]
-        label = f"{len(queries.ids):,} queries"
-        marks = {label: predicted} if predicted is not None else {}
-        plot_q_sweep({index: {label: curve}}, {index: marks}, plot, metric=head)
-    best = max(qs, key=lambda q: result.means[system_label(q)][head])
-    if as_json:
-        click.echo(json.dumps({"index": info.name, "field": field_name,
-                               "queries": len(queries.ids), "format": inputs.format,
-                               "metrics": metrics, "notes": inputs.notes.lines(),
-                               "means": result.means, "diffs": diffs,
-                               "best_q": best, "predicted_q": predicted}, default=_json_default))
-        return
-    click.echo(f"{len(queries.ids)} queries ({inputs.format}) on {info.name}/{field_name} "
-               f"({engine.label})")
-    click.echo(format_table(rows, ["system", *metrics, f"d{head} [95% CI]"]))
-    click.echo(f"best q in this run by {head}: {best:g}"
-               + (f"; calibrated q: {predicted:g}" if predicted is not None else ""))
+    return rows, diffs
+
+
+def _plot(result: Evaluation, qs: list[float], predicted: float | None, head: str,
+          index: str, n_queries: int, plot: Path) -> None:
+    """The q sweep's curve of the first metric, the calibrated q marked on it."""
+    from esqlog.evaluation.plots import plot_q_sweep
+    from esqlog.evaluation.sweeps import system_label
+
+    curve = [(q, result.means[system_label(q)][head]) for q in qs]
+    label = f"{n_queries:,} queries"
+    marks = {label: predicted} if predicted is not None else {}
+    plot_q_sweep({index: {label: curve}}, {index: marks}, plot, metric=head)
+
+
+def _check_script_mode(engine: Engine) -> None:
+    """--mode script needs esqlog's stored script and a cluster that runs it: said before the
+    first query, not as a failure of every search."""
+    from esqlog.calibration.cluster_store import script_mode_problem_plan
+
+    problem = engine.run(script_mode_problem_plan())
+    if problem is not None:
+        raise problem
+
+
+def _json_summary(index: str, field_name: str, inputs: EvalInputs, metrics: list[str],
+                  result: Evaluation, diffs: dict[str, dict[str, object]], best: float) -> str:
+    """The --json output: one object with the means, the differences to native in every
+    metric, the best q of this run and the calibrated one (a NaN metric is null)."""
+    return json.dumps({"index": index, "field": field_name,
+                       "queries": len(inputs.queries.ids), "format": inputs.format,
+                       "metrics": metrics, "notes": inputs.notes.lines(),
+                       "means": result.means, "diffs": diffs,
+                       "best_q": best, "predicted_q": result.predicted_q}, default=_json_default)
 
 
 def _write_trec_files(folder: Path, qrels: Qrels, native: Run, runs: Mapping[float, Run]) -> None:

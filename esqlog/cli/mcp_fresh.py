@@ -19,7 +19,7 @@ from esqlog.engine.connection import ConnectionSettings
 def kept_fresh(calibration_file: Path) -> bool:
     """Whether the calibration is one ``esqlog index --calibrate`` wrote: the triple, with
     the index's count of write operations it was saved at (esqlog.indexing.keep_fresh)."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.errors import UsageError
 
     try:
@@ -42,7 +42,7 @@ class Reindex:
 
     def __call__(self, folder: Path) -> int:
         """Re-index ``folder`` into the index; the files re-indexed or removed."""
-        from esqlog.calibration.calibrate import load_calibration
+        from esqlog.calibration.files import load_calibration
         from esqlog.cli.index_cmd import run_index
         from esqlog.indexing.chunk import ChunkLimits
         from esqlog.indexing.keep_fresh import Calibrated

@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 import click
 
-from esqlog.calibration.calibrate import check_calibration_plan, load_calibration, stale_warning
+from esqlog.calibration.files import load_calibration
+from esqlog.calibration.freshness import check_calibration_plan, stale_warning
 from esqlog.calibration.record import Calibration
 from esqlog.cli.shared_options import open_engine, warn_once
 from esqlog.engine.client import Engine

@@ -13,16 +13,15 @@ from esqlog.cli.shared_options import connection_options, open_engine
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.errors import UsageError
 from esqlog.scoring.similarity import (
-    BACKUP_INDEX,
     SimilarityParams,
     apply_plan,
     check_applicable,
     describe_apply,
     describe_revert,
-    load_backup_plan,
     read_state_plan,
     revert_plan,
 )
+from esqlog.scoring.similarity_backup import BACKUP_INDEX, load_backup_plan
 
 
 def _refuse(index: str, action: str) -> None:

@@ -100,7 +100,7 @@ def searcher(target: Target, system: str) -> Search:
 
 def _identifier_searcher(target: Target) -> Search:
     """The identifiers mode: its query from the calibration's snapshot and split stats."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.files import load_for_calibration
     from esqlog.identifiers.query import plan_identifier_query
     from esqlog.identifiers.settings import IdentifierSettings

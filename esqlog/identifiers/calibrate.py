@@ -19,12 +19,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from esqlog.calibration.calibrate import (
-    CalibrationTimings,
-    Scanner,
-    calibrate_with_vocabulary,
-    save_with_vocabulary,
-)
+from esqlog.calibration.calibrate import CalibrationTimings, Scanner, calibrate_with_vocabulary
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.calibration.plugin import search_path_line
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine

@@ -54,6 +54,42 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     if not words:
         return []
     one_shard = (stats.shards if shards is None else shards) <= 1
+    owner, part, position, df, mask, names_all = _rows(words, word_df, chosen, stats, alone,
+                                                       one_shard)
+    if one_shard or layout in ("max", "sum"):
+        single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
+        return [(g, single is None or bool(single[k])) for k, g in enumerate(
+            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
+                          one_shard))]
+    if layout == "shard":
+        return [(g, True) for g in _per_shard(words, stats, weight, owner, part, position,
+                                                df, mask, names_all)]
+    everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
+    cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
+    rare = cost <= exact_df * stats.doc_count
+    rows = np.flatnonzero(rare[owner])  # one span per shard only for the words rare enough
+    exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
+                       df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
+    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
+                         False)
+    single = _one_set_per_part(owner, part, mask, len(words))
+    cheap = [ok and _size(e) - _size(g) <= exact_clauses
+             for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)]
+    return [(e, True) if ok else (g, bool(one))
+            for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
+
+
+def _rows(words: Sequence[str], word_df: Mapping[str, int], chosen: Mapping[str, np.ndarray],
+          stats: IdentifierStats, alone: set[str], one_shard: bool,
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Every term of the query as one row of parallel arrays, built in one pass for all words:
+    (owner word, part, position in its word, engine df, shard mask, name).
+
+    Rows are each word's own term (position 0, when the index holds it), then its compounds
+    the index holds (positions 1, 2, ...): a term absent from the index gets no clause.
+    Part 1 marks the compounds of a word in ``alone``, grouped apart from its own term. The
+    shard masks are all 0 when the query is laid out as on one shard.
+    """
     sizes = [chosen[w].size for w in words]
     comp = np.concatenate([chosen[w] for w in words]).astype(np.int64)
     comp_df = stats.df_engine[comp].astype(np.float64)
@@ -83,27 +119,7 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
     names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
-    if one_shard or layout in ("max", "sum"):
-        single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
-        return [(g, single is None or bool(single[k])) for k, g in enumerate(
-            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
-                          one_shard))]
-    if layout == "shard":
-        return [(g, True) for g in _per_shard(words, stats, weight, owner, part, position,
-                                                df, mask, names_all)]
-    everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
-    cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
-    rare = cost <= exact_df * stats.doc_count
-    rows = np.flatnonzero(rare[owner])  # one span per shard only for the words rare enough
-    exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
-                       df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
-    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
-                         False)
-    single = _one_set_per_part(owner, part, mask, len(words))
-    cheap = [ok and _size(e) - _size(g) <= exact_clauses
-             for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)]
-    return [(e, True) if ok else (g, bool(one))
-            for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
+    return owner, part, position, df, mask, names_all
 
 
 def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],

@@ -236,18 +236,8 @@ def build_identifier_stats(
         tdf = np.fromiter((engine_df.get(t, 0) for t in terms), dtype=np.int64, count=t_count)
     else:
         tdf = np.asarray(engine_df, dtype=np.int64)
-    words, flat = split_words(tables)
+    words, ptr, parts_idx = _distinct_parts(tables, t_count)
     n_words = len(words)
-    lengths = np.diff(tables.split_ptr)
-    owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
-    # a part repeated within one term (getGet) counts once: keep first occurrences, in order
-    _, first = np.unique(owner_of * n_words + flat, return_index=True)
-    first.sort()
-    parts_idx = flat[first]
-    counts = np.bincount(owner_of[first], minlength=n_words)
-    del flat, owner_of, first, lengths  # each as large as all the splits' parts
-    ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    del counts
     is_part = np.zeros(n_words, dtype=bool)
     is_part[parts_idx] = True
     df_stream = split_stream_df(tables.postings.chunks(collector.memory.chunk_postings),
@@ -290,6 +280,27 @@ def build_identifier_stats(
         split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
         split_share=split_share, predictor=chosen.name, created_at=created_at,
         shard_docs=shard_docs, local_terms=local_terms, local_df=local_df, **kept_arrays)
+
+
+def _distinct_parts(tables: ShardTables, t_count: int,
+                    ) -> tuple[TermTable, np.ndarray, np.ndarray]:
+    """(words, ptr, parts_idx): every word (the terms, then the sub-words only splits hold)
+    and each term's parts as a CSR, a part repeated within one term (getGet) counted once.
+
+    A function of its own so that its intermediates, each as large as all the splits'
+    parts, are gone before the build allocates its per-word arrays."""
+    words, flat = split_words(tables)
+    n_words = len(words)
+    lengths = np.diff(tables.split_ptr)
+    owner_of = np.repeat(np.arange(t_count, dtype=np.int64), lengths)
+    # a part repeated within one term (getGet) counts once: keep first occurrences, in order
+    _, first = np.unique(owner_of * n_words + flat, return_index=True)
+    first.sort()
+    parts_idx = flat[first]
+    counts = np.bincount(owner_of[first], minlength=n_words)
+    del flat, owner_of, first, lengths  # each as large as all the splits' parts
+    ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return words, ptr, parts_idx
 
 
 def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.ndarray,

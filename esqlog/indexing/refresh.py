@@ -301,7 +301,7 @@ def current_record(path: str | Path, uuid: str, operations: int | None) -> Calib
     a run that wrote and stopped before refreshing FILE (killed, a failed bulk, an
     interrupted full calibration) or an ``esqlog index`` without --calibrate is not
     forgotten: the next run calibrates in full."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.errors import UsageError
 
     try:
@@ -317,7 +317,7 @@ def current_record(path: str | Path, uuid: str, operations: int | None) -> Calib
 def load_triple(path: str | Path, uuid: str) -> IdentifierCalibration | None:
     """The calibration at ``path`` with its snapshot and identifiers statistics, when all
     three are there and belong to the index with this UUID; else None (calibrate in full)."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.errors import UsageError
     from esqlog.identifiers.files import load_for_calibration
     from esqlog.statistics.vocabulary import load_vocabulary

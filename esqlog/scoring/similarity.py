@@ -9,34 +9,35 @@ field statistics, one-byte length norms) are the same for the scripted similarit
 
 Every change is undoable: the index's previous ``index.similarity.*`` settings (or their
 absence) are saved first in esqlog's own index ``esqlog-similarity-backups`` (one document
-per index UUID), and ``revert`` restores exactly them. A failure midway re-opens the index
-and says in one line what state it was left in.
+per index UUID, esqlog.scoring.similarity_backup), and ``revert`` restores exactly them. A
+failure midway re-opens the index and says in one line what state it was left in.
 
 All functions are plans (see :mod:`esqlog.engine.client`); the CLI only drives them.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from esqlog.engine.failures import error_reason, error_status
+from esqlog.engine.failures import error_reason
 from esqlog.engine.paths import api_path, check_index_name, index_path
-from esqlog.engine.state_index import check_state_index_plan, ensure_state_index_plan
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import ClusterError, UsageError
 from esqlog.scoring.painless import painless_source
 from esqlog.scoring.qlog import validate_q
+from esqlog.scoring.similarity_backup import (
+    BACKUP_INDEX,
+    delete_backup_plan,
+    load_backup_plan,
+    save_backup_plan,
+)
 from esqlog.statistics.terms import resolve_index_plan
-from esqlog.version import __version__
 
-BACKUP_INDEX = "esqlog-similarity-backups"
 SCRIPT_NAME = "esqlog-qlog-bm25-similarity"
 PREFIX = "index.similarity."
 DEFAULT_PREFIX = "index.similarity.default."
@@ -207,74 +208,6 @@ def describe_revert(state: SimilarityState, backup: Mapping[str, str]) -> str:
     ])
 
 
-# --- the backup document --------------------------------------------------------------------
-
-def _backup_path(index_uuid: str) -> str:
-    return index_path(BACKUP_INDEX, "_doc", index_uuid)
-
-
-def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
-    """The saved ``index.similarity.*`` settings of an index, or None when none is saved;
-    never from a backup index esqlog did not make (its settings would be applied)."""
-    if not (yield from check_state_index_plan(BACKUP_INDEX, _BACKUPS, _APPLY,
-                                              _legacy_backups)):
-        return None
-    try:
-        body = yield Request("GET", _backup_path(index_uuid))
-    except Exception as exc:
-        if error_status(exc) == 404:
-            return None
-        raise
-    if not body.get("found"):
-        return None
-    source = body.get("_source") or {}
-    saved = json.loads(str(source.get("similarity_json", "{}")))
-    if not isinstance(saved, dict):
-        raise ClusterError(f"the backup {BACKUP_INDEX}/{index_uuid} is corrupt",
-                           "restore index.similarity by hand")
-    return {str(k): str(v) for k, v in saved.items()}
-
-
-def _save_backup_plan(state: SimilarityState, params: SimilarityParams) -> Plan[None]:
-    """Store the current settings as JSON text, so no mapping can reinterpret the keys."""
-    yield from ensure_backup_index_plan()
-    yield Request("PUT", _backup_path(state.uuid), {"refresh": "true"}, {
-        "index": state.index, "index_uuid": state.uuid,
-        "similarity_json": json.dumps(dict(state.similarity), sort_keys=True),
-        "applied": {"q": params.q, "k1": params.k1, "b": params.b},
-        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "esqlog_version": __version__,
-    })
-
-
-_BACKUPS, _APPLY = "similarity backups", "similarity apply"  # the state, its command
-_BACKUP_PROPERTIES = {"index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
-                      "saved_at": {"type": "date"}}
-
-
-def ensure_backup_index_plan(index: str = BACKUP_INDEX) -> Plan[None]:
-    """The backup index, made and marked by esqlog (esqlog.engine.state_index); one of
-    that name esqlog did not make, or an alias, is refused before any write."""
-    yield from ensure_state_index_plan(index, _BACKUPS, _APPLY, {
-        "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
-        "mappings": {"dynamic": False, "properties": _BACKUP_PROPERTIES}},
-        legacy=_legacy_backups)
-
-
-def _legacy_backups(mappings: Mapping[str, Any]) -> bool:
-    """The mapping earlier esqlog versions gave the backup index, exactly."""
-    return (str(mappings.get("dynamic")).lower() == "false"
-            and mappings.get("properties") == _BACKUP_PROPERTIES)
-
-
-def _delete_backup_plan(index_uuid: str) -> Plan[None]:
-    try:
-        yield Request("DELETE", _backup_path(index_uuid), {"refresh": "true"})
-    except Exception as exc:
-        if error_status(exc) != 404:
-            raise
-
-
 # --- close, update, open ------------------------------------------------------------------
 
 def target_settings(current: Mapping[str, str], wanted: Mapping[str, str],
@@ -385,14 +318,15 @@ def apply_plan(index: str, params: SimilarityParams, preflight: bool = True,
     backup = yield from load_backup_plan(state.uuid)
     kept = backup is not None and state.esqlog_applied
     if not kept:
-        yield from _save_backup_plan(state, params)
+        yield from save_backup_plan(state.index, state.uuid, state.similarity,
+                                    {"q": params.q, "k1": params.k1, "b": params.b})
     wanted = similarity_settings(params)
     try:
         yield from _change_plan(state, target_settings(state.similarity, wanted,
                                                        DEFAULT_PREFIX), "apply")
     except ClusterError:
         if not kept:
-            yield from _delete_backup_plan(state.uuid)
+            yield from delete_backup_plan(state.uuid)
         raise
     after = {**{k: v for k, v in state.similarity.items() if not k.startswith(DEFAULT_PREFIX)},
              **wanted}
@@ -412,5 +346,5 @@ def revert_plan(index: str, state: SimilarityState | None = None) -> Plan[Simila
         raise UsageError(f"index {state.index!r} is {state.status}d",
                          f"open it first (POST {state.index}/_open)")
     yield from _change_plan(state, target_settings(state.similarity, backup), "revert")
-    yield from _delete_backup_plan(state.uuid)
+    yield from delete_backup_plan(state.uuid)
     return SimilarityChange(state.index, state.uuid, state.similarity, backup)

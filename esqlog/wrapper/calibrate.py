@@ -5,7 +5,7 @@ mode's scan (esqlog.identifiers, a layer above the calibration), and it takes th
 client object as :func:`esqlog.wrap`, a wrapped one included: calibrate, then wrap, with
 one client and no connection settings of esqlog's own. It reads only; files are written
 only when ``out`` is given, each atomically, in the order that leaves a whole set behind
-whenever it stops (esqlog.calibration.calibrate.save_with_vocabulary).
+whenever it stops (esqlog.calibration.files.save_with_vocabulary).
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ from typing import Any
 
 from esqlog.atomic import output_target
 from esqlog.calibration.calibrate import calibrate as calibrate_engine
-from esqlog.calibration.calibrate import (
-    calibrate_with_vocabulary,
-    save_calibration,
-    save_with_vocabulary,
-)
+from esqlog.calibration.calibrate import calibrate_with_vocabulary
+from esqlog.calibration.files import save_calibration, save_with_vocabulary
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine, flavor_of, is_async_client
 from esqlog.engine.shard_scan import DEFAULT_PARALLEL, MAX_PARALLEL

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import AsyncEngine, Engine, flavor_of, is_async_client
 from esqlog.engine.steps import ClientSearch, Pause, Step, adrive, drive

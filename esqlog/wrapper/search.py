@@ -7,7 +7,7 @@ which index a point-in-time search reads is esqlog.wrapper.pits. Every search en
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from esqlog.engine.search_call import SearchCall
@@ -52,11 +52,8 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         retriever = call.get("retriever") if core.flavor == "elasticsearch" else None
         queries = [] if query is None else [query]
         queries += retriever_queries(retriever)
-        if (mode == "native" or not queries or filters_on_score(call.get("min_score"), query)
-                or (knn and core.flavor == "opensearch")):  # OpenSearch rejects a top-level knn
-            reason: Reason = ("native mode" if mode == "native" else "no query" if not queries
-                              else "knn on opensearch" if knn and core.flavor == "opensearch"
-                              else "min_score")  # min_score thresholds native scores
+        reason = _untouched_reason(core, call, mode, query, queries, knn)
+        if reason is not None:
             trace.passed(reason)
             return (yield call.untouched())
         if mode == "identifiers" and retriever is None and not knn and call.index is not None:
@@ -100,19 +97,8 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             response = yield from _rerank_plan(core, call, target, stats, trace)
         else:  # rerank has no place beside knn or in retrievers: those get the boost rewrite
             forced = (esqlog_mode or core.options.mode) == "script"
-
-            def rewrite(rewrite_mode: RewriteMode) -> None:
-                if rewrite_mode == "boost" and mode == "script":
-                    trace.fell_back("stored script unavailable: boost")
-                trace.rewritten(rewrite_mode)
-
-                def one(original: Any) -> Any:
-                    return core.rewritten(target, original, stats, rewrite_mode, weights)
-                if query is not None:
-                    call.set("query", one(query))
-                if retriever is not None:
-                    call.set("retriever", map_retriever(retriever, one))
-
+            rewrite = _rewriter(core, call, trace, mode, target, stats, weights, query,
+                                retriever)
             response = yield from rewritten_search_plan(
                 call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts)
         if pit is not None:
@@ -120,6 +106,46 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         return response
     finally:
         trace.emit(core.options.on_decision)
+
+
+def _untouched_reason(core: WrapperCore, call: SearchCall, mode: str, query: Any,
+                      queries: list[Any], knn: bool) -> Reason | None:
+    """Why the search goes to the engine as given, or None when esqlog scores it.
+
+    In this order, the one the decision reports: native mode, no query to score, a top-level
+    knn on OpenSearch (which rejects it: its own error, untouched), a min_score (it
+    thresholds native scores, so nothing may move)."""
+    if mode == "native":
+        return "native mode"
+    if not queries:
+        return "no query"
+    on_score = filters_on_score(call.get("min_score"), query)
+    if knn and core.flavor == "opensearch":
+        return "knn on opensearch"
+    return "min_score" if on_score else None
+
+
+def _rewriter(core: WrapperCore, call: SearchCall, trace: Trace, mode: str,
+              target: IndexTarget, stats: dict[TextKey, TextStats],
+              weights: Mapping[tuple[str, str], float] | None, query: Any,
+              retriever: Any) -> Callable[[RewriteMode], None]:
+    """The rewrite rewritten_search_plan applies once it knows the mode the cluster can run
+    (script, or boost when the stored script is unavailable): the query and every retriever's
+    query get q-log clauses, and the decision records the mode."""
+
+    def rewrite(rewrite_mode: RewriteMode) -> None:
+        if rewrite_mode == "boost" and mode == "script":
+            trace.fell_back("stored script unavailable: boost")
+        trace.rewritten(rewrite_mode)
+
+        def one(original: Any) -> Any:
+            return core.rewritten(target, original, stats, rewrite_mode, weights)
+        if query is not None:
+            call.set("query", one(query))
+        if retriever is not None:
+            call.set("retriever", map_retriever(retriever, one))
+
+    return rewrite
 
 
 def _spans_again(call: SearchCall, original: Any, trace: Trace) -> None:

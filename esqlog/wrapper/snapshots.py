@@ -6,7 +6,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 
-from esqlog.calibration.calibrate import STALE_DRIFT, freshness_of, index_identity_plan
+from esqlog.calibration.freshness import STALE_DRIFT, freshness_of, index_identity_plan
 from esqlog.calibration.record import Calibration
 from esqlog.engine.steps import Plan
 from esqlog.errors import UsageError

@@ -24,7 +24,7 @@ import json
 import sys
 from typing import Any
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.evaluation.metrics import compare, mean_metrics, per_query_metrics
 from esqlog.wrapper import wrap

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 from opensearchpy import OpenSearch
 
-from esqlog.calibration.calibrate import calibrate_with_vocabulary, save_with_vocabulary
+from esqlog.calibration.calibrate import calibrate_with_vocabulary
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.engine.client import Engine
 from esqlog.engine.paths import api_path, index_path
 from esqlog.engine.scratch import create_scratch, scratch_state

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
 from scripts.bench.harness import add_corpus_args, add_url

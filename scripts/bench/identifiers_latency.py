@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import identifier_query

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from esqlog.agent.code_search import CodeSearch
 from esqlog.agent.tokens import default_counter
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.identifiers.calibrate import auto_mode
 from esqlog.indexing.target import delete_indexed
 from scripts.bench.harness import add_url, engine_at

@@ -27,7 +27,7 @@ import statistics
 import sys
 import time
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
 from scripts.bench.harness import add_corpus_args, add_out, add_url, percentile, raw_client

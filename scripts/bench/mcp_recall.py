@@ -137,7 +137,7 @@ def native_system(url: str, index: str, calibration: Path,
                   write: Callable[[dict[str, Any]], None]) -> None:
     """The same tool logic in-process, searching with the plain (unwrapped) client."""
     from esqlog.agent.code_search import CodeSearch
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
 
     engine = engine_at(url, timeout=600)
     search = CodeSearch(engine, load_calibration(calibration), index, "body", COUNTER, url)

@@ -88,7 +88,7 @@ def worker(args: argparse.Namespace) -> None:
     from opensearchpy.serializer import JSONSerializer
 
     import esqlog
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.engine.steps import ClientSearch, drive
     from esqlog.evaluation.corpus import load_queries
     from esqlog.wrapper import wrap

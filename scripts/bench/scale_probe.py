@@ -43,7 +43,7 @@ def main() -> int:
     from opensearchpy import OpenSearch
 
     from esqlog import wrap
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
 
     out: dict[str, object] = {"what": args.what}
     body = {"query": {"match": {"body": args.query}}, "size": 10, "_source": False}

@@ -69,7 +69,7 @@ Row = tuple[float, float, float, float, float, float, float]
 def _load(path: str, wrapper: bool) -> tuple[Any, Any]:
     """The snapshot and identifier statistics, as the loaders read them or as a wrapper
     built for the identifiers mode holds them (with everything else it loads)."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.files import load_for_calibration
     from esqlog.statistics.vocabulary import load_vocabulary
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from esqlog.agent.tokens import default_counter
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.paths import index_path

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.esqlog_runs import one_line_error, run_esqlog, stdlib_lines

@@ -24,13 +24,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibration.calibrate import (
-    calibrate,
-    calibrate_with_vocabulary,
-    save_calibration,
-    save_with_vocabulary,
-)
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.files import save_calibration, save_with_vocabulary
 from esqlog.calibration.record import Calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine

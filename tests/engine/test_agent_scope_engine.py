@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import default_counter
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from tests.support.engines import ENGINE_URLS, call

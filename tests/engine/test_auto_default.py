@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine
 from esqlog.identifiers import synonym
 from esqlog.identifiers.calibrate import (

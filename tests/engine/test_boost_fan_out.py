@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine, bm25_scale
 from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
 from esqlog.wrapper import wrap

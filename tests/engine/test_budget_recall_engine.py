@@ -19,7 +19,8 @@ from esqlog.agent.code_search import CodeSearch, search_kwargs
 from esqlog.agent.queries import agent_query, named_symbols
 from esqlog.agent.scope import Scope
 from esqlog.agent.tokens import default_counter
-from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.files import save_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.engine.client import Engine

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.statistics.terms import shard_routings_plan, term_stats_plan

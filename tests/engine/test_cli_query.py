@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.files import save_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine

@@ -231,7 +231,7 @@ def test_wrapper_modes_equal_the_oracle(corpus: Corpus, texts: list[str], mode: 
 
 def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[str],
                                                    tmp_path: Path) -> None:
-    from esqlog.calibration.calibrate import save_with_vocabulary
+    from esqlog.calibration.files import save_with_vocabulary
 
     record, vocab = calibrate_with_vocabulary(corpus.engine, corpus.index, "body")
     path = tmp_path / "body.json"
@@ -250,7 +250,7 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
     """Spans (one request per shard) and the esqlog-terms plugin's query (one plain search:
     the coordinating node sends it over the wire to the shard copies on the other nodes,
     which read it back) both score as the oracle, shard by shard, on three nodes."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.query import plan_identifier_query
     from esqlog.identifiers.settings import IdentifierSettings
     from tests.support.identifiers_fixture import search as _search

@@ -24,7 +24,7 @@ from pathlib import Path
 import elasticsearch
 import pytest
 
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.engine.steps import Request

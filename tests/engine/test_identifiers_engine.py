@@ -385,7 +385,7 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     assert split_file.name == snapshot.name.replace(".vocab.", ".idents.")
     # the CLI scans the 3 shards in 3 worker processes (esqlog.identifiers.processes): the
     # statistics equal those of the library's one-process scan (the corpus fixture's)
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.files import load_for_calibration
 
     record = load_calibration(out)
@@ -431,8 +431,8 @@ def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path
     """calibration, snapshot and split statistics switch together: a save killed before the
     calibration is renamed leaves the old calibration loading its own snapshot and split
     statistics (named by that snapshot's checksum); a finished save leaves one of each."""
-    from esqlog.calibration import calibrate as calibrate_module
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration import files as calibration_files
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.calibrate import save_identifier_calibration
     from esqlog.identifiers.files import load_for_calibration
 
@@ -443,7 +443,7 @@ def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path
     def killed(*_: Any, **__: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(calibrate_module, "save_calibration", killed)
+    monkeypatch.setattr(calibration_files, "save_calibration", killed)
     with pytest.raises(KeyboardInterrupt):
         save_identifier_calibration(corpus.found, out)
     monkeypatch.undo()

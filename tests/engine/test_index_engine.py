@@ -203,7 +203,7 @@ def test_refuses_an_alias_of_two_indices(engine: Engine, tmp_path: Path) -> None
 
 def test_calibrate_writes_a_calibration_of_the_index(engine: Engine, index_name: str,
                                                      tmp_path: Path) -> None:
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
 
     out = tmp_path / "code.qlog.json"
     summary = run_json(engine, make_repo(tmp_path / "repo"), index_name, "--calibrate", str(out))

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from esqlog.agent.code_search import search_kwargs
 from esqlog.agent.queries import named_symbols
-from esqlog.calibration.calibrate import load_calibration
+from esqlog.calibration.files import load_calibration
 from esqlog.cli import main
 from esqlog.cli.mcp_cmd import mcp_command
 from esqlog.engine.client import Engine

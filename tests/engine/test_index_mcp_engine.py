@@ -88,7 +88,7 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
 
 def test_the_default_mode_is_chosen_from_the_calibration_and_said(
         served: dict[str, Any]) -> None:
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.calibrate import auto_mode
 
     calibration = load_calibration(served["repo"].parent / "code.qlog.json")

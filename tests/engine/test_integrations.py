@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 import esqlog
-from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.files import save_calibration
 from esqlog.engine.client import Engine
 from esqlog.wrapper import QlogClient
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index

@@ -33,7 +33,8 @@ from esqlog.agent.hits import (
 from esqlog.agent.reading import numbered
 from esqlog.agent.scope import is_test
 from esqlog.agent.tokens import default_counter
-from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.files import save_calibration
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.engine.client import Engine
 from esqlog.evaluation.corpus import read_jsonl

@@ -169,7 +169,7 @@ def test_a_deleted_files_hits_disappear(served: dict[str, Any]) -> None:
 def test_the_calibration_is_kept_fresh(served: dict[str, Any]) -> None:
     """As esqlog index --calibrate leaves it: saved at the index's current count of
     writes (refreshed, or calibrated in full past keep_fresh's bound)."""
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.indexing.refresh import current_record, index_operations
     from esqlog.statistics.terms import resolve_index_plan
 
@@ -194,7 +194,7 @@ def test_the_search_ranks_with_the_refreshed_calibration(served: dict[str, Any])
     the one the server started with."""
     from esqlog.agent.code_search import CodeSearch
     from esqlog.agent.tokens import default_counter
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
     from esqlog.cli.mcp_fresh import Reindex
     from esqlog.engine.connection import ConnectionSettings
 

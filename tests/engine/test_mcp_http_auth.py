@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import calibrate, save_calibration
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.files import save_calibration
 from esqlog.engine.client import Engine
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 

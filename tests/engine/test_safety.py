@@ -16,12 +16,8 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from esqlog.calibration.calibrate import (
-    calibrate,
-    check_calibration_plan,
-    freshness_plan,
-    stale_warning,
-)
+from esqlog.calibration.calibrate import calibrate
+from esqlog.calibration.freshness import check_calibration_plan, freshness_plan, stale_warning
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status

@@ -16,12 +16,8 @@ from click.testing import CliRunner, Result
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.errors import ClusterError
-from esqlog.scoring.similarity import (
-    BACKUP_INDEX,
-    SimilarityParams,
-    apply_plan,
-    read_state_plan,
-)
+from esqlog.scoring.similarity import SimilarityParams, apply_plan, read_state_plan
+from esqlog.scoring.similarity_backup import BACKUP_INDEX
 from tests.support.code_snippets import SNIPPETS
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
 from tests.support.lucene_bm25 import bm25_term

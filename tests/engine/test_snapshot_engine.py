@@ -24,12 +24,9 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import (
-    calibrate,
-    calibrate_with_vocabulary,
-    save_with_vocabulary,
-)
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.calibration.cluster_store import install_script_plan
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.steps import Request

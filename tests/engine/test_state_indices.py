@@ -14,7 +14,7 @@ from esqlog.calibration.cluster_store import store_in_cluster_plan
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
-from esqlog.scoring.similarity import ensure_backup_index_plan
+from esqlog.scoring.similarity_backup import ensure_backup_index_plan
 from tests.support.adversarial import RECORD
 from tests.support.engines import call, create_index
 

@@ -19,12 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from esqlog.calibration.calibrate import (
-    calibrate,
-    calibrate_with_vocabulary,
-    load_calibration,
-    save_with_vocabulary,
-)
+from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
+from esqlog.calibration.files import load_calibration, save_with_vocabulary
 from esqlog.engine.client import Engine
 from esqlog.errors import UsageError
 from esqlog.statistics.hapax import exact_hapax_plan

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import save_calibration
+from esqlog.calibration.files import save_calibration
 from esqlog.errors import UsageError
 from esqlog.wrapper import AsyncQlogClient, QlogClient, wrap
 from tests.support.code_snippets import SNIPPETS

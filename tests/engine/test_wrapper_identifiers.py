@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibration.calibrate import calibrate_with_vocabulary, save_with_vocabulary
+from esqlog.calibration.calibrate import calibrate_with_vocabulary
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.errors import UsageError

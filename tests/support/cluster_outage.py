@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.calibration.calibrate import calibrate_with_vocabulary, load_calibration
+from esqlog.calibration.calibrate import calibrate_with_vocabulary
+from esqlog.calibration.files import load_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.engine.failures import is_client_error
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary

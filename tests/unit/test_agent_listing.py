@@ -34,8 +34,9 @@ def located(id: str, text: str, path: str = "a/b.go", start: int = 10,
      "func (b *Builder) WriteRune(r rune) (int, error) {\n\treturn 0, nil\n}\n",
      "func (b *Builder) WriteRune(r rune) (int, error) {",
      "WriteRune appends the UTF-8 encoding of r"),
-    ("    @property\n    def end_line(self) -> int:\n        \"\"\"Last line.\n\n        More.\n"
-     "        \"\"\"\n        return 1\n", "def end_line(self) -> int:", "Last line."),
+    ("    @property\n    def end_line(self) -> int:\n"
+     "        \"\"\"Last line.\n\n        More.\n        \"\"\"\n        return 1\n",
+     "def end_line(self) -> int:", "Last line."),
     ("def scroll(\n    index: str,\n    body: dict,\n) -> None:\n    '''Pages.'''\n",
      "def scroll(index: str, body: dict,) -> None:", "Pages."),
     ("/**\n * Returns the thing.\n */\n@Override\npublic int thing() {\n  return 1;\n}\n",

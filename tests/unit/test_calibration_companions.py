@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibration.calibrate import load_calibration, save_calibration
+from esqlog.calibration.files import load_calibration, save_calibration
 from esqlog.cli import main
 from esqlog.errors import UsageError
 from esqlog.identifiers.calibrate import auto_mode

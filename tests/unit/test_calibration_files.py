@@ -20,12 +20,9 @@ from pathlib import Path
 
 import pytest
 
+import esqlog.calibration.files as files
 from esqlog.atomic import atomic_write
-from esqlog.calibration.calibrate import (
-    load_calibration,
-    save_calibration,
-    save_with_vocabulary,
-)
+from esqlog.calibration.files import load_calibration, save_calibration, save_with_vocabulary
 from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.cli.calibrate_cmd import format_report
 from esqlog.errors import UsageError
@@ -88,10 +85,10 @@ def test_out_onto_a_non_regular_target_is_refused_before_connecting(
 
 PAIR_WRITER = """
 import json, os, signal, sys
-import esqlog.calibration.calibrate as calibrate
+import esqlog.calibration.files as files
 import esqlog.statistics.vocabulary as vocabulary
 from esqlog.calibration.record import Calibration
-from esqlog.calibration.calibrate import save_with_vocabulary
+from esqlog.calibration.files import save_with_vocabulary
 from esqlog.statistics.vocabulary import VocabularyScan, vocabulary_from_scan
 
 record = Calibration.from_json(json.loads(sys.argv[2]))
@@ -100,7 +97,7 @@ vocab = vocabulary_from_scan(VocabularyScan(df, df, len(df)), index="code", inde
                              field="body", doc_count=9, sum_ttf=99, live_docs=9,
                              created_at="2025-01-02T00:00:00+00:00")
 kill_after = int(sys.argv[4])  # kill once this many atomic writes have completed
-real_write, done = calibrate.atomic_write, [0]
+real_write, done = files.atomic_write, [0]
 
 def write(*args, **kwargs):
     result = real_write(*args, **kwargs)
@@ -112,10 +109,10 @@ def write(*args, **kwargs):
 def cleanup(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)  # killed before the old snapshot is deleted
 
-calibrate.atomic_write = write  # the calibration (and, since the fix, the snapshot)
+files.atomic_write = write  # the calibration (and, since the fix, the snapshot)
 vocabulary.atomic_write = write  # the snapshot, as written before the fix
 if kill_after == 3:
-    calibrate._remove_unnamed_snapshots = cleanup
+    files._remove_unnamed_snapshots = cleanup
 save_with_vocabulary(record, vocab, sys.argv[1])
 """
 
@@ -151,6 +148,18 @@ def test_a_kill_between_the_steps_leaves_the_old_pair_or_the_new_pair(
     assert snapshots == [load_calibration(out).vocabulary]
 
 
+def test_a_save_overtaken_by_another_run_deletes_no_snapshot(tmp_path: Path) -> None:
+    """The cleanup re-reads the calibration first: when another run has meanwhile replaced
+    it, that run's snapshot is the one named and must stay; this run deletes nothing."""
+    out = tmp_path / "cal.json"
+    theirs = save_with_vocabulary(Calibration.from_json(RECORD), _make_vocab({"old": 4}), out)
+    ours = "cal.vocab.0123456789abcdef.npz"
+    (tmp_path / ours).write_bytes(b"this run's snapshot, no longer named")
+    files._remove_unnamed_snapshots(out, "cal", ours)
+    left = sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".npz")
+    assert left == sorted([str(theirs.vocabulary), ours])
+
+
 def test_every_calibration_field_has_a_rule() -> None:
     """A new field cannot reach the loader unchecked: the rule table and the record agree."""
     from esqlog.calibration.record import FIELDS
@@ -162,7 +171,7 @@ def test_every_calibration_field_has_a_rule() -> None:
 WRITER = """
 import sys
 from esqlog.calibration.record import Calibration
-from esqlog.calibration.calibrate import save_calibration
+from esqlog.calibration.files import save_calibration
 a, b = (Calibration.from_json({**%r, "q": q, "h_tok": h}) for q, h in ((0.8, 0.3), (0.95, 0.1)))
 save_calibration(b, sys.argv[1])  # one complete save first: it clears dead writers' temps
 print("ready", flush=True)

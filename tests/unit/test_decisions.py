@@ -162,3 +162,17 @@ def test_a_usage_error_is_no_decision_and_a_bad_hook_is_one_usage_error() -> Non
     assert dataclasses.is_dataclass(SearchDecision)
     with pytest.raises(dataclasses.FrozenInstanceError):
         SearchDecision("code", "boost", "boost", True, "rewritten").mode = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("flavor", "rewritten", "reason"), [
+    ("opensearch", False, "knn on opensearch"),  # OpenSearch rejects a top-level knn itself
+    ("elasticsearch", True, "rewritten"),  # Elasticsearch runs it beside the rewritten query
+])
+def test_a_top_level_knn_passes_only_on_opensearch(flavor: str, rewritten: bool,
+                                                   reason: str) -> None:
+    decisions = Decisions()
+    knn = {"field": "vector", "query_vector": [1.0, 0.0], "k": 3, "num_candidates": 9}
+    engine = ScriptedEngine({**routes(), ("SEARCH", "code"): HITS})
+    core = WrapperCore([calibration()], WrapOptions(on_decision=decisions), flavor)
+    decision = _one(engine, core, decisions, body={**MATCH, "knn": knn})
+    assert (decision.rewritten, decision.reason) == (rewritten, reason)

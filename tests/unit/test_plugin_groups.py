@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from esqlog.identifiers.groups import plugin_groups
+from esqlog.identifiers.groups import group_words, plugin_groups
 
 WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
 
@@ -41,3 +41,17 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
                for words in (list(WORDS), tuple(WORDS))]
         assert got[0] == got[1]
         assert got[0][0][0][0][0] == ("read", *(WORDS[i] for i in chosen["read"].tolist()))
+
+
+def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
+    """group_words (the span layout) drops them as plugin_groups does: a span over a term no
+    document holds would add a clause, and a term the engine would not sum an idf for."""
+    df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)
+    stats = SimpleNamespace(df_engine=df, words=WORDS, shards=1, doc_count=20,
+                            word_id={w: i for i, w in enumerate(WORDS)},
+                            mask=np.zeros(6, np.uint64))
+    chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
+    got = group_words(["read", "write"], {"read": 9, "write": 7}, chosen, stats,
+                      {"read": 1.5, "write": 0.5}, set())
+    listed = [term for groups, _ in got for terms, _ in groups for term in terms]
+    assert sorted(listed) == ["read", "readdir", "readfile", "write"]

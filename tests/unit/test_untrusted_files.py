@@ -418,7 +418,7 @@ def test_the_unflipped_files_load_identically(tmp_path: Path) -> None:
 ])
 def test_a_calibration_file_that_json_cannot_hold_is_one_line(tmp_path: Path, text: str,
                                                               words: str) -> None:
-    from esqlog.calibration.calibrate import load_calibration
+    from esqlog.calibration.files import load_calibration
 
     path = tmp_path / "c.json"
     path.write_text(text)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from esqlog.calibration.calibrate import load_calibration, save_calibration
+from esqlog.calibration.files import load_calibration, save_calibration
 from esqlog.calibration.record import Calibration
 from esqlog.cli import main
 from esqlog.engine.connection import ConnectionSettings

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from esqlog.calibration.calibrate import (
-    save_calibration,
-)
+from esqlog.calibration.files import save_calibration
 from esqlog.calibration.record import SCHEMA_VERSION, Calibration
 from esqlog.errors import UsageError
 from esqlog.statistics.vocabulary import VocabularyScan, save_vocabulary, vocabulary_from_scan
