@@ -24,9 +24,13 @@ from typing import Any, BinaryIO
 
 from esqlog.errors import UsageError
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-          (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
 _PSEUDO_FILESYSTEMS = ("/proc", "/sys")
 
 
@@ -48,8 +52,9 @@ def output_target(path: str | Path, what: str = "output file") -> Path:
         raise UsageError(f"the {what} path is empty", fix)
     real = Path(os.path.realpath(text))
     if any(real == Path(root) or Path(root) in real.parents for root in _PSEUDO_FILESYSTEMS):
-        raise UsageError(f"{what} {text!r} is in /{real.parts[1]}, a kernel pseudo-filesystem, "
-                         "not storage", fix)
+        raise UsageError(
+            f"{what} {text!r} is in /{real.parts[1]}, a kernel pseudo-filesystem, not storage", fix
+        )
     try:
         info = real.stat()
     except FileNotFoundError:
@@ -75,8 +80,10 @@ def atomic_write(path: str | Path, payload: bytes, what: str = "output file") ->
     try:
         return _write(target, payload, Path(path))
     except OSError as exc:
-        raise UsageError(f"cannot write {what} {os.fspath(path)!r} ({exc.strerror or exc})",
-                         "pass a path in a writable folder with free space") from None
+        raise UsageError(
+            f"cannot write {what} {os.fspath(path)!r} ({exc.strerror or exc})",
+            "pass a path in a writable folder with free space",
+        ) from None
 
 
 def _write(target: Path, payload: bytes, given: Path) -> Path:
@@ -85,8 +92,9 @@ def _write(target: Path, payload: bytes, given: Path) -> Path:
         existing: os.stat_result | None = target.stat()
     except FileNotFoundError:
         existing = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
-                               dir=target.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             if existing is not None:
@@ -132,7 +140,7 @@ def _remove_orphaned_temps(target: Path) -> None:
         name = leftover.name
         if not (name.startswith(prefix) and name.endswith(".tmp")):
             continue
-        pid = name[len(prefix):].split(".", 1)[0]
+        pid = name[len(prefix) :].split(".", 1)[0]
         if not pid.isdigit() or int(pid) == os.getpid() or _process_alive(int(pid)):
             continue  # still being written (or not ours to judge)
         leftover.unlink(missing_ok=True)
@@ -149,8 +157,9 @@ def _process_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def open_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
-                      follow_symlinks: bool = True) -> Iterator[tuple[BinaryIO, int]]:
+def open_regular_file(
+    path: str | Path, max_bytes: int, what: str, fix: str, follow_symlinks: bool = True
+) -> Iterator[tuple[BinaryIO, int]]:
     """An open regular file of at most ``max_bytes`` and its size, or a one-line UsageError.
 
     Opened with O_NONBLOCK (a FIFO cannot block the open) and checked with fstat on the
@@ -170,15 +179,19 @@ def open_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
         raise UsageError(f"{what} {text!r} does not exist", fix) from None
     except OSError as exc:
         if not follow_symlinks and os.path.islink(text):
-            raise UsageError(f"{what} {text!r} is a symbolic link, not a regular file",
-                             fix) from None
+            raise UsageError(
+                f"{what} {text!r} is a symbolic link, not a regular file", fix
+            ) from None
         raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})", fix) from None
     try:
         info = os.fstat(fd)
-        problem = (f"is {_kind(info.st_mode)}, not a regular file"
-                   if not stat.S_ISREG(info.st_mode) else
-                   f"is {info.st_size:,} bytes, more than the {max_bytes:,} esqlog reads"
-                   if info.st_size > max_bytes else None)
+        problem = (
+            f"is {_kind(info.st_mode)}, not a regular file"
+            if not stat.S_ISREG(info.st_mode)
+            else f"is {info.st_size:,} bytes, more than the {max_bytes:,} esqlog reads"
+            if info.st_size > max_bytes
+            else None
+        )
     except OSError as exc:
         problem = f"cannot be read ({exc.strerror})"
     if problem:
@@ -188,8 +201,9 @@ def open_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
         yield handle, info.st_size
 
 
-def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
-                      follow_symlinks: bool = True) -> bytes:
+def read_regular_file(
+    path: str | Path, max_bytes: int, what: str, fix: str, follow_symlinks: bool = True
+) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, or a one-line UsageError.
 
     See :func:`open_regular_file`; at most ``max_bytes`` + 1 bytes are ever read (a file
@@ -207,8 +221,7 @@ def read_regular_file(path: str | Path, max_bytes: int, what: str, fix: str,
                 chunks.append(chunk)
                 left -= len(chunk)
         except OSError as exc:
-            raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})",
-                             fix) from None
+            raise UsageError(f"{what} {text!r} cannot be read ({exc.strerror})", fix) from None
     data = b"".join(chunks)
     if len(data) > max_bytes:
         raise UsageError(f"{what} {text!r} grew past the {max_bytes:,} bytes esqlog reads", fix)

@@ -28,7 +28,8 @@ def require_extra(command: str, extra: str, modules: Sequence[str]) -> None:
     if missing:
         raise UsageError(
             f"esqlog {command} needs {', '.join(missing)} (not in a plain install)",
-            f"install the {extra} extra: pip install 'esqlog[{extra}]'")
+            f"install the {extra} extra: pip install 'esqlog[{extra}]'",
+        )
 
 
 def client_too_new() -> ClusterError:
@@ -40,5 +41,5 @@ def client_too_new() -> ClusterError:
     return ClusterError(
         f"the installed elasticsearch client {version('elasticsearch')} is too new for this "
         "server (it refuses the client's compatible-with header)",
-        "install the client of the server's major, for Elasticsearch 8: "
-        "pip install 'esqlog[es8]'")
+        "install the client of the server's major, for Elasticsearch 8: pip install 'esqlog[es8]'",
+    )

@@ -31,8 +31,12 @@ QUESTION = "where is an index name checked before it is put into a request path"
 
 def esqlog(*args: str) -> list[str]:
     """The esqlog command of this interpreter's environment."""
-    return [sys.executable, "-c", "import sys; from esqlog.cli import main; "
-            "sys.exit(main(prog_name='esqlog'))", *args]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))",
+        *args,
+    ]
 
 
 def index_for(folder: str) -> str:
@@ -40,15 +44,15 @@ def index_for(folder: str) -> str:
     return INDEX_PREFIX + hashlib.sha1(os.path.abspath(folder).encode()).hexdigest()[:8]
 
 
-async def ask(url: str, index: str, calibration: Path,
-              question: str) -> tuple[str, int, bool]:
+async def ask(url: str, index: str, calibration: Path, question: str) -> tuple[str, int, bool]:
     """search_code's text as the client received it, the JSON size of the whole result, and
     whether it also carried a structured copy."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    command, *args = esqlog("mcp", "--url", url, "--index", index,
-                            "--calibration", str(calibration))
+    command, *args = esqlog(
+        "mcp", "--url", url, "--index", index, "--calibration", str(calibration)
+    )
     params = StdioServerParameters(command=command, args=args)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -69,27 +73,44 @@ def main() -> int:
 
         from esqlog.agent.tokens import default_counter
     except ImportError:
-        print("[agent demo] skipped: needs the mcp extra (pip install 'esqlog[mcp,index]')",
-              file=sys.stderr)
+        print(
+            "[agent demo] skipped: needs the mcp extra (pip install 'esqlog[mcp,index]')",
+            file=sys.stderr,
+        )
         return 0
     with tempfile.TemporaryDirectory(prefix="esqlog-agent-demo-") as folder:
         calibration = Path(folder) / "code.qlog.json"
         index = index_for(args.folder)
-        indexed = subprocess.run(esqlog("index", args.folder, "--url", args.url, "--index",
-                                        index, "--calibrate", str(calibration),
-                                        "--no-progress"), stdout=subprocess.DEVNULL, check=False)
+        indexed = subprocess.run(
+            esqlog(
+                "index",
+                args.folder,
+                "--url",
+                args.url,
+                "--index",
+                index,
+                "--calibrate",
+                str(calibration),
+                "--no-progress",
+            ),
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
         if indexed.returncode != 0:  # esqlog index said why, in one line
             return indexed.returncode
-        text, size, structured = anyio.run(ask, args.url, index, calibration,
-                                             args.question)
+        text, size, structured = anyio.run(ask, args.url, index, calibration, args.question)
     counter = default_counter()
     print(f"\nAn agent asks search_code: {args.question!r}\n")
     print(text)
     copy = "with a structured copy of it" if structured else "with no structured copy of it"
-    print(f"\nThat answer is {counter.count(text):,} tokens ({counter.name}); the whole tool "
-          f"result as sent is {size:,} bytes of JSON, {copy}.")
-    print(f"(index {index} holds {args.folder}; esqlog mcp serves it to Claude Code, Codex or "
-          "Cursor: docs/agents.md)")
+    print(
+        f"\nThat answer is {counter.count(text):,} tokens ({counter.name}); the whole tool "
+        f"result as sent is {size:,} bytes of JSON, {copy}."
+    )
+    print(
+        f"(index {index} holds {args.folder}; esqlog mcp serves it to Claude Code, Codex or "
+        "Cursor: docs/agents.md)"
+    )
     return 0
 
 

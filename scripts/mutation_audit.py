@@ -54,17 +54,26 @@ def read_mutants(path: Path) -> list[Mutant]:
                 continue
             key, sep, value = raw.partition(":")
             if not sep or key.strip() not in ("file", "line", "into", "tests"):
-                raise SystemExit(f"{path}: block {number}: {raw!r} is not 'file:', 'line:', "
-                                 "'into:' or 'tests:' followed by text")
+                raise SystemExit(
+                    f"{path}: block {number}: {raw!r} is not 'file:', 'line:', "
+                    "'into:' or 'tests:' followed by text"
+                )
             fields[key.strip()] = value.strip()
         if not fields:
             continue
         missing = [k for k in ("file", "line", "into") if k not in fields]
         if missing:
-            raise SystemExit(f"{path}: block {number} lacks {', '.join(missing)}; give "
-                             "file:, line: and into:")
-        out.append(Mutant(fields["file"], fields["line"], fields["into"],
-                          tuple(fields.get("tests", "").split())))
+            raise SystemExit(
+                f"{path}: block {number} lacks {', '.join(missing)}; give file:, line: and into:"
+            )
+        out.append(
+            Mutant(
+                fields["file"],
+                fields["line"],
+                fields["into"],
+                tuple(fields.get("tests", "").split()),
+            )
+        )
     return out
 
 
@@ -73,10 +82,12 @@ def mutated(text: str, mutant: Mutant) -> str:
     lines = text.split("\n")
     at = [i for i, line in enumerate(lines) if line.strip() == mutant.line]
     if len(at) != 1:
-        raise ValueError(f"{mutant.file}: the line {mutant.line!r} occurs {len(at)} times "
-                         "(it must occur once: quote it exactly, without indentation)")
+        raise ValueError(
+            f"{mutant.file}: the line {mutant.line!r} occurs {len(at)} times "
+            "(it must occur once: quote it exactly, without indentation)"
+        )
     line = lines[at[0]]
-    lines[at[0]] = line[:len(line) - len(line.lstrip())] + mutant.into
+    lines[at[0]] = line[: len(line) - len(line.lstrip())] + mutant.into
     return "\n".join(lines)
 
 
@@ -86,13 +97,28 @@ def run_one(mutant: Mutant, tests: list[str], python: str) -> tuple[bool, str]:
     original = path.read_bytes()
     try:
         path.write_text(mutated(original.decode("utf-8"), mutant), encoding="utf-8")
-        run = subprocess.run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                              *(mutant.tests or tests)],
-                             cwd=ROOT, capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                python,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *(mutant.tests or tests),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
     finally:
         path.write_bytes(original)
-    failed = [line.split(" ", 2)[1] for line in run.stdout.splitlines()
-              if line.startswith(("FAILED ", "ERROR "))]
+    failed = [
+        line.split(" ", 2)[1]
+        for line in run.stdout.splitlines()
+        if line.startswith(("FAILED ", "ERROR "))
+    ]
     if run.returncode == 0:
         return False, "every test passed"
     return True, failed[0] if failed else f"pytest exit {run.returncode}"
@@ -101,15 +127,21 @@ def run_one(mutant: Mutant, tests: list[str], python: str) -> tuple[bool, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mutants", type=Path, help="the list file (see this script's doc)")
-    parser.add_argument("tests", nargs="*", default=["tests/unit"],
-                        help="what pytest runs for a mutant without its own tests: line")
+    parser.add_argument(
+        "tests",
+        nargs="*",
+        default=["tests/unit"],
+        help="what pytest runs for a mutant without its own tests: line",
+    )
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args(argv)
     try:
         mutants = read_mutants(args.mutants)
     except OSError as exc:
-        print(f"cannot read {args.mutants}: {exc.strerror}; pass the list file's path",
-              file=sys.stderr)
+        print(
+            f"cannot read {args.mutants}: {exc.strerror}; pass the list file's path",
+            file=sys.stderr,
+        )
         return 2
     caught = 0
     started = time.monotonic()
@@ -120,11 +152,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{k}/{len(mutants)}] BAD LIST {exc}", file=sys.stderr)
             return 2
         caught += hit
-        print(f"[{k}/{len(mutants)}] {'caught  ' if hit else 'SURVIVED'} "
-              f"{mutant.file}: {mutant.into}  -- {why}", flush=True)
+        print(
+            f"[{k}/{len(mutants)}] {'caught  ' if hit else 'SURVIVED'} "
+            f"{mutant.file}: {mutant.into}  -- {why}",
+            flush=True,
+        )
     share = caught / len(mutants) if mutants else 1.0
-    print(f"{caught}/{len(mutants)} mutants caught ({share:.0%}) in "
-          f"{time.monotonic() - started:.0f} s")
+    print(
+        f"{caught}/{len(mutants)} mutants caught ({share:.0%}) in "
+        f"{time.monotonic() - started:.0f} s"
+    )
     return 0 if caught == len(mutants) else 1
 
 

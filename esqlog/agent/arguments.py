@@ -37,8 +37,7 @@ def readable(tool: str, error: ValidationError) -> str:
 class ReadableServer(MCPServer):
     """The SDK's server, its argument errors told in one line (:func:`readable`)."""
 
-    async def call_tool(self, name: str, arguments: dict[str, Any],
-                        context: Any = None) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

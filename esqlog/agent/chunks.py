@@ -73,12 +73,18 @@ def chunk_of(hit: dict[str, Any], field: str) -> Chunk:
     """A search or get answer's document as a Chunk (missing fields are simply absent)."""
     source = hit.get("_source") or {}
     text = source.get(field)
-    symbol = next((source[f] for f in SYMBOL_FIELDS if isinstance(source.get(f), str)
-                   and source[f]), None)
+    symbol = next(
+        (source[f] for f in SYMBOL_FIELDS if isinstance(source.get(f), str) and source[f]), None
+    )
     start = source.get(START_FIELD)
     path = source.get(PATH_FIELD)
     line = start if isinstance(start, int) and not isinstance(start, bool) else 0
     known = line > 0
-    return Chunk(id=str(hit["_id"]), text=text if isinstance(text, str) else "",
-                 path=path if isinstance(path, str) and path else None, symbol=symbol,
-                 start_line=line if known else 1, lines_known=known)
+    return Chunk(
+        id=str(hit["_id"]),
+        text=text if isinstance(text, str) else "",
+        path=path if isinstance(path, str) and path else None,
+        symbol=symbol,
+        start_line=line if known else 1,
+        lines_known=known,
+    )

@@ -63,11 +63,20 @@ MAX_OFFSET = 10_000
 
 def _narrowing(scope: Scope) -> str:
     """The filters that keep documents out (prose is out by default: not counted)."""
-    parts = [f"{name}={value!r}" for name, value in (
-        ("path", scope.path), ("language", scope.language), ("kind", scope.kind))
-        if value]
-    parts += [f"{name}={value!r}" for name, value in (("tests", scope.tests),
-                                                     ("prose", scope.prose)) if value == "only"]
+    parts = [
+        f"{name}={value!r}"
+        for name, value in (
+            ("path", scope.path),
+            ("language", scope.language),
+            ("kind", scope.kind),
+        )
+        if value
+    ]
+    parts += [
+        f"{name}={value!r}"
+        for name, value in (("tests", scope.tests), ("prose", scope.prose))
+        if value == "only"
+    ]
     return ", ".join(parts)
 
 
@@ -79,8 +88,9 @@ def _more(left: Sequence[Hit], why: str) -> str:
     return f"{len(left)} more {why}: offset={first} lists the ranking from there, uncut"
 
 
-def _listed(ranked: Sequence[Hit], query: str, fraction: float,
-            names: NamedQuery) -> tuple[list[Hit], str]:
+def _listed(
+    ranked: Sequence[Hit], query: str, fraction: float, names: NamedQuery
+) -> tuple[list[Hit], str]:
     """The hits an answer from the top lists, and what its summary says of the rest: the
     hits holding the text the query quotes (esqlog.agent.quoted), else the definitions a
     name alone names, else those scoring near the best (esqlog.agent.hits.cut)."""
@@ -93,9 +103,16 @@ def _listed(ranked: Sequence[Hit], query: str, fraction: float,
     return listed, _more(left, why)
 
 
-def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
-                  scope: Scope | None = None,
-                  symbols: Sequence[str] | NamedQuery = (), offset: int = 0) -> dict[str, Any]:
+def search_kwargs(
+    flavor: str,
+    index: str,
+    field: str,
+    query: str,
+    limit: int,
+    scope: Scope | None = None,
+    symbols: Sequence[str] | NamedQuery = (),
+    offset: int = 0,
+) -> dict[str, Any]:
     """The match query (inside the scope's filters) as each client's search() takes it
     (opensearch-py: a body only). The definitions of the names the query spells
     (``symbols``: esqlog.agent.names.named, or bare names) are listed before the hits that
@@ -111,26 +128,39 @@ def search_kwargs(flavor: str, index: str, field: str, query: str, limit: int,
     clauses = definition_clauses(named_query)
     if clauses:
         match = {"bool": {"must": [match], "should": clauses}}
-    request: dict[str, Any] = {"query": scope.query(match) if scope else match, "size": limit,
-                               "_source": source}
+    request: dict[str, Any] = {
+        "query": scope.query(match) if scope else match,
+        "size": limit,
+        "_source": source,
+    }
     if offset:
         request["from"] = offset
     if flavor == "opensearch":
         return {"index": index, "body": request}
-    return {"index": index, "query": request["query"], "size": limit, "source": source,
-            **({"from_": offset} if offset else {})}
-
-
+    return {
+        "index": index,
+        "query": request["query"],
+        "size": limit,
+        "source": source,
+        **({"from_": offset} if offset else {}),
+    }
 
 
 class CodeSearch(FileReader):
     """search_code (and read_code) on one calibrated index, through the wrapped (q-log)
     client."""
 
-    def __init__(self, engine: Engine, calibration: Calibration, index: str, field: str,
-                 counter: TokenCounter, url: str | None = None,
-                 mode: Literal["boost", "identifiers"] = "boost",
-                 page_size: int = PATH_PAGE) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        calibration: Calibration,
+        index: str,
+        field: str,
+        counter: TokenCounter,
+        url: str | None = None,
+        mode: Literal["boost", "identifiers"] = "boost",
+        page_size: int = PATH_PAGE,
+    ) -> None:
         """``mode``: the wrapper's ``boost`` (native match set) or ``identifiers`` (query
         words also match inside identifiers; the calibration needs --identifiers).
         ``page_size``: documents per scroll page of read_code(path=...)."""
@@ -151,8 +181,15 @@ class CodeSearch(FileReader):
         self._checked = False
         self._symbols = None
 
-    def search(self, query: str, max_tokens: int = DEFAULT_BUDGET, limit: int = DEFAULT_LIMIT,
-               detail: str = "list", scope: Scope | None = None, offset: int = 0) -> str:
+    def search(
+        self,
+        query: str,
+        max_tokens: int = DEFAULT_BUDGET,
+        limit: int = DEFAULT_LIMIT,
+        detail: str = "list",
+        scope: Scope | None = None,
+        offset: int = 0,
+    ) -> str:
         """esqlog's ranking of ``query`` (a match on the calibrated field, its text as
         esqlog.agent.queries prepares an agent's, within ``scope``: no prose by default, tests
         after the rest): a listing of the hits (``detail="list"``) or their whole chunks
@@ -161,24 +198,36 @@ class CodeSearch(FileReader):
         from esqlog.scoring.query_text import check_query_text
 
         if not MIN_BUDGET <= max_tokens <= MAX_BUDGET:
-            raise ToolInputError(f"max_tokens {max_tokens} is outside {MIN_BUDGET}-{MAX_BUDGET}; "
-                                 f"pass a budget in that range ({DEFAULT_BUDGET} is the default)")
+            raise ToolInputError(
+                f"max_tokens {max_tokens} is outside {MIN_BUDGET}-{MAX_BUDGET}; "
+                f"pass a budget in that range ({DEFAULT_BUDGET} is the default)"
+            )
         if not 1 <= limit <= MAX_LIMIT:
-            raise ToolInputError(f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in "
-                                 "that range")
+            raise ToolInputError(
+                f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in that range"
+            )
         if not 0 <= offset <= MAX_OFFSET:
-            raise ToolInputError(f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
-                                 "an answer's last line names")
+            raise ToolInputError(
+                f"offset {offset} is outside 0-{MAX_OFFSET}; pass the offset "
+                "an answer's last line names"
+            )
         if detail not in DETAILS:
-            raise ToolInputError(f"detail {detail!r} is not one of list, code; pass \"list\" "
-                                 "(locations, signatures) or \"code\" (whole chunks)")
+            raise ToolInputError(
+                f'detail {detail!r} is not one of list, code; pass "list" '
+                '(locations, signatures) or "code" (whole chunks)'
+            )
         self._guard(lambda: check_query_text(query))
         text = agent_query(query) or query
         self._check_index()
         names = named(query)
         scope = Scope() if scope is None else scope
-        response = self._guard(lambda: self.client.search(**search_kwargs(
-            self.engine.flavor, self.index, self.field, text, limit, scope, names, offset)))
+        response = self._guard(
+            lambda: self.client.search(
+                **search_kwargs(
+                    self.engine.flavor, self.index, self.field, text, limit, scope, names, offset
+                )
+            )
+        )
         ranked = merge_parts(hits_of(response["hits"]["hits"], self.field, offset))
         fraction = CUT_FRACTIONS.get(self.mode, CUT_FRACTION)
         listed, more = _listed(ranked, query, fraction, names) if offset == 0 else (ranked, "")
@@ -190,16 +239,22 @@ class CodeSearch(FileReader):
         if not chunks and (narrowed := _narrowing(scope)):
             return f"no hits within {narrowed}: widen or drop these filters"
         note = ""
-        if (names.only_name and not any(is_definition(c.symbol, names) for c in chunks)
-                and self._has_symbols()):
+        if (
+            names.only_name
+            and not any(is_definition(c.symbol, names) for c in chunks)
+            and self._has_symbols()
+        ):
             note = self._no_definition(names)
             if not any(self._mentioned(name) for name in names.names):
                 return note + "\nno indexed text holds it either."
         if not chunks:
             return "\n".join(filter(None, [note, "no hits: no indexed document matches"]))
         budget = max_tokens - self.counter.count(note) if note else max_tokens
-        listing = (pack_listing(chunks, budget, self.counter, words_of(text), more)[0]
-                   if detail == "list" else pack_ranks(chunks, budget, self.counter, more)[0])
+        listing = (
+            pack_listing(chunks, budget, self.counter, words_of(text), more)[0]
+            if detail == "list"
+            else pack_ranks(chunks, budget, self.counter, more)[0]
+        )
         return f"{note}\n{listing}" if note else listing
 
     def _filter_problem(self, scope: Scope, offset: int) -> str:
@@ -213,15 +268,20 @@ class CodeSearch(FileReader):
             if value:
                 present = self._values(field)
                 if value.lower() not in present:
-                    problems.append(f"no document has {field}={value!r}; this index has "
-                                    f"{field} " + (", ".join(present) or "none"))
+                    problems.append(
+                        f"no document has {field}={value!r}; this index has "
+                        f"{field} " + (", ".join(present) or "none")
+                    )
         return "; ".join(problems)
 
     def _values(self, field: str) -> list[str]:
         """The values of a keyword field present in the index, most frequent first."""
         body = {"size": 0, "aggs": {"values": {"terms": {"field": field, "size": 100}}}}
-        found = self._guard(lambda: self.engine.perform(Request(
-            "POST", index_path(self.index, "_search"), body=body)))
+        found = self._guard(
+            lambda: self.engine.perform(
+                Request("POST", index_path(self.index, "_search"), body=body)
+            )
+        )
         buckets = ((found.get("aggregations") or {}).get("values") or {}).get("buckets") or []
         return [str(b["key"]) for b in buckets if "key" in b]
 
@@ -229,8 +289,11 @@ class CodeSearch(FileReader):
         """The answer's first line when a name-only query has no definition in the index,
         with the symbols spelled most like it."""
         body = {"query": closest_clause(names), "size": 20, "_source": [SYMBOL_FIELDS[0]]}
-        hits = self._guard(lambda: self.engine.perform(Request(
-            "POST", index_path(self.index, "_search"), body=body)))["hits"]["hits"]
+        hits = self._guard(
+            lambda: self.engine.perform(
+                Request("POST", index_path(self.index, "_search"), body=body)
+            )
+        )["hits"]["hits"]
         close: list[str] = []
         for hit in hits:
             symbol = (hit.get("_source") or {}).get(SYMBOL_FIELDS[0])
@@ -256,7 +319,10 @@ class CodeSearch(FileReader):
     def _any(self, query: dict[str, Any]) -> bool:
         """Whether any document matches ``query`` (no hits fetched, counting stops at one)."""
         body = {"query": query, "size": 0, "track_total_hits": 1}
-        found = self._guard(lambda: self.engine.perform(Request(
-            "POST", index_path(self.index, "_search"), body=body)))
+        found = self._guard(
+            lambda: self.engine.perform(
+                Request("POST", index_path(self.index, "_search"), body=body)
+            )
+        )
         total = found["hits"]["total"]
         return (total["value"] if isinstance(total, dict) else int(total)) > 0

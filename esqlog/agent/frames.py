@@ -20,17 +20,20 @@ from typing import Any
 #: (``File "httpx/_client.py", line 1058, in get`` + ``    return self.request(...)``)
 PY_FRAME = re.compile(
     r'File "(?P<path>[^"\n]+)", line (?P<line>\d+), in (?P<name>[A-Za-z_]\w*)'
-    r'(?:\n[ \t]+(?!File ")\S[^\n]*)?(?:\n[ \t]*[~^]+[ \t]*(?=\n|$))?')
+    r'(?:\n[ \t]+(?!File ")\S[^\n]*)?(?:\n[ \t]*[~^]+[ \t]*(?=\n|$))?'
+)
 #: a source file as frames and compiler messages name it (``MethodSpec.java:531``,
 #: ``gin/context.go:185``), its line when given: a place, not a qualified name
 SOURCE_FILE = re.compile(
     r"(?P<path>[\w./\\@-]*\w\.(?:py|pyi|java|kt|scala|go|rb|rs|js|mjs|cjs|ts|tsx|jsx|c|cc"
-    r"|cpp|cxx|h|hh|hpp|cs|swift|php))\b(?::(?P<line>\d+)(?::\d+)?)?")
+    r"|cpp|cxx|h|hh|hpp|cs|swift|php))\b(?::(?P<line>\d+)(?::\d+)?)?"
+)
 #: what a frame holds besides its names and its place: Java's ``at``, Go's argument words
 #: (``(...)``, ``(0xc000, 0x1)``) and program counter offset (``+0x1d``), brackets
 FRAME_REST = re.compile(
     r"\bat\b|\(\s*(?:\.\.\.|0x[0-9a-fA-F]+(?:\s*,\s*(?:0x[0-9a-fA-F]+|\.\.\.))*)?\s*\)"
-    r"|\+0x[0-9a-fA-F]+|[()]")
+    r"|\+0x[0-9a-fA-F]+|[()]"
+)
 #: characters a wildcard query reads as operators: a path holding one is matched by
 #: its suffixes only
 _WILDCARD = re.compile(r"[*?\\]")
@@ -77,5 +80,7 @@ def path_clause(place: Place, field: str) -> dict[str, Any]:
 
 def spans(place: Place, start_field: str, end_field: str) -> list[dict[str, Any]]:
     """Chunks whose line range holds the place's line."""
-    return [{"range": {start_field: {"lte": place.line}}},
-            {"range": {end_field: {"gte": place.line}}}]
+    return [
+        {"range": {start_field: {"lte": place.line}}},
+        {"range": {end_field: {"gte": place.line}}},
+    ]

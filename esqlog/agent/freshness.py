@@ -59,9 +59,13 @@ def file_state(root: Path, path: str) -> tuple[int, int] | None:
 class Freshness:
     """The indexed folder's last seen state and the re-index that brings the index to it."""
 
-    def __init__(self, root: Callable[[], str | None], reindex: Callable[[Path], int],
-                 interval: float = INTERVAL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        root: Callable[[], str | None],
+        reindex: Callable[[Path], int],
+        interval: float = INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """``root``: the indexed folder (the index's marker), asked at the first check;
         ``reindex(folder)``: the incremental index run, returning how many files it
         re-indexed or removed."""
@@ -94,8 +98,10 @@ class Freshness:
             try:
                 changed = self._reindex(folder)
             except Exception as exc:  # the engine or the folder: said, retried next check
-                return (f"could not re-index the changed files ({str(exc).splitlines()[0]}); "
-                        "answers may show the indexed text, not the files on disk")
+                return (
+                    f"could not re-index the changed files ({str(exc).splitlines()[0]}); "
+                    "answers may show the indexed text, not the files on disk"
+                )
             self._state = state
             if not changed:
                 return ""

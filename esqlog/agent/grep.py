@@ -49,25 +49,32 @@ def compile_pattern(pattern: str, regex: bool) -> re.Pattern[str]:
     """``pattern`` as a compiled ``re`` pattern (escaped when literal); bad input is one
     readable line."""
     if not pattern:
-        raise ToolInputError("pattern is empty; pass the text (or regex=true: the regular "
-                             "expression) to find")
+        raise ToolInputError(
+            "pattern is empty; pass the text (or regex=true: the regular expression) to find"
+        )
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise ToolInputError(f"pattern of {len(pattern)} characters is too long; pass at most "
-                             f"{MAX_PATTERN_CHARS}")
+        raise ToolInputError(
+            f"pattern of {len(pattern)} characters is too long; pass at most {MAX_PATTERN_CHARS}"
+        )
     if "\n" in pattern:
-        raise ToolInputError("pattern has a line break; grep_code matches within one line, "
-                             "so pass one line of it")
+        raise ToolInputError(
+            "pattern has a line break; grep_code matches within one line, so pass one line of it"
+        )
     if not regex:
         return re.compile(re.escape(pattern))
     try:
         compiled = re.compile(pattern)
     except re.error as exc:
-        raise ToolInputError(f"regex {shown(pattern)} does not compile: {exc}; fix it, or pass "
-                             "regex=false to search the text literally") from None
+        raise ToolInputError(
+            f"regex {shown(pattern)} does not compile: {exc}; fix it, or pass "
+            "regex=false to search the text literally"
+        ) from None
     if _nested_repeat(_parser.parse(pattern), False):
-        raise ToolInputError(f"regex {shown(pattern)} repeats a group that itself repeats "
-                             "(like (a+)+), which can take exponential time; rewrite it "
-                             "without a repeat inside a repeat")
+        raise ToolInputError(
+            f"regex {shown(pattern)} repeats a group that itself repeats "
+            "(like (a+)+), which can take exponential time; rewrite it "
+            "without a repeat inside a repeat"
+        )
     return compiled
 
 
@@ -140,16 +147,25 @@ def grep_hits(candidates: list[Candidate], compiled: re.Pattern[str]) -> list[Li
     return hits
 
 
-def grep_answer(pattern: str, regex: bool, hits: list[LineHit], limit: int, note: str = "",
-                path_glob: str | None = None, counter: TokenCounter | None = None) -> str:
+def grep_answer(
+    pattern: str,
+    regex: bool,
+    hits: list[LineHit],
+    limit: int,
+    note: str = "",
+    path_glob: str | None = None,
+    counter: TokenCounter | None = None,
+) -> str:
     kind = "regex" if regex else "literal"
     under = f" under {path_glob!r}" if path_glob else ""
     if not hits:
         zero = f"no indexed line matches {kind} {shown(pattern)}{under}"
         return f"{note}\n{zero}" if note else zero
     lines, files = counted(hits)
-    head = (f"{lines} line{'s' * (lines != 1)} match {kind} {shown(pattern)}{under} in "
-            f"{files} file{'s' * (files != 1)}")
+    head = (
+        f"{lines} line{'s' * (lines != 1)} match {kind} {shown(pattern)}{under} in "
+        f"{files} file{'s' * (files != 1)}"
+    )
     if note:
         head = f"{note}\n{head}"
     return answer(head, hits, limit, "lines", counter)
@@ -161,8 +177,13 @@ class Grep:
     def __init__(self, tool: IndexTool, scan: TextScan | None = None) -> None:
         self.scan = scan if scan is not None else TextScan(tool)
 
-    def grep(self, pattern: str, regex: bool = False, path_glob: str | None = None,
-             limit: int = DEFAULT_LIMIT) -> str:
+    def grep(
+        self,
+        pattern: str,
+        regex: bool = False,
+        path_glob: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+    ) -> str:
         """Every indexed line ``pattern`` matches (by path and line), up to ``limit``, then
         how many more."""
         check_limit(limit)
@@ -171,7 +192,16 @@ class Grep:
         candidates, total = self.scan.candidates(query, path_glob)
         note = unread_note(len(candidates), total)
         if note and query is None:
-            note = (f"{note}; the pattern has no word of 3+ letters or digits to narrow the "
-                    "chunks by, so every chunk is a candidate")
-        return grep_answer(pattern, regex, grep_hits(candidates, compiled), limit, note,
-                           path_glob, self.scan.tool.counter)
+            note = (
+                f"{note}; the pattern has no word of 3+ letters or digits to narrow the "
+                "chunks by, so every chunk is a candidate"
+            )
+        return grep_answer(
+            pattern,
+            regex,
+            grep_hits(candidates, compiled),
+            limit,
+            note,
+            path_glob,
+            self.scan.tool.counter,
+        )

@@ -72,8 +72,9 @@ def merge_parts(hits: Sequence[Hit]) -> list[Hit]:
     for hit in hits:
         for k, kept in enumerate(out):
             if _adjacent(kept.chunk, hit.chunk):
-                out[k] = replace(kept, chunk=_joined(kept.chunk, hit.chunk),
-                                 lift=max(kept.lift, hit.lift))
+                out[k] = replace(
+                    kept, chunk=_joined(kept.chunk, hit.chunk), lift=max(kept.lift, hit.lift)
+                )
                 break
         else:
             out.append(hit)
@@ -90,12 +91,13 @@ def _joined(a: Chunk, b: Chunk) -> Chunk:
     """The two chunks' lines as one chunk, each line once, numbered from the first."""
     first, second = (a, b) if a.start_line <= b.start_line else (b, a)
     lines = source_lines(first.text)
-    extra = source_lines(second.text)[max(first.end_line + 1 - second.start_line, 0):]
+    extra = source_lines(second.text)[max(first.end_line + 1 - second.start_line, 0) :]
     return replace(first, id=a.id, text="\n".join([*lines, *extra]) + "\n")
 
 
-def cut(hits: Sequence[Hit], fraction: float = CUT_FRACTION,
-        name_only: bool = False) -> tuple[list[Hit], list[Hit]]:
+def cut(
+    hits: Sequence[Hit], fraction: float = CUT_FRACTION, name_only: bool = False
+) -> tuple[list[Hit], list[Hit]]:
     """(listed, left out): a hit is listed when it is one of the definitions the query
     names best (the highest lift: ``Timeout.__init__`` itself, not every ``__init__``) or
     its match score is at least ``fraction`` of the best one's; the order stays the

@@ -42,11 +42,19 @@ class BearerAuth:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self._expected):
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"),
-                    (b"www-authenticate", b'Bearer realm="esqlog"')]})
-                await send({"type": "http.response.body",
-                            "body": b"missing or wrong bearer token\n"})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"text/plain; charset=utf-8"),
+                            (b"www-authenticate", b'Bearer realm="esqlog"'),
+                        ],
+                    }
+                )
+                await send(
+                    {"type": "http.response.body", "body": b"missing or wrong bearer token\n"}
+                )
                 return
         await self.app(scope, receive, send)
 

@@ -82,8 +82,7 @@ class LineHit:
             at = max(0, self.at - (len(self.text) - len(self.text.lstrip())))
             start = max(0, min(at - MAX_LINE_CHARS // 4, len(text) - MAX_LINE_CHARS))
             end = start + MAX_LINE_CHARS
-            text = ("..." if start else "") + text[start:end] + ("..." if end < len(text)
-                                                                 else "")
+            text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
         return f"{self.where}:{self.line}: {text}"
 
 
@@ -124,8 +123,11 @@ def containing_terms(runs: Iterable[str], most: int = 3) -> dict[str, Any] | Non
     chosen = list(runs)[:most]
     if not chosen:
         return None
-    return {"bool": {"filter": [{"wildcard": {"$field": {"value": f"*{run.lower()}*"}}}
-                                for run in chosen]}}
+    return {
+        "bool": {
+            "filter": [{"wildcard": {"$field": {"value": f"*{run.lower()}*"}}} for run in chosen]
+        }
+    }
 
 
 def identifier_terms(name: str) -> dict[str, Any]:
@@ -153,12 +155,14 @@ def _on_field(query: dict[str, Any], field: str) -> dict[str, Any]:
 class TextScan:
     """Candidates of one index, fetched exhaustively (up to MAX_CANDIDATES)."""
 
-    def __init__(self, tool: IndexTool, max_candidates: int = MAX_CANDIDATES,
-                 page_size: int = PAGE_SIZE) -> None:
+    def __init__(
+        self, tool: IndexTool, max_candidates: int = MAX_CANDIDATES, page_size: int = PAGE_SIZE
+    ) -> None:
         self.tool, self.max_candidates, self.page_size = tool, max_candidates, page_size
 
-    def candidates(self, query: dict[str, Any] | None,
-                   path_glob: str | None) -> tuple[list[Candidate], int]:
+    def candidates(
+        self, query: dict[str, Any] | None, path_glob: str | None
+    ) -> tuple[list[Candidate], int]:
         """The chunks ``query`` matches (every chunk when None) inside ``path_glob``, and how
         many the engine counts in all (more than the list when MAX_CANDIDATES cut it)."""
         tool = self.tool
@@ -167,9 +171,12 @@ class TextScan:
         match = _on_field(query, tool.field) if query is not None else {"match_all": {}}
         full = scope.query(match)
         hits: list[dict[str, Any]] = []
-        body = {"query": full, "size": min(self.page_size, self.max_candidates),
-                "sort": ["_doc"], "_source": [tool.field, PATH_FIELD, *SYMBOL_FIELDS,
-                                              START_FIELD, "language", "chunk"]}
+        body = {
+            "query": full,
+            "size": min(self.page_size, self.max_candidates),
+            "sort": ["_doc"],
+            "_source": [tool.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, "language", "chunk"],
+        }
 
         def page(found: list[dict[str, Any]]) -> Any:
             """scroll_plan's page callback: keep the hits, go on until the cap."""
@@ -177,24 +184,35 @@ class TextScan:
             return len(hits) < self.max_candidates
             yield  # a plan that makes no request of its own
 
-        tool._guard(lambda: tool.engine.run(scroll_plan(tool.index, body, page,
-                                                        keep_alive="1m")))
+        tool._guard(lambda: tool.engine.run(scroll_plan(tool.index, body, page, keep_alive="1m")))
         hits = hits[: self.max_candidates]
         total = len(hits)
         if total >= self.max_candidates:
-            counted = tool._guard(lambda: tool.engine.perform(Request(
-                "POST", index_path(tool.index, "_count"), body={"query": full})))
+            counted = tool._guard(
+                lambda: tool.engine.perform(
+                    Request("POST", index_path(tool.index, "_count"), body={"query": full})
+                )
+            )
             total = max(total, int(counted.get("count", total)))
         out = []
         for hit in hits:
             language = (hit.get("_source") or {}).get("language")
-            out.append(Candidate(chunk_of(hit, tool.field),
-                                 language if isinstance(language, str) else None))
+            out.append(
+                Candidate(
+                    chunk_of(hit, tool.field), language if isinstance(language, str) else None
+                )
+            )
         return out, total
 
 
-def answer(head: str, hits: list[LineHit], limit: int, what: str,
-           counter: TokenCounter | None = None, budget: int = MAX_ANSWER_TOKENS) -> str:
+def answer(
+    head: str,
+    hits: list[LineHit],
+    limit: int,
+    what: str,
+    counter: TokenCounter | None = None,
+    budget: int = MAX_ANSWER_TOKENS,
+) -> str:
     """``head``, the first ``limit`` lines, and how many more in how many files; with a
     ``counter``, the lines stop before the answer passes ``budget`` tokens (lines of CJK text
     or minified code cost far more than their characters suggest), and the rest is counted."""
@@ -213,13 +231,15 @@ def answer(head: str, hits: list[LineHit], limit: int, what: str,
             if spent > budget:
                 break
         lines.append(line)
-    rest = ordered[len(lines) - 1:]
+    rest = ordered[len(lines) - 1 :]
     if rest:
         files = len({hit.where for hit in rest})
         more = f" or raise limit (up to {MAX_LIMIT})" if limit < MAX_LIMIT else ""
         noun = what if len(rest) != 1 else what.removesuffix("s")
-        lines.append(f"{len(rest)} more {noun} in {files} file{'s' * (files != 1)}; "
-                     f"narrow with path_glob{more}")
+        lines.append(
+            f"{len(rest)} more {noun} in {files} file{'s' * (files != 1)}; "
+            f"narrow with path_glob{more}"
+        )
     return "\n".join(lines)
 
 
@@ -227,14 +247,18 @@ def unread_note(read: int, total: int) -> str:
     """A line saying the candidates were cut (empty when all were read)."""
     if total <= read:
         return ""
-    return (f"read the first {read:,} of {total:,} candidate chunks: the counts below are "
-            "at least these; narrow with path_glob")
+    return (
+        f"read the first {read:,} of {total:,} candidate chunks: the counts below are "
+        "at least these; narrow with path_glob"
+    )
 
 
 def check_limit(limit: int) -> None:
     if not 1 <= limit <= MAX_LIMIT:
-        raise ToolInputError(f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in that "
-                             f"range ({DEFAULT_LIMIT} is the default)")
+        raise ToolInputError(
+            f"limit {limit} is outside 1-{MAX_LIMIT}; pass a limit in that "
+            f"range ({DEFAULT_LIMIT} is the default)"
+        )
 
 
 def counted(hits: list[LineHit]) -> tuple[int, int]:

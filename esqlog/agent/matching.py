@@ -21,9 +21,38 @@ _TOKEN = re.compile(r"[A-Za-z0-9_$]+")
 #: a part of an identifier: ``HTTPServer`` -> HTTP, Server; ``utf8Decode`` -> utf8, Decode
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
 #: words too common in prose queries to say which line matters
-_STOP = frozenset({"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in",
-                   "is", "it", "not", "of", "on", "or", "that", "the", "this", "to", "what",
-                   "when", "where", "which", "why", "with"})
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "not",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "why",
+        "with",
+    }
+)
 #: lines shown per hit at most: one. On the localization benchmark (160 real commits) a
 #: second line for the first ten hits found no more changed functions (0.831 within 8K
 #: tokens either way) and cost the median task 62 tokens more (1,018 against 956)
@@ -64,8 +93,9 @@ def line_score(line: str, query: Sequence[str]) -> int:
     return score
 
 
-def matching_lines(chunk: Chunk, query: Sequence[str],
-                   most: int = MAX_MATCHED) -> list[tuple[int, str]]:
+def matching_lines(
+    chunk: Chunk, query: Sequence[str], most: int = MAX_MATCHED
+) -> list[tuple[int, str]]:
     """The ``most`` lines of ``chunk`` that hold most of the query, as (line number, text
     shortened to MAX_LINE_CHARS), in file order; ties go to the earlier line. Empty when no
     line holds a query word (a hit that matched on a word of its path or doc only)."""
@@ -80,4 +110,4 @@ def matching_lines(chunk: Chunk, query: Sequence[str],
 
 def _short(line: str) -> str:
     text = line.strip()
-    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS - 1] + "…"
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"

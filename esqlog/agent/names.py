@@ -41,8 +41,25 @@ _RECEIVER = re.compile(r"\(\*?([A-Za-z_][\w$]*)\)")
 _QUALIFIED = re.compile(r"[A-Za-z_$][\w$-]*(?:(?:\.|/|::|#)[A-Za-z_$][\w$-]*)+")
 _SPLIT = re.compile(r"\.|/|::|#")
 #: qualifier parts that say nothing of where the definition is
-_HOSTS = frozenset({"github", "com", "org", "net", "io", "golang", "gitlab", "www", "src",
-                    "lib", "pkg", "main", "self", "this", "cls"})
+_HOSTS = frozenset(
+    {
+        "github",
+        "com",
+        "org",
+        "net",
+        "io",
+        "golang",
+        "gitlab",
+        "www",
+        "src",
+        "lib",
+        "pkg",
+        "main",
+        "self",
+        "this",
+        "cls",
+    }
+)
 #: hexadecimal numbers (a Go frame's argument words and program counter offset)
 _HEX = re.compile(r"\+?\b0x[0-9a-fA-F]+\b")
 #: a plain word that, alone, is taken for a name (three characters at least)
@@ -107,8 +124,10 @@ def named(text: str) -> NamedQuery:
     if len(words) == 1 and _BARE.fullmatch(words[0]) and words[0] not in names:
         names.append(words[0])  # a word alone is a name (Stream, head): agents grep names
     where = places(text) if names else ()
-    only = bool(names) and ((len(words) == 1 and bool(_ONE_NAME.match(words[0])))
-                            or (len(where) == 1 and _one_frame(normal)))
+    only = bool(names) and (
+        (len(words) == 1 and bool(_ONE_NAME.match(words[0])))
+        or (len(where) == 1 and _one_frame(normal))
+    )
     if not names and not qualified:  # a path alone (src/pkg/auth.go) names no definition
         in_path = []
     return NamedQuery(tuple(names), tuple(qualified), tuple(in_path), only, where)
@@ -141,21 +160,65 @@ def definition_clauses(query: NamedQuery) -> list[dict[str, Any]]:
     clauses: list[dict[str, Any]] = []
     if query.names:
         clauses.append(constant({"terms": {symbol: list(query.names)}}, SYMBOL_BOOST, "symbol"))
-        clauses.append(constant({"bool": {"should": [
-            {"wildcard": {symbol: {"value": f"*.{name}"}}} for name in query.names]}},
-            MEMBER_BOOST, "member"))
+        clauses.append(
+            constant(
+                {
+                    "bool": {
+                        "should": [
+                            {"wildcard": {symbol: {"value": f"*.{name}"}}} for name in query.names
+                        ]
+                    }
+                },
+                MEMBER_BOOST,
+                "member",
+            )
+        )
     if query.qualified:
-        clauses.append(constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST,
-                                "qualified"))
+        clauses.append(
+            constant({"terms": {symbol: list(query.qualified)}}, QUALIFIED_BOOST, "qualified")
+        )
     if query.in_path and (query.names or query.qualified):
-        clauses.append(constant({"bool": {"should": [
-            {"wildcard": {PATH_FIELD: {"value": f"*{part}*", "case_insensitive": True}}}
-            for part in query.in_path]}}, PATH_BOOST, "path"))
+        clauses.append(
+            constant(
+                {
+                    "bool": {
+                        "should": [
+                            {
+                                "wildcard": {
+                                    PATH_FIELD: {"value": f"*{part}*", "case_insensitive": True}
+                                }
+                            }
+                            for part in query.in_path
+                        ]
+                    }
+                },
+                PATH_BOOST,
+                "path",
+            )
+        )
     if query.places and query.names:
-        clauses.append(constant({"bool": {"should": [
-            {"bool": {"filter": [_named(query), path_clause(place, PATH_FIELD),
-                                 *spans(place, START_FIELD, END_FIELD)]}}
-            for place in query.places]}}, PLACE_BOOST, "place"))
+        clauses.append(
+            constant(
+                {
+                    "bool": {
+                        "should": [
+                            {
+                                "bool": {
+                                    "filter": [
+                                        _named(query),
+                                        path_clause(place, PATH_FIELD),
+                                        *spans(place, START_FIELD, END_FIELD),
+                                    ]
+                                }
+                            }
+                            for place in query.places
+                        ]
+                    }
+                },
+                PLACE_BOOST,
+                "place",
+            )
+        )
     return clauses
 
 
@@ -181,13 +244,13 @@ def closest_clause(query: NamedQuery) -> dict[str, Any]:
     should: list[dict[str, Any]] = []
     for name in query.names:
         should.append({"fuzzy": {symbol: {"value": name, "fuzziness": "AUTO", "boost": 3}}})
-        should.append({"prefix": {symbol: {"value": name[: max(3, len(name) // 2)],
-                                           "boost": 2}}})
+        should.append({"prefix": {symbol: {"value": name[: max(3, len(name) // 2)], "boost": 2}}})
         humps = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
         for hump in humps:  # a word of the name inside another (Transport in HTTPTransport)
             if len(hump) >= 4:
-                should.append({"wildcard": {symbol: {"value": f"*{hump.lower()}*",
-                                                     "case_insensitive": True}}})
+                should.append(
+                    {"wildcard": {symbol: {"value": f"*{hump.lower()}*", "case_insensitive": True}}}
+                )
     return {"bool": {"should": should}}
 
 
@@ -202,8 +265,13 @@ def constant(query: dict[str, Any], boost: float, tag: str) -> dict[str, Any]:
     ``matched_queries`` say how much of its score is a lift and not the match's
     (:func:`lifted`). ``tag`` keeps the names of one query's clauses apart: the engine
     keeps one clause per name, so two lifts named alike would report only one."""
-    return {"constant_score": {"filter": query, "boost": boost,
-                               "_name": f"{LIFT_PREFIX}{tag}:{boost:g}"}}
+    return {
+        "constant_score": {
+            "filter": query,
+            "boost": boost,
+            "_name": f"{LIFT_PREFIX}{tag}:{boost:g}",
+        }
+    }
 
 
 def lifted(matched: object) -> float:

@@ -14,13 +14,17 @@ import re
 
 #: characters kept of a signature or doc line (a long line costs tokens, not information)
 MAX_LINE_CHARS = 120
-_PREPROCESSOR = re.compile(r"#\s*(include|define|if|ifdef|ifndef|elif|else|endif|pragma|"
-                           r"undef|import|error|line)\b")
+_PREPROCESSOR = re.compile(
+    r"#\s*(include|define|if|ifdef|ifndef|elif|else|endif|pragma|"
+    r"undef|import|error|line)\b"
+)
 _LINE_COMMENT = ("///", "//!", "//", "#", "--", ";;", "%")
 _DOCSTRING = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|''')")
 _DECORATOR = re.compile(r"^(@[\w.]+(\(.*\))?|#!?\[.*\])\s*$")
-_IMPORT = re.compile(r"^((from\s+\S+\s+)?import|package|use|using|#\s*include|"
-                     r"require(_relative)?|extern\s+crate|mod)\b")
+_IMPORT = re.compile(
+    r"^((from\s+\S+\s+)?import|package|use|using|#\s*include|"
+    r"require(_relative)?|extern\s+crate|mod)\b"
+)
 _OPEN, _CLOSE = "([", ")]"  # not braces: a body opens one
 
 
@@ -35,14 +39,14 @@ def _comment_text(stripped: str) -> str:
     text = stripped
     for marker in ("/**", "/*!", "/*", "*/", "///", "//!", "//", "#:", "#", "--", ";;", "%", "*"):
         if text.startswith(marker):
-            text = text[len(marker):]
+            text = text[len(marker) :]
             break
     return text.removesuffix("*/").strip()
 
 
 def _short(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS - 1] + "…"
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
 
 
 def outline(text: str) -> tuple[str | None, str | None]:
@@ -130,8 +134,9 @@ def _joined(lines: list[str], at: int) -> tuple[str, int]:
         part = lines[j].strip()
         depth += _depth(part)
         if len(text) <= MAX_LINE_CHARS:  # past it only the end of the signature is sought
-            text += ("" if text.endswith(tuple(_OPEN)) or part.startswith(tuple(_CLOSE))
-                     else " ") + part
+            text += (
+                "" if text.endswith(tuple(_OPEN)) or part.startswith(tuple(_CLOSE)) else " "
+            ) + part
         j += 1
     return text, j
 
@@ -146,7 +151,7 @@ def _docstring(lines: list[str], at: int) -> tuple[str | None, int]:
     stripped = lines[at].strip()
     match = _DOCSTRING.match(stripped)
     quote = match.group(1) if match else '"""'
-    body = stripped[match.end() if match else 0:]
+    body = stripped[match.end() if match else 0 :]
     if quote in body:  # one line: """Does x."""
         return body.split(quote, 1)[0].strip() or None, at + 1
     first = body.strip() or None

@@ -45,8 +45,9 @@ def pack(chunks: Sequence[Chunk], budget: int, counter: TokenCounter) -> tuple[s
     return text, len(shown)
 
 
-def pack_ranks(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
-               more: str = "") -> tuple[str, list[int]]:
+def pack_ranks(
+    chunks: Sequence[Chunk], budget: int, counter: TokenCounter, more: str = ""
+) -> tuple[str, list[int]]:
     """Whole chunks, best first, while the WHOLE text stays in budget; and the 1-based
     ranks shown. A chunk that does not fit is left out and later (smaller) ones may still
     fit; the summary line after them names what was left out."""
@@ -58,16 +59,18 @@ def pack_ranks(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
             blocks.append((rank, chunk.header(rank, size) + "\n" + _body(chunk)))
             used += size
     hint = "raise max_tokens or read_code them"
-    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, hint,
-                                              more=more), budget, counter)
+    return _fit(
+        blocks, lambda kept: _summary(kept, len(chunks), budget, hint, more=more), budget, counter
+    )
 
 
 #: hits of a listing shown with their signature and doc lines; the rest get one line each
 OUTLINED = 10
 
 
-def listing_entry(chunk: Chunk, rank: int, outlined: bool = True,
-                  query: QueryWords | None = None) -> str:
+def listing_entry(
+    chunk: Chunk, rank: int, outlined: bool = True, query: QueryWords | None = None
+) -> str:
     """One hit of a detail="list" answer: where it is, then (``outlined``) its signature and
     doc lines, then the lines that hold the query's words (``query``: matching.words_of),
     numbered (two for an outlined hit, one for the rest).
@@ -76,9 +79,13 @@ def listing_entry(chunk: Chunk, rank: int, outlined: bool = True,
     fields is named by its id instead (the only handle read_code has for it). A signature
     that does not name the chunk's symbol is a body line (the second part of a function
     cut in two) and is not shown as one."""
-    where = (f"{chunk.path}:{chunk.start_line}-{chunk.end_line}" if chunk.located
-             else f"id={chunk.id}" + (f" {chunk.path}" if chunk.path else "")
-             + f" lines {chunk.start_line}-{chunk.end_line}")
+    where = (
+        f"{chunk.path}:{chunk.start_line}-{chunk.end_line}"
+        if chunk.located
+        else f"id={chunk.id}"
+        + (f" {chunk.path}" if chunk.path else "")
+        + f" lines {chunk.start_line}-{chunk.end_line}"
+    )
     head = f"{rank}. {where}" + (f" {chunk.symbol}" if chunk.symbol else "")
     matched = matching_lines(chunk, query, MAX_MATCHED if outlined else 1) if query else []
     shown = [f"   {number}| {text}" for number, text in matched]
@@ -110,8 +117,13 @@ def _names(signature: str, symbol: str | None) -> bool:
     return signature != symbol and symbol.rsplit(".", 1)[-1] in signature
 
 
-def pack_listing(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
-                 query: QueryWords | None = None, more: str = "") -> tuple[str, list[int]]:
+def pack_listing(
+    chunks: Sequence[Chunk],
+    budget: int,
+    counter: TokenCounter,
+    query: QueryWords | None = None,
+    more: str = "",
+) -> tuple[str, list[int]]:
     """The detail="list" answer: one entry per hit, best first, while it stays in budget;
     past the first OUTLINED hits an entry is its location line and one matching line
     (about half the tokens), so a default answer lists more candidates within the same
@@ -127,12 +139,20 @@ def pack_listing(chunks: Sequence[Chunk], budget: int, counter: TokenCounter,
         blocks.append((rank, entry))
         used += size
     hint = "raise max_tokens to list them"
-    return _fit(blocks, lambda kept: _summary(kept, len(chunks), budget, hint,
-                                              listing=True, more=more), budget, counter)
+    return _fit(
+        blocks,
+        lambda kept: _summary(kept, len(chunks), budget, hint, listing=True, more=more),
+        budget,
+        counter,
+    )
 
 
-def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]], str],
-         budget: int, counter: TokenCounter) -> tuple[str, list[int]]:
+def _fit(
+    blocks: list[tuple[int, str]],
+    summary: Callable[[list[tuple[int, str]]], str],
+    budget: int,
+    counter: TokenCounter,
+) -> tuple[str, list[int]]:
     """The final text counted as sent (the blocks, then the summary line), blocks dropped
     from the end until it fits."""
     while True:
@@ -142,18 +162,29 @@ def _fit(blocks: list[tuple[int, str]], summary: Callable[[list[tuple[int, str]]
         blocks = blocks[:-1]
 
 
-def _summary(blocks: list[tuple[int, str]], found: int, budget: int, hint: str,
-             listing: bool = False, more: str = "") -> str:
+def _summary(
+    blocks: list[tuple[int, str]],
+    found: int,
+    budget: int,
+    hint: str,
+    listing: bool = False,
+    more: str = "",
+) -> str:
     """The closing line: hits shown, those the budget left out (by rank, with ``hint``),
     ``more`` (what the score cut left out) and, for a listing, how to read the code. Terse:
     every answer pays for it."""
     shown = {rank for rank, _ in blocks}
     left = [rank for rank in range(1, found + 1) if rank not in shown]
-    parts = [f"{len(blocks)} of {found} hits shown" if left
-             else f"{found} hit{'s' if found != 1 else ''} shown"]
+    parts = [
+        f"{len(blocks)} of {found} hits shown"
+        if left
+        else f"{found} hit{'s' if found != 1 else ''} shown"
+    ]
     if left:
-        parts.append(f"{len(left)} left out for the budget of {budget} tokens (ranks "
-                     f"{_ranges(left)}): {hint}")
+        parts.append(
+            f"{len(left)} left out for the budget of {budget} tokens (ranks "
+            f"{_ranges(left)}): {hint}"
+        )
     if more:
         parts.append(more)
     if listing and blocks:

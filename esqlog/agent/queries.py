@@ -19,10 +19,34 @@ _JOINED = re.compile(r"[A-Za-z_][\w$]*(?:(?:\.|/|::)[A-Za-z_][\w$]*)+")
 #: tokens no code holds: commit hashes (hex with digits and letters), ``#123``, ``GH-123``, URLs
 _NOISE = re.compile(
     r"https?://[^\s)\]>]+|(?<![\w#])#\d+\b|\bGH-\d+\b|"
-    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"
+)
 #: file extensions a path-like name ends with: not a word of the code's
-_EXTENSIONS = frozenset({"go", "py", "pyi", "java", "rb", "rs", "js", "ts", "tsx", "jsx", "c",
-                         "h", "cc", "cpp", "hpp", "md", "txt", "json", "yaml", "yml", "toml"})
+_EXTENSIONS = frozenset(
+    {
+        "go",
+        "py",
+        "pyi",
+        "java",
+        "rb",
+        "rs",
+        "js",
+        "ts",
+        "tsx",
+        "jsx",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "md",
+        "txt",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+    }
+)
 
 
 def agent_query(text: str) -> str:

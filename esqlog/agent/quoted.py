@@ -33,8 +33,10 @@ def quotation(query: str) -> re.Pattern[str] | None:
     words = _WORD.findall(query)
     if not MIN_WORDS <= len(words) <= MAX_WORDS:
         return None
-    return re.compile(r"(?<![A-Za-z0-9])" + r"[^A-Za-z0-9]+".join(map(re.escape, words))
-                      + r"(?![A-Za-z0-9])", re.IGNORECASE)
+    return re.compile(
+        r"(?<![A-Za-z0-9])" + r"[^A-Za-z0-9]+".join(map(re.escape, words)) + r"(?![A-Za-z0-9])",
+        re.IGNORECASE,
+    )
 
 
 def quoting(hits: Sequence[Hit], query: str) -> tuple[list[Hit], list[Hit]] | None:
@@ -46,5 +48,7 @@ def quoting(hits: Sequence[Hit], query: str) -> tuple[list[Hit], list[Hit]] | No
     holds = [bool(pattern.search(h.chunk.text)) for h in hits]
     if not any(holds):
         return None
-    return ([h for h, held in zip(hits, holds, strict=True) if held],
-            [h for h, held in zip(hits, holds, strict=True) if not held])
+    return (
+        [h for h, held in zip(hits, holds, strict=True) if held],
+        [h for h, held in zip(hits, holds, strict=True) if not held],
+    )

@@ -74,9 +74,16 @@ class IndexTool:
     """One calibrated index as the agent's tools read it: the calibration checked once, and
     every failure turned into a ToolInputError the agent can act on."""
 
-    def __init__(self, engine: Engine, calibration: Calibration, index: str, field: str,
-                 counter: TokenCounter, url: str | None = None,
-                 page_size: int = PATH_PAGE) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        calibration: Calibration,
+        index: str,
+        field: str,
+        counter: TokenCounter,
+        url: str | None = None,
+        page_size: int = PATH_PAGE,
+    ) -> None:
         """``page_size``: documents per scroll page of read_code(path=...)."""
         self.engine, self.calibration, self.index, self.field = engine, calibration, index, field
         self.counter, self.url, self.page_size = counter, url, page_size
@@ -86,8 +93,9 @@ class IndexTool:
     def _check_index(self) -> None:
         """Once per server: the calibration is this index's (a tool error until it is)."""
         if not self._checked:
-            self._guard(lambda: self.engine.run(
-                check_calibration_plan(self.calibration, self.index)))
+            self._guard(
+                lambda: self.engine.run(check_calibration_plan(self.calibration, self.index))
+            )
             self._checked = True
 
     def _guard(self, call: Any) -> Any:
@@ -103,8 +111,10 @@ class IndexTool:
     def _error(self, exc: Exception) -> ToolInputError | Exception:
         reason = unreachable_reason(exc)
         if reason is not None:  # a stopped engine: what to do, in one line
-            return ToolInputError(f"search engine at {redact(self.url or '?')} unreachable: "
-                                  f"{reason}; start it or check --url")
+            return ToolInputError(
+                f"search engine at {redact(self.url or '?')} unreachable: "
+                f"{reason}; start it or check --url"
+            )
         if is_client_error(exc):
             return ToolInputError(str(describe_failure(exc, self.url)))
         return exc
@@ -113,8 +123,9 @@ class IndexTool:
 class FileReader(IndexTool):
     """read_code on one index."""
 
-    def read(self, id: str | None, path: str | None, start_line: int | None,
-             end_line: int | None) -> str:
+    def read(
+        self, id: str | None, path: str | None, start_line: int | None, end_line: int | None
+    ) -> str:
         """Lines ``start_line``..``end_line`` (inclusive) of one document or file, numbered,
         from the index; cut at MAX_READ_TOKENS (WHOLE_READ_TOKENS when no range is given) with
         a last line saying where to go on. ``path`` may be absolute (inside the indexed
@@ -122,8 +133,9 @@ class FileReader(IndexTool):
         if (id is None) == (path is None):
             raise ToolInputError("pass exactly one of id or path")
         if start_line is not None and end_line is not None and start_line > end_line:
-            raise ToolInputError(f"start_line {start_line} is after end_line {end_line}; pass "
-                                 "start_line <= end_line")
+            raise ToolInputError(
+                f"start_line {start_line} is after end_line {end_line}; pass start_line <= end_line"
+            )
         self._check_index()
         if path is not None:
             path = self._indexed_path(path)
@@ -134,14 +146,20 @@ class FileReader(IndexTool):
         end = last if end_line is None else end_line
         if not first <= start <= end <= last:
             where = f"id {shown(id or '')}" if id is not None else f"path {shown(path or '')}"
-            raise ToolInputError(f"lines {start}-{end} are outside {where} (lines "
-                                 f"{first}-{last}); pass start_line <= end_line within them")
-        lines = [(number, line) for chunk in chunks
-                 for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line)
-                 if start <= number <= end]
+            raise ToolInputError(
+                f"lines {start}-{end} are outside {where} (lines "
+                f"{first}-{last}); pass start_line <= end_line within them"
+            )
+        lines = [
+            (number, line)
+            for chunk in chunks
+            for number, line in enumerate(source_lines(chunk.text), start=chunk.start_line)
+            if start <= number <= end
+        ]
         cap = WHOLE_READ_TOKENS if start_line is None and end_line is None else MAX_READ_TOKENS
-        return capped(lines, f"id={id!r}" if id is not None else f"path={path!r}", end, cap,
-                      self.counter)
+        return capped(
+            lines, f"id={id!r}" if id is not None else f"path={path!r}", end, cap, self.counter
+        )
 
     def _indexed_path(self, path: str) -> str:
         """``path`` as esqlog index stored it: relative to the indexed folder, normalized.
@@ -149,32 +167,41 @@ class FileReader(IndexTool):
         the index was built from (the index's marker names it) is made relative, and a path
         that leaves the folder is refused, whichever form it takes."""
         if len(path) > MAX_PATH_CHARS:
-            raise ToolInputError(f"path of {len(path)} characters is too long; pass a path "
-                                 "from search_code")
+            raise ToolInputError(
+                f"path of {len(path)} characters is too long; pass a path from search_code"
+            )
         if not path.strip():
             raise ToolInputError("path is empty; pass a path from search_code")
         if posixpath.isabs(path):
             root = self._root()
             if root is None:
-                raise ToolInputError(f"absolute path {shown(path)} but index {self.index!r} "
-                                     "does not name its folder; pass the path relative to it, "
-                                     "as search_code lists it")
+                raise ToolInputError(
+                    f"absolute path {shown(path)} but index {self.index!r} "
+                    "does not name its folder; pass the path relative to it, "
+                    "as search_code lists it"
+                )
             relative = posixpath.relpath(posixpath.normpath(path), root)
         else:
             relative = posixpath.normpath(path)
         if relative == ".." or relative.startswith("../") or posixpath.isabs(relative):
             where = self._root() or "the indexed folder"
-            raise ToolInputError(f"path {shown(path)} is outside {where}; pass a path inside "
-                                 "it, as search_code lists it")
+            raise ToolInputError(
+                f"path {shown(path)} is outside {where}; pass a path inside "
+                "it, as search_code lists it"
+            )
         return relative
 
     def _root(self) -> str | None:
         """The folder esqlog index read (its marker in the index's mapping), looked up once."""
         if self._root_folder is None:
-            found = self._guard(lambda: self.engine.perform(Request(
-                "GET", index_path(self.index, "_mapping"))))
-            roots = [((body.get("mappings") or {}).get("_meta") or {}).get(MARKER, {})
-                     .get("root") for body in found.values() if isinstance(body, dict)]
+            found = self._guard(
+                lambda: self.engine.perform(Request("GET", index_path(self.index, "_mapping")))
+            )
+            roots = [
+                ((body.get("mappings") or {}).get("_meta") or {}).get(MARKER, {}).get("root")
+                for body in found.values()
+                if isinstance(body, dict)
+            ]
             root = next((r for r in roots if isinstance(r, str) and r), "")
             self._root_folder = posixpath.normpath(root) if root else ""
         return self._root_folder or None
@@ -183,16 +210,19 @@ class FileReader(IndexTool):
         if not id.strip():
             raise ToolInputError("id is empty; pass an id from search_code")
         try:
-            found = self.engine.perform(Request(
-                "GET", index_path(self.index, "_doc", id)))
+            found = self.engine.perform(Request("GET", index_path(self.index, "_doc", id)))
         except Exception as exc:
             if error_status(exc) == 404:
-                raise ToolInputError(f"no document with id {shown(id)} in index {self.index!r}; "
-                                     "pass an id from search_code") from None
+                raise ToolInputError(
+                    f"no document with id {shown(id)} in index {self.index!r}; "
+                    "pass an id from search_code"
+                ) from None
             raise self._error(exc) from None
         if not found.get("found"):
-            raise ToolInputError(f"no document with id {shown(id)} in index {self.index!r}; "
-                                 "pass an id from search_code")
+            raise ToolInputError(
+                f"no document with id {shown(id)} in index {self.index!r}; "
+                "pass an id from search_code"
+            )
         return chunk_of(found, self.field)
 
     def _by_path(self, path: str) -> list[Chunk]:
@@ -201,23 +231,34 @@ class FileReader(IndexTool):
         if not path.strip():
             raise ToolInputError("path is empty; pass a path from search_code")
         hits: list[dict[str, Any]] = []
-        body = {"query": {"term": {PATH_FIELD: path}}, "size": self.page_size,
-                "sort": ["_doc"],
-                "_source": [self.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, "chunk"]}
-        self._guard(lambda: self.engine.run(scroll_plan(
-            self.index, body, lambda page: _collect(hits, page), keep_alive="1m")))
+        body = {
+            "query": {"term": {PATH_FIELD: path}},
+            "size": self.page_size,
+            "sort": ["_doc"],
+            "_source": [self.field, PATH_FIELD, *SYMBOL_FIELDS, START_FIELD, "chunk"],
+        }
+        self._guard(
+            lambda: self.engine.run(
+                scroll_plan(self.index, body, lambda page: _collect(hits, page), keep_alive="1m")
+            )
+        )
         chunks = whole_lines(hits, self.field)
         if not chunks:
-            raise ToolInputError(f"no document with path {shown(path)} in index {self.index!r}; "
-                                 "pass a path from search_code (or an id)")
+            raise ToolInputError(
+                f"no document with path {shown(path)} in index {self.index!r}; "
+                "pass a path from search_code (or an id)"
+            )
         if len(chunks) > 1 and not all(c.lines_known for c in chunks):
-            raise ToolInputError(f"path {shown(path)} has {len(chunks)} documents without line "
-                                 "numbers; read them by id")
+            raise ToolInputError(
+                f"path {shown(path)} has {len(chunks)} documents without line "
+                "numbers; read them by id"
+            )
         return chunks
 
 
-def capped(lines: list[tuple[int, str]], target: str, end: int, cap: int,
-           counter: TokenCounter) -> str:
+def capped(
+    lines: list[tuple[int, str]], target: str, end: int, cap: int, counter: TokenCounter
+) -> str:
     """All the lines when they fit ``cap`` tokens, else the longest prefix that fits
     with a note naming the next start_line (found by bisection on the real count)."""
     text = numbered(lines)
@@ -226,8 +267,10 @@ def capped(lines: list[tuple[int, str]], target: str, end: int, cap: int,
 
     def cut(keep: int) -> str:
         rest = lines[keep][0]
-        return (numbered(lines[:keep]) + f"\n[lines {rest}-{end} not shown: over "
-                f"{cap} tokens; read_code({target}, start_line={rest})]")
+        return (
+            numbered(lines[:keep]) + f"\n[lines {rest}-{end} not shown: over "
+            f"{cap} tokens; read_code({target}, start_line={rest})]"
+        )
 
     low, high = 0, len(lines) - 1  # cut(low) fits (a note alone does), cut(high + 1) not
     while low < high:
@@ -254,8 +297,12 @@ def whole_lines(hits: list[dict[str, Any]], field: str) -> list[Chunk]:
     for hit in sorted(hits, key=lambda h: (chunk_of(h, field).start_line, _number(h))):
         chunk = chunk_of(hit, field)
         last = out[-1] if out else None
-        if (last is not None and last.text and not last.text.endswith("\n")
-                and chunk.start_line == last.end_line):
+        if (
+            last is not None
+            and last.text
+            and not last.text.endswith("\n")
+            and chunk.start_line == last.end_line
+        ):
             out[-1] = replace(last, text=last.text + chunk.text)
         else:
             out.append(chunk)

@@ -41,12 +41,15 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 #: a dotted, slashed, ``::`` or ``#`` qualified name, a Go receiver ``(*T)`` inside
 _QUALIFIED_SHAPE = re.compile(r"[\w$.:/#()*-]+")
 #: the keywords that open a definition in the languages esqlog index parses
-_KEYWORDS = (r"\b(?:def|class|func|fn|type|struct|interface|trait|enum|function|module|"
-             r"object|record|impl|union|macro)\b")
+_KEYWORDS = (
+    r"\b(?:def|class|func|fn|type|struct|interface|trait|enum|function|module|"
+    r"object|record|impl|union|macro)\b"
+)
 #: a line that imports: Python, Go, Java/Kotlin/Scala, JS/TS, Rust, C/C++, Ruby, PHP, C#
 _IMPORT_LINE = re.compile(
     r"^\s*(?:import\b|from\s+\S+\s+import\b|use\s|using\s|#\s*include\b|require(?:_relative)?\b"
-    r"|extern\s+crate\b|export\s.*\bfrom\b|(?:const|let|var)\s.*=\s*require\()")
+    r"|extern\s+crate\b|export\s.*\bfrom\b|(?:const|let|var)\s.*=\s*require\()"
+)
 #: the first line of a multi-line import (``import (`` in Go, ``from x import (`` in Python,
 #: ``import {`` in JS), whose following lines import until the closing bracket
 _IMPORT_OPEN = re.compile(r"^\s*(?:import|from\s+\S+\s+import|export)\s*[({][^)}]*$")
@@ -75,9 +78,11 @@ class Wanted:
     def assigned(self) -> re.Pattern[str]:
         """A top-level definition by assignment (``DEFAULT_TIMEOUT = ...``, ``var X = ``,
         Go's typed ``var X T = ...``)."""
-        return re.compile(r"^\s*(?:(?:export|const|var|let|val|static|final|public|private)"
-                          rf"\s+)*{re.escape(self.name)}(?:\s+[\w.*\[\]]+)?\s*(?::[^=]*)?"
-                          r":?=(?!=)")
+        return re.compile(
+            r"^\s*(?:(?:export|const|var|let|val|static|final|public|private)"
+            rf"\s+)*{re.escape(self.name)}(?:\s+[\w.*\[\]]+)?\s*(?::[^=]*)?"
+            r":?=(?!=)"
+        )
 
 
 def reference_name(symbol: str) -> Wanted:
@@ -88,8 +93,10 @@ def reference_name(symbol: str) -> Wanted:
     if not text:
         raise ToolInputError("symbol is empty; pass a name such as Client or httpx.Client")
     if len(text) > MAX_NAME_CHARS:
-        raise ToolInputError(f"symbol of {len(text)} characters is too long; pass one name "
-                             f"of at most {MAX_NAME_CHARS}")
+        raise ToolInputError(
+            f"symbol of {len(text)} characters is too long; pass one name "
+            f"of at most {MAX_NAME_CHARS}"
+        )
     if _IDENTIFIER.fullmatch(text):
         return Wanted(text, symbol)
     if _QUALIFIED_SHAPE.fullmatch(text):
@@ -97,9 +104,11 @@ def reference_name(symbol: str) -> Wanted:
         last = _IDENTIFIER.findall(text)
         if names or last:
             return Wanted(names[0] if names else last[-1], symbol)
-    raise ToolInputError(f"symbol {shown(symbol)} is not a name; pass one identifier or "
-                         "dotted name (Client, httpx.Client, Context.Next); grep_code "
-                         "searches any text")
+    raise ToolInputError(
+        f"symbol {shown(symbol)} is not a name; pass one identifier or "
+        "dotted name (Client, httpx.Client, Context.Next); grep_code "
+        "searches any text"
+    )
 
 
 def classify(chunk: Chunk, wanted: Wanted) -> list[tuple[int, str, int, int]]:
@@ -109,8 +118,9 @@ def classify(chunk: Chunk, wanted: Wanted) -> list[tuple[int, str, int, int]]:
     lines = matching_lines(chunk, wanted.word)
     if not lines:
         return []
-    named_so = chunk.symbol is not None and (chunk.symbol == wanted.name
-                                             or chunk.symbol.endswith("." + wanted.name))
+    named_so = chunk.symbol is not None and (
+        chunk.symbol == wanted.name or chunk.symbol.endswith("." + wanted.name)
+    )
     definition: int | None = None
     if named_so:
         definition = next((n for n, line, _ in lines if wanted.defined.search(line)), None)
@@ -119,8 +129,7 @@ def classify(chunk: Chunk, wanted: Wanted) -> list[tuple[int, str, int, int]]:
     imports = _import_lines(chunk)
     out: list[tuple[int, str, int, int]] = []
     for number, line, at in lines:
-        group = (DEFINITION if number == definition
-                 else IMPORT if number in imports else USE)
+        group = DEFINITION if number == definition else IMPORT if number in imports else USE
         out.append((number, line, at, group))
     return out
 
@@ -152,22 +161,32 @@ def reference_hits(candidates: list[Candidate], wanted: Wanted) -> list[LineHit]
     return hits
 
 
-def references_answer(wanted: Wanted, hits: list[LineHit], limit: int, note: str = "",
-                      path_glob: str | None = None,
-                      counter: TokenCounter | None = None) -> str:
+def references_answer(
+    wanted: Wanted,
+    hits: list[LineHit],
+    limit: int,
+    note: str = "",
+    path_glob: str | None = None,
+    counter: TokenCounter | None = None,
+) -> str:
     """The answer's text: a head line with the counts, the lines, how many more."""
-    label = wanted.name if wanted.asked.strip() == wanted.name else (
-        f"{wanted.name} (the last part of {wanted.asked.strip()})")
+    label = (
+        wanted.name
+        if wanted.asked.strip() == wanted.name
+        else (f"{wanted.name} (the last part of {wanted.asked.strip()})")
+    )
     under = f" under {path_glob!r}" if path_glob else ""
     if not hits:
         zero = f"no references to {label} in the index{under}"
         return f"{note}\n{zero}" if note else zero
     lines, files = counted(hits)
     groups = [counted([h for h in hits if h.group == g])[0] for g in (DEFINITION, IMPORT, USE)]
-    head = (f"{lines} references to {label}{under} in {files} file{'s' * (files != 1)}: "
-            f"{_plural(groups[0], 'definition')}, {_plural(groups[1], 'import')}, "
-            f"{_plural(groups[2], 'use')} (definitions, imports, then uses; code before "
-            "tests and docs)")
+    head = (
+        f"{lines} references to {label}{under} in {files} file{'s' * (files != 1)}: "
+        f"{_plural(groups[0], 'definition')}, {_plural(groups[1], 'import')}, "
+        f"{_plural(groups[2], 'use')} (definitions, imports, then uses; code before "
+        "tests and docs)"
+    )
     if note:
         head = f"{note}\n{head}"
     return answer(head, hits, limit, "references", counter)
@@ -183,13 +202,18 @@ class References:
     def __init__(self, tool: IndexTool, scan: TextScan | None = None) -> None:
         self.scan = scan if scan is not None else TextScan(tool)
 
-    def find(self, symbol: str, path_glob: str | None = None,
-             limit: int = DEFAULT_LIMIT) -> str:
+    def find(self, symbol: str, path_glob: str | None = None, limit: int = DEFAULT_LIMIT) -> str:
         """Every line that uses ``symbol`` (its last part when qualified), definitions
         first, up to ``limit`` lines, then how many more."""
         check_limit(limit)
         wanted = reference_name(symbol)
         candidates, total = self.scan.candidates(identifier_terms(wanted.name), path_glob)
         hits = reference_hits(candidates, wanted)
-        return references_answer(wanted, hits, limit, unread_note(len(candidates), total),
-                                 path_glob, self.scan.tool.counter)
+        return references_answer(
+            wanted,
+            hits,
+            limit,
+            unread_note(len(candidates), total),
+            path_glob,
+            self.scan.tool.counter,
+        )

@@ -35,8 +35,12 @@ PROSE_LANGUAGES = ("markdown", "rst", "text")
 #: (Lucene regular expressions, matched against the whole path)
 TEST_PATHS = (
     "(.*/)?(tests?|testing|testdata|spec|specs|__tests__|examples?|_examples)/.*",
-    "(.*/)?test_[^/]*", ".*_(test|spec)\\.[a-z]+", ".*Tests?\\.java", "(.*/)?tests?\\.py",
-    ".*\\.(spec|test)\\.[jt]sx?", "(.*/)?conftest\\.py",
+    "(.*/)?test_[^/]*",
+    ".*_(test|spec)\\.[a-z]+",
+    ".*Tests?\\.java",
+    "(.*/)?tests?\\.py",
+    ".*\\.(spec|test)\\.[jt]sx?",
+    "(.*/)?conftest\\.py",
 )
 _REGEXP_RESERVED = set('.?+*|{}[]()"\\#@&<>~')
 MAX_GLOB = 500
@@ -56,11 +60,14 @@ class Scope:
         for name, allowed in (("tests", TESTS_PRESENCE), ("prose", PRESENCE)):
             value = getattr(self, name)
             if value not in allowed:
-                raise ToolInputError(f"{name} {value!r} is not one of {', '.join(allowed)}; "
-                                     f"pass {name}=\"{allowed[0]}\" or another of them")
+                raise ToolInputError(
+                    f"{name} {value!r} is not one of {', '.join(allowed)}; "
+                    f'pass {name}="{allowed[0]}" or another of them'
+                )
         if self.path is not None and not 0 < len(self.path) <= MAX_GLOB:
-            raise ToolInputError(f"path glob must have 1-{MAX_GLOB} characters; pass e.g. "
-                                 "'src/**/*.go' or '*.py'")
+            raise ToolInputError(
+                f"path glob must have 1-{MAX_GLOB} characters; pass e.g. 'src/**/*.go' or '*.py'"
+            )
 
     def clauses(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """(filter, must_not) clauses of the engine's bool query."""
@@ -100,8 +107,12 @@ def is_test(path: str | None) -> bool:
 
 
 def _tests() -> dict[str, Any]:
-    return {"bool": {"should": [{"regexp": {PATH_FIELD: {"value": rx}}} for rx in TEST_PATHS],
-                     "minimum_should_match": 1}}
+    return {
+        "bool": {
+            "should": [{"regexp": {PATH_FIELD: {"value": rx}}} for rx in TEST_PATHS],
+            "minimum_should_match": 1,
+        }
+    }
 
 
 def _prose() -> dict[str, Any]:

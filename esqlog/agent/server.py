@@ -46,7 +46,8 @@ INSTRUCTIONS = (
     "as 'path:start-end symbol' with their first code line and doc line; read_code(path, "
     "start_line, end_line) then returns those exact numbered lines. Search first, read only "
     "what the listing points to. find_references(symbol) lists every line that defines, "
-    "imports or uses a name; grep_code(pattern) every line with exact text or a regex.")
+    "imports or uses a name; grep_code(pattern) every line with exact text or a regex."
+)
 
 SEARCH_DOC = (
     "Ranked code search. Best results come from identifier names and distinctive words "
@@ -65,14 +66,16 @@ SEARCH_DOC = (
     "The last line, after the hits, says how many were "
     f"shown and how many left out for the budget. The whole answer is at most max_tokens "
     f"tokens ({MIN_BUDGET}-{MAX_BUDGET}, counted with the o200k_base tokenizer; {MAX_BUDGET} "
-    "stays under Claude Code's 25,000-token cut of a tool result).")
+    "stays under Claude Code's 25,000-token cut of a tool result)."
+)
 
 READ_DOC = (
     "Exact lines of an indexed file, each prefixed with its line number ('  12| code'). "
     "Pass path and start_line/end_line from a search_code listing (inclusive; omit both "
     "for the whole file), or an id when a listing shows 'id=...' instead of a path. At most "
     f"{MAX_READ_TOKENS} tokens per answer; a longer range ends with a line naming the "
-    "start_line to continue from.")
+    "start_line to continue from."
+)
 
 REFERENCES_DOC = (
     "Where a name is defined, imported and used: every line of the indexed code holding it "
@@ -80,23 +83,25 @@ REFERENCES_DOC = (
     "definitions first, then imports, then uses (implementation before tests and docs). "
     "Exhaustive: the first line counts them all; past limit, 'N more references in M files'. "
     "A dotted or qualified name (httpx.Client, Context.Next, pkg.(*T).M) is looked up by "
-    "its last part. 'no references to X in the index' means no indexed line holds it.")
+    "its last part. 'no references to X in the index' means no indexed line holds it."
+)
 
 GREP_DOC = (
     "Exact search of the indexed text, line by line, for what ranking cannot answer: a "
     "literal (default, case-sensitive) or, with regex=true, a Python regular expression "
     "matched within one line. Lists every matching line as 'path:line: the line' by path "
     "and line, up to limit, then 'N more lines in M files'. Faster and narrower with a word "
-    "of 3+ letters in the pattern.")
+    "of 3+ letters in the pattern."
+)
 
 #: the line tools' shared arguments (module level: the SDK resolves annotations here)
 GLOB = Field(description="Only files matching this glob: 'src/**/*.go', '*.py', 'internal/'.")
 LINES = Field(description=f"Lines to list, 1-{MAX_LINES}; the rest are counted.")
 
 
-
-def build_server(search: CodeSearch, freshness: Freshness | None = None,
-                 about: str | None = None) -> Any:
+def build_server(
+    search: CodeSearch, freshness: Freshness | None = None, about: str | None = None
+) -> Any:
     """An ``MCPServer`` with search_code, read_code, find_references and grep_code bound to
     ``search``; with ``freshness``, each call first re-indexes the files changed on disk.
     ``about``: the serverInfo description (what esqlog mcp chose at start, shown by clients
@@ -105,81 +110,155 @@ def build_server(search: CodeSearch, freshness: Freshness | None = None,
 
     from esqlog.agent.arguments import ReadableServer
 
-    server = ReadableServer("esqlog", instructions=INSTRUCTIONS, log_level="WARNING",
-                            description=about)
+    server = ReadableServer(
+        "esqlog", instructions=INSTRUCTIONS, log_level="WARNING", description=about
+    )
     tools_only(server)
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                idempotent_hint=True)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     _add_search_tool(server, search, freshness, read_only)
     _add_read_tool(server, search, freshness, read_only)
     _add_line_tools(server, search, freshness, read_only)
     return server
 
 
-def _add_search_tool(server: ReadableServer, search: CodeSearch,
-                     freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+def _add_search_tool(
+    server: ReadableServer,
+    search: CodeSearch,
+    freshness: Freshness | None,
+    read_only: ToolAnnotations,
+) -> None:
     """search_code: the ranked listing (or whole chunks) of what a query names."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     @server.tool(annotations=read_only, description=SEARCH_DOC, structured_output=False)
     def search_code(
-        query: Annotated[str, Field(description=(
-            "Identifiers and distinctive words from the code you look for (function, type "
-            "or field names, error text, rare terms); a few words beat a sentence."))],
-        max_tokens: Annotated[int, Field(description=(
-            f"Budget of the whole answer in tokens, {MIN_BUDGET}-{MAX_BUDGET}. The default "
-            f"lists up to {DEFAULT_LIMIT} hits within {DEFAULT_BUDGET}; raise it with "
-            "detail='code'."))] = DEFAULT_BUDGET,
-        limit: Annotated[int, Field(description=(
-            f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
-            "left out and counted on the last line."))] = DEFAULT_LIMIT,
-        detail: Annotated[str, Field(description=(
-            "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
-            "hit. 'code': whole chunks, best first, until max_tokens is spent."))] = "list",
-        path: Annotated[str | None, Field(description=(
-            "Only files matching this glob: 'src/**/*.go', '*.py', 'internal/auth/'."
-        ))] = None,
-        language: Annotated[str | None, Field(description=(
-            "Only this language: go, python, java, typescript, rust, ..."))] = None,
-        kind: Annotated[str | None, Field(description=(
-            "Only this kind of symbol: function, method, class, type, module."))] = None,
-        tests: Annotated[TestsPresence, Field(description=(
-            "Test and example files: 'after' (default: listed after the implementation), "
-            "'include' (ranked with it), 'exclude' or 'only'."))] = "after",
-        prose: Annotated[Presence, Field(description=(
-            "Docs, changelogs and other text files: 'exclude' (default: code only), "
-            "'include' or 'only'."))] = "exclude",
-        offset: Annotated[int, Field(description=(
-            "Skip this many ranked hits and list the rest without the score cut (the last "
-            "line names the offset when hits were cut)."))] = 0,
+        query: Annotated[
+            str,
+            Field(
+                description=(
+                    "Identifiers and distinctive words from the code you look for (function, type "
+                    "or field names, error text, rare terms); a few words beat a sentence."
+                )
+            ),
+        ],
+        max_tokens: Annotated[
+            int,
+            Field(
+                description=(
+                    f"Budget of the whole answer in tokens, {MIN_BUDGET}-{MAX_BUDGET}. The default "
+                    f"lists up to {DEFAULT_LIMIT} hits within {DEFAULT_BUDGET}; raise it with "
+                    "detail='code'."
+                )
+            ),
+        ] = DEFAULT_BUDGET,
+        limit: Annotated[
+            int,
+            Field(
+                description=(
+                    f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
+                    "left out and counted on the last line."
+                )
+            ),
+        ] = DEFAULT_LIMIT,
+        detail: Annotated[
+            str,
+            Field(
+                description=(
+                    "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
+                    "hit. 'code': whole chunks, best first, until max_tokens is spent."
+                )
+            ),
+        ] = "list",
+        path: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Only files matching this glob: 'src/**/*.go', '*.py', 'internal/auth/'."
+                )
+            ),
+        ] = None,
+        language: Annotated[
+            str | None,
+            Field(description=("Only this language: go, python, java, typescript, rust, ...")),
+        ] = None,
+        kind: Annotated[
+            str | None,
+            Field(description=("Only this kind of symbol: function, method, class, type, module.")),
+        ] = None,
+        tests: Annotated[
+            TestsPresence,
+            Field(
+                description=(
+                    "Test and example files: 'after' (default: listed after the implementation), "
+                    "'include' (ranked with it), 'exclude' or 'only'."
+                )
+            ),
+        ] = "after",
+        prose: Annotated[
+            Presence,
+            Field(
+                description=(
+                    "Docs, changelogs and other text files: 'exclude' (default: code only), "
+                    "'include' or 'only'."
+                )
+            ),
+        ] = "exclude",
+        offset: Annotated[
+            int,
+            Field(
+                description=(
+                    "Skip this many ranked hits and list the rest without the score cut (the last "
+                    "line names the offset when hits were cut)."
+                )
+            ),
+        ] = 0,
     ) -> str:
         try:
             scope = Scope(path, language, kind, tests, prose)
             note = freshness.check() if freshness is not None else ""
-            return with_note(note, search.search(query, max_tokens, limit, detail, scope,
-                                                 offset))
+            return with_note(note, search.search(query, max_tokens, limit, detail, scope, offset))
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
     _ = search_code  # registered by the decorator
 
 
-def _add_read_tool(server: ReadableServer, search: CodeSearch,
-                   freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+def _add_read_tool(
+    server: ReadableServer,
+    search: CodeSearch,
+    freshness: Freshness | None,
+    read_only: ToolAnnotations,
+) -> None:
     """read_code: the exact numbered lines a listing points to."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     @server.tool(annotations=read_only, description=READ_DOC, structured_output=False)
     def read_code(
-        path: Annotated[str | None, Field(description=(
-            "File path exactly as a search_code listing shows it (before the colon)."))] = None,
-        start_line: Annotated[int | None, Field(description=(
-            "First line to return (inclusive); default: the file's first."))] = None,
-        end_line: Annotated[int | None, Field(description=(
-            "Last line to return (inclusive); default: the file's last."))] = None,
-        id: Annotated[str | None, Field(description=(
-            "Only for hits listed as 'id=...' (documents without path or line numbers); "
-            "otherwise pass path."))] = None,
+        path: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "File path exactly as a search_code listing shows it (before the colon)."
+                )
+            ),
+        ] = None,
+        start_line: Annotated[
+            int | None,
+            Field(description=("First line to return (inclusive); default: the file's first.")),
+        ] = None,
+        end_line: Annotated[
+            int | None,
+            Field(description=("Last line to return (inclusive); default: the file's last.")),
+        ] = None,
+        id: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Only for hits listed as 'id=...' (documents without path or line numbers); "
+                    "otherwise pass path."
+                )
+            ),
+        ] = None,
     ) -> str:
         try:
             note = freshness.check(_touched(search, path)) if freshness is not None else ""
@@ -190,8 +269,12 @@ def _add_read_tool(server: ReadableServer, search: CodeSearch,
     _ = read_code  # registered by the decorator
 
 
-def _add_line_tools(server: ReadableServer, search: CodeSearch,
-                    freshness: Freshness | None, read_only: ToolAnnotations) -> None:
+def _add_line_tools(
+    server: ReadableServer,
+    search: CodeSearch,
+    freshness: Freshness | None,
+    read_only: ToolAnnotations,
+) -> None:
     """find_references and grep_code: exact lines of the indexed text, for what a ranking
     cannot answer (every use of a name, a literal or a regex)."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -200,8 +283,9 @@ def _add_line_tools(server: ReadableServer, search: CodeSearch,
 
     @server.tool(annotations=read_only, description=REFERENCES_DOC, structured_output=False)
     def find_references(
-        symbol: Annotated[str, Field(description=(
-            "One name: Client, dial_conn, httpx.Client, Context.Next."))],
+        symbol: Annotated[
+            str, Field(description=("One name: Client, dial_conn, httpx.Client, Context.Next."))
+        ],
         path_glob: Annotated[str | None, GLOB] = None,
         limit: Annotated[int, LINES] = LINES_LIMIT,
     ) -> str:
@@ -213,11 +297,22 @@ def _add_line_tools(server: ReadableServer, search: CodeSearch,
 
     @server.tool(annotations=read_only, description=GREP_DOC, structured_output=False)
     def grep_code(
-        pattern: Annotated[str, Field(description=(
-            "The text to find on one line; a regular expression when regex is true."))],
-        regex: Annotated[bool, Field(description=(
-            "false (default): pattern is literal text; true: a Python regular expression."
-        ))] = False,
+        pattern: Annotated[
+            str,
+            Field(
+                description=(
+                    "The text to find on one line; a regular expression when regex is true."
+                )
+            ),
+        ],
+        regex: Annotated[
+            bool,
+            Field(
+                description=(
+                    "false (default): pattern is literal text; true: a Python regular expression."
+                )
+            ),
+        ] = False,
         path_glob: Annotated[str | None, GLOB] = None,
         limit: Annotated[int, LINES] = LINES_LIMIT,
     ) -> str:

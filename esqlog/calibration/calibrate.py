@@ -55,6 +55,7 @@ from esqlog.statistics.vocabulary_scan import ScanHook, scan_vocabulary
 
 # --- computing one ------------------------------------------------------------------------
 
+
 @dataclass
 class CalibrationTimings:
     """Wall-clock split of a calibrate run, for the benchmark."""
@@ -81,8 +82,19 @@ def calibrate(
     (:func:`esqlog.engine.failures.with_retries`: capped, jittered exponential backoff); the last
     failure propagates for the caller to describe.
     """
-    record, _ = _calibrate(engine, index, field_name, exact, sample, seed, predictor,
-                           progress_factory, timings, with_vocabulary=False, parallel=parallel)
+    record, _ = _calibrate(
+        engine,
+        index,
+        field_name,
+        exact,
+        sample,
+        seed,
+        predictor,
+        progress_factory,
+        timings,
+        with_vocabulary=False,
+        parallel=parallel,
+    )
     return record
 
 
@@ -113,20 +125,41 @@ def calibrate_with_vocabulary(
     (default: now) stamps the record and the snapshot: two runs given the same one over
     the same index write the same bytes.
     """
-    record, vocab = _calibrate(engine, index, field_name, True, DEFAULT_SAMPLE, 42, predictor,
-                               progress_factory, timings, with_vocabulary=True,
-                               scan_hook=scan_hook, parallel=parallel, scanner=scanner,
-                               created_at=created_at)
+    record, vocab = _calibrate(
+        engine,
+        index,
+        field_name,
+        True,
+        DEFAULT_SAMPLE,
+        42,
+        predictor,
+        progress_factory,
+        timings,
+        with_vocabulary=True,
+        scan_hook=scan_hook,
+        parallel=parallel,
+        scanner=scanner,
+        created_at=created_at,
+    )
     assert vocab is not None
     return record, vocab
 
 
 def _calibrate(
-    engine: Engine, index: str, field_name: str, exact: bool, sample: int, seed: int,
-    predictor: str, progress_factory: Callable[[str, int], Callable[[int], None]] | None,
-    timings: CalibrationTimings | None, with_vocabulary: bool,
-    scan_hook: ScanHook | None = None, parallel: int = DEFAULT_PARALLEL,
-    scanner: Scanner | None = None, created_at: str | None = None,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    exact: bool,
+    sample: int,
+    seed: int,
+    predictor: str,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+    timings: CalibrationTimings | None,
+    with_vocabulary: bool,
+    scan_hook: ScanHook | None = None,
+    parallel: int = DEFAULT_PARALLEL,
+    scanner: Scanner | None = None,
+    created_at: str | None = None,
 ) -> tuple[Calibration, Vocabulary | None]:
     chosen: Predictor = get_predictor(predictor)
     stamp = created_at or utc_now()  # the record's and the snapshot's: one moment
@@ -136,26 +169,50 @@ def _calibrate(
     stats_done = time.perf_counter()
     vocab: Vocabulary | None = None
     if with_vocabulary:
-        progress = (progress_factory("term vectors (vocabulary)", live)
-                    if progress_factory else None)
+        progress = progress_factory("term vectors (vocabulary)", live) if progress_factory else None
 
         def run_scan() -> VocabularyScan:
             if scan_hook is not None:
                 scan_hook.restart()
             if scanner is not None:
                 return scanner(info.name, field_name, info.shards, progress)
-            return scan_vocabulary(engine, info.name, field_name, info.shards, parallel,
-                                   progress=progress, on_doc=scan_hook)
+            return scan_vocabulary(
+                engine,
+                info.name,
+                field_name,
+                info.shards,
+                parallel,
+                progress=progress,
+                on_doc=scan_hook,
+            )
 
         scan: VocabularyScan = with_retries(run_scan)
         hapax = scan.hapax()
         vocab = vocabulary_from_scan(
-            scan, index=info.name, index_uuid=info.uuid, field=field_name,
-            doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf, live_docs=live,
-            created_at=stamp)
+            scan,
+            index=info.name,
+            index_uuid=info.uuid,
+            field=field_name,
+            doc_count=fstats.doc_count,
+            sum_ttf=fstats.sum_ttf,
+            live_docs=live,
+            created_at=stamp,
+        )
     else:
-        hapax = with_retries(lambda: _hapax(engine, info, field_name, reads.routings, exact,
-                                            sample, seed, live, progress_factory, parallel))
+        hapax = with_retries(
+            lambda: _hapax(
+                engine,
+                info,
+                field_name,
+                reads.routings,
+                exact,
+                sample,
+                seed,
+                live,
+                progress_factory,
+                parallel,
+            )
+        )
     hapax_done = time.perf_counter()
     features = CorpusFeatures(h_tok=hapax.h_tok, doc_count=fstats.doc_count, avgdl=fstats.avgdl)
     q = chosen.predict(features)
@@ -196,25 +253,49 @@ def _read_field(engine: Engine, index: str, field_name: str) -> _FieldReads:
     fstats: FieldStats = read(lambda: field_stats_plan(info.name, field_name, routings))
     plugin: PluginFinding = read(terms_plugin_plan)  # engine_query="auto" reads it
     if live == 0 or fstats.doc_count == 0 or fstats.sum_ttf == 0:
-        raise UsageError(f"field {field_name!r} of index {info.name!r} has no indexed text",
-                         "index documents first, or pass a field that has text")
+        raise UsageError(
+            f"field {field_name!r} of index {info.name!r} has no indexed text",
+            "index documents first, or pass a field that has text",
+        )
     return _FieldReads(info, live, finfo, routings, fstats, plugin)
 
 
-def _record(engine: Engine, reads: _FieldReads, field_name: str, chosen: Predictor, q: float,
-            hapax: HapaxEstimate, vocab: Vocabulary | None, stamp: str) -> Calibration:
+def _record(
+    engine: Engine,
+    reads: _FieldReads,
+    field_name: str,
+    chosen: Predictor,
+    q: float,
+    hapax: HapaxEstimate,
+    vocab: Vocabulary | None,
+    stamp: str,
+) -> Calibration:
     """The record of one run: what was read, what was estimated, and what produced it."""
     info, finfo, fstats = reads.info, reads.finfo, reads.fstats
     return Calibration(
-        index=info.name, index_uuid=info.uuid, field=field_name, q=round(q, 4),
-        h_tok=hapax.h_tok, h_tok_low=hapax.low, h_tok_high=hapax.high, h_tok_method=hapax.method,
-        doc_count=fstats.doc_count, live_docs=reads.live, sum_ttf=fstats.sum_ttf,
-        avgdl=fstats.avgdl, shards=info.shards, analyzer=finfo.analyzer,
-        splits_identifiers=finfo.splits_identifiers, standard_analysis=finfo.standard,
+        index=info.name,
+        index_uuid=info.uuid,
+        field=field_name,
+        q=round(q, 4),
+        h_tok=hapax.h_tok,
+        h_tok_low=hapax.low,
+        h_tok_high=hapax.high,
+        h_tok_method=hapax.method,
+        doc_count=fstats.doc_count,
+        live_docs=reads.live,
+        sum_ttf=fstats.sum_ttf,
+        avgdl=fstats.avgdl,
+        shards=info.shards,
+        analyzer=finfo.analyzer,
+        splits_identifiers=finfo.splits_identifiers,
+        standard_analysis=finfo.standard,
         search_analyzer=finfo.search_analyzer if finfo.search_analyzer != finfo.analyzer else None,
-        predictor=chosen.name, predictor_version=chosen.version, engine=engine.flavor,
+        predictor=chosen.name,
+        predictor_version=chosen.version,
+        engine=engine.flavor,
         engine_version=".".join(map(str, engine.version)),
-        vocabulary_terms=len(vocab) if vocab is not None else 0, created_at=stamp,
+        vocabulary_terms=len(vocab) if vocab is not None else 0,
+        created_at=stamp,
         terms_plugin=reads.plugin.version,
     )
 
@@ -232,25 +313,34 @@ def check_field_path_plan(index: str, field_name: str) -> Plan[None]:
     parts = field_name.split(".")
     for depth, part in enumerate(parts):
         props = node.get("properties") or {} if isinstance(node, Mapping) else {}
-        here = ".".join(parts[:depth + 1])
+        here = ".".join(parts[: depth + 1])
         if part not in props and isinstance(node, Mapping) and part in (node.get("fields") or {}):
             parent = ".".join(parts[:depth])
             raise UsageError(
                 f"field {field_name!r} is a multi-field (subfield) of {parent!r}: esqlog "
                 "analyzes queries through an artificial document, which cannot set a subfield",
-                "calibrate a top-level text field, or map this text as a field of its own")
+                "calibrate a top-level text field, or map this text as a field of its own",
+            )
         node = props.get(part) or {}
         if depth < len(parts) - 1 and node.get("type") == "nested":
             raise UsageError(
                 f"field {field_name!r} is inside the nested object {here!r}, whose documents "
                 "field statistics and match queries do not see",
-                "calibrate a field outside nested objects (or copy_to a top-level field)")
+                "calibrate a field outside nested objects (or copy_to a top-level field)",
+            )
 
 
 def _hapax(
-    engine: Engine, info: IndexInfo, field_name: str, routings: tuple[str, ...], exact: bool,
-    sample: int, seed: int, live: int,
-    progress_factory: Callable[[str, int], Callable[[int], None]] | None, parallel: int,
+    engine: Engine,
+    info: IndexInfo,
+    field_name: str,
+    routings: tuple[str, ...],
+    exact: bool,
+    sample: int,
+    seed: int,
+    live: int,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None,
+    parallel: int,
 ) -> HapaxEstimate:
     if exact:
         progress = progress_factory("term vectors (exact)", live) if progress_factory else None
@@ -258,14 +348,17 @@ def _hapax(
     size = min(sample, live)
     check_sample(sample)
     progress = progress_factory("term vectors (sample)", size) if progress_factory else None
-    return engine.run(sampled_hapax_plan(info.name, field_name, routings, size, live, seed,
-                                         progress=progress))
+    return engine.run(
+        sampled_hapax_plan(info.name, field_name, routings, size, live, seed, progress=progress)
+    )
 
 
 def check_sample(sample: int) -> int:
     """The sample size, or a one-line error whose fix points the right way."""
     if not 1 <= sample <= MAX_SAMPLE:
         direction = "a larger" if sample < 1 else "a smaller"
-        raise UsageError(f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
-                         f"pass {direction} --sample, or --exact to read every document")
+        raise UsageError(
+            f"--sample must be between 1 and {MAX_SAMPLE}, got {sample}",
+            f"pass {direction} --sample, or --exact to read every document",
+        )
     return sample

@@ -48,8 +48,10 @@ def script_mode_problem_plan() -> Plan[UsageError | None]:
     """
     gap = yield from scripting_gap_plan()
     if gap is not None:
-        return UsageError(f"script mode cannot run on this cluster: {gap}",
-                          "use --mode boost (the same ranking, no scripts needed)")
+        return UsageError(
+            f"script mode cannot run on this cluster: {gap}",
+            "use --mode boost (the same ranking, no scripts needed)",
+        )
     try:
         yield Request("GET", api_path("_scripts", TERM_SCRIPT_ID))
     except Exception as exc:
@@ -57,9 +59,10 @@ def script_mode_problem_plan() -> Plan[UsageError | None]:
 
         if error_status(exc) != 404:
             raise
-        return UsageError(f"script mode needs the stored script {TERM_SCRIPT_ID}, which is "
-                          "not installed", "run esqlog calibrate --install-script once, or "
-                          "use --mode boost (the same ranking)")
+        return UsageError(
+            f"script mode needs the stored script {TERM_SCRIPT_ID}, which is not installed",
+            "run esqlog calibrate --install-script once, or use --mode boost (the same ranking)",
+        )
     return None
 
 
@@ -70,29 +73,37 @@ def install_script_plan(script_id: str = TERM_SCRIPT_ID) -> Plan[None]:
     """
     gap = yield from scripting_gap_plan()
     if gap is not None:
-        raise UsageError(f"cannot install the stored script: {gap}",
-                         "search with --mode boost (the same ranking, no scripts needed)")
-    yield Request("PUT", api_path("_scripts", script_id), body={
-        "script": {"lang": "painless", "source": painless_source(script_id)}})
+        raise UsageError(
+            f"cannot install the stored script: {gap}",
+            "search with --mode boost (the same ranking, no scripts needed)",
+        )
+    yield Request(
+        "PUT",
+        api_path("_scripts", script_id),
+        body={"script": {"lang": "painless", "source": painless_source(script_id)}},
+    )
 
 
 #: esqlog-calibrations as esqlog creates it: records are read back from _source only
-_CALIBRATIONS_BODY = {"settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
-                      "mappings": {"dynamic": False}}
+_CALIBRATIONS_BODY = {
+    "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+    "mappings": {"dynamic": False},
+}
 #: fields every calibration record holds: an unmarked index mapping them all is one an
 #: earlier esqlog made by writing records into it
 _RECORD_FIELDS = ("esqlog_version", "index_uuid", "h_tok", "predictor")
 
 
-def store_in_cluster_plan(calibration: Calibration,
-                          index: str = CALIBRATION_INDEX) -> Plan[str]:
+def store_in_cluster_plan(calibration: Calibration, index: str = CALIBRATION_INDEX) -> Plan[str]:
     """Keep the record in esqlog's own index, one document per index+field; an index of
     that name esqlog did not make (or an alias of it) is refused before any write."""
-    yield from ensure_state_index_plan(index, "calibrations", "calibrate", _CALIBRATIONS_BODY,
-                                       legacy=_legacy_calibrations)
+    yield from ensure_state_index_plan(
+        index, "calibrations", "calibrate", _CALIBRATIONS_BODY, legacy=_legacy_calibrations
+    )
     doc_id = f"{calibration.index}:{calibration.field}"
-    yield Request("PUT", index_path(index, "_doc", doc_id),
-                  {"refresh": "true"}, calibration.to_json())
+    yield Request(
+        "PUT", index_path(index, "_doc", doc_id), {"refresh": "true"}, calibration.to_json()
+    )
     return doc_id
 
 
@@ -110,7 +121,9 @@ def load_from_cluster_plan(index: str, field_name: str) -> Plan[Calibration]:
         from esqlog.engine.failures import error_status
 
         if error_status(exc) == 404:
-            raise UsageError(f"no calibration stored in the cluster for {index}/{field_name}",
-                             "run esqlog calibrate --store-in-cluster") from None
+            raise UsageError(
+                f"no calibration stored in the cluster for {index}/{field_name}",
+                "run esqlog calibrate --store-in-cluster",
+            ) from None
         raise
     return Calibration.from_json(body.get("_source", {}), f"stored calibration {doc_id}")

@@ -44,25 +44,35 @@ def load_calibration(path: str | Path) -> Calibration:
     """
     source = Path(path)
     what = "calibration file"
-    payload = read_regular_file(source, MAX_CALIBRATION_BYTES, what,
-                                "pass the file esqlog calibrate --out FILE wrote")
+    payload = read_regular_file(
+        source, MAX_CALIBRATION_BYTES, what, "pass the file esqlog calibrate --out FILE wrote"
+    )
     try:
         data = json.loads(payload.decode("utf-8"), object_pairs_hook=unique_keys)
     except DuplicateKeyError as exc:
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration esqlog "
-                         f"wrote ({exc})", "re-run esqlog calibrate") from None
+        raise UsageError(
+            f"calibration file {str(source)!r} is not a calibration esqlog wrote ({exc})",
+            "re-run esqlog calibrate",
+        ) from None
     except UnicodeDecodeError:
-        raise UsageError(f"calibration file {str(source)!r} is not UTF-8 text",
-                         "re-run esqlog calibrate") from None
+        raise UsageError(
+            f"calibration file {str(source)!r} is not UTF-8 text", "re-run esqlog calibrate"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise UsageError(f"calibration file {str(source)!r} is truncated or corrupt "
-                         f"(line {exc.lineno})", "re-run esqlog calibrate") from None
+        raise UsageError(
+            f"calibration file {str(source)!r} is truncated or corrupt (line {exc.lineno})",
+            "re-run esqlog calibrate",
+        ) from None
     except RecursionError:
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration (nested "
-                         "too deeply to read)", "re-run esqlog calibrate") from None
+        raise UsageError(
+            f"calibration file {str(source)!r} is not a calibration (nested too deeply to read)",
+            "re-run esqlog calibrate",
+        ) from None
     except ValueError:  # an integer of more digits than Python converts (int_max_str_digits)
-        raise UsageError(f"calibration file {str(source)!r} is not a calibration (a number "
-                         "too long to read)", "re-run esqlog calibrate") from None
+        raise UsageError(
+            f"calibration file {str(source)!r} is not a calibration (a number too long to read)",
+            "re-run esqlog calibrate",
+        ) from None
     record = Calibration.from_json(data, f"calibration file {str(source)!r}")
     # The folder of the file itself, not of a symlink to it: the snapshot is written beside
     # the real file (esqlog.atomic follows links), so that is where it is found.
@@ -70,7 +80,9 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def save_with_vocabulary(
-    record: Calibration, vocab: Vocabulary, path: str | Path,
+    record: Calibration,
+    vocab: Vocabulary,
+    path: str | Path,
     companions: Callable[[Path, str], None] | None = None,
 ) -> Calibration:
     """Replace the pair (calibration, snapshot) so that a kill at any point leaves a whole pair.
@@ -92,8 +104,13 @@ def save_with_vocabulary(
     atomic_write(target.parent / vocab_name, payload, "vocabulary file")
     if companions is not None:
         companions(target.parent / stem, digest)
-    linked = replace(record, vocabulary=vocab_name, vocabulary_sha256=digest,
-                     vocabulary_terms=len(vocab), location=str(target.parent))
+    linked = replace(
+        record,
+        vocabulary=vocab_name,
+        vocabulary_sha256=digest,
+        vocabulary_terms=len(vocab),
+        location=str(target.parent),
+    )
     save_calibration(linked, path)
     _remove_unnamed_snapshots(target, stem, vocab_name)
     return linked
@@ -116,7 +133,10 @@ def _remove_unnamed_snapshots(target: Path, stem: str, keep: str) -> None:
         legacy = f"{stem}.{kind}.npz"
         for candidate in target.parent.iterdir():
             name = candidate.name
-            hashed = (name.startswith(f"{stem}.{kind}.") and name.endswith(".npz")
-                      and len(name) == len(stem) + len(kind) + 2 + 16 + len(".npz"))
+            hashed = (
+                name.startswith(f"{stem}.{kind}.")
+                and name.endswith(".npz")
+                and len(name) == len(stem) + len(kind) + 2 + 16 + len(".npz")
+            )
             if name != kept and (hashed or name == legacy):
                 candidate.unlink(missing_ok=True)

@@ -62,11 +62,15 @@ def check_calibration_plan(calibration: Calibration, index: str) -> Plan[Freshne
     if info.uuid != calibration.index_uuid:
         raise UsageError(
             f"the calibration is for index {calibration.index!r} (uuid "
-            f"{calibration.index_uuid}), not for {index!r} as it exists now", fix)
+            f"{calibration.index_uuid}), not for {index!r} as it exists now",
+            fix,
+        )
     if info.shards != calibration.shards:
         raise UsageError(
             f"the calibration says index {calibration.index!r} has {calibration.shards:,} "
-            f"shards but it has {info.shards} (the file was edited or damaged)", fix)
+            f"shards but it has {info.shards} (the file was edited or damaged)",
+            fix,
+        )
     live = yield from live_doc_count_plan(info.name)
     return freshness_of(calibration, info.uuid, live)
 
@@ -75,6 +79,8 @@ def stale_warning(calibration: Calibration, fresh: Freshness) -> str | None:
     """The warning text for a stale calibration, or None."""
     if not fresh.stale:
         return None
-    return (f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
-            f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
-            f"{calibration.index} --field {calibration.field}")
+    return (
+        f"warning: the index changed by {fresh.drift:.0%} of its documents since it was "
+        f"calibrated ({calibration.created_at}); re-run esqlog calibrate --index "
+        f"{calibration.index} --field {calibration.field}"
+    )

@@ -44,8 +44,11 @@ def _data_node(node: Mapping[str, Any]) -> bool:
 
 def _versions(node: Mapping[str, Any]) -> set[str]:
     plugins = node.get("plugins")
-    return {str(p.get("version", "")) for p in plugins or ()
-            if isinstance(p, Mapping) and p.get("name") == PLUGIN_NAME}
+    return {
+        str(p.get("version", ""))
+        for p in plugins or ()
+        if isinstance(p, Mapping) and p.get("name") == PLUGIN_NAME
+    }
 
 
 def finding_of(nodes: Mapping[str, Any]) -> PluginFinding:
@@ -56,16 +59,19 @@ def finding_of(nodes: Mapping[str, Any]) -> PluginFinding:
     lacking = [str(n.get("name", "?")) for n in data if not _versions(n)]
     if lacking:
         shown = ", ".join(sorted(lacking)[:3]) + (" ..." if len(lacking) > 3 else "")
-        return PluginFinding("", f"{len(lacking)} of {len(data)} data nodes lack "
-                                 f"{PLUGIN_NAME} ({shown})")
+        return PluginFinding(
+            "", f"{len(lacking)} of {len(data)} data nodes lack {PLUGIN_NAME} ({shown})"
+        )
     found = set().union(*(_versions(n) for n in data))
     if len(found) > 1:  # a rolling upgrade: the query is the same, name the oldest
         version = min(found, key=_version_key)
-        return PluginFinding(version, f"every data node runs {PLUGIN_NAME} (versions "
-                                      f"{', '.join(sorted(found, key=_version_key))})")
+        return PluginFinding(
+            version,
+            f"every data node runs {PLUGIN_NAME} (versions "
+            f"{', '.join(sorted(found, key=_version_key))})",
+        )
     version = found.pop()
-    return PluginFinding(version, f"every data node ({len(data)}) runs {PLUGIN_NAME} "
-                                  f"{version}")
+    return PluginFinding(version, f"every data node ({len(data)}) runs {PLUGIN_NAME} {version}")
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -79,8 +85,9 @@ def terms_plugin_plan() -> Plan[PluginFinding]:
     """Ask every node's plugins and roles; a refused request (a user without the
     cluster:monitor privilege) is "not checked", never an error: calibrate goes on."""
     try:
-        body = yield Request("GET", "/_nodes/plugins",
-                             {"filter_path": "nodes.*.name,nodes.*.roles,nodes.*.plugins"})
+        body = yield Request(
+            "GET", "/_nodes/plugins", {"filter_path": "nodes.*.name,nodes.*.roles,nodes.*.plugins"}
+        )
     except Exception as exc:  # the client's own error type, or a ClusterError
         status = error_status(exc)
         if status is None and not isinstance(exc, ClusterError):
@@ -99,8 +106,9 @@ def engine_query_for(calibrations: Iterable[Calibration]) -> tuple[str, str]:
     if not found:
         return "span", "no calibration"
     if any(v is None for v in found):
-        return "span", (f"the calibration did not check for {PLUGIN_NAME} (calibrate again "
-                        "to find it)")
+        return "span", (
+            f"the calibration did not check for {PLUGIN_NAME} (calibrate again to find it)"
+        )
     if any(v == "" for v in found):
         return "span", f"a data node lacks {PLUGIN_NAME} (calibrate found it missing)"
     oldest = min((v for v in found if v), key=_version_key)
@@ -110,6 +118,5 @@ def engine_query_for(calibrations: Iterable[Calibration]) -> tuple[str, str]:
 def search_path_line(calibration: Calibration) -> str:
     """The report's line: which query the identifiers mode's groups will be sent as."""
     chosen, why = engine_query_for([calibration])
-    what = (f"plugin {PLUGIN_NAME} {calibration.terms_plugin}" if chosen == "plugin"
-            else "spans")
+    what = f"plugin {PLUGIN_NAME} {calibration.terms_plugin}" if chosen == "plugin" else "spans"
     return f"identifiers groups as {what}: {why}"

@@ -42,6 +42,7 @@ def _integer(low: int, high: int | None = None) -> Check:
             bound = f"between {low:,} and {high:,}" if high is not None else f">= {low:,}"
             return f"must be {bound}, got {value:,}"
         return None
+
     return check
 
 
@@ -53,6 +54,7 @@ def _number(low: float, high: float | None = None) -> Check:
             bound = f"between {low:g} and {high:g}" if high is not None else f">= {low:g}"
             return f"must be a number {bound}, got {value!r}"
         return None
+
     return check
 
 
@@ -65,6 +67,7 @@ def _text(required: bool = False) -> Check:
         if len(value) > MAX_TEXT or "\x00" in value:
             return f"must be at most {MAX_TEXT} characters without NUL"
         return None
+
     return check
 
 
@@ -76,8 +79,12 @@ def _index_name(value: Any) -> str | None:
     wrong = _text(required=True)(value)
     if wrong:
         return wrong
-    if value in (".", "..") or value.startswith(("-", "_", "+")) or (
-            set(value) & _INDEX_FORBIDDEN) or len(value.encode("utf-8")) > 255:
+    if (
+        value in (".", "..")
+        or value.startswith(("-", "_", "+"))
+        or (set(value) & _INDEX_FORBIDDEN)
+        or len(value.encode("utf-8")) > 255
+    ):
         return f"is not a valid index name: {_shown(value)}"
     return None
 
@@ -94,8 +101,10 @@ def _optional(check: Check) -> Check:
 
 def _plugin_version(value: Any) -> str | None:
     if not isinstance(value, str) or not _PLUGIN_VERSION.fullmatch(value):
-        return (f"must be a version such as 1.3.0, or empty for a cluster without the "
-                f"plugin, got {_shown(value)}")
+        return (
+            f"must be a version such as 1.3.0, or empty for a cluster without the "
+            f"plugin, got {_shown(value)}"
+        )
     return None
 
 
@@ -154,7 +163,7 @@ def _shown(value: Any, limit: int = 40) -> str:
     text = repr(value)
     kind = type(value).__name__
     if len(text) > limit:
-        text = text[:limit - 3] + "..."
+        text = text[: limit - 3] + "..."
     return f"{text} ({kind})" if not isinstance(value, str) else text
 
 
@@ -238,8 +247,10 @@ class Calibration:
     def regime(self) -> str:
         """A plain-words forecast of what q-log IDF will do on this field."""
         if self.splits_identifiers:
-            return ("identifiers are already split at index time: expect a smaller gain "
-                    f"than q {self.q:.3f} alone suggests")
+            return (
+                "identifiers are already split at index time: expect a smaller gain "
+                f"than q {self.q:.3f} alone suggests"
+            )
         if self.q <= 0.85:
             return "identifier-heavy code: expect a large gain"
         if self.q < 0.97:
@@ -251,10 +262,12 @@ class Calibration:
         """Why queries on this field are analyzed differently from its documents, or None."""
         if not self.search_analyzer:
             return None
-        return (f"field {self.field!r} is searched with analyzer {self.search_analyzer!r} but "
-                f"indexed with {self.analyzer!r}: wrapped searches analyze queries with "
-                f"{self.search_analyzer!r} as the engine does, and leave clauses whose search "
-                "analyzer can emit token graphs (synonyms, shingles) to the engine")
+        return (
+            f"field {self.field!r} is searched with analyzer {self.search_analyzer!r} but "
+            f"indexed with {self.analyzer!r}: wrapped searches analyze queries with "
+            f"{self.search_analyzer!r} as the engine does, and leave clauses whose search "
+            "analyzer can emit token graphs (synonyms, shingles) to the engine"
+        )
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -280,11 +293,12 @@ class Calibration:
         if type(schema) is int and schema > SCHEMA_VERSION:
             version = data.get("esqlog_version")
             shown = version if isinstance(version, str) and len(version) < 40 else "?"
-            raise UsageError(f"{source} was written by a newer esqlog ({shown}, schema {schema})",
-                             "upgrade esqlog or re-run esqlog calibrate with this version")
+            raise UsageError(
+                f"{source} was written by a newer esqlog ({shown}, schema {schema})",
+                "upgrade esqlog or re-run esqlog calibrate with this version",
+            )
         fields = cls.__dataclass_fields__.values()
-        required = {f.name for f in fields if f.default is MISSING
-                    and f.default_factory is MISSING}
+        required = {f.name for f in fields if f.default is MISSING and f.default_factory is MISSING}
         wrong = problems(data, required)
         if wrong:
             more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""

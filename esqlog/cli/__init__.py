@@ -40,15 +40,18 @@ class EsqlogGroup(click.Group):
         """The listing from each command's recorded summary, importing none of them."""
         from esqlog.cli import commands
 
-        shown = {name: self.commands.get(name) or commands.listed(name)
-                 for name in self.list_commands(ctx)}
+        shown = {
+            name: self.commands.get(name) or commands.listed(name)
+            for name in self.list_commands(ctx)
+        }
         listing = {name: command for name, command in shown.items() if not command.hidden}
         if not listing:
             return
         limit = formatter.width - 6 - max(len(name) for name in listing)
         with formatter.section("Commands"):
-            formatter.write_dl([(name, command.get_short_help_str(limit))
-                                for name, command in listing.items()])
+            formatter.write_dl(
+                [(name, command.get_short_help_str(limit)) for name, command in listing.items()]
+            )
 
     def invoke(self, ctx: click.Context) -> Any:
         from esqlog.cli.shared_options import show_python_warning
@@ -84,9 +87,13 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
 @click.group(cls=EsqlogGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="esqlog")
 @click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks (for bug reports).")
-@click.option("--verbose", "-v", is_flag=True,
-              help="Log each request's method, path and status (and retries) to stderr; "
-                   "never headers or credentials.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Log each request's method, path and status (and retries) to stderr; "
+    "never headers or credentials.",
+)
 @click.pass_context
 def main(ctx: click.Context, debug: bool, verbose: bool) -> None:
     """q-log IDF for BM25 code search on Elasticsearch and OpenSearch, without reindexing.

@@ -39,49 +39,112 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
 @click.option("--index", required=True, help="Index (or alias of one index) to calibrate.")
 @click.option("--field", "field_name", required=True, help="The analyzed text field to score.")
 @click.option("--exact", is_flag=True, help="Read every document's term vectors (slower).")
-@click.option("--vocabulary", "with_vocabulary", is_flag=True,
-              help="Also snapshot every term's df beside --out (NAME.vocab.<sha>.npz), so "
-                   "searches need no statistics round trip; implies --exact.")
-@click.option("--identifiers", "with_identifiers", is_flag=True,
-              help="With --vocabulary: also learn identifier splits and the split stream's "
-                   "statistics (NAME.idents.<sha>.npz) for search --mode identifiers.")
-@click.option("--parallel", type=int, default=DEFAULT_PARALLEL, show_default=True,
-              help="Shards read at once by --exact / --vocabulary (1: one after another); "
-                   "--identifiers reads them in as many worker processes.")
-@click.option("--memory-limit", default="256M", show_default=True,
-              help="With --identifiers: memory for what grows with the documents (each "
-                   "document's term ids go to a temporary file past it); the statistics "
-                   "do not depend on it. A size: 64M, 1G.")
-@click.option("--dask", "dask_address", metavar="ADDRESS",
-              help="With --identifiers: scan the shards as tasks on the Dask cluster whose "
-                   "scheduler is here (tcp://HOST:8786; pip install 'esqlog[distributed]'). "
-                   "The connection settings, credentials included, travel to its workers; "
-                   "the files written are the same as a local run's.")
-@click.option("--dask-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_CONNECT_TIMEOUT,
-              show_default=True, help="Seconds to wait for the --dask scheduler.")
-@click.option("--sample", type=int, default=DEFAULT_SAMPLE, show_default=True,
-              help="Documents sampled for h_tok when not --exact.")
-@click.option("--seed", type=int, default=42, show_default=True,
-              help="Sampling seed (a signed 64-bit integer).")
-@click.option("--predictor", type=click.Choice(sorted(PREDICTORS)), default=None,
-              help="Rule from corpus statistics to q (default: the best validated one).")
-@click.option("--out", type=click.Path(),  # checked by esqlog.atomic (one line)
-              help="Write the calibration JSON here (atomically; a symlink's target is "
-                   "rewritten, its mode kept).")
-@click.option("--install-script", is_flag=True,
-              help="Install esqlog's stored Painless script (for --mode script).")
-@click.option("--store-in-cluster", is_flag=True,
-              help="Also keep the calibration in esqlog's own index esqlog-calibrations.")
+@click.option(
+    "--vocabulary",
+    "with_vocabulary",
+    is_flag=True,
+    help="Also snapshot every term's df beside --out (NAME.vocab.<sha>.npz), so "
+    "searches need no statistics round trip; implies --exact.",
+)
+@click.option(
+    "--identifiers",
+    "with_identifiers",
+    is_flag=True,
+    help="With --vocabulary: also learn identifier splits and the split stream's "
+    "statistics (NAME.idents.<sha>.npz) for search --mode identifiers.",
+)
+@click.option(
+    "--parallel",
+    type=int,
+    default=DEFAULT_PARALLEL,
+    show_default=True,
+    help="Shards read at once by --exact / --vocabulary (1: one after another); "
+    "--identifiers reads them in as many worker processes.",
+)
+@click.option(
+    "--memory-limit",
+    default="256M",
+    show_default=True,
+    help="With --identifiers: memory for what grows with the documents (each "
+    "document's term ids go to a temporary file past it); the statistics "
+    "do not depend on it. A size: 64M, 1G.",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS",
+    help="With --identifiers: scan the shards as tasks on the Dask cluster whose "
+    "scheduler is here (tcp://HOST:8786; pip install 'esqlog[distributed]'). "
+    "The connection settings, credentials included, travel to its workers; "
+    "the files written are the same as a local run's.",
+)
+@click.option(
+    "--dask-timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_CONNECT_TIMEOUT,
+    show_default=True,
+    help="Seconds to wait for the --dask scheduler.",
+)
+@click.option(
+    "--sample",
+    type=int,
+    default=DEFAULT_SAMPLE,
+    show_default=True,
+    help="Documents sampled for h_tok when not --exact.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=42,
+    show_default=True,
+    help="Sampling seed (a signed 64-bit integer).",
+)
+@click.option(
+    "--predictor",
+    type=click.Choice(sorted(PREDICTORS)),
+    default=None,
+    help="Rule from corpus statistics to q (default: the best validated one).",
+)
+@click.option(
+    "--out",
+    type=click.Path(),  # checked by esqlog.atomic (one line)
+    help="Write the calibration JSON here (atomically; a symlink's target is "
+    "rewritten, its mode kept).",
+)
+@click.option(
+    "--install-script",
+    is_flag=True,
+    help="Install esqlog's stored Painless script (for --mode script).",
+)
+@click.option(
+    "--store-in-cluster",
+    is_flag=True,
+    help="Also keep the calibration in esqlog's own index esqlog-calibrations.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a report.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr (default: when stderr is a terminal).",
+)
 def calibrate_command(
-    connection: ConnectionSettings, index: str, field_name: str, exact: bool, sample: int,
-    seed: int, predictor: str | None, out: str | None, with_vocabulary: bool,
+    connection: ConnectionSettings,
+    index: str,
+    field_name: str,
+    exact: bool,
+    sample: int,
+    seed: int,
+    predictor: str | None,
+    out: str | None,
+    with_vocabulary: bool,
     install_script: bool,
-    store_in_cluster: bool, as_json: bool, progress: bool | None,
-    with_identifiers: bool = False, parallel: int = DEFAULT_PARALLEL,
-    memory_limit: str = "256M", dask_address: str | None = None,
+    store_in_cluster: bool,
+    as_json: bool,
+    progress: bool | None,
+    with_identifiers: bool = False,
+    parallel: int = DEFAULT_PARALLEL,
+    memory_limit: str = "256M",
+    dask_address: str | None = None,
     dask_timeout: float = DEFAULT_CONNECT_TIMEOUT,
 ) -> None:
     """Measure a field's hapax density and predict its q, reading only.
@@ -93,14 +156,20 @@ def calibrate_command(
     # Every check of the user's input before connecting, and every step that can fail
     # before --out is written: a failed run never leaves a new file behind.
     if with_vocabulary and out is None:
-        raise UsageError("--vocabulary needs --out (the snapshot is written beside that file)",
-                         "add --out FILE.json")
+        raise UsageError(
+            "--vocabulary needs --out (the snapshot is written beside that file)",
+            "add --out FILE.json",
+        )
     if with_identifiers and not with_vocabulary:
-        raise UsageError("--identifiers needs --vocabulary (its statistics ride on that scan)",
-                         "add --vocabulary --out FILE.json")
+        raise UsageError(
+            "--identifiers needs --vocabulary (its statistics ride on that scan)",
+            "add --vocabulary --out FILE.json",
+        )
     if dask_address is not None and not with_identifiers:
-        raise UsageError("--dask runs the --identifiers scan (nothing else runs on Dask)",
-                         "add --vocabulary --identifiers, or leave out --dask")
+        raise UsageError(
+            "--dask runs the --identifiers scan (nothing else runs on Dask)",
+            "add --vocabulary --identifiers, or leave out --dask",
+        )
     if dask_address is not None:
         require_distributed()
     if out is not None:
@@ -110,21 +179,56 @@ def calibrate_command(
     check_parallel(parallel)
     memory = parse_memory_limit(memory_limit)
     if not -(2**63) <= seed < 2**63:
-        raise UsageError(f"--seed must be a signed 64-bit integer, got {seed}",
-                         "pass a smaller --seed, e.g. --seed 42")
+        raise UsageError(
+            f"--seed must be a signed 64-bit integer, got {seed}",
+            "pass a smaller --seed, e.g. --seed 42",
+        )
     with ExitStack() as stack:  # the scheduler first: it is what this run adds to reach
-        scheduler = (None if dask_address is None else
-                     stack.enter_context(dask_scheduler(dask_address, dask_timeout)))
-        _run(connection, index, field_name, exact, sample, seed, predictor, out,
-             with_vocabulary, install_script, store_in_cluster, as_json, progress,
-             with_identifiers, parallel, memory, scheduler)
+        scheduler = (
+            None
+            if dask_address is None
+            else stack.enter_context(dask_scheduler(dask_address, dask_timeout))
+        )
+        _run(
+            connection,
+            index,
+            field_name,
+            exact,
+            sample,
+            seed,
+            predictor,
+            out,
+            with_vocabulary,
+            install_script,
+            store_in_cluster,
+            as_json,
+            progress,
+            with_identifiers,
+            parallel,
+            memory,
+            scheduler,
+        )
 
 
-def _run(connection: ConnectionSettings, index: str, field_name: str, exact: bool,
-         sample: int, seed: int, predictor: str | None, out: str | None,
-         with_vocabulary: bool, install_script: bool, store_in_cluster: bool, as_json: bool,
-         progress: bool | None, with_identifiers: bool, parallel: int, memory: MemoryLimit,
-         scheduler: Any) -> None:
+def _run(
+    connection: ConnectionSettings,
+    index: str,
+    field_name: str,
+    exact: bool,
+    sample: int,
+    seed: int,
+    predictor: str | None,
+    out: str | None,
+    with_vocabulary: bool,
+    install_script: bool,
+    store_in_cluster: bool,
+    as_json: bool,
+    progress: bool | None,
+    with_identifiers: bool,
+    parallel: int,
+    memory: MemoryLimit,
+    scheduler: Any,
+) -> None:
     """Calibrate and report, once every argument has been checked."""
     from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 
@@ -139,20 +243,42 @@ def _run(connection: ConnectionSettings, index: str, field_name: str, exact: boo
     if with_identifiers:
         from esqlog.identifiers.calibrate import calibrate_identifiers
 
-        found = calibrate_identifiers(engine, index, field_name,
-                                      predictor=predictor or DEFAULT_PREDICTOR,
-                                      progress_factory=bars, timings=timings,
-                                      connection=connection, parallel=parallel,
-                                      memory=memory, dask=scheduler)
+        found = calibrate_identifiers(
+            engine,
+            index,
+            field_name,
+            predictor=predictor or DEFAULT_PREDICTOR,
+            progress_factory=bars,
+            timings=timings,
+            connection=connection,
+            parallel=parallel,
+            memory=memory,
+            dask=scheduler,
+        )
         record = found.record
     elif with_vocabulary:
         record, vocab = calibrate_with_vocabulary(
-            engine, index, field_name, predictor=predictor or DEFAULT_PREDICTOR,
-            progress_factory=bars, timings=timings, parallel=parallel)
+            engine,
+            index,
+            field_name,
+            predictor=predictor or DEFAULT_PREDICTOR,
+            progress_factory=bars,
+            timings=timings,
+            parallel=parallel,
+        )
     else:
-        record = calibrate(engine, index, field_name, exact=exact, sample=sample, seed=seed,
-                           predictor=predictor or DEFAULT_PREDICTOR, progress_factory=bars,
-                           timings=timings, parallel=parallel)
+        record = calibrate(
+            engine,
+            index,
+            field_name,
+            exact=exact,
+            sample=sample,
+            seed=seed,
+            predictor=predictor or DEFAULT_PREDICTOR,
+            progress_factory=bars,
+            timings=timings,
+            parallel=parallel,
+        )
     if record.analysis_warning:
         click.echo(f"warning: {record.analysis_warning}", err=True)
     if store_in_cluster:
@@ -169,16 +295,30 @@ def _run(connection: ConnectionSettings, index: str, field_name: str, exact: boo
     _report(record, timings, out, identifiers_note, as_json, install_script, store_in_cluster)
 
 
-def _report(record: Calibration, timings: CalibrationTimings, out: str | None,
-            identifiers_note: str | None, as_json: bool, install_script: bool,
-            store_in_cluster: bool) -> None:
+def _report(
+    record: Calibration,
+    timings: CalibrationTimings,
+    out: str | None,
+    identifiers_note: str | None,
+    as_json: bool,
+    install_script: bool,
+    store_in_cluster: bool,
+) -> None:
     """What the run did, printed once all of it is done (nothing is claimed before it
     happened): one JSON object, or the report, a line per file written, the mode a search
     with no mode will use, and a line per change in the cluster."""
     if as_json:
-        click.echo(json.dumps({**record.to_json(), "regime": record.regime,
-                               "seconds": round(timings.total, 3),
-                               "out": str(out) if out else None}, sort_keys=True))
+        click.echo(
+            json.dumps(
+                {
+                    **record.to_json(),
+                    "regime": record.regime,
+                    "seconds": round(timings.total, 3),
+                    "out": str(out) if out else None,
+                },
+                sort_keys=True,
+            )
+        )
         return
     click.echo(format_report(record, timings))
     if out is not None:

@@ -23,39 +23,60 @@ class LazyCommand(NamedTuple):
 
 LAZY_COMMANDS: dict[str, LazyCommand] = {
     "calibrate": LazyCommand(
-        "calibrate_cmd", "calibrate_command",
-        "Measure a field's hapax density and predict its q, reading only."),
+        "calibrate_cmd",
+        "calibrate_command",
+        "Measure a field's hapax density and predict its q, reading only.",
+    ),
     "search": LazyCommand(
-        "search_cmd", "search_command",
-        "Search INDEX for QUERY with q-log IDF (a match query on the calibrated field)."),
+        "search_cmd",
+        "search_command",
+        "Search INDEX for QUERY with q-log IDF (a match query on the calibrated field).",
+    ),
     "explain": LazyCommand(
-        "explain_cmd", "explain_command",
-        "Show, per analyzed term of QUERY, n, N, idf, idf_q and the weight idf_q / idf."),
+        "explain_cmd",
+        "explain_command",
+        "Show, per analyzed term of QUERY, n, N, idf, idf_q and the weight idf_q / idf.",
+    ),
     "similarity": LazyCommand(
-        "similarity_cmd", "similarity_group",
-        "Make q-log BM25 the index's default similarity (closes the index briefly), "
-        "or undo it."),
+        "similarity_cmd",
+        "similarity_group",
+        "Make q-log BM25 the index's default similarity (closes the index briefly), or undo it.",
+    ),
     "eval": LazyCommand(
-        "eval_cmd", "eval_command",
-        "Measure native BM25 vs q-log on queries with judgments (ir-measures metrics)."),
+        "eval_cmd",
+        "eval_command",
+        "Measure native BM25 vs q-log on queries with judgments (ir-measures metrics).",
+    ),
     "compare": LazyCommand(
-        "compare_cmd", "compare_command",
-        "What esqlog would change on your own queries, without any judgments."),
+        "compare_cmd",
+        "compare_command",
+        "What esqlog would change on your own queries, without any judgments.",
+    ),
     "bench-beir": LazyCommand(
-        "bench_cmd", "bench_command",
-        "Benchmark native BM25 against every esqlog mode on a BEIR folder."),
+        "bench_cmd",
+        "bench_command",
+        "Benchmark native BM25 against every esqlog mode on a BEIR folder.",
+    ),
     "demo": LazyCommand(
-        "demo_cmd", "demo_command",
-        "Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25."),
+        "demo_cmd",
+        "demo_command",
+        "Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25.",
+    ),
     "mcp": LazyCommand(
-        "mcp_cmd", "mcp_command",
-        "Serve search_code and read_code on INDEX to an MCP client (a coding agent)."),
+        "mcp_cmd",
+        "mcp_command",
+        "Serve search_code and read_code on INDEX to an MCP client (a coding agent).",
+    ),
     "plugin": LazyCommand(
-        "plugin_cmd", "plugin_group",
-        "Build the esqlog-terms engine plugin zip for one exact engine release."),
+        "plugin_cmd",
+        "plugin_group",
+        "Build the esqlog-terms engine plugin zip for one exact engine release.",
+    ),
     "index": LazyCommand(
-        "index_cmd", "index_command",
-        "Index the source files under PATH into INDEX, for esqlog search and esqlog mcp."),
+        "index_cmd",
+        "index_command",
+        "Index the source files under PATH into INDEX, for esqlog search and esqlog mcp.",
+    ),
 }
 
 

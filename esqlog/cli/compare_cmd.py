@@ -22,32 +22,79 @@ from esqlog.evaluation.rollout import QueryChange, Summary
 @click.command("compare")
 @connection_options
 @click.option("--index", required=True, help="Index (or alias) the application searches.")
-@click.option("--queries", "queries_path", required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Query log: one query per line, or qid<TAB>text, BEIR/esqlog JSONL, "
-                   "TREC topics.")
-@click.option("--calibration", "calibration_file", required=True,
-              type=click.Path(path_type=Path), help="Calibration JSON (esqlog calibrate --out).")
+@click.option(
+    "--queries",
+    "queries_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Query log: one query per line, or qid<TAB>text, BEIR/esqlog JSONL, TREC topics.",
+)
+@click.option(
+    "--calibration",
+    "calibration_file",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Calibration JSON (esqlog calibrate --out).",
+)
 @click.option("--field", "field_name", help="The calibrated field (default: the calibration's).")
-@click.option("--mode", type=click.Choice(CLI_MODES), default="auto", show_default=True,
-              help="The esqlog mode to compare with native BM25 (auto: what wrap() uses "
-                   "with no mode: identifiers on code, else boost).")
-@click.option("--joins/--no-joins", default=False, show_default=True,
-              help="With boost: add identifier joins.")
-@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True,
-              help="Page size for overlap@k and the first-result check.")
-@click.option("--p", "p", type=click.FloatRange(0.01, 0.999), default=DEFAULT_P,
-              show_default=True, help="RBO persistence (0.9: the top 10 carry 86% of the weight).")
-@click.option("--depth", type=click.IntRange(1, 10_000), default=100, show_default=True,
-              help="Hits fetched per search (RBO looks this deep).")
+@click.option(
+    "--mode",
+    type=click.Choice(CLI_MODES),
+    default="auto",
+    show_default=True,
+    help="The esqlog mode to compare with native BM25 (auto: what wrap() uses "
+    "with no mode: identifiers on code, else boost).",
+)
+@click.option(
+    "--joins/--no-joins", default=False, show_default=True, help="With boost: add identifier joins."
+)
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="Page size for overlap@k and the first-result check.",
+)
+@click.option(
+    "--p",
+    "p",
+    type=click.FloatRange(0.01, 0.999),
+    default=DEFAULT_P,
+    show_default=True,
+    help="RBO persistence (0.9: the top 10 carry 86% of the weight).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 10_000),
+    default=100,
+    show_default=True,
+    help="Hits fetched per search (RBO looks this deep).",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N queries.")
-@click.option("--show", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="How many of the most changed queries to list.")
+@click.option(
+    "--show",
+    type=click.IntRange(0, 1000),
+    default=10,
+    show_default=True,
+    help="How many of the most changed queries to list.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every query).")
-def compare_command(connection: ConnectionSettings, index: str, queries_path: Path,
-                    calibration_file: Path, field_name: str | None, mode: str, joins: bool,
-                    k: int, p: float, depth: int, limit: int | None, show: int,
-                    as_json: bool) -> None:
+def compare_command(
+    connection: ConnectionSettings,
+    index: str,
+    queries_path: Path,
+    calibration_file: Path,
+    field_name: str | None,
+    mode: str,
+    joins: bool,
+    k: int,
+    p: float,
+    depth: int,
+    limit: int | None,
+    show: int,
+    as_json: bool,
+) -> None:
     """What esqlog would change on your own queries, without any judgments.
 
     Runs every query of the log natively and through esqlog (the wrapper an application
@@ -73,8 +120,10 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
         raise UsageError(f"--joins works with --mode boost, not {mode}", "drop --joins")
     field = field_name or record.field
     if field != record.field:
-        raise UsageError(f"the calibration is for field {record.field!r}, not {field!r}",
-                         f"pass --field {record.field}, or calibrate --field {field}")
+        raise UsageError(
+            f"the calibration is for field {record.field!r}, not {field!r}",
+            f"pass --field {record.field}, or calibrate --field {field}",
+        )
     notes = Notes()
     log = read_queries(queries_path, notes, plain_lines=True)
     show_notes(notes)
@@ -83,29 +132,34 @@ def compare_command(connection: ConnectionSettings, index: str, queries_path: Pa
     warning = stale_warning(record, engine.run(check_calibration_plan(record, index)))
     if warning:
         warn_once(warning, "drift")
-    target = Target(engine, record.index, field, calibration_file, size=depth,
-                    shards=record.shards)
+    target = Target(engine, record.index, field, calibration_file, size=depth, shards=record.shards)
     system = "boost+joins" if joins else mode
     bars = progress_factory(sys.stderr.isatty(), unit="queries")  # a minute or more
     search = searcher(target, system)
     if bars is not None and texts:
         search = _counted(search, bars(f"native and {system}", len(texts)))
-    native, esqlog = run_paired(("native", searcher(target, "native")), (system, search),
-                                ids, texts)
+    native, esqlog = run_paired(
+        ("native", searcher(target, "native")), (system, search), ids, texts
+    )
     rows = changes(native, esqlog, texts, k, p)
     summary = summarize(rows, k, p)
     if as_json:
         from esqlog.evaluation.rollout import as_json as report
 
-        out = {"index": record.index, "field": field, "mode": system, "q": record.q,
-               "notes": notes.lines(), **report(summary, rows, show)}
+        out = {
+            "index": record.index,
+            "field": field,
+            "mode": system,
+            "q": record.q,
+            "notes": notes.lines(),
+            **report(summary, rows, show),
+        }
         click.echo(json.dumps(out, ensure_ascii=False, default=_finite))
         return
     _print_report(f"{record.index}/{field}", system, record.q, summary, rows, show)
 
 
-def _counted(search: Callable[[str], Any], advance: Callable[[int], None]
-             ) -> Callable[[str], Any]:
+def _counted(search: Callable[[str], Any], advance: Callable[[int], None]) -> Callable[[str], Any]:
     """The search, advancing the bar once per query after the untimed first call; only
     esqlog's side counts, so the bar's own cost can only make esqlog look slower."""
     calls = 0
@@ -125,18 +179,36 @@ def _finite(value: object) -> object:
     return None if isinstance(value, float) and math.isnan(value) else str(value)
 
 
-def _print_report(where: str, system: str, q: float, summary: Summary,
-                  rows: list[QueryChange], show: int) -> None:
+def _print_report(
+    where: str, system: str, q: float, summary: Summary, rows: list[QueryChange], show: int
+) -> None:
     """The summary and the most changed queries, with rich when it is installed."""
     from esqlog.evaluation.rollout import headline, most_changed
 
     shown_q = "" if system == "identifiers" else f" (q={q:g})"  # that mode has its own q
     title = f"esqlog {system}{shown_q} vs native BM25 on {where}: {summary.queries:,} queries"
     top = most_changed(rows, show)
-    columns = ["query", f"overlap@{summary.k}", "RBO", "native #1", "esqlog #1", "native ms",
-               "esqlog ms"]
-    cells = [[_short(r.text, 50), f"{r.overlap:.0%}", f"{r.rbo:.3f}", r.native_first or "-",
-              r.esqlog_first or "-", f"{r.native_ms:.1f}", f"{r.esqlog_ms:.1f}"] for r in top]
+    columns = [
+        "query",
+        f"overlap@{summary.k}",
+        "RBO",
+        "native #1",
+        "esqlog #1",
+        "native ms",
+        "esqlog ms",
+    ]
+    cells = [
+        [
+            _short(r.text, 50),
+            f"{r.overlap:.0%}",
+            f"{r.rbo:.3f}",
+            r.native_first or "-",
+            r.esqlog_first or "-",
+            f"{r.native_ms:.1f}",
+            f"{r.esqlog_ms:.1f}",
+        ]
+        for r in top
+    ]
     try:
         from rich.console import Console
         from rich.table import Table
@@ -147,8 +219,10 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
         click.echo(title)
         click.echo("\n".join(headline(summary)))
         if top:
-            click.echo("\nmost changed queries (lowest RBO first):\n" + format_table(
-                [dict(zip(columns, c, strict=True)) for c in cells], columns))
+            click.echo(
+                "\nmost changed queries (lowest RBO first):\n"
+                + format_table([dict(zip(columns, c, strict=True)) for c in cells], columns)
+            )
         return
     # user text goes in as Text, never as markup: "a[i]" in a query must print as typed
 
@@ -160,8 +234,7 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
     if top:
         table = Table(title="most changed queries (lowest RBO first)", title_justify="left")
         for i, name in enumerate(columns):
-            table.add_column(name, justify="left" if i in (0, 3, 4) else "right",
-                             overflow="fold")
+            table.add_column(name, justify="left" if i in (0, 3, 4) else "right", overflow="fold")
         for row in cells:
             table.add_row(*(Text(cell) for cell in row))
         console.print(table)
@@ -169,4 +242,4 @@ def _print_report(where: str, system: str, q: float, summary: Summary,
 
 def _short(text: str, limit: int) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

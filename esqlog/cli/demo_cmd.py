@@ -30,11 +30,20 @@ def sample_path(name: str) -> Path:
 
 @click.command("demo")
 @connection_options
-@click.option("--index", default=DEMO_INDEX, show_default=True,
-              help="Scratch index the demo creates (replaced when an earlier demo made it; any "
-                   "other existing index is refused).")
-@click.option("--examples", type=int, default=3, show_default=True,
-              help="Example queries to show whose answer moved into the top 3.")
+@click.option(
+    "--index",
+    default=DEMO_INDEX,
+    show_default=True,
+    help="Scratch index the demo creates (replaced when an earlier demo made it; any "
+    "other existing index is refused).",
+)
+@click.option(
+    "--examples",
+    type=int,
+    default=3,
+    show_default=True,
+    help="Example queries to show whose answer moved into the top 3.",
+)
 def demo_command(connection: ConnectionSettings, index: str, examples: int) -> None:
     """Index 5,000 real Go functions into a scratch index, calibrate, compare with BM25.
 
@@ -71,18 +80,24 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
     result = evaluate_queries(engine, index, "body", queries, [record.q], predicted_q=record.q)
     label = system_label(record.q)
     diff = compare(result.per_query["native"], result.per_query[label])["NDCG@10"]
-    rows = [{"system": "native BM25", **result.means["native"]},
-            {"system": f"q-log (q={record.q:g})", **result.means[label]}]
+    rows = [
+        {"system": "native BM25", **result.means["native"]},
+        {"system": f"q-log (q={record.q:g})", **result.means[label]},
+    ]
     identifiers = _identifiers_mode(engine, index, queries, {d["id"]: d["text"] for d in docs})
     rows.append({"system": "identifiers mode", **mean_metrics(identifiers)})
     click.echo(f"{len(loaded):,} queries (first sentence of each function's doc comment):")
     click.echo(format_table(rows, ["system", *METRICS]))
-    click.echo(f"NDCG@10 change {diff.mean_diff:+.4f} "
-               f"(95% CI {diff.low:+.4f} to {diff.high:+.4f}) with q-log")
+    click.echo(
+        f"NDCG@10 change {diff.mean_diff:+.4f} "
+        f"(95% CI {diff.low:+.4f} to {diff.high:+.4f}) with q-log"
+    )
     words = compare(result.per_query["native"], identifiers)["NDCG@10"]
-    click.echo(f"NDCG@10 change {words.mean_diff:+.4f} "
-               f"(95% CI {words.low:+.4f} to {words.high:+.4f}) with the identifiers mode "
-               "(query words also match inside identifiers)\n")
+    click.echo(
+        f"NDCG@10 change {words.mean_diff:+.4f} "
+        f"(95% CI {words.low:+.4f} to {words.high:+.4f}) with the identifiers mode "
+        "(query words also match inside identifiers)\n"
+    )
     shown = 0
     for qid, text, gold in zip(queries.ids, queries.texts, [q.gold for q in loaded], strict=True):
         before = _rank(result.native[qid], gold)
@@ -91,15 +106,17 @@ def demo_command(connection: ConnectionSettings, index: str, examples: int) -> N
             shown += 1
             name = texts[gold].get("name", gold)
             click.echo(f"  query: {text[:90]}")
-            click.echo(f"    answer {name}: rank {before or '>100'} with BM25 -> rank {after} "
-                       "with q-log")
+            click.echo(
+                f"    answer {name}: rank {before or '>100'} with BM25 -> rank {after} with q-log"
+            )
             if shown >= examples:
                 break
     click.echo(f"\ndone in {time.perf_counter() - started:.0f} s")
 
 
-def _identifiers_mode(engine: Engine, index: str, queries: QuerySet,
-                      texts: dict[str, str]) -> PerQuery:
+def _identifiers_mode(
+    engine: Engine, index: str, queries: QuerySet, texts: dict[str, str]
+) -> PerQuery:
     """The identifiers mode's per-query metrics, from a calibration with its statistics
     (``calibrate --vocabulary --identifiers``) kept in a temporary folder of the demo's."""
     from esqlog.evaluation.metrics import doc_token_counts, per_query_metrics
@@ -110,8 +127,7 @@ def _identifiers_mode(engine: Engine, index: str, queries: QuerySet,
         found = calibrate_identifiers(engine, index, "body")
         save_identifier_calibration(found, Path(folder) / "demo.qlog.json")
         target = Target(engine, index, "body", Path(folder) / "demo.qlog.json")
-        run = run_system("identifiers", searcher(target, "identifiers"), queries.ids,
-                         queries.texts)
+        run = run_system("identifiers", searcher(target, "identifiers"), queries.ids, queries.texts)
     return per_query_metrics(run.run, queries.qrels, doc_token_counts(texts))
 
 

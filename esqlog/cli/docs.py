@@ -33,8 +33,13 @@ def _sections(command: click.Command, ctx: click.Context) -> list[tuple[str, str
 
 def render() -> str:
     """The whole reference as Markdown: one section per command with its help text."""
-    root = click.Context(main, info_name="esqlog", max_content_width=WIDTH,
-                         terminal_width=WIDTH, **main.context_settings)
+    root = click.Context(
+        main,
+        info_name="esqlog",
+        max_content_width=WIDTH,
+        terminal_width=WIDTH,
+        **main.context_settings,
+    )
     parts = [HEADER]
     for path, text in _sections(main, root):
         parts.append(f"\n## {path}\n\n```text\n{text}\n```\n")

@@ -47,13 +47,15 @@ def parse_qs(text: str | None, sweep: bool, predicted: float | None) -> list[flo
     return sorted(set(values), reverse=True)
 
 
-def _check_arguments(resamples: int, limit: int | None, plot: Path | None,
-                     trec_dir: Path | None) -> None:
+def _check_arguments(
+    resamples: int, limit: int | None, plot: Path | None, trec_dir: Path | None
+) -> None:
     """Every input checked before the first query is sent: a run that can only fail at its
     end (an unwritable --plot, say) fails at its start instead."""
     if resamples < 1:
-        raise UsageError(f"--resamples must be at least 1, got {resamples}",
-                         "pass e.g. --resamples 10000")
+        raise UsageError(
+            f"--resamples must be at least 1, got {resamples}", "pass e.g. --resamples 10000"
+        )
     if limit is not None and limit < 1:
         raise UsageError(f"--limit must be at least 1, got {limit}", "pass e.g. --limit 100")
     if plot is not None:
@@ -62,51 +64,101 @@ def _check_arguments(resamples: int, limit: int | None, plot: Path | None,
         try:
             trec_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UsageError(f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
-                             "pass a folder you can write to") from None
+            raise UsageError(
+                f"cannot create --trec-dir {str(trec_dir)!r} ({exc.strerror})",
+                "pass a folder you can write to",
+            ) from None
 
 
 @click.command("eval")
 @connection_options
 @click.option("--index", required=True, help="Index holding the documents.")
 @click.option("--field", "field_name", required=True, help="Text field to search.")
-@click.option("--queries", "queries_path", required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Queries: BEIR queries.jsonl (_id, text), TREC topics, qid<TAB>text lines, "
-                   "or esqlog JSONL (qid, text, gold: the relevant document id).")
-@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False,
-                                                       path_type=Path),
-              help="Judgments: BEIR qrels .tsv (query-id, corpus-id, score) or TREC qrels "
-                   "(qid 0 doc grade); graded, several per query. Default: the queries' gold.")
-@click.option("--metric", "metric_names", multiple=True,
-              help="A metric in ir-measures syntax (repeatable), e.g. --metric nDCG@10 "
-                   "--metric R@100; also Recall@8K-tokens. Default: NDCG@10, MRR@100, "
-                   "Recall@10, Recall@100, Recall@8K-tokens.")
-@click.option("--id-field", help="Field whose value is the document id the judgments use "
-                                 "(a keyword field; default: _id).")
-@click.option("--calibration", type=click.Path(path_type=Path),
-              help="Calibration file; its q is evaluated and marked on the plot.")
+@click.option(
+    "--queries",
+    "queries_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Queries: BEIR queries.jsonl (_id, text), TREC topics, qid<TAB>text lines, "
+    "or esqlog JSONL (qid, text, gold: the relevant document id).",
+)
+@click.option(
+    "--qrels",
+    "qrels_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Judgments: BEIR qrels .tsv (query-id, corpus-id, score) or TREC qrels "
+    "(qid 0 doc grade); graded, several per query. Default: the queries' gold.",
+)
+@click.option(
+    "--metric",
+    "metric_names",
+    multiple=True,
+    help="A metric in ir-measures syntax (repeatable), e.g. --metric nDCG@10 "
+    "--metric R@100; also Recall@8K-tokens. Default: NDCG@10, MRR@100, "
+    "Recall@10, Recall@100, Recall@8K-tokens.",
+)
+@click.option(
+    "--id-field",
+    help="Field whose value is the document id the judgments use (a keyword field; default: _id).",
+)
+@click.option(
+    "--calibration",
+    type=click.Path(path_type=Path),
+    help="Calibration file; its q is evaluated and marked on the plot.",
+)
 @click.option("--q", "q_values", help="Comma-separated q values, e.g. 1,0.8,0.7.")
 @click.option("--sweep", is_flag=True, help="q from 1.0 down to 0.0 in steps of 0.1.")
-@click.option("--mode", type=click.Choice(get_args(RewriteMode)), default="boost",
-              show_default=True, help="How q-log queries are sent (same scores either way; "
-              "script needs Painless and the stored script).")
-@click.option("--joins/--no-joins", default=False, show_default=True,
-              help="Add identifier joins (w from the calibration, else 0.5).")
+@click.option(
+    "--mode",
+    type=click.Choice(get_args(RewriteMode)),
+    default="boost",
+    show_default=True,
+    help="How q-log queries are sent (same scores either way; "
+    "script needs Painless and the stored script).",
+)
+@click.option(
+    "--joins/--no-joins",
+    default=False,
+    show_default=True,
+    help="Add identifier joins (w from the calibration, else 0.5).",
+)
 @click.option("--limit", type=int, default=None, help="Use only the first N queries.")
-@click.option("--resamples", type=int, default=10_000, show_default=True,
-              help="Paired-bootstrap resamples for the intervals.")
+@click.option(
+    "--resamples",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Paired-bootstrap resamples for the intervals.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--trec-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write TREC run files (one per system) and qrels here.")
-@click.option("--plot", type=click.Path(path_type=Path),  # checked by esqlog.atomic
-              help="Write a PNG of NDCG@10 vs q.")
+@click.option(
+    "--trec-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write TREC run files (one per system) and qrels here.",
+)
+@click.option(
+    "--plot",
+    type=click.Path(path_type=Path),  # checked by esqlog.atomic
+    help="Write a PNG of NDCG@10 vs q.",
+)
 def eval_command(
-    connection: ConnectionSettings, index: str, field_name: str, queries_path: Path,
-    qrels_path: Path | None, metric_names: tuple[str, ...], id_field: str | None,
-    calibration: Path | None, q_values: str | None, sweep: bool, mode: str, joins: bool,
+    connection: ConnectionSettings,
+    index: str,
+    field_name: str,
+    queries_path: Path,
+    qrels_path: Path | None,
+    metric_names: tuple[str, ...],
+    id_field: str | None,
+    calibration: Path | None,
+    q_values: str | None,
+    sweep: bool,
+    mode: str,
+    joins: bool,
     limit: int | None,
-    resamples: int, as_json: bool, trec_dir: Path | None, plot: Path | None,
+    resamples: int,
+    as_json: bool,
+    trec_dir: Path | None,
+    plot: Path | None,
 ) -> None:
     """Measure native BM25 vs q-log on queries with judgments (ir-measures metrics).
 
@@ -146,11 +198,23 @@ def eval_command(
     weight = join_weight_for(None, [record.join_weight if record else None]) if joins else None
     # a sweep runs a minute or more: a bar on a terminal's stderr, nothing in a pipe
     bars = progress_factory(sys.stderr.isatty(), unit="queries")
-    progress = bars("resolve, then search each system", len(queries.ids) * (2 + len(qs))
-                    ) if bars else None
-    result = evaluate_queries(engine, info.name, field_name, queries, qs, info.shards, predicted,
-                              mode=mode, join_weight=weight, measures=measures,
-                              id_field=id_field, progress=progress)
+    progress = (
+        bars("resolve, then search each system", len(queries.ids) * (2 + len(qs))) if bars else None
+    )
+    result = evaluate_queries(
+        engine,
+        info.name,
+        field_name,
+        queries,
+        qs,
+        info.shards,
+        predicted,
+        mode=mode,
+        join_weight=weight,
+        measures=measures,
+        id_field=id_field,
+        progress=progress,
+    )
     head = metrics[0]
     rows, diffs = _compare_systems(result, qs, predicted, metrics, resamples)
     if trec_dir is not None:
@@ -161,16 +225,23 @@ def eval_command(
     if as_json:
         click.echo(_json_summary(info.name, field_name, inputs, metrics, result, diffs, best))
         return
-    click.echo(f"{len(queries.ids)} queries ({inputs.format}) on {info.name}/{field_name} "
-               f"({engine.label})")
+    click.echo(
+        f"{len(queries.ids)} queries ({inputs.format}) on {info.name}/{field_name} ({engine.label})"
+    )
     click.echo(format_table(rows, ["system", *metrics, f"d{head} [95% CI]"]))
-    click.echo(f"best q in this run by {head}: {best:g}"
-               + (f"; calibrated q: {predicted:g}" if predicted is not None else ""))
+    click.echo(
+        f"best q in this run by {head}: {best:g}"
+        + (f"; calibrated q: {predicted:g}" if predicted is not None else "")
+    )
 
 
-def _compare_systems(result: Evaluation, qs: list[float], predicted: float | None,
-                     metrics: list[str], resamples: int,
-                     ) -> tuple[list[dict[str, object]], dict[str, dict[str, object]]]:
+def _compare_systems(
+    result: Evaluation,
+    qs: list[float],
+    predicted: float | None,
+    metrics: list[str],
+    resamples: int,
+) -> tuple[list[dict[str, object]], dict[str, dict[str, object]]]:
     """Each q-log run against native, paired by query, in one pass: the table's rows (means,
     and the first metric's difference with its 95% bootstrap interval) and, for the JSON,
     the differences in every metric."""
@@ -186,15 +257,26 @@ def _compare_systems(result: Evaluation, qs: list[float], predicted: float | Non
         comparison = compare(native, result.per_query[label], metrics, n_resamples=resamples)
         diffs[label] = {m: r.__dict__ for m, r in comparison.items()}
         first = comparison[head]
-        rows.append({"system": label + (" (calibrated)" if q == predicted else ""),
-                     **result.means[label],
-                     f"d{head} [95% CI]": f"{first.mean_diff:+.4f} [{first.low:+.4f}, "
-                                          f"{first.high:+.4f}]"})
+        rows.append(
+            {
+                "system": label + (" (calibrated)" if q == predicted else ""),
+                **result.means[label],
+                f"d{head} [95% CI]": f"{first.mean_diff:+.4f} [{first.low:+.4f}, "
+                f"{first.high:+.4f}]",
+            }
+        )
     return rows, diffs
 
 
-def _plot(result: Evaluation, qs: list[float], predicted: float | None, head: str,
-          index: str, n_queries: int, plot: Path) -> None:
+def _plot(
+    result: Evaluation,
+    qs: list[float],
+    predicted: float | None,
+    head: str,
+    index: str,
+    n_queries: int,
+    plot: Path,
+) -> None:
     """The q sweep's curve of the first metric, the calibrated q marked on it."""
     from esqlog.evaluation.plots import plot_q_sweep
     from esqlog.evaluation.sweeps import system_label
@@ -215,15 +297,32 @@ def _check_script_mode(engine: Engine) -> None:
         raise problem
 
 
-def _json_summary(index: str, field_name: str, inputs: EvalInputs, metrics: list[str],
-                  result: Evaluation, diffs: dict[str, dict[str, object]], best: float) -> str:
+def _json_summary(
+    index: str,
+    field_name: str,
+    inputs: EvalInputs,
+    metrics: list[str],
+    result: Evaluation,
+    diffs: dict[str, dict[str, object]],
+    best: float,
+) -> str:
     """The --json output: one object with the means, the differences to native in every
     metric, the best q of this run and the calibrated one (a NaN metric is null)."""
-    return json.dumps({"index": index, "field": field_name,
-                       "queries": len(inputs.queries.ids), "format": inputs.format,
-                       "metrics": metrics, "notes": inputs.notes.lines(),
-                       "means": result.means, "diffs": diffs,
-                       "best_q": best, "predicted_q": result.predicted_q}, default=_json_default)
+    return json.dumps(
+        {
+            "index": index,
+            "field": field_name,
+            "queries": len(inputs.queries.ids),
+            "format": inputs.format,
+            "metrics": metrics,
+            "notes": inputs.notes.lines(),
+            "means": result.means,
+            "diffs": diffs,
+            "best_q": best,
+            "predicted_q": result.predicted_q,
+        },
+        default=_json_default,
+    )
 
 
 def _write_trec_files(folder: Path, qrels: Qrels, native: Run, runs: Mapping[float, Run]) -> None:
@@ -238,8 +337,10 @@ def _write_trec_files(folder: Path, qrels: Qrels, native: Run, runs: Mapping[flo
     except ValueError as exc:
         raise UsageError(f"cannot write TREC files: {exc}", "drop --trec-dir") from None
     except OSError as exc:
-        raise UsageError(f"cannot write TREC files in {str(folder)!r} ({exc.strerror})",
-                         "pass a --trec-dir you can write to") from None
+        raise UsageError(
+            f"cannot write TREC files in {str(folder)!r} ({exc.strerror})",
+            "pass a --trec-dir you can write to",
+        ) from None
 
 
 def _json_default(value: object) -> object:

@@ -41,32 +41,41 @@ def load_inputs(queries_path: Path, qrels_path: Path | None, limit: int | None) 
     elif queries.gold is not None:
         qrels = queries.gold
     else:
-        raise UsageError(f"{queries_path} ({queries.format}) carries no judgments",
-                         "pass --qrels FILE (BEIR qrels .tsv or TREC qrels)")
+        raise UsageError(
+            f"{queries_path} ({queries.format}) carries no judgments",
+            "pass --qrels FILE (BEIR qrels .tsv or TREC qrels)",
+        )
     keep, judged = judged_queries(queries, qrels, notes)
     if limit is not None:
         keep = keep[:limit]
     ids = [queries.ids[i] for i in keep]
-    return EvalInputs(QuerySet(ids, [queries.texts[i] for i in keep],
-                               judgments={qid: judged[qid] for qid in ids}),
-                      notes, queries.format)
+    return EvalInputs(
+        QuerySet(
+            ids, [queries.texts[i] for i in keep], judgments={qid: judged[qid] for qid in ids}
+        ),
+        notes,
+        queries.format,
+    )
 
 
-def check_documents(engine: Engine, index: str, inputs: EvalInputs,
-                    id_field: str | None) -> None:
+def check_documents(engine: Engine, index: str, inputs: EvalInputs, id_field: str | None) -> None:
     """Count the judged relevant documents the index does not hold (one note)."""
     from esqlog.evaluation.sweeps import id_field_plan_check, missing_documents
 
     if id_field is not None:
         id_field_plan_check(engine, index, id_field)
-    relevant = [d for judged in inputs.queries.qrels.values()
-                for d, grade in judged.items() if grade > 0]
+    relevant = [
+        d for judged in inputs.queries.qrels.values() for d, grade in judged.items() if grade > 0
+    ]
     missing = missing_documents(engine, index, relevant, id_field)
     if missing:
         where = f"field {id_field!r}" if id_field else "_id"
-        inputs.notes.add(f"of {len(set(relevant)):,} judged relevant documents are not in "
-                         f"the index (by {where}; they count as relevant but unretrieved)",
-                         missing[0], len(missing))
+        inputs.notes.add(
+            f"of {len(set(relevant)):,} judged relevant documents are not in "
+            f"the index (by {where}; they count as relevant but unretrieved)",
+            missing[0],
+            len(missing),
+        )
 
 
 def show_notes(notes: Notes) -> None:
@@ -77,8 +86,7 @@ def show_notes(notes: Notes) -> None:
         click.echo(redact(f"warning: {line}"), err=True)
 
 
-def parse_metrics(names: Sequence[str], inputs: EvalInputs | None = None
-                  ) -> dict[str, str] | None:
+def parse_metrics(names: Sequence[str], inputs: EvalInputs | None = None) -> dict[str, str] | None:
     """``--metric`` values -> ir-measures measures (None: esqlog's default set), each
     tried on the first query's judgments when ``inputs`` are given."""
     from esqlog.evaluation.metrics import metric_measures
@@ -92,5 +100,7 @@ def parse_metrics(names: Sequence[str], inputs: EvalInputs | None = None
     try:
         return metric_measures(names, sample)
     except ValueError as exc:
-        raise UsageError(f"{exc} (--metric)", "use ir-measures names, e.g. --metric nDCG@10 "
-                         "--metric R@100 --metric RR@10") from None
+        raise UsageError(
+            f"{exc} (--metric)",
+            "use ir-measures names, e.g. --metric nDCG@10 --metric R@100 --metric RR@10",
+        ) from None

@@ -43,8 +43,17 @@ def term_rows(ctx: QueryContext) -> list[TermRow]:
         n = ctx.stats.df.get(term, 0)
         native = float(idf_lucene(n, N))
         target = float(idf(n, N, cal.q, cal.idf_form))
-        rows.append(TermRow(term, ctx.stats.terms.count(term), n, N, native, target,
-                            float(boost_weight(n, N, cal.q, cal.idf_form))))
+        rows.append(
+            TermRow(
+                term,
+                ctx.stats.terms.count(term),
+                n,
+                N,
+                native,
+                target,
+                float(boost_weight(n, N, cal.q, cal.idf_form)),
+            )
+        )
     return rows
 
 
@@ -60,8 +69,9 @@ def join_rows(ctx: QueryContext, weight: float) -> list[TermRow]:
     candidates = join_candidates(list(ctx.stats.terms))
     if not candidates:
         return []
-    _, df = ctx.engine.run(term_stats_plan(ctx.calibration.index, ctx.field, candidates,
-                                           ctx.routings))
+    _, df = ctx.engine.run(
+        term_stats_plan(ctx.calibration.index, ctx.field, candidates, ctx.routings)
+    )
     cal = ctx.calibration
     N = ctx.stats.field.doc_count
     rows = []
@@ -71,8 +81,17 @@ def join_rows(ctx: QueryContext, weight: float) -> list[TermRow]:
             continue
         native = float(idf_lucene(n, N))
         target = float(idf(n, N, cal.q, cal.idf_form))
-        rows.append(TermRow(f"+{term}", 1, n, N, native, target,
-                            weight * float(boost_weight(n, N, cal.q, cal.idf_form))))
+        rows.append(
+            TermRow(
+                f"+{term}",
+                1,
+                n,
+                N,
+                native,
+                target,
+                weight * float(boost_weight(n, N, cal.q, cal.idf_form)),
+            )
+        )
     return rows
 
 
@@ -83,22 +102,39 @@ def format_rows(rows: list[TermRow]) -> str:
     for r in rows:
         note = "  (not in the index)" if r.n == 0 else ""
         note += f"  x{r.occurrences}" if r.occurrences > 1 else ""
-        lines.append(f"{r.term:<{width}}  {r.n:>9,}  {r.N:>9,}  {r.idf:>8.4f}  "
-                     f"{r.idf_q:>8.4f}  {r.weight:>7.4f}{note}")
+        lines.append(
+            f"{r.term:<{width}}  {r.n:>9,}  {r.N:>9,}  {r.idf:>8.4f}  "
+            f"{r.idf_q:>8.4f}  {r.weight:>7.4f}{note}"
+        )
     return "\n".join(lines)
 
 
 @click.command("explain")
 @connection_options
 @query_arguments
-@click.option("--joins/--no-joins", default=False, show_default=True,
-              help="Also list identifier joins (marked +) with their df and weight.")
-@click.option("--identifiers", "identifiers", is_flag=True,
-              help="Show the identifiers mode's sub-words: split df, weight, compounds used.")
+@click.option(
+    "--joins/--no-joins",
+    default=False,
+    show_default=True,
+    help="Also list identifier joins (marked +) with their df and weight.",
+)
+@click.option(
+    "--identifiers",
+    "identifiers",
+    is_flag=True,
+    help="Show the identifiers mode's sub-words: split df, weight, compounds used.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def explain_command(connection: ConnectionSettings, index: str, text: str,
-                    field_name: str | None, calibration_file: Path, joins: bool,
-                    as_json: bool, identifiers: bool = False) -> None:
+def explain_command(
+    connection: ConnectionSettings,
+    index: str,
+    text: str,
+    field_name: str | None,
+    calibration_file: Path,
+    joins: bool,
+    as_json: bool,
+    identifiers: bool = False,
+) -> None:
     """Show, per analyzed term of QUERY, n, N, idf, idf_q and the weight idf_q / idf.
 
     weight is the factor q-log IDF multiplies the term's BM25 score by: below 1 for
@@ -112,9 +148,13 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
 
         rows += join_rows(ctx, join_weight_for(None, [cal.join_weight]))
     header: dict[str, Any] = {
-        "index": cal.index, "field": ctx.field, "q": cal.q, "idf_form": cal.idf_form,
+        "index": cal.index,
+        "field": ctx.field,
+        "q": cal.q,
+        "idf_form": cal.idf_form,
         "predictor": f"{cal.predictor} v{cal.predictor_version}",
-        "engine": ctx.engine.label, "calibrated_on": f"{cal.engine} {cal.engine_version}",
+        "engine": ctx.engine.label,
+        "calibrated_on": f"{cal.engine} {cal.engine_version}",
     }
     found = None
     if identifiers:
@@ -123,11 +163,12 @@ def explain_command(connection: ConnectionSettings, index: str, text: str,
         found = identifier_context(ctx)
         header["subwords"] = subword_rows(found)
     if as_json:
-        click.echo(json.dumps({**header, "terms": [asdict(r) for r in rows]},
-                              ensure_ascii=False))
+        click.echo(json.dumps({**header, "terms": [asdict(r) for r in rows]}, ensure_ascii=False))
         return
-    click.echo(f"q {cal.q:g} ({header['predictor']}, idf form {cal.idf_form})  "
-               f"engine {header['engine']}  index {cal.index}/{ctx.field}")
+    click.echo(
+        f"q {cal.q:g} ({header['predictor']}, idf form {cal.idf_form})  "
+        f"engine {header['engine']}  index {cal.index}/{ctx.field}"
+    )
     click.echo(format_rows(rows))
     if found is not None:
         from esqlog.cli.identifiers_view import format_subword_rows

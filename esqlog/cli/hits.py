@@ -55,14 +55,24 @@ def hits_of(response: Any, field: str) -> list[Hit]:
     """Ranked hits of a search response (either client's response type)."""
     body = getattr(response, "body", response)
     hits = (body.get("hits") or {}).get("hits") or []
-    return [Hit(i, str(h.get("_id")), float(h.get("_score") or 0.0),
-                hit_label(h.get("_source") or {}, field)) for i, h in enumerate(hits, 1)]
+    return [
+        Hit(
+            i,
+            str(h.get("_id")),
+            float(h.get("_score") or 0.0),
+            hit_label(h.get("_source") or {}, field),
+        )
+        for i, h in enumerate(hits, 1)
+    ]
 
 
 def search_kwargs(ctx: QueryContext, size: int) -> dict[str, Any]:
     """Keyword arguments for the client's own search: both clients, same request."""
-    request: dict[str, Any] = {"query": {"match": {ctx.field: ctx.text}}, "size": size,
-                               "_source": ["name", ctx.field]}
+    request: dict[str, Any] = {
+        "query": {"match": {ctx.field: ctx.text}},
+        "size": size,
+        "_source": ["name", ctx.field],
+    }
     kwargs: dict[str, Any] = {"index": ctx.index}
     if ctx.calibration.shards > 1:  # global statistics, as the q-log weights assume
         kwargs["search_type"] = "dfs_query_then_fetch"

@@ -42,8 +42,7 @@ def identifier_context(ctx: QueryContext, budget: int | None = None) -> Identifi
     # recorded the shards' statistics (esqlog.identifiers.shards)
     fan_out = settings.fan_out and stats.per_shard
     settings = replace(settings, budget=settings.budget_for(stats.shards, fan_out))
-    plan = plan_identifier_query(ctx.text, stats, vocab.df_of, settings,
-                                 1 if fan_out else None)
+    plan = plan_identifier_query(ctx.text, stats, vocab.df_of, settings, 1 if fan_out else None)
     return IdentifierContext(stats, vocab, plan, settings, fan_out)
 
 
@@ -64,60 +63,91 @@ def run_identifier_search(ctx: QueryContext, size: int) -> list[Hit]:
 def _fanned_out(ctx: QueryContext, found: IdentifierContext, size: int) -> dict[str, Any]:
     """One request per shard in one msearch, merged (esqlog.wrapper.fan_out)."""
     searches: list[dict[str, Any]] = []
-    for shard, query in enumerate(shard_queries(found.plan, found.stats, ctx.field,
-                                                found.settings)):
-        searches += [{"index": ctx.index, "preference": f"_shards:{shard}"},
-                     {"query": query, "size": size, "_source": ["name", ctx.field]}]
+    for shard, query in enumerate(
+        shard_queries(found.plan, found.stats, ctx.field, found.settings)
+    ):
+        searches += [
+            {"index": ctx.index, "preference": f"_shards:{shard}"},
+            {"query": query, "size": size, "_source": ["name", ctx.field]},
+        ]
     key = "searches" if ctx.engine.flavor == "elasticsearch" else "body"
     raw = ctx.engine.client.msearch(**{key: searches})
     merged = merge_responses(raw["responses"], raw.get("took"), 0, size, None)
     if merged is None:
         errors = [r.get("error") for r in raw["responses"] if "error" in r]
         reason = errors[0].get("reason") if errors and isinstance(errors[0], dict) else errors
-        raise ClusterError(f"a shard of {ctx.index!r} failed the identifiers search: {reason}",
-                           "check the cluster's health, then search again")
+        raise ClusterError(
+            f"a shard of {ctx.index!r} failed the identifiers search: {reason}",
+            "check the cluster's health, then search again",
+        )
     return merged
 
 
 def subword_rows(found: IdentifierContext) -> list[dict[str, Any]]:
     """Per word of the query's split stream: split df, weight, compounds covered/total."""
-    return [{"word": w.word, "occurrences": w.count, "df": w.df,
-             "N": found.stats.split_docs, "weight": w.weight,
-             "compounds": w.compounds_used, "compounds_total": w.compounds_total,
-             "spans": len(w.groups) - int(w.apart), "own_term_apart": w.apart,
-             "exact": w.exact}
-            for w in found.plan.words]
+    return [
+        {
+            "word": w.word,
+            "occurrences": w.count,
+            "df": w.df,
+            "N": found.stats.split_docs,
+            "weight": w.weight,
+            "compounds": w.compounds_used,
+            "compounds_total": w.compounds_total,
+            "spans": len(w.groups) - int(w.apart),
+            "own_term_apart": w.apart,
+            "exact": w.exact,
+        }
+        for w in found.plan.words
+    ]
 
 
 def format_subword_rows(found: IdentifierContext) -> str:
     """A fixed-width table of :func:`subword_rows` with a header line."""
     rows = subword_rows(found)
     width = max([len(r["word"]) for r in rows] + [7])
-    source = ("the split stream's prediction" if found.settings.q is None
-              else f"fixed; the split stream predicts {found.stats.q:g}")
+    source = (
+        "the split stream's prediction"
+        if found.settings.q is None
+        else f"fixed; the split stream predicts {found.stats.q:g}"
+    )
     if found.plan.family:
         df = next(w.df for w in found.plan.words if w.word == found.plan.family)
         spike = found.stats.family_excess(df)
-        source = (f"'{found.plan.family}' names a generated family ({spike:.1f}x the words "
-                  f"of df {df:,} around it): scored as the plain split stream")
+        source = (
+            f"'{found.plan.family}' names a generated family ({spike:.1f}x the words "
+            f"of df {df:,} around it): scored as the plain split stream"
+        )
     elif found.plan.plain:
-        source = (f"no word of split df <= {found.settings.rare_word_df} in the query: "
-                  "scored as the plain split stream")
-    lines = [f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
-             f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
-             f"{found.settings.budget_for(found.stats.shards, found.fan_out):,}"
-             + (f", sent to each of the {found.stats.shards} shards with its own statistics"
-                if found.fan_out else ""),
-             f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}"]
+        source = (
+            f"no word of split df <= {found.settings.rare_word_df} in the query: "
+            "scored as the plain split stream"
+        )
+    lines = [
+        f"identifiers mode: q {found.plan.q:g} ({source}, h_tok "
+        f"{found.stats.h_tok:.4f}), {found.plan.clauses:,} clauses of a budget of "
+        f"{found.settings.budget_for(found.stats.shards, found.fan_out):,}"
+        + (
+            f", sent to each of the {found.stats.shards} shards with its own statistics"
+            if found.fan_out
+            else ""
+        ),
+        f"{'sub-word':<{width}}  {'df':>9}  {'N':>9}  {'weight':>8}  {'compounds':>17}",
+    ]
     for r in rows:
         covered = f"{r['compounds']:,}/{r['compounds_total']:,}"
         note = f"  x{r['occurrences']}" if r["occurrences"] > 1 else ""
         note += "  (own term apart)" if r["own_term_apart"] else ""
         if r["spans"] > 1:
-            note += (f"  ({r['spans']} spans, one per shard: exact)" if r["exact"] else
-                     f"  ({r['spans']} spans by shard set: the best of them)"
-                     if found.settings.shard_groups != "sum" else
-                     f"  ({r['spans']} spans by shard set, added)")
-        lines.append(f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
-                     f"{r['weight']:>8.4f}  {covered:>17}{note}")
+            note += (
+                f"  ({r['spans']} spans, one per shard: exact)"
+                if r["exact"]
+                else f"  ({r['spans']} spans by shard set: the best of them)"
+                if found.settings.shard_groups != "sum"
+                else f"  ({r['spans']} spans by shard set, added)"
+            )
+        lines.append(
+            f"{r['word']:<{width}}  {r['df']:>9,}  {r['N']:>9,}  "
+            f"{r['weight']:>8.4f}  {covered:>17}{note}"
+        )
     return "\n".join(lines)

@@ -26,53 +26,126 @@ if TYPE_CHECKING:
     from esqlog.indexing.walk import WalkOptions
 
 #: the modules of the ``index`` extra (one grammar wheel per parsed language)
-INDEX_MODULES = ("pathspec", "tree_sitter", "tree_sitter_c", "tree_sitter_cpp", "tree_sitter_go",
-                 "tree_sitter_java", "tree_sitter_javascript", "tree_sitter_python",
-                 "tree_sitter_ruby", "tree_sitter_rust", "tree_sitter_typescript")
+INDEX_MODULES = (
+    "pathspec",
+    "tree_sitter",
+    "tree_sitter_c",
+    "tree_sitter_cpp",
+    "tree_sitter_go",
+    "tree_sitter_java",
+    "tree_sitter_javascript",
+    "tree_sitter_python",
+    "tree_sitter_ruby",
+    "tree_sitter_rust",
+    "tree_sitter_typescript",
+)
 
 
 @click.command("index")
 @click.argument("path", type=click.Path(path_type=Path))
 @connection_options
-@click.option("--index", required=True,
-              help="The index to write: created if missing; an existing one only if "
-                   "esqlog index created it from PATH (or with --adopt).")
-@click.option("--adopt", is_flag=True,
-              help="Also write into an existing index esqlog index did not create from PATH "
-                   "(a folder that moved, or an index of your own); only documents with "
-                   "esqlog's file_hash field are ever replaced or deleted.")
-@click.option("--calibrate", "calibration_out", type=click.Path(),
-              help="Then calibrate the content field and write the calibration JSON here "
-                   "with its vocabulary snapshot and identifiers statistics beside it (as "
-                   "esqlog calibrate --vocabulary --identifiers), ready for esqlog mcp "
-                   "--calibration. Reruns update them by the documents that changed.")
-@click.option("--exclude", multiple=True, metavar="PATTERN",
-              help="Skip files matching this .gitignore-style pattern (repeatable).")
-@click.option("--include-vendored", is_flag=True,
-              help="Index vendor/, node_modules/, bower_components/, third_party/ too.")
-@click.option("--include-generated", is_flag=True,
-              help="Index lock files, *.min.js, protobuf output and DO NOT EDIT files too.")
-@click.option("--max-file-size", type=click.IntRange(1, 100_000_000), default=1_000_000,
-              show_default=True, help="Skip files larger than this many bytes.")
-@click.option("--max-chunk-lines", type=click.IntRange(5, 5000), default=150,
-              show_default=True, help="Split longer functions/files into windows of this size.")
-@click.option("--max-chunk-chars", type=click.IntRange(500, 1_000_000), default=12_000,
-              show_default=True, help="... and of at most this many characters.")
-@click.option("--shards", type=click.IntRange(1, 1024), default=1, show_default=True,
-              help="Primary shards of a new index.")
-@click.option("--replicas", type=click.IntRange(0, 16), default=None,
-              help="Replicas of a new index (default: the cluster's default).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object instead of a report (with the skipped paths).")
+@click.option(
+    "--index",
+    required=True,
+    help="The index to write: created if missing; an existing one only if "
+    "esqlog index created it from PATH (or with --adopt).",
+)
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Also write into an existing index esqlog index did not create from PATH "
+    "(a folder that moved, or an index of your own); only documents with "
+    "esqlog's file_hash field are ever replaced or deleted.",
+)
+@click.option(
+    "--calibrate",
+    "calibration_out",
+    type=click.Path(),
+    help="Then calibrate the content field and write the calibration JSON here "
+    "with its vocabulary snapshot and identifiers statistics beside it (as "
+    "esqlog calibrate --vocabulary --identifiers), ready for esqlog mcp "
+    "--calibration. Reruns update them by the documents that changed.",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Skip files matching this .gitignore-style pattern (repeatable).",
+)
+@click.option(
+    "--include-vendored",
+    is_flag=True,
+    help="Index vendor/, node_modules/, bower_components/, third_party/ too.",
+)
+@click.option(
+    "--include-generated",
+    is_flag=True,
+    help="Index lock files, *.min.js, protobuf output and DO NOT EDIT files too.",
+)
+@click.option(
+    "--max-file-size",
+    type=click.IntRange(1, 100_000_000),
+    default=1_000_000,
+    show_default=True,
+    help="Skip files larger than this many bytes.",
+)
+@click.option(
+    "--max-chunk-lines",
+    type=click.IntRange(5, 5000),
+    default=150,
+    show_default=True,
+    help="Split longer functions/files into windows of this size.",
+)
+@click.option(
+    "--max-chunk-chars",
+    type=click.IntRange(500, 1_000_000),
+    default=12_000,
+    show_default=True,
+    help="... and of at most this many characters.",
+)
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 1024),
+    default=1,
+    show_default=True,
+    help="Primary shards of a new index.",
+)
+@click.option(
+    "--replicas",
+    type=click.IntRange(0, 16),
+    default=None,
+    help="Replicas of a new index (default: the cluster's default).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object instead of a report (with the skipped paths).",
+)
 @click.option("--verbose", is_flag=True, help="Also list the skipped paths, by reason.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr (default: when stderr is a terminal).")
-def index_command(path: Path, connection: ConnectionSettings, index: str, adopt: bool,
-                  calibration_out: str | None, exclude: tuple[str, ...],
-                  include_vendored: bool, include_generated: bool, max_file_size: int,
-                  max_chunk_lines: int, max_chunk_chars: int, shards: int,
-                  replicas: int | None, as_json: bool, verbose: bool,
-                  progress: bool | None) -> None:
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr (default: when stderr is a terminal).",
+)
+def index_command(
+    path: Path,
+    connection: ConnectionSettings,
+    index: str,
+    adopt: bool,
+    calibration_out: str | None,
+    exclude: tuple[str, ...],
+    include_vendored: bool,
+    include_generated: bool,
+    max_file_size: int,
+    max_chunk_lines: int,
+    max_chunk_chars: int,
+    shards: int,
+    replicas: int | None,
+    as_json: bool,
+    verbose: bool,
+    progress: bool | None,
+) -> None:
     """Index the source files under PATH into INDEX, for esqlog search and esqlog mcp.
 
     One document per function, method and class in Go, Java, Python, Ruby, JavaScript,
@@ -103,8 +176,9 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
     from esqlog.indexing.walk import WalkOptions
 
     if not path.is_dir():
-        raise UsageError(f"PATH {str(path)!r} is not a folder",
-                         "pass the folder of the repository to index")
+        raise UsageError(
+            f"PATH {str(path)!r} is not a folder", "pass the folder of the repository to index"
+        )
     check_name(index)
     if calibration_out is not None:
         from esqlog.atomic import output_target
@@ -119,16 +193,28 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
         from esqlog.indexing.keep_fresh import Calibrated
 
         calibrated = Calibrated(calibration_out, connection)
-    summary = run_index(engine, path.resolve(), index, options, limits, adopt=adopt,
-                        shards=shards, replicas=replicas, show_progress=show_progress,
-                        calibrated=calibrated)
+    summary = run_index(
+        engine,
+        path.resolve(),
+        index,
+        options,
+        limits,
+        adopt=adopt,
+        shards=shards,
+        replicas=replicas,
+        show_progress=show_progress,
+        calibrated=calibrated,
+    )
     if calibrated is not None:
         if not summary["documents"]:
-            raise UsageError(f"nothing to calibrate: {str(path)!r} has no text file to index",
-                             "pass the folder of a repository with source files")
+            raise UsageError(
+                f"nothing to calibrate: {str(path)!r} has no text file to index",
+                "pass the folder of a repository with source files",
+            )
         changed = bool(summary["chunks_indexed"] or summary["chunks_deleted"])
-        summary["calibration"] = calibrated.finish(engine, summary["index"], changed,
-                                                   progress_factory(show_progress))
+        summary["calibration"] = calibrated.finish(
+            engine, summary["index"], changed, progress_factory(show_progress)
+        )
     skipped_paths = summary.pop("skipped_paths")
     if as_json:
         click.echo(json.dumps({**summary, "skipped_paths": skipped_paths}, sort_keys=True))
@@ -139,9 +225,18 @@ def index_command(path: Path, connection: ConnectionSettings, index: str, adopt:
                 click.echo(f"skipped ({reason}): " + ", ".join(paths))
 
 
-def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
-              limits: ChunkLimits, adopt: bool, shards: int, replicas: int | None,
-              show_progress: bool, calibrated: Calibrated | None = None) -> dict[str, Any]:
+def run_index(
+    engine: Engine,
+    root: Path,
+    index: str,
+    options: WalkOptions,
+    limits: ChunkLimits,
+    adopt: bool,
+    shards: int,
+    replicas: int | None,
+    show_progress: bool,
+    calibrated: Calibrated | None = None,
+) -> dict[str, Any]:
     """The whole run (also the benchmark's): returns the summary the CLI prints.
 
     Nothing to index (no text file under PATH) creates no index: a new index is made only
@@ -155,8 +250,15 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     started = time.perf_counter()
     report = WalkReport()
     files = list_files(root, options, report)
-    target = prepare(engine, index, str(root), adopt, shards, replicas,
-                     instead_of_creating=_nothing_to_index(root) if not files else None)
+    target = prepare(
+        engine,
+        index,
+        str(root),
+        adopt,
+        shards,
+        replicas,
+        instead_of_creating=_nothing_to_index(root) if not files else None,
+    )
     if calibrated is not None:
         calibrated.start(engine, target.name, target.created)
     stored = {} if target.created else stored_files(engine, target.name)
@@ -173,32 +275,43 @@ def run_index(engine: Engine, root: Path, index: str, options: WalkOptions,
     refresh(engine, target.name)
     took = time.perf_counter() - started
     if counts.failures:
-        raise ClusterError(f"{counts.failures} bulk operations failed, the first: "
-                           f"{counts.first_failure}",
-                           "fix the cause and run esqlog index again (it resumes)")
+        raise ClusterError(
+            f"{counts.failures} bulk operations failed, the first: {counts.first_failure}",
+            "fix the cause and run esqlog index again (it resumes)",
+        )
     stats = engine.perform(Request("GET", index_path(target.name, "_stats", "docs,store")))
     primaries = stats["_all"]["primaries"]
     if target.created and not int(primaries["docs"]["count"]):
         forget_created(engine, target.name)
         raise _nothing_to_index(root)
     return {
-        "index": target.name, "created": target.created, "adopted": target.adopted,
-        "root": str(root), "files": report.files, "bytes": report.bytes,
+        "index": target.name,
+        "created": target.created,
+        "adopted": target.adopted,
+        "root": str(root),
+        "files": report.files,
+        "bytes": report.bytes,
         "skipped": dict(sorted(report.skipped.items())),
         "skipped_paths": dict(sorted(report.skipped_paths.items())),
-        "files_indexed": counts.files_indexed, "files_unchanged": counts.files_unchanged,
-        "files_deleted": counts.files_deleted, "files_empty": counts.files_empty,
-        "chunks_indexed": counts.chunks_indexed, "chunks_deleted": counts.chunks_deleted,
+        "files_indexed": counts.files_indexed,
+        "files_unchanged": counts.files_unchanged,
+        "files_deleted": counts.files_deleted,
+        "files_empty": counts.files_empty,
+        "chunks_indexed": counts.chunks_indexed,
+        "chunks_deleted": counts.chunks_deleted,
         "documents": int(primaries["docs"]["count"]),
         "store_bytes": int(primaries["store"]["size_in_bytes"]),
-        "seconds": round(took, 3), "files_per_second": round(report.files / took, 1),
+        "seconds": round(took, 3),
+        "files_per_second": round(report.files / took, 1),
     }
 
 
 def _nothing_to_index(root: Path) -> UsageError:
-    return UsageError(f"nothing to index: {str(root)!r} has no text file esqlog index keeps "
-                      "(see --verbose for what it skipped)",
-                      "pass the folder of a repository with source files")
+    return UsageError(
+        f"nothing to index: {str(root)!r} has no text file esqlog index keeps "
+        "(see --verbose for what it skipped)",
+        "pass the folder of a repository with source files",
+    )
 
 
 def _report(s: dict[str, Any]) -> str:
@@ -217,13 +330,21 @@ def _report(s: dict[str, Any]) -> str:
     ]
     if "calibration" in s:
         cal = s["calibration"]
-        how = {"calibrated": "calibrated in full",
-               "refreshed": f"refreshed by {cal['changed_documents']:,} changed documents",
-               "unchanged": "unchanged"}[cal["how"]]
-        mode = ("the identifiers mode applies" if cal["identifiers_applies"] else
-                "prose-like: esqlog mcp serves boost")
-        share = (f"{cal['split_share']:.1%} of tokens split: "
-                 if cal["split_share"] is not None else "")
-        lines.append(f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f}"
-                     f"; {how} in {cal['seconds']:.1f} s; {share}{mode})")
+        how = {
+            "calibrated": "calibrated in full",
+            "refreshed": f"refreshed by {cal['changed_documents']:,} changed documents",
+            "unchanged": "unchanged",
+        }[cal["how"]]
+        mode = (
+            "the identifiers mode applies"
+            if cal["identifiers_applies"]
+            else "prose-like: esqlog mcp serves boost"
+        )
+        share = (
+            f"{cal['split_share']:.1%} of tokens split: " if cal["split_share"] is not None else ""
+        )
+        lines.append(
+            f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f}"
+            f"; {how} in {cal['seconds']:.1f} s; {share}{mode})"
+        )
     return "\n".join(lines)

@@ -33,36 +33,66 @@ if TYPE_CHECKING:
 @click.command("mcp")
 @connection_options
 @click.option("--index", required=True, help="The index to search (only read).")
-@click.option("--calibration", "calibration_file", required=True,
-              type=click.Path(path_type=Path),
-              help="Calibration JSON written by esqlog calibrate --out.")
-@click.option("--field", "field_name",
-              help="The calibrated text field (default: the calibration's field).")
-@click.option("--mode", type=click.Choice(["auto", "boost", "identifiers"]), default="auto",
-              show_default=True,
-              help="Ranking: boost (q-log, the native match set) or identifiers (query words "
-                   "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
-                   "usually the best recall per token budget on code: BENCHMARKS.md section "
-                   "10). auto: identifiers when the calibration has its statistics and says "
-                   "the field is code, else boost; the choice is the server's description "
-                   "(and on stderr with esqlog --verbose).")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
-              show_default=True, help="stdio for a local agent; http: streamable HTTP.")
+@click.option(
+    "--calibration",
+    "calibration_file",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Calibration JSON written by esqlog calibrate --out.",
+)
+@click.option(
+    "--field", "field_name", help="The calibrated text field (default: the calibration's field)."
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "boost", "identifiers"]),
+    default="auto",
+    show_default=True,
+    help="Ranking: boost (q-log, the native match set) or identifiers (query words "
+    "also match inside identifiers; needs calibrate --vocabulary --identifiers; "
+    "usually the best recall per token budget on code: BENCHMARKS.md section "
+    "10). auto: identifiers when the calibration has its statistics and says "
+    "the field is code, else boost; the choice is the server's description "
+    "(and on stderr with esqlog --verbose).",
+)
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a local agent; http: streamable HTTP.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
-              help="HTTP port.")
-@click.option("--auth-token-file", type=click.Path(path_type=Path),
-              help="HTTP: require 'Authorization: Bearer <token>' with the token in this file "
-                   "(needed for a --host other than loopback).")
-@click.option("--watch/--no-watch", default=True, show_default=True,
-              help="Before each answer (the folder at most once a second), re-index the "
-                   "files changed on disk in the folder esqlog index built INDEX from, as "
-                   "esqlog index does, keeping an esqlog index --calibrate calibration "
-                   "fresh. --no-watch: never write to INDEX.")
-def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Path,
-                field_name: str | None, mode: Literal["auto", "boost", "identifiers"],
-                transport: str, host: str,
-                port: int, auth_token_file: Path | None, watch: bool) -> None:
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP port."
+)
+@click.option(
+    "--auth-token-file",
+    type=click.Path(path_type=Path),
+    help="HTTP: require 'Authorization: Bearer <token>' with the token in this file "
+    "(needed for a --host other than loopback).",
+)
+@click.option(
+    "--watch/--no-watch",
+    default=True,
+    show_default=True,
+    help="Before each answer (the folder at most once a second), re-index the "
+    "files changed on disk in the folder esqlog index built INDEX from, as "
+    "esqlog index does, keeping an esqlog index --calibrate calibration "
+    "fresh. --no-watch: never write to INDEX.",
+)
+def mcp_command(
+    connection: ConnectionSettings,
+    index: str,
+    calibration_file: Path,
+    field_name: str | None,
+    mode: Literal["auto", "boost", "identifiers"],
+    transport: str,
+    host: str,
+    port: int,
+    auth_token_file: Path | None,
+    watch: bool,
+) -> None:
     """Serve search_code and read_code on INDEX to an MCP client (a coding agent).
 
     The cluster is only read. Problems with the index or a call's arguments are answered
@@ -71,8 +101,7 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     try:
         import mcp.server.mcpserver  # noqa: F401  (the SDK itself, not only esqlog's module)
     except ImportError:
-        raise UsageError("the mcp package is not installed",
-                         "pip install 'esqlog[mcp]'") from None
+        raise UsageError("the mcp package is not installed", "pip install 'esqlog[mcp]'") from None
     from esqlog.agent.code_search import CodeSearch
     from esqlog.agent.http_auth import is_loopback, serve_http
     from esqlog.agent.server import build_server
@@ -80,13 +109,17 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     from esqlog.cli.query import load_for_field
 
     if auth_token_file is not None and transport != "http":
-        raise UsageError("--auth-token-file protects HTTP only; stdio has no network side",
-                         "add --transport http, or leave --auth-token-file out")
+        raise UsageError(
+            "--auth-token-file protects HTTP only; stdio has no network side",
+            "add --transport http, or leave --auth-token-file out",
+        )
     token = auth_token(auth_token_file) if auth_token_file is not None else None
     if transport == "http" and token is None and not is_loopback(host):
-        raise UsageError(f"--host {host} serves the index to other machines without "
-                         "authentication", "pass --auth-token-file FILE (clients then send "
-                         "'Authorization: Bearer <token>'), or --host 127.0.0.1")
+        raise UsageError(
+            f"--host {host} serves the index to other machines without authentication",
+            "pass --auth-token-file FILE (clients then send "
+            "'Authorization: Bearer <token>'), or --host 127.0.0.1",
+        )
     if transport == "http":
         host = listen_host(host)
     calibration_file = absolute_calibration(calibration_file)
@@ -104,11 +137,13 @@ def mcp_command(connection: ConnectionSettings, index: str, calibration_file: Pa
     # An agent tries again itself: a stopped engine is answered at once, not after retries.
     connection = replace(connection, max_retries=0)
     engine = open_engine(connection)
-    search = CodeSearch(engine, calibration, index, field, default_counter(), connection.url,
-                        mode=chosen)
+    search = CodeSearch(
+        engine, calibration, index, field, default_counter(), connection.url, mode=chosen
+    )
     notes = [f"mode {chosen}: {why}"]
-    freshness = _freshness(engine, connection, index, search, calibration_file, notes) \
-        if watch else None
+    freshness = (
+        _freshness(engine, connection, index, search, calibration_file, notes) if watch else None
+    )
     for note in notes:  # stderr only with esqlog --verbose: see quiet_start
         log.info("esqlog mcp: %s", note)
     server = build_server(search, freshness, about="; ".join(notes))
@@ -133,9 +168,14 @@ def quiet_start() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-def _freshness(engine: Engine, connection: ConnectionSettings, index: str,
-               search: CodeSearch, calibration_file: Path,
-               notes: list[str]) -> Freshness | None:
+def _freshness(
+    engine: Engine,
+    connection: ConnectionSettings,
+    index: str,
+    search: CodeSearch,
+    calibration_file: Path,
+    notes: list[str],
+) -> Freshness | None:
     """The watcher of the indexed folder, or None (a line in ``notes``) without the
     ``index`` extra, which the re-index needs."""
     from esqlog.agent.freshness import Freshness
@@ -143,8 +183,10 @@ def _freshness(engine: Engine, connection: ConnectionSettings, index: str,
     from esqlog.cli.mcp_fresh import Reindex, kept_fresh
 
     if missing_modules(INDEX_MODULES):
-        notes.append("not re-indexing changed files: pip install 'esqlog[index]' for that "
-                     "(or pass --no-watch)")
+        notes.append(
+            "not re-indexing changed files: pip install 'esqlog[index]' for that "
+            "(or pass --no-watch)"
+        )
         return None
     keep = calibration_file if kept_fresh(calibration_file) else None
     return Freshness(search._root, Reindex(engine, connection, index, search, keep))
@@ -154,11 +196,18 @@ def absolute_calibration(path: Path) -> Path:
     """The calibration file as an absolute path, checked to exist (symlinks kept)."""
     absolute = Path(os.path.abspath(path.expanduser()))
     if not absolute.is_file():
-        where = "" if path.expanduser().is_absolute() else (
-            f" (a relative --calibration is read from the folder esqlog mcp starts in, "
-            f"{os.getcwd()})")
-        raise UsageError(f"calibration file {str(absolute)!r} does not exist{where}",
-                         "pass the absolute path of the file esqlog calibrate --out wrote")
+        where = (
+            ""
+            if path.expanduser().is_absolute()
+            else (
+                f" (a relative --calibration is read from the folder esqlog mcp starts in, "
+                f"{os.getcwd()})"
+            )
+        )
+        raise UsageError(
+            f"calibration file {str(absolute)!r} does not exist{where}",
+            "pass the absolute path of the file esqlog calibrate --out wrote",
+        )
     return absolute
 
 
@@ -173,8 +222,10 @@ def listen_host(host: str) -> str:
     try:
         socket.getaddrinfo(bare, None)
     except (OSError, UnicodeError):
-        raise UsageError(f"--host {host[:100]!r} is not an address this machine can listen on",
-                         "pass an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name") from None
+        raise UsageError(
+            f"--host {host[:100]!r} is not an address this machine can listen on",
+            "pass an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name",
+        ) from None
     return bare
 
 
@@ -193,17 +244,23 @@ def auth_token(path: Path) -> str:
     except OSError:
         mode = 0  # read_regular_file names what is wrong with it
     if mode & 0o077:
-        raise UsageError(f"auth token file {str(path)!r} can be read by other users "
-                         f"(mode {mode & 0o777:o})", f"chmod 600 {str(path)!r}")
+        raise UsageError(
+            f"auth token file {str(path)!r} can be read by other users (mode {mode & 0o777:o})",
+            f"chmod 600 {str(path)!r}",
+        )
     raw = read_regular_file(target, 4096, "auth token file", fix)
     try:
         token = raw.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise UsageError(f"auth token file {str(path)!r} is not UTF-8 text", fix) from None
     if not token or any(c.isspace() for c in token) or not token.isprintable():
-        raise UsageError(f"auth token file {str(path)!r} does not hold one token "
-                         "(empty, or spaces inside)", fix)
+        raise UsageError(
+            f"auth token file {str(path)!r} does not hold one token (empty, or spaces inside)", fix
+        )
     if len(token) < MIN_TOKEN_CHARS:
-        raise UsageError(f"the token in {str(path)!r} has {len(token)} characters, under "
-                         f"{MIN_TOKEN_CHARS}: anyone could guess it", fix)
+        raise UsageError(
+            f"the token in {str(path)!r} has {len(token)} characters, under "
+            f"{MIN_TOKEN_CHARS}: anyone could guess it",
+            fix,
+        )
     return token

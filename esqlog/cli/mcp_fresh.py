@@ -26,15 +26,24 @@ def kept_fresh(calibration_file: Path) -> bool:
         record = load_calibration(calibration_file)
     except UsageError:
         return False
-    return (record.index_operations is not None and record.vocabulary is not None
-            and record.identifiers_applies is not None)
+    return (
+        record.index_operations is not None
+        and record.vocabulary is not None
+        and record.identifiers_applies is not None
+    )
 
 
 class Reindex:
     """The callable esqlog.agent.freshness.Freshness runs when the folder changed."""
 
-    def __init__(self, engine: Engine, connection: ConnectionSettings, index: str,
-                 search: CodeSearch, calibration_file: Path | None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        connection: ConnectionSettings,
+        index: str,
+        search: CodeSearch,
+        calibration_file: Path | None,
+    ) -> None:
         """``calibration_file``: refreshed after each run that changed the index (None: the
         calibration is not esqlog index's, and is left as it is)."""
         self.engine, self.connection, self.index = engine, connection, index
@@ -48,11 +57,23 @@ class Reindex:
         from esqlog.indexing.keep_fresh import Calibrated
         from esqlog.indexing.walk import WalkOptions
 
-        calibrated = (Calibrated(str(self.calibration_file), self.connection)
-                      if self.calibration_file is not None else None)
-        summary = run_index(self.engine, folder, self.index, WalkOptions(), ChunkLimits(),
-                            adopt=False, shards=1, replicas=None, show_progress=False,
-                            calibrated=calibrated)
+        calibrated = (
+            Calibrated(str(self.calibration_file), self.connection)
+            if self.calibration_file is not None
+            else None
+        )
+        summary = run_index(
+            self.engine,
+            folder,
+            self.index,
+            WalkOptions(),
+            ChunkLimits(),
+            adopt=False,
+            shards=1,
+            replicas=None,
+            show_progress=False,
+            calibrated=calibrated,
+        )
         changed = bool(summary["chunks_indexed"] or summary["chunks_deleted"])
         if not changed:
             return 0

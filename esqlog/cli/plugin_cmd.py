@@ -24,15 +24,26 @@ def plugin_group() -> None:
 
 
 @plugin_group.command("build")
-@click.option("--engine", type=click.Choice(ENGINES), required=True,
-              help="The cluster's engine.")
-@click.option("--version", "version", required=True,
-              help="The nodes' exact version (GET / shows it), e.g. 2.19.1.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Folder to write the zip into.")
-@click.option("--distribution", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="An unpacked distribution of that release to compile against, instead of "
-              "its jars from Maven Central.")
+@click.option("--engine", type=click.Choice(ENGINES), required=True, help="The cluster's engine.")
+@click.option(
+    "--version",
+    "version",
+    required=True,
+    help="The nodes' exact version (GET / shows it), e.g. 2.19.1.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Folder to write the zip into.",
+)
+@click.option(
+    "--distribution",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="An unpacked distribution of that release to compile against, instead of "
+    "its jars from Maven Central.",
+)
 def build_command(engine: str, version: str, out: Path, distribution: Path | None) -> None:
     """Build the esqlog-terms plugin zip for ENGINE at VERSION (needs a JDK: javac).
 
@@ -41,9 +52,9 @@ def build_command(engine: str, version: str, out: Path, distribution: Path | Non
     every node with the engine's own tool, then restart the nodes.
     """
     tgt = target(engine, version)
-    path = build(tgt, out / zip_name(tgt), distribution,
-                 lambda line: click.echo(line, err=True))
+    path = build(tgt, out / zip_name(tgt), distribution, lambda line: click.echo(line, err=True))
     tool = f"bin/{engine}-plugin"
     click.echo(f"wrote {path}")
-    click.echo(f"install on every node: {tool} install file://{path.resolve()} "
-               f"(then restart the node)")
+    click.echo(
+        f"install on every node: {tool} install file://{path.resolve()} (then restart the node)"
+    )

@@ -28,7 +28,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def shown(text: str, limit: int = 60) -> str:
     """A short single-line rendering of user text for error messages."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def load_for_field(calibration_file: Path, field_name: str | None) -> tuple[Calibration, str]:
@@ -37,8 +37,10 @@ def load_for_field(calibration_file: Path, field_name: str | None) -> tuple[Cali
     calibration = load_calibration(calibration_file)
     field = field_name or calibration.field
     if field != calibration.field:
-        raise UsageError(f"the calibration is for field {calibration.field!r}, not {field!r}",
-                         f"pass --field {calibration.field}, or calibrate --field {field}")
+        raise UsageError(
+            f"the calibration is for field {calibration.field!r}, not {field!r}",
+            f"pass --field {calibration.field}, or calibrate --field {field}",
+        )
     return calibration, field
 
 
@@ -55,8 +57,13 @@ class QueryContext:
     routings: tuple[str, ...]
 
 
-def prepare_query(connection: ConnectionSettings, index: str, field_name: str | None,
-                  text: str, calibration_file: Path) -> QueryContext:
+def prepare_query(
+    connection: ConnectionSettings,
+    index: str,
+    field_name: str | None,
+    text: str,
+    calibration_file: Path,
+) -> QueryContext:
     """Validate input, load the calibration, check it is this index's, analyze the text.
 
     A calibration of another index (different UUID) is refused; a stale one is used with a
@@ -71,25 +78,36 @@ def prepare_query(connection: ConnectionSettings, index: str, field_name: str | 
         warn_once(warning, "drift")  # the wrapper's snapshot check may notice it too
     routings = engine.run(shard_routings_plan(calibration.index, calibration.shards))
     analysis = engine.run(search_analyses_plan(calibration.index, [field], {}))  # as match does
-    stats = engine.run(text_stats_plan(calibration.index, field, text, routings,
-                                       analysis.per_field().get(field)))
+    stats = engine.run(
+        text_stats_plan(calibration.index, field, text, routings, analysis.per_field().get(field))
+    )
     if not stats.terms:
         raise UsageError(
             f"query text {shown(text)!r} analyzes to no terms with the analyzer of field {field!r}",
-            "search for words, not only punctuation or stop words")
+            "search for words, not only punctuation or stop words",
+        )
     return QueryContext(engine, calibration, index, field, text, stats, routings)
 
 
 def query_arguments(func: F) -> F:
     """INDEX, QUERY, --field and --calibration: what search and explain both take."""
-    for decorator in reversed([
-        click.argument("index"),
-        click.argument("text", metavar="QUERY"),
-        click.option("--field", "field_name",
-                     help="The calibrated text field (default: the calibration's field)."),
-        click.option("--calibration", "calibration_file", required=True,
-                     type=click.Path(path_type=Path),
-                     help="Calibration JSON written by esqlog calibrate --out."),
-    ]):
+    for decorator in reversed(
+        [
+            click.argument("index"),
+            click.argument("text", metavar="QUERY"),
+            click.option(
+                "--field",
+                "field_name",
+                help="The calibrated text field (default: the calibration's field).",
+            ),
+            click.option(
+                "--calibration",
+                "calibration_file",
+                required=True,
+                type=click.Path(path_type=Path),
+                help="Calibration JSON written by esqlog calibrate --out.",
+            ),
+        ]
+    ):
         func = decorator(func)
     return func

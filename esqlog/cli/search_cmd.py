@@ -23,6 +23,7 @@ CLI_MODES = QUERY_MODES
 
 # --- search ---------------------------------------------------------------------------------
 
+
 def run_search(ctx: QueryContext, mode: str, size: int, joins: bool = False) -> list[Hit]:
     """The q-log ranking through esqlog's own wrapper, so the CLI tests what apps run.
 
@@ -72,11 +73,17 @@ def raise_if_too_many_terms(exc: BaseException, ctx: QueryContext) -> None:
     from esqlog.engine.failures import error_reason, is_client_error
 
     reason = error_reason(exc) if is_client_error(exc) else ""
-    if "maxclausecount" in reason.lower() or "too_many" in reason.lower() or (
-            "too many" in reason.lower() and "clause" in reason.lower()):
+    if (
+        "maxclausecount" in reason.lower()
+        or "too_many" in reason.lower()
+        or ("too many" in reason.lower() and "clause" in reason.lower())
+    ):
         distinct = len(set(ctx.stats.terms))
-        raise UsageError(f"the query has {distinct:,} distinct terms, more than the cluster "
-                         f"accepts in one query ({reason})", "search for fewer words") from None
+        raise UsageError(
+            f"the query has {distinct:,} distinct terms, more than the cluster "
+            f"accepts in one query ({reason})",
+            "search for fewer words",
+        ) from None
 
 
 def movement(hit: Hit, native_ranks: Mapping[str, int]) -> str:
@@ -101,8 +108,10 @@ def format_compare(native: Sequence[Hit], qlog: Sequence[Hit]) -> str:
     """Native and q-log rankings side by side; q-log ids that moved are marked."""
     ranks = {h.id: h.rank for h in native}
     width = max([len(h.id) for h in [*native, *qlog]] + [len("native id")])
-    lines = [f"{'rank':>4}  {'native id':<{width}}  {'score':>10}  |  "
-             f"{'q-log id':<{width}}  {'score':>10}  moved"]
+    lines = [
+        f"{'rank':>4}  {'native id':<{width}}  {'score':>10}  |  "
+        f"{'q-log id':<{width}}  {'score':>10}  moved"
+    ]
     for i in range(max(len(native), len(qlog))):
         left = native[i] if i < len(native) else None
         right = qlog[i] if i < len(qlog) else None
@@ -111,7 +120,8 @@ def format_compare(native: Sequence[Hit], qlog: Sequence[Hit]) -> str:
             f"{f'{left.score:.4f}' if left else '':>10}  |  "
             f"{right.id if right else '':<{width}}  "
             f"{f'{right.score:.4f}' if right else '':>10}  "
-            f"{movement(right, ranks) if right else ''}".rstrip())
+            f"{movement(right, ranks) if right else ''}".rstrip()
+        )
     return "\n".join(lines)
 
 
@@ -122,21 +132,44 @@ def _hits_json(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 @click.command("search")
 @connection_options
 @query_arguments
-@click.option("--mode", type=click.Choice(CLI_MODES), default="auto", show_default=True,
-              help="auto: identifiers where the calibration says code, else boost; "
-                   "boost: per-term boosts (no scripts); script: stored Painless script; "
-                   "rerank: native top-N rescored here; "
-                   "identifiers: query words also match inside identifiers (needs "
-                   "calibrate --vocabulary --identifiers; a different match set).")
-@click.option("--size", type=click.IntRange(1, 10_000), default=10, show_default=True,
-              help="How many hits to show.")
+@click.option(
+    "--mode",
+    type=click.Choice(CLI_MODES),
+    default="auto",
+    show_default=True,
+    help="auto: identifiers where the calibration says code, else boost; "
+    "boost: per-term boosts (no scripts); script: stored Painless script; "
+    "rerank: native top-N rescored here; "
+    "identifiers: query words also match inside identifiers (needs "
+    "calibrate --vocabulary --identifiers; a different match set).",
+)
+@click.option(
+    "--size",
+    type=click.IntRange(1, 10_000),
+    default=10,
+    show_default=True,
+    help="How many hits to show.",
+)
 @click.option("--compare", is_flag=True, help="Show the native BM25 ranking next to q-log's.")
-@click.option("--joins/--no-joins", default=False, show_default=True,
-              help="Add identifier joins (read file -> readfile, read_file) found in the index.")
+@click.option(
+    "--joins/--no-joins",
+    default=False,
+    show_default=True,
+    help="Add identifier joins (read file -> readfile, read_file) found in the index.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def search_command(connection: ConnectionSettings, index: str, text: str,
-                   field_name: str | None, calibration_file: Path, mode: str, size: int,
-                   compare: bool, joins: bool, as_json: bool) -> None:
+def search_command(
+    connection: ConnectionSettings,
+    index: str,
+    text: str,
+    field_name: str | None,
+    calibration_file: Path,
+    mode: str,
+    size: int,
+    compare: bool,
+    joins: bool,
+    as_json: bool,
+) -> None:
     """Search INDEX for QUERY with q-log IDF (a match query on the calibrated field).
 
     The index is only read. With --compare the native BM25 ranking is shown beside it.
@@ -151,14 +184,19 @@ def search_command(connection: ConnectionSettings, index: str, text: str,
         raise_if_too_many_terms(exc, ctx)
         raise
     if as_json:
-        out: dict[str, Any] = {"index": ctx.calibration.index, "field": ctx.field,
-                               "q": ctx.calibration.q, "mode": mode,
-                               "terms": list(dict.fromkeys(ctx.stats.terms)),
-                               "hits": _hits_json(qlog)}
+        out: dict[str, Any] = {
+            "index": ctx.calibration.index,
+            "field": ctx.field,
+            "q": ctx.calibration.q,
+            "mode": mode,
+            "terms": list(dict.fromkeys(ctx.stats.terms)),
+            "hits": _hits_json(qlog),
+        }
         if native is not None:
             out["native"] = _hits_json(native)
         click.echo(json.dumps(out, ensure_ascii=False))
         return
-    click.echo(f"q-log BM25 (q={ctx.calibration.q:g}, mode {mode}) on "
-               f"{ctx.calibration.index}/{ctx.field}")
+    click.echo(
+        f"q-log BM25 (q={ctx.calibration.q:g}, mode {mode}) on {ctx.calibration.index}/{ctx.field}"
+    )
     click.echo(format_compare(native, qlog) if native is not None else format_hits(qlog))

@@ -19,25 +19,50 @@ F = TypeVar("F", bound=Callable[..., Any])
 def connection_options(func: F) -> F:
     """--url and auth/TLS options, each also read from an ESQLOG_* environment variable."""
     options = [
-        click.option("--url", envvar="ESQLOG_URL", metavar="URL",
-                     help="Cluster URL, e.g. https://search.example:9200 [env ESQLOG_URL]."),
+        click.option(
+            "--url",
+            envvar="ESQLOG_URL",
+            metavar="URL",
+            help="Cluster URL, e.g. https://search.example:9200 [env ESQLOG_URL].",
+        ),
         click.option("--user", envvar="ESQLOG_USER", help="Basic-auth user [env ESQLOG_USER]."),
-        click.option("--password", envvar="ESQLOG_PASSWORD", show_envvar=False,
-                     help="Basic-auth password [env ESQLOG_PASSWORD]; prefer --password-file."),
-        click.option("--password-file", envvar="ESQLOG_PASSWORD_FILE",
-                     type=click.Path(dir_okay=False, path_type=Path),
-                     help="File whose first line is the password [env ESQLOG_PASSWORD_FILE]."),
+        click.option(
+            "--password",
+            envvar="ESQLOG_PASSWORD",
+            show_envvar=False,
+            help="Basic-auth password [env ESQLOG_PASSWORD]; prefer --password-file.",
+        ),
+        click.option(
+            "--password-file",
+            envvar="ESQLOG_PASSWORD_FILE",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="File whose first line is the password [env ESQLOG_PASSWORD_FILE].",
+        ),
         click.option("--api-key", envvar="ESQLOG_API_KEY", help="API key [env ESQLOG_API_KEY]."),
-        click.option("--bearer-token", envvar="ESQLOG_BEARER_TOKEN",
-                     help="Bearer token [env ESQLOG_BEARER_TOKEN]."),
-        click.option("--ca-certs", envvar="ESQLOG_CA_CERTS",
-                     type=click.Path(exists=True, dir_okay=False),
-                     help="CA bundle for the cluster's TLS certificate [env ESQLOG_CA_CERTS]."),
-        click.option("--insecure", is_flag=True,
-                     help="Do not verify TLS certificates or hostnames (prints a warning)."),
-        click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-                     help="Seconds to wait for each request's answer (a request that "
-                          "times out is not retried)."),
+        click.option(
+            "--bearer-token",
+            envvar="ESQLOG_BEARER_TOKEN",
+            help="Bearer token [env ESQLOG_BEARER_TOKEN].",
+        ),
+        click.option(
+            "--ca-certs",
+            envvar="ESQLOG_CA_CERTS",
+            type=click.Path(exists=True, dir_okay=False),
+            help="CA bundle for the cluster's TLS certificate [env ESQLOG_CA_CERTS].",
+        ),
+        click.option(
+            "--insecure",
+            is_flag=True,
+            help="Do not verify TLS certificates or hostnames (prints a warning).",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            default=30.0,
+            show_default=True,
+            help="Seconds to wait for each request's answer (a request that "
+            "times out is not retried).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -60,22 +85,29 @@ def _settings_from(kwargs: dict[str, Any]) -> ConnectionSettings:
         raise UsageError("no cluster URL given", "pass --url or set ESQLOG_URL")
     if not url.startswith(("http://", "https://")):
         # the value is not shown: "user:pw@host" without a scheme is a secret in plain view
-        raise UsageError("--url must start with http:// or https://",
-                         "pass e.g. --url https://localhost:9200")
+        raise UsageError(
+            "--url must start with http:// or https://", "pass e.g. --url https://localhost:9200"
+        )
     if password_file is not None:
         try:
             password = password_file.read_text(encoding="utf-8").splitlines()[0]
         except (OSError, IndexError, UnicodeDecodeError):
-            raise UsageError(f"cannot read a password from {str(password_file)!r}",
-                             "put the password on the first line of that file") from None
+            raise UsageError(
+                f"cannot read a password from {str(password_file)!r}",
+                "put the password on the first line of that file",
+            ) from None
     insecure = kwargs.pop("insecure")
     if insecure:
-        click.echo("warning: --insecure: TLS certificates and hostnames are NOT verified",
-                   err=True)
+        click.echo("warning: --insecure: TLS certificates and hostnames are NOT verified", err=True)
     return ConnectionSettings(
-        url=url.rstrip("/"), user=kwargs.pop("user"), password=password,
-        api_key=kwargs.pop("api_key"), bearer_token=kwargs.pop("bearer_token"),
-        ca_certs=kwargs.pop("ca_certs"), verify_certs=not insecure, timeout=kwargs.pop("timeout"),
+        url=url.rstrip("/"),
+        user=kwargs.pop("user"),
+        password=password,
+        api_key=kwargs.pop("api_key"),
+        bearer_token=kwargs.pop("bearer_token"),
+        ca_certs=kwargs.pop("ca_certs"),
+        verify_certs=not insecure,
+        timeout=kwargs.pop("timeout"),
     )
 
 
@@ -94,8 +126,14 @@ def warn_once(text: str, topic: str | None = None) -> None:
     click.echo(redact(" ".join(text.split())), err=True)
 
 
-def show_python_warning(message: Warning | str, category: type[Warning], filename: str,
-                        lineno: int, file: Any = None, line: str | None = None) -> None:
+def show_python_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
     """``warnings.showwarning`` for the CLI: esqlog's warnings as one ``warning:`` line.
 
     Python's own format (``path:line: RuntimeWarning: ...`` plus the source line) is for
@@ -114,8 +152,10 @@ def open_engine(settings: ConnectionSettings) -> Engine:
     return engine
 
 
-def progress_factory(enabled: bool, unit: str = "docs",
-                     ) -> Callable[[str, int], Callable[[int], None]] | None:
+def progress_factory(
+    enabled: bool,
+    unit: str = "docs",
+) -> Callable[[str, int], Callable[[int], None]] | None:
     """A rich progress bar (``unit``/s and ETA) on stderr, or None when disabled/not a TTY."""
     if not enabled:
         return None
@@ -142,9 +182,15 @@ def progress_factory(enabled: bool, unit: str = "docs",
             return Text(f"{speed:,.0f} {unit}/s" if speed else "")
 
     def factory(label: str, total: int) -> Callable[[int], None]:
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       _Rate(), TimeRemainingColumn(), console=Console(stderr=True),
-                       transient=False)
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _Rate(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
         task = bar.add_task(label, total=total)
         bar.start()
         seen = 0

@@ -25,8 +25,10 @@ from esqlog.scoring.similarity_backup import BACKUP_INDEX, load_backup_plan
 
 
 def _refuse(index: str, action: str) -> None:
-    raise UsageError(f"not closing index {index!r} without --yes",
-                     f"re-run esqlog similarity {action} {index} --yes to go ahead")
+    raise UsageError(
+        f"not closing index {index!r} without --yes",
+        f"re-run esqlog similarity {action} {index} --yes to go ahead",
+    )
 
 
 @click.group("similarity")
@@ -45,8 +47,9 @@ def similarity_group() -> None:
 @click.option("--k1", type=float, default=1.2, show_default=True, help="BM25 k1.")
 @click.option("--b", "b", type=float, default=0.75, show_default=True, help="BM25 b.")
 @click.option("--yes", is_flag=True, help="Go ahead (the index is closed for a few seconds).")
-def apply_command(connection: ConnectionSettings, index: str, q: float, k1: float, b: float,
-                  yes: bool) -> None:
+def apply_command(
+    connection: ConnectionSettings, index: str, q: float, k1: float, b: float, yes: bool
+) -> None:
     """Set INDEX's default similarity to esqlog's scripted q-log BM25."""
     params = SimilarityParams(q, k1, b)
     engine = open_engine(connection)
@@ -56,13 +59,17 @@ def apply_command(connection: ConnectionSettings, index: str, q: float, k1: floa
         click.echo(describe_apply(state, params))
         _refuse(state.index, "apply")
     change = engine.run(apply_plan(state.index, params, state=state))
-    click.echo(f"index {change.index}: default similarity is now q-log BM25 "
-               f"(q={q:g}, k1={k1:g}, b={b:g}); the index is open")
+    click.echo(
+        f"index {change.index}: default similarity is now q-log BM25 "
+        f"(q={q:g}, k1={k1:g}, b={b:g}); the index is open"
+    )
     if change.kept_backup:
         click.echo(f"the backup from the first apply was kept in {BACKUP_INDEX}")
     else:
-        click.echo(f"previous settings saved in {BACKUP_INDEX}; undo with "
-                   f"esqlog similarity revert {change.index} --yes")
+        click.echo(
+            f"previous settings saved in {BACKUP_INDEX}; undo with "
+            f"esqlog similarity revert {change.index} --yes"
+        )
 
 
 @similarity_group.command("revert")
@@ -76,11 +83,16 @@ def revert_command(connection: ConnectionSettings, index: str, yes: bool) -> Non
     if not yes:
         backup = engine.run(load_backup_plan(state.uuid))
         if backup is None:
-            raise UsageError(f"esqlog has no similarity backup for index {state.index!r}",
-                             "nothing to revert: esqlog similarity apply was not run on it")
+            raise UsageError(
+                f"esqlog has no similarity backup for index {state.index!r}",
+                "nothing to revert: esqlog similarity apply was not run on it",
+            )
         click.echo(describe_revert(state, backup))
         _refuse(state.index, "revert")
     change = engine.run(revert_plan(state.index, state=state))
-    restored = (f"{len(change.after)} index.similarity setting(s)" if change.after
-                else "no index.similarity settings (Lucene BM25 default)")
+    restored = (
+        f"{len(change.after)} index.similarity setting(s)"
+        if change.after
+        else "no index.similarity settings (Lucene BM25 default)"
+    )
     click.echo(f"index {change.index}: restored {restored}; the index is open")

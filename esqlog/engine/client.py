@@ -77,10 +77,12 @@ def _dispatch(client: Any, flavor: Flavor, request: Request) -> Any:
     """
     params = _encode_params(request.params)
     if flavor == "elasticsearch":
-        return client.perform_request(request.method, request.path, params=params,
-                                      headers=_JSON_HEADERS, body=request.body)
-    return client.transport.perform_request(request.method, request.path, params=params,
-                                            body=request.body)
+        return client.perform_request(
+            request.method, request.path, params=params, headers=_JSON_HEADERS, body=request.body
+        )
+    return client.transport.perform_request(
+        request.method, request.path, params=params, body=request.body
+    )
 
 
 class Engine:
@@ -191,8 +193,11 @@ def version_plan() -> Plan[tuple[int, ...]]:
 
 
 def scroll_plan(
-    index: str, body: Mapping[str, Any], on_page: Callable[[list[dict[str, Any]]], Plan[bool]],
-    keep_alive: str = "5m", params: Mapping[str, Any] | None = None,
+    index: str,
+    body: Mapping[str, Any],
+    on_page: Callable[[list[dict[str, Any]]], Plan[bool]],
+    keep_alive: str = "5m",
+    params: Mapping[str, Any] | None = None,
 ) -> Plan[None]:
     """Page through a search with the scroll API, releasing the scroll context however it ends.
 
@@ -200,15 +205,20 @@ def scroll_plan(
     of its own); it returns False to stop early. A failure while clearing the scroll is
     ignored: a leftover context expires on its own after ``keep_alive``.
     """
-    page = yield Request("POST", index_path(index, "_search", patterns=True),
-                         {"scroll": keep_alive, **(params or {})}, body)
+    page = yield Request(
+        "POST",
+        index_path(index, "_search", patterns=True),
+        {"scroll": keep_alive, **(params or {})},
+        body,
+    )
     scroll_id = page.get("_scroll_id")
     try:
         while hits := page["hits"]["hits"]:
             if not (yield from on_page(hits)):
                 break
-            page = yield Request("POST", "/_search/scroll",
-                                 body={"scroll": keep_alive, "scroll_id": scroll_id})
+            page = yield Request(
+                "POST", "/_search/scroll", body={"scroll": keep_alive, "scroll_id": scroll_id}
+            )
             scroll_id = page.get("_scroll_id", scroll_id)
     finally:
         if scroll_id:

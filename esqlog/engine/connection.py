@@ -45,20 +45,24 @@ class ConnectionSettings:
         try:
             parts = urlsplit(self.url)
         except ValueError as exc:  # "Invalid IPv6 URL": an unclosed [ of an IPv6 host
-            raise UsageError(f"--url {redact(self.url)!r} is not a URL ({exc})",
-                             "close an IPv6 host in brackets, e.g. --url http://[::1]:9200"
-                             ) from None
+            raise UsageError(
+                f"--url {redact(self.url)!r} is not a URL ({exc})",
+                "close an IPv6 host in brackets, e.g. --url http://[::1]:9200",
+            ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError("--url must be http:// or https:// followed by a host", fix)
         try:
             _ = parts.port
         except ValueError:
-            raise UsageError(f"--url {redact(self.url)!r} has a port outside 1-65535",
-                             fix) from None
+            raise UsageError(
+                f"--url {redact(self.url)!r} has a port outside 1-65535", fix
+            ) from None
         if "@" in parts.netloc:
             if self.user is not None:
-                raise UsageError("credentials are given both in --url and with --user",
-                                 "pass them one way only (prefer --user and --password-file)")
+                raise UsageError(
+                    "credentials are given both in --url and with --user",
+                    "pass them one way only (prefer --user and --password-file)",
+                )
             object.__setattr__(self, "user", unquote(parts.username or ""))
             object.__setattr__(self, "password", unquote(parts.password or ""))
             netloc = parts.netloc.rpartition("@")[2]
@@ -107,8 +111,9 @@ def detect_flavor(settings: ConnectionSettings) -> Flavor:
         body = Engine(client).perform(Request("GET", "/_nodes/_local", NODE_VERSION))
     finally:
         client.close()
-    versions = [str(node.get("version", "0")) for node in ((body or {}).get("nodes") or {})
-                .values()]
+    versions = [
+        str(node.get("version", "0")) for node in ((body or {}).get("nodes") or {}).values()
+    ]
     major = parse_version(versions[0])[0] if versions else 0
     if major >= FIRST_ELASTICSEARCH_MAJOR:
         raise missing_client("elasticsearch", major)
@@ -119,31 +124,47 @@ def detect_flavor(settings: ConnectionSettings) -> Flavor:
 NODE_VERSION = {"filter_path": "nodes.*.version"}
 #: Elasticsearch's majors start at 7 where OpenSearch's (1.x to 3.x) end far below
 FIRST_ELASTICSEARCH_MAJOR = 7
-_CLIENT_MODULES: dict[Flavor, str] = {"elasticsearch": "elasticsearch",
-                                      "opensearch": "opensearchpy"}
+_CLIENT_MODULES: dict[Flavor, str] = {
+    "elasticsearch": "elasticsearch",
+    "opensearch": "opensearchpy",
+}
 
 
 def installed_clients() -> set[Flavor]:
     """Which engines' clients this environment can import (found, not imported)."""
     import importlib.util
 
-    return {flavor for flavor, module in _CLIENT_MODULES.items()
-            if importlib.util.find_spec(module) is not None}
+    return {
+        flavor
+        for flavor, module in _CLIENT_MODULES.items()
+        if importlib.util.find_spec(module) is not None
+    }
 
 
 def missing_client(flavor: Flavor | None, major: int | None = None) -> UsageError:
     """The one line for a client that is not installed, naming the extra that brings it."""
     if flavor == "opensearch":
-        return UsageError("the OpenSearch client (opensearch-py) is not installed",
-                          "pip install 'esqlog[opensearch]'")
+        return UsageError(
+            "the OpenSearch client (opensearch-py) is not installed",
+            "pip install 'esqlog[opensearch]'",
+        )
     if flavor == "elasticsearch":
-        fix = (f"pip install 'esqlog[es{major}]'" if major in (8, 9) else
-               "pip install 'esqlog[es8]' for Elasticsearch 8, 'esqlog[es9]' for 9")
-        return UsageError("the server is Elasticsearch" + (f" {major}" if major else "")
-                          + " and its client (elasticsearch) is not installed", fix)
-    return UsageError("no Elasticsearch or OpenSearch client is installed",
-                      "pip install 'esqlog[opensearch]', or 'esqlog[es8]' / 'esqlog[es9]' "
-                      "for the major of your Elasticsearch server")
+        fix = (
+            f"pip install 'esqlog[es{major}]'"
+            if major in (8, 9)
+            else "pip install 'esqlog[es8]' for Elasticsearch 8, 'esqlog[es9]' for 9"
+        )
+        return UsageError(
+            "the server is Elasticsearch"
+            + (f" {major}" if major else "")
+            + " and its client (elasticsearch) is not installed",
+            fix,
+        )
+    return UsageError(
+        "no Elasticsearch or OpenSearch client is installed",
+        "pip install 'esqlog[opensearch]', or 'esqlog[es8]' / 'esqlog[es9]' "
+        "for the major of your Elasticsearch server",
+    )
 
 
 def make_client(settings: ConnectionSettings, flavor: Flavor, asynchronous: bool = False) -> Any:
@@ -192,9 +213,11 @@ def _header_token(value: str, option: str) -> str:
     """
     bad = next((i for i, ch in enumerate(value) if not " " < ch <= "~"), None)
     if bad is not None:
-        raise UsageError(f"{option} cannot be sent in an HTTP header (character {bad + 1} of "
-                         f"{len(value)} is not a printable ASCII character)",
-                         f"check the value given to {option} (API keys and tokens are ASCII)")
+        raise UsageError(
+            f"{option} cannot be sent in an HTTP header (character {bad + 1} of "
+            f"{len(value)} is not a printable ASCII character)",
+            f"check the value given to {option} (API keys and tokens are ASCII)",
+        )
     return value
 
 

@@ -99,8 +99,13 @@ def with_retries(
             if attempt == attempts or not is_retryable(exc):
                 raise
             delay = min(max_delay, base_delay * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
-            logger.info("retry %d of %d in %.2f s after %s", attempt, attempts - 1, delay,
-                        failure_label(exc))
+            logger.info(
+                "retry %d of %d in %.2f s after %s",
+                attempt,
+                attempts - 1,
+                delay,
+                failure_label(exc),
+            )
             if on_retry is not None:
                 on_retry(attempt, exc, delay)
             time.sleep(delay)
@@ -108,8 +113,10 @@ def with_retries(
 
 
 #: the innermost cause in a client's nested connection error text
-_ROOT_CAUSE = (re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)"),
-               re.compile(r"RemoteDisconnected\(['\"]([^'\"]+)"))
+_ROOT_CAUSE = (
+    re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)"),
+    re.compile(r"RemoteDisconnected\(['\"]([^'\"]+)"),
+)
 
 
 def unreachable_reason(exc: BaseException) -> str | None:
@@ -138,34 +145,50 @@ def describe_failure(exc: BaseException, url: str | None = None) -> ClusterError
     reason = redact(error_reason(exc))
     if status is None:
         text = reason.lower()
-        if "name or service not known" in text or "nodename nor servname" in text or (
-            "failed to resolve" in text or "temporary failure in name resolution" in text
+        if (
+            "name or service not known" in text
+            or "nodename nor servname" in text
+            or ("failed to resolve" in text or "temporary failure in name resolution" in text)
         ):
-            return ClusterError(f"cannot resolve the cluster host{where}",
-                                "check the hostname in --url")
+            return ClusterError(
+                f"cannot resolve the cluster host{where}", "check the hostname in --url"
+            )
         if "timed out" in text or "timeout" in text:
-            return ClusterError(f"the cluster{where} did not answer in time",
-                                "check it is up, or raise --timeout")
+            return ClusterError(
+                f"the cluster{where} did not answer in time", "check it is up, or raise --timeout"
+            )
         if "certificate" in text or "ssl" in text:
-            return ClusterError(f"TLS handshake with the cluster{where} failed ({reason})",
-                                "pass --ca-certs with the cluster's CA bundle")
-        return ClusterError(f"cannot connect to the cluster{where} ({reason})",
-                            "check --url and that the cluster is running")
+            return ClusterError(
+                f"TLS handshake with the cluster{where} failed ({reason})",
+                "pass --ca-certs with the cluster's CA bundle",
+            )
+        return ClusterError(
+            f"cannot connect to the cluster{where} ({reason})",
+            "check --url and that the cluster is running",
+        )
     if status == 401:
-        return ClusterError(f"the cluster{where} rejected the credentials (401)",
-                            "check --user/--password, --api-key or --bearer-token")
+        return ClusterError(
+            f"the cluster{where} rejected the credentials (401)",
+            "check --user/--password, --api-key or --bearer-token",
+        )
     if status == 403:
-        return ClusterError(f"the credentials lack a permission this needs (403: {reason})",
-                            "grant read access to the index (and manage for --install-script)")
+        return ClusterError(
+            f"the credentials lack a permission this needs (403: {reason})",
+            "grant read access to the index (and manage for --install-script)",
+        )
     if status == 400 and "media_type_header_exception" in str(exc):
         return client_too_new()
     closed = _closed_index(exc)
     if closed is not None:
-        return ClusterError(f"index {closed!r} is closed (searches and statistics need it open)",
-                            f"open it with POST /{closed}/_open, or pass an open index")
+        return ClusterError(
+            f"index {closed!r} is closed (searches and statistics need it open)",
+            f"open it with POST /{closed}/_open, or pass an open index",
+        )
     if status == 429 or status in (502, 503, 504):
-        return ClusterError(f"the cluster{where} stayed overloaded or unavailable "
-                            f"({status}) after retries", "try again later")
+        return ClusterError(
+            f"the cluster{where} stayed overloaded or unavailable ({status}) after retries",
+            "try again later",
+        )
     return ClusterError(f"the cluster refused the request ({status}: {reason})")
 
 

@@ -40,9 +40,11 @@ def check_index_name(name: str, *, patterns: bool = False) -> str:
         bare = part.split(":", 1)[-1] if patterns else part
         problem = _name_problem(bare, patterns)
         if problem:
-            raise UsageError(f"{name!r} is not a usable index name: {problem}",
-                             "pass a lowercase name such as code-myrepo (letters, digits, "
-                             "- and _ ; not starting with - _ or +)")
+            raise UsageError(
+                f"{name!r} is not a usable index name: {problem}",
+                "pass a lowercase name such as code-myrepo (letters, digits, "
+                "- and _ ; not starting with - _ or +)",
+            )
     return name
 
 

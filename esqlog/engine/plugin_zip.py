@@ -71,14 +71,18 @@ def target(engine: str, version: str) -> Target:
         raise UsageError(f"unknown engine {engine!r}", "use --engine opensearch or elasticsearch")
     found = _VERSION.match(version)
     if not found:
-        raise UsageError(f"--version {version!r} is not a release number",
-                         "give the node's exact version, e.g. 2.19.1 (GET / shows it)")
+        raise UsageError(
+            f"--version {version!r} is not a release number",
+            "give the node's exact version, e.g. 2.19.1 (GET / shows it)",
+        )
     major, minor = int(found[1]), int(found[2])
     oldest, newest = SUPPORTED[engine]
     if (major, minor) < oldest or major > newest:
-        raise UsageError(f"{engine} {version} is not supported by esqlog-terms",
-                         f"supported: {engine} {oldest[0]}.{oldest[1]} and later, up to "
-                         f"{newest}.x (docs/plugin.md)")
+        raise UsageError(
+            f"{engine} {version} is not supported by esqlog-terms",
+            f"supported: {engine} {oldest[0]}.{oldest[1]} and later, up to "
+            f"{newest}.x (docs/plugin.md)",
+        )
     return Target(engine, version)
 
 
@@ -89,8 +93,10 @@ def sources_folder() -> Path:
     for candidate in (here.parents[2] / "plugins" / NAME, here.parents[1] / "plugins" / NAME):
         if (candidate / "VERSION").is_file():
             return candidate
-    raise EsqlogError("the esqlog-terms sources are not installed with this esqlog",
-                      "build from a checkout of esqlog (plugins/esqlog-terms)")
+    raise EsqlogError(
+        "the esqlog-terms sources are not installed with this esqlog",
+        "build from a checkout of esqlog (plugins/esqlog-terms)",
+    )
 
 
 def plugin_version(sources: Path) -> str:
@@ -108,8 +114,7 @@ def java_files(sources: Path, tgt: Target) -> list[Path]:
         if found and (folder / "src").is_dir():
             ranges.append(((int(found[1]), int(found[2])), folder / "src"))
     own = max((r for r in ranges if r[0] <= tgt.release), default=None)
-    folders = [sources / "lucene" / "src", sources / tgt.engine / "src",
-               *([own[1]] if own else [])]
+    folders = [sources / "lucene" / "src", sources / tgt.engine / "src", *([own[1]] if own else [])]
     return sorted(path for folder in folders for path in folder.rglob("*.java"))
 
 
@@ -135,14 +140,17 @@ def find_javac(release: int) -> Path:
     for javac in candidates:
         if javac.is_file() and _javac_major(javac) >= release:
             return javac
-    raise EsqlogError(f"no JDK {release} or newer found (javac)",
-                      f"install a JDK >= {release} or set ESQLOG_JAVA_HOME to one")
+    raise EsqlogError(
+        f"no JDK {release} or newer found (javac)",
+        f"install a JDK >= {release} or set ESQLOG_JAVA_HOME to one",
+    )
 
 
 def _javac_major(javac: Path) -> int:
     try:
-        out = subprocess.run([str(javac), "-version"], capture_output=True, text=True,
-                             timeout=60, check=False)
+        out = subprocess.run(
+            [str(javac), "-version"], capture_output=True, text=True, timeout=60, check=False
+        )
     except OSError:
         return 0
     found = re.search(r"javac (\d+)", out.stdout + out.stderr)
@@ -159,14 +167,18 @@ def distribution_zip(tgt: Target, say: Callable[[str], None]) -> Path:
     local.parent.mkdir(parents=True, exist_ok=True)
     part = local.with_suffix(".part")
     try:
-        with urllib.request.urlopen(tgt.distribution_url, timeout=120) as answer, \
-                part.open("wb") as out:
+        with (
+            urllib.request.urlopen(tgt.distribution_url, timeout=120) as answer,
+            part.open("wb") as out,
+        ):
             shutil.copyfileobj(answer, out)
     except OSError as exc:
         part.unlink(missing_ok=True)
-        raise EsqlogError(f"could not fetch {tgt.distribution_url}: {exc}",
-                          "check the version exists on Maven Central, or pass --distribution "
-                          "with an unpacked distribution of that release") from None
+        raise EsqlogError(
+            f"could not fetch {tgt.distribution_url}: {exc}",
+            "check the version exists on Maven Central, or pass --distribution "
+            "with an unpacked distribution of that release",
+        ) from None
     part.replace(local)
     return local
 
@@ -185,9 +197,14 @@ def _libs_from_zip(archive: Path, into: Path) -> Path:
 
 def descriptor(tgt: Target, version: str) -> str:
     """plugin-descriptor.properties: the keys both tools check, the exact engine version."""
-    lines = ["description=esqlog_terms: one BM25 saturation over a list of terms",
-             f"version={version}", f"name={NAME}", "classname=esqlog.terms.TermsPlugin",
-             f"java.version={tgt.java_release}", f"{tgt.engine}.version={tgt.version}"]
+    lines = [
+        "description=esqlog_terms: one BM25 saturation over a list of terms",
+        f"version={version}",
+        f"name={NAME}",
+        "classname=esqlog.terms.TermsPlugin",
+        f"java.version={tgt.java_release}",
+        f"{tgt.engine}.version={tgt.version}",
+    ]
     if tgt.engine == "opensearch":
         lines += [f"custom.foldername={NAME}", "extended.plugins=", "has.native.controller=false"]
     return "\n".join(lines) + "\n"
@@ -198,8 +215,12 @@ def _jar_entries(classes: Path) -> Iterator[tuple[str, Path]]:
         yield path.relative_to(classes).as_posix(), path
 
 
-def build(tgt: Target, out: Path, distribution: Path | None = None,
-          say: Callable[[str], None] = lambda line: None) -> Path:
+def build(
+    tgt: Target,
+    out: Path,
+    distribution: Path | None = None,
+    say: Callable[[str], None] = lambda line: None,
+) -> Path:
     """Compile the sources against the release's jars and write the plugin zip to ``out``
     (atomically: a temporary file renamed)."""
     sources = sources_folder()
@@ -210,22 +231,40 @@ def build(tgt: Target, out: Path, distribution: Path | None = None,
         if distribution is not None:
             lib = distribution / "lib"
             if not lib.is_dir():
-                raise UsageError(f"{distribution} has no lib/ folder",
-                                 "pass the home folder of an unpacked distribution")
+                raise UsageError(
+                    f"{distribution} has no lib/ folder",
+                    "pass the home folder of an unpacked distribution",
+                )
         else:
             lib = _libs_from_zip(distribution_zip(tgt, say), work / "lib")
-        say(f"compiling esqlog-terms {version} for {tgt.engine} {tgt.version} "
-            f"(--release {tgt.java_release}, {javac})")
+        say(
+            f"compiling esqlog-terms {version} for {tgt.engine} {tgt.version} "
+            f"(--release {tgt.java_release}, {javac})"
+        )
         run = subprocess.run(
-            [str(javac), "-nowarn", "-Xlint:-options", "--release", str(tgt.java_release),
-             "-d", str(work / "classes"), "-cp", f"{lib}/*",
-             *map(str, java_files(sources, tgt))],
-            capture_output=True, text=True, check=False)
+            [
+                str(javac),
+                "-nowarn",
+                "-Xlint:-options",
+                "--release",
+                str(tgt.java_release),
+                "-d",
+                str(work / "classes"),
+                "-cp",
+                f"{lib}/*",
+                *map(str, java_files(sources, tgt)),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if run.returncode != 0:
             first = next((ln for ln in run.stderr.splitlines() if "error:" in ln), run.stderr)
-            raise EsqlogError(f"esqlog-terms does not compile against {tgt.engine} "
-                              f"{tgt.version}: {first.strip()}",
-                              "report it with the version; docs/plugin.md lists the ones tested")
+            raise EsqlogError(
+                f"esqlog-terms does not compile against {tgt.engine} "
+                f"{tgt.version}: {first.strip()}",
+                "report it with the version; docs/plugin.md lists the ones tested",
+            )
         jar = work / f"{NAME}.jar"
         with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as zf:
             for name, path in _jar_entries(work / "classes"):
@@ -248,8 +287,10 @@ def _version_of(distribution: Path, engine: str) -> str:
         found = re.fullmatch(rf"{engine}-(\d+\.\d+\.\d+)\.jar", jar.name)
         if found:
             return found[1]
-    raise UsageError(f"no {engine}-VERSION.jar in {distribution}/lib",
-                     "pass the home folder of an unpacked distribution")
+    raise UsageError(
+        f"no {engine}-VERSION.jar in {distribution}/lib",
+        "pass the home folder of an unpacked distribution",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,8 +308,11 @@ def main(argv: list[str] | None = None) -> int:
             print(digest(sources_folder(), tgt))
             return 0
         out = args.out or args.distribution.parent / zip_name(tgt)
-        print(build(tgt, out, args.distribution,
-                    lambda line: print(f"[{NAME}] {line}", file=sys.stderr)))
+        print(
+            build(
+                tgt, out, args.distribution, lambda line: print(f"[{NAME}] {line}", file=sys.stderr)
+            )
+        )
     except EsqlogError as exc:
         print(f"[{NAME}] {exc}", file=sys.stderr)
         return 1

@@ -58,15 +58,17 @@ def own_mappings_plan(index: str, fix: str) -> Plan[dict[str, Any] | None]:
     if not isinstance(found, Mapping) or not found:
         return None
     if list(found) != [index]:
-        raise UsageError(f"{index!r} names {', '.join(sorted(found)[:3])} (an alias or "
-                         "several indices), not an index esqlog created", fix)
+        raise UsageError(
+            f"{index!r} names {', '.join(sorted(found)[:3])} (an alias or "
+            "several indices), not an index esqlog created",
+            fix,
+        )
     return dict((found[index] or {}).get("mappings") or {})
 
 
 def own_mappings(engine: Engine, index: str) -> dict[str, Any] | None:
     """own_mappings_plan on ``engine``, for a command that creates the index itself."""
-    return engine.run(own_mappings_plan(index, "pass the name of a new index (esqlog "
-                                               "creates it)"))
+    return engine.run(own_mappings_plan(index, "pass the name of a new index (esqlog creates it)"))
 
 
 def scratch_state(engine: Engine, index: str) -> bool | None:
@@ -79,10 +81,11 @@ def scratch_state(engine: Engine, index: str) -> bool | None:
     if mappings is None:
         return None
     if not is_scratch(mappings.get("_meta")):
-        raise UsageError(f"index {index!r} exists and esqlog did not create it; esqlog "
-                         "replaces and deletes only its own scratch indices",
-                         "pass a new --index name (esqlog creates it), or delete that "
-                         "index yourself")
+        raise UsageError(
+            f"index {index!r} exists and esqlog did not create it; esqlog "
+            "replaces and deletes only its own scratch indices",
+            "pass a new --index name (esqlog creates it), or delete that index yourself",
+        )
     return True
 
 
@@ -98,8 +101,14 @@ def delete_scratch(engine: Engine, index: str) -> bool:
     return True
 
 
-def create_scratch(engine: Engine, index: str, command: str, settings: dict[str, Any],
-                   properties: dict[str, Any], replace: bool) -> bool:
+def create_scratch(
+    engine: Engine,
+    index: str,
+    command: str,
+    settings: dict[str, Any],
+    properties: dict[str, Any],
+    replace: bool,
+) -> bool:
     """Create the scratch index (replacing esqlog's own when ``replace``); True if replaced.
 
     Without ``replace`` an existing scratch index is an error too: a run that would add
@@ -108,10 +117,13 @@ def create_scratch(engine: Engine, index: str, command: str, settings: dict[str,
     replaced = False
     if scratch_state(engine, index):
         if not replace:
-            raise UsageError(f"scratch index {index!r} exists",
-                             "pass another --index name, or delete it first")
+            raise UsageError(
+                f"scratch index {index!r} exists", "pass another --index name, or delete it first"
+            )
         replaced = delete_scratch(engine, index)
-    body = {"settings": settings,
-            "mappings": {"_meta": scratch_marker(command), "properties": properties}}
+    body = {
+        "settings": settings,
+        "mappings": {"_meta": scratch_marker(command), "properties": properties},
+    }
     engine.perform(Request("PUT", index_path(index), body=body))
     return replaced

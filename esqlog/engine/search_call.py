@@ -35,8 +35,8 @@ class SearchCall:
         # A shallow copy is enough: esqlog only ever replaces top-level keys of the body
         # (query, rescore, size, ...) and builds new clauses, never edits the caller's.
         self.body: dict[str, Any] | None = (
-            dict(self.kwargs["body"]) if isinstance(self.kwargs.get("body"), Mapping)
-            else None)
+            dict(self.kwargs["body"]) if isinstance(self.kwargs.get("body"), Mapping) else None
+        )
 
     @property
     def index(self) -> Any:

@@ -40,8 +40,10 @@ def check_parallel(parallel: int) -> int:
     from esqlog.errors import UsageError
 
     if not 1 <= parallel <= MAX_PARALLEL:
-        raise UsageError(f"--parallel must be between 1 and {MAX_PARALLEL}, got {parallel}",
-                         "pass 1 to read shard after shard, or the number of data nodes")
+        raise UsageError(
+            f"--parallel must be between 1 and {MAX_PARALLEL}, got {parallel}",
+            "pass 1 to read shard after shard, or the number of data nodes",
+        )
     return parallel
 
 
@@ -54,11 +56,15 @@ def locked(progress: Progress | None) -> Progress | None:
     def report(n: int) -> None:
         with lock:
             progress(n)
+
     return report
 
 
 def run_per_shard(
-    engine: Engine, make_plan: Callable[[int], Plan[T]], shards: int, parallel: int,
+    engine: Engine,
+    make_plan: Callable[[int], Plan[T]],
+    shards: int,
+    parallel: int,
     on_result: Callable[[int, T], None],
 ) -> None:
     """Run ``make_plan(shard)`` for every shard, ``parallel`` at once.

@@ -42,15 +42,18 @@ def is_state_index(meta: Any, state: str) -> bool:
     return isinstance(own, Mapping) and own.get("state") == state
 
 
-def ensure_state_index_plan(name: str, state: str, command: str, body: Mapping[str, Any],
-                            legacy: Legacy | None = None) -> Plan[None]:
+def ensure_state_index_plan(
+    name: str, state: str, command: str, body: Mapping[str, Any], legacy: Legacy | None = None
+) -> Plan[None]:
     """Create the state index ``name`` (``body``: its settings and mappings, the marker
     added here), or check that the existing one is esqlog's for ``state``; a UsageError
     naming the index otherwise, before anything is written."""
     if (yield from check_state_index_plan(name, state, command, legacy)):
         return
-    created = {**body, "mappings": {**dict(body.get("mappings") or {}),
-                                    "_meta": state_marker(state, command)}}
+    created = {
+        **body,
+        "mappings": {**dict(body.get("mappings") or {}), "_meta": state_marker(state, command)},
+    }
     try:
         yield Request("PUT", index_path(name), body=created)
     except Exception as exc:  # another run made it meanwhile: checked as any other
@@ -58,25 +61,32 @@ def ensure_state_index_plan(name: str, state: str, command: str, body: Mapping[s
         if "already_exists" not in reason and "already exists" not in reason:
             raise
         if not (yield from check_state_index_plan(name, state, command, legacy)):
-            raise UsageError(f"index {name!r} appeared and vanished while esqlog created "
-                             "it", "run the command again") from None
+            raise UsageError(
+                f"index {name!r} appeared and vanished while esqlog created it",
+                "run the command again",
+            ) from None
 
 
-def check_state_index_plan(name: str, state: str, command: str,
-                           legacy: Legacy | None = None) -> Plan[bool]:
+def check_state_index_plan(
+    name: str, state: str, command: str, legacy: Legacy | None = None
+) -> Plan[bool]:
     """True when ``name`` is esqlog's state index for ``state`` (an earlier esqlog's
     unmarked one is marked now), False when there is no such index; a UsageError when an
     index or alias of that name is another's."""
     mappings = yield from own_mappings_plan(
-        name, f"remove the alias {name!r} (esqlog then creates its own index)")
+        name, f"remove the alias {name!r} (esqlog then creates its own index)"
+    )
     if mappings is None:
         return False
     if is_state_index(mappings.get("_meta"), state):
         return True
     if legacy is not None and not mappings.get("_meta") and legacy(mappings):
-        yield Request("PUT", index_path(name, "_mapping"),
-                      body={"_meta": state_marker(state, command)})
+        yield Request(
+            "PUT", index_path(name, "_mapping"), body={"_meta": state_marker(state, command)}
+        )
         return True
-    raise UsageError(f"index {name!r} exists and esqlog did not create it; esqlog keeps its "
-                     f"{state} only in an index it made and marked",
-                     f"rename or delete that index (esqlog then creates its own {name})")
+    raise UsageError(
+        f"index {name!r} exists and esqlog did not create it; esqlog keeps its "
+        f"{state} only in an index it made and marked",
+        f"rename or delete that index (esqlog then creates its own {name})",
+    )

@@ -16,14 +16,23 @@ from esqlog.engine.steps import Request
 
 
 def stored_vectors_request(
-    hits: Sequence[Mapping[str, Any]], fields: Sequence[str], *, index: str | None = None,
-    term_statistics: bool = False, field_statistics: bool = False,
+    hits: Sequence[Mapping[str, Any]],
+    fields: Sequence[str],
+    *,
+    index: str | None = None,
+    term_statistics: bool = False,
+    field_statistics: bool = False,
 ) -> Request:
     """Term vectors of the hits' ``fields`` in one request; each hit gives ``_id`` and, when
     ``index`` is None, its own ``_index`` (and ``_routing`` when it has one)."""
-    options = {"fields": list(fields), "term_statistics": term_statistics,
-               "field_statistics": field_statistics, "positions": False, "offsets": False,
-               "payloads": False}
+    options = {
+        "fields": list(fields),
+        "term_statistics": term_statistics,
+        "field_statistics": field_statistics,
+        "positions": False,
+        "offsets": False,
+        "payloads": False,
+    }
     docs = []
     for hit in hits:
         doc: dict[str, Any] = {"_id": hit["_id"], **options}

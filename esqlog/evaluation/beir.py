@@ -50,10 +50,13 @@ def locate(folder: Path, split: str = "test") -> BeirFolder:
     qrels = folder / "qrels" / f"{split}.tsv"
     if not qrels.is_file():
         splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
-        raise UsageError(f"{str(folder)!r} has no qrels/{split}.tsv",
-                         f"pass --split {splits[0]}" if splits else FOLDER_FIX)
-    return BeirFolder(first("corpus.jsonl", "corpus.jsonl.gz"),
-                      first("queries.jsonl", "queries.jsonl.gz"), qrels)
+        raise UsageError(
+            f"{str(folder)!r} has no qrels/{split}.tsv",
+            f"pass --split {splits[0]}" if splits else FOLDER_FIX,
+        )
+    return BeirFolder(
+        first("corpus.jsonl", "corpus.jsonl.gz"), first("queries.jsonl", "queries.jsonl.gz"), qrels
+    )
 
 
 def read_corpus(path: Path, notes: Notes) -> Iterator[dict[str, str]]:
@@ -76,8 +79,13 @@ def _document(record: Any) -> dict[str, str] | None:
     if not isinstance(record, dict):
         return None
     doc_id, title, text = record.get("_id"), record.get("title") or "", record.get("text")
-    if (not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or str(doc_id) == ""
-            or not isinstance(text, str) or not isinstance(title, str)):
+    if (
+        not isinstance(doc_id, str | int)
+        or isinstance(doc_id, bool)
+        or str(doc_id) == ""
+        or not isinstance(text, str)
+        or not isinstance(title, str)
+    ):
         return None
     body = f"{title}\n{text}" if title.strip() else text
     return {"id": str(doc_id), "text": body, "name": title[:200]}
@@ -95,20 +103,26 @@ def create_scratch_index(engine: Engine, index: str, analyzer: str, shards: int 
     ``analyzer``: ``standard``, ``code`` (identifier-splitting, needs analysis-common) or any
     analyzer the cluster has built in (``english``, ``whitespace``, ...).
     """
-    settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": 0,
-                                "refresh_interval": "-1"}
+    settings: dict[str, Any] = {
+        "number_of_shards": shards,
+        "number_of_replicas": 0,
+        "refresh_interval": "-1",
+    }
     if analyzer == "code":
         settings["analysis"] = CODE_ANALYSIS
-    properties = {FIELD: {"type": "text", "analyzer": analyzer},
-                  "name": {"type": "keyword", "ignore_above": 256}}
+    properties = {
+        FIELD: {"type": "text", "analyzer": analyzer},
+        "name": {"type": "keyword", "ignore_above": 256},
+    }
     try:
         return create_scratch(engine, index, "bench-beir", settings, properties, replace=True)
     except Exception as exc:
         if error_status(exc) == 400:
-            raise UsageError(f"cannot create scratch index {index!r} with analyzer "
-                             f"{analyzer!r} ({error_reason(exc)})",
-                             "pass --analyzer standard, or an analyzer this cluster has"
-                             ) from None
+            raise UsageError(
+                f"cannot create scratch index {index!r} with analyzer "
+                f"{analyzer!r} ({error_reason(exc)})",
+                "pass --analyzer standard, or an analyzer this cluster has",
+            ) from None
         raise
 
 

@@ -41,7 +41,8 @@ class BenchResult:
             row: dict[str, Any] = {"system": name, **self.means[name]}
             diff = self.diffs.get(name, {}).get(head)
             row[f"d{head} [95% CI]"] = (
-                f"{diff.mean_diff:+.4f} [{diff.low:+.4f}, {diff.high:+.4f}]" if diff else "")
+                f"{diff.mean_diff:+.4f} [{diff.low:+.4f}, {diff.high:+.4f}]" if diff else ""
+            )
             row["median ms"] = run.latency_ms(0.5)
             out.append(row)
         return out
@@ -61,16 +62,24 @@ class BenchResult:
         return panels
 
     def to_json(self) -> dict[str, Any]:
-        return {"means": self.means, "skipped": self.skipped,
-                "diffs": {s: {m: r.__dict__ for m, r in d.items()}
-                          for s, d in self.diffs.items()},
-                "latency_ms": {s: {"median": r.latency_ms(0.5), "p95": r.latency_ms(0.95)}
-                               for s, r in self.runs.items()}}
+        return {
+            "means": self.means,
+            "skipped": self.skipped,
+            "diffs": {s: {m: r.__dict__ for m, r in d.items()} for s, d in self.diffs.items()},
+            "latency_ms": {
+                s: {"median": r.latency_ms(0.5), "p95": r.latency_ms(0.95)}
+                for s, r in self.runs.items()
+            },
+        }
 
 
 def benchmark(
-    target: Target, queries: QuerySet, measures: Mapping[str, str], systems: Sequence[str],
-    resamples: int = 10_000, progress: Callable[[str], Callable[[int], None] | None] | None = None,
+    target: Target,
+    queries: QuerySet,
+    measures: Mapping[str, str],
+    systems: Sequence[str],
+    resamples: int = 10_000,
+    progress: Callable[[str], Callable[[int], None] | None] | None = None,
 ) -> BenchResult:
     """Run ``systems`` (native first) over ``queries`` and compare each with native."""
     result = BenchResult()
@@ -84,6 +93,7 @@ def benchmark(
     native = result.per_query["native"]
     for name in systems:
         if name != "native":
-            result.diffs[name] = compare(native, result.per_query[name], list(measures),
-                                         n_resamples=resamples)
+            result.diffs[name] = compare(
+                native, result.per_query[name], list(measures), n_resamples=resamples
+            )
     return result

@@ -33,8 +33,11 @@ CODE_ANALYSIS: dict[str, Any] = {
         "flat": {"type": "flatten_graph"},
     },
     "analyzer": {
-        "code": {"type": "custom", "tokenizer": "standard",
-                 "filter": ["code_split", "lowercase", "flat"]},
+        "code": {
+            "type": "custom",
+            "tokenizer": "standard",
+            "filter": ["code_split", "lowercase", "flat"],
+        },
     },
 }
 
@@ -47,8 +50,11 @@ class Query:
 
 
 def _open(path: Path) -> Any:
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(
-        encoding="utf-8")
+    return (
+        gzip.open(path, "rt", encoding="utf-8")
+        if path.suffix == ".gz"
+        else path.open(encoding="utf-8")
+    )
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
@@ -65,28 +71,45 @@ def load_queries(path: str | Path) -> list[Query]:
 
 
 def create_corpus_index(
-    engine: Engine, index: str, analyzer: str = "standard", shards: int = 1,
-    field_name: str = "body", replace: bool = False, command: str = "bench",
+    engine: Engine,
+    index: str,
+    analyzer: str = "standard",
+    shards: int = 1,
+    field_name: str = "body",
+    replace: bool = False,
+    command: str = "bench",
 ) -> None:
     """Create the scratch index with one text field analyzed by ``standard`` or ``code``.
 
     Marked as ``esqlog <command>``'s scratch index; ``replace`` replaces only an index that
     carries that marker (esqlog.engine.scratch), and any other existing index is refused.
     """
-    settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": 0,
-                                "refresh_interval": "-1"}
+    settings: dict[str, Any] = {
+        "number_of_shards": shards,
+        "number_of_replicas": 0,
+        "refresh_interval": "-1",
+    }
     if analyzer == "code":
         settings["analysis"] = CODE_ANALYSIS
     elif analyzer != "standard":
         raise ValueError(f"unknown analyzer {analyzer!r}: use standard or code")
-    create_scratch(engine, index, command, settings,
-                   {field_name: {"type": "text", "analyzer": analyzer},
-                    "name": {"type": "keyword"}}, replace=replace)
+    create_scratch(
+        engine,
+        index,
+        command,
+        settings,
+        {field_name: {"type": "text", "analyzer": analyzer}, "name": {"type": "keyword"}},
+        replace=replace,
+    )
 
 
 def bulk_index_docs(
-    engine: Engine, index: str, docs: Iterable[dict[str, Any]], field_name: str = "body",
-    chunk: int = 1000, progress: Callable[[int], None] | None = None,
+    engine: Engine,
+    index: str,
+    docs: Iterable[dict[str, Any]],
+    field_name: str = "body",
+    chunk: int = 1000,
+    progress: Callable[[int], None] | None = None,
     extra_fields: Sequence[str] = (),
 ) -> int:
     """Bulk-index corpus records ({id, text, name}); returns how many were indexed.
@@ -100,8 +123,9 @@ def bulk_index_docs(
     def flush() -> None:
         if not lines:
             return
-        result = engine.perform(Request("POST", index_path(index, "_bulk"),
-                                        body="\n".join(lines) + "\n"))
+        result = engine.perform(
+            Request("POST", index_path(index, "_bulk"), body="\n".join(lines) + "\n")
+        )
         if result.get("errors"):
             first = next(i for i in result["items"] if i["index"].get("error"))
             raise RuntimeError(f"bulk indexing failed: {first['index']['error']}")
@@ -118,7 +142,8 @@ def bulk_index_docs(
         if len(lines) >= 2 * chunk:
             flush()
     flush()
-    engine.perform(Request("PUT", index_path(index, "_settings"),
-                           body={"index": {"refresh_interval": "1s"}}))
+    engine.perform(
+        Request("PUT", index_path(index, "_settings"), body={"index": {"refresh_interval": "1s"}})
+    )
     engine.perform(Request("POST", index_path(index, "_refresh")))
     return count

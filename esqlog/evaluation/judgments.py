@@ -49,8 +49,7 @@ class Notes:
             self.add(kind, other.examples[kind], n)
 
 
-def json_records(lines: Iterable[str], notes: Notes,
-                 what: str) -> Iterator[tuple[int, Any]]:
+def json_records(lines: Iterable[str], notes: Notes, what: str) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) of each JSON line; blank lines are skipped and lines
     that are not JSON are counted in ``notes`` (as "<what> lines that are not JSON
     skipped") with their line number, so one bad line never stops a whole file."""
@@ -79,13 +78,14 @@ def _text_of(path: str | Path, what: str, fix: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start})",
-                         fix) from None
+        raise UsageError(
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start})", fix
+        ) from None
 
 
 def _shown(text: str, limit: int = 50) -> str:
     flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[:limit - 3] + "...")
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
 # --------------------------------------------------------------------------- qrels
@@ -114,16 +114,21 @@ def read_qrels(path: str | Path, notes: Notes) -> Qrels:
         parts = [p.strip() for p in line.split("\t")] if beir else line.split()
         want = 3 if beir else 4
         if len(parts) != want or not all(parts):
-            notes.add("malformed qrels lines skipped",
-                      f"line {lineno}: expected {want} fields, got {len(parts)}")
+            notes.add(
+                "malformed qrels lines skipped",
+                f"line {lineno}: expected {want} fields, got {len(parts)}",
+            )
             continue
-        qid, doc_id, grade = (parts[0], parts[1], parts[2]) if beir else (
-            parts[0], parts[2], parts[3])
+        qid, doc_id, grade = (
+            (parts[0], parts[1], parts[2]) if beir else (parts[0], parts[2], parts[3])
+        )
         # "2" and "2.0" (some tools write floats) are grade 2; "2.5" is no grade
         grade_match = re.fullmatch(r"([-+]?\d{1,9})(\.0*)?", grade)
         if grade_match is None:
-            notes.add("malformed qrels lines skipped",
-                      f"line {lineno}: relevance {_shown(grade, 20)} is not an integer")
+            notes.add(
+                "malformed qrels lines skipped",
+                f"line {lineno}: relevance {_shown(grade, 20)} is not an integer",
+            )
             continue
         value = int(grade_match.group(1))
         judged = qrels.setdefault(qid, {})
@@ -137,8 +142,10 @@ def read_qrels(path: str | Path, notes: Notes) -> Qrels:
 
 # --------------------------------------------------------------------------- queries
 
-QUERIES_FIX = ("pass BEIR queries.jsonl (_id, text), esqlog JSONL (qid, text, gold), "
-               "TREC topics, or qid<TAB>text lines")
+QUERIES_FIX = (
+    "pass BEIR queries.jsonl (_id, text), esqlog JSONL (qid, text, gold), "
+    "TREC topics, or qid<TAB>text lines"
+)
 
 
 def read_queries(path: str | Path, notes: Notes, plain_lines: bool = False) -> Queries:
@@ -159,8 +166,11 @@ def read_queries(path: str | Path, notes: Notes, plain_lines: bool = False) -> Q
     elif head == "<":
         found, kind = list(_trec_topics(text)), "TREC topics"
     elif plain_lines and "\t" not in text:
-        found = [(f"line{n}", line.strip(), []) for n, line in
-                 enumerate(text.splitlines(), start=1) if line.strip()]
+        found = [
+            (f"line{n}", line.strip(), [])
+            for n, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
         kind = "one query per line"
     else:
         found, kind = list(_tsv_queries(text, notes)), "qid<TAB>text"
@@ -185,8 +195,7 @@ def read_queries(path: str | Path, notes: Notes, plain_lines: bool = False) -> Q
             gold[qid] = dict.fromkeys(golds, 1)
     if not ids:
         why = f" ({'; '.join(notes.lines())})" if notes.counts else ""
-        raise UsageError(f"queries file {str(path)!r} holds no usable query{why}",
-                         QUERIES_FIX)
+        raise UsageError(f"queries file {str(path)!r} holds no usable query{why}", QUERIES_FIX)
     return Queries(ids, texts, gold or None, kind)
 
 
@@ -200,13 +209,21 @@ def _jsonl_queries(text: str, notes: Notes) -> tuple[list[Found], str]:
         qid = record.get("_id", record.get("qid")) if isinstance(record, dict) else None
         query = record.get("text") if isinstance(record, dict) else None
         if not isinstance(qid, str | int) or isinstance(qid, bool) or not isinstance(query, str):
-            notes.add("query records without an id (_id or qid) and a text skipped",
-                      f"line {lineno}")
+            notes.add(
+                "query records without an id (_id or qid) and a text skipped", f"line {lineno}"
+            )
             continue
         kinds.add("BEIR" if "_id" in record else "esqlog")
         raw = record.get("gold")
-        golds = [str(g) for g in (raw if isinstance(raw, list) else [raw])
-                 if isinstance(g, str | int) and not isinstance(g, bool)] if raw else []
+        golds = (
+            [
+                str(g)
+                for g in (raw if isinstance(raw, list) else [raw])
+                if isinstance(g, str | int) and not isinstance(g, bool)
+            ]
+            if raw
+            else []
+        )
         out.append((str(qid), query, golds))
     return out, "BEIR queries" if kinds == {"BEIR"} else "esqlog JSONL"
 
@@ -234,7 +251,7 @@ def _elements(text: str, tag: re.Pattern[str]) -> Iterator[tuple[str, str]]:
             opened = found
         elif opened is not None and closing:
             attrs = opened.group(2) if tag.groups > 1 else ""
-            yield attrs or "", text[opened.end():found.start()]
+            yield attrs or "", text[opened.end() : found.start()]
             opened = None
 
 
@@ -294,6 +311,8 @@ def judged_queries(queries: Queries, qrels: Qrels, notes: Notes) -> tuple[list[i
     if orphans:
         notes.add("judged query ids not in the queries file ignored", orphans[0], len(orphans))
     if not keep:
-        raise UsageError("no query of the queries file has a relevant judgment",
-                         "check that both files use the same query ids")
+        raise UsageError(
+            "no query of the queries file has a relevant judgment",
+            "check that both files use the same query ids",
+        )
     return keep, used

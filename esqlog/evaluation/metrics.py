@@ -177,15 +177,17 @@ def metric_measures(names: Sequence[str], sample: Qrels | None = None) -> dict[s
         except (ValueError, TypeError, SyntaxError, KeyError, NameError, AttributeError):
             raise ValueError(f"unknown metric {raw!r}") from None
         probe = sample or {"1": {"d1": 1, "d2": 0}}
-        run = {qid: {d: float(i + 1) for i, d in enumerate(judged)}
-               for qid, judged in probe.items()}
+        run = {
+            qid: {d: float(i + 1) for i, d in enumerate(judged)} for qid, judged in probe.items()
+        }
         try:  # a name ir-measures parses may have no installed provider, or one with limits
             with _quiet_stderr():
                 ir_measures.calc_aggregate([parsed], probe, run)
         except Exception as exc:
-            raise ValueError(f"metric {raw!r} cannot be computed by the installed "
-                             f"ir-measures providers on these ids ({type(exc).__name__})"
-                             ) from None
+            raise ValueError(
+                f"metric {raw!r} cannot be computed by the installed "
+                f"ir-measures providers on these ids ({type(exc).__name__})"
+            ) from None
         out[name] = measure
     return out
 
@@ -211,14 +213,17 @@ def _ir_measures_metrics(run: Run, qrels: Qrels, measures: Mapping[str, str]) ->
         from esqlog.errors import UsageError
 
         names = ", ".join(n for ns in by_measure.values() for n in ns)
-        raise UsageError(f"ir-measures could not compute {names} on these judgments "
-                         f"({type(exc).__name__})", "pick other metrics: nDCG@k, R@k, P@k, "
-                         "AP and RR@k work on any ids") from None
+        raise UsageError(
+            f"ir-measures could not compute {names} on these judgments ({type(exc).__name__})",
+            "pick other metrics: nDCG@k, R@k, P@k, AP and RR@k work on any ids",
+        ) from None
     return out
 
 
 def per_query_metrics(
-    run: Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None,
+    run: Run,
+    qrels: Qrels,
+    doc_tokens: Mapping[str, int] | None = None,
     measures: Mapping[str, str] | None = None,
 ) -> PerQuery:
     """Per-query metrics: by default NDCG@10, MRR@100, Recall@10, Recall@100 and (given

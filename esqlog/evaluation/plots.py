@@ -15,8 +15,16 @@ from pathlib import Path
 from esqlog.atomic import atomic_write
 
 Curve = Sequence[tuple[float, float]]
-PALETTE = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
-           "#666666")  # ColorBrewer Dark2: distinct on screen and in greyscale print
+PALETTE = (
+    "#1b9e77",
+    "#d95f02",
+    "#7570b3",
+    "#e7298a",
+    "#66a61e",
+    "#e6ab02",
+    "#a6761d",
+    "#666666",
+)  # ColorBrewer Dark2: distinct on screen and in greyscale print
 
 
 def plot_q_sweep(
@@ -42,15 +50,17 @@ def plot_q_sweep(
     shown = {name: lines for name, lines in shown.items() if lines}
     for name, lines in shown.items():
         if len(lines) > len(PALETTE):
-            raise ValueError(f"panel {name!r} has {len(lines)} lines; at most {len(PALETTE)} "
-                             "keep a colour each: split it into more panels")
+            raise ValueError(
+                f"panel {name!r} has {len(lines)} lines; at most {len(PALETTE)} "
+                "keep a colour each: split it into more panels"
+            )
     count = max(1, len(shown))
     cols = min(3, count)
     rows = math.ceil(count / cols)
     fig = Figure(figsize=(4.2 * cols, 3.4 * rows + 0.6), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False)
-    for ax in axes.flat[len(shown):]:
+    for ax in axes.flat[len(shown) :]:
         ax.set_visible(False)
     for ax, (name, lines) in zip(axes.flat, shown.items(), strict=False):
         for colour, (label, points) in zip(PALETTE, lines.items(), strict=False):
@@ -58,15 +68,27 @@ def plot_q_sweep(
             ax.plot(qs, values, color=colour, linewidth=1.6, label=label)
             q_hat = predicted.get(name, {}).get(label)
             if q_hat is not None:
-                ax.plot([q_hat], [float(np.interp(q_hat, qs, values))], marker="*",
-                        markersize=12, color=colour, markeredgecolor="black", linestyle="none")
+                ax.plot(
+                    [q_hat],
+                    [float(np.interp(q_hat, qs, values))],
+                    marker="*",
+                    markersize=12,
+                    color=colour,
+                    markeredgecolor="black",
+                    linestyle="none",
+                )
         ax.set_title(name)
         ax.set_xlabel("q  (1 = native BM25)")
         ax.set_ylabel(metric)
         ax.set_xlim(-0.02, 1.02)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
-                  frameon=False, borderaxespad=0.0)
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="small",
+            frameon=False,
+            borderaxespad=0.0,
+        )
     heading = f"{metric} against q; star: the q calibrate predicts"
     fig.suptitle(f"{title}\n{heading}" if title else heading)
     buffer = io.BytesIO()
@@ -78,8 +100,7 @@ def plot_q_sweep(
 SystemPoint = tuple[str, float, float, float]
 
 
-def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path,
-                 title: str) -> Path:
+def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path, title: str) -> Path:
     """PNG with one small panel per metric: each system's mean as a dot with its 95%
     interval, and native's mean as a dashed line to read gains against.
 
@@ -98,25 +119,37 @@ def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path,
     count = max(1, len(panels))
     cols = min(2, count)
     rows = math.ceil(count / cols)
-    fig = Figure(figsize=(5.2 * cols, 0.45 * len(systems) * rows + 1.4 * rows + 0.6), dpi=110,
-                 layout="constrained")
+    fig = Figure(
+        figsize=(5.2 * cols, 0.45 * len(systems) * rows + 1.4 * rows + 0.6),
+        dpi=110,
+        layout="constrained",
+    )
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False)
-    for ax in axes.flat[len(panels):]:
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax, (metric, points) in zip(axes.flat, panels.items(), strict=False):
         order = [p for s in systems for p in points if p[0] == s]
         for y, (name, mean, low, high) in enumerate(order):
-            ax.errorbar([mean], [y], xerr=[[mean - low], [high - mean]], fmt="o",
-                        color=colours[name], capsize=4, markersize=7, linewidth=1.6)
+            ax.errorbar(
+                [mean],
+                [y],
+                xerr=[[mean - low], [high - mean]],
+                fmt="o",
+                color=colours[name],
+                capsize=4,
+                markersize=7,
+                linewidth=1.6,
+            )
             if name == "native":
                 ax.axvline(mean, color=colours[name], linestyle="--", linewidth=1.0)
         ax.set_yticks(range(len(order)), [p[0] for p in order])
         ax.invert_yaxis()
         ax.set_title(metric)
         ax.grid(True, axis="x", alpha=0.3)
-    fig.suptitle(f"{title}\nmean per system, 95% paired-bootstrap interval of the gain over "
-                 "native (dashed)")
+    fig.suptitle(
+        f"{title}\nmean per system, 95% paired-bootstrap interval of the gain over native (dashed)"
+    )
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return atomic_write(path, buffer.getvalue(), "plot file")
@@ -126,9 +159,12 @@ def plot_systems(panels: Mapping[str, Sequence[SystemPoint]], path: str | Path,
 BudgetCurve = Sequence[tuple[int, float, float, float]]
 
 
-def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: str | Path,
-                       title: str,
-                       marks: Mapping[str, Sequence[tuple[int, float]]] | None = None) -> Path:
+def plot_budget_recall(
+    panels: Mapping[str, Mapping[str, BudgetCurve]],
+    path: str | Path,
+    title: str,
+    marks: Mapping[str, Sequence[tuple[int, float]]] | None = None,
+) -> Path:
     """PNG of Recall@B against the token budget B: one small panel per corpus and query set
     (rows: query sets, in the order the keys ``corpus | query set`` first name them), one
     colour per system in every panel, its 95% interval as a band.
@@ -149,8 +185,9 @@ def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: st
     styles = list(dict.fromkeys(n.partition(" | ")[2] for n in names))
     corpora = list(dict.fromkeys(n.partition(" | ")[0] for n in names))
     rows, cols = max(1, len(styles)), max(1, len(corpora))
-    fig = Figure(figsize=(max(3.3 * cols + 0.4, 9.0), 2.9 * rows + 1.5), dpi=110,
-                 layout="constrained")
+    fig = Figure(
+        figsize=(max(3.3 * cols + 0.4, 9.0), 2.9 * rows + 1.5), dpi=110, layout="constrained"
+    )
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
     for ax in axes.flat:
@@ -161,17 +198,31 @@ def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: st
         ax.set_visible(True)
         for system, curve in lines.items():
             budgets, means, lows, highs = zip(*sorted(curve), strict=True)
-            ax.fill_between(budgets, lows, highs, color=colours[system], alpha=0.18,
-                            linewidth=0)
-            ax.plot(budgets, means, color=colours[system], marker="o", markersize=3.5,
-                    linewidth=1.6, label=system)
+            ax.fill_between(budgets, lows, highs, color=colours[system], alpha=0.18, linewidth=0)
+            ax.plot(
+                budgets,
+                means,
+                color=colours[system],
+                marker="o",
+                markersize=3.5,
+                linewidth=1.6,
+                label=system,
+            )
         for budget, value in (marks or {}).get(name, ()):
-            ax.plot([budget], [value], marker="_", markersize=14, color="#444444",
-                    linestyle="none", label="paper, CSN Go 8K (BM25, q-log)")
+            ax.plot(
+                [budget],
+                [value],
+                marker="_",
+                markersize=14,
+                color="#444444",
+                linestyle="none",
+                label="paper, CSN Go 8K (BM25, q-log)",
+            )
         ax.set_xscale("log", base=2)
         budget_ticks = sorted({b for curve in lines.values() for b, *_ in curve})
-        ax.set_xticks(budget_ticks, [f"{b // 1000}K" if b >= 1000 else str(b)
-                                     for b in budget_ticks])
+        ax.set_xticks(
+            budget_ticks, [f"{b // 1000}K" if b >= 1000 else str(b) for b in budget_ticks]
+        )
         ax.set_ylim(0.0, 1.0)
         ax.set_title(name.replace(" | ", ", "), fontsize="medium")
         ax.grid(True, alpha=0.3)
@@ -185,8 +236,10 @@ def plot_budget_recall(panels: Mapping[str, Mapping[str, BudgetCurve]], path: st
                 handles.append(handle)
                 labels.append(label)
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
-    fig.suptitle(f"{title}\nshare of queries whose gold chunk is in search_code's answer; "
-                 "band: 95% bootstrap interval")
+    fig.suptitle(
+        f"{title}\nshare of queries whose gold chunk is in search_code's answer; "
+        "band: 95% bootstrap interval"
+    )
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return atomic_write(path, buffer.getvalue(), "plot file")

@@ -59,8 +59,9 @@ class Summary:
         return self.esqlog_ms_median / self.native_ms_median
 
 
-def changes(native: SystemRun, esqlog: SystemRun, texts: Sequence[str], k: int = 10,
-            p: float = DEFAULT_P) -> list[QueryChange]:
+def changes(
+    native: SystemRun, esqlog: SystemRun, texts: Sequence[str], k: int = 10, p: float = DEFAULT_P
+) -> list[QueryChange]:
     """Per-query comparison of two runs over the same queries, in query order.
 
     RBO is computed over the depth both systems were asked for (the runs' full lists), so
@@ -71,10 +72,19 @@ def changes(native: SystemRun, esqlog: SystemRun, texts: Sequence[str], k: int =
     for i, qid in enumerate(qids):
         a = [d for d, _s in native.run[qid]]
         b = [d for d, _s in esqlog.run.get(qid, [])]
-        out.append(QueryChange(
-            qid, texts[i], overlap_at(a, b, k), rbo_ext(a, b, p),
-            (a[:1] != b[:1]), a[0] if a else None, b[0] if b else None,
-            native.seconds[i] * 1000, esqlog.seconds[i] * 1000))
+        out.append(
+            QueryChange(
+                qid,
+                texts[i],
+                overlap_at(a, b, k),
+                rbo_ext(a, b, p),
+                (a[:1] != b[:1]),
+                a[0] if a else None,
+                b[0] if b else None,
+                native.seconds[i] * 1000,
+                esqlog.seconds[i] * 1000,
+            )
+        )
     return out
 
 
@@ -91,15 +101,20 @@ def summarize(rows: Sequence[QueryChange], k: int, p: float) -> Summary:
     native_ms = [r.native_ms for r in rows]
     esqlog_ms = [r.esqlog_ms for r in rows]
     return Summary(
-        queries=len(rows), k=k, p=p,
+        queries=len(rows),
+        k=k,
+        p=p,
         mean_overlap=statistics.fmean(r.overlap for r in rows),
         mean_rbo=statistics.fmean(r.rbo for r in rows),
         median_rbo=statistics.median(r.rbo for r in rows),
         first_changed=sum(r.first_changed for r in rows),
         no_overlap=sum(r.overlap == 0.0 for r in rows),
         identical_top=sum(r.overlap == 1.0 and not r.first_changed for r in rows),
-        native_ms_median=statistics.median(native_ms), native_ms_p95=_p95(native_ms),
-        esqlog_ms_median=statistics.median(esqlog_ms), esqlog_ms_p95=_p95(esqlog_ms))
+        native_ms_median=statistics.median(native_ms),
+        native_ms_p95=_p95(native_ms),
+        esqlog_ms_median=statistics.median(esqlog_ms),
+        esqlog_ms_p95=_p95(esqlog_ms),
+    )
 
 
 def most_changed(rows: Sequence[QueryChange], count: int = 10) -> list[QueryChange]:
@@ -109,9 +124,11 @@ def most_changed(rows: Sequence[QueryChange], count: int = 10) -> list[QueryChan
 
 def as_json(summary: Summary, rows: Sequence[QueryChange], shown: int) -> dict[str, Any]:
     """The report as one JSON-ready object (every query, and the most changed)."""
-    return {"summary": {**asdict(summary), "latency_ratio": summary.latency_ratio},
-            "most_changed": [r.qid for r in most_changed(rows, shown)],
-            "queries": [asdict(r) for r in rows]}
+    return {
+        "summary": {**asdict(summary), "latency_ratio": summary.latency_ratio},
+        "most_changed": [r.qid for r in most_changed(rows, shown)],
+        "queries": [asdict(r) for r in rows],
+    }
 
 
 def headline(s: Summary) -> list[str]:

@@ -51,8 +51,13 @@ class QuerySet:
 
 
 def resolve_all(
-    engine: Engine, index: str, field_name: str, texts: Sequence[str], shards: int,
-    progress: Callable[[int], None] | None = None, joins: bool = False,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    texts: Sequence[str],
+    shards: int,
+    progress: Callable[[int], None] | None = None,
+    joins: bool = False,
 ) -> list[TextStats]:
     """Analyzed terms and global statistics of every query (batched round trips)."""
     routings = engine.run(shard_routings_plan(index, shards))
@@ -60,25 +65,33 @@ def resolve_all(
     analyzers = engine.run(search_analyses_plan(index, [field_name], {})).per_field()
     out: list[TextStats] = []
     for start in range(0, len(texts), RESOLVE_BATCH):
-        chunk = [(field_name, t) for t in texts[start:start + RESOLVE_BATCH]]
+        chunk = [(field_name, t) for t in texts[start : start + RESOLVE_BATCH]]
         keys = list(dict.fromkeys(chunk))
         extra = {k: proposed_candidates(k[1]) for k in keys} if joins else None
-        found = engine.run(texts_stats_plan(index, keys, routings, analyzers,
-                                            extra_terms=extra))
+        found = engine.run(texts_stats_plan(index, keys, routings, analyzers, extra_terms=extra))
         out.extend(found[key] for key in chunk)
         if progress is not None:
             progress(len(chunk))
     return out
 
 
-def qlog_query(field_name: str, text: str, stats: TextStats, q: float, mode: str = "boost",
-               operator: str = "or", join_weight: float | None = None) -> dict[str, Any]:
+def qlog_query(
+    field_name: str,
+    text: str,
+    stats: TextStats,
+    q: float,
+    mode: str = "boost",
+    operator: str = "or",
+    join_weight: float | None = None,
+) -> dict[str, Any]:
     """The query clause esqlog sends for ``text`` at this q (with joins when weighted)."""
     match = {"match": {field_name: {"query": text, "operator": operator}}}
     resolved = {(field_name, text): resolved_from_stats(stats)}
-    settings = RewriteSettings({field_name: FieldCalibration(q)},
-                               "script" if mode == "script" else "boost",
-                               join_weight=join_weight)
+    settings = RewriteSettings(
+        {field_name: FieldCalibration(q)},
+        "script" if mode == "script" else "boost",
+        join_weight=join_weight,
+    )
     return rewrite_query(match, resolved, settings)
 
 
@@ -100,9 +113,15 @@ def hit_id(hit: Mapping[str, Any], id_field: str | None) -> str | None:
 
 
 def msearch_run(
-    engine: Engine, index: str, qids: Sequence[str], queries: Sequence[dict[str, Any]],
-    size: int = 100, search_type: str | None = None, id_field: str | None = None,
-    source_ids: dict[str, str] | None = None, progress: Callable[[int], None] | None = None,
+    engine: Engine,
+    index: str,
+    qids: Sequence[str],
+    queries: Sequence[dict[str, Any]],
+    size: int = 100,
+    search_type: str | None = None,
+    id_field: str | None = None,
+    source_ids: dict[str, str] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[Run, float]:
     """Rankings of every query via _msearch batches, and the wall time spent.
 
@@ -116,16 +135,24 @@ def msearch_run(
         header["search_type"] = search_type
     for start in range(0, len(queries), MSEARCH_BATCH):
         lines = []
-        for query in queries[start:start + MSEARCH_BATCH]:
+        for query in queries[start : start + MSEARCH_BATCH]:
             lines.append(json.dumps(header))
-            lines.append(json.dumps({"query": query, "size": size,
-                                     "_source": [id_field] if id_field else False,
-                                     "track_total_hits": False}))
+            lines.append(
+                json.dumps(
+                    {
+                        "query": query,
+                        "size": size,
+                        "_source": [id_field] if id_field else False,
+                        "track_total_hits": False,
+                    }
+                )
+            )
         body = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
         if progress is not None:
             progress(len(lines) // 2)
-        for qid, response in zip(qids[start:start + MSEARCH_BATCH], body["responses"],
-                                 strict=True):
+        for qid, response in zip(
+            qids[start : start + MSEARCH_BATCH], body["responses"], strict=True
+        ):
             if "error" in response:
                 raise RuntimeError(f"query {qid} failed: {response['error']}")
             ranked = run[qid] = []
@@ -139,9 +166,18 @@ def msearch_run(
 
 
 def sweep(
-    engine: Engine, index: str, field_name: str, queries: QuerySet, stats: Sequence[TextStats],
-    qs: Sequence[float], size: int = 100, shards: int = 1, join_weight: float | None = None,
-    mode: str = "boost", id_field: str | None = None, source_ids: dict[str, str] | None = None,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    queries: QuerySet,
+    stats: Sequence[TextStats],
+    qs: Sequence[float],
+    size: int = 100,
+    shards: int = 1,
+    join_weight: float | None = None,
+    mode: str = "boost",
+    id_field: str | None = None,
+    source_ids: dict[str, str] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[float, Run]:
     """One run per q (q = 1.0 is native BM25 exactly, by construction of the weights)."""
@@ -149,17 +185,23 @@ def sweep(
     runs: dict[float, Run] = {}
     for q in qs:
         bodies = [
-            qlog_query(field_name, text, s, q, mode, join_weight=join_weight) if s.terms
+            qlog_query(field_name, text, s, q, mode, join_weight=join_weight)
+            if s.terms
             else native_query(field_name, text)
             for text, s in zip(queries.texts, stats, strict=True)
         ]
-        runs[q], _ = msearch_run(engine, index, queries.ids, bodies, size, search_type,
-                                 id_field, source_ids, progress)
+        runs[q], _ = msearch_run(
+            engine, index, queries.ids, bodies, size, search_type, id_field, source_ids, progress
+        )
     return runs
 
 
 def fetch_token_counts(
-    engine: Engine, index: str, field_name: str, doc_ids: Sequence[str], batch: int = 500,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    doc_ids: Sequence[str],
+    batch: int = 500,
 ) -> dict[str, int]:
     """Approximate LLM tokens of each document's field text (for Recall@8K-tokens)."""
     from esqlog.evaluation.metrics import count_tokens
@@ -167,9 +209,14 @@ def fetch_token_counts(
     counts: dict[str, int] = {}
     unique = list(dict.fromkeys(doc_ids))
     for start in range(0, len(unique), batch):
-        body = engine.perform(Request("POST", index_path(index, "_mget"),
-                                      {"_source_includes": field_name},
-                                      {"ids": unique[start:start + batch]}))
+        body = engine.perform(
+            Request(
+                "POST",
+                index_path(index, "_mget"),
+                {"_source_includes": field_name},
+                {"ids": unique[start : start + batch]},
+            )
+        )
         for doc in body.get("docs", []):
             if doc.get("found"):
                 text = (doc.get("_source") or {}).get(field_name) or ""
@@ -193,11 +240,20 @@ def system_label(q: float) -> str:
 
 
 def evaluate_queries(
-    engine: Engine, index: str, field_name: str, queries: QuerySet, qs: Sequence[float],
-    shards: int = 1, predicted_q: float | None = None, size: int = 100,
-    progress: Callable[[int], None] | None = None, token_metric: bool = True,
-    mode: str = "boost", join_weight: float | None = None,
-    measures: Mapping[str, str] | None = None, id_field: str | None = None,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    queries: QuerySet,
+    qs: Sequence[float],
+    shards: int = 1,
+    predicted_q: float | None = None,
+    size: int = 100,
+    progress: Callable[[int], None] | None = None,
+    token_metric: bool = True,
+    mode: str = "boost",
+    join_weight: float | None = None,
+    measures: Mapping[str, str] | None = None,
+    id_field: str | None = None,
 ) -> Evaluation:
     """Native BM25 (a real match query) and q-log at every q, with all metrics per query
     (``measures``: see esqlog.evaluation.metrics.metric_measures; documents named by ``_id`` or by
@@ -205,20 +261,46 @@ def evaluate_queries(
     ``len(queries.ids) * (2 + len(qs))``."""
     from esqlog.evaluation.metrics import TOKEN_METRIC, mean_metrics, per_query_metrics
 
-    stats = resolve_all(engine, index, field_name, queries.texts, shards, progress,
-                        joins=join_weight is not None)
+    stats = resolve_all(
+        engine, index, field_name, queries.texts, shards, progress, joins=join_weight is not None
+    )
     search_type = "dfs_query_then_fetch" if shards > 1 else None
     source_ids: dict[str, str] = {}
-    native, _ = msearch_run(engine, index, queries.ids,
-                            [native_query(field_name, t) for t in queries.texts], size,
-                            search_type, id_field, source_ids, progress)
-    runs = sweep(engine, index, field_name, queries, stats, qs, size, shards, join_weight, mode,
-                 id_field, source_ids, progress)
+    native, _ = msearch_run(
+        engine,
+        index,
+        queries.ids,
+        [native_query(field_name, t) for t in queries.texts],
+        size,
+        search_type,
+        id_field,
+        source_ids,
+        progress,
+    )
+    runs = sweep(
+        engine,
+        index,
+        field_name,
+        queries,
+        stats,
+        qs,
+        size,
+        shards,
+        join_weight,
+        mode,
+        id_field,
+        source_ids,
+        progress,
+    )
     tokens = None
     if token_metric and (measures is None or TOKEN_METRIC in measures.values()):
         # one _mget of every retrieved document: skipped in large sweeps
-        by_source = {source_ids.get(d, d): d for run in (native, *runs.values())
-                     for hits in run.values() for d, _ in hits}
+        by_source = {
+            source_ids.get(d, d): d
+            for run in (native, *runs.values())
+            for hits in run.values()
+            for d, _ in hits
+        }
         counted = fetch_token_counts(engine, index, field_name, list(by_source))
         tokens = {by_source[s]: n for s, n in counted.items() if s in by_source}
     per_query = {"native": per_query_metrics(native, queries.qrels, tokens, measures)}
@@ -237,21 +319,30 @@ def id_field_plan_check(engine: Engine, index: str, id_field: str) -> None:
     from esqlog.errors import UsageError
 
     body = engine.perform(Request("GET", index_path(index, "_mapping", "field", id_field)))
-    types = {m.get("mapping", {}).get(id_field.rsplit(".", 1)[-1], {}).get("type")
-             for entry in body.values() for m in (entry.get("mappings") or {}).values()}
+    types = {
+        m.get("mapping", {}).get(id_field.rsplit(".", 1)[-1], {}).get("type")
+        for entry in body.values()
+        for m in (entry.get("mappings") or {}).values()
+    }
     types.discard(None)
     if not types:
-        raise UsageError(f"index {index!r} has no field {id_field!r} (--id-field)",
-                         "pass the field that holds the ids your judgments use, or omit "
-                         "--id-field to use _id")
+        raise UsageError(
+            f"index {index!r} has no field {id_field!r} (--id-field)",
+            "pass the field that holds the ids your judgments use, or omit --id-field to use _id",
+        )
     if types & {"text", "match_only_text"}:
-        raise UsageError(f"--id-field {id_field!r} is a text field: its values are analyzed, "
-                         "so ids cannot be matched exactly",
-                         f"pass a keyword field (e.g. {id_field}.keyword if it exists)")
+        raise UsageError(
+            f"--id-field {id_field!r} is a text field: its values are analyzed, "
+            "so ids cannot be matched exactly",
+            f"pass a keyword field (e.g. {id_field}.keyword if it exists)",
+        )
 
 
 def missing_documents(
-    engine: Engine, index: str, doc_ids: Sequence[str], id_field: str | None = None,
+    engine: Engine,
+    index: str,
+    doc_ids: Sequence[str],
+    id_field: str | None = None,
     batch: int = 1000,
 ) -> list[str]:
     """The ids of ``doc_ids`` that no document of ``index`` has (read-only searches).
@@ -262,12 +353,20 @@ def missing_documents(
     unique = list(dict.fromkeys(doc_ids))
     found: set[str] = set()
     for start in range(0, len(unique), batch):
-        chunk = unique[start:start + batch]
-        query = {"ids": {"values": chunk}} if id_field is None else {
-            "terms": {id_field: chunk}}
-        body = engine.perform(Request("POST", index_path(index, "_search"), body={
-            "query": query, "size": 2 * len(chunk), "track_total_hits": False,
-            "_source": [id_field] if id_field else False}))
+        chunk = unique[start : start + batch]
+        query = {"ids": {"values": chunk}} if id_field is None else {"terms": {id_field: chunk}}
+        body = engine.perform(
+            Request(
+                "POST",
+                index_path(index, "_search"),
+                body={
+                    "query": query,
+                    "size": 2 * len(chunk),
+                    "track_total_hits": False,
+                    "_source": [id_field] if id_field else False,
+                },
+            )
+        )
         for hit in body["hits"]["hits"]:
             name = hit_id(hit, id_field)
             if name is not None:

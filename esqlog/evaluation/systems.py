@@ -21,8 +21,7 @@ from esqlog.evaluation.sweeps import hit_id
 from esqlog.evaluation.trec import Run
 
 #: The systems bench-beir runs, in report order (identifiers and script when available).
-SYSTEMS: tuple[str, ...] = ("native", "boost", "boost+joins", "script", "rerank",
-                            "identifiers")
+SYSTEMS: tuple[str, ...] = ("native", "boost", "boost+joins", "script", "rerank", "identifiers")
 
 Search = Callable[[str], list[tuple[str, float]]]
 
@@ -86,16 +85,19 @@ def searcher(target: Target, system: str) -> Search:
     identifiers)."""
     client = target.engine.client
     if system == "native":
-        return lambda text: _hits(target, client.search(**_request(
-            target, {"match": {target.field: text}})))
+        return lambda text: _hits(
+            target, client.search(**_request(target, {"match": {target.field: text}}))
+        )
     if system == "identifiers":
         return _identifier_searcher(target)
     from esqlog.wrapper import wrap
 
     mode = "boost" if system == "boost+joins" else system
     wrapped = wrap(client, target.calibration, joins=system == "boost+joins")
-    return lambda text: _hits(target, wrapped.search(
-        **_request(target, {"match": {target.field: text}}), esqlog_mode=mode))
+    return lambda text: _hits(
+        target,
+        wrapped.search(**_request(target, {"match": {target.field: text}}), esqlog_mode=mode),
+    )
 
 
 def _identifier_searcher(target: Target) -> Search:
@@ -116,14 +118,18 @@ def _identifier_searcher(target: Target) -> Search:
 
     def search(text: str) -> list[tuple[str, float]]:
         plan = plan_identifier_query(text, stats, vocab.df_of, settings)
-        return _hits(target, client.search(**_request(target, plan.query(target.field,
-                                                                         settings))))
+        return _hits(target, client.search(**_request(target, plan.query(target.field, settings))))
 
     return search
 
 
-def run_system(name: str, search: Search, qids: Sequence[str], texts: Sequence[str],
-               progress: Callable[[int], None] | None = None) -> SystemRun:
+def run_system(
+    name: str,
+    search: Search,
+    qids: Sequence[str],
+    texts: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+) -> SystemRun:
     """Every query through one system, each search timed on its own."""
     out = SystemRun(name)
     if texts:  # one untimed search: connections, index resolution, snapshot loading
@@ -137,8 +143,9 @@ def run_system(name: str, search: Search, qids: Sequence[str], texts: Sequence[s
     return out
 
 
-def run_paired(first: tuple[str, Search], second: tuple[str, Search], qids: Sequence[str],
-               texts: Sequence[str]) -> tuple[SystemRun, SystemRun]:
+def run_paired(
+    first: tuple[str, Search], second: tuple[str, Search], qids: Sequence[str], texts: Sequence[str]
+) -> tuple[SystemRun, SystemRun]:
     """Two systems query by query, alternating which goes first.
 
     Why alternate: the second search of the same text finds the engine's caches warm (its
@@ -150,7 +157,7 @@ def run_paired(first: tuple[str, Search], second: tuple[str, Search], qids: Sequ
         second[1](texts[0])
     for i, (qid, text) in enumerate(zip(qids, texts, strict=True)):
         order = [(a, first[1]), (b, second[1])]
-        for out, search in (order if i % 2 == 0 else order[::-1]):
+        for out, search in order if i % 2 == 0 else order[::-1]:
             started = time.perf_counter()
             out.run[qid] = search(text)
             out.seconds.append(time.perf_counter() - started)

@@ -13,7 +13,6 @@ Qrels = dict[str, dict[str, int]]
 """qid -> doc_id -> graded relevance; a doc is gold when its grade is > 0."""
 
 
-
 def _check_trec_field(value: str, what: str) -> None:
     """TREC files are whitespace-separated: an id with whitespace would corrupt the file."""
     if not value or any(ch.isspace() for ch in value):
@@ -29,9 +28,14 @@ def write_trec_run(run: Run, path: str | Path, tag: str) -> Path:
     system returned (readers should sort by rank, not score; :func:`read_trec_run` does).
     """
     _check_trec_field(tag, "run tag")
-    return _write_trec(path, (
-        (qid, doc_id, f"{qid} Q0 {doc_id} {rank} {float(score)!r} {tag}")
-        for qid, hits in run.items() for rank, (doc_id, score) in enumerate(hits, start=1)))
+    return _write_trec(
+        path,
+        (
+            (qid, doc_id, f"{qid} Q0 {doc_id} {rank} {float(score)!r} {tag}")
+            for qid, hits in run.items()
+            for rank, (doc_id, score) in enumerate(hits, start=1)
+        ),
+    )
 
 
 def read_trec_run(path: str | Path) -> Run:
@@ -53,8 +57,14 @@ def read_trec_run(path: str | Path) -> Run:
 
 def write_trec_qrels(qrels: Qrels, path: str | Path) -> Path:
     """Write ``qid 0 doc_id relevance`` lines (the trec_eval qrels format)."""
-    return _write_trec(path, ((qid, doc_id, f"{qid} 0 {doc_id} {int(rel)}")
-                              for qid, judged in qrels.items() for doc_id, rel in judged.items()))
+    return _write_trec(
+        path,
+        (
+            (qid, doc_id, f"{qid} 0 {doc_id} {int(rel)}")
+            for qid, judged in qrels.items()
+            for doc_id, rel in judged.items()
+        ),
+    )
 
 
 def read_trec_qrels(path: str | Path) -> Qrels:

@@ -57,12 +57,18 @@ class IdentifierCalibration:
 
 
 def calibrate_identifiers(
-    engine: Engine, index: str, field_name: str, predictor: str = DEFAULT_PREDICTOR,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    predictor: str = DEFAULT_PREDICTOR,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
     timings: CalibrationTimings | None = None,
-    connection: ConnectionSettings | None = None, parallel: int = DEFAULT_PARALLEL,
-    memory: MemoryLimit | None = None, spill_dir: str | Path | None = None,
-    dask: str | Any | None = None, dask_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    connection: ConnectionSettings | None = None,
+    parallel: int = DEFAULT_PARALLEL,
+    memory: MemoryLimit | None = None,
+    spill_dir: str | Path | None = None,
+    dask: str | Any | None = None,
+    dask_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     created_at: str | None = None,
 ) -> IdentifierCalibration:
     """One scan: calibration, df snapshot and the identifiers mode's statistics.
@@ -81,41 +87,73 @@ def calibrate_identifiers(
     gives the same bytes for the same statistics.
     """
     if dask is not None and connection is None:
-        raise UsageError("a Dask scan needs the connection settings",
-                         "pass connection=ConnectionSettings(URL, ...): each task opens "
-                         "its own client from them")
+        raise UsageError(
+            "a Dask scan needs the connection settings",
+            "pass connection=ConnectionSettings(URL, ...): each task opens "
+            "its own client from them",
+        )
     with ExitStack() as stack:
-        scheduler = (stack.enter_context(dask_scheduler(dask, dask_timeout))
-                     if isinstance(dask, str) else dask)
-        return _calibrate_identifiers(engine, index, field_name, predictor,
-                                      progress_factory, timings, connection, parallel,
-                                      memory, spill_dir, scheduler, created_at)
+        scheduler = (
+            stack.enter_context(dask_scheduler(dask, dask_timeout))
+            if isinstance(dask, str)
+            else dask
+        )
+        return _calibrate_identifiers(
+            engine,
+            index,
+            field_name,
+            predictor,
+            progress_factory,
+            timings,
+            connection,
+            parallel,
+            memory,
+            spill_dir,
+            scheduler,
+            created_at,
+        )
 
 
-def _scanner(engine: Engine, connection: ConnectionSettings | None, parallel: int,
-             collector: SplitCollector, scheduler: Any) -> Scanner | None:
+def _scanner(
+    engine: Engine,
+    connection: ConnectionSettings | None,
+    parallel: int,
+    collector: SplitCollector,
+    scheduler: Any,
+) -> Scanner | None:
     """The scan to run instead of the one-process one: on Dask, or in local processes."""
     if connection is None or (scheduler is None and parallel <= 1):
         return None
 
-    def scanner(name: str, field: str, shards: int,
-                progress: Callable[[int], None] | None) -> VocabularyScan:
+    def scanner(
+        name: str, field: str, shards: int, progress: Callable[[int], None] | None
+    ) -> VocabularyScan:
         if scheduler is not None:
-            return scan_on_dask(scheduler, connection, engine.flavor, name, field, shards,
-                                collector, progress)
+            return scan_on_dask(
+                scheduler, connection, engine.flavor, name, field, shards, collector, progress
+            )
         if shards <= 1:
             return scan_vocabulary(engine, name, field, shards, 1, progress, collector)
-        return scan_in_processes(connection, engine.flavor, name, field, shards,
-                                 parallel, collector, progress)
+        return scan_in_processes(
+            connection, engine.flavor, name, field, shards, parallel, collector, progress
+        )
+
     return scanner
 
 
 def _calibrate_identifiers(
-    engine: Engine, index: str, field_name: str, predictor: str,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    predictor: str,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None,
-    timings: CalibrationTimings | None, connection: ConnectionSettings | None,
-    parallel: int, memory: MemoryLimit | None, spill_dir: str | Path | None,
-    scheduler: Any, created_at: str | None,
+    timings: CalibrationTimings | None,
+    connection: ConnectionSettings | None,
+    parallel: int,
+    memory: MemoryLimit | None,
+    spill_dir: str | Path | None,
+    scheduler: Any,
+    created_at: str | None,
 ) -> IdentifierCalibration:
     processes = parallel if connection is not None and parallel > 1 else 1
     collector = SplitCollector(field_name, memory, processes, spill_dir)
@@ -123,21 +161,39 @@ def _calibrate_identifiers(
     try:
         try:
             record, vocab = calibrate_with_vocabulary(
-                engine, index, field_name, predictor=predictor,
-                progress_factory=progress_factory, timings=timings, scan_hook=collector,
-                scanner=scanner, parallel=parallel, created_at=created_at)
+                engine,
+                index,
+                field_name,
+                predictor=predictor,
+                progress_factory=progress_factory,
+                timings=timings,
+                scan_hook=collector,
+                scanner=scanner,
+                parallel=parallel,
+                created_at=created_at,
+            )
         finally:
             collector.close()  # drops documents it had not processed yet, also on failure
         started = time.perf_counter()
         collector.finish()  # the last page, when the scan did not count df itself
         # the scan's own df of each collected term (term_statistics), capped at N as the
         # snapshot caps it: the snapshot's numbers without hashing every term again
-        engine_df = (vocab.df_array(collector.terms) if collector.global_df is None
-                     else np.minimum(collector.global_df, max(vocab.doc_count, 0)))
+        engine_df = (
+            vocab.df_array(collector.terms)
+            if collector.global_df is None
+            else np.minimum(collector.global_df, max(vocab.doc_count, 0))
+        )
         stats = build_identifier_stats(
-            collector, engine_df, index=record.index, index_uuid=record.index_uuid,
-            field=field_name, shards=record.shards, doc_count=record.doc_count,
-            created_at=record.created_at, predictor=record.predictor)
+            collector,
+            engine_df,
+            index=record.index,
+            index_uuid=record.index_uuid,
+            field=field_name,
+            shards=record.shards,
+            doc_count=record.doc_count,
+            created_at=record.created_at,
+            predictor=record.predictor,
+        )
     finally:
         collector.discard()  # the postings on disk, whatever happened
     built = time.perf_counter() - started
@@ -148,15 +204,17 @@ def _calibrate_identifiers(
     return IdentifierCalibration(record, vocab, stats, built)
 
 
-def save_identifier_calibration(found: IdentifierCalibration,
-                                path: str | Path) -> tuple[Calibration, Path, int]:
+def save_identifier_calibration(
+    found: IdentifierCalibration, path: str | Path
+) -> tuple[Calibration, Path, int]:
     """Snapshot, then split statistics (named and bound by the snapshot's checksum), then the
     record last: a kill at any point leaves the old triple or the new one."""
     written: list[tuple[Path, int]] = []
 
     def companions(stem: Path, digest: str) -> None:
-        written.append(save_identifier_stats(found.stats, identifiers_path_for(stem, digest),
-                                             digest))
+        written.append(
+            save_identifier_stats(found.stats, identifiers_path_for(stem, digest), digest)
+        )
 
     record = found.record
     if record.identifiers_applies is None:  # the code rule could not sample the index
@@ -171,23 +229,26 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
     record, stats_path, size = save_identifier_calibration(found, path)
     s = found.stats
     mode, why = auto_mode(record)
-    note = (f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
-            f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
-            f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
-            f"search       wrap() and esqlog mcp with no mode: {mode} ({why})")
+    note = (
+        f"identifiers  {s.compounds:,} terms split into {s.subwords:,} sub-words; split "
+        f"stream h_tok {s.h_tok:.4f}, q {s.q:.3f}; {size / 1e6:.1f} MB "
+        f"({found.build_seconds:.1f} s after the scan) written to {stats_path}\n"
+        f"search       wrap() and esqlog mcp with no mode: {mode} ({why})"
+    )
     if mode == "identifiers":
         note += f"\n             {search_path_line(record)}"
     spikes = s.families(FAMILY_EXCESS)
     if spikes:
         shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])
         more = f" and {len(spikes) - 5} more" if len(spikes) > 5 else ""
-        note += (f"\n             generated families (many words of one df): {shown}{more};"
-                 " queries naming one score at q = 1")
+        note += (
+            f"\n             generated families (many words of one df): {shown}{more};"
+            " queries naming one score at q = 1"
+        )
     return record, note
 
 
-def _with_code_rule(engine: Engine, record: Calibration,
-                    stats: IdentifierStats) -> Calibration:
+def _with_code_rule(engine: Engine, record: Calibration, stats: IdentifierStats) -> Calibration:
     """The record with the code/prose rule's answer (esqlog.identifiers.code_rule), read
     from a sample of the code documents; where the sample cannot be taken (a refused
     search), the share of every document's tokens as the scan counted them decides."""
@@ -196,11 +257,18 @@ def _with_code_rule(engine: Engine, record: Calibration,
     except Exception as exc:  # the client's error: the scan's share decides, as before
         if error_status(exc) is None and not isinstance(exc, ClusterError):
             raise
-        return replace(record, identifiers_applies=stats.applies,
-                       code_share=round(stats.split_share, 4),
-                       code_basis="every document (the code sample was refused)")
-    return replace(record, identifiers_applies=rule.applies, code_share=round(rule.share, 4),
-                   code_basis=rule.basis)
+        return replace(
+            record,
+            identifiers_applies=stats.applies,
+            code_share=round(stats.split_share, 4),
+            code_basis="every document (the code sample was refused)",
+        )
+    return replace(
+        record,
+        identifiers_applies=rule.applies,
+        code_share=round(rule.share, 4),
+        code_basis=rule.basis,
+    )
 
 
 Mode = Literal["boost", "identifiers"]
@@ -218,8 +286,11 @@ def check_companions(calibration: Calibration) -> None:
     # missing, not merely odd: a path that is there but no regular file (a device, a FIFO)
     # is the loader's to refuse, with its own reason
     missing = [vocabulary] if not os.path.lexists(vocabulary) else []
-    if calibration.identifiers_applies is not None and idents is not None \
-            and not os.path.lexists(idents):
+    if (
+        calibration.identifiers_applies is not None
+        and idents is not None
+        and not os.path.lexists(idents)
+    ):
         missing.append(idents)
     if missing:
         where = calibration.location or "."
@@ -228,7 +299,8 @@ def check_companions(calibration: Calibration) -> None:
             f"{', '.join(repr(str(p)) for p in missing)} "
             f"{'are' if len(missing) > 1 else 'is'} missing (the JSON alone was copied?)",
             f"copy {'them' if len(missing) > 1 else 'it'} into {where!r} beside the JSON, "
-            "or use the boost mode (--mode boost; wrap(..., mode='boost'))")
+            "or use the boost mode (--mode boost; wrap(..., mode='boost'))",
+        )
 
 
 def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
@@ -240,22 +312,33 @@ def auto_mode(calibration: Calibration) -> tuple[Mode, str]:
     """
     vocabulary = calibration.vocabulary_path()
     if vocabulary is None:
-        return "boost", ("the calibration has no vocabulary snapshot (esqlog index "
-                         "--calibrate writes one with the identifiers statistics)")
+        return "boost", (
+            "the calibration has no vocabulary snapshot (esqlog index "
+            "--calibrate writes one with the identifiers statistics)"
+        )
     check_companions(calibration)
     idents = companion_of(vocabulary)
     if idents is None or not idents.is_file():
-        return "boost", ("the calibration has no identifiers statistics (esqlog calibrate "
-                         "--vocabulary --identifiers writes them)")
+        return "boost", (
+            "the calibration has no identifiers statistics (esqlog calibrate "
+            "--vocabulary --identifiers writes them)"
+        )
     applies = calibration.identifiers_applies
     if applies is None:  # written before calibrations recorded it: ask the statistics
         applies = load_for_calibration(vocabulary, calibration.vocabulary_sha256).applies
-    measured = ("" if calibration.code_share is None else
-                f": {calibration.code_share:.1%} of the tokens split in "
-                f"{calibration.code_basis or 'the sample'}")
+    measured = (
+        ""
+        if calibration.code_share is None
+        else f": {calibration.code_share:.1%} of the tokens split in "
+        f"{calibration.code_basis or 'the sample'}"
+    )
     if not applies:
         floor = CODE_SHARE if calibration.code_share is not None else APPLIES_SHARE
-        return "boost", (f"field {calibration.field!r} reads as prose (under {floor:.0%} of "
-                         f"its tokens are identifiers that split{measured})")
-    return "identifiers", (f"field {calibration.field!r} is code{measured}; the calibration "
-                           "has its identifiers statistics")
+        return "boost", (
+            f"field {calibration.field!r} reads as prose (under {floor:.0%} of "
+            f"its tokens are identifiers that split{measured})"
+        )
+    return "identifiers", (
+        f"field {calibration.field!r} is code{measured}; the calibration "
+        "has its identifiers statistics"
+    )

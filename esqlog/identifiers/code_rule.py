@@ -68,16 +68,22 @@ def share_of(texts: Iterable[str], has_language: bool) -> CodeShare:
         split = sum(s for s, _ in counts)
         total = sum(n for _, n in counts)
         share = split / total if total else 0.0
-        return CodeShare(share, f"{len(counts):,} sampled code documents (language field)",
-                         total > 0 and share >= CODE_SHARE)
+        return CodeShare(
+            share,
+            f"{len(counts):,} sampled code documents (language field)",
+            total > 0 and share >= CODE_SHARE,
+        )
     everything = sum(n for _, n in counts)
     code = [(s, n) for s, n in counts if n and s / n >= CODE_DOC_SHARE]
     code_tokens = sum(n for _, n in code)
     share = sum(s for s, _ in code) / code_tokens if code_tokens else 0.0
     held = code_tokens / everything if everything else 0.0
-    return CodeShare(share, f"{len(code):,} of {len(counts):,} sampled documents look like "
-                            f"code ({held:.0%} of the tokens)",
-                     held >= CODE_DOC_FLOOR and share >= CODE_SHARE)
+    return CodeShare(
+        share,
+        f"{len(code):,} of {len(counts):,} sampled documents look like "
+        f"code ({held:.0%} of the tokens)",
+        held >= CODE_DOC_FLOOR and share >= CODE_SHARE,
+    )
 
 
 def _texts(value: Any) -> list[str]:
@@ -106,20 +112,35 @@ def has_language_plan(index: str) -> Plan[bool]:
     return False
 
 
-def code_share_plan(index: str, field_name: str, seed: int = 42,
-                    size: int = SAMPLE_DOCS) -> Plan[CodeShare]:
+def code_share_plan(
+    index: str, field_name: str, seed: int = 42, size: int = SAMPLE_DOCS
+) -> Plan[CodeShare]:
     """Sample the field's documents (the code ones where the index says which) and apply
     the rule. Read-only: one mapping request and one search."""
     has_language = yield from has_language_plan(index)
     query: dict[str, Any] = {"exists": {"field": field_name}}
     if has_language:
-        query = {"bool": {"filter": [query],
-                          "must_not": [{"terms": {LANGUAGE_FIELD: list(NOT_CODE)}}]}}
-    body = {"size": size, "_source": [field_name], "track_total_hits": False,
-            "query": {"function_score": {"query": query, "boost_mode": "replace",
-                                         "random_score": {"seed": seed, "field": "_seq_no"}}}}
+        query = {
+            "bool": {"filter": [query], "must_not": [{"terms": {LANGUAGE_FIELD: list(NOT_CODE)}}]}
+        }
+    body = {
+        "size": size,
+        "_source": [field_name],
+        "track_total_hits": False,
+        "query": {
+            "function_score": {
+                "query": query,
+                "boost_mode": "replace",
+                "random_score": {"seed": seed, "field": "_seq_no"},
+            }
+        },
+    }
     answer = yield Request("POST", index_path(index, "_search"), {}, body)
     hits = (answer.get("hits") or {}).get("hits") or [] if isinstance(answer, Mapping) else []
-    texts = [t for h in hits if isinstance(h, Mapping)
-             for t in _texts(_field_value(h.get("_source") or {}, field_name))]
+    texts = [
+        t
+        for h in hits
+        if isinstance(h, Mapping)
+        for t in _texts(_field_value(h.get("_source") or {}, field_name))
+    ]
     return share_of(texts, has_language)

@@ -49,8 +49,7 @@ _Result = tuple[ShardScan, ShardTables, np.ndarray, np.ndarray]
 def require_distributed() -> None:
     """UsageError naming the extra when ``distributed`` is not installed."""
     if importlib.util.find_spec("distributed") is None:
-        raise UsageError("--dask needs the distributed package (not in a plain install)",
-                         EXTRA_FIX)
+        raise UsageError("--dask needs the distributed package (not in a plain install)", EXTRA_FIX)
 
 
 def _distributed() -> Any:
@@ -69,28 +68,36 @@ def dask_scheduler(address: str, timeout: float = DEFAULT_CONNECT_TIMEOUT) -> It
         if scheme in ("tcp", "tls"):
             dask.comm.addressing.parse_host_port(location)
     except (ValueError, TypeError) as exc:
-        raise UsageError(f"--dask {address!r} is not a scheduler address ({exc})",
-                         "pass the address the scheduler prints, e.g. --dask tcp://HOST:8786"
-                         ) from None
+        raise UsageError(
+            f"--dask {address!r} is not a scheduler address ({exc})",
+            "pass the address the scheduler prints, e.g. --dask tcp://HOST:8786",
+        ) from None
     try:
         client = dask.Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())[:120] or type(exc).__name__
-        raise UsageError(f"cannot reach the Dask scheduler at {address!r} ({reason})",
-                         "start it (dask scheduler) and pass the address it prints, e.g. "
-                         "--dask tcp://HOST:8786") from None
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address!r} ({reason})",
+            "start it (dask scheduler) and pass the address it prints, e.g. --dask tcp://HOST:8786",
+        ) from None
     try:
         yield client
     finally:
         client.close()
 
 
-def _scan_task(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
-               shard: int, memory: MemoryLimit, processes: int) -> _Result:
+def _scan_task(
+    connection: ConnectionSettings,
+    flavor: Flavor,
+    index: str,
+    field_name: str,
+    shard: int,
+    memory: MemoryLimit,
+    processes: int,
+) -> _Result:
     """On a Dask worker: one shard's scan (spilling to the worker's temporary directory
     while it runs), its postings read back into the result and the spill deleted."""
-    part, seen = scan_shard(connection, flavor, index, field_name, shard, memory, processes,
-                            None)
+    part, seen = scan_shard(connection, flavor, index, field_name, shard, memory, processes, None)
     try:
         terms, lengths = seen.postings.export()
     finally:
@@ -107,9 +114,16 @@ def _received(result: _Result, into: SplitCollector) -> ShardPart:
     return part, seen
 
 
-def scan_on_dask(client: Any, connection: ConnectionSettings, flavor: Flavor, index: str,
-                 field_name: str, shards: int, collector: SplitCollector,
-                 progress: Progress | None = None) -> VocabularyScan:
+def scan_on_dask(
+    client: Any,
+    connection: ConnectionSettings,
+    flavor: Flavor,
+    index: str,
+    field_name: str,
+    shards: int,
+    collector: SplitCollector,
+    progress: Progress | None = None,
+) -> VocabularyScan:
     """Every shard's scan as one task on ``client``'s cluster, merged into ``collector``
     in shard order; the global df and ttf of every term.
 
@@ -120,10 +134,21 @@ def scan_on_dask(client: Any, connection: ConnectionSettings, flavor: Flavor, in
     dask = _distributed()
     lost = (dask.client.FutureCancelledError, dask.scheduler.KilledWorker)
     run = uuid.uuid4().hex[:12]  # a retried scan submits new tasks, under new keys
-    futures = {client.submit(_scan_task, connection, flavor, index, field_name, shard,
-                             collector.memory, max(collector.processes, 1), pure=False,
-                             key=f"esqlog-scan-{run}-shard-{shard}"): shard
-               for shard in range(shards)}
+    futures = {
+        client.submit(
+            _scan_task,
+            connection,
+            flavor,
+            index,
+            field_name,
+            shard,
+            collector.memory,
+            max(collector.processes, 1),
+            pure=False,
+            key=f"esqlog-scan-{run}-shard-{shard}",
+        ): shard
+        for shard in range(shards)
+    }
     parts: dict[int, ShardPart] = {}
     try:
         for future in dask.as_completed(futures, loop=client.loop):
@@ -135,9 +160,11 @@ def scan_on_dask(client: Any, connection: ConnectionSettings, flavor: Flavor, in
     except lost as exc:
         client.cancel(list(futures))
         discard_parts(parts)
-        raise ClusterError(f"the Dask cluster lost a scan task ({type(exc).__name__}: "
-                           f"{' '.join(str(exc).split())[:120]})",
-                           "check the workers' logs (memory, a restart) and run again") from None
+        raise ClusterError(
+            f"the Dask cluster lost a scan task ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:120]})",
+            "check the workers' logs (memory, a restart) and run again",
+        ) from None
     except BaseException:
         client.cancel(list(futures))
         discard_parts(parts)

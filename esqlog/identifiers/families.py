@@ -41,8 +41,9 @@ class WordsPerDf:
     def of(cls, dfs: np.ndarray) -> WordsPerDf:
         """From every word's df (zeros, words of no document, left out)."""
         values, counts = np.unique(dfs[dfs > 0], return_counts=True)
-        return cls(values.astype(np.int64),
-                   np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
+        return cls(
+            values.astype(np.int64), np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        )
 
     def between(self, lo: int, hi: int) -> int:
         """Words of df lo to hi, both included (none when hi < lo)."""
@@ -84,8 +85,10 @@ def families(words: WordsPerDf, excess: float) -> list[tuple[int, int, float]]:
     """Every df spike of at least ``excess``: (df, words of that df, excess), by df."""
     counts = np.diff(words.cumulative)
     held = counts >= FAMILY_MIN_WORDS
-    found = [(df, n, family_excess(words, df))
-             for df, n in zip(words.values[held].tolist(), counts[held].tolist(), strict=True)]
+    found = [
+        (df, n, family_excess(words, df))
+        for df, n in zip(words.values[held].tolist(), counts[held].tolist(), strict=True)
+    ]
     return [f for f in found if f[2] >= excess]
 
 

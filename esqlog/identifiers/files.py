@@ -75,23 +75,50 @@ _META_RULES: dict[str, Rule] = {
     "sha256": lambda v: None if isinstance(v, str) and _SHA256(v) else "is not a SHA-256",
     "vocabulary_sha256": lambda v: None if v is None else plain_text(v),
 }
-_META_KEYS = ("index", "index_uuid", "field", "shards", "doc_count", "split_docs",
-              "split_tokens", "h_tok", "q", "split_share", "predictor", "created_at")
-_ARRAYS = {"df_engine": np.uint32, "df_split": np.uint32, "mask": np.uint64,
-           "parts_ptr": np.int64, "parts_idx": np.int32}
+_META_KEYS = (
+    "index",
+    "index_uuid",
+    "field",
+    "shards",
+    "doc_count",
+    "split_docs",
+    "split_tokens",
+    "h_tok",
+    "q",
+    "split_share",
+    "predictor",
+    "created_at",
+)
+_ARRAYS = {
+    "df_engine": np.uint32,
+    "df_split": np.uint32,
+    "mask": np.uint64,
+    "parts_ptr": np.int64,
+    "parts_idx": np.int32,
+}
 _TEXTS = ("words", "local_words")  # newline-joined UTF-8
-_MEMBERS = {**{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
-            **{k: Member(("|u1",), 1) for k in _TEXTS},
-            "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
-            "local_df": Member(("<u4",), 2), "shard_docs": Member(("<i8",), 1)}
-_INDEX = {"word_starts": Member(("<i8",), 1), "word_keys": Member(("<u8",), 1),
-          "word_order": Member(("<i4",), 1),
-          "comp_ptr": Member(("<i8",), 1), "comp_idx": Member(("<i4",), 1)}
+_MEMBERS = {
+    **{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
+    **{k: Member(("|u1",), 1) for k in _TEXTS},
+    "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
+    "local_df": Member(("<u4",), 2),
+    "shard_docs": Member(("<i8",), 1),
+}
+_INDEX = {
+    "word_starts": Member(("<i8",), 1),
+    "word_keys": Member(("<u8",), 1),
+    "word_order": Member(("<i4",), 1),
+    "comp_ptr": Member(("<i8",), 1),
+    "comp_idx": Member(("<i4",), 1),
+}
 #: the per-shard terms' index (format 5): the words' index members, prefixed
 LOCAL = "local_"
 _LOCAL_INDEX = {LOCAL + k: m for k, m in _INDEX.items() if k.startswith("word_")}
-_MEMBERS_OF = {LISTED_FORMAT: _MEMBERS, WORDS_INDEXED_FORMAT: {**_MEMBERS, **_INDEX},
-               FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX}}
+_MEMBERS_OF = {
+    LISTED_FORMAT: _MEMBERS,
+    WORDS_INDEXED_FORMAT: {**_MEMBERS, **_INDEX},
+    FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX},
+}
 #: each format's checksum of its own arrays: format 5 hashes 16 MiB pieces on several cores
 _DIGEST_OF = {FORMAT: pieces_digest}
 _FIX = "recalibrate with esqlog calibrate --vocabulary --identifiers --out FILE"
@@ -103,8 +130,9 @@ def identifiers_path_for(stem: Path, digest: str) -> Path:
     return stem.with_name(f"{stem.name}.idents.{digest[:16]}.npz")
 
 
-def save_identifier_stats(stats: IdentifierStats, path: str | Path,
-                          vocabulary_sha256: str | None = None) -> tuple[Path, int]:
+def save_identifier_stats(
+    stats: IdentifierStats, path: str | Path, vocabulary_sha256: str | None = None
+) -> tuple[Path, int]:
     """Write atomically (esqlog.atomic); returns the path and its size in bytes.
 
     ``vocabulary_sha256`` binds the file to the df snapshot of the same scan: loading
@@ -113,25 +141,33 @@ def save_identifier_stats(stats: IdentifierStats, path: str | Path,
     parses any of them: the file has no checksum in the calibration record, so it holds its own.
     """
     arrays = {
-        "words": _joined(stats.words), "local_words": _joined(stats.local_terms),
+        "words": _joined(stats.words),
+        "local_words": _joined(stats.local_terms),
         "local_df": stats.local_df.astype(np.uint32),
         "shard_docs": stats.shard_docs.astype(np.int64),
-        **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()}}
+        **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()},
+    }
     arrays |= index_arrays(stats.words)
     arrays |= {LOCAL + k: a for k, a in index_arrays(stats.local_terms).items()}
     comp_ptr, comp_idx = stats.comp_ptr, stats.comp_idx
     if comp_ptr.size != len(stats.words) + 1:  # not built (esqlog index's refresh skips it)
-        comp_ptr, comp_idx = inverted_splits(stats.parts_ptr, stats.parts_idx,
-                                             stats.df_engine, len(stats.words))
+        comp_ptr, comp_idx = inverted_splits(
+            stats.parts_ptr, stats.parts_idx, stats.df_engine, len(stats.words)
+        )
     arrays |= {"comp_ptr": comp_ptr.astype(np.int64), "comp_idx": comp_idx.astype(np.int32)}
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory
     digest = pieces_digest({k: (a.dtype.str, a.shape, a.data) for k, a in arrays.items()})
-    meta = {"format": FORMAT, "vocabulary_sha256": vocabulary_sha256, "sha256": digest,
-            **{k: getattr(stats, k) for k in _META_KEYS}}
-    payload = npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode("utf-8"),
-                                               dtype=np.uint8), **arrays})
+    meta = {
+        "format": FORMAT,
+        "vocabulary_sha256": vocabulary_sha256,
+        "sha256": digest,
+        **{k: getattr(stats, k) for k in _META_KEYS},
+    }
+    payload = npz_bytes(
+        {"meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8), **arrays}
+    )
     return atomic_write(path, payload), len(payload)
 
 
@@ -142,8 +178,9 @@ def _joined(words: Sequence[str]) -> np.ndarray:
     return np.frombuffer("\n".join(words).encode("utf-8"), dtype=np.uint8)
 
 
-def load_identifier_stats(path: str | Path,
-                          vocabulary_sha256: str | None = None) -> IdentifierStats:
+def load_identifier_stats(
+    path: str | Path, vocabulary_sha256: str | None = None
+) -> IdentifierStats:
     """Read and validate a split-statistics file (untrusted input: bounded, checked).
 
     The zip directory and array headers are checked before any array is read
@@ -155,19 +192,28 @@ def load_identifier_stats(path: str | Path,
         local_terms = _words(raw, name, LOCAL)
         words = _words(raw, name)
     except UnicodeDecodeError:
-        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
-                         "UTF-8)", _FIX) from None
+        raise UsageError(
+            f"identifier statistics file {name} is damaged (words are not UTF-8)", _FIX
+        ) from None
     arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
     inverse = {k: raw[k].array() for k in ("comp_ptr", "comp_idx") if k in raw}
-    problem = _array_problem(arrays, len(words), meta["doc_count"]) or _local_problem(
-        local_terms, local_df, shard_docs, meta["shards"]) or _inverse_problem(
-        inverse, arrays["parts_idx"].size, len(words))
+    problem = (
+        _array_problem(arrays, len(words), meta["doc_count"])
+        or _local_problem(local_terms, local_df, shard_docs, meta["shards"])
+        or _inverse_problem(inverse, arrays["parts_idx"].size, len(words))
+    )
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    stats = IdentifierStats(**{k: meta[k] for k in _META_KEYS}, words=words,
-                            local_terms=local_terms, local_df=local_df, shard_docs=shard_docs,
-                            **arrays, **inverse)
+    stats = IdentifierStats(
+        **{k: meta[k] for k in _META_KEYS},
+        words=words,
+        local_terms=local_terms,
+        local_df=local_df,
+        shard_docs=shard_docs,
+        **arrays,
+        **inverse,
+    )
     release_freed_memory()  # the checks' temporaries: not kept in each process's heap
     return stats
 
@@ -179,46 +225,73 @@ def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) ->
     try:
         local_terms = _words(raw, name, LOCAL)
     except UnicodeDecodeError:
-        raise UsageError(f"identifier statistics file {name} is damaged (words are not "
-                         "UTF-8)", _FIX) from None
+        raise UsageError(
+            f"identifier statistics file {name} is damaged (words are not UTF-8)", _FIX
+        ) from None
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
     problem = _local_problem(local_terms, local_df, shard_docs, meta["shards"])
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
-    return ShardCounts(meta["index_uuid"], meta["field"], meta["shards"], shard_docs,
-                       local_df, index_of(local_terms))
+    return ShardCounts(
+        meta["index_uuid"],
+        meta["field"],
+        meta["shards"],
+        shard_docs,
+        local_df,
+        index_of(local_terms),
+    )
 
 
-def _checked(path: str | Path, vocabulary_sha256: str | None
-             ) -> tuple[Mapping[str, Any], dict[str, Any], str]:
+def _checked(
+    path: str | Path, vocabulary_sha256: str | None
+) -> tuple[Mapping[str, Any], dict[str, Any], str]:
     """(members, metadata, quoted name) of a file whose format, metadata, calibration and
     checksum are all as written; else one UsageError naming what is wrong."""
     source = Path(path)
     name = repr(str(source))
-    raw = read_npz(source, MAX_FILE_BYTES, "identifier statistics file", _FIX,
-                   {k: m if k == "meta" else replace(m, required=False)
-                    for k, m in _MEMBERS_OF[FORMAT].items()}, mapped=True)
+    raw = read_npz(
+        source,
+        MAX_FILE_BYTES,
+        "identifier statistics file",
+        _FIX,
+        {
+            k: m if k == "meta" else replace(m, required=False)
+            for k, m in _MEMBERS_OF[FORMAT].items()
+        },
+        mapped=True,
+    )
     meta = flat_json(raw["meta"].data) if "meta" in raw else None
     found = meta.get("format") if meta is not None else None
     if found in UNCHECKED_FORMATS:
-        raise UsageError(f"identifier statistics file {name} is of the older format "
-                         f"{found}, which has no checksum", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} is of the older format "
+            f"{found}, which has no checksum",
+            _FIX,
+        )
     if meta is None:
-        raise UsageError(f"identifier statistics file {name} has an unknown format (its "
-                         "metadata is not a flat JSON object of finite values)", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} has an unknown format (its "
+            "metadata is not a flat JSON object of finite values)",
+            _FIX,
+        )
     if found not in _MEMBERS_OF or set(raw) != set(_MEMBERS_OF[found]):
         raise UsageError(f"identifier statistics file {name} has an unknown format", _FIX)
     problem = meta_problem(meta, _META_RULES)
     if problem:
-        raise UsageError(f"identifier statistics file {name} has incomplete metadata "
-                         f"({problem})", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} has incomplete metadata ({problem})", _FIX
+        )
     if vocabulary_sha256 is not None and meta["vocabulary_sha256"] != vocabulary_sha256:
-        raise UsageError(f"identifier statistics file {name} belongs to another calibration "
-                         "(its vocabulary snapshot differs)", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} belongs to another calibration "
+            "(its vocabulary snapshot differs)",
+            _FIX,
+        )
     own = {k: (r.dtype.str, r.shape, r.data) for k, r in raw.items() if k != "meta"}
     if _DIGEST_OF.get(found, array_digest)(own) != meta["sha256"]:
-        raise UsageError(f"identifier statistics file {name} is damaged (its checksum "
-                         "differs)", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} is damaged (its checksum differs)", _FIX
+        )
     return raw, meta, name
 
 
@@ -227,12 +300,14 @@ def _words(raw: Mapping[str, Any], name: str, prefix: str = "") -> Sequence[str]
     indexes them (format 4 its words, 5 both; checked), else decoded into a list."""
     if prefix + "word_starts" not in raw:
         return _lines(raw[prefix + "words"].data)
-    blob, starts, keys, order = (raw[prefix + k].array() for k in (
-        "words", "word_starts", "word_keys", "word_order"))
+    blob, starts, keys, order = (
+        raw[prefix + k].array() for k in ("words", "word_starts", "word_keys", "word_order")
+    )
     problem = index_problem(blob, starts, keys, order)
     if problem:
-        raise UsageError(f"identifier statistics file {name} is inconsistent "
-                         f"({prefix}{problem})", _FIX)
+        raise UsageError(
+            f"identifier statistics file {name} is inconsistent ({prefix}{problem})", _FIX
+        )
     check_utf8(raw[prefix + "words"].data)  # checked once, decoded per word when asked
     return MappedTerms(blob, starts, keys, order)
 
@@ -242,8 +317,7 @@ def _lines(data: memoryview) -> list[str]:
     return text.split("\n") if text else []
 
 
-def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int,
-                   n_docs: int) -> str | None:
+def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int, n_docs: int) -> str | None:
     """What is wrong with the arrays of a file, or None (a df above N would zero its weights)."""
     for key, dtype in _ARRAYS.items():
         if arrays[key].dtype != dtype or arrays[key].ndim != 1:
@@ -267,21 +341,31 @@ def _inverse_problem(inverse: Mapping[str, np.ndarray], parts: int, n_words: int
     if not inverse:
         return None
     ptr, idx = inverse["comp_ptr"], inverse["comp_idx"]
-    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or idx.size != parts or (
-            decreases(ptr)):
+    if (
+        ptr.size != n_words + 1
+        or ptr[0] != 0
+        or ptr[-1] != idx.size
+        or idx.size != parts
+        or (decreases(ptr))
+    ):
         return "comp_ptr is not a valid offset vector"
     if idx.size and (idx.min() < 0 or idx.max() >= n_words):
         return "comp_idx points outside the words"
     return None
 
 
-def _local_problem(terms: Sequence[str], local_df: np.ndarray, shard_docs: np.ndarray,
-                   shards: object) -> str | None:
+def _local_problem(
+    terms: Sequence[str], local_df: np.ndarray, shard_docs: np.ndarray, shards: object
+) -> str | None:
     """What is wrong with a file's per-shard statistics, or None."""
     if not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
         return "shards is not a shard count"
-    if shard_docs.dtype != np.int64 or shard_docs.ndim != 1 or shard_docs.size not in (
-            0, shards) or (shard_docs.size and (shard_docs.min() < 0 or shard_docs.sum() < 1)):
+    if (
+        shard_docs.dtype != np.int64
+        or shard_docs.ndim != 1
+        or shard_docs.size not in (0, shards)
+        or (shard_docs.size and (shard_docs.min() < 0 or shard_docs.sum() < 1))
+    ):
         # all zero would give every shard N = 0: every query matches nothing
         return "shard_docs is not a document count per shard"
     if local_df.dtype != np.uint32 or local_df.shape != (len(terms), shards):
@@ -293,14 +377,16 @@ def _local_problem(terms: Sequence[str], local_df: np.ndarray, shard_docs: np.nd
     return None
 
 
-def load_for_calibration(vocabulary_path: Path | None,
-                         vocabulary_sha256: str | None) -> IdentifierStats:
+def load_for_calibration(
+    vocabulary_path: Path | None, vocabulary_sha256: str | None
+) -> IdentifierStats:
     """The split statistics written beside a calibration's vocabulary snapshot."""
     return load_identifier_stats(_beside(vocabulary_path), vocabulary_sha256)
 
 
-def shard_counts_for_calibration(vocabulary_path: Path | None,
-                                 vocabulary_sha256: str | None) -> ShardCounts:
+def shard_counts_for_calibration(
+    vocabulary_path: Path | None, vocabulary_sha256: str | None
+) -> ShardCounts:
     """Each shard's own statistics from the file beside a calibration's snapshot."""
     return load_shard_counts(_beside(vocabulary_path), vocabulary_sha256)
 
@@ -315,11 +401,15 @@ def companion_of(vocabulary_path: Path) -> Path | None:
 def _beside(vocabulary_path: Path | None) -> Path:
     """The companion of the snapshot, or one line saying why there is none."""
     if vocabulary_path is None:
-        raise UsageError("the calibration has no vocabulary snapshot, so no identifier "
-                         "statistics", "re-run esqlog calibrate --vocabulary --identifiers")
+        raise UsageError(
+            "the calibration has no vocabulary snapshot, so no identifier statistics",
+            "re-run esqlog calibrate --vocabulary --identifiers",
+        )
     companion = companion_of(vocabulary_path)
     if companion is None:
-        raise UsageError(f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
-                         "statistics beside it", "re-run esqlog calibrate --vocabulary "
-                         "--identifiers")
+        raise UsageError(
+            f"the vocabulary snapshot {vocabulary_path.name!r} has no identifier "
+            "statistics beside it",
+            "re-run esqlog calibrate --vocabulary --identifiers",
+        )
     return companion

@@ -26,11 +26,18 @@ from esqlog.identifiers.split_stats import IdentifierStats
 Groups = tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
 
 
-def group_words(words: Sequence[str], word_df: Mapping[str, int],
-                chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
-                weight: Mapping[str, float], alone: set[str],
-                layout: str = "max", exact_df: float = 0.0,
-                exact_clauses: int = 0, shards: int | None = None) -> list[tuple[Groups, bool]]:
+def group_words(
+    words: Sequence[str],
+    word_df: Mapping[str, int],
+    chosen: Mapping[str, np.ndarray],
+    stats: IdentifierStats,
+    weight: Mapping[str, float],
+    alone: set[str],
+    layout: str = "max",
+    exact_df: float = 0.0,
+    exact_clauses: int = 0,
+    shards: int | None = None,
+) -> list[tuple[Groups, bool]]:
     """Per word: its own term (when the index holds it) and its chosen compounds, grouped,
     and whether the word scores in one saturation on every shard (exact).
 
@@ -54,34 +61,59 @@ def group_words(words: Sequence[str], word_df: Mapping[str, int],
     if not words:
         return []
     one_shard = (stats.shards if shards is None else shards) <= 1
-    owner, part, position, df, mask, names_all = _rows(words, word_df, chosen, stats, alone,
-                                                       one_shard)
+    owner, part, position, df, mask, names_all = _rows(
+        words, word_df, chosen, stats, alone, one_shard
+    )
     if one_shard or layout in ("max", "sum"):
         single = _one_set_per_part(owner, part, mask, len(words)) if not one_shard else None
-        return [(g, single is None or bool(single[k])) for k, g in enumerate(
-            _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
-                          one_shard))]
+        return [
+            (g, single is None or bool(single[k]))
+            for k, g in enumerate(
+                _by_shard_set(
+                    words, stats, weight, owner, part, position, df, mask, names_all, one_shard
+                )
+            )
+        ]
     if layout == "shard":
-        return [(g, True) for g in _per_shard(words, stats, weight, owner, part, position,
-                                                df, mask, names_all)]
+        return [
+            (g, True)
+            for g in _per_shard(words, stats, weight, owner, part, position, df, mask, names_all)
+        ]
     everywhere = (mask == 0) | (mask == np.uint64((1 << stats.shards) - 1))  # 0: unknown
     cost = np.bincount(owner, weights=df * everywhere, minlength=len(words))
     rare = cost <= exact_df * stats.doc_count
     rows = np.flatnonzero(rare[owner])  # one span per shard only for the words rare enough
-    exact = _per_shard(words, stats, weight, owner[rows], part[rows], position[rows],
-                       df[rows], mask[rows], [names_all[r] for r in rows.tolist()])
-    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all,
-                         False)
+    exact = _per_shard(
+        words,
+        stats,
+        weight,
+        owner[rows],
+        part[rows],
+        position[rows],
+        df[rows],
+        mask[rows],
+        [names_all[r] for r in rows.tolist()],
+    )
+    sets = _by_shard_set(words, stats, weight, owner, part, position, df, mask, names_all, False)
     single = _one_set_per_part(owner, part, mask, len(words))
-    cheap = [ok and _size(e) - _size(g) <= exact_clauses
-             for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)]
-    return [(e, True) if ok else (g, bool(one))
-            for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)]
+    cheap = [
+        ok and _size(e) - _size(g) <= exact_clauses
+        for e, g, ok in zip(exact, sets, rare.tolist(), strict=True)
+    ]
+    return [
+        (e, True) if ok else (g, bool(one))
+        for e, g, ok, one in zip(exact, sets, cheap, single, strict=True)
+    ]
 
 
-def _rows(words: Sequence[str], word_df: Mapping[str, int], chosen: Mapping[str, np.ndarray],
-          stats: IdentifierStats, alone: set[str], one_shard: bool,
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def _rows(
+    words: Sequence[str],
+    word_df: Mapping[str, int],
+    chosen: Mapping[str, np.ndarray],
+    stats: IdentifierStats,
+    alone: set[str],
+    one_shard: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Every term of the query as one row of parallel arrays, built in one pass for all words:
     (owner word, part, position in its word, engine df, shard mask, name).
 
@@ -103,16 +135,16 @@ def _rows(words: Sequence[str], word_df: Mapping[str, int], chosen: Mapping[str,
         own_mask = np.zeros(len(own_rows), np.uint64)
         comp_mask = np.zeros(comp.size, np.uint64)
     else:
-        own_mask = np.asarray([0 if i is None else int(stats.mask[i]) for i in own_ids],
-                              np.uint64)
+        own_mask = np.asarray([0 if i is None else int(stats.mask[i]) for i in own_ids], np.uint64)
         comp_mask = stats.mask[comp].astype(np.uint64)
     has_own = np.zeros(len(words), bool)
     has_own[own_rows] = True
     split_apart = np.asarray([w in alone for w in words], bool) & has_own
     # rows: each word's own term (position 0), then its compounds (positions 1, 2, ...)
     owner = np.concatenate((np.asarray(own_rows, np.int64), comp_owner))
-    position = np.concatenate((np.zeros(len(own_rows), np.int64),
-                               _positions_within(comp_owner) + 1))
+    position = np.concatenate(
+        (np.zeros(len(own_rows), np.int64), _positions_within(comp_owner) + 1)
+    )
     df = np.concatenate((own_df, comp_df))
     mask = np.concatenate((own_mask, comp_mask))
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
@@ -122,9 +154,14 @@ def _rows(words: Sequence[str], word_df: Mapping[str, int], chosen: Mapping[str,
     return owner, part, position, df, mask, names_all
 
 
-def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
-                  chosen: Mapping[str, np.ndarray], stats: IdentifierStats,
-                  weight: Mapping[str, float], alone: set[str]) -> list[tuple[Groups, bool]]:
+def plugin_groups(
+    words: Sequence[str],
+    word_df: Mapping[str, int],
+    chosen: Mapping[str, np.ndarray],
+    stats: IdentifierStats,
+    weight: Mapping[str, float],
+    alone: set[str],
+) -> list[tuple[Groups, bool]]:
     """:func:`group_words` as on one shard, each group boosted by its word's weight: the
     esqlog_terms plugin's layout (no engine idf, so no shard sets and no boost from df).
 
@@ -137,13 +174,12 @@ def plugin_groups(words: Sequence[str], word_df: Mapping[str, int],
     sizes = [chosen[w].size for w in words]
     ids = np.concatenate([chosen[w] for w in words])
     held = stats.df_engine[ids] > 0
-    kept = np.bincount(np.repeat(np.arange(len(words)), sizes)[held],
-                       minlength=len(words)).tolist()
+    kept = np.bincount(np.repeat(np.arange(len(words)), sizes)[held], minlength=len(words)).tolist()
     names = _names(stats.words, ids[held].tolist())
     out: list[tuple[Groups, bool]] = []
     start = 0
     for w, n in zip(words, kept, strict=True):
-        comps = tuple(names[start:start + n])
+        comps = tuple(names[start : start + n])
         start += n
         own = (w,) if word_df.get(w, 0) > 0 else ()
         if own and comps and w in alone:
@@ -163,8 +199,9 @@ def _names(words: Sequence[str], ids: list[int]) -> list[str]:
     return [words[i] for i in ids]
 
 
-def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,
-                      n_words: int) -> np.ndarray:
+def _one_set_per_part(
+    owner: np.ndarray, part: np.ndarray, mask: np.ndarray, n_words: int
+) -> np.ndarray:
     """Per word: whether each of its parts lies on one shard set, so that its shard-set
     groups are one span per part and already exact (a word's terms on the same shards)."""
     key = owner.astype(np.int64) * 2 + part  # part is 0 or 1
@@ -174,8 +211,9 @@ def _one_set_per_part(owner: np.ndarray, part: np.ndarray, mask: np.ndarray,
     new_part[1:] = key[1:] != key[:-1]
     new_set = new_part.copy()
     new_set[1:] |= by_mask[1:] != by_mask[:-1]
-    single: np.ndarray = (np.bincount(key[new_set] // 2, minlength=n_words)
-                          == np.bincount(key[new_part] // 2, minlength=n_words))
+    single: np.ndarray = np.bincount(key[new_set] // 2, minlength=n_words) == np.bincount(
+        key[new_part] // 2, minlength=n_words
+    )
     return single
 
 
@@ -184,15 +222,25 @@ def _size(groups: Groups) -> int:
     return sum(len(terms) for terms, _ in groups)
 
 
-def _by_shard_set(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str, float],
-                  owner: np.ndarray, part: np.ndarray, position: np.ndarray, df: np.ndarray,
-                  mask: np.ndarray, names_all: list[str], one_shard: bool) -> list[Groups]:
+def _by_shard_set(
+    words: Sequence[str],
+    stats: IdentifierStats,
+    weight: Mapping[str, float],
+    owner: np.ndarray,
+    part: np.ndarray,
+    position: np.ndarray,
+    df: np.ndarray,
+    mask: np.ndarray,
+    names_all: list[str],
+    one_shard: bool,
+) -> list[Groups]:
     """Per word (and part), one span per set of shards holding its terms (one on one shard)."""
     # the group holding a part's first term comes first in that part
     by_part = np.lexsort((position, part, owner))
     first = np.ones(by_part.size, bool)
-    first[1:] = ((owner[by_part][1:] != owner[by_part][:-1])
-                 | (part[by_part][1:] != part[by_part][:-1]))
+    first[1:] = (owner[by_part][1:] != owner[by_part][:-1]) | (
+        part[by_part][1:] != part[by_part][:-1]
+    )
     lead_mask = mask[by_part[first]][np.cumsum(first) - 1]
     in_lead = np.empty(by_part.size, bool)
     in_lead[by_part] = mask[by_part] == lead_mask
@@ -208,9 +256,17 @@ def _by_shard_set(words: Sequence[str], stats: IdentifierStats, weight: Mapping[
     return [tuple(groups) for groups in out]
 
 
-def _per_shard(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str, float],
-               owner: np.ndarray, part: np.ndarray, position: np.ndarray, df: np.ndarray,
-               mask: np.ndarray, names_all: list[str]) -> list[Groups]:
+def _per_shard(
+    words: Sequence[str],
+    stats: IdentifierStats,
+    weight: Mapping[str, float],
+    owner: np.ndarray,
+    part: np.ndarray,
+    position: np.ndarray,
+    df: np.ndarray,
+    mask: np.ndarray,
+    names_all: list[str],
+) -> list[Groups]:
     """Per word (and part), one span per shard over the terms that shard holds.
 
     On shard k the span of k has every term present, so the engine's idf sum is the one
@@ -229,11 +285,13 @@ def _per_shard(words: Sequence[str], stats: IdentifierStats, weight: Mapping[str
     o, p = owner[row], part[row]
     bounds, ends, sums = _idf_runs(_engine_idf(df, stats)[row], o, p, shard)
     out: list[dict[tuple[int, tuple[str, ...]], float]] = [{} for _ in words]
-    for b, e, s, k, q in zip(bounds, ends, sums, o[bounds].tolist(), p[bounds].tolist(),
-                             strict=True):
+    for b, e, s, k, q in zip(
+        bounds, ends, sums, o[bounds].tolist(), p[bounds].tolist(), strict=True
+    ):
         if s > 0:
-            out[k].setdefault((q, tuple(names_all[r] for r in row[b:e].tolist())),
-                              weight[words[k]] / s)
+            out[k].setdefault(
+                (q, tuple(names_all[r] for r in row[b:e].tolist())), weight[words[k]] / s
+            )
     return [tuple((terms, boost) for (_, terms), boost in groups.items()) for groups in out]
 
 

@@ -51,8 +51,7 @@ class LearnedSplits(Mapping[int, tuple[str, ...]]):
             self.add(term, parts)
 
     def __contains__(self, term: object) -> bool:
-        return isinstance(term, int) and 0 <= term < len(self.flags) and bool(
-            self.flags[term])
+        return isinstance(term, int) and 0 <= term < len(self.flags) and bool(self.flags[term])
 
     def __getitem__(self, term: int) -> tuple[str, ...]:
         if term not in self:
@@ -60,11 +59,12 @@ class LearnedSplits(Mapping[int, tuple[str, ...]]):
         if self._at is None:
             lengths = np.frombuffer(self.length, np.int32)
             starts = np.cumsum(lengths, dtype=np.int64) - lengths
-            self._at = dict(zip(self.term, zip(starts.tolist(), self.length, strict=True),
-                                strict=True))
+            self._at = dict(
+                zip(self.term, zip(starts.tolist(), self.length, strict=True), strict=True)
+            )
         at, n = self._at[term]
         names = self.subwords
-        return tuple(names[p] for p in self.parts[at:at + n])
+        return tuple(names[p] for p in self.parts[at : at + n])
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.term)

@@ -44,8 +44,10 @@ class MemoryLimit:
 
     def __post_init__(self) -> None:
         if self.limit < MIN_MEMORY_LIMIT:
-            raise UsageError(f"--memory-limit must be at least {MIN_MEMORY_LIMIT} bytes",
-                             "pass a size such as 256M or 1G")
+            raise UsageError(
+                f"--memory-limit must be at least {MIN_MEMORY_LIMIT} bytes",
+                "pass a size such as 256M or 1G",
+            )
 
     def buffer_bytes(self, processes: int = 1) -> int:
         """Term ids a scanning process keeps before writing them out: an eighth of the

@@ -38,8 +38,7 @@ class Segment:
 
     def mapped(self, mapping: np.ndarray) -> Segment:
         """This segment seen through one more mapping (a merge into another collector)."""
-        return Segment(self.directory, mapping if self.mapping is None
-                       else mapping[self.mapping])
+        return Segment(self.directory, mapping if self.mapping is None else mapping[self.mapping])
 
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
@@ -78,8 +77,9 @@ class PostingLog:
         if not self._terms:
             return
         if self._own is None:
-            self._own = Segment(Path(tempfile.mkdtemp(prefix="esqlog-postings-",
-                                                      dir=self.spill_dir)))
+            self._own = Segment(
+                Path(tempfile.mkdtemp(prefix="esqlog-postings-", dir=self.spill_dir))
+            )
             self.segments.append(self._own)
         for name, parts in ((_TERMS, self._terms), (_LENGTHS, self._lengths)):
             with (self._own.directory / name).open("ab") as out:
@@ -134,23 +134,27 @@ class PostingLog:
         for segment in self.segments:
             yield from _segment_chunks(segment, max_postings)
         if self._terms:
-            yield (np.concatenate(self._terms).astype(np.int64),
-                   np.concatenate(self._lengths).astype(np.int64))
+            yield (
+                np.concatenate(self._terms).astype(np.int64),
+                np.concatenate(self._lengths).astype(np.int64),
+            )
 
 
-def _segment_chunks(segment: Segment, max_postings: int
-                    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _segment_chunks(segment: Segment, max_postings: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     terms_path, lengths_path = segment.directory / _TERMS, segment.directory / _LENGTHS
     if not lengths_path.is_file() or lengths_path.stat().st_size == 0:
         return
     lengths_all = np.memmap(lengths_path, dtype="<i4", mode="r")
-    terms_all = (np.memmap(terms_path, dtype="<i4", mode="r")
-                 if terms_path.stat().st_size else np.zeros(0, "<i4"))
+    terms_all = (
+        np.memmap(terms_path, dtype="<i4", mode="r")
+        if terms_path.stat().st_size
+        else np.zeros(0, "<i4")
+    )
     mapping = segment.mapping
     doc = start = 0
     step = max(max_postings // 4, 1024)  # documents whose lengths are looked at at once
     while doc < lengths_all.size:
-        window = np.asarray(lengths_all[doc:doc + step], dtype=np.int64)
+        window = np.asarray(lengths_all[doc : doc + step], dtype=np.int64)
         ends = np.cumsum(window)
         take = max(int(np.searchsorted(ends, max_postings, side="right")), 1)
         lengths = window[:take]

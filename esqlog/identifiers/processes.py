@@ -44,15 +44,24 @@ def _start(queue: Any) -> None:
     _progress = queue
 
 
-def _scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
-                shard: int, memory: MemoryLimit, processes: int,
-                spill_dir: str | None, parts_dir: str) -> str:
+def _scan_shard(
+    connection: ConnectionSettings,
+    flavor: Flavor,
+    index: str,
+    field_name: str,
+    shard: int,
+    memory: MemoryLimit,
+    processes: int,
+    spill_dir: str | None,
+    parts_dir: str,
+) -> str:
     """One shard's scan, in a worker process: its postings written to disk (the parent
     reads them from there), its progress sent through the queue, its per-term tables
     pickled to a file in ``parts_dir`` (the path is returned)."""
     report = None if _progress is None else _progress.put
-    part = scan_shard(connection, flavor, index, field_name, shard, memory, processes,
-                      spill_dir, report)
+    part = scan_shard(
+        connection, flavor, index, field_name, shard, memory, processes, spill_dir, report
+    )
     path = Path(parts_dir) / f"shard-{shard}.pickle"
     try:
         with path.open("wb") as out:
@@ -93,9 +102,16 @@ class _PartsOnDisk(MutableMapping[int, ShardPart]):
         return len(self.paths)
 
 
-def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str,
-                      field_name: str, shards: int, parallel: int, collector: SplitCollector,
-                      progress: Progress | None = None) -> VocabularyScan:
+def scan_in_processes(
+    connection: ConnectionSettings,
+    flavor: Flavor,
+    index: str,
+    field_name: str,
+    shards: int,
+    parallel: int,
+    collector: SplitCollector,
+    progress: Progress | None = None,
+) -> VocabularyScan:
     """Every shard's term vectors and texts, ``parallel`` processes at once, into
     ``collector`` (in shard order); the global df and ttf of every term.
 
@@ -119,12 +135,28 @@ def scan_in_processes(connection: ConnectionSettings, flavor: Flavor, index: str
     try:
         # one shard a process: each exits when its shard is sent back, so its memory is
         # free before the parent merges them
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
-                                 initargs=(queue,), max_tasks_per_child=1) as pool:
-            pending = {pool.submit(_scan_shard, connection, flavor, index, field_name,
-                                   shard, collector.memory, workers, spill,
-                                   parts_dir): shard
-                       for shard in range(shards)}
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=context,
+            initializer=_start,
+            initargs=(queue,),
+            max_tasks_per_child=1,
+        ) as pool:
+            pending = {
+                pool.submit(
+                    _scan_shard,
+                    connection,
+                    flavor,
+                    index,
+                    field_name,
+                    shard,
+                    collector.memory,
+                    workers,
+                    spill,
+                    parts_dir,
+                ): shard
+                for shard in range(shards)
+            }
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_EXCEPTION)

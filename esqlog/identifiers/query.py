@@ -104,9 +104,12 @@ class IdentifierPlan:
     def clauses(self) -> int:
         return sum(len(terms) for w in self.words for terms, _ in w.groups)
 
-    def query(self, field: str, settings: IdentifierSettings,
-              groups: Sequence[Sequence[tuple[tuple[str, ...], float]]] | None = None
-              ) -> dict[str, Any]:
+    def query(
+        self,
+        field: str,
+        settings: IdentifierSettings,
+        groups: Sequence[Sequence[tuple[tuple[str, ...], float]]] | None = None,
+    ) -> dict[str, Any]:
         """The engine query: one bool of spans and terms (plus a filter for and/msm).
 
         ``groups``: each word's groups to send instead of its own (one shard's, from
@@ -125,11 +128,16 @@ class IdentifierPlan:
                 elif len(terms) == 1:
                     clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
                 else:
-                    clauses.append({"span_or": {
-                        "clauses": [{"span_term": {field: t}} for t in terms],
-                        "boost": boost}})
+                    clauses.append(
+                        {
+                            "span_or": {
+                                "clauses": [{"span_term": {field: t}} for t in terms],
+                                "boost": boost,
+                            }
+                        }
+                    )
             head = clauses[:1] if w.apart else []
-            rest = clauses[len(head):]
+            rest = clauses[len(head) :]
             if settings.shard_groups != "sum" and len(rest) > 1:
                 rest = [{"dis_max": {"queries": rest}}]
             should += head + rest
@@ -140,20 +148,28 @@ class IdentifierPlan:
             per_token = []
             for token, parts in self.tokens:
                 found = set().union(*(listed.get(w, set()) for w in (token, *parts)))
-                per_token.append({"terms": {field: sorted(found)}} if found
-                                 else {"match_none": {}})
+                per_token.append({"terms": {field: sorted(found)}} if found else {"match_none": {}})
             if settings.operator == "and":
                 body["filter"] = per_token
             else:
-                body["filter"] = [{"bool": {
-                    "should": per_token,
-                    "minimum_should_match": settings.minimum_should_match}}]
+                body["filter"] = [
+                    {
+                        "bool": {
+                            "should": per_token,
+                            "minimum_should_match": settings.minimum_should_match,
+                        }
+                    }
+                ]
         return {"bool": body}
 
 
-def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup,
-                          settings: IdentifierSettings | None = None,
-                          shards: int | None = None) -> IdentifierPlan:
+def plan_identifier_query(
+    text: str,
+    stats: IdentifierStats,
+    df_lookup: DfLookup,
+    settings: IdentifierSettings | None = None,
+    shards: int | None = None,
+) -> IdentifierPlan:
     """Split the query, weight each stream word, and choose its compounds within budget.
 
     The query's own casing splits a token first (``readFile``); a token typed without
@@ -172,14 +188,22 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
         tokens.append((low, split_identifier(token) or stats.parts_of(low)))
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
     every = {w: stats.compound_ids(w) for w in counts}
-    comps = {w: ids[:settings.cap] for w, ids in every.items()}
+    comps = {w: ids[: settings.cap] for w, ids in every.items()}
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
-    plain = (settings.rare_word_df is not None and bool(present)
-             and min(split_df[w] for w in present) > settings.rare_word_df)
-    family = "" if settings.family_excess is None else next(
-        (w for w in present if stats.family_excess(split_df[w]) >= settings.family_excess), "")
+    plain = (
+        settings.rare_word_df is not None
+        and bool(present)
+        and min(split_df[w] for w in present) > settings.rare_word_df
+    )
+    family = (
+        ""
+        if settings.family_excess is None
+        else next(
+            (w for w in present if stats.family_excess(split_df[w]) >= settings.family_excess), ""
+        )
+    )
     plain = plain or bool(family)
     if plain:  # the plain split stream (see rare_word_df and family_excess)
         q, settings = 1.0, replace(settings, rare_first=False, select="mass")
@@ -192,19 +216,43 @@ def plan_identifier_query(text: str, stats: IdentifierStats, df_lookup: DfLookup
     if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
         grouped = plugin_groups(present, engine_df, chosen, stats, weight, common)
     else:
-        grouped = group_words(present, engine_df, chosen, stats, weight, common,
-                              settings.shard_groups, settings.shard_exact_df,
-                              settings.shard_exact_clauses, layout)
-    words = [SubwordClause(w, counts[w], split_df[w], weight[w], groups,
-                           int(every[w].size), int(chosen[w].size),
-                           w in common and settings.common == "split" and len(groups) > 1,
-                           exact)
-             for w, (groups, exact) in zip(present, grouped, strict=True) if groups]
+        grouped = group_words(
+            present,
+            engine_df,
+            chosen,
+            stats,
+            weight,
+            common,
+            settings.shard_groups,
+            settings.shard_exact_df,
+            settings.shard_exact_clauses,
+            layout,
+        )
+    words = [
+        SubwordClause(
+            w,
+            counts[w],
+            split_df[w],
+            weight[w],
+            groups,
+            int(every[w].size),
+            int(chosen[w].size),
+            w in common and settings.common == "split" and len(groups) > 1,
+            exact,
+        )
+        for w, (groups, exact) in zip(present, grouped, strict=True)
+        if groups
+    ]
     return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
 
 
-def identifier_query(text: str, field: str, stats: IdentifierStats, df_lookup: DfLookup,
-                     settings: IdentifierSettings | None = None) -> dict[str, Any]:
+def identifier_query(
+    text: str,
+    field: str,
+    stats: IdentifierStats,
+    df_lookup: DfLookup,
+    settings: IdentifierSettings | None = None,
+) -> dict[str, Any]:
     """The query dict of the identifiers mode for one text (what a wrapper would send)."""
     settings = settings or IdentifierSettings()
     return plan_identifier_query(text, stats, df_lookup, settings).query(field, settings)

@@ -52,8 +52,13 @@ class SplitCollector:
     #: (term_statistics). Same numbers, same term order (first seen in scan order).
     keeps_term_stats = True
 
-    def __init__(self, field_name: str, memory: MemoryLimit | None = None,
-                 processes: int = 1, spill_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        field_name: str,
+        memory: MemoryLimit | None = None,
+        processes: int = 1,
+        spill_dir: str | Path | None = None,
+    ) -> None:
         self.field = field_name
         self.memory = memory or MemoryLimit()
         self.processes = processes
@@ -88,8 +93,9 @@ class SplitCollector:
         then the TermTable); a collector that adopted merged tables returns those."""
         self.finish()
         if self._tables is None:
-            self._tables = tables_of(self.terms, self.splits, self.totals, self.postings,
-                                     self.docs, self.shard_docs)
+            self._tables = tables_of(
+                self.terms, self.splits, self.totals, self.postings, self.docs, self.shard_docs
+            )
             self.term_id, self.splits, self.tried = {}, LearnedSplits(), set()
         return self._tables
 
@@ -148,8 +154,7 @@ class SplitCollector:
         them: per shard the largest df a term vector reported, summed over shards; tf summed.
         Arrays over ``terms``, not dictionaries (esqlog.statistics.term_counts)."""
         self.finish()
-        terms: Sequence[str] = (self._tables.terms if self._tables is not None
-                                else self.terms)
+        terms: Sequence[str] = self._tables.terms if self._tables is not None else self.terms
         n = len(terms)
         ttf, _, per_shard = self.totals.view(n)
         df = np.zeros(n, dtype=np.int64)
@@ -201,8 +206,11 @@ def _record(collector: SplitCollector, batch: list[_Doc]) -> None:
         doc_df.extend(dfs)
         lengths.append(len(found))
         doc_shard.append(shard)
-        texts = [source] if isinstance(source, str) else (
-            [t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
+        texts = (
+            [source]
+            if isinstance(source, str)
+            else ([t for t in source if isinstance(t, str)] if isinstance(source, list) else [])
+        )
         for text in texts:
             for token in _WORDS(text):  # cased_tokens without its checks: see below
                 if token in tried:
@@ -219,9 +227,13 @@ def _record(collector: SplitCollector, batch: list[_Doc]) -> None:
                     splits.add(i, parts)
     term_ids = np.frombuffer(doc_terms, dtype=np.int32)
     counts = np.frombuffer(lengths, dtype=np.int32)
-    collector.totals.add(len(names), term_ids, np.frombuffer(doc_tf, dtype=np.int32),
-                    np.frombuffer(doc_df, dtype=np.int32),
-                    np.repeat(np.frombuffer(doc_shard, dtype=np.int8), counts))
+    collector.totals.add(
+        len(names),
+        term_ids,
+        np.frombuffer(doc_tf, dtype=np.int32),
+        np.frombuffer(doc_df, dtype=np.int32),
+        np.repeat(np.frombuffer(doc_shard, dtype=np.int8), counts),
+    )
     collector.postings.append(term_ids.copy(), counts.copy())
     collector.docs += len(batch)
     collector.global_df = None

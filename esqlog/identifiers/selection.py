@@ -28,9 +28,16 @@ MULTI_SCAN = 5_000  # compounds per word looked at for those holding several que
 _BUCKETS = 1 << 16  # hash buckets shared_counts first spreads the compound ids over
 
 
-def choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[str, float],
-           engine_df: Mapping[str, int], stats: Any, settings: IdentifierSettings,
-           common: set[str], shards: int) -> dict[str, np.ndarray]:
+def choose(
+    present: list[str],
+    comps: Mapping[str, np.ndarray],
+    weight: Mapping[str, float],
+    engine_df: Mapping[str, int],
+    stats: Any,
+    settings: IdentifierSettings,
+    common: set[str],
+    shards: int,
+) -> dict[str, np.ndarray]:
     """Compound ids per word within the clause budget, each word's in df order (its own
     list's order: most frequent first), ties in the order chosen.
 
@@ -38,20 +45,21 @@ def choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[
     and ``df_engine`` (the engine df per compound id); ``shards`` is the layout (1: laid
     out as on one shard on an index of several, the fan-out's budget)."""
     n = len(present)
-    first = np.asarray([0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1
-                        for w in present], np.int64)
+    first = np.asarray(
+        [0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present], np.int64
+    )
     room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - n, 0)
     out = {w: comps[w][:f] for w, f in zip(present, first.tolist(), strict=True)}
     if not room or not n:
         return out
     weights = np.asarray([weight[w] for w in present], np.float64)
-    tier_of = np.asarray([2.0 if settings.rare_first and w in common else 1.0
-                          for w in present])
+    tier_of = np.asarray([2.0 if settings.rare_first and w in common else 1.0 for w in present])
     if settings.select != "mass" and n > 1:
-        cid, owner, tier = _candidates_by_cover(present, comps, weights, tier_of, first,
-                                                room, settings)
+        cid, owner, tier = _candidates_by_cover(
+            present, comps, weights, tier_of, first, room, settings
+        )
     else:  # by score mass only: each word's first ``room`` after its first clause
-        lists = [comps[w][f:f + room] for w, f in zip(present, first.tolist(), strict=True)]
+        lists = [comps[w][f : f + room] for w, f in zip(present, first.tolist(), strict=True)]
         cid = np.concatenate(lists)
         owner = np.repeat(np.arange(n), [a.size for a in lists])
         tier = tier_of[owner]
@@ -63,15 +71,20 @@ def choose(present: list[str], comps: Mapping[str, np.ndarray], weight: Mapping[
     picked = picked[np.lexsort((-df[top].astype(np.int64), by))]
     ends = np.cumsum(np.bincount(by, minlength=n)).tolist()
     for k, w in enumerate(present):
-        part = picked[(ends[k - 1] if k else 0):ends[k]]
+        part = picked[(ends[k - 1] if k else 0) : ends[k]]
         out[w] = np.concatenate((out[w], part)) if out[w].size else part
     return out
 
 
-def _candidates_by_cover(present: list[str], comps: Mapping[str, np.ndarray],
-                         weights: np.ndarray, tier_of: np.ndarray, first: np.ndarray,
-                         room: int, settings: IdentifierSettings
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _candidates_by_cover(
+    present: list[str],
+    comps: Mapping[str, np.ndarray],
+    weights: np.ndarray,
+    tier_of: np.ndarray,
+    first: np.ndarray,
+    room: int,
+    settings: IdentifierSettings,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compound id, word, tier) of every candidate: per word, those of its list's head
     (first MULTI_SCAN) that other words' heads hold too, in list order, then its first
     ``room`` others. The multi-word ones are tiered by ``select`` (negated, so first).
@@ -86,8 +99,12 @@ def _candidates_by_cover(present: list[str], comps: Mapping[str, np.ndarray],
     where, held, mass = shared_counts(ids, sizes, weights)
     owner_shared = np.searchsorted(starts, where, side="right") - 1
     lifted = where - starts[owner_shared] >= first[owner_shared]  # a word's first clause stays
-    where, held, mass, owner_shared = (where[lifted], held[lifted], mass[lifted],
-                                       owner_shared[lifted])
+    where, held, mass, owner_shared = (
+        where[lifted],
+        held[lifted],
+        mass[lifted],
+        owner_shared[lifted],
+    )
     # each word's first ``room`` after its first clause, less the shared ones
     begin = starts + first
     count = np.clip(np.minimum(sizes - first, room), 0, None)
@@ -96,8 +113,13 @@ def _candidates_by_cover(present: list[str], comps: Mapping[str, np.ndarray],
     taken[where] = True
     free = ~taken[plain]
     plain, owner_plain = plain[free], np.repeat(np.arange(n), count)[free]
-    multi_tier = (-held.astype(np.float64) if settings.select == "words"
-                  else -mass if settings.select == "cover" else np.zeros(where.size))
+    multi_tier = (
+        -held.astype(np.float64)
+        if settings.select == "words"
+        else -mass
+        if settings.select == "cover"
+        else np.zeros(where.size)
+    )
     position = np.concatenate((where, plain))
     owner = np.concatenate((owner_shared, owner_plain))
     tier = np.concatenate((multi_tier, tier_of[owner_plain]))
@@ -105,8 +127,7 @@ def _candidates_by_cover(present: list[str], comps: Mapping[str, np.ndarray],
     group = owner * 2 + (np.arange(owner.size) >= where.size)
     order = np.argsort(group.astype(np.int16 if n < 16_000 else np.int64), kind="stable")
     cid, owner, tier = ids[position[order]], owner[order], tier[order]
-    beyond = [comps[w][MULTI_SCAN:f + room] for w, f in zip(present, first.tolist(),
-                                                             strict=True)]
+    beyond = [comps[w][MULTI_SCAN : f + room] for w, f in zip(present, first.tolist(), strict=True)]
     if any(b.size for b in beyond):  # a budget larger than the head: the rest, the
         # compounds shared within the heads left out (they were lifted or not scanned)
         shared = np.unique(ids[where])
@@ -138,7 +159,7 @@ def first_by_tier_then_mass(tier: np.ndarray, key: np.ndarray, room: int) -> np.
         mass = key[at]
         bound = np.partition(mass, at.size - need)[at.size - need]  # the need-th largest
         above = mass > bound
-        ties = np.flatnonzero(mass == bound)[:need - int(np.count_nonzero(above))]
+        ties = np.flatnonzero(mass == bound)[: need - int(np.count_nonzero(above))]
         taken = np.zeros(at.size, bool)
         taken[above] = True
         taken[ties] = True
@@ -156,8 +177,9 @@ def _within(count: np.ndarray) -> np.ndarray:
     return out
 
 
-def shared_counts(ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def shared_counts(
+    ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where the concatenated lists (each holds an id at most once) hold an id that
     another list holds too, in order: those positions, how many lists hold the id there,
     and the summed weight of those lists. Every other id is held by its own list alone.

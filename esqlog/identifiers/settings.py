@@ -142,44 +142,64 @@ class IdentifierSettings:
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:
-            raise UsageError(f"the clause budget must be at least 1, got {self.budget}",
-                             "pass a positive budget (OpenSearch allows 1,024 by default)")
+            raise UsageError(
+                f"the clause budget must be at least 1, got {self.budget}",
+                "pass a positive budget (OpenSearch allows 1,024 by default)",
+            )
         if self.rare_word_df is not None and self.rare_word_df < 0:
-            raise UsageError(f"rare_word_df must be >= 0, got {self.rare_word_df}",
-                             "pass a document frequency, e.g. 10, or None")
+            raise UsageError(
+                f"rare_word_df must be >= 0, got {self.rare_word_df}",
+                "pass a document frequency, e.g. 10, or None",
+            )
         if self.family_excess is not None and self.family_excess <= 1.0:
-            raise UsageError(f"family_excess must be above 1, got {self.family_excess}",
-                             "pass a ratio such as 3, or None")
+            raise UsageError(
+                f"family_excess must be above 1, got {self.family_excess}",
+                "pass a ratio such as 3, or None",
+            )
         if self.cap is not None and self.cap < 0:
             raise UsageError(f"the compound cap must be >= 0, got {self.cap}", "pass 0 or more")
         if not 0.0 <= self.span_max_df <= 1.0:
-            raise UsageError(f"span_max_df must be between 0 and 1, got {self.span_max_df}",
-                             "pass a share of documents, e.g. 0.01")
+            raise UsageError(
+                f"span_max_df must be between 0 and 1, got {self.span_max_df}",
+                "pass a share of documents, e.g. 0.01",
+            )
         if self.common not in COMMON:
-            raise UsageError(f"common must be 'split' or 'own', got {self.common!r}",
-                             "pass common='split' or 'own'")
+            raise UsageError(
+                f"common must be 'split' or 'own', got {self.common!r}",
+                "pass common='split' or 'own'",
+            )
         if self.shard_groups not in SHARD_GROUPS:
-            raise UsageError(f"shard_groups must be one of {', '.join(SHARD_GROUPS)}, got "
-                             f"{self.shard_groups!r}",
-                             "pass shard_groups='auto', 'max', 'sum' or 'shard'")
+            raise UsageError(
+                f"shard_groups must be one of {', '.join(SHARD_GROUPS)}, got {self.shard_groups!r}",
+                "pass shard_groups='auto', 'max', 'sum' or 'shard'",
+            )
         if not 0.0 <= self.shard_exact_df <= 1.0:
-            raise UsageError(f"shard_exact_df must be between 0 and 1, got "
-                             f"{self.shard_exact_df}", "pass a share of documents, e.g. 0.01")
+            raise UsageError(
+                f"shard_exact_df must be between 0 and 1, got {self.shard_exact_df}",
+                "pass a share of documents, e.g. 0.01",
+            )
         if self.shard_exact_clauses < 0:
-            raise UsageError(f"shard_exact_clauses must be >= 0, got "
-                             f"{self.shard_exact_clauses}", "pass 0 or more, e.g. 30")
+            raise UsageError(
+                f"shard_exact_clauses must be >= 0, got {self.shard_exact_clauses}",
+                "pass 0 or more, e.g. 30",
+            )
         if self.engine_query not in ENGINE_QUERIES:
-            raise UsageError(f"engine_query must be 'auto', 'span' or 'plugin', got "
-                             f"{self.engine_query!r}",
-                             "pass engine_query='auto' (the plugin where calibrate found it), "
-                             "or 'plugin' only where the esqlog-terms engine plugin is "
-                             "installed")
+            raise UsageError(
+                f"engine_query must be 'auto', 'span' or 'plugin', got {self.engine_query!r}",
+                "pass engine_query='auto' (the plugin where calibrate found it), "
+                "or 'plugin' only where the esqlog-terms engine plugin is "
+                "installed",
+            )
         if self.select not in SELECTIONS:
-            raise UsageError(f"select must be one of {', '.join(SELECTIONS)}, got "
-                             f"{self.select!r}", "pass select='multi', 'words', 'cover' or 'mass'")
+            raise UsageError(
+                f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}",
+                "pass select='multi', 'words', 'cover' or 'mass'",
+            )
         if self.operator not in OPERATORS:
-            raise UsageError(f"operator must be 'or' or 'and', got {self.operator!r}",
-                             "pass operator='or' or 'and'")
+            raise UsageError(
+                f"operator must be 'or' or 'and', got {self.operator!r}",
+                "pass operator='or' or 'and'",
+            )
 
     def budget_for(self, shards: int, fan_out: bool = False) -> int:
         """The clause budget on an index of ``shards`` shards (``fan_out``: of each shard's

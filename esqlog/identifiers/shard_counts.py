@@ -41,8 +41,12 @@ class ShardCounts:
         held = sum(df)
         if held <= 0:
             return 0.0
-        return math.fsum(n * math.log1p((d - n + 0.5) / (n + 0.5))
-                   for n, d in zip(df, docs, strict=True)) / held
+        return (
+            math.fsum(
+                n * math.log1p((d - n + 0.5) / (n + 0.5)) for n, d in zip(df, docs, strict=True)
+            )
+            / held
+        )
 
     @property
     def per_shard(self) -> bool:

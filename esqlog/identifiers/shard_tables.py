@@ -56,8 +56,14 @@ def own_split(term: str) -> tuple[str, ...]:
     return () if _PLAIN(term) else split_identifier(term)
 
 
-def tables_of(terms: list[str], learned: LearnedSplits, totals: TermTotals,
-              postings: PostingLog, docs: int, shard_docs: dict[int, int]) -> ShardTables:
+def tables_of(
+    terms: list[str],
+    learned: LearnedSplits,
+    totals: TermTotals,
+    postings: PostingLog,
+    docs: int,
+    shard_docs: dict[int, int],
+) -> ShardTables:
     """A collector's tables as arrays (``learned``: the splits its casings gave).
 
     Each term's split is worked out here, in the scanning process: the learned one, else
@@ -90,25 +96,40 @@ def tables_of(terms: list[str], learned: LearnedSplits, totals: TermTotals,
     ptr = np.zeros(n + 1, np.int64)
     np.cumsum(lengths, out=ptr[1:])
     idx = np.empty(int(ptr[-1]), np.int32)
-    copy_segments(idx, ptr[which], np.frombuffer(learned.parts, np.int32),
-                  np.cumsum(learned_len) - learned_len, learned_len)
+    copy_segments(
+        idx,
+        ptr[which],
+        np.frombuffer(learned.parts, np.int32),
+        np.cumsum(learned_len) - learned_len,
+        learned_len,
+    )
     mine = np.flatnonzero(~flags)
     own_lengths = lengths[mine]
-    copy_segments(idx, ptr[mine], np.frombuffer(own, np.int32),
-                  np.cumsum(own_lengths) - own_lengths, own_lengths)
+    copy_segments(
+        idx,
+        ptr[mine],
+        np.frombuffer(own, np.int32),
+        np.cumsum(own_lengths) - own_lengths,
+        own_lengths,
+    )
     subwords = TermTable.of(names, checksums=False)
-    return ShardTables(table, subwords, ptr, idx, flags, totals, postings, docs,
-                       dict(shard_docs))
+    return ShardTables(table, subwords, ptr, idx, flags, totals, postings, docs, dict(shard_docs))
 
 
-def copy_segments(dst: np.ndarray, dst_starts: np.ndarray, src: np.ndarray,
-                  src_starts: np.ndarray, lengths: np.ndarray) -> None:
+def copy_segments(
+    dst: np.ndarray,
+    dst_starts: np.ndarray,
+    src: np.ndarray,
+    src_starts: np.ndarray,
+    lengths: np.ndarray,
+) -> None:
     """``dst[dst_starts[k]:+lengths[k]] = src[src_starts[k]:+lengths[k]]`` for every k,
     a chunk of pieces at a time."""
     for at in range(0, lengths.size, CHUNK):
         part = slice(at, at + CHUNK)
         dst[segment_positions(dst_starts[part], lengths[part])] = src[
-            segment_positions(src_starts[part], lengths[part])]
+            segment_positions(src_starts[part], lengths[part])
+        ]
 
 
 class TablesMerger:
@@ -143,8 +164,7 @@ class TablesMerger:
         self.rows.append((part.split_ptr, self._subword_ids(part.subwords)[part.split_idx]))
         total = len(self.terms)
         grown = total - known
-        self.source = np.concatenate((self.source, np.full(grown, len(self.rows) - 1,
-                                                           np.int16)))
+        self.source = np.concatenate((self.source, np.full(grown, len(self.rows) - 1, np.int16)))
         self.row = np.concatenate((self.row, np.zeros(grown, np.int32)))
         self.learned = np.concatenate((self.learned, np.zeros(grown, bool)))
         fresh = mapping >= known
@@ -184,9 +204,17 @@ class TablesMerger:
             mine = np.flatnonzero(self.source == k)
             copy_segments(split_idx, split_ptr[mine], ids, ptr[self.row[mine]], lengths[mine])
         self.rows = []
-        return ShardTables(terms, self.subwords or TermTable.of([], checksums=False),
-                           split_ptr, split_idx, self.learned, self.totals, self.postings,
-                           self.docs, self.shard_docs)
+        return ShardTables(
+            terms,
+            self.subwords or TermTable.of([], checksums=False),
+            split_ptr,
+            split_idx,
+            self.learned,
+            self.totals,
+            self.postings,
+            self.docs,
+            self.shard_docs,
+        )
 
 
 def split_words(tables: ShardTables) -> tuple[TermTable, np.ndarray]:

@@ -25,17 +25,26 @@ from esqlog.statistics.vocabulary_scan import Progress, ScanMerger, ShardScan, s
 ShardPart = tuple[ShardScan, ShardTables]
 
 
-def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field_name: str,
-               shard: int, memory: MemoryLimit, processes: int,
-               spill_dir: str | Path | None, progress: Progress | None = None) -> ShardPart:
+def scan_shard(
+    connection: ConnectionSettings,
+    flavor: Flavor,
+    index: str,
+    field_name: str,
+    shard: int,
+    memory: MemoryLimit,
+    processes: int,
+    spill_dir: str | Path | None,
+    progress: Progress | None = None,
+) -> ShardPart:
     """One shard's scan with a client and a collector of its own (a client does not cross
     processes): its postings flushed under ``spill_dir``, its per-term tables returned
     as arrays (esqlog.identifiers.shard_tables). A failure deletes what it spilled."""
     engine = connect(connection, flavor)
     collector = SplitCollector(field_name, memory, processes, spill_dir)
     try:
-        part = engine.run(scan_shard_plan(index, field_name, shard, progress=progress,
-                                          on_doc=collector))
+        part = engine.run(
+            scan_shard_plan(index, field_name, shard, progress=progress, on_doc=collector)
+        )
         collector.finish()
         collector.postings.flush()
         collector.term_id = {}  # not needed to make the arrays: let go of it first
@@ -45,8 +54,13 @@ def scan_shard(connection: ConnectionSettings, flavor: Flavor, index: str, field
         raise
 
 
-def merge_shards(parts: MutableMapping[int, ShardPart], shards: int,
-                 collector: SplitCollector, index: str, field_name: str) -> VocabularyScan:
+def merge_shards(
+    parts: MutableMapping[int, ShardPart],
+    shards: int,
+    collector: SplitCollector,
+    index: str,
+    field_name: str,
+) -> VocabularyScan:
     """Every shard's part into ``collector``, in shard order (``parts`` is emptied as it
     goes, so each shard's tables are let go once merged); the global df and ttf."""
     merger = ScanMerger()

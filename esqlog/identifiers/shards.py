@@ -45,8 +45,9 @@ from esqlog.identifiers.split_stats import IdentifierStats
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
 
 
-def _terms_on_shards(terms: list[str], own_df: dict[str, int], stats: IdentifierStats
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _terms_on_shards(
+    terms: list[str], own_df: dict[str, int], stats: IdentifierStats
+) -> tuple[np.ndarray, np.ndarray]:
     """(df, held) of each term on each shard: rows are terms, columns shards.
 
     A term whose documents lie on several shards has its row of per-shard df; one on a
@@ -105,8 +106,9 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
             groups = []
             for _ in w.groups:
                 end = ends[g]
-                here = tuple(t for t, ok in zip(names[start:end], keep[start:end],
-                                                strict=True) if ok)
+                here = tuple(
+                    t for t, ok in zip(names[start:end], keep[start:end], strict=True) if ok
+                )
                 if here and boosts[g] > 0:
                     groups.append((here, boosts[g]))
                 g, start = g + 1, end
@@ -115,15 +117,16 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
     return out
 
 
-def shard_queries(plan: IdentifierPlan, stats: IdentifierStats, field: str,
-                  settings: IdentifierSettings) -> list[dict[str, Any]]:
+def shard_queries(
+    plan: IdentifierPlan, stats: IdentifierStats, field: str, settings: IdentifierSettings
+) -> list[dict[str, Any]]:
     """One engine query per shard, in shard order (``match_none`` where nothing is held)."""
-    return [plan.query(field, settings, groups)
-            for groups in shard_groups(plan, stats)]
+    return [plan.query(field, settings, groups) for groups in shard_groups(plan, stats)]
 
 
-def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True
-                     ) -> ShardGroups:
+def one_query_groups(
+    plan: IdentifierPlan, stats: IdentifierStats, exact: bool = True
+) -> ShardGroups:
     """Each word's groups for one dfs query holding exactly the per-shard queries' terms.
 
     ``exact``: one span per shard over the terms of each of the word's groups that shard
@@ -135,8 +138,13 @@ def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool =
     own = {w.word: w.df for w in plan.words}
     _, held = _terms_on_shards(names, own, stats)
     ids = [stats.word_id.get(t, -1) for t in names]
-    df = np.asarray([float(stats.df_engine[i]) if i >= 0 else float(own.get(t, 0))
-                     for t, i in zip(names, ids, strict=True)], np.float64)
+    df = np.asarray(
+        [
+            float(stats.df_engine[i]) if i >= 0 else float(own.get(t, 0))
+            for t, i in zip(names, ids, strict=True)
+        ],
+        np.float64,
+    )
     n = float(stats.doc_count)
     idf = dict(zip(names, np.log1p((n - df + 0.5) / (df + 0.5)).tolist(), strict=True))
     rows = {t: held[r].tolist() for r, t in enumerate(names)}
@@ -161,15 +169,21 @@ def one_query_groups(plan: IdentifierPlan, stats: IdentifierStats, exact: bool =
     return out
 
 
-def one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
-              settings: IdentifierSettings, exact: bool = True) -> dict[str, Any]:
+def one_query(
+    plan: IdentifierPlan,
+    stats: IdentifierStats,
+    field: str,
+    settings: IdentifierSettings,
+    exact: bool = True,
+) -> dict[str, Any]:
     """The one dfs query of :func:`one_query_groups` (a word's spans under one dis_max)."""
     layout = replace(settings, shard_groups="max")  # the spans of a word are alternatives
     return plan.query(field, layout, one_query_groups(plan, stats, exact))
 
 
-def matching_query(plan: IdentifierPlan, field: str, settings: IdentifierSettings
-                   ) -> dict[str, Any]:
+def matching_query(
+    plan: IdentifierPlan, field: str, settings: IdentifierSettings
+) -> dict[str, Any]:
     """The match set of the plan's queries as a constant-score filter: a document holding
     any listed term (and passing the and/msm filters). Aggregations that read no score
     need only this: no span positions read, no dfs phase."""

@@ -43,9 +43,9 @@ from esqlog.statistics.term_table import LazyIndex, TermTable
 APPLIES_SHARE = 0.17
 
 
-
-def inverted_splits(parts_ptr: np.ndarray, parts_idx: np.ndarray, df_engine: np.ndarray,
-                    n: int) -> tuple[np.ndarray, np.ndarray]:
+def inverted_splits(
+    parts_ptr: np.ndarray, parts_idx: np.ndarray, df_engine: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(comp_ptr, comp_idx): the compounds of each sub-word, most frequent first, from each
     word's parts (what a file stores, so that loading it builds nothing)."""
     owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(parts_ptr))
@@ -53,6 +53,7 @@ def inverted_splits(parts_ptr: np.ndarray, parts_idx: np.ndarray, df_engine: np.
     order = np.lexsort((owner, -df_engine[owner].astype(np.int64), part))
     counts = np.bincount(part, minlength=n)
     return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), owner[order]
+
 
 @dataclass(frozen=True)
 class IdentifierStats:
@@ -83,12 +84,15 @@ class IdentifierStats:
     parts_ptr: np.ndarray  # int64, len(words) + 1
     parts_idx: np.ndarray  # int32 word ids
     word_id: Mapping[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
-    comp_ptr: np.ndarray = dc_field(default_factory=lambda: np.zeros(1, np.int64),
-                                    compare=False, repr=False)
-    comp_idx: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int32),
-                                    compare=False, repr=False)
+    comp_ptr: np.ndarray = dc_field(
+        default_factory=lambda: np.zeros(1, np.int64), compare=False, repr=False
+    )
+    comp_idx: np.ndarray = dc_field(
+        default_factory=lambda: np.zeros(0, np.int32), compare=False, repr=False
+    )
     words_per_df: WordsPerDf = dc_field(
-        default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False)
+        default_factory=lambda: WordsPerDf.of(np.zeros(0, np.int64)), compare=False, repr=False
+    )
     #: family_excess per df, filled as queries ask: every query asks it of each of its words
     excess_of: dict[int, float] = dc_field(default_factory=dict, compare=False, repr=False)
     #: Each shard's own statistics, for queries sent to one shard at a time
@@ -96,11 +100,13 @@ class IdentifierStats:
     #: included; empty when the file predates them), and the per-shard df of every term
     #: whose documents lie on two or more shards (a term on one shard has its global df
     #: there). A row per such term, a column per shard.
-    shard_docs: np.ndarray = dc_field(default_factory=lambda: np.zeros(0, np.int64),
-                                      compare=False, repr=False)
+    shard_docs: np.ndarray = dc_field(
+        default_factory=lambda: np.zeros(0, np.int64), compare=False, repr=False
+    )
     local_terms: Sequence[str] = dc_field(default_factory=list, compare=False, repr=False)
-    local_df: np.ndarray = dc_field(default_factory=lambda: np.zeros((0, 0), np.uint32),
-                                    compare=False, repr=False)
+    local_df: np.ndarray = dc_field(
+        default_factory=lambda: np.zeros((0, 0), np.uint32), compare=False, repr=False
+    )
     local_row: Mapping[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -148,7 +154,7 @@ class IdentifierStats:
         i = self.word_id.get(term)
         if i is None:
             return ()
-        ids = self.parts_idx[self.parts_ptr[i]:self.parts_ptr[i + 1]]
+        ids = self.parts_idx[self.parts_ptr[i] : self.parts_ptr[i + 1]]
         return tuple(self.words[j] for j in ids.tolist())
 
     def compound_ids(self, subword: str) -> np.ndarray:
@@ -156,14 +162,14 @@ class IdentifierStats:
         i = self.word_id.get(subword)
         if i is None:
             return self.comp_idx[:0]
-        return self.comp_idx[self.comp_ptr[i]:self.comp_ptr[i + 1]]
+        return self.comp_idx[self.comp_ptr[i] : self.comp_ptr[i + 1]]
 
     def compounds_of(self, subword: str) -> list[int]:
         """Word ids of the terms whose split contains ``subword``, most frequent first."""
         i = self.word_id.get(subword)
         if i is None:
             return []
-        found: list[int] = self.comp_idx[self.comp_ptr[i]:self.comp_ptr[i + 1]].tolist()
+        found: list[int] = self.comp_idx[self.comp_ptr[i] : self.comp_ptr[i + 1]].tolist()
         return found
 
     def family_excess(self, df: int) -> float:
@@ -192,7 +198,7 @@ def _words_per_df(df_split: np.ndarray, df_engine: np.ndarray) -> WordsPerDf:
     in each process's heap."""
     values, counts = [], []
     for at in range(0, df_split.size, CHUNK):
-        split, engine = df_split[at:at + CHUNK], df_engine[at:at + CHUNK]
+        split, engine = df_split[at : at + CHUNK], df_engine[at : at + CHUNK]
         own = np.where(split > 0, split, engine).astype(np.int64)
         v, c = np.unique(own[own > 0], return_counts=True)
         values.append(v)
@@ -201,8 +207,9 @@ def _words_per_df(df_split: np.ndarray, df_engine: np.ndarray) -> WordsPerDf:
         return WordsPerDf.of(np.zeros(0, np.int64))
     distinct, where = np.unique(np.concatenate(values), return_inverse=True)
     total = np.bincount(where, weights=np.concatenate(counts)).astype(np.int64)
-    return WordsPerDf(distinct.astype(np.int64),
-                      np.concatenate(([0], np.cumsum(total))).astype(np.int64))
+    return WordsPerDf(
+        distinct.astype(np.int64), np.concatenate(([0], np.cumsum(total))).astype(np.int64)
+    )
 
 
 def index_of(terms: Sequence[str]) -> Mapping[str, int]:
@@ -215,9 +222,15 @@ def index_of(terms: Sequence[str]) -> Mapping[str, int]:
 
 
 def build_identifier_stats(
-    collector: SplitCollector, engine_df: Mapping[str, int] | Sequence[int] | np.ndarray, *,
+    collector: SplitCollector,
+    engine_df: Mapping[str, int] | Sequence[int] | np.ndarray,
+    *,
     index: str,
-    index_uuid: str, field: str, shards: int, doc_count: int, created_at: str,
+    index_uuid: str,
+    field: str,
+    shards: int,
+    doc_count: int,
+    created_at: str,
     predictor: str,
 ) -> IdentifierStats:
     """The split statistics from what the collector saw during the scan (its term ids and
@@ -240,8 +253,9 @@ def build_identifier_stats(
     n_words = len(words)
     is_part = np.zeros(n_words, dtype=bool)
     is_part[parts_idx] = True
-    df_stream = split_stream_df(tables.postings.chunks(collector.memory.chunk_postings),
-                                ptr, parts_idx, is_part, n_words)
+    df_stream = split_stream_df(
+        tables.postings.chunks(collector.memory.chunk_postings), ptr, parts_idx, is_part, n_words
+    )
     term_ttf, term_mask, _ = tables.totals.view(t_count)
     ttf = np.zeros(n_words, dtype=np.int64)
     ttf[:t_count] = term_ttf
@@ -268,22 +282,41 @@ def build_identifier_stats(
     shard_docs, local_terms, local_df = _local_statistics(tables, shards)
     # what the file keeps, then the build's own arrays and the collector's tables let
     # go: IdentifierStats inverts the splits next, on top of whatever is still held
-    kept_arrays = {"words": words.take(kept), "df_engine": df_engine[kept].astype(np.uint32),
-                   "df_split": np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
-                   "mask": mask[kept], "parts_ptr": new_ptr.astype(np.int64),
-                   "parts_idx": new_parts.astype(np.int32)}
+    kept_arrays = {
+        "words": words.take(kept),
+        "df_engine": df_engine[kept].astype(np.uint32),
+        "df_split": np.where(is_part[kept], df_stream[kept], 0).astype(np.uint32),
+        "mask": mask[kept],
+        "parts_ptr": new_ptr.astype(np.int64),
+        "parts_idx": new_parts.astype(np.int32),
+    }
     del words, df_engine, df_stream, mask, is_part, new_ptr, new_parts, new_id, keep, kept
     del ttf, stream_ttf, ptr, parts_idx, tdf, has_parts, tables, terms
     collector.release()
     return IdentifierStats(
-        index=index, index_uuid=index_uuid, field=field, shards=shards, doc_count=doc_count,
-        split_docs=split_docs, split_tokens=tokens, h_tok=h_tok, q=round(q, 4),
-        split_share=split_share, predictor=chosen.name, created_at=created_at,
-        shard_docs=shard_docs, local_terms=local_terms, local_df=local_df, **kept_arrays)
+        index=index,
+        index_uuid=index_uuid,
+        field=field,
+        shards=shards,
+        doc_count=doc_count,
+        split_docs=split_docs,
+        split_tokens=tokens,
+        h_tok=h_tok,
+        q=round(q, 4),
+        split_share=split_share,
+        predictor=chosen.name,
+        created_at=created_at,
+        shard_docs=shard_docs,
+        local_terms=local_terms,
+        local_df=local_df,
+        **kept_arrays,
+    )
 
 
-def _distinct_parts(tables: ShardTables, t_count: int,
-                    ) -> tuple[TermTable, np.ndarray, np.ndarray]:
+def _distinct_parts(
+    tables: ShardTables,
+    t_count: int,
+) -> tuple[TermTable, np.ndarray, np.ndarray]:
     """(words, ptr, parts_idx): every word (the terms, then the sub-words only splits hold)
     and each term's parts as a CSR, a part repeated within one term (getGet) counted once.
 
@@ -303,8 +336,13 @@ def _distinct_parts(tables: ShardTables, t_count: int,
     return words, ptr, parts_idx
 
 
-def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.ndarray,
-                    parts_idx: np.ndarray, is_part: np.ndarray, n_words: int) -> np.ndarray:
+def split_stream_df(
+    chunks: Iterable[tuple[np.ndarray, np.ndarray]],
+    ptr: np.ndarray,
+    parts_idx: np.ndarray,
+    is_part: np.ndarray,
+    n_words: int,
+) -> np.ndarray:
     """Split-stream df of every word: documents holding the word or a term whose split
     contains it, from the documents' term ids read back in chunks of whole documents
     (esqlog.identifiers.postings). A document is counted within one chunk, so the sum
@@ -321,24 +359,27 @@ def split_stream_df(chunks: Iterable[tuple[np.ndarray, np.ndarray]], ptr: np.nda
         doc_of = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
         n_parts = sizes[doc_terms]
         starts = np.repeat(ptr[doc_terms], n_parts)
-        offsets = (np.arange(int(n_parts.sum()))
-                   - np.repeat(np.cumsum(n_parts) - n_parts, n_parts))
+        offsets = np.arange(int(n_parts.sum())) - np.repeat(np.cumsum(n_parts) - n_parts, n_parts)
         part_words = parts_idx[starts + offsets] if parts_idx.size else np.zeros(0, np.int64)
         del starts, offsets
         shared = is_part[doc_terms]
         df_stream += np.bincount(doc_terms[~shared], minlength=n_words)
-        keys = np.concatenate((doc_of[shared] * n_words + doc_terms[shared],
-                               np.repeat(doc_of, n_parts) * n_words + part_words))
+        keys = np.concatenate(
+            (
+                doc_of[shared] * n_words + doc_terms[shared],
+                np.repeat(doc_of, n_parts) * n_words + part_words,
+            )
+        )
         del doc_of, n_parts, part_words, shared
         keys.sort()
-        distinct = (keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size
-                    else keys)
+        distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
         df_stream += np.bincount(distinct % n_words, minlength=n_words)
     return df_stream
 
 
-def _local_statistics(tables: ShardTables, shards: int
-                      ) -> tuple[np.ndarray, Sequence[str], np.ndarray]:
+def _local_statistics(
+    tables: ShardTables, shards: int
+) -> tuple[np.ndarray, Sequence[str], np.ndarray]:
     """(documents per shard, terms on several shards, their df per shard), from the scan.
 
     Every term of the vocabulary is covered, not only the words kept for splitting: a

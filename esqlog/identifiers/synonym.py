@@ -36,5 +36,4 @@ QUERY_NAME = "esqlog_terms"
 def clause(field: str, terms: Sequence[str], boost: float) -> dict[str, Any]:
     """The plugin query of one group: ``boost`` times the saturation of the summed tf, its
     terms in dictionary order."""
-    return {QUERY_NAME: {"field": field, "terms": sorted(terms), "boost": boost,
-                             "idf": False}}
+    return {QUERY_NAME: {"field": field, "terms": sorted(terms), "boost": boost, "idf": False}}

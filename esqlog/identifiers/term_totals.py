@@ -19,7 +19,7 @@ def _grown(array: np.ndarray, size: int) -> np.ndarray:
     if array.size >= size:
         return array
     out = np.zeros(max(size, 2 * array.size, _START), dtype=array.dtype)
-    out[:array.size] = array
+    out[: array.size] = array
     return out
 
 
@@ -35,8 +35,9 @@ class TermTotals:
         self.mask = np.zeros(0, np.uint64)
         self.best: dict[int, np.ndarray] = {}  # shard -> int32 df per term
 
-    def add(self, n_terms: int, ids: np.ndarray, tf: np.ndarray, df: np.ndarray,
-            shard_of: np.ndarray) -> None:
+    def add(
+        self, n_terms: int, ids: np.ndarray, tf: np.ndarray, df: np.ndarray, shard_of: np.ndarray
+    ) -> None:
         """Fold in one page of postings: term ids, their tf and df, each one's shard."""
         self.ttf = _grown(self.ttf, n_terms)
         self.mask = _grown(self.mask, n_terms)
@@ -46,15 +47,17 @@ class TermTotals:
             return
         np.add.at(self.ttf, ids, tf.astype(np.int64))
         shards = np.unique(shard_of)
-        np.bitwise_or.at(self.mask, ids, np.left_shift(np.uint64(1),
-                                                       shard_of.astype(np.uint64)))
+        np.bitwise_or.at(self.mask, ids, np.left_shift(np.uint64(1), shard_of.astype(np.uint64)))
         for shard in shards.tolist():
             best = self.best.get(shard)
             if best is None:
                 best = self.best[shard] = np.zeros(max(n_terms, _START), np.int32)
             one = shards.size == 1
-            np.maximum.at(best, ids if one else ids[shard_of == shard],
-                          (df if one else df[shard_of == shard]).astype(np.int32))
+            np.maximum.at(
+                best,
+                ids if one else ids[shard_of == shard],
+                (df if one else df[shard_of == shard]).astype(np.int32),
+            )
 
     def absorb(self, other: TermTotals, mapping: np.ndarray, n_terms: int) -> None:
         """Add ``other``'s totals, its term k being this one's ``mapping[k]``."""
@@ -75,5 +78,8 @@ class TermTotals:
 
     def view(self, n: int) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
         """(ttf, mask, per-shard df) of the first ``n`` terms, by shard in order."""
-        return (_grown(self.ttf, n)[:n], _grown(self.mask, n)[:n],
-                {s: _grown(b, n)[:n] for s, b in sorted(self.best.items())})
+        return (
+            _grown(self.ttf, n)[:n],
+            _grown(self.mask, n)[:n],
+            {s: _grown(b, n)[:n] for s, b in sorted(self.best.items())},
+        )

@@ -64,8 +64,9 @@ def doc_id(path: str, chunk: int) -> str:
 
 
 def file_hash(source: SourceFile, limits: ChunkLimits) -> str:
-    return hashlib.blake2b(f"{source.digest}:{limits.signature()}".encode(),
-                           digest_size=16).hexdigest()
+    return hashlib.blake2b(
+        f"{source.digest}:{limits.signature()}".encode(), digest_size=16
+    ).hexdigest()
 
 
 def stored_files(engine: Engine, index: str) -> dict[str, Stored]:
@@ -83,17 +84,29 @@ def stored_files(engine: Engine, index: str) -> dict[str, Stored]:
     unclear: set[str] = set()
     after: dict[str, Any] | None = None
     while True:
-        composite: dict[str, Any] = {"size": AGG_PAGE, "sources": [
-            {"path": {"terms": {"field": "path"}}},
-            {"hash": {"terms": {"field": "file_hash"}}},
-            {"chunks": {"terms": {"field": "chunks", "missing_bucket": True}}}]}
+        composite: dict[str, Any] = {
+            "size": AGG_PAGE,
+            "sources": [
+                {"path": {"terms": {"field": "path"}}},
+                {"hash": {"terms": {"field": "file_hash"}}},
+                {"chunks": {"terms": {"field": "chunks", "missing_bucket": True}}},
+            ],
+        }
         if after is not None:
             composite["after"] = after
-        body = {"size": 0, "query": {"exists": {"field": "file_hash"}}, "aggs": {"files": {
-            "composite": composite,
-            "aggs": {"lo": {"min": {"field": "chunk"}}, "hi": {"max": {"field": "chunk"}}}}}}
-        found = engine.perform(Request("POST", index_path(index, "_search"),
-                                       body=body))["aggregations"]["files"]
+        body = {
+            "size": 0,
+            "query": {"exists": {"field": "file_hash"}},
+            "aggs": {
+                "files": {
+                    "composite": composite,
+                    "aggs": {"lo": {"min": {"field": "chunk"}}, "hi": {"max": {"field": "chunk"}}},
+                }
+            },
+        }
+        found = engine.perform(Request("POST", index_path(index, "_search"), body=body))[
+            "aggregations"
+        ]["files"]
         for bucket in found["buckets"]:
             _absorb(out, unclear, bucket)
         if len(found["buckets"]) < AGG_PAGE or not found.get("after_key"):
@@ -129,15 +142,24 @@ def _read_documents(engine: Engine, index: str, paths: list[str]) -> dict[str, S
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {
-                "query": {"bool": {"filter": [
-                    {"exists": {"field": "file_hash"}},
-                    {"terms": {"path": paths[start:start + 1000]}}]}},
-                "size": SCAN_PAGE, "sort": [{"path": "asc"}, {"chunk": "asc"}],
-                "track_total_hits": False, "_source": ["path", "file_hash", "chunk", "chunks"]}
+                "query": {
+                    "bool": {
+                        "filter": [
+                            {"exists": {"field": "file_hash"}},
+                            {"terms": {"path": paths[start : start + 1000]}},
+                        ]
+                    }
+                },
+                "size": SCAN_PAGE,
+                "sort": [{"path": "asc"}, {"chunk": "asc"}],
+                "track_total_hits": False,
+                "_source": ["path", "file_hash", "chunk", "chunks"],
+            }
             if after is not None:
                 body["search_after"] = after
-            hits = engine.perform(Request("POST", index_path(index, "_search"),
-                                          body=body))["hits"]["hits"]
+            hits = engine.perform(Request("POST", index_path(index, "_search"), body=body))["hits"][
+                "hits"
+            ]
             for hit in hits:
                 src = hit.get("_source") or {}
                 stored = out.setdefault(str(src.get("path")), Stored())
@@ -160,8 +182,13 @@ def _unchanged(stored: Stored | None, digest: str) -> bool:
     return stored.chunks == set(range(count)) and len(stored.ids) == count
 
 
-def actions(index: str, files: Iterable[SourceFile], stored: dict[str, Stored],
-            limits: ChunkLimits, counts: IndexCounts) -> Iterator[dict[str, Any]]:
+def actions(
+    index: str,
+    files: Iterable[SourceFile],
+    stored: dict[str, Stored],
+    limits: ChunkLimits,
+    counts: IndexCounts,
+) -> Iterator[dict[str, Any]]:
     """Bulk actions that bring the index to ``files``: changed files, then removed ones."""
     seen: set[str] = set()
     for source in files:
@@ -179,16 +206,23 @@ def actions(index: str, files: Iterable[SourceFile], stored: dict[str, Stored],
             for number, chunk in enumerate(chunks):
                 _id = doc_id(source.path, number)
                 new_ids.add(_id)
-                doc = {"path": source.path, "language": language, "kind": chunk.kind,
-                       "start_line": chunk.start_line, "end_line": chunk.end_line,
-                       "chunk": number, "chunks": len(chunks), "file_hash": digest,
-                       "content": chunk.content}
+                doc = {
+                    "path": source.path,
+                    "language": language,
+                    "kind": chunk.kind,
+                    "start_line": chunk.start_line,
+                    "end_line": chunk.end_line,
+                    "chunk": number,
+                    "chunks": len(chunks),
+                    "file_hash": digest,
+                    "content": chunk.content,
+                }
                 if chunk.symbol:
                     doc["symbol"] = chunk.symbol
                 yield {"_op_type": "index", "_index": index, "_id": _id, "_source": doc}
             counts.files_indexed += 1
             counts.chunks_indexed += len(chunks)
-            for _id in (old.ids if old else []):
+            for _id in old.ids if old else []:
                 if _id not in new_ids:
                     counts.chunks_deleted += 1
                     yield {"_op_type": "delete", "_index": index, "_id": _id}
@@ -241,14 +275,21 @@ def send(engine: Engine, stream: Iterable[dict[str, Any]], counts: IndexCounts) 
         from opensearchpy.helpers import streaming_bulk
     else:
         from elasticsearch.helpers import streaming_bulk  # type: ignore[assignment]
-    results = streaming_bulk(engine.client, ahead(stream), chunk_size=BULK_DOCS,
-                             max_chunk_bytes=BULK_BYTES, raise_on_error=False,
-                             max_retries=5, initial_backoff=1, max_backoff=30,
-                             yield_ok=False)
+    results = streaming_bulk(
+        engine.client,
+        ahead(stream),
+        chunk_size=BULK_DOCS,
+        max_chunk_bytes=BULK_BYTES,
+        raise_on_error=False,
+        max_retries=5,
+        initial_backoff=1,
+        max_backoff=30,
+        yield_ok=False,
+    )
     for ok, item in results:
         if ok:
             continue
-        (op, result), = item.items()
+        ((op, result),) = item.items()
         if op == "delete" and result.get("status") == 404:
             continue
         counts.failures += 1

@@ -98,12 +98,15 @@ def chunk_text(text: str, language: str, limits: ChunkLimits | None = None) -> l
     chunks: list[Chunk] = []
     offsets = list(itertools.accumulate((len(row) + 1 for row in rows), initial=0))
     for piece in _merge_wordless(pieces, rows):
-        fits = (piece.end - piece.start < limits.max_lines
-                and offsets[piece.end + 1] - offsets[piece.start] <= limits.max_chars)
-        spans = [(piece.start, piece.end)] if fits else _windows(piece.start, piece.end,
-                                                                  rows, limits)
+        fits = (
+            piece.end - piece.start < limits.max_lines
+            and offsets[piece.end + 1] - offsets[piece.start] <= limits.max_chars
+        )
+        spans = (
+            [(piece.start, piece.end)] if fits else _windows(piece.start, piece.end, rows, limits)
+        )
         for start, end in spans:
-            content = "\n".join(rows[start:end + 1]) + "\n"
+            content = "\n".join(rows[start : end + 1]) + "\n"
             for part in _cut_line(content, limits.max_chars) if start == end else [content]:
                 chunks.append(Chunk(start + 1, end + 1, piece.symbol, piece.kind, part))
     return chunks
@@ -156,8 +159,11 @@ def find_symbols(source: bytes, language: str) -> list[_Symbol]:
             del out[count:]
             size, back = size * 2, None
             continue
-        keep = len(window) if end == len(source) else _whole_statements(
-            tree.root_node, len(window), strict)
+        keep = (
+            len(window)
+            if end == len(source)
+            else _whole_statements(tree.root_node, len(window), strict)
+        )
         if keep == 0:  # one statement longer than the window: a larger window
             size *= 2
             continue
@@ -185,8 +191,10 @@ def _whole_statements(root: Any, size: int, strict: bool) -> int:
     first statement still in error: a real syntax error), up to the last statement."""
     children = root.children
     near_end = size - size // 8
-    last = next((k for k, child in enumerate(children)
-                 if child.has_error or child.end_byte > near_end), None)
+    last = next(
+        (k for k, child in enumerate(children) if child.has_error or child.end_byte > near_end),
+        None,
+    )
     if last is None or (last == 0 and not strict):
         last = len(children) - 1
     while last > 0 and children[last - 1].type in LEADING:
@@ -220,8 +228,9 @@ def _symbols_of(tree: Any, source: bytes, keep: int, language: str) -> list[_Sym
             continue
         if kind == "function" and "receiver" in captures:
             kind = "method"
-        found[node.id] = _Symbol(_first_row(node, source), _last_row(node), name, kind,
-                                 node.start_byte, node.end_byte)
+        found[node.id] = _Symbol(
+            _first_row(node, source), _last_row(node), name, kind, node.start_byte, node.end_byte
+        )
     return _nest(sorted(found.values(), key=lambda s: (s.start_byte, -s.end_byte)))
 
 
@@ -246,8 +255,11 @@ def _name(node: Any, captures: dict[str, list[Any]], source: bytes) -> str:
         target = node.child_by_field_name("declarator")
         while target is not None and target.type != "function_declarator":
             inner = target.child_by_field_name("declarator")
-            target = inner if inner is not None else (
-                target.named_children[-1] if target.named_children else None)
+            target = (
+                inner
+                if inner is not None
+                else (target.named_children[-1] if target.named_children else None)
+            )
         target = target.child_by_field_name("declarator") if target is not None else None
     if target is None:
         return ""
@@ -260,7 +272,7 @@ def _name(node: Any, captures: dict[str, list[Any]], source: bytes) -> str:
 
 
 def _text(node: Any, source: bytes) -> str:
-    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _first_row(node: Any, source: bytes) -> int:
@@ -272,8 +284,12 @@ def _first_row(node: Any, source: bytes) -> int:
     while prev is None and node.parent is not None and node.parent.start_byte == node.start_byte:
         node = node.parent  # Ruby: a class first in a body; its comment is the body's sibling
         prev = node.prev_sibling
-    while (prev is not None and prev.type in LEADING and prev.end_point[0] >= row - 1
-           and not source[source.rfind(b"\n", 0, prev.start_byte) + 1:prev.start_byte].strip()):
+    while (
+        prev is not None
+        and prev.type in LEADING
+        and prev.end_point[0] >= row - 1
+        and not source[source.rfind(b"\n", 0, prev.start_byte) + 1 : prev.start_byte].strip()
+    ):
         row = int(prev.start_point[0])
         prev = prev.prev_sibling
     return row
@@ -306,8 +322,9 @@ def _nest(symbols: list[_Symbol]) -> list[_Symbol]:
     return top
 
 
-def _partition(lo: int, hi: int, symbols: Sequence[_Symbol], owner: str | None,
-               gap_kind: str) -> list[_Piece]:
+def _partition(
+    lo: int, hi: int, symbols: Sequence[_Symbol], owner: str | None, gap_kind: str
+) -> list[_Piece]:
     """Rows lo..hi as consecutive pieces: symbols (containers cut into their members)
     and the gaps between them, named after ``owner``."""
     pieces: list[_Piece] = []
@@ -361,8 +378,11 @@ def _windows(start: int, end: int, rows: list[str], limits: ChunkLimits) -> list
     i = start
     while i <= end:
         j, chars = i, 0
-        while j <= end and j - i < limits.max_lines and (
-                j == i or chars + len(rows[j]) + 1 <= limits.max_chars):
+        while (
+            j <= end
+            and j - i < limits.max_lines
+            and (j == i or chars + len(rows[j]) + 1 <= limits.max_chars)
+        ):
             chars += len(rows[j]) + 1
             j += 1
         if j <= end:

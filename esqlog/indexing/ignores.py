@@ -31,13 +31,13 @@ class Ignores:
     git's "a file of an excluded folder cannot be re-included".
     """
 
-    def __init__(self, specs: tuple[tuple[str, tuple[tuple[Any, bool], ...]], ...] = ()
-                 ) -> None:
+    def __init__(self, specs: tuple[tuple[str, tuple[tuple[Any, bool], ...]], ...] = ()) -> None:
         self.specs = specs
 
     def add(self, base: str, lines: list[str]) -> Ignores:
-        patterns = tuple(p for p in map(_pattern, lines)
-                         if p is not None and p[0].include is not None)
+        patterns = tuple(
+            p for p in map(_pattern, lines) if p is not None and p[0].include is not None
+        )
         if not patterns:
             return self
         return Ignores((*self.specs, (base, patterns)))
@@ -47,11 +47,10 @@ class Ignores:
         for base, patterns in reversed(self.specs):
             if base and not rel.startswith(base + "/"):
                 continue
-            local = rel[len(base) + 1:] if base else rel
+            local = rel[len(base) + 1 :] if base else rel
             entry = local + "/" if is_dir else local
             for pattern, folders_only in reversed(patterns):
-                if (is_dir or not folders_only) and _names_entry(pattern.regex.match(entry),
-                                                                 entry):
+                if (is_dir or not folders_only) and _names_entry(pattern.regex.match(entry), entry):
                     return bool(pattern.include)
         return False
 
@@ -106,8 +105,7 @@ def read_ignore_lines(path: Path, skip: Skip | None = None, shown: str = "") -> 
     except OSError:
         return []
     try:
-        raw = read_regular_file(path, MAX_IGNORE_BYTES, "ignore file", "",
-                                follow_symlinks=False)
+        raw = read_regular_file(path, MAX_IGNORE_BYTES, "ignore file", "", follow_symlinks=False)
     except UsageError:
         if skip is not None:
             skip(IGNORE_FILE_SKIPPED, shown or path.name)

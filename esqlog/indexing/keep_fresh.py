@@ -67,39 +67,57 @@ class Calibrated:
         if self.current is not None and room(self.current) > 0:
             self.changes = Changes()
 
-    def watch(self, engine: Engine, index: str, stream: Iterable[dict[str, Any]],
-              stored: dict[str, Stored]) -> Iterable[dict[str, Any]]:
+    def watch(
+        self,
+        engine: Engine,
+        index: str,
+        stream: Iterable[dict[str, Any]],
+        stored: dict[str, Stored],
+    ) -> Iterable[dict[str, Any]]:
         """The bulk stream, its changes recorded when a refresh is possible."""
         if self.changes is None or self.current is None:
             return stream
         existing = {i for s in stored.values() for i in s.ids}
         return _tracked(engine, index, stream, existing, room(self.current), self.changes)
 
-    def finish(self, engine: Engine, index: str, changed: bool,
-               progress: ProgressFactory) -> dict[str, Any]:
+    def finish(
+        self, engine: Engine, index: str, changed: bool, progress: ProgressFactory
+    ) -> dict[str, Any]:
         """After the write and refresh: FILE unchanged, refreshed or calibrated in full."""
         started = time.perf_counter()
         current, changes = self.current, self.changes
         summary: dict[str, Any] = {"file": self.out, "changed_documents": 0}
         if current is not None and not changed:
-            return {**summary, **_numbers(current, None), "how": "unchanged",
-                    "seconds": round(time.perf_counter() - started, 3)}
+            return {
+                **summary,
+                **_numbers(current, None),
+                "how": "unchanged",
+                "seconds": round(time.perf_counter() - started, 3),
+            }
         found = None
         if current is not None and changes is not None and not changes.overflow:
             found = load_triple(self.out, current.index_uuid)
         operations = index_operations(engine, index)
         if found is not None and changes is not None:
             read_new(engine, index, changes)
-            found = _saved(refreshed(found, changes, *_field_numbers(engine, index)), self.out,
-                           operations)
+            found = _saved(
+                refreshed(found, changes, *_field_numbers(engine, index)), self.out, operations
+            )
             summary.update(how="refreshed", changed_documents=changes.documents)
         else:
-            found = _saved(calibrate_identifiers(
-                engine, index, FIELD, progress_factory=progress,
-                connection=self.connection), self.out, operations)
+            found = _saved(
+                calibrate_identifiers(
+                    engine, index, FIELD, progress_factory=progress, connection=self.connection
+                ),
+                self.out,
+                operations,
+            )
             summary["how"] = "calibrated"
-        return {**summary, **_numbers(found.record, found.stats),
-                "seconds": round(time.perf_counter() - started, 3)}
+        return {
+            **summary,
+            **_numbers(found.record, found.stats),
+            "seconds": round(time.perf_counter() - started, 3),
+        }
 
 
 def _numbers(record: Calibration, stats: IdentifierStats | None) -> dict[str, Any]:
@@ -109,12 +127,23 @@ def _numbers(record: Calibration, stats: IdentifierStats | None) -> dict[str, An
     if applies is None or share is None:  # a record from before the rule read code documents
         applies = applies if stats is None else stats.applies
         share = None if stats is None else round(stats.split_share, 4)
-    return {"q": record.q, "h_tok": record.h_tok, "refreshed_docs": record.refreshed_docs,
-            "identifiers_applies": applies, "split_share": share}
+    return {
+        "q": record.q,
+        "h_tok": record.h_tok,
+        "refreshed_docs": record.refreshed_docs,
+        "identifiers_applies": applies,
+        "split_share": share,
+    }
 
 
-def _tracked(engine: Engine, index: str, stream: Iterable[dict[str, Any]], existing: set[str],
-             limit: int, changes: Changes) -> Iterator[dict[str, Any]]:
+def _tracked(
+    engine: Engine,
+    index: str,
+    stream: Iterable[dict[str, Any]],
+    existing: set[str],
+    limit: int,
+    changes: Changes,
+) -> Iterator[dict[str, Any]]:
     """Lazily: the read-ahead starts when the bulk sender first asks (after the pause of
     refreshes), and records the written documents' text for their casings."""
     for action in track(engine, index, stream, existing, limit, changes):
@@ -132,11 +161,14 @@ def _field_numbers(engine: Engine, index: str) -> tuple[int, int, int]:
     return stats.doc_count, stats.sum_ttf, live
 
 
-def _saved(found: IdentifierCalibration, out: str,
-           operations: int | None) -> IdentifierCalibration:
+def _saved(found: IdentifierCalibration, out: str, operations: int | None) -> IdentifierCalibration:
     """Saved with the index's count of write operations as of now: the next run refreshes
     only if no write happened in between (see esqlog.indexing.refresh.current_record)."""
-    found = IdentifierCalibration(replace(found.record, index_operations=operations),
-                                  found.vocabulary, found.stats, found.build_seconds)
+    found = IdentifierCalibration(
+        replace(found.record, index_operations=operations),
+        found.vocabulary,
+        found.stats,
+        found.build_seconds,
+    )
     record, _, _ = save_identifier_calibration(found, out)
     return IdentifierCalibration(record, found.vocabulary, found.stats, found.build_seconds)

@@ -19,21 +19,71 @@ from typing import Any
 
 #: file extension -> language; the ones in QUERIES are parsed, the others are chunked by lines
 EXTENSIONS: dict[str, str] = {
-    "go": "go", "java": "java", "py": "python", "pyi": "python", "rb": "ruby",
-    "js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascript",
-    "ts": "typescript", "mts": "typescript", "cts": "typescript", "tsx": "tsx",
-    "rs": "rust", "c": "c", "h": "cpp", "cc": "cpp", "cpp": "cpp", "cxx": "cpp",
-    "hh": "cpp", "hpp": "cpp", "hxx": "cpp", "ipp": "cpp", "inl": "cpp",
+    "go": "go",
+    "java": "java",
+    "py": "python",
+    "pyi": "python",
+    "rb": "ruby",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "mts": "typescript",
+    "cts": "typescript",
+    "tsx": "tsx",
+    "rs": "rust",
+    "c": "c",
+    "h": "cpp",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hh": "cpp",
+    "hpp": "cpp",
+    "hxx": "cpp",
+    "ipp": "cpp",
+    "inl": "cpp",
     # line-chunked (no grammar in the extra): named so the language field is useful
-    "s": "asm", "asm": "asm", "sh": "shell", "bash": "shell", "zsh": "shell",
-    "md": "markdown", "rst": "rst", "txt": "text", "json": "json", "yaml": "yaml",
-    "yml": "yaml", "toml": "toml", "xml": "xml", "html": "html", "css": "css",
-    "sql": "sql", "kt": "kotlin", "kts": "kotlin", "scala": "scala", "swift": "swift",
-    "php": "php", "cs": "csharp", "pl": "perl", "pm": "perl", "lua": "lua", "r": "r",
-    "m": "objc", "mm": "objc", "proto": "protobuf", "gradle": "gradle", "cmake": "cmake",
+    "s": "asm",
+    "asm": "asm",
+    "sh": "shell",
+    "bash": "shell",
+    "zsh": "shell",
+    "md": "markdown",
+    "rst": "rst",
+    "txt": "text",
+    "json": "json",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "toml": "toml",
+    "xml": "xml",
+    "html": "html",
+    "css": "css",
+    "sql": "sql",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "scala": "scala",
+    "swift": "swift",
+    "php": "php",
+    "cs": "csharp",
+    "pl": "perl",
+    "pm": "perl",
+    "lua": "lua",
+    "r": "r",
+    "m": "objc",
+    "mm": "objc",
+    "proto": "protobuf",
+    "gradle": "gradle",
+    "cmake": "cmake",
 }
-NAMES: dict[str, str] = {"Makefile": "make", "makefile": "make", "Dockerfile": "dockerfile",
-                         "CMakeLists.txt": "cmake", "Gemfile": "ruby", "Rakefile": "ruby"}
+NAMES: dict[str, str] = {
+    "Makefile": "make",
+    "makefile": "make",
+    "Dockerfile": "dockerfile",
+    "CMakeLists.txt": "cmake",
+    "Gemfile": "ruby",
+    "Rakefile": "ruby",
+}
 
 _C_LIKE_TYPES = """
 (struct_specifier name: (_) @name body: (_)) @type
@@ -52,12 +102,15 @@ _JS = """
 (variable_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression)])) @function
 """
-_TS = _JS + """
+_TS = (
+    _JS
+    + """
 (abstract_class_declaration name: (_) @name) @class
 (interface_declaration name: (_) @name) @class
 (enum_declaration name: (_) @name) @type
 (internal_module name: (_) @name) @module
 """
+)
 QUERIES: dict[str, str] = {
     "go": """
 (function_declaration name: (_) @name) @function
@@ -124,8 +177,10 @@ def parsed_languages() -> tuple[str, ...]:
     return tuple(QUERIES)
 
 
-_MODULES = {"typescript": ("tree_sitter_typescript", "language_typescript"),
-            "tsx": ("tree_sitter_typescript", "language_tsx")}
+_MODULES = {
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+}
 
 
 def grammar_module(lang: str) -> str:

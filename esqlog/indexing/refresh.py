@@ -70,8 +70,14 @@ class Changes:
         return len(self.old) + len(self.new_ids)
 
 
-def track(engine: Engine, index: str, stream: Iterable[dict[str, Any]],
-          existing: set[str], limit: int, changes: Changes) -> Iterator[dict[str, Any]]:
+def track(
+    engine: Engine,
+    index: str,
+    stream: Iterable[dict[str, Any]],
+    existing: set[str],
+    limit: int,
+    changes: Changes,
+) -> Iterator[dict[str, Any]]:
     """``stream`` (bulk actions) read ahead in full when it holds at most ``limit``
     documents, the old versions' term vectors read before any is written; beyond the
     limit ``changes.overflow`` is set and the stream goes on untracked."""
@@ -90,17 +96,20 @@ def track(engine: Engine, index: str, stream: Iterable[dict[str, Any]],
     return iter(buffered)
 
 
-def read_vectors(engine: Engine, index: str, ids: list[str]
-                 ) -> Iterator[tuple[dict[str, int], str]]:
+def read_vectors(
+    engine: Engine, index: str, ids: list[str]
+) -> Iterator[tuple[dict[str, int], str]]:
     """(term -> tf, id) of each found document's content field."""
     for start in range(0, len(ids), VECTOR_BATCH):
-        hits = [{"_id": i} for i in ids[start:start + VECTOR_BATCH]]
+        hits = [{"_id": i} for i in ids[start : start + VECTOR_BATCH]]
         answer = engine.perform(stored_vectors_request(hits, [FIELD], index=index))
         for doc in answer.get("docs") or []:
             vectors = ((doc.get("term_vectors") or {}).get(FIELD) or {}).get("terms") or {}
             if doc.get("found", True) and vectors:
-                yield ({t: int(v.get("term_freq", 1)) for t, v in vectors.items()},
-                       str(doc.get("_id")))
+                yield (
+                    {t: int(v.get("term_freq", 1)) for t, v in vectors.items()},
+                    str(doc.get("_id")),
+                )
 
 
 def read_new(engine: Engine, index: str, changes: Changes) -> None:
@@ -110,8 +119,9 @@ def read_new(engine: Engine, index: str, changes: Changes) -> None:
         changes.texts.append(changes.text_of.get(_id, ""))
 
 
-def refreshed_vocabulary(vocab: Vocabulary, changes: Changes, doc_count: int, sum_ttf: int,
-                         live_docs: int) -> tuple[Vocabulary, dict[str, int]]:
+def refreshed_vocabulary(
+    vocab: Vocabulary, changes: Changes, doc_count: int, sum_ttf: int, live_docs: int
+) -> tuple[Vocabulary, dict[str, int]]:
     """The snapshot with each changed term's df moved; also the df before, of those terms."""
     delta: Counter[str] = Counter()
     for terms in changes.new:
@@ -134,9 +144,18 @@ def refreshed_vocabulary(vocab: Vocabulary, changes: Changes, doc_count: int, su
     if bloom is not None and bloom.size:
         bloom = _with_terms(bloom, list(itertools.compress(names, fresh.tolist())))
     cap = min(max(doc_count, 0), 2**32 - 1)
-    out = Vocabulary(vocab.index, vocab.index_uuid, vocab.field, doc_count, sum_ttf,
-                     live_docs, vocab.created_at, hashes[order],
-                     np.clip(df[order], 0, cap).astype(np.uint32), bloom)
+    out = Vocabulary(
+        vocab.index,
+        vocab.index_uuid,
+        vocab.field,
+        doc_count,
+        sum_ttf,
+        live_docs,
+        vocab.created_at,
+        hashes[order],
+        np.clip(df[order], 0, cap).astype(np.uint32),
+        bloom,
+    )
     return out, before
 
 
@@ -151,13 +170,21 @@ def _with_terms(bloom: np.ndarray, terms: list[str]) -> np.ndarray:
     h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
     for i in range(BLOOM_K):
         pos = (h1 + np.uint64(i) * h2) & mask
-        np.bitwise_or.at(out, (pos >> np.uint64(3)).astype(np.int64),
-                         np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8))
+        np.bitwise_or.at(
+            out,
+            (pos >> np.uint64(3)).astype(np.int64),
+            np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8),
+        )
     return out
 
 
-def refreshed_stats(stats: IdentifierStats, vocab: Vocabulary, before: Mapping[str, int],
-                    changes: Changes, doc_count: int) -> IdentifierStats:
+def refreshed_stats(
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    before: Mapping[str, int],
+    changes: Changes,
+    doc_count: int,
+) -> IdentifierStats:
     """The split statistics moved by the changed documents (one shard: see the module doc)."""
     words = list(stats.words)
     word_id = dict(stats.word_id)
@@ -186,22 +213,40 @@ def refreshed_stats(stats: IdentifierStats, vocab: Vocabulary, before: Mapping[s
         # a word that only now became a sub-word was held, in the split stream, by the
         # documents holding it as a term: its df before this run
         word = words[i]
-        base = (int(df_split[i]) if i < n and was_part[i] else
-                before[word] if word in before else int(vocab.df_array([word])[0]))
+        base = (
+            int(df_split[i])
+            if i < n and was_part[i]
+            else before[word]
+            if word in before
+            else int(vocab.df_array([word])[0])
+        )
         df_split[i] = max(base + new_count.get(i, 0) - old_count.get(i, 0), 0)
     now = vocab.df_array([words[i] for i in touched])
     df_engine[touched] = now
     mask[[i for i, d in zip(touched, now.tolist(), strict=True) if d > 0]] |= np.uint64(1)
     extra = [new_parts.get(i, ()) for i in range(n, grown)]
-    ptr = np.concatenate((stats.parts_ptr, stats.parts_ptr[-1] + np.cumsum(
-        np.fromiter(map(len, extra), np.int64, count=len(extra))))).astype(np.int64)
-    idx = np.concatenate((stats.parts_idx, np.fromiter(
-        itertools.chain.from_iterable(extra), np.int32))).astype(np.int32)
+    ptr = np.concatenate(
+        (
+            stats.parts_ptr,
+            stats.parts_ptr[-1]
+            + np.cumsum(np.fromiter(map(len, extra), np.int64, count=len(extra))),
+        )
+    ).astype(np.int64)
+    idx = np.concatenate(
+        (stats.parts_idx, np.fromiter(itertools.chain.from_iterable(extra), np.int32))
+    ).astype(np.int32)
     split_docs = max(stats.split_docs + len(changes.new) - len(changes.old), 1)
-    return _for_saving(stats, doc_count=doc_count, split_docs=split_docs, words=words,
-                       df_engine=np.minimum(df_engine, 2**32 - 1).astype(np.uint32),
-                       df_split=np.minimum(df_split, 2**32 - 1).astype(np.uint32), mask=mask,
-                       parts_ptr=ptr, parts_idx=idx)
+    return _for_saving(
+        stats,
+        doc_count=doc_count,
+        split_docs=split_docs,
+        words=words,
+        df_engine=np.minimum(df_engine, 2**32 - 1).astype(np.uint32),
+        df_split=np.minimum(df_split, 2**32 - 1).astype(np.uint32),
+        mask=mask,
+        parts_ptr=ptr,
+        parts_idx=idx,
+    )
 
 
 def _for_saving(stats: IdentifierStats, **changed: Any) -> IdentifierStats:
@@ -210,8 +255,13 @@ def _for_saving(stats: IdentifierStats, **changed: Any) -> IdentifierStats:
     result is only written to disk (and read back, rebuilt, by whoever searches). The
     lookups are emptied so that nothing can read stale ones."""
     out = copy.copy(stats)  # no __init__, so no __post_init__
-    empty = {"word_id": {}, "local_row": {}, "excess_of": {},
-             "comp_ptr": np.zeros(1, np.int64), "comp_idx": np.zeros(0, np.int32)}
+    empty = {
+        "word_id": {},
+        "local_row": {},
+        "excess_of": {},
+        "comp_ptr": np.zeros(1, np.int64),
+        "comp_idx": np.zeros(0, np.int32),
+    }
     for name, value in {**changed, **empty}.items():
         object.__setattr__(out, name, value)
     return out
@@ -235,9 +285,12 @@ def _new_splits(changes: Changes, word_id: Mapping[str, int]) -> dict[str, tuple
     return out
 
 
-def _stream_counts(docs: list[dict[str, int]], stats: IdentifierStats,
-                   word_id: Mapping[str, int], new_parts: Mapping[int, tuple[int, ...]]
-                   ) -> Counter[int]:
+def _stream_counts(
+    docs: list[dict[str, int]],
+    stats: IdentifierStats,
+    word_id: Mapping[str, int],
+    new_parts: Mapping[int, tuple[int, ...]],
+) -> Counter[int]:
     """word id -> documents whose split stream holds it (the word or a compound of it)."""
     out: Counter[int] = Counter()
     ptr, idx, n = stats.parts_ptr, stats.parts_idx, len(stats.words)
@@ -249,22 +302,28 @@ def _stream_counts(docs: list[dict[str, int]], stats: IdentifierStats,
                 continue
             held.add(i)
             if i < n:
-                held.update(idx[ptr[i]:ptr[i + 1]].tolist())
+                held.update(idx[ptr[i] : ptr[i + 1]].tolist())
             else:
                 held.update(new_parts.get(i, ()))
         out.update(held)
     return out
 
 
-def refreshed(found: IdentifierCalibration, changes: Changes, doc_count: int, sum_ttf: int,
-              live_docs: int) -> IdentifierCalibration:
+def refreshed(
+    found: IdentifierCalibration, changes: Changes, doc_count: int, sum_ttf: int, live_docs: int
+) -> IdentifierCalibration:
     """The whole triple moved by one run's changes (saved by the caller)."""
-    vocab, before = refreshed_vocabulary(found.vocabulary, changes, doc_count, sum_ttf,
-                                         live_docs)
+    vocab, before = refreshed_vocabulary(found.vocabulary, changes, doc_count, sum_ttf, live_docs)
     stats = refreshed_stats(found.stats, vocab, before, changes, doc_count)
-    record = replace(found.record, doc_count=doc_count, sum_ttf=sum_ttf, live_docs=live_docs,
-                     avgdl=sum_ttf / max(doc_count, 1), vocabulary_terms=len(vocab),
-                     refreshed_docs=found.record.refreshed_docs + changes.documents)
+    record = replace(
+        found.record,
+        doc_count=doc_count,
+        sum_ttf=sum_ttf,
+        live_docs=live_docs,
+        avgdl=sum_ttf / max(doc_count, 1),
+        vocabulary_terms=len(vocab),
+        refreshed_docs=found.record.refreshed_docs + changes.documents,
+    )
     return IdentifierCalibration(record, vocab, stats, 0.0)
 
 
@@ -280,8 +339,7 @@ def index_operations(engine: Engine, index: str) -> int | None:
     """Write operations the index has seen: the sum over primary shards of max_seq_no + 1
     (every index and delete takes a sequence number; kept across restarts). None when the
     engine does not say."""
-    found = engine.perform(Request("GET", index_path(index, "_stats", "docs"),
-                                   {"level": "shards"}))
+    found = engine.perform(Request("GET", index_path(index, "_stats", "docs"), {"level": "shards"}))
     total = 0
     for info in (found.get("indices") or {}).values():
         for copies in (info.get("shards") or {}).values():
@@ -309,8 +367,12 @@ def current_record(path: str | Path, uuid: str, operations: int | None) -> Calib
     except UsageError:
         return None
     complete = record.vocabulary is not None and record.identifiers_applies is not None
-    same = (record.index_uuid == uuid and record.field == FIELD and operations is not None
-            and record.index_operations == operations)
+    same = (
+        record.index_uuid == uuid
+        and record.field == FIELD
+        and operations is not None
+        and record.index_operations == operations
+    )
     return record if same and complete else None
 
 

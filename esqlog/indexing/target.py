@@ -63,18 +63,33 @@ class Target:
 
 def check_name(index: str) -> None:
     """The engines' index-name rules, said in one line before any request."""
-    if not index or index in (".", "..") or index.startswith(("-", "_", "+", ".")) \
-            or _BAD_NAME.search(index) or len(index.encode("utf-8")) > 255:
-        raise UsageError(f"{index!r} is not a usable index name",
-                         "pass a lowercase name without spaces or \\/*?\"<>|,#: that does "
-                         "not start with - _ + or ., e.g. --index code-myrepo")
+    if (
+        not index
+        or index in (".", "..")
+        or index.startswith(("-", "_", "+", "."))
+        or _BAD_NAME.search(index)
+        or len(index.encode("utf-8")) > 255
+    ):
+        raise UsageError(
+            f"{index!r} is not a usable index name",
+            'pass a lowercase name without spaces or \\/*?"<>|,#: that does '
+            "not start with - _ + or ., e.g. --index code-myrepo",
+        )
     if index == CALIBRATION_INDEX:
-        raise UsageError(f"{index} is esqlog's own index for calibrations",
-                         "pass another --index name")
+        raise UsageError(
+            f"{index} is esqlog's own index for calibrations", "pass another --index name"
+        )
 
 
-def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
-            replicas: int | None, instead_of_creating: UsageError | None = None) -> Target:
+def prepare(
+    engine: Engine,
+    index: str,
+    root: str,
+    adopt: bool,
+    shards: int,
+    replicas: int | None,
+    instead_of_creating: UsageError | None = None,
+) -> Target:
     """Create INDEX, or check that esqlog index may write to it (see the module doc).
 
     ``instead_of_creating``: raised when INDEX does not exist (there is nothing to put in
@@ -100,9 +115,11 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
         # checked like any existing index, so a run of the same folder goes on updating it
         found = engine.perform(Request("GET", index_path(index)))
     if len(found) != 1:
-        raise UsageError(f"{index!r} is an alias of {len(found)} indices",
-                         "pass one index (or an alias of exactly one) as --index")
-    (name, info), = found.items()
+        raise UsageError(
+            f"{index!r} is an alias of {len(found)} indices",
+            "pass one index (or an alias of exactly one) as --index",
+        )
+    ((name, info),) = found.items()
     # Another run may have created it a moment ago (two first runs at once): its
     # primaries may still be starting, and a search of it then answers 503.
     wait_for_primaries(engine, name, _primaries(info))
@@ -117,22 +134,22 @@ def prepare(engine: Engine, index: str, root: str, adopt: bool, shards: int,
             raise UsageError(
                 f"index {index!r} was built by esqlog index from {meta.get('root')!r}, not "
                 f"{root!r}; updating it would delete that folder's documents",
-                "pass another --index name, or --adopt if the folder moved")
+                "pass another --index name, or --adopt if the folder moved",
+            )
         raise UsageError(
             f"index {index!r} exists and was not created by esqlog index",
             "pass a new --index name (esqlog index creates it), or --adopt to add this "
             "folder's documents to it (documents without esqlog's file_hash field are "
-            "left alone)")
+            "left alone)",
+        )
     properties = mappings.get("properties") or {}
     _check_fields(index, properties)
     if ours:  # our own index, the folder moved: record the new folder
         meta = {**meta, **_marker(root)}
-        engine.perform(Request("PUT", index_path(name, "_mapping"),
-                               body={"_meta": {MARKER: meta}}))
+        engine.perform(Request("PUT", index_path(name, "_mapping"), body={"_meta": {MARKER: meta}}))
     missing = {f: spec for f, spec in FIELDS.items() if f not in properties}
     if missing:  # mapped as esqlog reads them (path must be a keyword), not left to dynamic
-        engine.perform(Request("PUT", index_path(name, "_mapping"),
-                               body={"properties": missing}))
+        engine.perform(Request("PUT", index_path(name, "_mapping"), body={"properties": missing}))
     return Target(name, created=False, adopted=not ours, marker=meta if ours else {})
 
 
@@ -156,10 +173,11 @@ def wait_for_primaries(engine: Engine, name: str, primaries: int) -> None:
             return
         if check + 1 < PRIMARIES_CHECKS:
             time.sleep(PRIMARIES_PAUSE)
-    raise ClusterError(f"the primary shards of index {name!r} are not active after "
-                       f"{PRIMARIES_CHECKS * PRIMARIES_PAUSE:.0f} s",
-                       "check the cluster's health (GET _cluster/health), then run esqlog "
-                       "index again")
+    raise ClusterError(
+        f"the primary shards of index {name!r} are not active after "
+        f"{PRIMARIES_CHECKS * PRIMARIES_PAUSE:.0f} s",
+        "check the cluster's health (GET _cluster/health), then run esqlog index again",
+    )
 
 
 def forget_created(engine: Engine, name: str) -> None:
@@ -175,8 +193,10 @@ def delete_indexed(engine: Engine, index: str) -> bool:
     if mappings is None:
         return False
     if MARKER not in (mappings.get("_meta") or {}):
-        raise UsageError(f"index {index!r} was not made by esqlog index; not deleting it",
-                         "pass another --index name, or delete that index yourself")
+        raise UsageError(
+            f"index {index!r} was not made by esqlog index; not deleting it",
+            "pass another --index name, or delete that index yourself",
+        )
     engine.perform(Request("DELETE", index_path(index)))
     return True
 
@@ -185,14 +205,14 @@ def _marker(root: str) -> dict[str, Any]:
     return {"format": FORMAT, "created_by": "esqlog index", "root": root}
 
 
-def _create(engine: Engine, index: str, root: str, shards: int,
-            replicas: int | None) -> Target:
+def _create(engine: Engine, index: str, root: str, shards: int, replicas: int | None) -> Target:
     settings: dict[str, Any] = {"number_of_shards": shards}
     if replicas is not None:
         settings["number_of_replicas"] = replicas
-    body = {"settings": settings,
-            "mappings": {"dynamic": "strict", "_meta": {MARKER: _marker(root)},
-                         "properties": FIELDS}}
+    body = {
+        "settings": settings,
+        "mappings": {"dynamic": "strict", "_meta": {MARKER: _marker(root)}, "properties": FIELDS},
+    }
     engine.perform(Request("PUT", index_path(index), body=body))
     return Target(index, created=True, adopted=False, marker=_marker(root))
 
@@ -207,10 +227,15 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
     setting). A ``-1`` set on purpose on esqlog's index is therefore not kept; an adopted
     index is never paused at all.
     """
-    settings = engine.perform(Request("GET", index_path(target.name, "_settings",
-                                                        "index.refresh_interval")))
-    current = ((settings.get(target.name) or {}).get("settings", {}).get("index", {})
-               .get("refresh_interval"))
+    settings = engine.perform(
+        Request("GET", index_path(target.name, "_settings", "index.refresh_interval"))
+    )
+    current = (
+        (settings.get(target.name) or {})
+        .get("settings", {})
+        .get("index", {})
+        .get("refresh_interval")
+    )
     recorded = target.marker.get("refresh_interval")
     if str(current) == "-1":
         intended = recorded
@@ -218,10 +243,16 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
         intended = current
         if intended != recorded:
             marker = {**target.marker, "refresh_interval": intended}
-            engine.perform(Request("PUT", index_path(target.name, "_mapping"),
-                                   body={"_meta": {MARKER: marker}}))
-    engine.perform(Request("PUT", index_path(target.name, "_settings"),
-                           body={"index": {"refresh_interval": "-1"}}))
+            engine.perform(
+                Request(
+                    "PUT", index_path(target.name, "_mapping"), body={"_meta": {MARKER: marker}}
+                )
+            )
+    engine.perform(
+        Request(
+            "PUT", index_path(target.name, "_settings"), body={"index": {"refresh_interval": "-1"}}
+        )
+    )
     return str(intended) if intended is not None else None
 
 
@@ -239,8 +270,13 @@ def refreshes_paused(engine: Engine, target: Target) -> Iterator[None]:
         yield
     finally:
         try:
-            engine.perform(Request("PUT", index_path(target.name, "_settings"),
-                                   body={"index": {"refresh_interval": restore}}))
+            engine.perform(
+                Request(
+                    "PUT",
+                    index_path(target.name, "_settings"),
+                    body={"index": {"refresh_interval": restore}},
+                )
+            )
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
@@ -277,4 +313,5 @@ def _check_fields(index: str, properties: dict[str, Any]) -> None:
             raise UsageError(
                 f"index {index!r} maps {name} as {have.get('type') or 'an object'}, "
                 f"esqlog index writes it as {spec['type']}",
-                "pass a new --index name (esqlog index creates it with its own mapping)")
+                "pass a new --index name (esqlog index creates it with its own mapping)",
+            )

@@ -21,7 +21,9 @@ def supports_named_scores(flavor: str, version: tuple[int, ...]) -> bool:
 
 
 def term_scores_plan(
-    index: str, hits: Sequence[Mapping[str, Any]], texts: Sequence[ScoredText],
+    index: str,
+    hits: Sequence[Mapping[str, Any]],
+    texts: Sequence[ScoredText],
     search_type: str | None,
 ) -> Plan[dict[tuple[str, str], dict[str, float]]]:
     """Each hit's engine-computed BM25 score of every query term, in one search.
@@ -39,10 +41,17 @@ def term_scores_plan(
     params: dict[str, Any] = {"include_named_queries_score": True}
     if search_type:
         params["search_type"] = search_type
-    body = yield Request("POST", index_path(index, "_search", patterns=True), params, {
-        "query": {"bool": {"filter": [{"ids": {"values": ids}}], "should": clauses}},
-        "size": len(ids), "_source": False, "track_total_hits": False,
-    })
+    body = yield Request(
+        "POST",
+        index_path(index, "_search", patterns=True),
+        params,
+        {
+            "query": {"bool": {"filter": [{"ids": {"values": ids}}], "should": clauses}},
+            "size": len(ids),
+            "_source": False,
+            "track_total_hits": False,
+        },
+    )
     out: dict[tuple[str, str], dict[str, float]] = {}
     for hit in body.get("hits", {}).get("hits", []):
         matched = hit.get("matched_queries") or {}

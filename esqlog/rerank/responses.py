@@ -38,12 +38,13 @@ def rerank_window(call: SearchCall) -> tuple[int, int] | None:
     return window
 
 
-def rerank_response(native: dict[str, Any], hits: list[dict[str, Any]], start: int,
-                    size: int) -> dict[str, Any]:
+def rerank_response(
+    native: dict[str, Any], hits: list[dict[str, Any]], start: int, size: int
+) -> dict[str, Any]:
     """The native response with the reranked page in place of the native hits."""
     body = copy.copy(native)
     hits_block = dict(body.get("hits", {}))
-    page = hits[start:start + size]
+    page = hits[start : start + size]
     hits_block["hits"] = page
     hits_block["max_score"] = hits[0]["_score"] if hits else hits_block.get("max_score")
     body["hits"] = hits_block

@@ -50,8 +50,9 @@ class ScoredText:
 
 def named_terms(texts: Sequence[ScoredText]) -> dict[str, tuple[str, str]]:
     """A short, unique query name for every distinct (field, term) of the texts and joins."""
-    pairs = dict.fromkeys((t.field, term) for t in texts
-                          for term in (*t.stats.terms, *(j for j, _ in t.joins)))
+    pairs = dict.fromkeys(
+        (t.field, term) for t in texts for term in (*t.stats.terms, *(j for j, _ in t.joins))
+    )
     return {f"{NAME_PREFIX}{i}": pair for i, pair in enumerate(pairs)}
 
 
@@ -61,7 +62,8 @@ def term_names(texts: Sequence[ScoredText]) -> dict[tuple[str, str], str]:
 
 
 def named_score_corrections(
-    hits: Sequence[Mapping[str, Any]], scores: Mapping[tuple[str, str], Mapping[str, float]],
+    hits: Sequence[Mapping[str, Any]],
+    scores: Mapping[tuple[str, str], Mapping[str, float]],
     texts: Sequence[ScoredText],
 ) -> np.ndarray:
     """Per hit: sum over query terms of (idf_q/idf - 1) * the engine's term score, plus the
@@ -70,12 +72,21 @@ def named_score_corrections(
     corrections = np.zeros(len(hits))
     for text in texts:
         N = float(text.stats.field.doc_count)
-        factors = [(names[(text.field, t)],
-                    float(boost_weight(text.stats.df[t], N, text.q, text.form)) - 1.0)
-                   for t in text.stats.terms]
-        factors += [(names[(text.field, j)],
-                     text.join_weight * float(boost_weight(df, N, text.q, text.form)))
-                    for j, df in text.joins if text.join_weight]
+        factors = [
+            (
+                names[(text.field, t)],
+                float(boost_weight(text.stats.df[t], N, text.q, text.form)) - 1.0,
+            )
+            for t in text.stats.terms
+        ]
+        factors += [
+            (
+                names[(text.field, j)],
+                text.join_weight * float(boost_weight(df, N, text.q, text.form)),
+            )
+            for j, df in text.joins
+            if text.join_weight
+        ]
         for i, hit in enumerate(hits):
             got = scores.get((hit["_index"], hit["_id"]), {})
             corrections[i] += sum(factor * got.get(name, 0.0) for name, factor in factors)
@@ -111,8 +122,9 @@ def score_corrections(
     return corrections
 
 
-def _join_score(text: ScoredText, vector: DocVector, N: float, avgdl: float, k1: float,
-                b: float) -> float:
+def _join_score(
+    text: ScoredText, vector: DocVector, N: float, avgdl: float, k1: float, b: float
+) -> float:
     """Full q-log BM25 of the join terms (the native score has none), times their weight."""
     if not text.joins or not text.join_weight:
         return 0.0

@@ -60,8 +60,9 @@ class RerankJob:
         self.call.set("size", max(self.top_n, self.start + self.size))
 
     def reranked(self, native: Any, hits: list[dict[str, Any]], corrections: Any) -> Any:
-        page = rerank_response(body_of(native), reorder_hits(hits, corrections),
-                               self.start, self.size)
+        page = rerank_response(
+            body_of(native), reorder_hits(hits, corrections), self.start, self.size
+        )
         return response_like(native, page)
 
 
@@ -79,9 +80,15 @@ class EngineRescore:
     """
 
     def plan(self, job: RerankJob) -> SearchPlan:
-        ours = {"window_size": max(job.top_n, job.start + job.size),
-                "query": {"rescore_query": job.qlog_query(), "query_weight": 0.0,
-                          "rescore_query_weight": 1.0, "score_mode": "total"}}
+        ours = {
+            "window_size": max(job.top_n, job.start + job.size),
+            "query": {
+                "rescore_query": job.qlog_query(),
+                "query_weight": 0.0,
+                "rescore_query_weight": 1.0,
+                "score_mode": "total",
+            },
+        }
         theirs = job.call.get("rescore")
         chain = [ours, *(theirs if isinstance(theirs, list) else [theirs] if theirs else [])]
         job.call.set("rescore", chain if len(chain) > 1 else ours)
@@ -117,8 +124,9 @@ class TermScores:
         job.fetch_top_n()
         native = yield job.call.search()
         hits = list(body_of(native).get("hits", {}).get("hits", []))
-        scores = yield from term_scores_plan(job.index, hits, job.texts,
-                                             job.call.get("search_type"))
+        scores = yield from term_scores_plan(
+            job.index, hits, job.texts, job.call.get("search_type")
+        )
         return job.reranked(native, hits, named_score_corrections(hits, scores, job.texts))
 
 
@@ -135,11 +143,18 @@ class TermVectors:
 
 
 ENGINE_RESCORE, NAMED_SCORES, TERM_SCORES, TERM_VECTORS = (
-    EngineRescore(), NamedScores(), TermScores(), TermVectors())
+    EngineRescore(),
+    NamedScores(),
+    TermScores(),
+    TermVectors(),
+)
 
 
 def choose_plan(
-    where: str, call: SearchCall, texts: Sequence[ScoredText], flavor: Flavor,
+    where: str,
+    call: SearchCall,
+    texts: Sequence[ScoredText],
+    flavor: Flavor,
     version_plan: Callable[[], Plan[tuple[int, ...]]],
 ) -> Plan[tuple[RerankStrategy, tuple[int, ...] | None]]:
     """The strategy for this search, and the engine version when it had to be asked.

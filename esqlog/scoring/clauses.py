@@ -41,8 +41,16 @@ _CHILDREN: dict[str, tuple[str, ...]] = {
     "hybrid": ("queries",),
 }
 # Leaves whose text is analyzed into one clause per token (at most one per character).
-_TEXT_LEAVES = frozenset({"match", "match_bool_prefix", "combined_fields", "query_string",
-                          "simple_query_string", "multi_match"})
+_TEXT_LEAVES = frozenset(
+    {
+        "match",
+        "match_bool_prefix",
+        "combined_fields",
+        "query_string",
+        "simple_query_string",
+        "multi_match",
+    }
+)
 
 
 def filters_on_score(min_score: Any, query: Any) -> bool:
@@ -81,12 +89,15 @@ def count_clauses(query: Any, match_size: MatchSize) -> int:
     if not isinstance(inner, Mapping):
         return 1
     if kind in _CHILDREN:
-        total = sum(count_clauses(inner[key], match_size)
-                    for key in _CHILDREN[kind] if key in inner)
+        total = sum(
+            count_clauses(inner[key], match_size) for key in _CHILDREN[kind] if key in inner
+        )
         if kind == "function_score":  # each function's filter is a clause too
-            total += sum(count_clauses(f.get("filter"), match_size)
-                         for f in inner.get("functions") or [] if isinstance(f, Mapping)
-                         and f.get("filter") is not None)
+            total += sum(
+                count_clauses(f.get("filter"), match_size)
+                for f in inner.get("functions") or []
+                if isinstance(f, Mapping) and f.get("filter") is not None
+            )
         return max(total, 1)
     if kind in _TEXT_LEAVES:
         return _text_clauses(kind, inner, match_size)
@@ -129,8 +140,11 @@ def max_clause_count_plan(flavor: Flavor) -> Plan[int]:
     will not say (no monitor privilege) gets the safe 1,024.
     """
     try:
-        body = yield Request("GET", "/_cluster/settings",
-                             {"include_defaults": "true", "filter_path": "**.max_clause_count"})
+        body = yield Request(
+            "GET",
+            "/_cluster/settings",
+            {"include_defaults": "true", "filter_path": "**.max_clause_count"},
+        )
     except Exception:
         return DEFAULT_MAX_CLAUSES
     sections = ["persistent", "transient"] + (["defaults"] if flavor == "opensearch" else [])

@@ -50,8 +50,11 @@ def _candidates(terms: tuple[str, ...], max_parts: int) -> tuple[str, ...]:
 def _form_candidates(terms: Sequence[str], max_parts: int) -> list[str]:
     present = set(terms)
     spaced = {t for t in present if _SPACE.search(t)}  # no index term can contain a space
-    windows = [terms[start:start + size] for size in range(2, max_parts + 1)
-               for start in range(len(terms) - size + 1)]
+    windows = [
+        terms[start : start + size]
+        for size in range(2, max_parts + 1)
+        for start in range(len(terms) - size + 1)
+    ]
     if spaced:
         windows = [parts for parts in windows if not any(p in spaced for p in parts)]
     joined = dict.fromkeys(sep.join(parts) for parts in windows for sep in SEPARATORS)
@@ -69,14 +72,14 @@ def confirmed_joins(
     """Joins of the real analyzed terms that the index holds, with their df."""
     if not candidate_df:  # joins off, or nothing asked: skip forming candidates
         return ()
-    return tuple((c, int(candidate_df[c])) for c in join_candidates(terms)
-                 if candidate_df.get(c, 0) > 0)
-
-
+    return tuple(
+        (c, int(candidate_df[c])) for c in join_candidates(terms) if candidate_df.get(c, 0) > 0
+    )
 
 
 def joins_that_fit(
-    texts: Sequence[tuple[Sequence[str], tuple[tuple[str, int], ...]]], max_clauses: int,
+    texts: Sequence[tuple[Sequence[str], tuple[tuple[str, int], ...]]],
+    max_clauses: int,
     fixed: int = 1,
 ) -> list[tuple[tuple[str, int], ...]]:
     """Each text's joins, cut so that one clause per distinct term, per join and ``fixed``
@@ -88,7 +91,7 @@ def joins_that_fit(
     budget = max_clauses - fixed - sum(len(set(terms)) for terms, _ in texts)
     out = []
     for _, joins in texts:
-        kept = joins[:max(0, budget)]
+        kept = joins[: max(0, budget)]
         budget -= len(kept)
         out.append(kept)
     return out

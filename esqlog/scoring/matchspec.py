@@ -100,8 +100,7 @@ def _parse_options(spec: Mapping[str, Any], allowed: frozenset[str]) -> MatchOpt
     fuzziness = spec.get("fuzziness", 0)
     if type(fuzziness) not in (int, str) or fuzziness not in _NO_EDITS:
         return None
-    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query", "fuzziness")
-             if k in spec}
+    extra = {k: spec[k] for k in ("auto_generate_synonyms_phrase_query", "fuzziness") if k in spec}
     op: Operator = "and" if operator.lower() == "and" else "or"
     return MatchOptions(op, raw_operator, msm, boost, name, extra)
 

@@ -26,17 +26,28 @@ def check_query_text(text: str) -> str:
         raw = text[bad].encode("utf-8", "surrogateescape")
         raise UsageError(
             f"query text is not valid UTF-8 (byte 0x{raw.hex()} at character {bad})",
-            "pass the query as UTF-8 text (check the terminal's or file's encoding)")
+            "pass the query as UTF-8 text (check the terminal's or file's encoding)",
+        )
     size = len(text.encode("utf-8"))
     if size > MAX_QUERY_BYTES:
-        raise UsageError(f"query text is {size:,} bytes, more than the {MAX_QUERY_BYTES:,} "
-                         "esqlog accepts", "search for fewer words")
-    control = next((i for i, ch in enumerate(text)
-                    if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc"), None)
+        raise UsageError(
+            f"query text is {size:,} bytes, more than the {MAX_QUERY_BYTES:,} esqlog accepts",
+            "search for fewer words",
+        )
+    control = next(
+        (
+            i
+            for i, ch in enumerate(text)
+            if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc"
+        ),
+        None,
+    )
     if control is not None:
         raise UsageError(
             f"query text contains a control character (U+{ord(text[control]):04X} at "
-            f"character {control})", "remove it; only tab and newline are allowed")
+            f"character {control})",
+            "remove it; only tab and newline are allowed",
+        )
     if not text.strip():
         raise UsageError("query text is empty", "pass the words to search for")
     return text

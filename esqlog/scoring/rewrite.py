@@ -94,8 +94,13 @@ class ResolvedText:
 
 def resolved_from_stats(stats: TextStats) -> ResolvedText:
     """The rewrite's view of one analyzed text: terms, df, N and the confirmed joins."""
-    return ResolvedText(stats.terms, stats.positions, stats.df, stats.field.doc_count,
-                        confirmed_joins(stats.terms, stats.extra_df))
+    return ResolvedText(
+        stats.terms,
+        stats.positions,
+        stats.df,
+        stats.field.doc_count,
+        confirmed_joins(stats.terms, stats.extra_df),
+    )
 
 
 @dataclass(frozen=True)
@@ -144,7 +149,8 @@ class RewriteSettings:
             raise ValueError(f"join_weight must be a positive number, got {self.join_weight!r}")
         if not 0.0 <= self.script_df_fraction <= 1.0:
             raise ValueError(
-                f"script_df_fraction must be in [0, 1], got {self.script_df_fraction!r}")
+                f"script_df_fraction must be in [0, 1], got {self.script_df_fraction!r}"
+            )
         if self.mode not in ("boost", "script"):
             raise ValueError(f"mode must be 'boost' or 'script', got {self.mode!r}")
         if not isinstance(self.script_id, str) or not self.script_id:
@@ -165,7 +171,7 @@ class _Context:
         """The joins that still fit under the clause limit (in candidate order)."""
         if self.join_budget is None or self.settings.join_weight is None:
             return joins if self.settings.join_weight is not None else ()
-        kept = joins[:max(0, self.join_budget[0])]
+        kept = joins[: max(0, self.join_budget[0])]
         self.join_budget[0] -= len(kept)
         return kept
 
@@ -183,22 +189,36 @@ def _weights(ns: list[int], doc_count: int, cal: FieldCalibration) -> list[float
 
 
 def _term_clauses(
-    field: str, terms: list[tuple[str, int]], res: ResolvedText, cal: FieldCalibration,
-    settings: RewriteSettings, scale: float = 1.0,
+    field: str,
+    terms: list[tuple[str, int]],
+    res: ResolvedText,
+    cal: FieldCalibration,
+    settings: RewriteSettings,
+    scale: float = 1.0,
 ) -> list[dict[str, Any]]:
     """One scoring clause per (term, df): a boosted term, or a term under the stored script."""
     weights = _weights([n for _, n in terms], res.doc_count, cal)
     if settings.idf_scale is not None:
         scale_of = settings.idf_scale
-        weights = [w * scale_of.get((field, term), 1.0)
-                   for (term, _), w in zip(terms, weights, strict=True)]
-    return [_term_clause(field, term, n, weight, res, cal, settings, scale)
-            for (term, n), weight in zip(terms, weights, strict=True)]
+        weights = [
+            w * scale_of.get((field, term), 1.0)
+            for (term, _), w in zip(terms, weights, strict=True)
+        ]
+    return [
+        _term_clause(field, term, n, weight, res, cal, settings, scale)
+        for (term, n), weight in zip(terms, weights, strict=True)
+    ]
 
 
 def _term_clause(
-    field: str, term: str, n: int, weight: float, res: ResolvedText, cal: FieldCalibration,
-    settings: RewriteSettings, scale: float,
+    field: str,
+    term: str,
+    n: int,
+    weight: float,
+    res: ResolvedText,
+    cal: FieldCalibration,
+    settings: RewriteSettings,
+    scale: float,
 ) -> dict[str, Any]:
     name = settings.term_names.get((field, term)) if settings.term_names else None
     if settings.mode == "boost" or n > settings.script_df_fraction * res.doc_count:
@@ -219,8 +239,13 @@ def _term_clause(
 
 
 def _with_joins(
-    core: dict[str, Any], field: str, res: ResolvedText, cal: FieldCalibration,
-    options: MatchOptions, boost: float, settings: RewriteSettings,
+    core: dict[str, Any],
+    field: str,
+    res: ResolvedText,
+    cal: FieldCalibration,
+    options: MatchOptions,
+    boost: float,
+    settings: RewriteSettings,
     allowed: tuple[tuple[str, int], ...],
 ) -> dict[str, Any]:
     """Add identifier-join clauses (weight w times their own q-log IDF) beside the match.
@@ -231,8 +256,9 @@ def _with_joins(
     """
     if settings.join_weight is None or not allowed:
         return core
-    joins = _term_clauses(field, list(allowed), res, cal, settings,
-                          scale=settings.join_weight * boost)
+    joins = _term_clauses(
+        field, list(allowed), res, cal, settings, scale=settings.join_weight * boost
+    )
     if options.operator == "and":
         return {"bool": {"must": [core], "should": joins}}
     inner = core.get("bool")
@@ -295,10 +321,17 @@ def _rewrite_field(
     res = ctx.resolved.get((field, text))
     if res is None or not res.rewritable:
         return None
-    clauses = _term_clauses(field, [(t, int(res.df[t])) for t in res.terms], res, cal,
-                            ctx.settings)
-    return _with_joins(_wrap(clauses, options, boost), field, res, cal, options, boost,
-                       ctx.settings, ctx.take_joins(res.joins) if res.joins else ())
+    clauses = _term_clauses(field, [(t, int(res.df[t])) for t in res.terms], res, cal, ctx.settings)
+    return _with_joins(
+        _wrap(clauses, options, boost),
+        field,
+        res,
+        cal,
+        options,
+        boost,
+        ctx.settings,
+        ctx.take_joins(res.joins) if res.joins else (),
+    )
 
 
 def _native_match(field: str, text: str, options: MatchOptions, boost: float) -> dict[str, Any]:
@@ -380,9 +413,11 @@ def _resolved_size(
     resolved: Mapping[tuple[str, str], ResolvedText],
 ) -> Callable[[str, str], int | None]:
     """Terms of an analyzed text: the clauses a native match on it makes (None: unknown)."""
+
     def size(field: str, text: str) -> int | None:
         found = resolved.get((field, text))
         return None if found is None else len(found.terms)
+
     return size
 
 

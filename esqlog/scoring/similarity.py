@@ -100,6 +100,7 @@ def similarity_settings(params: SimilarityParams) -> dict[str, str]:
 
 # --- reading an index's state ---------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SimilarityState:
     """What esqlog must know about an index before changing its similarity."""
@@ -121,8 +122,10 @@ class SimilarityState:
         """The q written into esqlog's similarity, when it is installed."""
         if not self.esqlog_applied:
             return None
-        found = re.search(r"double idfq = ([0-9.]+) == 1\.0",
-                          self.similarity.get(DEFAULT_PREFIX + "script.source", ""))
+        found = re.search(
+            r"double idfq = ([0-9.]+) == 1\.0",
+            self.similarity.get(DEFAULT_PREFIX + "script.source", ""),
+        )
         return float(found.group(1)) if found else None
 
 
@@ -145,8 +148,10 @@ def fields_with_own_similarity(mapping: Mapping[str, Any], prefix: str = "") -> 
             found.append(path)
         found.extend(fields_with_own_similarity(spec, path + "."))
         for sub, sub_spec in (spec.get("fields") or {}).items():
-            if isinstance(sub_spec, Mapping) and sub_spec.get("similarity") not in (None,
-                                                                                  "default"):
+            if isinstance(sub_spec, Mapping) and sub_spec.get("similarity") not in (
+                None,
+                "default",
+            ):
                 found.append(f"{path}.{sub}")
     return found
 
@@ -159,11 +164,19 @@ def read_state_plan(index: str) -> Plan[SimilarityState]:
     flat = (settings.get(info.name) or {}).get("settings") or {}
     mapping = yield Request("GET", index_path(name, "_mapping"))
     mappings = (mapping.get(info.name) or {}).get("mappings") or {}
-    rows = yield Request("GET", api_path("_cat", "indices", check_index_name(name)),
-                         {"format": "json", "h": "status"})
+    rows = yield Request(
+        "GET",
+        api_path("_cat", "indices", check_index_name(name)),
+        {"format": "json", "h": "status"},
+    )
     status = str(rows[0].get("status", "open")) if rows else "open"
-    return SimilarityState(info.name, info.uuid, status, _flat_similarity(flat),
-                           tuple(fields_with_own_similarity(mappings)))
+    return SimilarityState(
+        info.name,
+        info.uuid,
+        status,
+        _flat_similarity(flat),
+        tuple(fields_with_own_similarity(mappings)),
+    )
 
 
 def check_applicable(state: SimilarityState) -> None:
@@ -173,52 +186,67 @@ def check_applicable(state: SimilarityState) -> None:
         raise UsageError(
             f"index {state.index!r} has fields that set their own similarity ({shown})",
             "esqlog similarity only changes the index default; remove the field similarity "
-            "or use esqlog search (query time)")
+            "or use esqlog search (query time)",
+        )
     if state.status != "open":
-        raise UsageError(f"index {state.index!r} is {state.status}d",
-                         f"open it first (POST {state.index}/_open)")
+        raise UsageError(
+            f"index {state.index!r} is {state.status}d", f"open it first (POST {state.index}/_open)"
+        )
 
 
 def describe_apply(state: SimilarityState, params: SimilarityParams) -> str:
     """What ``apply`` will do, in the order it does it (shown before asking for --yes)."""
-    previous = ("no index.similarity settings (Lucene BM25 default)" if not state.similarity
-                else f"{len(state.similarity)} index.similarity setting(s)")
-    return "\n".join([
-        f"esqlog similarity apply will change index {state.index!r} (uuid {state.uuid}):",
-        f"  1. save its current similarity ({previous}) in index {BACKUP_INDEX}",
-        "  2. CLOSE the index: searches and writes to it fail while it is closed "
-        "(usually a few seconds)",
-        f"  3. set index.similarity.default to esqlog's scripted q-log BM25 "
-        f"(q={params.q:g}, k1={params.k1:g}, b={params.b:g})",
-        "  4. open the index again",
-        f"Undo with: esqlog similarity revert {state.index} --yes",
-    ])
+    previous = (
+        "no index.similarity settings (Lucene BM25 default)"
+        if not state.similarity
+        else f"{len(state.similarity)} index.similarity setting(s)"
+    )
+    return "\n".join(
+        [
+            f"esqlog similarity apply will change index {state.index!r} (uuid {state.uuid}):",
+            f"  1. save its current similarity ({previous}) in index {BACKUP_INDEX}",
+            "  2. CLOSE the index: searches and writes to it fail while it is closed "
+            "(usually a few seconds)",
+            f"  3. set index.similarity.default to esqlog's scripted q-log BM25 "
+            f"(q={params.q:g}, k1={params.k1:g}, b={params.b:g})",
+            "  4. open the index again",
+            f"Undo with: esqlog similarity revert {state.index} --yes",
+        ]
+    )
 
 
 def describe_revert(state: SimilarityState, backup: Mapping[str, str]) -> str:
     """What ``revert`` will do (shown before asking for --yes)."""
-    target = ("no index.similarity settings (Lucene BM25 default)" if not backup
-              else f"the {len(backup)} index.similarity setting(s) saved by apply")
-    return "\n".join([
-        f"esqlog similarity revert will change index {state.index!r} (uuid {state.uuid}):",
-        "  1. CLOSE the index: searches and writes to it fail while it is closed "
-        "(usually a few seconds)",
-        f"  2. restore {target}",
-        "  3. open the index again and delete the backup",
-    ])
+    target = (
+        "no index.similarity settings (Lucene BM25 default)"
+        if not backup
+        else f"the {len(backup)} index.similarity setting(s) saved by apply"
+    )
+    return "\n".join(
+        [
+            f"esqlog similarity revert will change index {state.index!r} (uuid {state.uuid}):",
+            "  1. CLOSE the index: searches and writes to it fail while it is closed "
+            "(usually a few seconds)",
+            f"  2. restore {target}",
+            "  3. open the index again and delete the backup",
+        ]
+    )
 
 
 # --- close, update, open ------------------------------------------------------------------
 
-def target_settings(current: Mapping[str, str], wanted: Mapping[str, str],
-                    scope: str = PREFIX) -> dict[str, str | None]:
+
+def target_settings(
+    current: Mapping[str, str], wanted: Mapping[str, str], scope: str = PREFIX
+) -> dict[str, str | None]:
     """A settings update that leaves exactly ``wanted`` under ``scope``: other keys become null.
 
     Setting a key to null is how both engines remove it; without that, a leftover
     ``default.k1`` of a previous BM25 similarity would be rejected by the scripted type.
     """
-    update: dict[str, str | None] = {k: None for k in current
-                                     if k.startswith(scope) and k not in wanted}
+    update: dict[str, str | None] = {
+        k: None for k in current if k.startswith(scope) and k not in wanted
+    }
     update.update(wanted)
     return update
 
@@ -233,19 +261,21 @@ def preflight_plan(params: SimilarityParams) -> Plan[None]:
     settings: dict[str, Any] = {"index.number_of_shards": 1, "index.number_of_replicas": 0}
     settings.update(similarity_settings(params))
     try:
-        yield Request("PUT", index_path(probe), {"wait_for_active_shards": "0"},
-                      {"settings": settings})
+        yield Request(
+            "PUT", index_path(probe), {"wait_for_active_shards": "0"}, {"settings": settings}
+        )
     except Exception as exc:
         raise ClusterError(
             f"the cluster rejects esqlog's scripted similarity ({error_reason(exc)}); the "
             "index was not closed and is unchanged",
-            "scripted similarity needs Painless; use esqlog search (query time) instead"
+            "scripted similarity needs Painless; use esqlog search (query time) instead",
         ) from None
     yield Request("DELETE", index_path(probe))
 
 
-def _change_plan(state: SimilarityState, update: Mapping[str, str | None],
-                 action: str) -> Plan[None]:
+def _change_plan(
+    state: SimilarityState, update: Mapping[str, str | None], action: str
+) -> Plan[None]:
     """Close, update settings, open; on any failure re-open and raise naming the state."""
     name = state.index
     step = "closing"
@@ -260,12 +290,14 @@ def _change_plan(state: SimilarityState, update: Mapping[str, str | None],
         if step == "opening":
             yield from _restore_after_failed_open(state, update)
         where = yield from _state_after_failure(state)
-        raise ClusterError(f"similarity {action} failed while {step} index {state.index!r} "
-                           f"({reason}); {where}") from None
+        raise ClusterError(
+            f"similarity {action} failed while {step} index {state.index!r} ({reason}); {where}"
+        ) from None
 
 
-def _restore_after_failed_open(state: SimilarityState,
-                               update: Mapping[str, str | None]) -> Plan[None]:
+def _restore_after_failed_open(
+    state: SimilarityState, update: Mapping[str, str | None]
+) -> Plan[None]:
     """The new settings were accepted but the index will not open: undo exactly that update."""
     undo = {key: state.similarity.get(key) for key in update}
     try:
@@ -279,8 +311,10 @@ def _state_after_failure(state: SimilarityState) -> Plan[str]:
     try:
         yield Request("POST", index_path(state.index, "_open"))
     except Exception as exc:
-        return (f"index {state.index!r} may be CLOSED ({error_reason(exc)}); open it with "
-                f"POST {state.index}/_open")
+        return (
+            f"index {state.index!r} may be CLOSED ({error_reason(exc)}); open it with "
+            f"POST {state.index}/_open"
+        )
     try:
         now = yield from read_state_plan(state.index)
     except Exception:
@@ -303,8 +337,12 @@ class SimilarityChange:
     kept_backup: bool = False  # apply over esqlog's own similarity kept the original backup
 
 
-def apply_plan(index: str, params: SimilarityParams, preflight: bool = True,
-               state: SimilarityState | None = None) -> Plan[SimilarityChange]:
+def apply_plan(
+    index: str,
+    params: SimilarityParams,
+    preflight: bool = True,
+    state: SimilarityState | None = None,
+) -> Plan[SimilarityChange]:
     """Install the q-log similarity as the index default, saving the previous settings first.
 
     Applying again (another q) keeps the first backup, so revert still restores the
@@ -318,18 +356,25 @@ def apply_plan(index: str, params: SimilarityParams, preflight: bool = True,
     backup = yield from load_backup_plan(state.uuid)
     kept = backup is not None and state.esqlog_applied
     if not kept:
-        yield from save_backup_plan(state.index, state.uuid, state.similarity,
-                                    {"q": params.q, "k1": params.k1, "b": params.b})
+        yield from save_backup_plan(
+            state.index,
+            state.uuid,
+            state.similarity,
+            {"q": params.q, "k1": params.k1, "b": params.b},
+        )
     wanted = similarity_settings(params)
     try:
-        yield from _change_plan(state, target_settings(state.similarity, wanted,
-                                                       DEFAULT_PREFIX), "apply")
+        yield from _change_plan(
+            state, target_settings(state.similarity, wanted, DEFAULT_PREFIX), "apply"
+        )
     except ClusterError:
         if not kept:
             yield from delete_backup_plan(state.uuid)
         raise
-    after = {**{k: v for k, v in state.similarity.items() if not k.startswith(DEFAULT_PREFIX)},
-             **wanted}
+    after = {
+        **{k: v for k, v in state.similarity.items() if not k.startswith(DEFAULT_PREFIX)},
+        **wanted,
+    }
     return SimilarityChange(state.index, state.uuid, state.similarity, after, kept)
 
 
@@ -339,12 +384,14 @@ def revert_plan(index: str, state: SimilarityState | None = None) -> Plan[Simila
         state = yield from read_state_plan(index)
     backup = yield from load_backup_plan(state.uuid)
     if backup is None:
-        raise UsageError(f"esqlog has no similarity backup for index {state.index!r} "
-                         f"(uuid {state.uuid})",
-                         "nothing to revert: esqlog similarity apply was not run on it")
+        raise UsageError(
+            f"esqlog has no similarity backup for index {state.index!r} (uuid {state.uuid})",
+            "nothing to revert: esqlog similarity apply was not run on it",
+        )
     if state.status != "open":
-        raise UsageError(f"index {state.index!r} is {state.status}d",
-                         f"open it first (POST {state.index}/_open)")
+        raise UsageError(
+            f"index {state.index!r} is {state.status}d", f"open it first (POST {state.index}/_open)"
+        )
     yield from _change_plan(state, target_settings(state.similarity, backup), "revert")
     yield from delete_backup_plan(state.uuid)
     return SimilarityChange(state.index, state.uuid, state.similarity, backup)

@@ -25,8 +25,11 @@ from esqlog.version import __version__
 
 BACKUP_INDEX = "esqlog-similarity-backups"
 _BACKUPS, _APPLY = "similarity backups", "similarity apply"  # the state, its command
-_BACKUP_PROPERTIES = {"index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
-                      "saved_at": {"type": "date"}}
+_BACKUP_PROPERTIES = {
+    "index": {"type": "keyword"},
+    "index_uuid": {"type": "keyword"},
+    "saved_at": {"type": "date"},
+}
 
 
 def _backup_path(index_uuid: str) -> str:
@@ -36,8 +39,7 @@ def _backup_path(index_uuid: str) -> str:
 def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
     """The saved ``index.similarity.*`` settings of an index, or None when none is saved;
     never from a backup index esqlog did not make (its settings would be applied)."""
-    if not (yield from check_state_index_plan(BACKUP_INDEX, _BACKUPS, _APPLY,
-                                              _legacy_backups)):
+    if not (yield from check_state_index_plan(BACKUP_INDEX, _BACKUPS, _APPLY, _legacy_backups)):
         return None
     try:
         body = yield Request("GET", _backup_path(index_uuid))
@@ -50,37 +52,53 @@ def load_backup_plan(index_uuid: str) -> Plan[dict[str, str] | None]:
     source = body.get("_source") or {}
     saved = json.loads(str(source.get("similarity_json", "{}")))
     if not isinstance(saved, dict):
-        raise ClusterError(f"the backup {BACKUP_INDEX}/{index_uuid} is corrupt",
-                           "restore index.similarity by hand")
+        raise ClusterError(
+            f"the backup {BACKUP_INDEX}/{index_uuid} is corrupt", "restore index.similarity by hand"
+        )
     return {str(k): str(v) for k, v in saved.items()}
 
 
-def save_backup_plan(index: str, index_uuid: str, similarity: Mapping[str, str],
-                     applied: Mapping[str, float]) -> Plan[None]:
+def save_backup_plan(
+    index: str, index_uuid: str, similarity: Mapping[str, str], applied: Mapping[str, float]
+) -> Plan[None]:
     """Store the current settings as JSON text, so no mapping can reinterpret the keys."""
     yield from ensure_backup_index_plan()
-    yield Request("PUT", _backup_path(index_uuid), {"refresh": "true"}, {
-        "index": index, "index_uuid": index_uuid,
-        "similarity_json": json.dumps(dict(similarity), sort_keys=True),
-        "applied": dict(applied),
-        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "esqlog_version": __version__,
-    })
+    yield Request(
+        "PUT",
+        _backup_path(index_uuid),
+        {"refresh": "true"},
+        {
+            "index": index,
+            "index_uuid": index_uuid,
+            "similarity_json": json.dumps(dict(similarity), sort_keys=True),
+            "applied": dict(applied),
+            "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "esqlog_version": __version__,
+        },
+    )
 
 
 def ensure_backup_index_plan(index: str = BACKUP_INDEX) -> Plan[None]:
     """The backup index, made and marked by esqlog (esqlog.engine.state_index); one of
     that name esqlog did not make, or an alias, is refused before any write."""
-    yield from ensure_state_index_plan(index, _BACKUPS, _APPLY, {
-        "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
-        "mappings": {"dynamic": False, "properties": _BACKUP_PROPERTIES}},
-        legacy=_legacy_backups)
+    yield from ensure_state_index_plan(
+        index,
+        _BACKUPS,
+        _APPLY,
+        {
+            "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+            "mappings": {"dynamic": False, "properties": _BACKUP_PROPERTIES},
+        },
+        legacy=_legacy_backups,
+    )
 
 
 def _legacy_backups(mappings: Mapping[str, Any]) -> bool:
     """The mapping earlier esqlog versions gave the backup index, exactly."""
-    return (str(mappings.get("dynamic")).lower() == "false"
-            and mappings.get("properties") == _BACKUP_PROPERTIES)
+    return (
+        str(mappings.get("dynamic")).lower() == "false"
+        and mappings.get("properties") == _BACKUP_PROPERTIES
+    )
 
 
 def delete_backup_plan(index_uuid: str) -> Plan[None]:

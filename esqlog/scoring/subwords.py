@@ -26,8 +26,10 @@ _IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 
 # The standard tokenizer's word runs, keeping the case (esqlog.statistics.analysis lower-cases
 # them).
-CASED_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
-                          r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*")
+CASED_TOKEN = re.compile(
+    r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
+    r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*"
+)
 _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
@@ -51,8 +53,9 @@ def cased_tokens(text: str) -> list[str]:
     callers only use a token whose lower-cased form the engine itself reports, so a wrong
     cut can only leave a term without a known casing, never invent a term.
     """
-    return [t for t in CASED_TOKEN.findall(text)
-            if _HAS_ALNUM.search(t) and len(t) <= MAX_TOKEN_LENGTH]
+    return [
+        t for t in CASED_TOKEN.findall(text) if _HAS_ALNUM.search(t) and len(t) <= MAX_TOKEN_LENGTH
+    ]
 
 
 def split_stream(text: str) -> list[str]:

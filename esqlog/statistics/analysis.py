@@ -74,8 +74,10 @@ def _no_break(classes: list[int], i: int) -> bool:
 # letters, digits and "_" (WB5, WB8-WB10, WB13a/b), continued across ":" "." "'" between two
 # letters (WB6/WB7) and across "," ";" "." "'" between two digits (WB11/WB12). The rule-by-rule
 # version above (segments_by_rules) is kept as the readable reference the tests compare with.
-_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
-                    r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*")
+_TOKEN = re.compile(
+    r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])"
+    r"|(?<=[0-9])[,;.'](?=[0-9]))[A-Za-z0-9_]+)*"
+)
 _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
@@ -179,8 +181,9 @@ def _can_emit_graph(name: str, analysis: Mapping[str, Any]) -> bool:
     return any(sign in text for sign in GRAPH_SIGNS)
 
 
-def search_analyses_of(mapping: Mapping[str, Any], analysis: Mapping[str, Any],
-                       fields: Sequence[str]) -> SearchAnalyses:
+def search_analyses_of(
+    mapping: Mapping[str, Any], analysis: Mapping[str, Any], fields: Sequence[str]
+) -> SearchAnalyses:
     """SearchAnalyses from a field-mapping answer (``include_defaults``) and the index's
     analysis settings; a field whose analyzers are not reported is left out."""
     custom = analysis.get("analyzer") or {}
@@ -192,13 +195,18 @@ def search_analyses_of(mapping: Mapping[str, Any], analysis: Mapping[str, Any],
         if not isinstance(index_analyzer, str) or not isinstance(search, str):
             continue
         found[field_name] = SearchAnalysis(
-            field_name, search, index_analyzer, _is_builtin_standard(search, custom),
-            not _can_emit_graph(search, analysis))
+            field_name,
+            search,
+            index_analyzer,
+            _is_builtin_standard(search, custom),
+            not _can_emit_graph(search, analysis),
+        )
     return SearchAnalyses(found)
 
 
-def search_analyses_plan(index: str, fields: Sequence[str],
-                         fallback_standard: Mapping[str, bool]) -> Plan[SearchAnalyses]:
+def search_analyses_plan(
+    index: str, fields: Sequence[str], fallback_standard: Mapping[str, bool]
+) -> Plan[SearchAnalyses]:
     """Each field's search analyzer as the engine reports it (two requests, once per index).
 
     When the mapping cannot be read (a search-only user), the calibration's record stands
@@ -206,19 +214,36 @@ def search_analyses_plan(index: str, fields: Sequence[str],
     others are left to the engine; one warning says so. Never raises.
     """
     try:
-        body = yield Request("GET", index_path(index, "_mapping", "field", ",".join(fields),
-                                               patterns=True),
-                             {"include_defaults": "true"})
-        settings = yield Request("GET", index_path(index, "_settings", patterns=True),
-                                 {"filter_path": "*.settings.index.analysis"})
+        body = yield Request(
+            "GET",
+            index_path(index, "_mapping", "field", ",".join(fields), patterns=True),
+            {"include_defaults": "true"},
+        )
+        settings = yield Request(
+            "GET",
+            index_path(index, "_settings", patterns=True),
+            {"filter_path": "*.settings.index.analysis"},
+        )
         mapping = ((body or {}).get(index) or {}).get("mappings") or {}
-        analysis = (((settings or {}).get(index) or {}).get("settings", {})
-                    .get("index", {}).get("analysis", {}))
+        analysis = (
+            ((settings or {}).get(index) or {})
+            .get("settings", {})
+            .get("index", {})
+            .get("analysis", {})
+        )
         return search_analyses_of(mapping, analysis, fields)
     except Exception as exc:
         reason = type(exc).__name__
-        warnings.warn(f"esqlog: cannot read the search analyzers of {index!r} ({reason}); "
-                      "rewriting only fields calibrated under the standard analyzer",
-                      RuntimeWarning, stacklevel=2)
-    return SearchAnalyses({f: SearchAnalysis(f, "standard", "standard", True, True)
-                           for f, standard in fallback_standard.items() if standard})
+        warnings.warn(
+            f"esqlog: cannot read the search analyzers of {index!r} ({reason}); "
+            "rewriting only fields calibrated under the standard analyzer",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return SearchAnalyses(
+        {
+            f: SearchAnalysis(f, "standard", "standard", True, True)
+            for f, standard in fallback_standard.items()
+            if standard
+        }
+    )

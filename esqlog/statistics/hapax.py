@@ -46,22 +46,31 @@ class HapaxEstimate:
     tokens: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"h_tok": self.h_tok, "low": self.low, "high": self.high, "method": self.method,
-                "docs": self.docs, "tokens": self.tokens}
+        return {
+            "h_tok": self.h_tok,
+            "low": self.low,
+            "high": self.high,
+            "method": self.method,
+            "docs": self.docs,
+            "tokens": self.tokens,
+        }
 
 
 def _doc_terms(doc: Mapping[str, Any], field_name: str) -> dict[str, tuple[int, int]]:
     """term -> (term_freq, shard doc_freq) of one term-vectors response document."""
     vectors = (doc.get("term_vectors") or {}).get(field_name) or {}
-    return {t: (int(v.get("term_freq", 0)), int(v.get("doc_freq") or 0))
-            for t, v in (vectors.get("terms") or {}).items()}
+    return {
+        t: (int(v.get("term_freq", 0)), int(v.get("doc_freq") or 0))
+        for t, v in (vectors.get("terms") or {}).items()
+    }
 
 
 def _doc_vectors_plan(
     index: str, field_name: str, ids: Sequence[str]
 ) -> Plan[list[dict[str, tuple[int, int]]]]:
-    body = yield stored_vectors_request([{"_id": i} for i in ids], [field_name], index=index,
-                                        term_statistics=True)
+    body = yield stored_vectors_request(
+        [{"_id": i} for i in ids], [field_name], index=index, term_statistics=True
+    )
     return [_doc_terms(d, field_name) for d in body.get("docs", []) if d.get("found", True)]
 
 
@@ -75,7 +84,8 @@ def _per_doc_hapax_plan(
         global_df: dict[str, int] = {}
         for start in range(0, len(candidates), CANDIDATE_CHUNK):
             _, chunk_df = yield from term_stats_plan(
-                index, field_name, candidates[start:start + CANDIDATE_CHUNK], routings)
+                index, field_name, candidates[start : start + CANDIDATE_CHUNK], routings
+            )
             global_df.update(chunk_df)
         hapax = {t for t in candidates if global_df.get(t, 0) == 1}
     else:
@@ -86,8 +96,12 @@ def _per_doc_hapax_plan(
 
 
 def exact_hapax_shard_plan(
-    index: str, field_name: str, routings: Sequence[str], shard: int,
-    batch: int = DEFAULT_BATCH, progress: Progress | None = None,
+    index: str,
+    field_name: str,
+    routings: Sequence[str],
+    shard: int,
+    batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
 ) -> Plan[tuple[int, int, int]]:
     """(hapax tokens, tokens, documents) of one shard: a scroll pinned to it, its documents'
     term vectors in batches, their shard-hapax candidates checked against the global df."""
@@ -103,27 +117,43 @@ def exact_hapax_shard_plan(
             progress(len(ids))
         return True
 
-    yield from scroll_plan(index, {"size": batch, "_source": False, "sort": ["_doc"],
-                                   "query": {"exists": {"field": field_name}}}, page,
-                           params={"preference": f"_shards:{shard}"})
+    yield from scroll_plan(
+        index,
+        {
+            "size": batch,
+            "_source": False,
+            "sort": ["_doc"],
+            "query": {"exists": {"field": field_name}},
+        },
+        page,
+        params={"preference": f"_shards:{shard}"},
+    )
     return totals[0], totals[1], totals[2]
 
 
 def exact_hapax_plan(
-    index: str, field_name: str, routings: Sequence[str], batch: int = DEFAULT_BATCH,
+    index: str,
+    field_name: str,
+    routings: Sequence[str],
+    batch: int = DEFAULT_BATCH,
     progress: Progress | None = None,
 ) -> Plan[HapaxEstimate]:
     """Every document's term vectors, shard after shard (scroll + _mtermvectors batches).
     The concurrent version is :func:`exact_hapax`."""
     parts = []
     for shard in range(len(routings)):
-        parts.append((yield from exact_hapax_shard_plan(index, field_name, routings, shard,
-                                                        batch, progress)))
+        parts.append(
+            (yield from exact_hapax_shard_plan(index, field_name, routings, shard, batch, progress))
+        )
     return _exact(parts)
 
 
 def exact_hapax(
-    engine: Engine, index: str, field_name: str, routings: Sequence[str], parallel: int,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    routings: Sequence[str],
+    parallel: int,
     progress: Progress | None = None,
 ) -> HapaxEstimate:
     """:func:`exact_hapax_plan` reading up to ``parallel`` shards at once
@@ -131,9 +161,13 @@ def exact_hapax(
     the counts are integer sums, so the result equals the sequential one exactly."""
     parts: list[tuple[int, int, int]] = []
     report = locked(progress)
-    run_per_shard(engine, lambda shard: exact_hapax_shard_plan(
-        index, field_name, routings, shard, progress=report),
-        len(routings), parallel, lambda _, part: parts.append(part))
+    run_per_shard(
+        engine,
+        lambda shard: exact_hapax_shard_plan(index, field_name, routings, shard, progress=report),
+        len(routings),
+        parallel,
+        lambda _, part: parts.append(part),
+    )
     return _exact(parts)
 
 
@@ -157,20 +191,34 @@ def sample_ids_plan(index: str, field_name: str, size: int, seed: int) -> Plan[l
         ids.extend(h["_id"] for h in hits)
         return len(ids) < size
 
-    yield from scroll_plan(index, {
-        "size": min(size, SEARCH_WINDOW), "_source": False,
-        "query": {"function_score": {
-            "query": {"exists": {"field": field_name}},
-            "random_score": {"seed": seed, "field": "_seq_no"},
-            "boost_mode": "replace",
-        }},
-    }, page, keep_alive="2m")
+    yield from scroll_plan(
+        index,
+        {
+            "size": min(size, SEARCH_WINDOW),
+            "_source": False,
+            "query": {
+                "function_score": {
+                    "query": {"exists": {"field": field_name}},
+                    "random_score": {"seed": seed, "field": "_seq_no"},
+                    "boost_mode": "replace",
+                }
+            },
+        },
+        page,
+        keep_alive="2m",
+    )
     return ids[:size]
 
 
 def sampled_hapax_plan(
-    index: str, field_name: str, routings: Sequence[str], sample: int, population: int,
-    seed: int = 42, batch: int = DEFAULT_BATCH, progress: Progress | None = None,
+    index: str,
+    field_name: str,
+    routings: Sequence[str],
+    sample: int,
+    population: int,
+    seed: int = 42,
+    batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
 ) -> Plan[HapaxEstimate]:
     """h_tok from a uniform sample of documents, with a 95% ratio-estimator interval."""
     if not 1 <= sample <= MAX_SAMPLE:
@@ -179,7 +227,7 @@ def sampled_hapax_plan(
     hapax: list[int] = []
     lengths: list[int] = []
     for start in range(0, len(ids), batch):
-        chunk = ids[start:start + batch]
+        chunk = ids[start : start + batch]
         h, n = yield from _per_doc_hapax_plan(index, field_name, chunk, routings)
         hapax.extend(h)
         lengths.extend(n)
@@ -205,5 +253,6 @@ def ratio_estimate(hapax: Sequence[int], lengths: Sequence[int], population: int
     residual = y - r * x
     fpc = max(0.0, 1.0 - n / population) if population > 0 else 1.0
     se = math.sqrt(fpc * residual.var(ddof=1) / n) / x.mean()
-    return HapaxEstimate(r, max(0.0, r - 1.96 * se), min(1.0, r + 1.96 * se), "sample", n,
-                         int(x.sum()))
+    return HapaxEstimate(
+        r, max(0.0, r - 1.96 * se), min(1.0, r + 1.96 * se), "sample", n, int(x.sum())
+    )

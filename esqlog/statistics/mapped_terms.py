@@ -30,8 +30,9 @@ class MappedTerms(Sequence[str]):
     each but the last); ``keys`` their BLAKE2b-64 hashes sorted, ``order`` the term at
     each of those hashes."""
 
-    def __init__(self, blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
-                 order: np.ndarray) -> None:
+    def __init__(
+        self, blob: np.ndarray, starts: np.ndarray, keys: np.ndarray, order: np.ndarray
+    ) -> None:
         self.blob, self.starts, self.keys, self.order = blob, starts, keys, order
         self._bytes = blob.data.cast("B") if blob.size else memoryview(b"")
         self._keys = keys.data.cast("B").cast("Q") if keys.size else ()
@@ -108,25 +109,30 @@ def index_arrays(words: Sequence[str]) -> dict[str, np.ndarray]:
     n = len(table)
     starts = table.offsets + np.arange(n + 1, dtype=np.int64)  # a separator before each next
     order = np.argsort(table.keys, kind="stable")
-    return {"word_starts": starts.astype(np.int64), "word_keys": table.keys[order],
-            "word_order": order.astype(np.int32)}
+    return {
+        "word_starts": starts.astype(np.int64),
+        "word_keys": table.keys[order],
+        "word_order": order.astype(np.int32),
+    }
 
 
 def check_utf8(data: memoryview) -> None:
     """Raise UnicodeDecodeError unless ``data`` is UTF-8, decoding a piece at a time."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     for at in range(0, data.nbytes, CHUNK):
-        decoder.decode(data[at:at + CHUNK])
+        decoder.decode(data[at : at + CHUNK])
     decoder.decode(b"", final=True)
 
 
 def _newlines(blob: np.ndarray) -> int:
-    return sum(int(np.count_nonzero(blob[at:at + CHUNK] == NEWLINE))
-               for at in range(0, blob.size, CHUNK))
+    return sum(
+        int(np.count_nonzero(blob[at : at + CHUNK] == NEWLINE)) for at in range(0, blob.size, CHUNK)
+    )
 
 
-def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
-                  order: np.ndarray) -> str | None:
+def index_problem(
+    blob: np.ndarray, starts: np.ndarray, keys: np.ndarray, order: np.ndarray
+) -> str | None:
     """What makes these arrays no MappedTerms (bounds a reader relies on), or None.
 
     A wrong hash only hides its word from lookups (the file's own checksum tells damage
@@ -136,8 +142,11 @@ def index_problem(blob: np.ndarray, starts: np.ndarray, keys: np.ndarray,
     n = starts.size - 1
     if n < 0 or starts[0] != 0 or starts[-1] != (blob.size + 1 if n else 0):
         return "word_starts does not span the words"
-    if n and (decreases(starts, strict=True) or _newlines(blob) != n - 1
-              or not _newline_before_each(blob, starts)):
+    if n and (
+        decreases(starts, strict=True)
+        or _newlines(blob) != n - 1
+        or not _newline_before_each(blob, starts)
+    ):
         return "word_starts are not the words' starts"
     if keys.size != n or order.size != n:
         return f"{keys.size:,} hashes and {order.size:,} positions for {n:,} words"
@@ -152,7 +161,7 @@ def decreases(values: np.ndarray, strict: bool = False) -> bool:
     """Whether a value is below the one before it (``strict``: or equal to it), read
     CHUNK entries at a time (no temporary the size of ``values``)."""
     for at in range(0, max(values.size - 1, 0), CHUNK):
-        piece = values[at:at + CHUNK + 1]
+        piece = values[at : at + CHUNK + 1]
         after, before = piece[1:], piece[:-1]
         if bool(np.any(after <= before) if strict else np.any(after < before)):
             return True
@@ -162,7 +171,7 @@ def decreases(values: np.ndarray, strict: bool = False) -> bool:
 def _newline_before_each(blob: np.ndarray, starts: np.ndarray) -> bool:
     """Whether a newline precedes every word but the first (starts within the blob)."""
     for at in range(1, starts.size - 1, CHUNK):
-        if bool(np.any(blob[starts[at:min(at + CHUNK, starts.size - 1)] - 1] != NEWLINE)):
+        if bool(np.any(blob[starts[at : min(at + CHUNK, starts.size - 1)] - 1] != NEWLINE)):
             return False
     return True
 
@@ -171,5 +180,5 @@ def _covers(order: np.ndarray, n: int) -> bool:
     """Whether ``order`` (n entries, each in 0..n-1) holds every position: a permutation."""
     seen = np.zeros(n, dtype=bool)
     for at in range(0, order.size, CHUNK):
-        seen[order[at:at + CHUNK]] = True
+        seen[order[at : at + CHUNK]] = True
     return bool(seen.all())

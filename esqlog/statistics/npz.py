@@ -34,9 +34,22 @@ from esqlog.errors import UsageError
 NPY_HEADER_MAX = 4096  # bytes of an .npy header esqlog parses (np.save writes 128)
 #: What a crafted archive can make the standard library or numpy raise while its directory
 #: and array headers are read; each means "not a file esqlog wrote".
-_DAMAGED = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, OverflowError,
-            RecursionError, SyntaxError, NotImplementedError, RuntimeError, struct.error,
-            zipfile.BadZipFile, zipfile.LargeZipFile)
+_DAMAGED = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    OverflowError,
+    RecursionError,
+    SyntaxError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +91,10 @@ def array_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memory
 PIECE_BYTES = 1 << 24
 
 
-def pieces_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memoryview]],
-                  threads: int | None = None) -> str:
+def pieces_digest(
+    arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memoryview]],
+    threads: int | None = None,
+) -> str:
     """SHA-256 over each array's name, dtype, shape and byte count and the SHA-256 of each
     16 MiB piece of its data, in name order: a file's checksum of its own arrays, as
     :func:`array_digest`, that several cores compute together.
@@ -91,12 +106,11 @@ def pieces_digest(arrays: Mapping[str, tuple[str, tuple[int, ...], bytes | memor
     one piece or array to another, changes the result as it changes a plain SHA-256."""
     names = sorted(arrays)
     views = {name: _bytes_of(arrays[name][2]) for name in names}
-    jobs = [(name, at) for name in names
-            for at in range(0, views[name].nbytes, PIECE_BYTES)]
+    jobs = [(name, at) for name in names for at in range(0, views[name].nbytes, PIECE_BYTES)]
 
     def piece(job: tuple[str, int]) -> bytes:
         name, at = job
-        return hashlib.sha256(views[name][at:at + PIECE_BYTES]).digest()
+        return hashlib.sha256(views[name][at : at + PIECE_BYTES]).digest()
 
     workers = threads or min(4, os.cpu_count() or 1)
     if workers > 1 and len(jobs) > 1:
@@ -137,8 +151,9 @@ def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     bytes. The layout is np.savez's: one ``NAME.npy`` member each, zip64 headers.
     """
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_STORED,
-                         allowZip64=True) as archive:
+    with zipfile.ZipFile(
+        buffer, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True
+    ) as archive:
         for name, value in arrays.items():
             info = zipfile.ZipInfo(f"{name}.npy", date_time=FIXED_DATE_TIME)
             info.compress_type = zipfile.ZIP_STORED
@@ -148,9 +163,15 @@ def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
-             members: Mapping[str, Member], sha256: str | None = None,
-             mapped: bool = False) -> dict[str, RawArray]:
+def read_npz(
+    path: str | Path,
+    max_bytes: int,
+    what: str,
+    fix: str,
+    members: Mapping[str, Member],
+    sha256: str | None = None,
+    mapped: bool = False,
+) -> dict[str, RawArray]:
     """The arrays of an .npz file esqlog wrote, or a one-line UsageError; never numpy's.
 
     In this order, so that nothing is allocated from what the file claims before it is
@@ -176,16 +197,24 @@ def read_npz(path: str | Path, max_bytes: int, what: str, fix: str,
                 _check_entry_count(handle, size, len(archive.infolist()))
                 entries = _entries(archive, size, members)
                 if sha256 is not None and _file_sha256(handle) != sha256:
-                    raise UsageError(f"{what} {source!r} does not belong to this calibration "
-                                     "(checksum differs)", fix)
+                    raise UsageError(
+                        f"{what} {source!r} does not belong to this calibration (checksum differs)",
+                        fix,
+                    )
                 if mapped:
-                    return {name: _mapped_data(handle, size, info, dtype, shape, offset)
-                            for name, (info, dtype, shape, offset) in entries.items()}
-                return {name: _member_data(archive, info, dtype, shape, offset)
-                        for name, (info, dtype, shape, offset) in entries.items()}
+                    return {
+                        name: _mapped_data(handle, size, info, dtype, shape, offset)
+                        for name, (info, dtype, shape, offset) in entries.items()
+                    }
+                return {
+                    name: _member_data(archive, info, dtype, shape, offset)
+                    for name, (info, dtype, shape, offset) in entries.items()
+                }
         except _DAMAGED as exc:
-            raise UsageError(f"{what} {source!r} is truncated, damaged or not an esqlog "
-                             f"{what} ({_reason(exc)})", fix) from None
+            raise UsageError(
+                f"{what} {source!r} is truncated, damaged or not an esqlog {what} ({_reason(exc)})",
+                fix,
+            ) from None
 
 
 _Entry = tuple[zipfile.ZipInfo, "np.dtype[Any]", tuple[int, ...], int]
@@ -202,25 +231,32 @@ def _check_entry_count(handle: BinaryIO, size: int, found: int) -> None:
     at = data.rfind(b"PK\x05\x06")
     if at < 0 or len(data) - at < 22:
         raise ValueError("no end record")
-    total = struct.unpack("<4s4H2LH", data[at:at + 22])[4]
+    total = struct.unpack("<4s4H2LH", data[at : at + 22])[4]
     if total not in (found, 0xFFFF):
         raise ValueError(f"the end record counts {total} members, the directory {found}")
 
 
-def _entries(archive: zipfile.ZipFile, size: int,
-             members: Mapping[str, Member]) -> dict[str, _Entry]:
+def _entries(
+    archive: zipfile.ZipFile, size: int, members: Mapping[str, Member]
+) -> dict[str, _Entry]:
     infos = archive.infolist()
     names = [info.filename.removesuffix(".npy") for info in infos]
-    if len(set(names)) != len(names) or not set(names) <= set(members) or any(
-            rule.required and name not in names for name, rule in members.items()):
+    if (
+        len(set(names)) != len(names)
+        or not set(names) <= set(members)
+        or any(rule.required and name not in names for name, rule in members.items())
+    ):
         raise ValueError(f"members {sorted(names)[:8]} are not the expected ones")
     if sum(info.file_size for info in infos) > size:
         raise ValueError("members larger than the file")
     found: dict[str, _Entry] = {}
     for name, info in zip(names, infos, strict=True):
         rule = members[name]
-        if (info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1
-                or info.compress_size != info.file_size):
+        if (
+            info.compress_type != zipfile.ZIP_STORED
+            or info.flag_bits & 1
+            or info.compress_size != info.file_size
+        ):
             raise ValueError(f"{name} is compressed or encrypted")
         if info.comment:  # never written; a damaged length can hide the next member in one
             raise ValueError(f"{name} has a comment")
@@ -228,18 +264,24 @@ def _entries(archive: zipfile.ZipFile, size: int,
             raise ValueError(f"{name} is over {rule.max_bytes:,} bytes")
         with archive.open(info) as member:
             version = npy_format.read_magic(member)
-            read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
-                           else npy_format.read_array_header_2_0)
+            read_header = (
+                npy_format.read_array_header_1_0
+                if version == (1, 0)
+                else npy_format.read_array_header_2_0
+            )
             if version not in ((1, 0), (2, 0)):
                 raise ValueError(f"{name} has .npy version {version}")
             shape, fortran, dtype = read_header(member, max_header_size=NPY_HEADER_MAX)
             offset = member.tell()
-        if dtype.str not in rule.dtypes or len(shape) != rule.ndim or (
-                fortran and len(shape) > 1) or any(n < 0 for n in shape):
+        if (
+            dtype.str not in rule.dtypes
+            or len(shape) != rule.ndim
+            or (fortran and len(shape) > 1)
+            or any(n < 0 for n in shape)
+        ):
             raise ValueError(f"{name} is not a {rule.ndim}-dimensional {rule.dtypes[0]} array")
         if math.prod(shape) * dtype.itemsize != info.file_size - offset:
-            raise ValueError(f"{name} declares shape {shape} for "
-                             f"{info.file_size - offset:,} bytes")
+            raise ValueError(f"{name} declares shape {shape} for {info.file_size - offset:,} bytes")
         found[name] = (info, dtype, tuple(shape), offset)
     return found
 
@@ -252,8 +294,13 @@ def _file_sha256(handle: BinaryIO) -> str:
     return digest.hexdigest()
 
 
-def _member_data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtype[Any],
-                 shape: tuple[int, ...], offset: int) -> RawArray:
+def _member_data(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+    offset: int,
+) -> RawArray:
     with archive.open(info) as member:
         raw = member.read(info.file_size)
         if len(raw) != info.file_size or member.read(1):  # reading to the end checks CRC-32
@@ -264,8 +311,14 @@ def _member_data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtyp
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, ..., name length, extra length
 
 
-def _mapped_data(handle: BinaryIO, size: int, info: zipfile.ZipInfo, dtype: np.dtype[Any],
-                 shape: tuple[int, ...], offset: int) -> RawArray:
+def _mapped_data(
+    handle: BinaryIO,
+    size: int,
+    info: zipfile.ZipInfo,
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+    offset: int,
+) -> RawArray:
     """A member's array data mapped read-only from the file, its bounds checked against the
     file's size (a mapping past the end would fault at first use, not fail here)."""
     handle.seek(info.header_offset)
@@ -299,14 +352,17 @@ def flat_json(data: bytes | memoryview) -> dict[str, Any] | None:
     """The JSON object in ``data`` when it is one of plain values (no nesting, no NaN or
     infinity), else None: metadata esqlog writes is flat, so depth and type are bounded
     here, once, instead of at every use."""
+
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not a number")
+
     try:
         value = json.loads(bytes(data).decode("utf-8"), parse_constant=no_constant)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or not all(
-            isinstance(v, str | int | float | bool) or v is None for v in value.values()):
+        isinstance(v, str | int | float | bool) or v is None for v in value.values()
+    ):
         return None
     return value
 
@@ -314,28 +370,32 @@ def flat_json(data: bytes | memoryview) -> dict[str, Any] | None:
 def shown(value: Any, limit: int = 40) -> str:
     """A short rendering of an untrusted value for a one-line message."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def count(low: int, high: int | None = None) -> Rule:
     """An integer (not a bool, not a float) from ``low`` to ``high``."""
+
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"is not an integer: {shown(value)}"
         if value < low or (high is not None and value > high):
             return f"is {value:,}, out of range"
         return None
+
     return check
 
 
 def finite(low: float, high: float) -> Rule:
     """A finite number from ``low`` to ``high``."""
+
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"is not a number: {shown(value)}"
         if not math.isfinite(value) or not low <= value <= high:
             return f"is {value!r}, not a number from {low:g} to {high:g}"
         return None
+
     return check
 
 

@@ -48,8 +48,9 @@ class TermCounts(Mapping[str, int]):
         return True
 
 
-def aligned(df: Mapping[str, int], ttf: Mapping[str, int]
-            ) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
+def aligned(
+    df: Mapping[str, int], ttf: Mapping[str, int]
+) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
     """(terms, df, ttf) as arrays when both are TermCounts over the same list, else None."""
     if isinstance(df, TermCounts) and isinstance(ttf, TermCounts) and df.terms is ttf.terms:
         return df.terms, df.counts, ttf.counts

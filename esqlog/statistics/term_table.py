@@ -46,8 +46,7 @@ def _starts(lengths: np.ndarray) -> np.ndarray:
 def segment_positions(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Every position of the pieces [start, start + length), in order, as one array."""
     total = int(lengths.sum())
-    return (np.repeat(starts - _starts(lengths)[:-1], lengths)
-            + np.arange(total, dtype=np.int64))
+    return np.repeat(starts - _starts(lengths)[:-1], lengths) + np.arange(total, dtype=np.int64)
 
 
 class TermTable(Sequence[str]):
@@ -55,8 +54,14 @@ class TermTable(Sequence[str]):
     their BLAKE2b-64 hashes; ``crc`` / ``adler`` their CRC-32 and Adler-32 (the snapshot's
     Bloom filter), or None when the table was made without them."""
 
-    def __init__(self, blob: np.ndarray, offsets: np.ndarray, keys: np.ndarray,
-                 crc: np.ndarray | None = None, adler: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        blob: np.ndarray,
+        offsets: np.ndarray,
+        keys: np.ndarray,
+        crc: np.ndarray | None = None,
+        adler: np.ndarray | None = None,
+    ) -> None:
         self.blob = np.asarray(blob, np.uint8)
         self.offsets = np.asarray(offsets, np.int64)
         self.keys = np.asarray(keys, np.uint64)
@@ -67,16 +72,20 @@ class TermTable(Sequence[str]):
         """The table of these (distinct) terms, in this order, encoded a chunk at a time."""
         blobs, lengths, keys, crcs, adlers = [], [], [], [], []
         for at in range(0, len(terms), CHUNK):
-            data = [t.encode("utf-8") for t in terms[at:at + CHUNK]]
+            data = [t.encode("utf-8") for t in terms[at : at + CHUNK]]
             blobs.append(np.frombuffer(b"".join(data), np.uint8))
             lengths.append(np.fromiter(map(len, data), np.int64, len(data)))
             keys.append(np.frombuffer(b"".join(map(digest, data)), "<u8").astype(np.uint64))
             if checksums:
                 crcs.append(np.fromiter(map(zlib.crc32, data), np.uint32, len(data)))
                 adlers.append(np.fromiter(map(zlib.adler32, data), np.uint32, len(data)))
-        return cls(_joined(blobs, np.uint8), _starts(_joined(lengths, np.int64)),
-                   _joined(keys, np.uint64), _joined(crcs, np.uint32) if checksums else None,
-                   _joined(adlers, np.uint32) if checksums else None)
+        return cls(
+            _joined(blobs, np.uint8),
+            _starts(_joined(lengths, np.int64)),
+            _joined(keys, np.uint64),
+            _joined(crcs, np.uint32) if checksums else None,
+            _joined(adlers, np.uint32) if checksums else None,
+        )
 
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
@@ -94,25 +103,25 @@ class TermTable(Sequence[str]):
         if not -n <= i < n:
             raise IndexError("term index out of range")
         i %= n
-        return self.blob[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8")
+        return self.blob[self.offsets[i] : self.offsets[i + 1]].tobytes().decode("utf-8")
 
     def __iter__(self) -> Iterator[str]:
         offsets = self.offsets
         for at in range(0, len(self), CHUNK):
             end = min(at + CHUNK, len(self))
             base = int(offsets[at])
-            data = self.blob[base:offsets[end]].tobytes()
-            cut = (offsets[at:end + 1] - base).tolist()
+            data = self.blob[base : offsets[end]].tobytes()
+            cut = (offsets[at : end + 1] - base).tolist()
             for s, e in itertools.pairwise(cut):
                 yield data[s:e].decode("utf-8")
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, TermTable):
-            return (np.array_equal(self.offsets, other.offsets)
-                    and np.array_equal(self.blob, other.blob))
+            return np.array_equal(self.offsets, other.offsets) and np.array_equal(
+                self.blob, other.blob
+            )
         if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(a == b for a, b in zip(self, other,
-                                                                          strict=True))
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable arrays: not hashable
@@ -130,10 +139,14 @@ class TermTable(Sequence[str]):
         for at in range(0, rows.size, CHUNK):
             part = slice(at, at + CHUNK)
             piece = segment_positions(self.offsets[rows[part]], lengths[part])
-            blob[offsets[at]:offsets[min(at + CHUNK, rows.size)]] = self.blob[piece]
-        return TermTable(blob, offsets, self.keys[rows],
-                         None if self.crc is None else self.crc[rows],
-                         None if self.adler is None else self.adler[rows])
+            blob[offsets[at] : offsets[min(at + CHUNK, rows.size)]] = self.blob[piece]
+        return TermTable(
+            blob,
+            offsets,
+            self.keys[rows],
+            None if self.crc is None else self.crc[rows],
+            None if self.adler is None else self.adler[rows],
+        )
 
     def joined(self, sep: int = ord("\n")) -> np.ndarray:
         """The terms' bytes with ``sep`` between them (``"\\n".join(terms)`` encoded)."""
@@ -168,8 +181,7 @@ class TermTable(Sequence[str]):
         return np.fromiter((at.get(t, -1) for t in other), np.int64, len(other))
 
 
-def same_terms(a: TermTable, rows_a: np.ndarray, b: TermTable,
-               rows_b: np.ndarray) -> np.ndarray:
+def same_terms(a: TermTable, rows_a: np.ndarray, b: TermTable, rows_b: np.ndarray) -> np.ndarray:
     """Whether ``a[rows_a[k]] == b[rows_b[k]]`` for each k, comparing bytes."""
     la, lb = a.lengths()[rows_a], b.lengths()[rows_b]
     equal: np.ndarray = la == lb
@@ -186,17 +198,23 @@ def same_terms(a: TermTable, rows_a: np.ndarray, b: TermTable,
 
 def concat(first: TermTable, second: TermTable) -> TermTable:
     """``first``'s terms, then ``second``'s."""
+
     def both(x: np.ndarray | None, y: np.ndarray | None) -> np.ndarray | None:
         return None if x is None or y is None else np.concatenate((x, y))
-    return TermTable(np.concatenate((first.blob, second.blob)),
-                     np.concatenate((first.offsets[:-1], second.offsets + first.blob.size)),
-                     np.concatenate((first.keys, second.keys)),
-                     both(first.crc, second.crc), both(first.adler, second.adler))
+
+    return TermTable(
+        np.concatenate((first.blob, second.blob)),
+        np.concatenate((first.offsets[:-1], second.offsets + first.blob.size)),
+        np.concatenate((first.keys, second.keys)),
+        both(first.crc, second.crc),
+        both(first.adler, second.adler),
+    )
 
 
 def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
-    out: np.ndarray = (np.concatenate(parts).astype(dtype, copy=False) if parts
-                       else np.zeros(0, dtype))
+    out: np.ndarray = (
+        np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+    )
     return out
 
 

@@ -99,11 +99,13 @@ class TextStats:
         if any(n > limit for n in self.df.values()):
             object.__setattr__(self, "df", {t: min(n, limit) for t, n in self.df.items()})
         if any(n > limit for n in self.extra_df.values()):
-            object.__setattr__(self, "extra_df",
-                               {t: min(n, limit) for t, n in self.extra_df.items()})
+            object.__setattr__(
+                self, "extra_df", {t: min(n, limit) for t, n in self.extra_df.items()}
+            )
 
 
 # --- index and field ---------------------------------------------------------------------
+
 
 def resolve_index_plan(name: str) -> Plan[IndexInfo]:
     """The single concrete index behind ``name``; several (wildcards, data streams) is an error."""
@@ -113,13 +115,16 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
         body = yield Request(
             "GET",
             index_path(name, "_settings", patterns=True),
-            {"filter_path": "*.settings.index.uuid,*.settings.index.number_of_shards,"
-                            "*.settings.index.query.default_field"},
+            {
+                "filter_path": "*.settings.index.uuid,*.settings.index.number_of_shards,"
+                "*.settings.index.query.default_field"
+            },
         )
     except Exception as exc:
         if error_status(exc) == 404:
-            raise UsageError(f"no index or alias named {name!r}",
-                             "check the name with GET _cat/indices") from None
+            raise UsageError(
+                f"no index or alias named {name!r}", "check the name with GET _cat/indices"
+            ) from None
         raise
     indices = sorted((body or {}).keys())
     if not indices:
@@ -133,16 +138,20 @@ def resolve_index_plan(name: str) -> Plan[IndexInfo]:
     settings = body[indices[0]]["settings"]["index"]
     raw = (settings.get("query") or {}).get("default_field", "*")
     defaults = tuple(str(f) for f in (raw if isinstance(raw, list) else [raw]))
-    return IndexInfo(indices[0], str(settings["uuid"]), int(settings["number_of_shards"]),
-                     defaults or ("*",))
+    return IndexInfo(
+        indices[0], str(settings["uuid"]), int(settings["number_of_shards"]), defaults or ("*",)
+    )
 
 
 def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     """Type, analyzers and similarity of a field, with the analyzer's custom definition if any."""
     # include_defaults: the analyzers the engine really uses (search_analyzer falls back to
     # default_search or the index analyzer, in an order the two engines do not agree on)
-    mapping = yield Request("GET", index_path(index, "_mapping", "field", field_name,
-                                              patterns=True), {"include_defaults": "true"})
+    mapping = yield Request(
+        "GET",
+        index_path(index, "_mapping", "field", field_name, patterns=True),
+        {"include_defaults": "true"},
+    )
     found = (mapping.get(index) or {}).get("mappings", {}).get(field_name)
     if not found:
         raise UsageError(
@@ -160,17 +169,22 @@ def field_info_plan(index: str, field_name: str) -> Plan[FieldInfo]:
     analyzer = str(props.get("analyzer", "default"))
     search_analyzer = str(props.get("search_analyzer", analyzer))
     settings = yield Request(
-        "GET", index_path(index, "_settings", patterns=True),
-        {"filter_path": "*.settings.index.analysis"}
+        "GET",
+        index_path(index, "_settings", patterns=True),
+        {"filter_path": "*.settings.index.analysis"},
     )
     analysis = (settings.get(index) or {}).get("settings", {}).get("index", {}).get("analysis", {})
     definition = _analyzer_definition(analysis, analyzer)
     custom = analysis.get("analyzer", {})
-    standard = (analyzer in ("standard", "default") and search_analyzer == analyzer
-                and not any(name in custom for name in ("default", "default_search"))
-                and (analyzer == "default" or "standard" not in custom))
-    return FieldInfo(field_name, ftype, analyzer, search_analyzer,
-                     props.get("similarity"), definition, standard)
+    standard = (
+        analyzer in ("standard", "default")
+        and search_analyzer == analyzer
+        and not any(name in custom for name in ("default", "default_search"))
+        and (analyzer == "default" or "standard" not in custom)
+    )
+    return FieldInfo(
+        field_name, ftype, analyzer, search_analyzer, props.get("similarity"), definition, standard
+    )
 
 
 def _analyzer_definition(analysis: Mapping[str, Any], analyzer: str) -> dict[str, Any]:
@@ -184,12 +198,14 @@ def _analyzer_definition(analysis: Mapping[str, Any], analyzer: str) -> dict[str
     if isinstance(tokenizer, str) and tokenizer in analysis.get("tokenizer", {}):
         spec["tokenizer"] = analysis["tokenizer"][tokenizer]
     filters = analysis.get("filter", {})
-    spec["filter"] = [filters.get(f, f) if isinstance(f, str) else f
-                      for f in spec.get("filter", [])]
+    spec["filter"] = [
+        filters.get(f, f) if isinstance(f, str) else f for f in spec.get("filter", [])
+    ]
     return spec
 
 
 # --- shard routing ------------------------------------------------------------------------
+
 
 def shard_routings_plan(index: str, shards: int) -> Plan[tuple[str, ...]]:
     """One routing value per shard, found by asking the cluster where each value routes.
@@ -203,22 +219,30 @@ def shard_routings_plan(index: str, shards: int) -> Plan[tuple[str, ...]]:
     for probe in range(min(MAX_ROUTING_PROBES, 64 * max(shards, 1))):
         if len(found) == shards:
             break
-        body = yield Request("GET", index_path(index, "_search_shards", patterns=True),
-                             {"routing": str(probe)})
+        body = yield Request(
+            "GET", index_path(index, "_search_shards", patterns=True), {"routing": str(probe)}
+        )
         for group in body.get("shards", []):
             for copy in group:
                 if copy.get("primary"):
                     found.setdefault(int(copy["shard"]), str(probe))
     if len(found) != shards:
-        raise ClusterError(f"the cluster reports no primary for some shards of {index}",
-                           "check the index health with GET _cluster/health")
+        raise ClusterError(
+            f"the cluster reports no primary for some shards of {index}",
+            "check the index health with GET _cluster/health",
+        )
     return tuple(found[s] for s in sorted(found))
 
 
 # --- statistics ---------------------------------------------------------------------------
 
+
 def _artificial_docs(
-    index: str, field_name: str, text: str, routings: Sequence[str], analyzer: str | None,
+    index: str,
+    field_name: str,
+    text: str,
+    routings: Sequence[str],
+    analyzer: str | None,
     positions: bool,
 ) -> list[dict[str, Any]]:
     doc: dict[str, Any] = {
@@ -246,8 +270,10 @@ def _sum_shard_vectors(
     for i, doc in enumerate(docs):
         if doc.get("error"):
             reason = doc["error"].get("reason") if isinstance(doc["error"], Mapping) else None
-            raise ClusterError(f"term vectors failed on a shard ({reason or doc['error']})",
-                               "check the index health with GET _cluster/health")
+            raise ClusterError(
+                f"term vectors failed on a shard ({reason or doc['error']})",
+                "check the index health with GET _cluster/health",
+            )
         vectors = (doc.get("term_vectors") or {}).get(field_name)
         if vectors is None:
             continue
@@ -263,12 +289,16 @@ def _sum_shard_vectors(
 
 
 def text_stats_plan(
-    index: str, field_name: str, text: str, routings: Sequence[str],
+    index: str,
+    field_name: str,
+    text: str,
+    routings: Sequence[str],
     search_analyzer: str | None = None,
 ) -> Plan[TextStats]:
     """Analyze ``text`` as the field would and return its terms with global statistics."""
-    found = yield from texts_stats_plan(index, [(field_name, text)], routings,
-                                        {field_name: search_analyzer})
+    found = yield from texts_stats_plan(
+        index, [(field_name, text)], routings, {field_name: search_analyzer}
+    )
     return found[(field_name, text)]
 
 
@@ -282,16 +312,16 @@ def term_stats_plan(
     """
     wanted = [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
     text = " ".join(wanted) if wanted else ""
-    body = yield Request("POST", index_path(index, "_mtermvectors", patterns=True), body={
-        "docs": _artificial_docs(index, field_name, text, routings, "whitespace", False)
-    })
+    body = yield Request(
+        "POST",
+        index_path(index, "_mtermvectors", patterns=True),
+        body={"docs": _artificial_docs(index, field_name, text, routings, "whitespace", False)},
+    )
     fstats, df, _ = _sum_shard_vectors(body.get("docs", []), field_name)
     return fstats, {t: df.get(t, 0) for t in wanted}
 
 
-def field_stats_plan(
-    index: str, field_name: str, routings: Sequence[str]
-) -> Plan[FieldStats]:
+def field_stats_plan(index: str, field_name: str, routings: Sequence[str]) -> Plan[FieldStats]:
     """N, sum_ttf and sum_doc_freq of the field (an empty artificial document per shard)."""
     fstats, _ = yield from term_stats_plan(index, field_name, ["esqlog"], routings)
     return fstats
@@ -304,7 +334,9 @@ def live_doc_count_plan(index: str) -> Plan[int]:
 
 
 def texts_stats_plan(
-    index: str, texts: Sequence[tuple[str, str]], routings: Sequence[str],
+    index: str,
+    texts: Sequence[tuple[str, str]],
+    routings: Sequence[str],
     search_analyzers: Mapping[str, str | None] | None = None,
     extra_terms: Mapping[tuple[str, str], Sequence[str]] | None = None,
 ) -> Plan[dict[tuple[str, str], TextStats]]:
@@ -320,30 +352,38 @@ def texts_stats_plan(
     docs: list[dict[str, Any]] = []
     extra_slots: list[tuple[tuple[str, str], list[str]]] = []
     for field_name, text in texts:
-        docs.extend(_artificial_docs(index, field_name, text, routings,
-                                     analyzers.get(field_name), True))
+        docs.extend(
+            _artificial_docs(index, field_name, text, routings, analyzers.get(field_name), True)
+        )
     for key in texts:
-        wanted = [t for t in dict.fromkeys(extras.get(key, ()))
-                  if t and not any(c.isspace() for c in t)]
+        wanted = [
+            t for t in dict.fromkeys(extras.get(key, ())) if t and not any(c.isspace() for c in t)
+        ]
         if wanted:
             extra_slots.append((key, wanted))
-            docs.extend(_artificial_docs(index, key[0], " ".join(wanted), routings,
-                                         "whitespace", False))
-    body = yield Request("POST", index_path(index, "_mtermvectors", patterns=True),
-                         body={"docs": docs})
+            docs.extend(
+                _artificial_docs(index, key[0], " ".join(wanted), routings, "whitespace", False)
+            )
+    body = yield Request(
+        "POST", index_path(index, "_mtermvectors", patterns=True), body={"docs": docs}
+    )
     answers = body.get("docs", [])
     per_text = len(routings)
     out: dict[tuple[str, str], TextStats] = {}
     for i, (field_name, text) in enumerate(texts):
         fstats, df, tokens = _sum_shard_vectors(
-            answers[i * per_text:(i + 1) * per_text], field_name)
+            answers[i * per_text : (i + 1) * per_text], field_name
+        )
         tokens.sort()
         out[(field_name, text)] = TextStats(
-            terms=tuple(t for _, t in tokens), positions=tuple(p for p, _ in tokens),
-            df={t: df.get(t, 0) for _, t in tokens}, field=fstats)
+            terms=tuple(t for _, t in tokens),
+            positions=tuple(p for p, _ in tokens),
+            df={t: df.get(t, 0) for _, t in tokens},
+            field=fstats,
+        )
     offset = len(texts) * per_text
     for j, (key, wanted) in enumerate(extra_slots):
-        chunk = answers[offset + j * per_text: offset + (j + 1) * per_text]
+        chunk = answers[offset + j * per_text : offset + (j + 1) * per_text]
         _, df, _ = _sum_shard_vectors(chunk, key[0])
         out[key] = replace(out[key], extra_df={t: df.get(t, 0) for t in wanted})
     return out
@@ -368,8 +408,9 @@ class StatsCache:
         self._fields: dict[tuple[str, str], tuple[float, FieldStats]] = {}
         self._lock = threading.Lock()
 
-    def lookup(self, index: str, field_name: str, terms: Iterable[str],
-               now: float) -> tuple[FieldStats | None, dict[str, int], list[str]]:
+    def lookup(
+        self, index: str, field_name: str, terms: Iterable[str], now: float
+    ) -> tuple[FieldStats | None, dict[str, int], list[str]]:
         """(field stats if fresh, cached df, missing terms)."""
         found: dict[str, int] = {}
         missing: list[str] = []
@@ -384,8 +425,9 @@ class StatsCache:
                     missing.append(term)
         return fstats, found, missing
 
-    def store(self, index: str, field_name: str, fstats: FieldStats, df: Mapping[str, int],
-              now: float) -> None:
+    def store(
+        self, index: str, field_name: str, fstats: FieldStats, df: Mapping[str, int], now: float
+    ) -> None:
         with self._lock:
             self._fields[(index, field_name)] = (now, fstats)
             for term, value in df.items():

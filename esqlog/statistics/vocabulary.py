@@ -61,7 +61,6 @@ BLOOM_K = 4  # bit positions per term
 BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
 
 
-
 def _digest(term: str) -> bytes:
     return digest(term.encode("utf-8"))
 
@@ -99,14 +98,16 @@ def build_bloom(terms: Sequence[str], k: int = BLOOM_K) -> np.ndarray:
     else:
         data = [t.encode("utf-8") for t in terms]
         h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
-        h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64,
-                         count=len(data))
+        h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
         del data
     bits = np.zeros(size // 8, dtype=np.uint8)
     for i in range(k):
         pos = (h1 + np.uint64(i) * h2) & np.uint64(mask)
-        np.bitwise_or.at(bits, (pos >> np.uint64(3)).astype(np.int64),
-                         (np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8)))
+        np.bitwise_or.at(
+            bits,
+            (pos >> np.uint64(3)).astype(np.int64),
+            (np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8)),
+        )
     return bits
 
 
@@ -212,6 +213,7 @@ class Vocabulary:
 
 # --- building -------------------------------------------------------------------------------
 
+
 @dataclass
 class VocabularyScan:
     """What one pass over all term vectors collected: global df and token counts per term."""
@@ -242,11 +244,17 @@ class VocabularyScan:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted unique hashes, df) for the snapshot file."""
         terms = self.terms()
-        keys = (terms.keys.copy() if isinstance(terms, TermTable) else
-                np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms)))
+        keys = (
+            terms.keys.copy()
+            if isinstance(terms, TermTable)
+            else np.fromiter((term_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
+        )
         counts = self.df.counts if isinstance(self.df, TermCounts) else None
-        df = (np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
-              if counts is None else counts.astype(np.uint32))
+        df = (
+            np.fromiter((self.df[t] for t in terms), dtype=np.uint32, count=len(terms))
+            if counts is None
+            else counts.astype(np.uint32)
+        )
         order = np.argsort(keys, kind="stable")
         keys, df = keys[order], df[order]
         if keys.size > 1:  # a hash shared by two terms: keep the larger df (never seen so far)
@@ -261,9 +269,17 @@ class VocabularyScan:
         return self.df.terms if isinstance(self.df, TermCounts) else list(self.df)
 
 
-def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, field: str,
-                         doc_count: int, sum_ttf: int, live_docs: int,
-                         created_at: str) -> Vocabulary:
+def vocabulary_from_scan(
+    scan: VocabularyScan,
+    *,
+    index: str,
+    index_uuid: str,
+    field: str,
+    doc_count: int,
+    sum_ttf: int,
+    live_docs: int,
+    created_at: str,
+) -> Vocabulary:
     """The compact snapshot of a scan, with the field statistics it belongs with.
 
     ``doc_count`` / ``sum_ttf`` were read before the scan; documents indexed meanwhile make
@@ -272,8 +288,18 @@ def vocabulary_from_scan(scan: VocabularyScan, *, index: str, index_uuid: str, f
     if scan.doc_count > doc_count:
         doc_count, sum_ttf = scan.doc_count, max(sum_ttf, scan.sum_ttf)
     keys, df = scan.arrays()
-    return Vocabulary(index, index_uuid, field, doc_count, sum_ttf, live_docs, created_at,
-                      keys, _clamped(df, doc_count, index), build_bloom(scan.terms()))
+    return Vocabulary(
+        index,
+        index_uuid,
+        field,
+        doc_count,
+        sum_ttf,
+        live_docs,
+        created_at,
+        keys,
+        _clamped(df, doc_count, index),
+        build_bloom(scan.terms()),
+    )
 
 
 def _clamped(df: np.ndarray, doc_count: int, index: str) -> np.ndarray:
@@ -282,20 +308,32 @@ def _clamped(df: np.ndarray, doc_count: int, index: str) -> np.ndarray:
     over = int(np.count_nonzero(df > doc_count))
     if not over:
         return df
-    warnings.warn(f"esqlog: {over:,} terms of the vocabulary snapshot of {index!r} have a "
-                  f"document frequency above its document count {doc_count:,} (documents "
-                  "were indexed while it was taken); they count as in every document until "
-                  "esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=3)
-    return np.asarray(np.minimum(df, np.uint32(min(max(doc_count, 0), 2**32 - 1))),
-                      dtype=np.uint32)
+    warnings.warn(
+        f"esqlog: {over:,} terms of the vocabulary snapshot of {index!r} have a "
+        f"document frequency above its document count {doc_count:,} (documents "
+        "were indexed while it was taken); they count as in every document until "
+        "esqlog calibrate --vocabulary runs again",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return np.asarray(np.minimum(df, np.uint32(min(max(doc_count, 0), 2**32 - 1))), dtype=np.uint32)
 
 
 # --- files ----------------------------------------------------------------------------------
 
+
 def _meta(vocab: Vocabulary) -> dict[str, Any]:
-    return {"format": FORMAT, "index": vocab.index, "index_uuid": vocab.index_uuid,
-            "field": vocab.field, "doc_count": vocab.doc_count, "sum_ttf": vocab.sum_ttf,
-            "live_docs": vocab.live_docs, "created_at": vocab.created_at, "terms": len(vocab)}
+    return {
+        "format": FORMAT,
+        "index": vocab.index,
+        "index_uuid": vocab.index_uuid,
+        "field": vocab.field,
+        "doc_count": vocab.doc_count,
+        "sum_ttf": vocab.sum_ttf,
+        "live_docs": vocab.live_docs,
+        "created_at": vocab.created_at,
+        "terms": len(vocab),
+    }
 
 
 def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
@@ -307,8 +345,10 @@ def save_vocabulary(vocab: Vocabulary, path: str | Path) -> tuple[Path, str]:
 def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
     """The .npz bytes of a snapshot and their SHA-256 (which names the file, see calibrate)."""
     arrays: dict[str, Any] = {
-        "hashes": vocab.hashes, "df": vocab.df,
-        "meta": np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8)}
+        "hashes": vocab.hashes,
+        "df": vocab.df,
+        "meta": np.frombuffer(json.dumps(_meta(vocab)).encode("utf-8"), dtype=np.uint8),
+    }
     if vocab.bloom is not None:
         arrays["bloom"] = vocab.bloom
     payload = npz_bytes(arrays)
@@ -316,9 +356,12 @@ def snapshot_payload(vocab: Vocabulary) -> tuple[bytes, str]:
 
 
 #: The arrays of a snapshot: term hashes, their df, the metadata (JSON bytes), the filter
-_MEMBERS = {"hashes": Member(("<u8",), 1), "df": Member(("<u4", "<u8", "<i4", "<i8"), 1),
-            "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
-            "bloom": Member(("|u1",), 1, required=False)}
+_MEMBERS = {
+    "hashes": Member(("<u8",), 1),
+    "df": Member(("<u4", "<u8", "<i4", "<i8"), 1),
+    "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
+    "bloom": Member(("|u1",), 1, required=False),
+}
 
 
 def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
@@ -335,16 +378,27 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     """
     source = Path(path)
     fix = "re-run esqlog calibrate --vocabulary --out FILE"
-    raw = read_npz(source, MAX_SNAPSHOT_BYTES, "vocabulary file", fix, _MEMBERS, sha256,
-                   mapped=sha256 is not None)  # the checksum stands in for the CRC-32
+    raw = read_npz(
+        source,
+        MAX_SNAPSHOT_BYTES,
+        "vocabulary file",
+        fix,
+        _MEMBERS,
+        sha256,
+        mapped=sha256 is not None,
+    )  # the checksum stands in for the CRC-32
     name = repr(str(source))
     meta = flat_json(raw["meta"].data)
     if meta is None:
-        raise UsageError(f"vocabulary file {name} is not an esqlog vocabulary: unknown format "
-                         "(its metadata is not a flat JSON object of finite values)", fix)
+        raise UsageError(
+            f"vocabulary file {name} is not an esqlog vocabulary: unknown format "
+            "(its metadata is not a flat JSON object of finite values)",
+            fix,
+        )
     if meta.get("format") != FORMAT:
-        raise UsageError(f"vocabulary file {name} has an unknown format "
-                         f"{_shown(meta.get('format'))}", fix)
+        raise UsageError(
+            f"vocabulary file {name} has an unknown format {_shown(meta.get('format'))}", fix
+        )
     hashes, df = raw["hashes"].array(), raw["df"].array()
     bloom = raw["bloom"].array() if "bloom" in raw else None
     problem = meta_problem(meta, _META_RULES)
@@ -354,20 +408,36 @@ def load_vocabulary(path: str | Path, sha256: str | None = None) -> Vocabulary:
     if problem:
         raise UsageError(f"vocabulary file {name} is inconsistent ({problem})", fix)
     doc_count = meta["doc_count"]
-    return Vocabulary(meta["index"], meta["index_uuid"], meta["field"], doc_count,
-                      meta["sum_ttf"], meta["live_docs"], meta["created_at"], hashes,
-                      _clamped(df.astype(np.uint32, copy=False), doc_count, meta["index"]), bloom)
+    return Vocabulary(
+        meta["index"],
+        meta["index_uuid"],
+        meta["field"],
+        doc_count,
+        meta["sum_ttf"],
+        meta["live_docs"],
+        meta["created_at"],
+        hashes,
+        _clamped(df.astype(np.uint32, copy=False), doc_count, meta["index"]),
+        bloom,
+    )
 
 
-_META_RULES = {"index": plain_text, "index_uuid": plain_text, "field": plain_text,
-               "created_at": plain_text,
-               # N and the token count of a field with text (calibrate refuses an empty one)
-               "doc_count": count(1), "sum_ttf": count(1), "live_docs": count(0),
-               "terms": count(0)}
+_META_RULES = {
+    "index": plain_text,
+    "index_uuid": plain_text,
+    "field": plain_text,
+    "created_at": plain_text,
+    # N and the token count of a field with text (calibrate refuses an empty one)
+    "doc_count": count(1),
+    "sum_ttf": count(1),
+    "live_docs": count(0),
+    "terms": count(0),
+}
 
 
-def _array_problem(meta: dict[str, Any], hashes: np.ndarray, df: np.ndarray,
-                   bloom: np.ndarray | None) -> str | None:
+def _array_problem(
+    meta: dict[str, Any], hashes: np.ndarray, df: np.ndarray, bloom: np.ndarray | None
+) -> str | None:
     """What is wrong with the arrays, given the metadata, or None."""
     if meta["terms"] != hashes.size or df.shape != hashes.shape:
         return f"{meta['terms']:,} terms, {hashes.size:,} hashes and {df.size:,} df"

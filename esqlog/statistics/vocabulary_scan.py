@@ -39,8 +39,7 @@ class ScanHook(Protocol):
 
     def restart(self) -> None: ...
 
-    def __call__(self, shard: int, hit: Mapping[str, Any],
-                 terms: Mapping[str, Any]) -> None: ...
+    def __call__(self, shard: int, hit: Mapping[str, Any], terms: Mapping[str, Any]) -> None: ...
 
 
 def hook_counts_terms(on_doc: DocHook | None) -> bool:
@@ -63,8 +62,12 @@ class ShardScan:
 
 
 def scan_shard_plan(
-    index: str, field_name: str, shard: int, batch: int = SCAN_BATCH,
-    progress: Progress | None = None, on_doc: DocHook | None = None,
+    index: str,
+    field_name: str,
+    shard: int,
+    batch: int = SCAN_BATCH,
+    progress: Progress | None = None,
+    on_doc: DocHook | None = None,
 ) -> Plan[ShardScan]:
     """Every live document's term vectors in one shard (a scroll pinned to it)."""
     out = ShardScan({}, {})
@@ -74,8 +77,9 @@ def scan_shard_plan(
     note_docs = getattr(on_doc, "field_statistics", None)
 
     def page(hits: list[dict[str, Any]]) -> Plan[bool]:
-        vectors = yield stored_vectors_request(hits, [field_name], index=index,
-                                               term_statistics=True, field_statistics=True)
+        vectors = yield stored_vectors_request(
+            hits, [field_name], index=index, term_statistics=True, field_statistics=True
+        )
         by_id = {h["_id"]: h for h in hits} if on_doc is not None else {}
         for doc in vectors.get("docs", []):
             found = (doc.get("term_vectors") or {}).get(field_name) or {}
@@ -100,9 +104,17 @@ def scan_shard_plan(
         return True
 
     source: Any = [field_name] if on_doc is not None else False
-    yield from scroll_plan(index, {"size": batch, "_source": source, "sort": ["_doc"],
-                                   "query": {"exists": {"field": field_name}}},
-                           page, params={"preference": f"_shards:{shard}"})
+    yield from scroll_plan(
+        index,
+        {
+            "size": batch,
+            "_source": source,
+            "sort": ["_doc"],
+            "query": {"exists": {"field": field_name}},
+        },
+        page,
+        params={"preference": f"_shards:{shard}"},
+    )
     return out
 
 
@@ -128,8 +140,11 @@ class ScanMerger:
         self.sum_ttf += part.sum_ttf
         if not part.df and not part.ttf:
             return
-        terms = (list(part.df) if part.ttf.keys() <= part.df.keys()
-                 else list({**dict.fromkeys(part.df), **dict.fromkeys(part.ttf)}))
+        terms = (
+            list(part.df)
+            if part.ttf.keys() <= part.df.keys()
+            else list({**dict.fromkeys(part.df), **dict.fromkeys(part.ttf)})
+        )
         df = np.fromiter(map(part.df.get, terms, repeat(0)), np.int64, len(terms))
         ttf = np.fromiter(map(part.ttf.get, terms, repeat(0)), np.int64, len(terms))
         part.df.clear()  # the shard's strings go once they are encoded
@@ -149,8 +164,7 @@ class ScanMerger:
         self.df[at] += df  # a term appears once in a shard: no repeated index
         self.ttf[at] += ttf
 
-    def result(self, index: str, field_name: str,
-               on_doc: DocHook | None = None) -> VocabularyScan:
+    def result(self, index: str, field_name: str, on_doc: DocHook | None = None) -> VocabularyScan:
         if hook_counts_terms(on_doc):
             df, ttf = on_doc.term_statistics()  # type: ignore[union-attr]
         else:
@@ -158,15 +172,21 @@ class ScanMerger:
             df, ttf = TermCounts(terms, self.df), TermCounts(terms, self.ttf)
         scan = VocabularyScan(df, ttf, self.docs, self.doc_count, self.sum_ttf)
         if scan.docs and not scan.df:
-            raise ClusterError(f"term vectors of {index!r} returned no terms for field "
-                               f"{field_name!r} ({scan.docs} documents read)",
-                               "check that the field is an indexed text field")
+            raise ClusterError(
+                f"term vectors of {index!r} returned no terms for field "
+                f"{field_name!r} ({scan.docs} documents read)",
+                "check that the field is an indexed text field",
+            )
         return scan
 
 
 def scan_vocabulary_plan(
-    index: str, field_name: str, shards: int, batch: int = SCAN_BATCH,
-    progress: Progress | None = None, on_doc: DocHook | None = None,
+    index: str,
+    field_name: str,
+    shards: int,
+    batch: int = SCAN_BATCH,
+    progress: Progress | None = None,
+    on_doc: DocHook | None = None,
 ) -> Plan[VocabularyScan]:
     """Every live document's term vectors, shard after shard: global df and ttf of every term.
 
@@ -176,14 +196,18 @@ def scan_vocabulary_plan(
     """
     merger = ScanMerger()
     for shard in range(shards):
-        merger.add((yield from scan_shard_plan(index, field_name, shard, batch, progress,
-                                               on_doc)))
+        merger.add((yield from scan_shard_plan(index, field_name, shard, batch, progress, on_doc)))
     return merger.result(index, field_name, on_doc)
 
 
 def scan_vocabulary(
-    engine: Engine, index: str, field_name: str, shards: int, parallel: int,
-    progress: Progress | None = None, on_doc: DocHook | None = None,
+    engine: Engine,
+    index: str,
+    field_name: str,
+    shards: int,
+    parallel: int,
+    progress: Progress | None = None,
+    on_doc: DocHook | None = None,
 ) -> VocabularyScan:
     """:func:`scan_vocabulary_plan` reading up to ``parallel`` shards at once.
 
@@ -193,9 +217,11 @@ def scan_vocabulary(
     """
     merger = ScanMerger()
     report = locked(progress)
-    run_per_shard(engine,
-                  lambda shard: scan_shard_plan(index, field_name, shard, progress=report,
-                                                on_doc=on_doc),
-                  shards, 1 if on_doc is not None else parallel,
-                  lambda _, part: merger.add(part))
+    run_per_shard(
+        engine,
+        lambda shard: scan_shard_plan(index, field_name, shard, progress=report, on_doc=on_doc),
+        shards,
+        1 if on_doc is not None else parallel,
+        lambda _, part: merger.add(part),
+    )
     return merger.result(index, field_name, on_doc)

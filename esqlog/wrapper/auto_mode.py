@@ -32,8 +32,9 @@ logger = logging.getLogger("esqlog")
 class AutoModes:
     """index -> (identifiers | boost, why), and the statistics of the code indices."""
 
-    def __init__(self, calibrations: Sequence[Calibration],
-                 snapshots: Mapping[tuple[str, str], Vocabulary]) -> None:
+    def __init__(
+        self, calibrations: Sequence[Calibration], snapshots: Mapping[tuple[str, str], Vocabulary]
+    ) -> None:
         self.why: dict[str, tuple[str, str]] = {}
         self.statistics: dict[tuple[str, str], IdentifierStats] = {}
         by_index: dict[str, list[Calibration]] = {}
@@ -43,8 +44,10 @@ class AutoModes:
             if any((c.index, c.field) not in snapshots for c in cals):
                 # stats="live" (or no snapshot recorded): the identifiers mode needs the
                 # snapshot and its statistics, boost needs neither
-                self.why[index] = ("boost", "no vocabulary snapshot is read (stats='live', "
-                                            "or the calibration has none)")
+                self.why[index] = (
+                    "boost",
+                    "no vocabulary snapshot is read (stats='live', or the calibration has none)",
+                )
                 continue
             decided = [auto_mode(c) for c in cals]
             prose = next(((m, w) for m, w in decided if m != "identifiers"), None)
@@ -54,8 +57,10 @@ class AutoModes:
             try:
                 self.statistics.update(load_identifier_statistics(cals, snapshots))
             except UsageError as exc:  # unreadable files: boost, which needs none of them
-                self.why[index] = ("boost", f"its identifiers statistics cannot be used "
-                                            f"({exc.problem})")
+                self.why[index] = (
+                    "boost",
+                    f"its identifiers statistics cannot be used ({exc.problem})",
+                )
                 continue
             self.why[index] = decided[0]
 
@@ -78,6 +83,8 @@ class AutoModes:
         for index, (mode, why) in sorted(self.why.items()):
             groups = ""
             if mode == "identifiers" and engine_query is not None:
-                groups = (f"; groups as {'esqlog_terms' if engine_query.plugin else 'spans'}"
-                          f" ({engine_query.why})")
+                groups = (
+                    f"; groups as {'esqlog_terms' if engine_query.plugin else 'spans'}"
+                    f" ({engine_query.why})"
+                )
             logger.info("esqlog: index %s: mode auto chose %s: %s%s", index, mode, why, groups)

@@ -47,10 +47,13 @@ def map_retriever(retriever: Any, fn: QueryFn) -> Any:
     if kind in _LIST_RETRIEVERS and isinstance(spec.get("retrievers"), list):
         key = _LIST_RETRIEVERS[kind]
         children = [
-            ({**child, key: map_retriever(child[key], fn)}
-             if key is not None and isinstance(child, Mapping) and key in child
-             else map_retriever(child, fn))
-            for child in spec["retrievers"]]
+            (
+                {**child, key: map_retriever(child[key], fn)}
+                if key is not None and isinstance(child, Mapping) and key in child
+                else map_retriever(child, fn)
+            )
+            for child in spec["retrievers"]
+        ]
         return {kind: {**spec, "retrievers": children}}
     if kind in _WRAPPING_RETRIEVERS and "retriever" in spec:
         return {kind: {**spec, "retriever": map_retriever(spec["retriever"], fn)}}
@@ -85,5 +88,4 @@ def dfs_allowed(knn: bool, retriever: Any) -> bool:
 
 def has_top_level_knn(body: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> bool:
     """A top-level ``knn`` section, in the body or as elasticsearch-py's keyword."""
-    return bool((body is not None and body.get("knn") is not None)
-                or kwargs.get("knn") is not None)
+    return bool((body is not None and body.get("knn") is not None) or kwargs.get("knn") is not None)

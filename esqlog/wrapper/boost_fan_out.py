@@ -48,9 +48,13 @@ if TYPE_CHECKING:
     from esqlog.wrapper.core import WrapperCore
 
 
-def boost_fan_out_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                       stats: Mapping[TextKey, TextStats], trace: Trace,
-                       ) -> Generator[Step, Any, Any | None]:
+def boost_fan_out_plan(
+    core: WrapperCore,
+    call: SearchCall,
+    target: IndexTarget,
+    stats: Mapping[TextKey, TextStats],
+    trace: Trace,
+) -> Generator[Step, Any, Any | None]:
     """The boost search as one request per shard, merged; None when it must go the dfs way."""
     scales = usable_scales(core, call, target, stats)
     if scales is None or not fans_out(call):
@@ -58,8 +62,9 @@ def boost_fan_out_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
     original = call.query
     queries = [core.rewritten(target, original, stats, "boost", scale) for scale in scales]
     whole = core.rewritten(target, original, stats, "boost") if aggregating(call) else None
-    answer = yield from fan_out_plan(core.flavor, call, queries, whole,
-                                     aggregations_read_scores(call))
+    answer = yield from fan_out_plan(
+        core.flavor, call, queries, whole, aggregations_read_scores(call)
+    )
     if answer.moved:
         core.resolver.forget(call.index)
         core.snapshots.recheck(target.index)
@@ -73,8 +78,9 @@ def boost_fan_out_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
     return answer.response
 
 
-def usable_scales(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                  stats: Mapping[TextKey, TextStats]) -> Scales | None:
+def usable_scales(
+    core: WrapperCore, call: SearchCall, target: IndexTarget, stats: Mapping[TextKey, TextStats]
+) -> Scales | None:
     """The per-shard scales when the search may go one request per shard (see the module
     docstring), else None. Shared by search and msearch."""
     if core.options.boost_shards != "fan_out":
@@ -83,8 +89,9 @@ def usable_scales(core: WrapperCore, call: SearchCall, target: IndexTarget,
     return None if mine is None else shard_scales(stats, mine, target.shards)
 
 
-def usable_weights(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                   stats: Mapping[TextKey, TextStats]) -> dict[tuple[str, str], float] | None:
+def usable_weights(
+    core: WrapperCore, call: SearchCall, target: IndexTarget, stats: Mapping[TextKey, TextStats]
+) -> dict[tuple[str, str], float] | None:
     """Boost mode's weighted idf scale for one request without dfs (boost_shards
     "weighted": esqlog.wrapper.shard_stats), else None (the dfs search). Shared by search
     and msearch."""
@@ -94,16 +101,24 @@ def usable_weights(core: WrapperCore, call: SearchCall, target: IndexTarget,
     return None if mine is None else weighted_scale(stats, mine, target.shards)
 
 
-def usable_shard_counts(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                        stats: Mapping[TextKey, TextStats]) -> dict[str, ShardCounts] | None:
+def usable_shard_counts(
+    core: WrapperCore, call: SearchCall, target: IndexTarget, stats: Mapping[TextKey, TextStats]
+) -> dict[str, ShardCounts] | None:
     """field -> its per-shard statistics for the index as resolved, when this search may
     score with them (several shards, no search_type of the caller's, every field's
     snapshot in use: the statistics come from the same scan), else None."""
-    if (not core.shard_stats or target.shards < 2 or call.get("search_type") is not None
-            or call.index is None):
+    if (
+        not core.shard_stats
+        or target.shards < 2
+        or call.get("search_type") is not None
+        or call.index is None
+    ):
         return None
     fields = {field for field, _ in stats}
     if any(core.snapshot_for(target.index, f) is None for f in fields):
         return None
-    return {f: s for (index, f), s in core.shard_stats.items()
-            if index == target.index and s.index_uuid == target.uuid}
+    return {
+        f: s
+        for (index, f), s in core.shard_stats.items()
+        if index == target.index and s.index_uuid == target.uuid
+    }

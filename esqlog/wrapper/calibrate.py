@@ -54,26 +54,42 @@ def calibrate(
     client's own exceptions propagate as the client raised them.
     """
     engine = _engine_of(client)
-    _check(vocabulary=vocabulary, identifiers=identifiers, out=out, exact=exact,
-           sample=sample, seed=seed, predictor=predictor, parallel=parallel)
+    _check(
+        vocabulary=vocabulary,
+        identifiers=identifiers,
+        out=out,
+        exact=exact,
+        sample=sample,
+        seed=seed,
+        predictor=predictor,
+        parallel=parallel,
+    )
     if identifiers:
         from esqlog.identifiers.calibrate import (
             calibrate_identifiers,
             save_identifier_calibration,
         )
 
-        found = calibrate_identifiers(engine, index, field, predictor=predictor,
-                                      parallel=parallel)
+        found = calibrate_identifiers(engine, index, field, predictor=predictor, parallel=parallel)
         assert out is not None  # _check: identifiers needs vocabulary, vocabulary needs out
         record, _, _ = save_identifier_calibration(found, out)
         return record
     if vocabulary:
-        record, vocab = calibrate_with_vocabulary(engine, index, field, predictor=predictor,
-                                                  parallel=parallel)
+        record, vocab = calibrate_with_vocabulary(
+            engine, index, field, predictor=predictor, parallel=parallel
+        )
         assert out is not None
         return save_with_vocabulary(record, vocab, out)
-    record = calibrate_engine(engine, index, field, exact=exact, sample=sample, seed=seed,
-                              predictor=predictor, parallel=parallel)
+    record = calibrate_engine(
+        engine,
+        index,
+        field,
+        exact=exact,
+        sample=sample,
+        seed=seed,
+        predictor=predictor,
+        parallel=parallel,
+    )
     if out is not None:
         save_calibration(record, out)
     return record
@@ -86,41 +102,60 @@ def _engine_of(client: Any) -> Engine:
         raise TypeError(
             f"esqlog.calibrate needs a sync client, got {type(client).__name__}; calibrate "
             "with Elasticsearch(...) or OpenSearch(...) and pass the Calibration to "
-            "esqlog.wrap(async_client, calibration)")
+            "esqlog.wrap(async_client, calibration)"
+        )
     try:
         flavor_of(client)
     except TypeError:
-        raise TypeError(f"esqlog.calibrate takes an elasticsearch or opensearch-py client, "
-                        f"got {type(client).__name__}; pass e.g. Elasticsearch(url) or "
-                        "OpenSearch(hosts=[url])") from None
+        raise TypeError(
+            f"esqlog.calibrate takes an elasticsearch or opensearch-py client, "
+            f"got {type(client).__name__}; pass e.g. Elasticsearch(url) or "
+            "OpenSearch(hosts=[url])"
+        ) from None
     return Engine(client)
 
 
-def _check(*, vocabulary: bool, identifiers: bool, out: str | Path | None, exact: bool,
-           sample: int, seed: int, predictor: str, parallel: int) -> None:
+def _check(
+    *,
+    vocabulary: bool,
+    identifiers: bool,
+    out: str | Path | None,
+    exact: bool,
+    sample: int,
+    seed: int,
+    predictor: str,
+    parallel: int,
+) -> None:
     """The CLI's checks, in the Python API's own words (argument names, not flags)."""
     if vocabulary and out is None:
-        raise UsageError("vocabulary=True needs out= (the snapshot is written beside that "
-                         "file, and the Calibration names it)", "pass out='FILE.json'")
+        raise UsageError(
+            "vocabulary=True needs out= (the snapshot is written beside that "
+            "file, and the Calibration names it)",
+            "pass out='FILE.json'",
+        )
     if identifiers and not vocabulary:
-        raise UsageError("identifiers=True needs vocabulary=True (its statistics ride on "
-                         "that scan)", "pass vocabulary=True, identifiers=True, out='FILE.json'")
+        raise UsageError(
+            "identifiers=True needs vocabulary=True (its statistics ride on that scan)",
+            "pass vocabulary=True, identifiers=True, out='FILE.json'",
+        )
     if out is not None:
         output_target(out, "calibration file")
     if not (exact or vocabulary) and not _integer_in(sample, 1, MAX_SAMPLE):
-        raise UsageError(f"sample must be an integer between 1 and {MAX_SAMPLE:,}, got "
-                         f"{sample!r}", "pass e.g. sample=20000, or exact=True to read "
-                         "every document")
+        raise UsageError(
+            f"sample must be an integer between 1 and {MAX_SAMPLE:,}, got {sample!r}",
+            "pass e.g. sample=20000, or exact=True to read every document",
+        )
     if not _integer_in(seed, -(2**63), 2**63 - 1):
-        raise UsageError(f"seed must be a signed 64-bit integer, got {seed!r}",
-                         "pass e.g. seed=42")
+        raise UsageError(f"seed must be a signed 64-bit integer, got {seed!r}", "pass e.g. seed=42")
     if predictor not in PREDICTORS:
-        raise UsageError(f"unknown predictor {predictor!r}",
-                         f"use one of {', '.join(sorted(PREDICTORS))}")
+        raise UsageError(
+            f"unknown predictor {predictor!r}", f"use one of {', '.join(sorted(PREDICTORS))}"
+        )
     if not _integer_in(parallel, 1, MAX_PARALLEL):
-        raise UsageError(f"parallel must be an integer between 1 and {MAX_PARALLEL}, got "
-                         f"{parallel!r}", "pass 1 to read shard after shard, or the number "
-                         "of data nodes")
+        raise UsageError(
+            f"parallel must be an integer between 1 and {MAX_PARALLEL}, got {parallel!r}",
+            "pass 1 to read shard after shard, or the number of data nodes",
+        )
 
 
 def _integer_in(value: object, low: int, high: int) -> bool:

@@ -46,8 +46,9 @@ ClientT = TypeVar("ClientT")
 CalibrationSource = Calibration | str | Path | Iterable[Calibration | str | Path]
 
 
-def keywords_of(method: Any, args: tuple[Any, ...],
-                kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def keywords_of(
+    method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Positional arguments named as the client's own ``search`` binds them.
 
     Both clients' current ``search`` is keyword-only, so positional arguments raise the
@@ -67,8 +68,9 @@ def keywords_of(method: Any, args: tuple[Any, ...],
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as exc:
-        raise TypeError(f"{getattr(method, '__qualname__', 'search')}() takes keyword "
-                        f"arguments only ({exc})") from None
+        raise TypeError(
+            f"{getattr(method, '__qualname__', 'search')}() takes keyword arguments only ({exc})"
+        ) from None
     named: dict[str, Any] = {}
     for name, value in bound.arguments.items():
         if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
@@ -104,6 +106,7 @@ class _Wrapped:
             if isinstance(made, type(self._client)):
                 return type(self)(made, self.esqlog_core)
             return made
+
         return call
 
     def __repr__(self) -> str:
@@ -128,7 +131,8 @@ class _Wrapped:
         raise TypeError(
             f"an esqlog-wrapped {type(self._client).__name__} cannot be pickled (it holds "
             "the client's connections and esqlog's caches); pickle the Calibration instead "
-            "and call esqlog.wrap(client, calibration) where it is used")
+            "and call esqlog.wrap(client, calibration) where it is used"
+        )
 
 
 class QlogClient(_Wrapped):
@@ -179,18 +183,18 @@ class AsyncQlogClient(_Wrapped):
     async def __aexit__(self, *exc_info: Any) -> Any:
         return await self._client.__aexit__(*exc_info)
 
-    async def search(self, *args: Any, esqlog_mode: SearchMode | None = None,
-                     **kwargs: Any) -> Any:
+    async def search(self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any) -> Any:
         """The client's own ``search``, with calibrated match clauses scored by q-log BM25."""
         args, kwargs = keywords_of(self._client.search, args, kwargs)
-        return await adrive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode),
-                            self._perform)
+        return await adrive(search_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform)
 
-    async def msearch(self, *args: Any, esqlog_mode: SearchMode | None = None,
-                      **kwargs: Any) -> Any:
+    async def msearch(
+        self, *args: Any, esqlog_mode: SearchMode | None = None, **kwargs: Any
+    ) -> Any:
         """The client's own ``msearch``, each calibrated search rewritten (wrapper.multi)."""
-        return await adrive(msearch_plan(self.esqlog_core, args, kwargs, esqlog_mode),
-                            self._perform)
+        return await adrive(
+            msearch_plan(self.esqlog_core, args, kwargs, esqlog_mode), self._perform
+        )
 
     async def _perform(self, step: Step) -> Any:
         if isinstance(step, ClientSearch):
@@ -209,7 +213,8 @@ def unwrapped(client: Any) -> Any:
 def as_calibrations(calibration: CalibrationSource) -> list[Calibration]:
     """Calibrations given as records, paths, or any mix of them in an iterable."""
     items: list[Calibration | str | Path] = (
-        [calibration] if isinstance(calibration, Calibration | str | Path) else list(calibration))
+        [calibration] if isinstance(calibration, Calibration | str | Path) else list(calibration)
+    )
     return [c if isinstance(c, Calibration) else load_calibration(c) for c in items]
 
 
@@ -275,12 +280,21 @@ def wrap(
     ``esqlog`` logger writes at DEBUG.
     Every option is validated here (esqlog.wrapper.options): bad values raise UsageError.
     """
-    options = WrapOptions(mode=mode, top_n=top_n, dfs=dfs, boost_shards=boost_shards,
-                          joins=joins, join_weight=join_weight,
-                          stats_ttl=stats_ttl, stats=stats,
-                          script_df_fraction=script_df_fraction, rerank_in=rerank_in,
-                          resolve_ttl=resolve_ttl, identifiers=identifiers,
-                          on_decision=on_decision)
+    options = WrapOptions(
+        mode=mode,
+        top_n=top_n,
+        dfs=dfs,
+        boost_shards=boost_shards,
+        joins=joins,
+        join_weight=join_weight,
+        stats_ttl=stats_ttl,
+        stats=stats,
+        script_df_fraction=script_df_fraction,
+        rerank_in=rerank_in,
+        resolve_ttl=resolve_ttl,
+        identifiers=identifiers,
+        on_decision=on_decision,
+    )
     core = WrapperCore(as_calibrations(calibration), options, flavor_of(client))
     wrapped: _Wrapped
     if is_async_client(client) or inspect.iscoroutinefunction(getattr(client, "search", None)):

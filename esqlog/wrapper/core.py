@@ -45,19 +45,27 @@ from esqlog.wrapper.snapshots import SnapshotGuard, load_snapshots
 class WrapperCore:
     """Everything one wrapped client decides, shared by its sync and async search paths."""
 
-    def __init__(self, calibrations: Sequence[Calibration], options: WrapOptions,
-                 flavor: Flavor) -> None:
+    def __init__(
+        self, calibrations: Sequence[Calibration], options: WrapOptions, flavor: Flavor
+    ) -> None:
         self.options = options
         self.flavor = flavor
         self.by_index: dict[str, list[Calibration]] = {}
         for cal in calibrations:
             self.by_index.setdefault(cal.index, []).append(cal)
         #: index -> field -> its q and IDF form (validated once, here)
-        self.fields = {index: {c.field: FieldCalibration(c.q, c.idf_form) for c in cals}
-                       for index, cals in self.by_index.items()}
+        self.fields = {
+            index: {c.field: FieldCalibration(c.q, c.idf_form) for c in cals}
+            for index, cals in self.by_index.items()
+        }
         self.resolver = IndexResolver(
-            {index: {c.field: c.standard_analysis for c in cals}
-             for index, cals in self.by_index.items()}, options.resolve_ttl, LRU())
+            {
+                index: {c.field: c.standard_analysis for c in cals}
+                for index, cals in self.by_index.items()
+            },
+            options.resolve_ttl,
+            LRU(),
+        )
         snapshots = load_snapshots(calibrations, options.stats)
         self.snapshots = SnapshotGuard(snapshots, self.by_index)
         #: mode="auto": per index, identifiers or boost, and why (esqlog.wrapper.auto_mode)
@@ -65,23 +73,36 @@ class WrapperCore:
         #: the identifiers mode's split statistics, loaded beside their snapshots (when the
         #: wrapper is built for that mode: a missing file is an error at wrap() time; for
         #: mode="auto", those of the indices it chose the mode for)
-        self.engine_query = EngineQueryChoice(options.identifiers or IdentifierSettings(),
-                                              calibrations)
-        stats = (load_identifier_statistics(calibrations, snapshots)
-                 if options.mode == "identifiers" else
-                 self.modes.statistics if self.modes is not None else {})
-        self.identifiers = IdentifierRewriter(stats, self.engine_query.settings) if (
-            options.mode == "identifiers" or stats) else None
+        self.engine_query = EngineQueryChoice(
+            options.identifiers or IdentifierSettings(), calibrations
+        )
+        stats = (
+            load_identifier_statistics(calibrations, snapshots)
+            if options.mode == "identifiers"
+            else self.modes.statistics
+            if self.modes is not None
+            else {}
+        )
+        self.identifiers = (
+            IdentifierRewriter(stats, self.engine_query.settings)
+            if (options.mode == "identifiers" or stats)
+            else None
+        )
         if self.modes is not None:
             self.modes.log(self.engine_query if self.identifiers is not None else None)
         #: boost mode's per-shard statistics, for several shards without dfs (weighted
         #: boosts or one request per shard: esqlog.wrapper.shard_stats); empty when boost
         #: goes the dfs way (boost_shards="dfs", dfs=False, or none recorded)
-        self.shard_stats = load_shard_statistics(
-            calibrations, snapshots, stats) if options.boost_shards != "dfs" and options.dfs else {}
+        self.shard_stats = (
+            load_shard_statistics(calibrations, snapshots, stats)
+            if options.boost_shards != "dfs" and options.dfs
+            else {}
+        )
         self.statistics = StatisticsResolver(
-            self.snapshots, StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
-            options.joins)
+            self.snapshots,
+            StatsCache(options.stats_ttl) if options.stats_ttl > 0 else None,
+            options.joins,
+        )
         self.scripts = ScriptSupport()
         self.pits = PitIndexes()  # point-in-time id -> the index it reads
         self._version: tuple[int, ...] | None = None
@@ -97,13 +118,18 @@ class WrapperCore:
         a prose index back to boost), else boost."""
         chosen = mode or self.options.mode
         if chosen == "auto":
-            code = self.modes is not None and self.identifiers is not None and (
-                self.modes.code(index, self.by_index))
+            code = (
+                self.modes is not None
+                and self.identifiers is not None
+                and (self.modes.code(index, self.by_index))
+            )
             return "identifiers" if code else "boost"
         if chosen == "identifiers" and self.identifiers is None:
-            raise UsageError("esqlog_mode='identifiers' needs a wrapper built for that mode "
-                             "(it loads the identifier statistics)",
-                             "wrap(client, calibration, mode='identifiers')")
+            raise UsageError(
+                "esqlog_mode='identifiers' needs a wrapper built for that mode "
+                "(it loads the identifier statistics)",
+                "wrap(client, calibration, mode='identifiers')",
+            )
         return chosen
 
     def use_spans(self, settings: IdentifierSettings) -> None:
@@ -129,25 +155,41 @@ class WrapperCore:
         """w of identifier joins for this index, or None when joins are off."""
         if not self.options.joins:
             return None
-        return join_weight_for(self.options.join_weight,
-                               (c.join_weight for c in self.by_index[index]))
+        return join_weight_for(
+            self.options.join_weight, (c.join_weight for c in self.by_index[index])
+        )
 
-    def rewritten(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
-                  mode: RewriteMode,
-                  idf_scale: Mapping[tuple[str, str], float] | None = None) -> dict[str, Any]:
+    def rewritten(
+        self,
+        target: IndexTarget,
+        query: Any,
+        stats: Mapping[TextKey, TextStats],
+        mode: RewriteMode,
+        idf_scale: Mapping[tuple[str, str], float] | None = None,
+    ) -> dict[str, Any]:
         """The caller's query with q-log weights (boost clauses or the stored script);
         ``idf_scale``: boosts for a shard scoring with its own statistics (one request per
         shard, esqlog.wrapper.boost_fan_out)."""
         query = with_default_fields(query, target.default_fields)
         resolved = {key: resolved_from_stats(s) for key, s in stats.items()}
-        settings = RewriteSettings(self.fields[target.index], mode, TERM_SCRIPT_ID,
-                                   self.join_weight(target.index),
-                                   script_df_fraction=self.options.script_df_fraction,
-                                   max_clauses=self.max_clauses, idf_scale=idf_scale)
+        settings = RewriteSettings(
+            self.fields[target.index],
+            mode,
+            TERM_SCRIPT_ID,
+            self.join_weight(target.index),
+            script_df_fraction=self.options.script_df_fraction,
+            max_clauses=self.max_clauses,
+            idf_scale=idf_scale,
+        )
         return rewrite_query_sharing(query, resolved, settings)
 
-    def named_native(self, target: IndexTarget, query: Any, stats: Mapping[TextKey, TextStats],
-                     names: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+    def named_native(
+        self,
+        target: IndexTarget,
+        query: Any,
+        stats: Mapping[TextKey, TextStats],
+        names: Mapping[tuple[str, str], str],
+    ) -> dict[str, Any]:
         """The query with native scores (q = 1: every weight 1) and each term clause named,
         so one search returns the top-N and every term's own score for the rerank."""
         query = with_default_fields(query, target.default_fields)
@@ -156,12 +198,20 @@ class WrapperCore:
         settings = RewriteSettings(fields, "boost", TERM_SCRIPT_ID, None, term_names=names)
         return rewrite_query_sharing(query, resolved, settings)
 
-    def scored_texts(self, target: IndexTarget,
-                     stats: Mapping[TextKey, TextStats]) -> list[ScoredText]:
+    def scored_texts(
+        self, target: IndexTarget, stats: Mapping[TextKey, TextStats]
+    ) -> list[ScoredText]:
         """The texts with their field's q, for the rerank's corrections."""
         fields = self.fields[target.index]
         weight = self.join_weight(target.index)
-        joins = joins_that_fit([(s.terms, confirmed_joins(s.terms, s.extra_df) if weight
-                                 else ()) for s in stats.values()], self.max_clauses)
-        return [ScoredText(f, s, fields[f].q, fields[f].form, kept, weight or 0.0)
-                for ((f, _), s), kept in zip(stats.items(), joins, strict=True)]
+        joins = joins_that_fit(
+            [
+                (s.terms, confirmed_joins(s.terms, s.extra_df) if weight else ())
+                for s in stats.values()
+            ],
+            self.max_clauses,
+        )
+        return [
+            ScoredText(f, s, fields[f].q, fields[f].form, kept, weight or 0.0)
+            for ((f, _), s), kept in zip(stats.items(), joins, strict=True)
+        ]

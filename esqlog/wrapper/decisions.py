@@ -131,14 +131,23 @@ class Trace:
     def emit(self, hook: DecisionHook | None) -> None:
         if self.reason is None:
             return
-        decision = SearchDecision(self.index, self.requested, self.mode,
-                                  self.reason == "rewritten", self.reason, self.statistics,
-                                  self.fallback, self.fan_out, self.shard_weighted)
+        decision = SearchDecision(
+            self.index,
+            self.requested,
+            self.mode,
+            self.reason == "rewritten",
+            self.reason,
+            self.statistics,
+            self.fallback,
+            self.fan_out,
+            self.shard_weighted,
+        )
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s", decision.line())
         if hook is not None:
             try:
                 hook(decision)
             except Exception:  # a metrics hook must not fail the application's search
-                logger.warning("esqlog: on_decision raised; the search is unaffected",
-                               exc_info=True)
+                logger.warning(
+                    "esqlog: on_decision raised; the search is unaffected", exc_info=True
+                )

@@ -31,12 +31,14 @@ logger = logging.getLogger("esqlog")
 T = TypeVar("T")
 
 
-
 def _refused() -> re.Pattern[str]:
     """What the engines say when a node does not know the plugin's query."""
     name = re.escape(synonym.QUERY_NAME)
-    return re.compile(rf"unknown query \[{name}\]|unknown field \[{name}\]"
-                      rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]", re.IGNORECASE)
+    return re.compile(
+        rf"unknown query \[{name}\]|unknown field \[{name}\]"
+        rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]",
+        re.IGNORECASE,
+    )
 
 
 def _text_of(payload: Any) -> str:
@@ -58,25 +60,29 @@ def refused_in(response: Any) -> bool:
     body = getattr(response, "body", response)
     if not isinstance(body, Mapping):
         return False
-    parts: list[Any] = [body.get("_shards", {}).get("failures")
-                        if isinstance(body.get("_shards"), Mapping) else None]
+    parts: list[Any] = [
+        body.get("_shards", {}).get("failures")
+        if isinstance(body.get("_shards"), Mapping)
+        else None
+    ]
     items = body.get("responses")
     if isinstance(items, list):
-        parts += [r.get("error") or (r.get("_shards") or {}).get("failures")
-                  for r in items if isinstance(r, Mapping)]
+        parts += [
+            r.get("error") or (r.get("_shards") or {}).get("failures")
+            for r in items
+            if isinstance(r, Mapping)
+        ]
     return any(p and _refused().search(_text_of(p)) for p in parts)
 
 
 class EngineQueryChoice:
     """The identifiers settings with engine_query resolved for this wrapper's cluster."""
 
-    def __init__(self, settings: IdentifierSettings,
-                 calibrations: Sequence[Calibration]) -> None:
+    def __init__(self, settings: IdentifierSettings, calibrations: Sequence[Calibration]) -> None:
         self.asked = settings.engine_query
         if settings.engine_query == "auto":
             chosen, self.why = engine_query_for(calibrations)
-            settings = replace(settings, engine_query="plugin" if chosen == "plugin"
-                               else "span")
+            settings = replace(settings, engine_query="plugin" if chosen == "plugin" else "span")
         else:
             self.why = f"engine_query={settings.engine_query!r} was given"
         self.settings = settings
@@ -98,17 +104,22 @@ class EngineQueryChoice:
                 self.settings = replace(self.settings, engine_query="span")
                 self.fell_back = True
                 self.why = "a node refused the esqlog_terms query: spans from now on"
-                logger.warning("esqlog: a node refused the esqlog_terms query (the "
-                               "esqlog-terms plugin is missing there); the identifiers mode "
-                               "sends span queries from now on (calibrate again once every "
-                               "data node has the plugin)")
+                logger.warning(
+                    "esqlog: a node refused the esqlog_terms query (the "
+                    "esqlog-terms plugin is missing there); the identifiers mode "
+                    "sends span queries from now on (calibrate again once every "
+                    "data node has the plugin)"
+                )
                 on_change(self.settings)
         return True
 
 
-def with_span_fallback(choice: EngineQueryChoice, on_change: Callable[[IdentifierSettings], None],
-                       plan: Callable[[], Generator[Any, Any, T]],
-                       before_retry: Callable[[], None]) -> Generator[Any, Any, T]:
+def with_span_fallback(
+    choice: EngineQueryChoice,
+    on_change: Callable[[IdentifierSettings], None],
+    plan: Callable[[], Generator[Any, Any, T]],
+    before_retry: Callable[[], None],
+) -> Generator[Any, Any, T]:
     """Run ``plan``; if the cluster refuses the plugin's query (an error, or failures in
     the answer), switch to spans and run it once more (``before_retry`` puts the caller's
     request back as given)."""

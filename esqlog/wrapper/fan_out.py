@@ -43,19 +43,54 @@ from esqlog.engine.search_call import SearchCall
 from esqlog.engine.steps import ClientSearch, Step
 
 #: Body options each shard answers as the whole index would (size and from are paged here).
-PER_SHARD_BODY = frozenset({
-    "query", "size", "from", "_source", "fields", "docvalue_fields", "stored_fields",
-    "highlight", "track_total_hits", "timeout", "explain", "version", "seq_no_primary_term",
-    "track_scores", "script_fields", "post_filter", "search_type", "rescore", "collapse",
-    "profile"})
+PER_SHARD_BODY = frozenset(
+    {
+        "query",
+        "size",
+        "from",
+        "_source",
+        "fields",
+        "docvalue_fields",
+        "stored_fields",
+        "highlight",
+        "track_total_hits",
+        "timeout",
+        "explain",
+        "version",
+        "seq_no_primary_term",
+        "track_scores",
+        "script_fields",
+        "post_filter",
+        "search_type",
+        "rescore",
+        "collapse",
+        "profile",
+    }
+)
 #: Body options answered by one more request of the whole index (see the module docstring)
 WHOLE_INDEX_BODY = frozenset({"aggs", "aggregations", "suggest"})
 #: URL options each request carries in its msearch header
 HEADER = ("routing", "request_cache")
 #: The same options as elasticsearch-py keywords, and the transport options of both clients.
-_KEYWORDS = frozenset({"index", "body", "params", "headers", "from_", "source",
-                       "source_includes", "source_excludes", "request_timeout",
-                       "preference", *HEADER}) | PER_SHARD_BODY | WHOLE_INDEX_BODY
+_KEYWORDS = (
+    frozenset(
+        {
+            "index",
+            "body",
+            "params",
+            "headers",
+            "from_",
+            "source",
+            "source_includes",
+            "source_excludes",
+            "request_timeout",
+            "preference",
+            *HEADER,
+        }
+    )
+    | PER_SHARD_BODY
+    | WHOLE_INDEX_BODY
+)
 _PARAMS = frozenset({"request_timeout", "preference", "search_type", "timeout", *HEADER})
 #: The engines' default of track_total_hits
 TOTAL_HITS_UP_TO = 10_000
@@ -76,14 +111,25 @@ def fans_out(call: SearchCall) -> bool:
     params = call.kwargs.get("params") or {}
     collapse = call.get("collapse")
     preference = call.get("preference")
-    return (set(body) <= PER_SHARD_BODY | WHOLE_INDEX_BODY
-            and set(call.kwargs) <= _KEYWORDS
-            and isinstance(params, Mapping) and set(params) <= _PARAMS
-            and (collapse is None or (isinstance(collapse, Mapping) and set(collapse) ==
-                                      {"field"} and isinstance(collapse["field"], str)))
-            and not (call.get("profile") and aggregating(call))
-            and (preference is None or (isinstance(preference, str)
-                                        and not preference.startswith("_shards:"))))
+    return (
+        set(body) <= PER_SHARD_BODY | WHOLE_INDEX_BODY
+        and set(call.kwargs) <= _KEYWORDS
+        and isinstance(params, Mapping)
+        and set(params) <= _PARAMS
+        and (
+            collapse is None
+            or (
+                isinstance(collapse, Mapping)
+                and set(collapse) == {"field"}
+                and isinstance(collapse["field"], str)
+            )
+        )
+        and not (call.get("profile") and aggregating(call))
+        and (
+            preference is None
+            or (isinstance(preference, str) and not preference.startswith("_shards:"))
+        )
+    )
 
 
 def _pages_as_given(call: SearchCall) -> bool:
@@ -97,8 +143,9 @@ def _pages_as_given(call: SearchCall) -> bool:
     """
     for key in ("from", "size"):
         value = call.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
             return False
     total = call.get("track_total_hits")
     if isinstance(total, str) and total.lower() in ("true", "false"):
@@ -153,9 +200,13 @@ def _pinned(flavor: str, shard: int, preference: Any) -> str:
     return f"_shards:{shard}|{preference}"
 
 
-def fan_out_searches(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]],
-                     whole: dict[str, Any] | None = None, dfs: bool = True
-                     ) -> list[dict[str, Any]]:
+def fan_out_searches(
+    flavor: str,
+    call: SearchCall,
+    queries: Sequence[dict[str, Any]],
+    whole: dict[str, Any] | None = None,
+    dfs: bool = True,
+) -> list[dict[str, Any]]:
     """The msearch lines of the search: one (header, body) per shard, then, for
     aggregations or suggestions, one of the whole index holding ``whole`` (the one query)."""
     size = call.get("size")
@@ -165,16 +216,17 @@ def fan_out_searches(flavor: str, call: SearchCall, queries: Sequence[dict[str, 
     shared = {k: call.get(k) for k in HEADER if call.get(k) is not None}
     searches: list[dict[str, Any]] = []
     for shard, query in enumerate(queries):
-        searches += [{"index": call.index, "preference": _pinned(flavor, shard, preference),
-                      **shared}, _shard_body(call, query, start + size)]
+        searches += [
+            {"index": call.index, "preference": _pinned(flavor, shard, preference), **shared},
+            _shard_body(call, query, start + size),
+        ]
     if whole is not None:
         header = {"index": call.index, **shared}
         if preference is not None:
             header["preference"] = preference
         if dfs and len(queries) > 1:
             header["search_type"] = _DFS
-        body = {k: call.get(k) for k in (*WHOLE_INDEX_BODY, "timeout")
-                if call.get(k) is not None}
+        body = {k: call.get(k) for k in (*WHOLE_INDEX_BODY, "timeout") if call.get(k) is not None}
         searches += [header, {**body, "query": whole, "size": 0}]
     return searches
 
@@ -188,20 +240,23 @@ class FanOutAnswer:
     moved: bool
 
 
-def fan_out_plan(flavor: str, call: SearchCall, queries: Sequence[dict[str, Any]],
-                 whole: dict[str, Any] | None = None, dfs: bool = True
-                 ) -> Generator[Step, Any, FanOutAnswer]:
+def fan_out_plan(
+    flavor: str,
+    call: SearchCall,
+    queries: Sequence[dict[str, Any]],
+    whole: dict[str, Any] | None = None,
+    dfs: bool = True,
+) -> Generator[Step, Any, FanOutAnswer]:
     """The search as one request per shard (+ one for aggregations), merged."""
     searches = fan_out_searches(flavor, call, queries, whole, dfs)
-    extra = {k: v for k, v in call.kwargs.items()
-             if k in ("headers", "request_timeout")}
+    extra = {k: v for k, v in call.kwargs.items() if k in ("headers", "request_timeout")}
     params = call.kwargs.get("params") or {}
     if "request_timeout" in params:
         extra["params"] = {"request_timeout": params["request_timeout"]}
     key = "searches" if flavor == "elasticsearch" else "body"
     raw = yield ClientSearch((), {key: searches, **extra}, "msearch")
     responses = raw["responses"]
-    moved = index_moved(responses[:len(queries)], call.get("routing") is not None)
+    moved = index_moved(responses[: len(queries)], call.get("routing") is not None)
     merged = merge_call(call, responses, raw.get("took"), len(queries))
     if merged is None:
         return FanOutAnswer(None, moved)
@@ -216,22 +271,26 @@ def index_moved(responses: Sequence[Mapping[str, Any]], routed: bool) -> bool:
         error = r.get("error")
         if isinstance(error, Mapping) and error.get("type") == "index_not_found_exception":
             return True
-        if not routed and "error" not in r and int((r.get("_shards") or {}).get(
-                "total", 1)) != 1:
+        if not routed and "error" not in r and int((r.get("_shards") or {}).get("total", 1)) != 1:
             return True
     return False
 
 
-def merge_call(call: SearchCall, responses: Sequence[Mapping[str, Any]], took: Any,
-               shards: int) -> dict[str, Any] | None:
+def merge_call(
+    call: SearchCall, responses: Sequence[Mapping[str, Any]], took: Any, shards: int
+) -> dict[str, Any] | None:
     """The call's response from its msearch answers (``shards`` per-shard ones, then the
     aggregations' one when there is one); None when one of them is an error."""
     collapse = call.get("collapse")
     merged = merge_responses(
-        responses[:shards], took, call.get("from") or 0,
-        10 if call.get("size") is None else call.get("size"), call.get("track_total_hits"),
+        responses[:shards],
+        took,
+        call.get("from") or 0,
+        10 if call.get("size") is None else call.get("size"),
+        call.get("track_total_hits"),
         collapse=collapse["field"] if isinstance(collapse, Mapping) else None,
-        profile=bool(call.get("profile")))
+        profile=bool(call.get("profile")),
+    )
     if merged is None or len(responses) == shards:
         return merged
     whole = responses[shards]
@@ -243,9 +302,16 @@ def merge_call(call: SearchCall, responses: Sequence[Mapping[str, Any]], took: A
     return merged
 
 
-def merge_responses(responses: Sequence[Mapping[str, Any]], took: Any, start: int, size: int,
-                    track_total_hits: Any, *, collapse: str | None = None,
-                    profile: bool = False) -> dict[str, Any] | None:
+def merge_responses(
+    responses: Sequence[Mapping[str, Any]],
+    took: Any,
+    start: int,
+    size: int,
+    track_total_hits: Any,
+    *,
+    collapse: str | None = None,
+    profile: bool = False,
+) -> dict[str, Any] | None:
     """One search response from the shards' answers (in shard order); None on an error.
 
     ``collapse``: the field hits were collapsed on (a key's best hit is kept, as the
@@ -253,12 +319,12 @@ def merge_responses(responses: Sequence[Mapping[str, Any]], took: Any, start: in
     if any("error" in r or "hits" not in r for r in responses):
         return None
     hits = [h for r in responses for h in r["hits"].get("hits", [])]
-    hits.sort(key=lambda h: -(h.get("_score") if h.get("_score") is not None
-                              else float("-inf")))  # stable: shard order, then its own
+    hits.sort(
+        key=lambda h: -(h.get("_score") if h.get("_score") is not None else float("-inf"))
+    )  # stable: shard order, then its own
     if collapse is not None:
         hits = _collapsed(hits, collapse)
-    scores = [r["hits"]["max_score"] for r in responses
-              if r["hits"].get("max_score") is not None]
+    scores = [r["hits"]["max_score"] for r in responses if r["hits"].get("max_score") is not None]
     out_hits: dict[str, Any] = {}
     totals = [r["hits"].get("total") for r in responses]
     if all(isinstance(t, Mapping) for t in totals):
@@ -266,20 +332,25 @@ def merge_responses(responses: Sequence[Mapping[str, Any]], took: Any, start: in
     elif all(isinstance(t, int) for t in totals):  # rest_total_hits_as_int
         out_hits["total"] = sum(totals)
     out_hits["max_score"] = max(scores) if scores else None
-    out_hits["hits"] = hits[start:start + size]
+    out_hits["hits"] = hits[start : start + size]
     shards = [r.get("_shards") or {} for r in responses]
-    summed: dict[str, Any] = {k: sum(int(s.get(k, 0)) for s in shards)
-                              for k in ("total", "successful", "skipped", "failed")}
+    summed: dict[str, Any] = {
+        k: sum(int(s.get(k, 0)) for s in shards)
+        for k in ("total", "successful", "skipped", "failed")
+    }
     failures = [f for s in shards for f in s.get("failures", [])]
     if failures:
         summed["failures"] = failures
-    out = {"took": took if took is not None else max(int(r.get("took", 0))
-                                                     for r in responses),
-           "timed_out": any(bool(r.get("timed_out")) for r in responses),
-           "_shards": summed, "hits": out_hits}
+    out = {
+        "took": took if took is not None else max(int(r.get("took", 0)) for r in responses),
+        "timed_out": any(bool(r.get("timed_out")) for r in responses),
+        "_shards": summed,
+        "hits": out_hits,
+    }
     if profile:
-        out["profile"] = {"shards": [s for r in responses
-                                     for s in (r.get("profile") or {}).get("shards", [])]}
+        out["profile"] = {
+            "shards": [s for r in responses for s in (r.get("profile") or {}).get("shards", [])]
+        }
     return out
 
 
@@ -301,8 +372,13 @@ def _total(totals: Sequence[Mapping[str, Any]], track_total_hits: Any) -> dict[s
     """hits.total as the engine merges it: summed, then capped at track_total_hits."""
     value = sum(int(t.get("value", 0)) for t in totals)
     relation = "gte" if any(t.get("relation") == "gte" for t in totals) else "eq"
-    up_to = (None if track_total_hits is True else TOTAL_HITS_UP_TO if track_total_hits
-             in (None, False) else int(track_total_hits))
+    up_to = (
+        None
+        if track_total_hits is True
+        else TOTAL_HITS_UP_TO
+        if track_total_hits in (None, False)
+        else int(track_total_hits)
+    )
     if up_to is not None and value > up_to:
         value, relation = up_to, "gte"
     return {"value": value, "relation": relation}

@@ -46,16 +46,24 @@ Planned = tuple[list[Any], SearchCall | None]
 PlanOne = Callable[[Any, Any, Mapping[str, Any]], Generator[Step, Any, Planned]]
 
 
-def identifiers_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
-                             given: dict[str, Any], boost: Boost) -> SearchPlan:
+def identifiers_msearch_plan(
+    core: WrapperCore, key: str, searches: list[Any], given: dict[str, Any], boost: Boost
+) -> SearchPlan:
     """The caller's msearch with every calibrated body planned as its search would be."""
-    return (yield from fanned_msearch_plan(
-        core, key, searches, given,
-        lambda header, body, given: _one_plan(core, header, body, given, boost)))
+    return (
+        yield from fanned_msearch_plan(
+            core,
+            key,
+            searches,
+            given,
+            lambda header, body, given: _one_plan(core, header, body, given, boost),
+        )
+    )
 
 
-def fanned_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
-                        given: dict[str, Any], plan_one: PlanOne) -> SearchPlan:
+def fanned_msearch_plan(
+    core: WrapperCore, key: str, searches: list[Any], given: dict[str, Any], plan_one: PlanOne
+) -> SearchPlan:
     """The caller's msearch with each body laid out by ``plan_one``: its own lines, or one
     request per shard (with the call to merge their answers by) when it fans out. Shared
     by the identifiers mode and boost mode's fan-out (esqlog.wrapper.boost_fan_out)."""
@@ -69,7 +77,7 @@ def fanned_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
     responses = raw["responses"]
     answers = []
     for start, count, call in slots:
-        part = responses[start:start + count]
+        part = responses[start : start + count]
         if call is None:
             answers.append(part[0])
             continue
@@ -78,16 +86,18 @@ def fanned_msearch_plan(core: WrapperCore, key: str, searches: list[Any],
             core.resolver.forget(call.index)
             core.snapshots.recheck(call.index)
         merged = merge_call(call, part, None, shards)
-        answers.append(merged if merged is not None else next(
-            (r for r in part if "error" in r), part[0]))
+        answers.append(
+            merged if merged is not None else next((r for r in part if "error" in r), part[0])
+        )
     given_body: Any = getattr(raw, "body", raw)
     body = {**dict(given_body), "responses": answers}
     meta = getattr(raw, "meta", None)
     return body if meta is None else type(raw)(body=body, meta=meta)
 
 
-def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any],
-              boost: Boost) -> Generator[Step, Any, Planned]:
+def _one_plan(
+    core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any], boost: Boost
+) -> Generator[Step, Any, Planned]:
     if not isinstance(header, Mapping) or not isinstance(body, Mapping):
         return [header, body], None
     query = body.get("query")
@@ -99,9 +109,11 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     retriever = body.get("retriever") if core.flavor == "elasticsearch" else None
     if retriever is not None or has_top_level_knn(body, {}) or not isinstance(index, str):
         return (yield from boost(header, body, given)), None
-    call = SearchCall(core.flavor, (), {
-        **{k: v for k, v in header.items() if k != "index"}, "index": index,
-        "body": dict(body)})
+    call = SearchCall(
+        core.flavor,
+        (),
+        {**{k: v for k, v in header.items() if k != "index"}, "index": index, "body": dict(body)},
+    )
     rewriter = core.identifiers
     assert rewriter is not None  # the wrapper is built for the mode
     try:
@@ -121,8 +133,9 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         scored = aggregations_read_scores(call)
         whole = beside_fan_out(core, call, target, query, queries, scored)
         if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
-            return fan_out_searches(core.flavor, call, queries, whole,
-                                    core.options.dfs and scored), call
+            return fan_out_searches(
+                core.flavor, call, queries, whole, core.options.dfs and scored
+            ), call
     unscored = scores_unread(call)
     build = rewriter.rewrite_matching if unscored else rewriter.rewrite
     rewritten = build(target, query, core.snapshots, core.max_clauses)
@@ -130,16 +143,22 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         return (yield from boost(header, body, given)), None
     if not isinstance(rewritten, dict):
         return [header, body], None
-    if (core.options.dfs and target.shards > 1 and "search_type" not in header and not unscored
-            and not plugin and given.get("search_type") is None
-            and (given.get("params") or {}).get("search_type") is None):
+    if (
+        core.options.dfs
+        and target.shards > 1
+        and "search_type" not in header
+        and not unscored
+        and not plugin
+        and given.get("search_type") is None
+        and (given.get("params") or {}).get("search_type") is None
+    ):
         header = {**header, "search_type": _DFS}
     return [header, {**body, "query": rewritten}], None
 
 
-def identifiers_body_plan(core: WrapperCore, header: Any, body: Any,
-                          given: Mapping[str, Any], boost: Boost
-                          ) -> Generator[Step, Any, Planned]:
+def identifiers_body_plan(
+    core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any], boost: Boost
+) -> Generator[Step, Any, Planned]:
     """One body as the identifiers mode plans it: mode="auto" routes the bodies on code
     indices here, the others to boost (esqlog.wrapper.multi)."""
     return (yield from _one_plan(core, header, body, given, boost))

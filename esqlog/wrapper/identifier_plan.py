@@ -42,8 +42,7 @@ _DFS = "dfs_query_then_fetch"
 NOT_CODE = "not code"
 
 
-def identifiers_plan(core: WrapperCore, call: SearchCall,
-                     trace: Trace | None = None) -> SearchPlan:
+def identifiers_plan(core: WrapperCore, call: SearchCall, trace: Trace | None = None) -> SearchPlan:
     """The search with match clauses as identifiers queries (esqlog.wrapper.identifier_search);
     None when the statistics they need are stale or of another index, and the search should
     go on in boost mode; NOT_CODE when the index resolved has no identifiers statistics
@@ -70,15 +69,15 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         yield from core.snapshots.check_plan(target.index, target.uuid)
         yield from core.clause_limit_plan()
         if rewriter.settings.fan_out and not plugin and target.shards > 1 and fans_out(call):
-            queries = rewriter.rewrite_per_shard(target, original, core.snapshots,
-                                                 core.max_clauses)
+            queries = rewriter.rewrite_per_shard(target, original, core.snapshots, core.max_clauses)
             if queries == STALE:
                 return None
             scored = aggregations_read_scores(call)
             whole = beside_fan_out(core, call, target, original, queries, scored)
             if isinstance(queries, list) and (whole is None or isinstance(whole, dict)):
-                answer = yield from fan_out_plan(core.flavor, call, queries, whole,
-                                                 core.options.dfs and scored)
+                answer = yield from fan_out_plan(
+                    core.flavor, call, queries, whole, core.options.dfs and scored
+                )
                 if answer.moved and not last:
                     _forget(core, call, target)
                     continue
@@ -95,8 +94,13 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
         if not isinstance(query, dict):
             trace.passed("no calibrated match clause")
             return (yield call.untouched())
-        if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-                and not unscored and not plugin):
+        if (
+            core.options.dfs
+            and target.shards > 1
+            and call.get("search_type") is None
+            and not unscored
+            and not plugin
+        ):
             call.set("search_type", _DFS)
         call.set("query", query)
         trace.rewritten("identifiers")
@@ -113,8 +117,9 @@ def identifiers_plan(core: WrapperCore, call: SearchCall,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def beside_fan_out(core: WrapperCore, call: SearchCall, target: IndexTarget, query: Any,
-                   queries: Any, scored: bool) -> Any:
+def beside_fan_out(
+    core: WrapperCore, call: SearchCall, target: IndexTarget, query: Any, queries: Any, scored: bool
+) -> Any:
     """The whole-index request that rides beside the per-shard ones when the search
     aggregates (None when it does not, or when the per-shard plan is not a list): the scored
     query if an aggregation reads scores, else the constant-score filter of the same terms."""
@@ -132,17 +137,22 @@ def scores_unread(call: SearchCall) -> bool:
     needs only the match set: the constant-score filter of the same terms, without spans or
     a dfs phase (identifier_search.IdentifierRewriter.rewrite_matching)."""
     sort = call.get("sort")
-    return (sort is not None and "_score" not in json.dumps(sort, default=str)
-            and not call.get("track_scores") and call.get("rescore") is None
-            and not aggregations_read_scores(call))
+    return (
+        sort is not None
+        and "_score" not in json.dumps(sort, default=str)
+        and not call.get("track_scores")
+        and call.get("rescore") is None
+        and not aggregations_read_scores(call)
+    )
 
 
 def _answered_by_other_shards(response: Any, target: IndexTarget, call: SearchCall) -> bool:
     """Whether a search of the whole index was answered by another number of shards than
     the index was resolved with (routing and shard preferences read fewer on purpose)."""
     preference = call.get("preference")
-    if call.get("routing") is not None or (isinstance(preference, str)
-                                           and preference.startswith("_shards:")):
+    if call.get("routing") is not None or (
+        isinstance(preference, str) and preference.startswith("_shards:")
+    ):
         return False
     body = getattr(response, "body", response)
     shards = body.get("_shards") if isinstance(body, Mapping) else None

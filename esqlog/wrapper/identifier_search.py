@@ -68,7 +68,8 @@ PLANS = 256
 
 
 def load_identifier_statistics(
-    calibrations: Sequence[Calibration], snapshots: Mapping[tuple[str, str], Vocabulary],
+    calibrations: Sequence[Calibration],
+    snapshots: Mapping[tuple[str, str], Vocabulary],
 ) -> dict[tuple[str, str], IdentifierStats]:
     """(index, field) -> split statistics, for every calibration; one clear error otherwise.
 
@@ -78,16 +79,23 @@ def load_identifier_statistics(
     for cal in calibrations:
         where = f"{cal.index}/{cal.field}"
         if (cal.index, cal.field) not in snapshots:
-            raise UsageError(f"mode 'identifiers' needs a vocabulary snapshot with identifier "
-                             f"statistics, and the calibration of {where} has none", FIX)
+            raise UsageError(
+                f"mode 'identifiers' needs a vocabulary snapshot with identifier "
+                f"statistics, and the calibration of {where} has none",
+                FIX,
+            )
         try:
             stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
         except UsageError as exc:
-            raise UsageError(f"mode 'identifiers': the calibration of {where} has no usable "
-                             f"identifier statistics ({exc.problem})", FIX) from None
+            raise UsageError(
+                f"mode 'identifiers': the calibration of {where} has no usable "
+                f"identifier statistics ({exc.problem})",
+                FIX,
+            ) from None
         if (stats.index_uuid, stats.field) != (cal.index_uuid, cal.field):
-            raise UsageError(f"the identifier statistics of {where} belong to another index "
-                             "or field", FIX)
+            raise UsageError(
+                f"the identifier statistics of {where} belong to another index or field", FIX
+            )
         out[(cal.index, cal.field)] = stats
     return out
 
@@ -138,31 +146,40 @@ class IdentifierRewriter:
     #: the plans of recent match texts (see PLANS)
     _plans: LRU = field(default_factory=lambda: LRU(PLANS))
 
-    def rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
-                max_clauses: int) -> dict[str, Any] | str | None:
+    def rewrite(
+        self, target: IndexTarget, query: Any, snapshots: SnapshotGuard, max_clauses: int
+    ) -> dict[str, Any] | str | None:
         """The query with its eligible match clauses replaced; None when none is (send it
         untouched); STALE when a snapshot they need no longer matches the index."""
         found = self._rewrite(target, query, snapshots, max_clauses, False)
         return found if not isinstance(found, list) else found[0]
 
-    def rewrite_per_shard(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
-                          max_clauses: int) -> list[dict[str, Any]] | str | None:
+    def rewrite_per_shard(
+        self, target: IndexTarget, query: Any, snapshots: SnapshotGuard, max_clauses: int
+    ) -> list[dict[str, Any]] | str | None:
         """One query per shard of ``target`` (esqlog.identifiers.shards), each with its
         eligible match clauses replaced; None when none is, or when the statistics of one
         lack the shards' own (send the one query instead); STALE as :meth:`rewrite`."""
         return self._rewrite(target, query, snapshots, max_clauses, True)
 
-    def rewrite_matching(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
-                         max_clauses: int) -> dict[str, Any] | str | None:
+    def rewrite_matching(
+        self, target: IndexTarget, query: Any, snapshots: SnapshotGuard, max_clauses: int
+    ) -> dict[str, Any] | str | None:
         """As :meth:`rewrite`, each identifiers clause a constant-score filter of the same
         match set (esqlog.identifiers.shards.matching_query): what aggregations that read
         no score need, without spans or a dfs phase."""
         found = self._rewrite(target, query, snapshots, max_clauses, False, True)
         return found if not isinstance(found, list) else found[0]
 
-    def _rewrite(self, target: IndexTarget, query: Any, snapshots: SnapshotGuard,
-                 max_clauses: int, fan_out: bool, matching: bool = False
-                 ) -> list[dict[str, Any]] | str | None:
+    def _rewrite(
+        self,
+        target: IndexTarget,
+        query: Any,
+        snapshots: SnapshotGuard,
+        max_clauses: int,
+        fan_out: bool,
+        matching: bool = False,
+    ) -> list[dict[str, Any]] | str | None:
         eligible: list[tuple[MatchSpec, IdentifierStats, Vocabulary]] = []
         picked: set[int] = set()  # the eligible clauses (by identity): the second walk's
         stale = False
@@ -188,31 +205,49 @@ class IdentifierRewriter:
         if stale:
             self._warn_once(*_stale_warning(target.index))
             return STALE
-        if not eligible or (fan_out and not all(
-                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible)):
+        if not eligible or (
+            fan_out
+            and not all(
+                stats.per_shard and stats.shards == target.shards for _, stats, _ in eligible
+            )
+        ):
             return None
         # the engine's limit covers the whole query: what the rest of it counts is kept
         others = count_clauses(skeleton, _match_size) - len(eligible)
         share = (max_clauses - others) // len(eligible)
-        built = [_build(self.settings, spec, stats, vocab, share, fan_out, target.index,
-                        matching, self._warn_once, self._plans)
-                 for spec, stats, vocab in eligible]
+        built = [
+            _build(
+                self.settings,
+                spec,
+                stats,
+                vocab,
+                share,
+                fan_out,
+                target.index,
+                matching,
+                self._warn_once,
+                self._plans,
+            )
+            for spec, stats, vocab in eligible
+        ]
         if all(b is None for b in built):
             return None
         out = []
         for shard in range(target.shards if fan_out else 1):
             clauses = iter([None if b is None else b[shard] for b in built])
 
-            def substitute(kind: str, inner: Mapping[str, Any],
-                           clauses: Any = clauses) -> dict[str, Any] | None:
+            def substitute(
+                kind: str, inner: Mapping[str, Any], clauses: Any = clauses
+            ) -> dict[str, Any] | None:
                 # the same clauses, in the same order, as the first walk found eligible
                 return next(clauses) if id(inner) in picked else None
 
             out.append(dict(walk(query, substitute)))
         return out
 
-    def _eligible(self, target: IndexTarget, kind: str, inner: Mapping[str, Any]
-                  ) -> tuple[MatchSpec, IdentifierStats] | None:
+    def _eligible(
+        self, target: IndexTarget, kind: str, inner: Mapping[str, Any]
+    ) -> tuple[MatchSpec, IdentifierStats] | None:
         if kind != "match":
             return None
         spec = parse_match(inner)
@@ -222,9 +257,13 @@ class IdentifierRewriter:
         analysis = target.analysis.by_field.get(spec.field)
         # The query side splits text as the built-in standard analyzer cuts ASCII, and the
         # split statistics assume the index cut it the same way (one analyzer for both).
-        if stats is None or analysis is None or not (analysis.standard and analysis.flat) or (
-                analysis.index_analyzer != analysis.analyzer) or standard_terms(
-                    spec.text) is None:
+        if (
+            stats is None
+            or analysis is None
+            or not (analysis.standard and analysis.flat)
+            or (analysis.index_analyzer != analysis.analyzer)
+            or standard_terms(spec.text) is None
+        ):
             return None
         return spec, stats
 
@@ -235,10 +274,15 @@ class IdentifierRewriter:
         per shard, and the mode's promise (one query, one match set, whichever way it is
         sent) would then hold for some pages of a paginated result and not others. Said
         once, since hits.total and the hits differ from the same search without a PIT."""
-        self._warn_once("pit", (
-            "esqlog: mode 'identifiers' does not apply to point-in-time searches: they keep "
-            "the engine's native match set (ranked in boost mode); page with from/size or "
-            "search_after without a PIT for the identifiers match set"), stacklevel=5)
+        self._warn_once(
+            "pit",
+            (
+                "esqlog: mode 'identifiers' does not apply to point-in-time searches: they keep "
+                "the engine's native match set (ranked in boost mode); page with from/size or "
+                "search_after without a PIT for the identifiers match set"
+            ),
+            stacklevel=5,
+        )
 
     def _warn_once(self, key: str, message: str, stacklevel: int = 7) -> None:
         if self._warned is None:
@@ -248,9 +292,18 @@ class IdentifierRewriter:
             warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
-def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
-           vocab: Vocabulary, allowed: int, fan_out: bool, index: str, matching: bool,
-           warn: Warn, plans: LRU | None = None) -> list[dict[str, Any]] | None:
+def _build(
+    base: IdentifierSettings,
+    spec: MatchSpec,
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    allowed: int,
+    fan_out: bool,
+    index: str,
+    matching: bool,
+    warn: Warn,
+    plans: LRU | None = None,
+) -> list[dict[str, Any]] | None:
     """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
     None (left as written) when even a budget of one clause per word does not fit the
     engine's limit.
@@ -261,8 +314,9 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
     per_shard = base.fan_out and stats.per_shard and not plugin
     layout = 1 if per_shard else None
     one_shard = per_shard or plugin
-    settings = _settings(base, spec.options.operator, spec.options.msm,
-                         base.budget_for(stats.shards, one_shard))
+    settings = _settings(
+        base, spec.options.operator, spec.options.msm, base.budget_for(stats.shards, one_shard)
+    )
     filtered = spec.options.operator == "and" or spec.options.msm is not None
     while True:
         plan = _plan(spec.text, stats, vocab, settings, layout, plans)
@@ -270,28 +324,36 @@ def _build(base: IdentifierSettings, spec: MatchSpec, stats: IdentifierStats,
         # query; without and/msm filters its terms are its clauses (no need to build it)
         query = None if per_shard and not filtered else plan.query(spec.field, settings)
         # without a filter the plugin's query lists exactly the plan's terms, one group each
-        used = (plan.clauses if query is None or (plugin and not filtered)
-                else _terms_in(query))
+        used = plan.clauses if query is None or (plugin and not filtered) else _terms_in(query)
         if used <= allowed:
             if not per_shard:
                 assert query is not None
                 return [_decorated(query, spec)]
             if fan_out:
-                return [_decorated(q, spec)
-                        for q in shard_queries(plan, stats, spec.field, settings)]
+                return [
+                    _decorated(q, spec) for q in shard_queries(plan, stats, spec.field, settings)
+                ]
             if matching:
                 return [_decorated(matching_query(plan, spec.field, settings), spec)]
-            return [_decorated(_one_query(plan, stats, spec.field, settings,
-                                          allowed, index, warn), spec)]
+            return [
+                _decorated(
+                    _one_query(plan, stats, spec.field, settings, allowed, index, warn), spec
+                )
+            ]
         budget = settings.budget_for(stats.shards, one_shard)
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
 
 
-def _plan(text: str, stats: IdentifierStats, vocab: Vocabulary,
-          settings: IdentifierSettings, layout: int | None, plans: LRU | None
-          ) -> IdentifierPlan:
+def _plan(
+    text: str,
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    settings: IdentifierSettings,
+    layout: int | None,
+    plans: LRU | None,
+) -> IdentifierPlan:
     """The plan of ``text``: from ``plans`` when the same text was planned with the same
     settings, statistics and snapshot (the next page of a search, a search retried, an
     agent's next offset), else planned and kept there.
@@ -315,27 +377,37 @@ def _plan(text: str, stats: IdentifierStats, vocab: Vocabulary,
 
 
 @lru_cache(maxsize=64)
-def _settings(base: IdentifierSettings, operator: Operator, msm: int | str | None,
-              budget: int) -> IdentifierSettings:
+def _settings(
+    base: IdentifierSettings, operator: Operator, msm: int | str | None, budget: int
+) -> IdentifierSettings:
     """The settings of one match clause: built (and checked) once per combination, not on
     every search."""
-    return replace(base, operator=operator, minimum_should_match=msm,
-                   budget=budget)
+    return replace(base, operator=operator, minimum_should_match=msm, budget=budget)
 
 
-def _one_query(plan: IdentifierPlan, stats: IdentifierStats, field: str,
-               settings: IdentifierSettings, allowed: int, index: str, warn: Warn
-               ) -> dict[str, Any]:
+def _one_query(
+    plan: IdentifierPlan,
+    stats: IdentifierStats,
+    field: str,
+    settings: IdentifierSettings,
+    allowed: int,
+    index: str,
+    warn: Warn,
+) -> dict[str, Any]:
     """The per-shard queries' terms as one dfs query: one span per shard (exact up to
     the length norm's average), or by shard set where that exceeds the clause limit
     (the same match set; one warning: some words score by their best group)."""
     query = one_query(plan, stats, field, settings)
     if _terms_in(query) <= allowed:
         return query
-    warn(f"groups:{index}", (
-        f"esqlog: a search of {index!r} that cannot go to each shard on its own holds "
-        "too many terms for one span per shard under the engine's clause limit; its "
-        "words score by their best shard-set group (the same match set)"))
+    warn(
+        f"groups:{index}",
+        (
+            f"esqlog: a search of {index!r} that cannot go to each shard on its own holds "
+            "too many terms for one span per shard under the engine's clause limit; its "
+            "words score by their best shard-set group (the same match set)"
+        ),
+    )
     return one_query(plan, stats, field, settings, exact=False)
 
 
@@ -343,7 +415,8 @@ def _stale_warning(index: str) -> tuple[str, str]:
     return index, (
         f"esqlog: index {index!r} no longer matches the vocabulary snapshot its "
         "identifier statistics belong to; searching in boost mode until esqlog "
-        "calibrate --vocabulary --identifiers runs again")
+        "calibrate --vocabulary --identifiers runs again"
+    )
 
 
 def _moved_warning(target: IndexTarget, stats: IdentifierStats) -> tuple[str, str]:
@@ -351,7 +424,8 @@ def _moved_warning(target: IndexTarget, stats: IdentifierStats) -> tuple[str, st
         f"esqlog: index {target.index!r} is another index now (uuid {target.uuid}; the "
         f"identifier statistics are of uuid {stats.index_uuid}: deleted and recreated?); "
         "searching in boost mode until esqlog calibrate --vocabulary --identifiers "
-        "runs again")
+        "runs again"
+    )
 
 
 def _match_size(field_name: str, text: str) -> int | None:

@@ -70,30 +70,46 @@ def _batch(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, list[Any
     return key, list(searches)
 
 
-def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 esqlog_mode: SearchMode | None) -> SearchPlan:
+def msearch_plan(
+    core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any], esqlog_mode: SearchMode | None
+) -> SearchPlan:
     """The caller's msearch with every calibrated body rewritten (see the module doc)."""
     given = dict(kwargs)
     batch = _batch(args, given)
     # mode="auto": the identifiers flow where some index is code (a body on another index
     # finds no identifiers statistics there and is sent as boost, below)
     mode = core.effective_mode(esqlog_mode)
-    if (esqlog_mode or core.options.mode) == "auto" and core.modes is not None and (
-            core.identifiers is not None and core.modes.code_indices):
+    if (
+        (esqlog_mode or core.options.mode) == "auto"
+        and core.modes is not None
+        and (core.identifiers is not None and core.modes.code_indices)
+    ):
         mode = "identifiers"
     if batch is None or mode == "native":
         return (yield ClientSearch(args, kwargs, "msearch"))
     key, searches = batch
     if mode == "identifiers":  # each body as its search: esqlog.wrapper.identifier_msearch
-        return (yield from with_span_fallback(
-            core.engine_query, core.use_spans, lambda: _identifiers_msearch(
-                core, key, searches, given, (esqlog_mode or core.options.mode) == "auto"),
-            lambda: None))
+        return (
+            yield from with_span_fallback(
+                core.engine_query,
+                core.use_spans,
+                lambda: _identifiers_msearch(
+                    core, key, searches, given, (esqlog_mode or core.options.mode) == "auto"
+                ),
+                lambda: None,
+            )
+        )
     rewrite_mode = yield from _rewrite_mode(core, esqlog_mode, mode)
     if core.options.boost_shards == "fan_out" and core.shard_stats and mode == "boost":
-        return (yield from fanned_msearch_plan(
-            core, key, searches, given,
-            lambda header, body, given: _one_plan(core, header, body, given, "boost", True)))
+        return (
+            yield from fanned_msearch_plan(
+                core,
+                key,
+                searches,
+                given,
+                lambda header, body, given: _one_plan(core, header, body, given, "boost", True),
+            )
+        )
     out: list[Any] = []
     for header, body in zip(searches[::2], searches[1::2], strict=True):
         lines, _ = yield from _one_plan(core, header, body, given, rewrite_mode)
@@ -102,12 +118,15 @@ def msearch_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any
     return (yield ClientSearch((), given, "msearch"))
 
 
-def _identifiers_msearch(core: WrapperCore, key: str, searches: list[Any],
-                         given: dict[str, Any], auto: bool) -> SearchPlan:
+def _identifiers_msearch(
+    core: WrapperCore, key: str, searches: list[Any], given: dict[str, Any], auto: bool
+) -> SearchPlan:
     """The identifiers mode's msearch; with mode="auto", a body on an index it chose boost
     for is sent as boost (the identifiers flow would leave it as given)."""
+
     def boost(header: Any, body: Any, given: Mapping[str, Any]) -> Any:
         return _boost_lines(core, header, body, given)
+
     if not auto or core.modes is None:
         return (yield from identifiers_msearch_plan(core, key, searches, given, boost))
 
@@ -119,32 +138,40 @@ def _identifiers_msearch(core: WrapperCore, key: str, searches: list[Any],
         if core.modes.code(index, core.by_index):
             return (yield from identifiers_body_plan(core, header, body, given, boost))
         return (yield from _one_plan(core, header, body, given, "boost"))
+
     return (yield from fanned_msearch_plan(core, key, searches, given, one))
 
 
-def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None,
-                  mode: SearchMode) -> Any:
+def _rewrite_mode(core: WrapperCore, esqlog_mode: SearchMode | None, mode: SearchMode) -> Any:
     """script when the cluster runs esqlog's script, else boost (script forced: an error)."""
     if mode != "script":
         return "boost"
     if (yield from core.scripts.probe_plan()):
         return "script"
     if (esqlog_mode or core.options.mode) == "script":
-        raise ScriptingUnavailable("script mode is not available on this cluster (stored "
-                                   "script not found)", SCRIPT_FIX) from core.scripts.failure
+        raise ScriptingUnavailable(
+            "script mode is not available on this cluster (stored script not found)", SCRIPT_FIX
+        ) from core.scripts.failure
     core.scripts.fall_back(core.scripts.failure)
     return "boost"
 
 
-def _boost_lines(core: WrapperCore, header: Any, body: Any,
-                 given: Mapping[str, Any]) -> Generator[Step, Any, list[Any]]:
+def _boost_lines(
+    core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any]
+) -> Generator[Step, Any, list[Any]]:
     """The lines of a body the identifiers mode leaves to boost (its own dfs search)."""
     lines, _ = yield from _one_plan(core, header, body, given, "boost")
     return lines
 
 
-def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any],
-              mode: RewriteMode, fan_out: bool = False) -> Generator[Step, Any, Planned]:
+def _one_plan(
+    core: WrapperCore,
+    header: Any,
+    body: Any,
+    given: Mapping[str, Any],
+    mode: RewriteMode,
+    fan_out: bool = False,
+) -> Generator[Step, Any, Planned]:
     """[header, body] of one search of the batch, rewritten when it is calibrated; with
     ``fan_out``, a boost body that can go per shard becomes one request per shard (and the
     call to merge their answers by), as ``search`` sends it."""
@@ -154,8 +181,11 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     retriever = body.get("retriever") if core.flavor == "elasticsearch" else None
     queries = ([] if query is None else [query]) + retriever_queries(retriever)
     knn = has_top_level_knn(body, {})
-    if (not queries or filters_on_score(body.get("min_score"), query)
-            or (knn and core.flavor == "opensearch")):
+    if (
+        not queries
+        or filters_on_score(body.get("min_score"), query)
+        or (knn and core.flavor == "opensearch")
+    ):
         return [header, body], None
     index = header.get("index", given.get("index"))
     if isinstance(index, list | tuple) and len(index) == 1:
@@ -167,8 +197,7 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
             return [header, body], None
         yield from core.snapshots.check_plan(target.index)
         yield from core.clause_limit_plan()
-        stats = yield from core.statistics.resolve_plan(target, combined,
-                                                        core.fields[target.index])
+        stats = yield from core.statistics.resolve_plan(target, combined, core.fields[target.index])
     except ClusterError:  # this body stays native; the engine answers it in the batch
         core.resolver.forget(index)
         return [header, body], None
@@ -177,15 +206,23 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
     weights = None  # boost weighted by the shards' own statistics: no dfs (shard_stats)
     if mode == "boost" and query is not None and retriever is None and not knn:
         asked = given.get("search_type") or (given.get("params") or {}).get("search_type")
-        call = SearchCall(core.flavor, (), {
-            **{k: v for k, v in header.items() if k != "index"}, "index": index,
-            "body": dict(body), **({"search_type": asked} if asked else {})})
+        call = SearchCall(
+            core.flavor,
+            (),
+            {
+                **{k: v for k, v in header.items() if k != "index"},
+                "index": index,
+                "body": dict(body),
+                **({"search_type": asked} if asked else {}),
+            },
+        )
         scales = usable_scales(core, call, target, stats) if fan_out else None
         if scales is not None and fans_out(call):
             per_shard = [core.rewritten(target, query, stats, "boost", s) for s in scales]
             whole = core.rewritten(target, query, stats, "boost") if aggregating(call) else None
-            return fan_out_searches(core.flavor, call, per_shard, whole,
-                                    aggregations_read_scores(call)), call
+            return fan_out_searches(
+                core.flavor, call, per_shard, whole, aggregations_read_scores(call)
+            ), call
         weights = usable_weights(core, call, target, stats)
 
     def one(original: Any) -> Any:
@@ -196,10 +233,14 @@ def _one_plan(core: WrapperCore, header: Any, body: Any, given: Mapping[str, Any
         rewritten["query"] = one(query)
     if retriever is not None:
         rewritten["retriever"] = map_retriever(retriever, one)
-    if (core.options.dfs and target.shards > 1 and weights is None
-            and dfs_allowed(knn, retriever)
-            and "search_type" not in header
-            and given.get("search_type") is None
-            and (given.get("params") or {}).get("search_type") is None):
+    if (
+        core.options.dfs
+        and target.shards > 1
+        and weights is None
+        and dfs_allowed(knn, retriever)
+        and "search_type" not in header
+        and given.get("search_type") is None
+        and (given.get("params") or {}).get("search_type") is None
+    ):
         header = {**header, "search_type": _DFS}
     return [header, rewritten], None

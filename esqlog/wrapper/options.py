@@ -60,15 +60,29 @@ def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
         raise UsageError(f"unknown {name} {value!r}", f"use one of {', '.join(allowed)}")
 
 
-def _number(name: str, value: object, low: float, high: float = math.inf, *,
-            low_open: bool = False, example: str) -> None:
+def _number(
+    name: str,
+    value: object,
+    low: float,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    example: str,
+) -> None:
     """One bound check for every numeric option: a finite number in range, else UsageError."""
-    ok = (isinstance(value, int | float) and not isinstance(value, bool)
-          and math.isfinite(value) and (value > low if low_open else value >= low)
-          and value <= high)
+    ok = (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value > low if low_open else value >= low)
+        and value <= high
+    )
     if not ok:
-        bound = f"in [{low:g}, {high:g}]" if high < math.inf else (
-            f"> {low:g}" if low_open else f">= {low:g}")
+        bound = (
+            f"in [{low:g}, {high:g}]"
+            if high < math.inf
+            else (f"> {low:g}" if low_open else f">= {low:g}")
+        )
         raise UsageError(f"{name} must be {bound}, got {value!r}", f"pass e.g. {example}")
 
 
@@ -102,25 +116,36 @@ class WrapOptions:
         _choice("rerank_in", self.rerank_in, RERANK_PLACES)
         _choice("boost_shards", self.boost_shards, BOOST_SHARDS)
         if isinstance(self.top_n, bool) or not isinstance(self.top_n, int) or self.top_n < 1:
-            raise UsageError(f"top_n must be at least 1, got {self.top_n!r}",
-                             "pass e.g. top_n=100")
-        _number("script_df_fraction", self.script_df_fraction, 0.0, 1.0,
-                example="0.01 (1.0 scripts every term)")
+            raise UsageError(f"top_n must be at least 1, got {self.top_n!r}", "pass e.g. top_n=100")
+        _number(
+            "script_df_fraction",
+            self.script_df_fraction,
+            0.0,
+            1.0,
+            example="0.01 (1.0 scripts every term)",
+        )
         if self.join_weight is not None:
             _number("join_weight", self.join_weight, 0.0, low_open=True, example="0.5")
         _number("stats_ttl", self.stats_ttl, 0.0, example="60 (0 disables the cache)")
-        _number("resolve_ttl", self.resolve_ttl, 0.0,
-                example="60 (0 resolves the index name on every search)")
-        if self.identifiers is not None and not isinstance(self.identifiers,
-                                                           IdentifierSettings):
-            raise UsageError(f"identifiers must be an IdentifierSettings, got "
-                             f"{type(self.identifiers).__name__}",
-                             "pass esqlog.identifiers.query.IdentifierSettings(budget=...)")
+        _number(
+            "resolve_ttl",
+            self.resolve_ttl,
+            0.0,
+            example="60 (0 resolves the index name on every search)",
+        )
+        if self.identifiers is not None and not isinstance(self.identifiers, IdentifierSettings):
+            raise UsageError(
+                f"identifiers must be an IdentifierSettings, got {type(self.identifiers).__name__}",
+                "pass esqlog.identifiers.query.IdentifierSettings(budget=...)",
+            )
         if self.on_decision is not None and not callable(self.on_decision):
-            raise UsageError(f"on_decision must be callable, got "
-                             f"{type(self.on_decision).__name__}",
-                             "pass a function taking one SearchDecision")
+            raise UsageError(
+                f"on_decision must be callable, got {type(self.on_decision).__name__}",
+                "pass a function taking one SearchDecision",
+            )
         if self.mode == "identifiers" and self.stats == "live":
-            raise UsageError("mode 'identifiers' reads its statistics from the vocabulary "
-                             "snapshot, and stats='live' uses none",
-                             "use stats='auto' or stats='snapshot'")
+            raise UsageError(
+                "mode 'identifiers' reads its statistics from the vocabulary "
+                "snapshot, and stats='live' uses none",
+                "use stats='auto' or stats='snapshot'",
+            )

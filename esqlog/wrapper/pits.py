@@ -50,9 +50,18 @@ class PitIndexes:
         if known is not None:
             return known
         try:
-            found = yield Request("POST", "/_search", {}, {
-                "pit": {"id": ident}, "size": 1, "_source": False,
-                "track_total_hits": False, "query": {"match_all": {}}})
+            found = yield Request(
+                "POST",
+                "/_search",
+                {},
+                {
+                    "pit": {"id": ident},
+                    "size": 1,
+                    "_source": False,
+                    "track_total_hits": False,
+                    "query": {"match_all": {}},
+                },
+            )
         except Exception:  # an expired or bad PIT: the caller's search says so itself
             return None
         source = _source_of(found)

@@ -37,8 +37,9 @@ class StatisticsResolver:
         self.cache = cache
         self.joins = joins
 
-    def resolve_plan(self, target: IndexTarget, query: object,
-                     fields: Mapping[str, FieldCalibration]) -> Plan[dict[TextKey, TextStats]]:
+    def resolve_plan(
+        self, target: IndexTarget, query: object, fields: Mapping[str, FieldCalibration]
+    ) -> Plan[dict[TextKey, TextStats]]:
         """Terms and global statistics of every calibrated match text in the query.
 
         Texts are analyzed with each field's search analyzer: fields searched with the
@@ -49,26 +50,31 @@ class StatisticsResolver:
         list cannot reproduce are left out: their clauses stay native.
         """
         query = with_default_fields(query, target.default_fields)
-        texts = [key for key in collect_query_texts(query, fields)
-                 if target.analysis.exact(key[0])]
-        local = {key: standard_terms(key[1]) if target.analysis.standard(key[0]) else None
-                 for key in texts}
+        texts = [key for key in collect_query_texts(query, fields) if target.analysis.exact(key[0])]
+        local = {
+            key: standard_terms(key[1]) if target.analysis.standard(key[0]) else None
+            for key in texts
+        }
         cached = self.cache is not None or all(
-            self.snapshots.snapshot_for(target.index, f) is not None for f, _ in texts)
+            self.snapshots.snapshot_for(target.index, f) is not None for f, _ in texts
+        )
         if texts and cached and all(v is not None for v in local.values()):
             return (yield from self._cached_plan(target, local))
         extra = {key: proposed_candidates(key[1]) for key in texts} if self.joins else None
-        stats = yield from texts_stats_plan(target.index, texts, target.routings,
-                                            target.analysis.per_field(), extra_terms=extra)
+        stats = yield from texts_stats_plan(
+            target.index, texts, target.routings, target.analysis.per_field(), extra_terms=extra
+        )
         if self.cache is not None:
             now = time.monotonic()
             for (field_name, _), found in stats.items():
-                self.cache.store(target.uuid, field_name, found.field,
-                                 {**found.df, **found.extra_df}, now)
+                self.cache.store(
+                    target.uuid, field_name, found.field, {**found.df, **found.extra_df}, now
+                )
         return stats
 
-    def _cached_plan(self, target: IndexTarget, local: Mapping[TextKey, list[str] | None]
-                     ) -> Plan[dict[TextKey, TextStats]]:
+    def _cached_plan(
+        self, target: IndexTarget, local: Mapping[TextKey, list[str] | None]
+    ) -> Plan[dict[TextKey, TextStats]]:
         now = time.monotonic()
         wanted: dict[str, list[str]] = {}
         candidates: dict[TextKey, list[str]] = {}
@@ -79,14 +85,17 @@ class StatisticsResolver:
         for field_name, words in wanted.items():
             vocab = self.snapshots.snapshot_for(target.index, field_name)
             if vocab is not None:  # no round trip at all
-                per_field[field_name] = (FieldStats(vocab.doc_count, vocab.sum_ttf, 0),
-                                         vocab.df_of(words))
+                per_field[field_name] = (
+                    FieldStats(vocab.doc_count, vocab.sum_ttf, 0),
+                    vocab.df_of(words),
+                )
                 continue
             assert self.cache is not None
             fstats, df, missing = self.cache.lookup(target.uuid, field_name, words, now)
             if missing or fstats is None:
-                fstats, fetched = yield from term_stats_plan(target.index, field_name, missing,
-                                                             target.routings)
+                fstats, fetched = yield from term_stats_plan(
+                    target.index, field_name, missing, target.routings
+                )
                 self.cache.store(target.uuid, field_name, fstats, fetched, now)
                 df.update(fetched)
             per_field[field_name] = (fstats, df)
@@ -94,7 +103,11 @@ class StatisticsResolver:
         for key, terms in local.items():
             fstats, df = per_field[key[0]]
             words = terms or []
-            out[key] = TextStats(tuple(words), tuple(range(len(words))),
-                                 {t: df.get(t, 0) for t in words}, fstats,
-                                 {c: df.get(c, 0) for c in candidates[key]})
+            out[key] = TextStats(
+                tuple(words),
+                tuple(range(len(words))),
+                {t: df.get(t, 0) for t in words},
+                fstats,
+                {c: df.get(c, 0) for c in candidates[key]},
+            )
         return out

@@ -57,8 +57,9 @@ class IndexResolver:
     the others pause until it is cached, instead of all probing at once.
     """
 
-    def __init__(self, calibrated: Mapping[str, Mapping[str, bool]], ttl: float,
-                 cache: LRU) -> None:
+    def __init__(
+        self, calibrated: Mapping[str, Mapping[str, bool]], ttl: float, cache: LRU
+    ) -> None:
         #: index -> field -> whether the calibration recorded the built-in standard analyzer
         self.calibrated = calibrated
         self.ttl = ttl
@@ -88,16 +89,21 @@ class IndexResolver:
         finally:
             self._release(index)
 
-    def _target_plan(self, info: IndexInfo, previous: _Resolution | None
-                     ) -> Generator[Request, Any, IndexTarget | None]:
+    def _target_plan(
+        self, info: IndexInfo, previous: _Resolution | None
+    ) -> Generator[Request, Any, IndexTarget | None]:
         if info.name not in self.calibrated:
             return None
         fields = self.calibrated[info.name]
         analysis = yield from search_analyses_plan(info.name, list(fields), fields)
-        if previous is not None and previous.target is not None and (
-                previous.target.uuid == info.uuid):  # same index: its routings still hold
-            return IndexTarget(info.name, info.uuid, previous.target.routings, analysis,
-                               info.default_fields)
+        if (
+            previous is not None
+            and previous.target is not None
+            and (previous.target.uuid == info.uuid)
+        ):  # same index: its routings still hold
+            return IndexTarget(
+                info.name, info.uuid, previous.target.routings, analysis, info.default_fields
+            )
         routings = self.cache.get(("routings", info.uuid))
         if routings is None or len(routings) != info.shards:
             routings = yield from shard_routings_plan(info.name, info.shards)

@@ -19,8 +19,10 @@ from esqlog.engine.steps import ClientSearch, Plan, Request, SearchPlan
 from esqlog.errors import UsageError
 from esqlog.scoring.rewrite import RewriteMode
 
-SCRIPT_FIX = ("use mode='boost' (same ranking, no scripts), or install the stored script with "
-        "esqlog calibrate --install-script")
+SCRIPT_FIX = (
+    "use mode='boost' (same ranking, no scripts), or install the stored script with "
+    "esqlog calibrate --install-script"
+)
 
 
 class ScriptingUnavailable(UsageError):
@@ -32,9 +34,19 @@ def is_script_failure(exc: BaseException) -> bool:
     if error_status(exc) not in (400, 404, 500):
         return False
     reason = error_reason(exc).lower()
-    return any(sign in reason for sign in (
-        "script_lang not supported", "cannot execute", "scripts of type", "unable to find script",
-        "script_score", "stored script", "not allowed", "painless"))
+    return any(
+        sign in reason
+        for sign in (
+            "script_lang not supported",
+            "cannot execute",
+            "scripts of type",
+            "unable to find script",
+            "script_score",
+            "stored script",
+            "not allowed",
+            "painless",
+        )
+    )
 
 
 class ScriptSupport:
@@ -75,14 +87,26 @@ class ScriptSupport:
             if exc is None or self._warned:
                 return
             self._warned = True
-        reason = (f"stored script {TERM_SCRIPT_ID} not found" if exc is self.failure
-                  else error_reason(exc))
-        warnings.warn(f"esqlog: the cluster cannot run the stored script ({reason}); "
-                      "falling back to boost mode", RuntimeWarning, stacklevel=6)
+        reason = (
+            f"stored script {TERM_SCRIPT_ID} not found"
+            if exc is self.failure
+            else error_reason(exc)
+        )
+        warnings.warn(
+            f"esqlog: the cluster cannot run the stored script ({reason}); "
+            "falling back to boost mode",
+            RuntimeWarning,
+            stacklevel=6,
+        )
 
 
-def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], None],
-                          mode: RewriteMode, forced: bool, scripts: ScriptSupport) -> SearchPlan:
+def rewritten_search_plan(
+    call: SearchCall,
+    rewrite: Callable[[RewriteMode], None],
+    mode: RewriteMode,
+    forced: bool,
+    scripts: ScriptSupport,
+) -> SearchPlan:
     """Send the rewritten search; in script mode, fall back to boost or raise (forced).
 
     ``rewrite`` sets the call's rewritten queries for a mode, each built from the caller's
@@ -92,7 +116,9 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], Non
         if forced:
             raise ScriptingUnavailable(
                 f"script mode is not available on this cluster (stored script "
-                f"{TERM_SCRIPT_ID} not found)", SCRIPT_FIX) from scripts.failure
+                f"{TERM_SCRIPT_ID} not found)",
+                SCRIPT_FIX,
+            ) from scripts.failure
         scripts.fall_back(scripts.failure)
         mode = "boost"
     rewrite(mode)
@@ -103,8 +129,8 @@ def rewritten_search_plan(call: SearchCall, rewrite: Callable[[RewriteMode], Non
             raise
         if forced:
             raise ScriptingUnavailable(
-                f"script mode is not available on this cluster ({error_reason(exc)})",
-                SCRIPT_FIX) from exc
+                f"script mode is not available on this cluster ({error_reason(exc)})", SCRIPT_FIX
+            ) from exc
         scripts.fall_back(exc)
     rewrite("boost")
     return (yield ClientSearch((), call.final_kwargs()))

@@ -37,8 +37,9 @@ from esqlog.wrapper.scripting import rewritten_search_plan
 Prepared = tuple[IndexTarget, dict[TextKey, TextStats]]
 
 
-def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any],
-                esqlog_mode: SearchMode | None) -> SearchPlan:
+def search_plan(
+    core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any], esqlog_mode: SearchMode | None
+) -> SearchPlan:
     """The caller's search with calibrated match clauses scored by q-log BM25, and its
     decision reported once it is over (failed or not). One generator frame, no helper
     around it: the warnings below it name the caller's line by a fixed stack depth."""
@@ -59,8 +60,11 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         if mode == "identifiers" and retriever is None and not knn and call.index is not None:
             original = call.query
             done = yield from with_span_fallback(
-                core.engine_query, core.use_spans, lambda: identifiers_plan(core, call, trace),
-                lambda: _spans_again(call, original, trace))
+                core.engine_query,
+                core.use_spans,
+                lambda: identifiers_plan(core, call, trace),
+                lambda: _spans_again(call, original, trace),
+            )
             if done is not None and done is not NOT_CODE:
                 return done
             mode = "boost"  # its snapshot went stale: boost with live statistics (one warning)
@@ -90,17 +94,22 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
             trace.shard_weighted = weights is not None
         # Elasticsearch runs a top-level knn search as dfs_query_then_fetch itself (global
         # statistics for its query too) and refuses an explicit search_type: esqlog.wrapper.bodies
-        if (core.options.dfs and target.shards > 1 and call.get("search_type") is None
-                and weights is None and dfs_allowed(knn, retriever)):
+        if (
+            core.options.dfs
+            and target.shards > 1
+            and call.get("search_type") is None
+            and weights is None
+            and dfs_allowed(knn, retriever)
+        ):
             call.set("search_type", "dfs_query_then_fetch")
         if mode == "rerank" and retriever is None and not knn:
             response = yield from _rerank_plan(core, call, target, stats, trace)
         else:  # rerank has no place beside knn or in retrievers: those get the boost rewrite
             forced = (esqlog_mode or core.options.mode) == "script"
-            rewrite = _rewriter(core, call, trace, mode, target, stats, weights, query,
-                                retriever)
+            rewrite = _rewriter(core, call, trace, mode, target, stats, weights, query, retriever)
             response = yield from rewritten_search_plan(
-                call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts)
+                call, rewrite, "script" if mode == "script" else "boost", forced, core.scripts
+            )
         if pit is not None:
             core.pits.remember(response, pit)
         return response
@@ -108,8 +117,9 @@ def search_plan(core: WrapperCore, args: tuple[Any, ...], kwargs: dict[str, Any]
         trace.emit(core.options.on_decision)
 
 
-def _untouched_reason(core: WrapperCore, call: SearchCall, mode: str, query: Any,
-                      queries: list[Any], knn: bool) -> Reason | None:
+def _untouched_reason(
+    core: WrapperCore, call: SearchCall, mode: str, query: Any, queries: list[Any], knn: bool
+) -> Reason | None:
     """Why the search goes to the engine as given, or None when esqlog scores it.
 
     In this order, the one the decision reports: native mode, no query to score, a top-level
@@ -125,10 +135,17 @@ def _untouched_reason(core: WrapperCore, call: SearchCall, mode: str, query: Any
     return "min_score" if on_score else None
 
 
-def _rewriter(core: WrapperCore, call: SearchCall, trace: Trace, mode: str,
-              target: IndexTarget, stats: dict[TextKey, TextStats],
-              weights: Mapping[tuple[str, str], float] | None, query: Any,
-              retriever: Any) -> Callable[[RewriteMode], None]:
+def _rewriter(
+    core: WrapperCore,
+    call: SearchCall,
+    trace: Trace,
+    mode: str,
+    target: IndexTarget,
+    stats: dict[TextKey, TextStats],
+    weights: Mapping[tuple[str, str], float] | None,
+    query: Any,
+    retriever: Any,
+) -> Callable[[RewriteMode], None]:
     """The rewrite rewritten_search_plan applies once it knows the mode the cluster can run
     (script, or boost when the stored script is unavailable): the query and every retriever's
     query get q-log clauses, and the decision records the mode."""
@@ -140,6 +157,7 @@ def _rewriter(core: WrapperCore, call: SearchCall, trace: Trace, mode: str,
 
         def one(original: Any) -> Any:
             return core.rewritten(target, original, stats, rewrite_mode, weights)
+
         if query is not None:
             call.set("query", one(query))
         if retriever is not None:
@@ -154,8 +172,9 @@ def _spans_again(call: SearchCall, original: Any, trace: Trace) -> None:
     trace.fell_back("esqlog_terms refused by a node: spans")
 
 
-def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list[Any],
-                  trace: Trace) -> Generator[Step, Any, Prepared | None]:
+def _prepare_plan(
+    core: WrapperCore, call: SearchCall, index: Any, queries: list[Any], trace: Trace
+) -> Generator[Step, Any, Prepared | None]:
     """(target, statistics) of a calibrated search, or None to pass it through.
 
     A failure of esqlog's own requests (the index was deleted, closed or recreated since it
@@ -175,8 +194,9 @@ def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list
                 return None
             yield from core.snapshots.check_plan(target.index)
             yield from core.clause_limit_plan()
-            stats = yield from trace.watch(core.statistics.resolve_plan(
-                target, combined, core.fields[target.index]))
+            stats = yield from trace.watch(
+                core.statistics.resolve_plan(target, combined, core.fields[target.index])
+            )
         except ClusterError as exc:
             core.resolver.forget(index)
             failure = exc
@@ -186,8 +206,11 @@ def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list
             trace.passed("no calibrated match clause")
             return None
         if trace.statistics is None:  # no request: the snapshot, or the cache for some
-            trace.statistics = "snapshot" if all(
-                core.snapshot_for(target.index, f) is not None for f, _ in stats) else "cache"
+            trace.statistics = (
+                "snapshot"
+                if all(core.snapshot_for(target.index, f) is not None for f, _ in stats)
+                else "cache"
+            )
         return target, stats
     assert failure is not None
     trace.passed("esqlog request failed")
@@ -197,19 +220,33 @@ def _prepare_plan(core: WrapperCore, call: SearchCall, index: Any, queries: list
     raise failure
 
 
-def _rerank_plan(core: WrapperCore, call: SearchCall, target: IndexTarget,
-                 stats: Mapping[TextKey, TextStats], trace: Trace) -> SearchPlan:
+def _rerank_plan(
+    core: WrapperCore,
+    call: SearchCall,
+    target: IndexTarget,
+    stats: Mapping[TextKey, TextStats],
+    trace: Trace,
+) -> SearchPlan:
     window = rerank_window(call)
     if window is None:
         trace.passed("rerank needs a plain page")
         return (yield call.search())
     trace.rewritten("rerank")
     texts = core.scored_texts(target, stats)
-    strategy, version = yield from choose_plan(core.options.rerank_in, call, texts, core.flavor,
-                                               core.version_plan)
+    strategy, version = yield from choose_plan(
+        core.options.rerank_in, call, texts, core.flavor, core.version_plan
+    )
     original = call.query
     job = RerankJob(
-        call, target.index, texts, window[0], window[1], core.options.top_n, core.flavor,
-        version, qlog_query=lambda: core.rewritten(target, original, stats, "boost"),
-        named_query=lambda names: core.named_native(target, original, stats, names))
+        call,
+        target.index,
+        texts,
+        window[0],
+        window[1],
+        core.options.top_n,
+        core.flavor,
+        version,
+        qlog_query=lambda: core.rewritten(target, original, stats, "boost"),
+        named_query=lambda names: core.named_native(target, original, stats, names),
+    )
     return (yield from strategy.plan(job))

@@ -34,10 +34,11 @@ from esqlog.wrapper.query_terms import TextKey
 Scales = list[dict[tuple[str, str], float]]
 
 
-def load_shard_statistics(calibrations: Sequence[Calibration],
-                          snapshots: Mapping[tuple[str, str], Vocabulary],
-                          loaded: Mapping[tuple[str, str], IdentifierStats] | None = None,
-                          ) -> dict[tuple[str, str], ShardCounts]:
+def load_shard_statistics(
+    calibrations: Sequence[Calibration],
+    snapshots: Mapping[tuple[str, str], Vocabulary],
+    loaded: Mapping[tuple[str, str], IdentifierStats] | None = None,
+) -> dict[tuple[str, str], ShardCounts]:
     """(index, field) -> the statistics with each shard's own numbers, for the calibrations
     that recorded them (``calibrate --vocabulary --identifiers`` on several shards).
 
@@ -52,8 +53,11 @@ def load_shard_statistics(calibrations: Sequence[Calibration],
             continue
         held = (loaded or {}).get((cal.index, cal.field))
         try:
-            stats = shard_counts_of(held) if held is not None else (
-                shard_counts_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256))
+            stats = (
+                shard_counts_of(held)
+                if held is not None
+                else (shard_counts_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256))
+            )
         except UsageError:
             continue
         if (stats.index_uuid, stats.field) == (cal.index_uuid, cal.field) and stats.per_shard:
@@ -63,8 +67,14 @@ def load_shard_statistics(calibrations: Sequence[Calibration],
 
 def shard_counts_of(stats: IdentifierStats) -> ShardCounts:
     """The per-shard part of loaded identifier statistics, sharing their arrays and table."""
-    return ShardCounts(stats.index_uuid, stats.field, stats.shards, stats.shard_docs,
-                       stats.local_df, stats.local_row)
+    return ShardCounts(
+        stats.index_uuid,
+        stats.field,
+        stats.shards,
+        stats.shard_docs,
+        stats.local_df,
+        stats.local_row,
+    )
 
 
 def _idf(n: int, big_n: int) -> float:
@@ -72,8 +82,9 @@ def _idf(n: int, big_n: int) -> float:
     return math.log1p((big_n - n + 0.5) / (n + 0.5))
 
 
-def shard_scales(stats: Mapping[TextKey, TextStats],
-                 shard_stats: Mapping[str, ShardCounts], shards: int) -> Scales | None:
+def shard_scales(
+    stats: Mapping[TextKey, TextStats], shard_stats: Mapping[str, ShardCounts], shards: int
+) -> Scales | None:
     """Per shard, each scored term's global idf over that shard's idf (None when a field
     lacks per-shard statistics for ``shards`` shards). Join candidates are terms too."""
     terms = _scored_terms(stats, shard_stats, shards)
@@ -89,9 +100,9 @@ def shard_scales(stats: Mapping[TextKey, TextStats],
     return scales
 
 
-def weighted_scale(stats: Mapping[TextKey, TextStats],
-                   shard_stats: Mapping[str, ShardCounts], shards: int
-                   ) -> dict[tuple[str, str], float] | None:
+def weighted_scale(
+    stats: Mapping[TextKey, TextStats], shard_stats: Mapping[str, ShardCounts], shards: int
+) -> dict[tuple[str, str], float] | None:
     """Each scored term's global idf over its shards' idfs averaged by df (see the module
     docstring), for one request to every shard; None when a field lacks per-shard
     statistics for ``shards`` shards. Built on every search: one lookup a term held by
@@ -105,15 +116,18 @@ def weighted_scale(stats: Mapping[TextKey, TextStats],
             continue  # matches nothing: its boost is never used
         row = local.local_row.get(term)
         # on one shard, with the global df; which one is not recorded: their mean
-        seen = (sum(_idf(min(n, d), d) for d in docs) / shards if row is None
-                else local.weighted_idf(row))
+        seen = (
+            sum(_idf(min(n, d), d) for d in docs) / shards
+            if row is None
+            else local.weighted_idf(row)
+        )
         scale[(field, term)] = _idf(n, big_n) / seen if seen > 0 else 1.0
     return scale
 
 
-def _scored_terms(stats: Mapping[TextKey, TextStats], shard_stats: Mapping[str, ShardCounts],
-                  shards: int
-                  ) -> list[tuple[str, str, int, ShardCounts, list[int], int]] | None:
+def _scored_terms(
+    stats: Mapping[TextKey, TextStats], shard_stats: Mapping[str, ShardCounts], shards: int
+) -> list[tuple[str, str, int, ShardCounts, list[int], int]] | None:
     """(field, term, global df, the field's per-shard statistics, each shard's documents,
     N) of every scored term, join candidates included; None when a field lacks per-shard
     statistics for ``shards`` shards."""

@@ -17,8 +17,9 @@ from esqlog.wrapper.options import StatsSource
 SNAPSHOT_CHECK_SECONDS = 60.0
 
 
-def load_snapshots(calibrations: Sequence[Calibration],
-                   stats: StatsSource) -> dict[tuple[str, str], Vocabulary]:
+def load_snapshots(
+    calibrations: Sequence[Calibration], stats: StatsSource
+) -> dict[tuple[str, str], Vocabulary]:
     """The vocabulary snapshots searches may use: (index, field) -> snapshot.
 
     ``auto`` uses every snapshot a calibration names; ``snapshot`` also insists that each
@@ -31,14 +32,17 @@ def load_snapshots(calibrations: Sequence[Calibration],
         path = cal.vocabulary_path()
         if path is None:
             if stats == "snapshot":
-                raise UsageError(f"the calibration of {cal.index}/{cal.field} has no vocabulary "
-                                 "snapshot", "run esqlog calibrate --vocabulary --out FILE, or "
-                                 "use stats='auto'")
+                raise UsageError(
+                    f"the calibration of {cal.index}/{cal.field} has no vocabulary snapshot",
+                    "run esqlog calibrate --vocabulary --out FILE, or use stats='auto'",
+                )
             continue
         vocab = load_vocabulary(path, cal.vocabulary_sha256)
         if (vocab.index_uuid, vocab.field) != (cal.index_uuid, cal.field):
-            raise UsageError(f"vocabulary file {str(path)!r} belongs to another index or field",
-                             "run esqlog calibrate --vocabulary --out FILE again")
+            raise UsageError(
+                f"vocabulary file {str(path)!r} belongs to another index or field",
+                "run esqlog calibrate --vocabulary --out FILE again",
+            )
         out[(cal.index, cal.field)] = vocab
     return out
 
@@ -46,8 +50,11 @@ def load_snapshots(calibrations: Sequence[Calibration],
 class SnapshotGuard:
     """Hands out a field's snapshot while its index is still the one it was taken of."""
 
-    def __init__(self, snapshots: Mapping[tuple[str, str], Vocabulary],
-                 by_index: Mapping[str, Sequence[Calibration]]) -> None:
+    def __init__(
+        self,
+        snapshots: Mapping[tuple[str, str], Vocabulary],
+        by_index: Mapping[str, Sequence[Calibration]],
+    ) -> None:
         self.in_use = dict(snapshots)
         self._by_index = by_index
         self._state: dict[str, tuple[bool, float]] = {}  # index -> (usable, next check)
@@ -66,8 +73,7 @@ class SnapshotGuard:
         usable, due = self._state.get(index, (True, 0.0))
         # Each snapshot is judged by the calibration it was taken with: another field's
         # calibration of the same index may be older or newer.
-        owners = [c for c in self._by_index.get(index, [])
-                  if (c.index, c.field) in self.in_use]
+        owners = [c for c in self._by_index.get(index, []) if (c.index, c.field) in self.in_use]
         if usable and uuid is not None and any(c.index_uuid != uuid for c in owners):
             due = 0.0
         if now < due or not owners:
@@ -81,14 +87,19 @@ class SnapshotGuard:
         cal, fresh = max(checks, key=lambda check: (not check[1].same_index, check[1].drift))
         fits = fresh.same_index and fresh.drift <= STALE_DRIFT
         if usable and not fits:
-            change = (f"changed by {fresh.drift:.0%} since its vocabulary snapshot "
-                      f"({cal.created_at})" if fresh.same_index else
-                      f"is another index now (uuid {uuid}; its vocabulary snapshot of "
-                      f"{cal.created_at} is of uuid {cal.index_uuid}: deleted and "
-                      "recreated?)")
+            change = (
+                f"changed by {fresh.drift:.0%} since its vocabulary snapshot ({cal.created_at})"
+                if fresh.same_index
+                else f"is another index now (uuid {uuid}; its vocabulary snapshot of "
+                f"{cal.created_at} is of uuid {cal.index_uuid}: deleted and "
+                "recreated?)"
+            )
             warnings.warn(
                 f"esqlog: index {index!r} {change}; using live statistics until "
-                f"esqlog calibrate --vocabulary runs again", RuntimeWarning, stacklevel=6)
+                f"esqlog calibrate --vocabulary runs again",
+                RuntimeWarning,
+                stacklevel=6,
+            )
         self._state[index] = (fits, now + SNAPSHOT_CHECK_SECONDS)
 
     def recheck(self, index: str) -> None:

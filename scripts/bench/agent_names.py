@@ -25,21 +25,30 @@ from scripts.bench.harness import add_url, engine_at, indexed_repo
 
 #: repository -> [(query, the definition's symbol as esqlog index names it, or None)]
 QUERIES = {
-    "httpx": [("httpx.Client", "Client"), ("httpx.Timeout", "Timeout"),
-              ("httpx.Response", "Response"), ("httpx.get", "get"),
-              ("httpx.AsyncClient", "AsyncClient"), ("Timeout.__init__", "Timeout.__init__"),
-              ("RetryTransport", None)],
-    "gin": [("binding.Default", "Default"),
-            ("github.com/gin-gonic/gin.(*Context).Next", "Context.Next"),
-            ("Context.ClientIP", "Context.ClientIP"), ("ServeHTTP", "Engine.ServeHTTP"),
-            ("RetryTransport", None)],
+    "httpx": [
+        ("httpx.Client", "Client"),
+        ("httpx.Timeout", "Timeout"),
+        ("httpx.Response", "Response"),
+        ("httpx.get", "get"),
+        ("httpx.AsyncClient", "AsyncClient"),
+        ("Timeout.__init__", "Timeout.__init__"),
+        ("RetryTransport", None),
+    ],
+    "gin": [
+        ("binding.Default", "Default"),
+        ("github.com/gin-gonic/gin.(*Context).Next", "Context.Next"),
+        ("Context.ClientIP", "Context.ClientIP"),
+        ("ServeHTTP", "Engine.ServeHTTP"),
+        ("RetryTransport", None),
+    ],
 }
 
 
 def rank(listing: str, symbol: str) -> int | None:
     ranked = [line for line in listing.splitlines() if re.match(r"^\s*\d+\. ", line)]
-    return next((k for k, line in enumerate(ranked, 1)
-                 if line.rstrip().endswith(" " + symbol)), None)
+    return next(
+        (k for k, line in enumerate(ranked, 1) if line.rstrip().endswith(" " + symbol)), None
+    )
 
 
 def main() -> int:
@@ -59,8 +68,9 @@ def main() -> int:
                     answer = search.search(query)
                     found = rank(answer, symbol) if symbol else None
                     note = answer.splitlines()[0][:60] if symbol is None else ""
-                    print(f"{query:44} {mode:11} {found or '-':>4} "
-                          f"{counter.count(answer):>6}  {note}")
+                    print(
+                        f"{query:44} {mode:11} {found or '-':>4} {counter.count(answer):>6}  {note}"
+                    )
     return 0
 
 

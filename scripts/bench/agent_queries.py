@@ -56,13 +56,20 @@ def repo_language(defs: list[Any]) -> str:
     return max(set(langs), key=langs.count)
 
 
-def build_queries(name: str, tree: Path, gitdir: str, per_style: int, seed: str,
-                  other_names: list[str]) -> list[dict[str, Any]]:
+def build_queries(
+    name: str, tree: Path, gitdir: str, per_style: int, seed: str, other_names: list[str]
+) -> list[dict[str, Any]]:
     defs = definitions(tree)
     b = Builder(name, tree, gitdir, defs, seed)
-    return (b.symbols(per_style) + b.dotted(per_style) + b.frames(per_style)
-            + b.errors(per_style) + b.bugs(per_style, repo_language(defs))
-            + b.hows(per_style) + b.missing(per_style, other_names))
+    return (
+        b.symbols(per_style)
+        + b.dotted(per_style)
+        + b.frames(per_style)
+        + b.errors(per_style)
+        + b.bugs(per_style, repo_language(defs))
+        + b.hows(per_style)
+        + b.missing(per_style, other_names)
+    )
 
 
 def gold_rank(hits: list[Any], query: dict[str, Any]) -> tuple[int | None, int | None]:
@@ -73,21 +80,23 @@ def gold_rank(hits: list[Any], query: dict[str, Any]) -> tuple[int | None, int |
         for g in query["gold"]:
             if h.path != g["path"]:
                 continue
-            if (h.start <= g["line"] <= h.end) if strict else in_gold([g], h.path, h.start,
-                                                                        h.end):
+            if (h.start <= g["line"] <= h.end) if strict else in_gold([g], h.path, h.start, h.end):
                 return h.rank, i
     return None, None
 
 
-async def ask_esqlog(url: str, index: str, calibration: Path,
-                     queries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def ask_esqlog(
+    url: str, index: str, calibration: Path, queries: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     exe = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=exe, args=[
-        "mcp", "--url", url, "--index", index, "--calibration", str(calibration)],
-        env=dict(os.environ))
+    params = StdioServerParameters(
+        command=exe,
+        args=["mcp", "--url", url, "--index", index, "--calibration", str(calibration)],
+        env=dict(os.environ),
+    )
     out = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -97,12 +106,18 @@ async def ask_esqlog(url: str, index: str, calibration: Path,
             rank, i = gold_rank(hits, q)
             seen = None
             if i is not None:
-                seen = count(text[:hits[i].end_offset])
+                seen = count(text[: hits[i].end_offset])
             elif not hits and not q["gold"]:
                 seen = None
-            out.append({"answer_tokens": count(text), "rank": rank, "tokens_to_gold": seen,
-                        "first_line": text.split("\n", 1)[0][:200],
-                        "missing_ok": text.startswith(MISSING_ANSWER)})
+            out.append(
+                {
+                    "answer_tokens": count(text),
+                    "rank": rank,
+                    "tokens_to_gold": seen,
+                    "first_line": text.split("\n", 1)[0][:200],
+                    "missing_ok": text.startswith(MISSING_ANSWER),
+                }
+            )
     return out
 
 
@@ -112,10 +127,14 @@ def ask_rg(tree: Path, word_sets: list[set[str]], q: dict[str, Any]) -> dict[str
     tokens, total, _ = read_lines(lines, q["gold"]) if q["gold"] else (None, 0, -1)
     if not q["gold"]:
         total = sum(count(f"{p}:{n}:{t}\n") for p, n, t in lines[:2000])
-    ranked = (read_lines(grep_ranked(tree, kws), q["gold"])[0]
-              if kws and q["gold"] else None)
-    return {"rg_keywords": kws, "rg_tokens_to_gold": tokens, "rg_total_tokens": total,
-            "rg_lines": len(lines), "rg_ranked_tokens_to_gold": ranked}
+    ranked = read_lines(grep_ranked(tree, kws), q["gold"])[0] if kws and q["gold"] else None
+    return {
+        "rg_keywords": kws,
+        "rg_tokens_to_gold": tokens,
+        "rg_total_tokens": total,
+        "rg_lines": len(lines),
+        "rg_ranked_tokens_to_gold": ranked,
+    }
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
@@ -138,9 +157,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         rs = [r for r in rows if r["style"] == style]
         if not rs:
             continue
-        s: dict[str, Any] = {"n": len(rs), "repos": len({r["repo"] for r in rs}),
-                             "median_answer_tokens": statistics.median(
-                                 r["answer_tokens"] for r in rs)}
+        s: dict[str, Any] = {
+            "n": len(rs),
+            "repos": len({r["repo"] for r in rs}),
+            "median_answer_tokens": statistics.median(r["answer_tokens"] for r in rs),
+        }
         if style == "missing":
             s["answered_missing"] = sum(r["missing_ok"] for r in rs) / len(rs)
             s["median_rg_tokens"] = statistics.median(r["rg_total_tokens"] for r in rs)
@@ -152,44 +173,56 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             s["median_tokens_to_gold"] = median_inf([r["tokens_to_gold"] for r in rs])
             s["median_rg_tokens_to_gold"] = median_inf([r["rg_tokens_to_gold"] for r in rs])
             s["median_rg_ranked_tokens_to_gold"] = median_inf(
-                [r["rg_ranked_tokens_to_gold"] for r in rs])
+                [r["rg_ranked_tokens_to_gold"] for r in rs]
+            )
             for budget in (2000, 8000):
                 s[f"esqlog_within_{budget}"] = sum(
-                    r["tokens_to_gold"] is not None and r["tokens_to_gold"] <= budget
-                    for r in rs) / len(rs)
+                    r["tokens_to_gold"] is not None and r["tokens_to_gold"] <= budget for r in rs
+                ) / len(rs)
                 s[f"rg_within_{budget}"] = sum(
                     r["rg_tokens_to_gold"] is not None and r["rg_tokens_to_gold"] <= budget
-                    for r in rs) / len(rs)
+                    for r in rs
+                ) / len(rs)
         out[style] = s
     defs = [r for r in rows if r["style"] in DEFINITION_STYLES]
-    out["all"] = {"n": len(rows), "repos": len({r["repo"] for r in rows}),
-                  "median_answer_tokens": statistics.median(r["answer_tokens"] for r in rows),
-                  "definition_rank1": sum(r["rank"] == 1 for r in defs) / max(len(defs), 1),
-                  "definition_rank1_interval": wilson(sum(r["rank"] == 1 for r in defs),
-                                                      len(defs))}
+    out["all"] = {
+        "n": len(rows),
+        "repos": len({r["repo"] for r in rows}),
+        "median_answer_tokens": statistics.median(r["answer_tokens"] for r in rows),
+        "definition_rank1": sum(r["rank"] == 1 for r in defs) / max(len(defs), 1),
+        "definition_rank1_interval": wilson(sum(r["rank"] == 1 for r in defs), len(defs)),
+    }
     return out
 
 
 def print_table(summary: dict[str, Any]) -> None:
-    print(f"{'style':8} {'n':>4} {'rank1':>6} {'listed':>7} {'answer':>7} {'esqlog':>7} "
-          f"{'rg':>7} {'rg-rank':>7} {'e<=8K':>6} {'rg<=8K':>7}")
+    print(
+        f"{'style':8} {'n':>4} {'rank1':>6} {'listed':>7} {'answer':>7} {'esqlog':>7} "
+        f"{'rg':>7} {'rg-rank':>7} {'e<=8K':>6} {'rg<=8K':>7}"
+    )
     for style, s in summary.items():
         if style == "all":
             continue
         if style == "missing":
-            print(f"{style:8} {s['n']:>4} said-missing {s['answered_missing']:.3f}; "
-                  f"answer {s['median_answer_tokens']:.0f}; rg zero lines "
-                  f"{s['rg_zero_lines']:.3f}, rg median {s['median_rg_tokens']:.0f}")
+            print(
+                f"{style:8} {s['n']:>4} said-missing {s['answered_missing']:.3f}; "
+                f"answer {s['median_answer_tokens']:.0f}; rg zero lines "
+                f"{s['rg_zero_lines']:.3f}, rg median {s['median_rg_tokens']:.0f}"
+            )
             continue
-        print(f"{style:8} {s['n']:>4} {s['rank1']:>6.3f} {s['listed']:>7.3f} "
-              f"{s['median_answer_tokens']:>7.0f} {s['median_tokens_to_gold']:>7.0f} "
-              f"{s['median_rg_tokens_to_gold']:>7.0f} "
-              f"{s['median_rg_ranked_tokens_to_gold']:>7.0f} {s['esqlog_within_8000']:>6.3f} "
-              f"{s['rg_within_8000']:>7.3f}")
+        print(
+            f"{style:8} {s['n']:>4} {s['rank1']:>6.3f} {s['listed']:>7.3f} "
+            f"{s['median_answer_tokens']:>7.0f} {s['median_tokens_to_gold']:>7.0f} "
+            f"{s['median_rg_tokens_to_gold']:>7.0f} "
+            f"{s['median_rg_ranked_tokens_to_gold']:>7.0f} {s['esqlog_within_8000']:>6.3f} "
+            f"{s['rg_within_8000']:>7.3f}"
+        )
     a = summary["all"]
-    print(f"all {a['n']} queries, {a['repos']} repositories: median answer "
-          f"{a['median_answer_tokens']:.0f} tokens; symbol+dotted+frame rank 1 "
-          f"{a['definition_rank1']:.3f} {a['definition_rank1_interval']}")
+    print(
+        f"all {a['n']} queries, {a['repos']} repositories: median answer "
+        f"{a['median_answer_tokens']:.0f} tokens; symbol+dotted+frame rank 1 "
+        f"{a['definition_rank1']:.3f} {a['definition_rank1_interval']}"
+    )
 
 
 def main() -> int:
@@ -200,9 +233,12 @@ def main() -> int:
     parser.add_argument("--calibrations", type=Path, required=True)
     parser.add_argument("--per-style", type=int, default=6)
     parser.add_argument("--seed", default="agent-queries-v1")
-    parser.add_argument("--index-prefix", default="esqlog-aq-",
-                        help="the indices are PREFIX<name> (another prefix lets a second run "
-                             "go beside this one on the same node)")
+    parser.add_argument(
+        "--index-prefix",
+        default="esqlog-aq-",
+        help="the indices are PREFIX<name> (another prefix lets a second run "
+        "go beside this one on the same node)",
+    )
     parser.add_argument("--out", type=Path, default=Path("data/agent-queries"))
     parser.add_argument("--summary", type=Path, default=Path("docs/data/agent-queries.json"))
     args = parser.parse_args()
@@ -214,8 +250,11 @@ def main() -> int:
         others = [x for other, ns in names.items() if other != name for x in ns]
         queries = build_queries(name, tree, gitdir, args.per_style, args.seed, others)
         print(f"{name}: {len(queries)} queries", file=sys.stderr)
-        answers = asyncio.run(ask_esqlog(args.url, f"{args.index_prefix}{name}",
-                                         args.calibrations / f"{name}.json", queries))
+        answers = asyncio.run(
+            ask_esqlog(
+                args.url, f"{args.index_prefix}{name}", args.calibrations / f"{name}.json", queries
+            )
+        )
         word_sets = file_word_sets(tree)
         for q, a in zip(queries, answers, strict=True):
             rows.append(q | a | ask_rg(tree, word_sets, q))
@@ -225,9 +264,18 @@ def main() -> int:
             fh.write(json.dumps(r) + "\n")
     summary = summarise(rows)
     args.summary.parent.mkdir(parents=True, exist_ok=True)
-    args.summary.write_text(json.dumps({"seed": args.seed, "per_style": args.per_style,
-                                        "repos": sorted(repos), "styles": summary},
-                                       indent=1) + "\n")
+    args.summary.write_text(
+        json.dumps(
+            {
+                "seed": args.seed,
+                "per_style": args.per_style,
+                "repos": sorted(repos),
+                "styles": summary,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print_table(summary)
     return 0
 

@@ -33,8 +33,10 @@ HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 def gold_of(*defs: Defn) -> list[dict[str, Any]]:
-    return [{"path": d.path, "start_line": d.start, "end_line": d.end, "line": d.line,
-             "symbol": d.qual} for d in defs]
+    return [
+        {"path": d.path, "start_line": d.start, "end_line": d.end, "line": d.line, "symbol": d.qual}
+        for d in defs
+    ]
 
 
 def python_module(path: str) -> str:
@@ -99,8 +101,11 @@ class Builder:
         return {"repo": self.name, "style": style, "query": text, "gold": gold}
 
     def named(self) -> list[Defn]:
-        return [d for d in self.defs if len(d.name) >= 4 and not d.name.startswith("__")
-                and not self.constructor(d)]
+        return [
+            d
+            for d in self.defs
+            if len(d.name) >= 4 and not d.name.startswith("__") and not self.constructor(d)
+        ]
 
     @staticmethod
     def constructor(d: Defn) -> bool:
@@ -111,15 +116,23 @@ class Builder:
         by_name: dict[str, list[Defn]] = {}
         for d in self.named():
             by_name.setdefault(d.name, []).append(d)
-        return [self.query("symbol", name, gold_of(*by_name[name]))
-                for name in self.sample(sorted(by_name), n)]
+        return [
+            self.query("symbol", name, gold_of(*by_name[name]))
+            for name in self.sample(sorted(by_name), n)
+        ]
 
     def dotted_name(self, d: Defn) -> str | None:
         if d.lang == "python":
             module = python_module(d.path)
             top = module.split(".")[0]
-            init = next((p for p in (f"{top}/__init__.py", f"src/{top}/__init__.py")
-                         if (self.tree / p).exists()), None)
+            init = next(
+                (
+                    p
+                    for p in (f"{top}/__init__.py", f"src/{top}/__init__.py")
+                    if (self.tree / p).exists()
+                ),
+                None,
+            )
             head = d.qual.split(".")[0]
             public = init and re.search(rf"\b{re.escape(head)}\b", self.source(init))
             return f"{top if public else module}.{d.qual}"
@@ -148,12 +161,20 @@ class Builder:
             imp = f"{self.module}/{folder}" if folder else self.module
             base = self.module.rsplit("/", 1)[-1]
             return go_frame(imp, d.qual, d.pointer, f"{base}/{d.path}", line)
-        return java_frame(java_package(self.source(d.path)), d.qual,
-                          d.path.rsplit("/", 1)[-1], line, self.constructor(d))
+        return java_frame(
+            java_package(self.source(d.path)),
+            d.qual,
+            d.path.rsplit("/", 1)[-1],
+            line,
+            self.constructor(d),
+        )
 
     def frames(self, n: int) -> list[dict[str, Any]]:
-        funcs = [d for d in self.defs if d.kind in ("function", "method")
-                 and not d.name.startswith("__") and d.end > d.line]
+        funcs = [
+            d
+            for d in self.defs
+            if d.kind in ("function", "method") and not d.name.startswith("__") and d.end > d.line
+        ]
         out = []
         for d in self.sample(funcs, 2 * n):
             text = self.frame_of(d)
@@ -170,8 +191,10 @@ class Builder:
                 text = strip_format(raw)
                 if len(text.split()) >= 3 and len(text) >= 15:
                     by_text.setdefault(text, []).append(d)
-        return [self.query("error", text, gold_of(*by_text[text]))
-                for text in self.sample(sorted(by_text), n)]
+        return [
+            self.query("error", text, gold_of(*by_text[text]))
+            for text in self.sample(sorted(by_text), n)
+        ]
 
     def hows(self, n: int) -> list[dict[str, Any]]:
         out = []
@@ -187,8 +210,11 @@ class Builder:
         cands = []
         for line in log.splitlines():
             h, parents, author, subject = ([*line.split("\x00"), "", "", ""])[:4]
-            if (len(parents.split()) == 1 and re.search(r"\bfix", subject, re.I)
-                    and not subject_reason(subject, author)):
+            if (
+                len(parents.split()) == 1
+                and re.search(r"\bfix", subject, re.I)
+                and not subject_reason(subject, author)
+            ):
                 cands.append((h, parents))
         out = []
         for h, parent in self.sample(cands, len(cands)):
@@ -204,8 +230,11 @@ class Builder:
 
     def fix_gold(self, commit: str, parent: str, lang: str) -> list[dict[str, Any]]:
         """Functions the fix changed (at the fix commit), located at HEAD by file and name."""
-        files = [f for f in git(self.gitdir, "diff", "--name-only", parent, commit).split()
-                 if is_source(f, lang)]
+        files = [
+            f
+            for f in git(self.gitdir, "diff", "--name-only", parent, commit).split()
+            if is_source(f, lang)
+        ]
         gold: list[dict[str, Any]] = []
         for f in files:
             if not (self.tree / f).exists():
@@ -215,13 +244,27 @@ class Builder:
             after = spans(f, git_bytes(self.gitdir, "show", f"{commit}:{f}")) or []
             changed = {s for s, a, b in after if any(a <= y and x <= b for x, y in ranges)}
             head = {s: (a, b) for s, a, b in spans(f, (self.tree / f).read_bytes()) or []}
-            gold += [{"path": f, "start_line": head[s][0], "end_line": head[s][1],
-                      "line": head[s][0], "symbol": s} for s in sorted(changed) if s in head]
+            gold += [
+                {
+                    "path": f,
+                    "start_line": head[s][0],
+                    "end_line": head[s][1],
+                    "line": head[s][0],
+                    "symbol": s,
+                }
+                for s in sorted(changed)
+                if s in head
+            ]
         return gold
 
     def missing(self, n: int, others: list[str]) -> list[dict[str, Any]]:
-        names = sorted({x for x in others if len(x) >= 8
-                        and ("_" in x.strip("_") or re.search(r"[a-z][A-Z]", x))})
+        names = sorted(
+            {
+                x
+                for x in others
+                if len(x) >= 8 and ("_" in x.strip("_") or re.search(r"[a-z][A-Z]", x))
+            }
+        )
         out = []
         for name in self.sample(names, len(names)):
             if len(out) >= n:

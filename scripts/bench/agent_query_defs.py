@@ -19,8 +19,19 @@ from pathlib import Path
 from typing import Any
 
 LANG_OF = {".py": "python", ".go": "go", ".java": "java"}
-SKIP_DIRS = {"docs", "examples", "example", "_examples", "vendor", "third_party",
-             "testdata", "scripts", "benchmarks", "profiling", "gallery"}
+SKIP_DIRS = {
+    "docs",
+    "examples",
+    "example",
+    "_examples",
+    "vendor",
+    "third_party",
+    "testdata",
+    "scripts",
+    "benchmarks",
+    "profiling",
+    "gallery",
+}
 
 
 @dataclass
@@ -48,9 +59,13 @@ def is_test_path(path: str) -> bool:
     name = parts[-1]
     if any("test" in d.lower() or d.lower() in SKIP_DIRS for d in parts[:-1]):
         return True
-    return bool(name.endswith("_test.go") or name.startswith("test_")
-                or name.endswith("_test.py") or name == "conftest.py"
-                or re.search(r"(Test|Tests|IT|TestCase)\.java$", name))
+    return bool(
+        name.endswith("_test.go")
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or re.search(r"(Test|Tests|IT|TestCase)\.java$", name)
+    )
 
 
 def first_sentence(doc: str) -> str:
@@ -103,9 +118,14 @@ def _py_errors(node: ast.AST) -> list[str]:
                 found.append(arg.value)
             elif isinstance(arg, ast.JoinedStr):
                 # a value's hole as NUL: strip_format splits the message there
-                found.append("".join(v.value if isinstance(v, ast.Constant)
-                                     and isinstance(v.value, str) else "\x00"
-                                     for v in arg.values))
+                found.append(
+                    "".join(
+                        v.value
+                        if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                        else "\x00"
+                        for v in arg.values
+                    )
+                )
     return found
 
 
@@ -122,10 +142,19 @@ def python_defs(path: str, source: bytes) -> list[Defn]:
                 cls = isinstance(node, ast.ClassDef)
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 kind = "class" if cls else ("method" if prefix else "function")
-                out.append(Defn(path, "python", prefix + node.name, kind, start,
-                                node.end_lineno or node.lineno, node.lineno,
-                                first_sentence(ast.get_docstring(node) or ""),
-                                errors=[] if cls else _py_errors(node)))
+                out.append(
+                    Defn(
+                        path,
+                        "python",
+                        prefix + node.name,
+                        kind,
+                        start,
+                        node.end_lineno or node.lineno,
+                        node.lineno,
+                        first_sentence(ast.get_docstring(node) or ""),
+                        errors=[] if cls else _py_errors(node),
+                    )
+                )
                 if cls:
                     walk(node.body, prefix + node.name + ".")
             elif isinstance(node, (ast.If, ast.Try)):
@@ -166,8 +195,11 @@ def _comment_above(node: Any) -> str:
     """The comment lines ending just above ``node`` (Go ``//`` lines, a Java ``/** */``)."""
     lines: list[str] = []
     prev, top = node.prev_sibling, node.start_point[0]
-    while prev is not None and prev.type in ("comment", "block_comment", "line_comment") \
-            and prev.end_point[0] >= top - 1:
+    while (
+        prev is not None
+        and prev.type in ("comment", "block_comment", "line_comment")
+        and prev.end_point[0] >= top - 1
+    ):
         lines.insert(0, _text(prev))
         top, prev = prev.start_point[0], prev.prev_sibling
     text = "\n".join(lines)
@@ -182,8 +214,11 @@ def _comment_above(node: Any) -> str:
 
 
 def _string_value(node: Any) -> str | None:
-    if node is None or node.type not in ("interpreted_string_literal", "string_literal",
-                                         "raw_string_literal"):
+    if node is None or node.type not in (
+        "interpreted_string_literal",
+        "string_literal",
+        "raw_string_literal",
+    ):
         return None
     return _text(node)[1:-1]
 
@@ -192,7 +227,9 @@ def _go_errors(node: Any) -> list[str]:
     found = []
     for sub in _walk(node):
         if sub.type == "call_expression" and _text(sub.child_by_field_name("function")) in (
-                "errors.New", "fmt.Errorf"):
+            "errors.New",
+            "fmt.Errorf",
+        ):
             args = [a for a in sub.child_by_field_name("arguments").named_children]
             value = _string_value(args[0]) if args else None
             if value:
@@ -208,25 +245,51 @@ def go_defs(path: str, source: bytes) -> list[Defn]:
         span = (node.start_point[0] + 1, node.end_point[0] + 1)
         name_node = node.child_by_field_name("name")
         if node.type == "function_declaration":
-            out.append(Defn(path, "go", _text(name_node), "function", *span,
-                            name_node.start_point[0] + 1, doc, errors=_go_errors(node)))
+            out.append(
+                Defn(
+                    path,
+                    "go",
+                    _text(name_node),
+                    "function",
+                    *span,
+                    name_node.start_point[0] + 1,
+                    doc,
+                    errors=_go_errors(node),
+                )
+            )
         elif node.type == "method_declaration":
             recv = node.child_by_field_name("receiver")
             rtype = next((_text(n) for n in _walk(recv) if n.type == "type_identifier"), "")
-            out.append(Defn(path, "go", f"{rtype}.{_text(name_node)}", "method", *span,
-                            name_node.start_point[0] + 1, doc,
-                            pointer="*" in _text(recv), errors=_go_errors(node)))
+            out.append(
+                Defn(
+                    path,
+                    "go",
+                    f"{rtype}.{_text(name_node)}",
+                    "method",
+                    *span,
+                    name_node.start_point[0] + 1,
+                    doc,
+                    pointer="*" in _text(recv),
+                    errors=_go_errors(node),
+                )
+            )
         elif node.type == "type_declaration":
             for spec in node.named_children:
                 if spec.type == "type_spec":
                     sname = spec.child_by_field_name("name")
-                    out.append(Defn(path, "go", _text(sname), "type", *span,
-                                    sname.start_point[0] + 1, doc))
+                    out.append(
+                        Defn(path, "go", _text(sname), "type", *span, sname.start_point[0] + 1, doc)
+                    )
     return out
 
 
-JAVA_TYPES = {"class_declaration", "interface_declaration", "enum_declaration",
-              "record_declaration", "annotation_type_declaration"}
+JAVA_TYPES = {
+    "class_declaration",
+    "interface_declaration",
+    "enum_declaration",
+    "record_declaration",
+    "annotation_type_declaration",
+}
 JAVA_METHODS = {"method_declaration", "constructor_declaration"}
 
 
@@ -234,11 +297,17 @@ def _java_errors(node: Any) -> list[str]:
     found = []
     for sub in _walk(node):
         args = None
-        if sub.type == "object_creation_expression" and sub.parent is not None \
-                and sub.parent.type == "throw_statement":
+        if (
+            sub.type == "object_creation_expression"
+            and sub.parent is not None
+            and sub.parent.type == "throw_statement"
+        ):
             args = sub.child_by_field_name("arguments").named_children[:1]
         elif sub.type == "method_invocation" and _text(sub.child_by_field_name("name")) in (
-                "checkArgument", "checkState", "checkNotNull"):
+            "checkArgument",
+            "checkState",
+            "checkNotNull",
+        ):
             args = sub.child_by_field_name("arguments").named_children[1:2]
         value = _string_value(args[0]) if args else None
         if value:
@@ -256,10 +325,19 @@ def java_defs(path: str, source: bytes) -> list[Defn]:
                 name_node = child.child_by_field_name("name")
                 qual = prefix + _text(name_node)
                 method = child.type in JAVA_METHODS
-                out.append(Defn(path, "java", qual, "method" if method else "class",
-                                child.start_point[0] + 1, child.end_point[0] + 1,
-                                name_node.start_point[0] + 1, _comment_above(child),
-                                errors=_java_errors(child) if method else []))
+                out.append(
+                    Defn(
+                        path,
+                        "java",
+                        qual,
+                        "method" if method else "class",
+                        child.start_point[0] + 1,
+                        child.end_point[0] + 1,
+                        name_node.start_point[0] + 1,
+                        _comment_above(child),
+                        errors=_java_errors(child) if method else [],
+                    )
+                )
                 body = child.child_by_field_name("body")
                 if not method and body is not None:
                     visit(body, qual + ".")

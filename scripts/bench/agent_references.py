@@ -35,10 +35,30 @@ from scripts.bench.harness import indexed_repo
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "agent-names"
 SYMBOLS = {
-    "httpx": ["Client", "AsyncClient", "Response", "Request", "Timeout", "get", "send",
-              "BaseClient", "USE_CLIENT_DEFAULT", "Headers"],
-    "gin": ["Context", "Next", "ClientIP", "ServeHTTP", "Default", "Engine", "Validator",
-            "binding", "HandlerFunc", "Abort"],
+    "httpx": [
+        "Client",
+        "AsyncClient",
+        "Response",
+        "Request",
+        "Timeout",
+        "get",
+        "send",
+        "BaseClient",
+        "USE_CLIENT_DEFAULT",
+        "Headers",
+    ],
+    "gin": [
+        "Context",
+        "Next",
+        "ClientIP",
+        "ServeHTTP",
+        "Default",
+        "Engine",
+        "Validator",
+        "binding",
+        "HandlerFunc",
+        "Abort",
+    ],
 }
 #: (pattern, regex?) per repository
 PATTERNS = {
@@ -51,17 +71,24 @@ REST = re.compile(r"^(\d+) more ")
 
 def listed(answer: str) -> tuple[set[tuple[str, int]], int]:
     """(path, line) of the lines shown, and how many more the answer counts."""
-    lines = {(m.group(1), int(m.group(2))) for line in answer.splitlines()
-             if (m := LINE.match(line))}
+    lines = {
+        (m.group(1), int(m.group(2))) for line in answer.splitlines() if (m := LINE.match(line))
+    }
     rest = next((int(m.group(1)) for line in answer.splitlines() if (m := REST.match(line))), 0)
     return lines, rest
 
 
-def ripgrep(rg: str, root: Path, files: list[str],
-            args: list[str]) -> tuple[set[tuple[str, int]], str]:
+def ripgrep(
+    rg: str, root: Path, files: list[str], args: list[str]
+) -> tuple[set[tuple[str, int]], str]:
     """(path, line) of rg's lines, and its output as an agent reads it."""
-    out = subprocess.run([rg, "--no-config", "-n", "-H", "--no-heading", *args, "--", *files],
-                         cwd=root, capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        [rg, "--no-config", "-n", "-H", "--no-heading", *args, "--", *files],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     found = set()
     for line in out.splitlines():
         path, number, _ = line.split(":", 2)
@@ -70,8 +97,16 @@ def ripgrep(rg: str, root: Path, files: list[str],
 
 
 def indexed_files(engine: object, index: str) -> list[str]:
-    found = engine.perform(Request("POST", index_path(index, "_search"), body={  # type: ignore[attr-defined]
-        "size": 0, "aggs": {"paths": {"terms": {"field": "path", "size": 10_000}}}}))
+    found = engine.perform(
+        Request(
+            "POST",
+            index_path(index, "_search"),
+            body={  # type: ignore[attr-defined]
+                "size": 0,
+                "aggs": {"paths": {"terms": {"field": "path", "size": 10_000}}},
+            },
+        )
+    )
     return sorted(b["key"] for b in found["aggregations"]["paths"]["buckets"])
 
 
@@ -90,14 +125,15 @@ def every_line(tool: CodeSearch, pattern: str, regex: bool) -> set[tuple[str, in
     return {(h.where, h.line) for h in grep_hits(candidates, compile_pattern(pattern, regex))}
 
 
-def row(label: str, counted: int, ours: set[tuple[str, int]],
-        theirs: set[tuple[str, int]]) -> str:
+def row(label: str, counted: int, ours: set[tuple[str, int]], theirs: set[tuple[str, int]]) -> str:
     """The answer's count (shown + the rest counted), rg's; lines both find, each alone;
     recall of rg's lines."""
     both = len(ours & theirs)
     recall = both / len(theirs) if theirs else 1.0
-    return (f"{label:34} {counted:>7} {len(theirs):>5} {both:>5} "
-            f"{len(ours - theirs):>6} {len(theirs - ours):>5} {recall:>7.3f}")
+    return (
+        f"{label:34} {counted:>7} {len(theirs):>5} {both:>5} "
+        f"{len(ours - theirs):>6} {len(theirs - ours):>5} {recall:>7.3f}"
+    )
 
 
 def main() -> int:
@@ -111,23 +147,38 @@ def main() -> int:
         print("rg not found: pip install ripgrep (or put rg on PATH)", file=sys.stderr)
         return 1
     repos = dict(spec.split("=", 1) for spec in args.repo) or {
-        name: str(DATA / name) for name in SYMBOLS}
-    symbols = {**SYMBOLS, **{k: v.split(",") for k, v in
-                             (s.split("=", 1) for s in args.symbols)}}
+        name: str(DATA / name) for name in SYMBOLS
+    }
+    symbols = {**SYMBOLS, **{k: v.split(",") for k, v in (s.split("=", 1) for s in args.symbols)}}
     engine = connect(ConnectionSettings(args.url))
     counter = default_counter()
-    print(f"{'repository: query':34} {'esqlog':>7} {'rg':>5} {'both':>5} {'esqlog-only':>6} "
-          f"{'rg-only':>5} {'recall':>7} {'tokens':>7} {'rg tok':>7}")
+    print(
+        f"{'repository: query':34} {'esqlog':>7} {'rg':>5} {'both':>5} {'esqlog-only':>6} "
+        f"{'rg-only':>5} {'recall':>7} {'tokens':>7} {'rg tok':>7}"
+    )
     total_rg = total_both = counts_equal = rows = 0
     for name, path in repos.items():
         with indexed_repo(engine, args.url, path, "esqlog-bench-refs") as (index, cal, field):
             tool = CodeSearch(engine, cal, index, field, counter)
             files = indexed_files(engine, index)
-            queries = [(s, ["-w", "-e", s], References(tool).find(s, limit=MAX_LIMIT),
-                        every_reference(tool, s)) for s in symbols.get(name, [])]
-            queries += [(f"grep {p}", ["-e", p] if rx else ["-F", "-e", p],
-                         Grep(tool).grep(p, rx, limit=MAX_LIMIT), every_line(tool, p, rx))
-                        for p, rx in PATTERNS.get(name, [])]
+            queries = [
+                (
+                    s,
+                    ["-w", "-e", s],
+                    References(tool).find(s, limit=MAX_LIMIT),
+                    every_reference(tool, s),
+                )
+                for s in symbols.get(name, [])
+            ]
+            queries += [
+                (
+                    f"grep {p}",
+                    ["-e", p] if rx else ["-F", "-e", p],
+                    Grep(tool).grep(p, rx, limit=MAX_LIMIT),
+                    every_line(tool, p, rx),
+                )
+                for p, rx in PATTERNS.get(name, [])
+            ]
             for label, rg_args, answer, every in queries:
                 shown, rest = listed(answer)
                 theirs, output = ripgrep(rg, Path(path), files, rg_args)
@@ -138,9 +189,11 @@ def main() -> int:
                 rows += 1
                 tokens = f"{counter.count(answer):>7} {counter.count(output):>7}"
                 print(row(f"{name}: {label}", len(shown) + rest, every, theirs), tokens)
-    print(f"all: {total_both} of rg's {total_rg} lines found (recall "
-          f"{total_both / max(total_rg, 1):.3f}); counts equal to rg's for {counts_equal} of "
-          f"{rows} queries")
+    print(
+        f"all: {total_both} of rg's {total_rg} lines found (recall "
+        f"{total_both / max(total_rg, 1):.3f}); counts equal to rg's for {counts_equal} of "
+        f"{rows} queries"
+    )
     return 0
 
 

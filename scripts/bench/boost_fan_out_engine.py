@@ -37,6 +37,7 @@ def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
         def recorded(*args: Any, _kind: str = kind, _method: Any = method, **kwargs: Any) -> Any:
             calls.append((_kind, kwargs))
             return _method(*args, **kwargs)
+
         setattr(client, kind, recorded)
     return calls
 
@@ -44,8 +45,7 @@ def recording(client: Any) -> list[tuple[str, dict[str, Any]]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
-                        default="opensearch")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"), default="opensearch")
     add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--skip", type=int, default=600)
@@ -54,14 +54,16 @@ def main() -> int:
     client = raw_client(args.url, args.engine)
     cal = load_calibration(args.calibration)
     texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
-    texts = texts[args.skip: args.skip + args.n]
-    spied = {"fanout": raw_client(args.url, args.engine),
-             "dfs": raw_client(args.url, args.engine)}
+    texts = texts[args.skip : args.skip + args.n]
+    spied = {"fanout": raw_client(args.url, args.engine), "dfs": raw_client(args.url, args.engine)}
     recorders = {name: recording(c) for name, c in spied.items()}
-    wrapped = {"fanout": wrap(spied["fanout"], cal, boost_shards="fan_out"),
-               "dfs": wrap(spied["dfs"], cal, boost_shards="dfs")}
-    times: dict[str, list[float]] = {k: [] for k in (
-        "native", "wrapped fanout", "wrapped dfs", "raw fanout", "raw dfs")}
+    wrapped = {
+        "fanout": wrap(spied["fanout"], cal, boost_shards="fan_out"),
+        "dfs": wrap(spied["dfs"], cal, boost_shards="dfs"),
+    }
+    times: dict[str, list[float]] = {
+        k: [] for k in ("native", "wrapped fanout", "wrapped dfs", "raw fanout", "raw dfs")
+    }
     for text in texts:
         body = {"query": {"match": {cal.field: text}}, "size": 10, "_source": False}
         for name, w in wrapped.items():

@@ -34,8 +34,7 @@ from scripts.bench.harness import add_corpus_args, add_out, add_url, raw_client
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
-                        default="opensearch")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"), default="opensearch")
     add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--depth", type=int, default=100)
@@ -47,12 +46,15 @@ def main() -> int:
     first: dict[str, Any] = {}
     for q in load_queries(args.queries):
         first.setdefault(q.text, q)
-    chosen = list(first.values())[1: args.n + 1]  # latency.py's texts: the first warms up
+    chosen = list(first.values())[1 : args.n + 1]  # latency.py's texts: the first warms up
     qrels = {q.qid: {q.gold: 1} for q in chosen}
-    systems = {"native": client, "boost-dfs": wrap(client, cal, boost_shards="dfs"),
-               "boost-weighted": wrap(client, cal),
-               "boost-fanout": wrap(client, cal, boost_shards="fan_out"),
-               "boost-nodfs": wrap(client, cal, dfs=False)}
+    systems = {
+        "native": client,
+        "boost-dfs": wrap(client, cal, boost_shards="dfs"),
+        "boost-weighted": wrap(client, cal),
+        "boost-fanout": wrap(client, cal, boost_shards="fan_out"),
+        "boost-nodfs": wrap(client, cal, dfs=False),
+    }
     runs: dict[str, dict[str, list[tuple[str, float]]]] = {name: {} for name in systems}
     for q in chosen:
         body = {"query": {"match": {cal.field: q.text}}, "size": args.depth, "_source": False}
@@ -68,15 +70,20 @@ def main() -> int:
     versus: dict[str, Any] = {}
     for name in ("boost-weighted", "boost-fanout", "boost-nodfs"):
         diff = compare(per["boost-dfs"], per[name], ["NDCG@10"])["NDCG@10"]
-        same = sum([d for d, _ in runs["boost-dfs"][q.qid][:10]]
-                   == [d for d, _ in runs[name][q.qid][:10]] for q in chosen)
+        same = sum(
+            [d for d, _ in runs["boost-dfs"][q.qid][:10]] == [d for d, _ in runs[name][q.qid][:10]]
+            for q in chosen
+        )
         versus[name] = {"diff": diff.mean_diff, "ci": [diff.low, diff.high], "same_top10": same}
-        print(f"{name} - dfs  {diff.mean_diff:+.4f}  95% CI [{diff.low:+.4f}, {diff.high:+.4f}]"
-              f"  same top 10 {same}/{len(chosen)}")
+        print(
+            f"{name} - dfs  {diff.mean_diff:+.4f}  95% CI [{diff.low:+.4f}, {diff.high:+.4f}]"
+            f"  same top 10 {same}/{len(chosen)}"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"queries": len(chosen), "ndcg10": means,
-                                        "versus_dfs": versus}, indent=2))
+        args.out.write_text(
+            json.dumps({"queries": len(chosen), "ndcg10": means, "versus_dfs": versus}, indent=2)
+        )
     return 0
 
 

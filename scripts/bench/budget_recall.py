@@ -70,8 +70,13 @@ def cached(counter: TokenCounter) -> TokenCounter:
     return TokenCounter(counter.name, functools.lru_cache(maxsize=8192)(counter.count))
 
 
-def budget_outcome(qid: str, chunks: Sequence[Chunk], gold: str, counter: TokenCounter,
-                   budgets: Sequence[int] = BUDGETS) -> BudgetOutcome:
+def budget_outcome(
+    qid: str,
+    chunks: Sequence[Chunk],
+    gold: str,
+    counter: TokenCounter,
+    budgets: Sequence[int] = BUDGETS,
+) -> BudgetOutcome:
     """Where ``gold`` lands in ``chunks`` (already ranked) and whether each budget shows it.
 
     The packer is run for every budget (not inferred from a prefix sum): its skip-and-retry
@@ -86,10 +91,13 @@ def budget_outcome(qid: str, chunks: Sequence[Chunk], gold: str, counter: TokenC
     return BudgetOutcome(qid, rank, cost + SUMMARY_RESERVE, shown)
 
 
-def evaluate_budgets(search: Callable[[str], Sequence[Chunk]],
-                     queries: Sequence[tuple[str, str, str]], counter: TokenCounter,
-                     budgets: Sequence[int] = BUDGETS,
-                     progress: Callable[[int], None] | None = None) -> list[BudgetOutcome]:
+def evaluate_budgets(
+    search: Callable[[str], Sequence[Chunk]],
+    queries: Sequence[tuple[str, str, str]],
+    counter: TokenCounter,
+    budgets: Sequence[int] = BUDGETS,
+    progress: Callable[[int], None] | None = None,
+) -> list[BudgetOutcome]:
     """One outcome per (qid, text, gold) query; ``search(text)`` returns ranked chunks."""
     counted = cached(counter)
     out = []
@@ -100,14 +108,18 @@ def evaluate_budgets(search: Callable[[str], Sequence[Chunk]],
     return out
 
 
-def search_chunks(client: Any, flavor: str, index: str, field: str, text: str,
-                  limit: int) -> list[Chunk]:
+def search_chunks(
+    client: Any, flavor: str, index: str, field: str, text: str, limit: int
+) -> list[Chunk]:
     """search_code's own request (a match on ``field`` of the text as search_code prepares
     it, esqlog.agent.queries, the definitions of the names it spells first; ``limit`` hits,
     the default scope), ranked by :func:`ordered`;
     ``client`` is a wrapped (esqlog) or plain client."""
-    response = client.search(**search_kwargs(flavor, index, field, agent_query(text) or text,
-                                             limit, Scope(), named_symbols(text)))
+    response = client.search(
+        **search_kwargs(
+            flavor, index, field, agent_query(text) or text, limit, Scope(), named_symbols(text)
+        )
+    )
     hits = response["hits"]["hits"]
     return ordered((chunk_of(h, field), h.get("_score") or 0.0) for h in hits)
 
@@ -115,9 +127,13 @@ def search_chunks(client: Any, flavor: str, index: str, field: str, text: str,
 # --------------------------------------------------------------------------- summaries
 
 
-def bootstrap_interval(values: Sequence[float], statistic: Callable[..., Any],
-                       n_resamples: int = 2000, confidence: float = 0.95,
-                       seed: int = 0) -> tuple[float, float]:
+def bootstrap_interval(
+    values: Sequence[float],
+    statistic: Callable[..., Any],
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over queries resampled with replacement.
 
     Percentile rather than BCa (esqlog.evaluation.metrics.paired_bootstrap's choice) because the
@@ -131,11 +147,14 @@ def bootstrap_interval(values: Sequence[float], statistic: Callable[..., Any],
     if arr.size == 0:
         raise ValueError("a bootstrap interval needs at least one query")
     rng = np.random.default_rng(seed)
-    stats = np.asarray([statistic(arr[rng.integers(0, arr.size, arr.size)])
-                        for _ in range(n_resamples)])
+    stats = np.asarray(
+        [statistic(arr[rng.integers(0, arr.size, arr.size)]) for _ in range(n_resamples)]
+    )
     tail = (1.0 - confidence) / 2.0 * 100.0
-    return (float(np.percentile(stats, tail, method="lower")),
-            float(np.percentile(stats, 100.0 - tail, method="higher")))
+    return (
+        float(np.percentile(stats, tail, method="lower")),
+        float(np.percentile(stats, 100.0 - tail, method="higher")),
+    )
 
 
 def lower_median(values: Any) -> float:
@@ -146,9 +165,13 @@ def lower_median(values: Any) -> float:
     return float(arr[(arr.size - 1) // 2])
 
 
-def summarize(outcomes: Mapping[str, Sequence[BudgetOutcome]], baseline: str | None = None,
-              budgets: Sequence[int] = BUDGETS, n_resamples: int = 2000,
-              seed: int = 0) -> dict[str, dict[str, Any]]:
+def summarize(
+    outcomes: Mapping[str, Sequence[BudgetOutcome]],
+    baseline: str | None = None,
+    budgets: Sequence[int] = BUDGETS,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
     """Per system: Recall@B (search_code) and prefix recall with 95% intervals, the gain
     over ``baseline`` (paired bootstrap, esqlog.evaluation.metrics), the median tokens to the gold.
 
@@ -171,9 +194,10 @@ def summarize(outcomes: Mapping[str, Sequence[BudgetOutcome]], baseline: str | N
                 diff = paired_bootstrap(base, shown, n_resamples=n_resamples, seed=seed)
                 entry["gain"][b] = [diff.mean_diff, diff.low, diff.high]
         tokens = [o.tokens_to_gold for o in rows]
-        entry["median_tokens"] = [lower_median(tokens),
-                                  *bootstrap_interval(tokens, lower_median, n_resamples,
-                                                      seed=seed)]
+        entry["median_tokens"] = [
+            lower_median(tokens),
+            *bootstrap_interval(tokens, lower_median, n_resamples, seed=seed),
+        ]
         entry["retrieved"] = sum(o.gold_rank is not None for o in rows) / max(len(rows), 1)
         out[name] = entry
     return out

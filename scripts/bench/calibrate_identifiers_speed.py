@@ -43,8 +43,13 @@ def timed(engine: TimedEngine, run: Any) -> tuple[float, float, float, float, An
     engine.request_seconds = 0.0
     started, cpu, engine_started = time.perf_counter(), time.process_time(), engine_cpu()
     out = run()
-    return (time.perf_counter() - started, engine.request_seconds,
-            time.process_time() - cpu, engine_cpu() - engine_started, out)
+    return (
+        time.perf_counter() - started,
+        engine.request_seconds,
+        time.process_time() - cpu,
+        engine_cpu() - engine_started,
+        out,
+    )
 
 
 def main() -> int:
@@ -53,8 +58,12 @@ def main() -> int:
     parser.add_argument("--index", default="esqlog-bench-go-full-standard")
     parser.add_argument("--field", default="body")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--engine-pid", type=int, default=None,
-                        help="The engine node's process id, to report its CPU seconds too.")
+    parser.add_argument(
+        "--engine-pid",
+        type=int,
+        default=None,
+        help="The engine node's process id, to report its CPU seconds too.",
+    )
     args = parser.parse_args()
     global ENGINE_PID
     ENGINE_PID = args.engine_pid
@@ -65,28 +74,46 @@ def main() -> int:
         runs: dict[str, tuple[float, float, float, float, Any]] = {}
         order = ("vocabulary", "identifiers") if r % 2 == 0 else ("identifiers", "vocabulary")
         for name in order:  # alternate which goes first: caches and load drift cancel out
-            runs[name] = timed(engine, lambda name=name: (
-                calibrate_with_vocabulary(engine, args.index, args.field)
-                if name == "vocabulary" else
-                calibrate_identifiers(engine, args.index, args.field)))
+            runs[name] = timed(
+                engine,
+                lambda name=name: (
+                    calibrate_with_vocabulary(engine, args.index, args.field)
+                    if name == "vocabulary"
+                    else calibrate_identifiers(engine, args.index, args.field)
+                ),
+            )
         (v_all, v_req, v_cpu, v_eng, _), (i_all, i_req, i_cpu, i_eng, found) = (
-            runs["vocabulary"], runs["identifiers"])
+            runs["vocabulary"],
+            runs["identifiers"],
+        )
         ratios.append(i_all / v_all)
-        print(json.dumps({"round": r, "first": order[0], "vocabulary_s": round(v_all, 2),
-                          "vocabulary_requests_s": round(v_req, 2),
-                          "vocabulary_cpu_s": round(v_cpu, 2),
-                          "vocabulary_engine_cpu_s": round(v_eng, 2),
-                          "identifiers_s": round(i_all, 2),
-                          "identifiers_requests_s": round(i_req, 2),
-                          "identifiers_cpu_s": round(i_cpu, 2),
-                          "identifiers_engine_cpu_s": round(i_eng, 2),
-                          "identifiers_build_s": round(found.build_seconds, 2),
-                          "ratio": round(i_all / v_all, 3),
-                          # CPU of this process plus the engine's: what each run costs,
-                          # readable when other load stretches the wall clocks
-                          "cpu_ratio": (round((i_cpu + i_eng) / (v_cpu + v_eng), 3)
-                                        if ENGINE_PID is not None else None),
-                          "words": len(found.stats.words)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "round": r,
+                    "first": order[0],
+                    "vocabulary_s": round(v_all, 2),
+                    "vocabulary_requests_s": round(v_req, 2),
+                    "vocabulary_cpu_s": round(v_cpu, 2),
+                    "vocabulary_engine_cpu_s": round(v_eng, 2),
+                    "identifiers_s": round(i_all, 2),
+                    "identifiers_requests_s": round(i_req, 2),
+                    "identifiers_cpu_s": round(i_cpu, 2),
+                    "identifiers_engine_cpu_s": round(i_eng, 2),
+                    "identifiers_build_s": round(found.build_seconds, 2),
+                    "ratio": round(i_all / v_all, 3),
+                    # CPU of this process plus the engine's: what each run costs,
+                    # readable when other load stretches the wall clocks
+                    "cpu_ratio": (
+                        round((i_cpu + i_eng) / (v_cpu + v_eng), 3)
+                        if ENGINE_PID is not None
+                        else None
+                    ),
+                    "words": len(found.stats.words),
+                }
+            ),
+            flush=True,
+        )
     print(f"ratio median {statistics.median(ratios):.3f} over {len(ratios)} rounds")
     return 0
 

@@ -110,19 +110,38 @@ def same_files(a: dict[str, Path], b: dict[str, Path]) -> bool:
     return True
 
 
-def calibrate(label: str, tree: Path, args: argparse.Namespace, extra: list[str],
-              work: Path) -> dict[str, Any]:
+def calibrate(
+    label: str, tree: Path, args: argparse.Namespace, extra: list[str], work: Path
+) -> dict[str, Any]:
     out_dir = work / label
     out_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    cmd = [sys.executable, "-m", "esqlog.cli", "calibrate", "--url", args.url, "--index",
-           args.index, "--field", args.field, "--vocabulary", "--out",
-           str(out_dir / "cal.json"), "--no-progress", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "esqlog.cli",
+        "calibrate",
+        "--url",
+        args.url,
+        "--index",
+        args.index,
+        "--field",
+        args.field,
+        "--vocabulary",
+        "--out",
+        str(out_dir / "cal.json"),
+        "--no-progress",
+        *extra,
+    ]
     seconds, peak, _ = run(cmd, env)
     files = {p.name.split(".")[1]: p for p in out_dir.glob("cal.*.npz")}
-    return {"label": label, "seconds": round(seconds, 1), "peak_rss_mib": round(peak / 2**20, 1),
-            "files_mib": {k: round(p.stat().st_size / 2**20, 2) for k, p in files.items()},
-            "_files": files}
+    return {
+        "label": label,
+        "seconds": round(seconds, 1),
+        "peak_rss_mib": round(peak / 2**20, 1),
+        "files_mib": {k: round(p.stat().st_size / 2**20, 2) for k, p in files.items()},
+        "_files": files,
+    }
 
 
 def main() -> int:
@@ -134,20 +153,24 @@ def main() -> int:
     ap.add_argument("--skip-old", action="store_true", help="the old one does not fit")
     ap.add_argument("--small-limit", default="4M")
     ap.add_argument("--skip-small", action="store_true", help="no run with --small-limit")
-    ap.add_argument("--concurrent", action="store_true",
-                    help="start the runs at once (each sees the others' load: a fair ratio "
-                         "when the sequential runs would not fit the time)")
+    ap.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="start the runs at once (each sees the others' load: a fair ratio "
+        "when the sequential runs would not fit the time)",
+    )
     add_out(ap, "results/calibrate_memory.jsonl")
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[2]
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="esqlog-calmem-") as tmp:
         work = Path(tmp)
-        plan: list[tuple[str, Path, list[str]]] = [("vocabulary", here, []),
-                                                   ("new", here, ["--identifiers"])]
+        plan: list[tuple[str, Path, list[str]]] = [
+            ("vocabulary", here, []),
+            ("new", here, ["--identifiers"]),
+        ]
         if not args.skip_small:
-            plan.append(("new-small", here,
-                         ["--identifiers", "--memory-limit", args.small_limit]))
+            plan.append(("new-small", here, ["--identifiers", "--memory-limit", args.small_limit]))
         if args.old is not None and not args.skip_old:
             plan.append(("old", args.old, ["--identifiers"]))
         if args.concurrent:
@@ -166,17 +189,25 @@ def main() -> int:
             for r in runs:
                 r.pop("_files")
                 r["time_vs_vocabulary"] = round(r["seconds"] / vocab["seconds"], 3)
-                r.update(index=args.index, load=load, concurrent=args.concurrent,
-                         date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                r.update(
+                    index=args.index,
+                    load=load,
+                    concurrent=args.concurrent,
+                    date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                )
                 fh.write(json.dumps(r) + "\n")
                 print(json.dumps(r), flush=True)
     if "old" in by:
         old, new = by["old"], by["new"]
-        print(f"new/old: time {new['seconds'] / old['seconds']:.2f}x, peak RSS "
-              f"{new['peak_rss_mib'] / old['peak_rss_mib']:.2f}x; files equal after loading: "
-              f"{old['same_as_new']}")
-    print(f"new/vocabulary alone: time {by['new']['time_vs_vocabulary']:.2f}x; small limit "
-          f"equal to default: {by['new-small']['same_as_new'] if 'new-small' in by else '-'}")
+        print(
+            f"new/old: time {new['seconds'] / old['seconds']:.2f}x, peak RSS "
+            f"{new['peak_rss_mib'] / old['peak_rss_mib']:.2f}x; files equal after loading: "
+            f"{old['same_as_new']}"
+        )
+    print(
+        f"new/vocabulary alone: time {by['new']['time_vs_vocabulary']:.2f}x; small limit "
+        f"equal to default: {by['new-small']['same_as_new'] if 'new-small' in by else '-'}"
+    )
     return 0
 
 

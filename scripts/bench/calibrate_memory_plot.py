@@ -41,18 +41,28 @@ def main(source: str, target: str) -> int:
             latest[(docs, run["label"], run.get("tables", "objects"))] = run
     fig, (rss, wall) = plt.subplots(1, 2, figsize=(11, 5.0))
     for label, tables, legend, colour, marker in SERIES:
-        points = sorted(((n, run) for (n, name, kind), run in latest.items()
-                         if name == label and kind == tables), key=lambda p: p[0])
+        points = sorted(
+            (
+                (n, run)
+                for (n, name, kind), run in latest.items()
+                if name == label and kind == tables
+            ),
+            key=lambda p: p[0],
+        )
         if not points:
             continue
         docs = [n for n, _ in points]
-        rss.plot(docs, [r["peak_rss_mib"] for _, r in points], color=colour, marker=marker,
-                 label=legend)
-        wall.plot(docs, [r["seconds"] for _, r in points], color=colour, marker=marker,
-                  label=legend)
+        rss.plot(
+            docs, [r["peak_rss_mib"] for _, r in points], color=colour, marker=marker, label=legend
+        )
+        wall.plot(
+            docs, [r["seconds"] for _, r in points], color=colour, marker=marker, label=legend
+        )
     rss.axhline(2048, color="black", linestyle=":", linewidth=1, label="2 GiB")
-    for ax, title, unit in ((rss, "Peak RSS of the process tree", "MiB"),
-                            (wall, "Wall time (shared 2-core machine)", "seconds")):
+    for ax, title, unit in (
+        (rss, "Peak RSS of the process tree", "MiB"),
+        (wall, "Wall time (shared 2-core machine)", "seconds"),
+    ):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("documents (mix corpus, 3 shards)")

@@ -48,10 +48,18 @@ def timed(engine: TimedEngine, vocabulary: bool = False, **kwargs: Any) -> dict[
     else:
         cal = calibrate(engine, **kwargs)
     total = time.perf_counter() - started
-    return {"h_tok": cal.h_tok, "low": cal.h_tok_low, "high": cal.h_tok_high, "q": cal.q,
-            "docs": cal.live_docs, "seconds": total, "engine_seconds": engine.request_seconds,
-            "esqlog_seconds": total - engine.request_seconds, "requests": engine.requests,
-            "terms": cal.vocabulary_terms}
+    return {
+        "h_tok": cal.h_tok,
+        "low": cal.h_tok_low,
+        "high": cal.h_tok_high,
+        "q": cal.q,
+        "docs": cal.live_docs,
+        "seconds": total,
+        "engine_seconds": engine.request_seconds,
+        "esqlog_seconds": total - engine.request_seconds,
+        "requests": engine.requests,
+        "terms": cal.vocabulary_terms,
+    }
 
 
 def main() -> int:
@@ -66,20 +74,26 @@ def main() -> int:
     engine = TimedEngine(base.client)
     exact = timed(engine, index=args.index, field_name=args.field, exact=True)
     rate = exact["docs"] / exact["seconds"]
-    print(f"exact   h_tok={exact['h_tok']:.4f} {exact['seconds']:.1f} s ({rate:,.0f} docs/s; "
-          f"engine {exact['engine_seconds']:.1f} s, esqlog {exact['esqlog_seconds']:.1f} s)")
+    print(
+        f"exact   h_tok={exact['h_tok']:.4f} {exact['seconds']:.1f} s ({rate:,.0f} docs/s; "
+        f"engine {exact['engine_seconds']:.1f} s, esqlog {exact['esqlog_seconds']:.1f} s)"
+    )
     vocab = timed(engine, vocabulary=True, index=args.index, field_name=args.field)
-    print(f"vocabulary h_tok={vocab['h_tok']:.4f} {vocab['terms']:,} terms in "
-          f"{vocab['seconds']:.1f} s ({vocab['docs'] / vocab['seconds']:,.0f} docs/s; engine "
-          f"{vocab['engine_seconds']:.1f} s, esqlog {vocab['esqlog_seconds']:.1f} s)")
+    print(
+        f"vocabulary h_tok={vocab['h_tok']:.4f} {vocab['terms']:,} terms in "
+        f"{vocab['seconds']:.1f} s ({vocab['docs'] / vocab['seconds']:,.0f} docs/s; engine "
+        f"{vocab['engine_seconds']:.1f} s, esqlog {vocab['esqlog_seconds']:.1f} s)"
+    )
     samples = []
     for seed in map(int, args.seeds.split(",")):
         run = timed(engine, index=args.index, field_name=args.field, seed=seed)
         run["error"] = run["h_tok"] - exact["h_tok"]
         samples.append(run)
-        print(f"sampled seed={seed} h_tok={run['h_tok']:.4f} [{run['low']:.4f}, {run['high']:.4f}]"
-              f" error {run['error']:+.4f} in {run['seconds']:.1f} s (engine "
-              f"{run['engine_seconds']:.1f} s, esqlog {run['esqlog_seconds']:.1f} s)")
+        print(
+            f"sampled seed={seed} h_tok={run['h_tok']:.4f} [{run['low']:.4f}, {run['high']:.4f}]"
+            f" error {run['error']:+.4f} in {run['seconds']:.1f} s (engine "
+            f"{run['engine_seconds']:.1f} s, esqlog {run['esqlog_seconds']:.1f} s)"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         summary = {"exact": exact, "vocabulary": vocab, "sampled": samples}

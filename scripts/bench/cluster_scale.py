@@ -69,21 +69,28 @@ def mixed_docs(corpora: list[str]) -> Iterator[dict[str, Any]]:
                 yield {"id": f"{record['id']}", "body": record["text"]}
 
 
-def ensure_index(engine: Engine, size: int, corpora: list[str], shards: int,
-                 replicas: int) -> tuple[str, int]:
+def ensure_index(
+    engine: Engine, size: int, corpora: list[str], shards: int, replicas: int
+) -> tuple[str, int]:
     name = f"esqlog-bench-scale-{size or 'all'}"
     if scratch_state(engine, name):  # esqlog's own from an earlier run: reuse when complete
         count = int(engine.perform(Request("GET", index_path(name, "_count")))["count"])
         if (size and count == size) or (not size and count > 0):
             return name, count
-    create_scratch(engine, name, "bench", {"number_of_shards": shards,
-                                           "number_of_replicas": replicas,
-                                           "refresh_interval": "-1"},
-                   {"body": {"type": "text"}}, replace=True)
+    create_scratch(
+        engine,
+        name,
+        "bench",
+        {"number_of_shards": shards, "number_of_replicas": replicas, "refresh_interval": "-1"},
+        {"body": {"type": "text"}},
+        replace=True,
+    )
     started, count, lines = time.perf_counter(), 0, []
     for doc in mixed_docs(corpora):
-        lines += [json.dumps({"index": {"_index": name, "_id": f"{count}-{doc['id']}"}}),
-                  json.dumps({"body": doc["body"]})]
+        lines += [
+            json.dumps({"index": {"_index": name, "_id": f"{count}-{doc['id']}"}}),
+            json.dumps({"body": doc["body"]}),
+        ]
         count += 1
         if len(lines) >= 4000:
             _bulk(engine, lines)
@@ -94,10 +101,13 @@ def ensure_index(engine: Engine, size: int, corpora: list[str], shards: int,
         _bulk(engine, lines)
     engine.perform(Request("PUT", index_path(name, "_settings"), body={"refresh_interval": "1s"}))
     engine.perform(Request("POST", index_path(name, "_refresh")))
-    engine.perform(Request("GET", api_path("_cluster", "health", name),
-                           {"wait_for_status": "green"}))
-    print(f"[index] {name}: {count} documents in {time.perf_counter() - started:.0f} s",
-          file=sys.stderr)
+    engine.perform(
+        Request("GET", api_path("_cluster", "health", name), {"wait_for_status": "green"})
+    )
+    print(
+        f"[index] {name}: {count} documents in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
     return name, count
 
 
@@ -117,23 +127,33 @@ def own_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def scan_runs(engine: Engine, index: str, parallels: list[int]) -> tuple[list[dict[str, Any]],
-                                                                        Any, Any]:
+def scan_runs(
+    engine: Engine, index: str, parallels: list[int]
+) -> tuple[list[dict[str, Any]], Any, Any]:
     runs, first = [], None
     record = vocab = None
     for parallel in parallels:
-        cpu, engine_cpu, started = own_cpu_seconds(), engines_cpu_seconds(engine), \
-            time.perf_counter()
+        cpu, engine_cpu, started = (
+            own_cpu_seconds(),
+            engines_cpu_seconds(engine),
+            time.perf_counter(),
+        )
         record, vocab = calibrate_with_vocabulary(engine, index, "body", parallel=parallel)
         wall = time.perf_counter() - started
-        runs.append({"parallel": parallel, "seconds": wall,
-                     "docs_per_s": record.live_docs / wall,
-                     "client_cpu_s": own_cpu_seconds() - cpu,
-                     "engines_cpu_s": engines_cpu_seconds(engine) - engine_cpu})
+        runs.append(
+            {
+                "parallel": parallel,
+                "seconds": wall,
+                "docs_per_s": record.live_docs / wall,
+                "client_cpu_s": own_cpu_seconds() - cpu,
+                "engines_cpu_s": engines_cpu_seconds(engine) - engine_cpu,
+            }
+        )
         if first is None:
             first = vocab
-        elif not (np.array_equal(first.hashes, vocab.hashes)
-                  and np.array_equal(first.df, vocab.df)):
+        elif not (
+            np.array_equal(first.hashes, vocab.hashes) and np.array_equal(first.df, vocab.df)
+        ):
             raise SystemExit(f"parallel={parallel} gave another snapshot than parallel=1")
     for run in runs:
         run["ratio"] = runs[0]["seconds"] / run["seconds"]
@@ -145,10 +165,20 @@ def snapshot_costs(record: Any, vocab: Any) -> dict[str, Any]:
         saved = save_with_vocabulary(record, vocab, Path(tmp) / "body.json")
         path = saved.vocabulary_path()
         size = path.stat().st_size
-        out = subprocess.run([sys.executable, "-c", LOAD_CHILD, str(path)], check=True,
-                             capture_output=True, text=True).stdout.split()
-    return {"terms": len(vocab), "bytes": size, "bytes_per_term": size / max(len(vocab), 1),
-            "load_s": float(out[0]), "rss_mb": float(out[1]), "arrays_mb": float(out[2])}
+        out = subprocess.run(
+            [sys.executable, "-c", LOAD_CHILD, str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+    return {
+        "terms": len(vocab),
+        "bytes": size,
+        "bytes_per_term": size / max(len(vocab), 1),
+        "load_s": float(out[0]),
+        "rss_mb": float(out[1]),
+        "arrays_mb": float(out[2]),
+    }
 
 
 def main() -> int:
@@ -166,30 +196,49 @@ def main() -> int:
     parallels = [int(p) for p in args.parallel.split(",")]
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        index, docs = ensure_index(engine, size, args.corpora.split(","), args.shards,
-                                   args.replicas)
+        index, docs = ensure_index(
+            engine, size, args.corpora.split(","), args.shards, args.replicas
+        )
         runs, record, vocab = scan_runs(engine, index, parallels)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # sizes ascend
-        results.append({"docs": docs, "index": index, "nodes": nodes, "shards": args.shards,
-                        "runs": runs, "peak_rss_mb": peak,
-                        "snapshot": snapshot_costs(record, vocab)})
-    print(f"\ncalibrate --vocabulary on {nodes} nodes, {args.shards} shards x "
-          f"{1 + args.replicas} copies (client CPU: this process, all threads)")
-    print(f"{'docs':>8} {'parallel':>8} {'seconds':>8} {'docs/s':>7} {'ratio':>6} "
-          f"{'client CPU s':>12} {'engines CPU s':>13}")
+        results.append(
+            {
+                "docs": docs,
+                "index": index,
+                "nodes": nodes,
+                "shards": args.shards,
+                "runs": runs,
+                "peak_rss_mb": peak,
+                "snapshot": snapshot_costs(record, vocab),
+            }
+        )
+    print(
+        f"\ncalibrate --vocabulary on {nodes} nodes, {args.shards} shards x "
+        f"{1 + args.replicas} copies (client CPU: this process, all threads)"
+    )
+    print(
+        f"{'docs':>8} {'parallel':>8} {'seconds':>8} {'docs/s':>7} {'ratio':>6} "
+        f"{'client CPU s':>12} {'engines CPU s':>13}"
+    )
     for res in results:
         for run in res["runs"]:
-            print(f"{res['docs']:>8} {run['parallel']:>8} {run['seconds']:>8.1f} "
-                  f"{run['docs_per_s']:>7.0f} {run['ratio']:>5.2f}x {run['client_cpu_s']:>12.1f} "
-                  f"{run['engines_cpu_s']:>13.1f}")
+            print(
+                f"{res['docs']:>8} {run['parallel']:>8} {run['seconds']:>8.1f} "
+                f"{run['docs_per_s']:>7.0f} {run['ratio']:>5.2f}x {run['client_cpu_s']:>12.1f} "
+                f"{run['engines_cpu_s']:>13.1f}"
+            )
     print("\nsnapshot (calibrate --vocabulary's .npz); calibrate's peak RSS: this process")
-    print(f"{'docs':>8} {'terms':>9} {'MB on disk':>10} {'B/term':>6} {'load s':>7} "
-          f"{'RSS MB':>7} {'arrays MB':>9} {'calibrate peak RSS MB':>21}")
+    print(
+        f"{'docs':>8} {'terms':>9} {'MB on disk':>10} {'B/term':>6} {'load s':>7} "
+        f"{'RSS MB':>7} {'arrays MB':>9} {'calibrate peak RSS MB':>21}"
+    )
     for res in results:
         s = res["snapshot"]
-        print(f"{res['docs']:>8} {s['terms']:>9} {s['bytes'] / 2**20:>10.2f} "
-              f"{s['bytes_per_term']:>6.1f} {s['load_s']:>7.3f} {s['rss_mb']:>7.1f} "
-              f"{s['arrays_mb']:>9.2f} {res['peak_rss_mb']:>21.0f}")
+        print(
+            f"{res['docs']:>8} {s['terms']:>9} {s['bytes'] / 2**20:>10.2f} "
+            f"{s['bytes_per_term']:>6.1f} {s['load_s']:>7.3f} {s['rss_mb']:>7.1f} "
+            f"{s['arrays_mb']:>9.2f} {res['peak_rss_mb']:>21.0f}"
+        )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

@@ -36,8 +36,11 @@ from esqlog.identifiers.code_rule import (
 
 
 def _open(path: Path):  # type: ignore[no-untyped-def]
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(
-        encoding="utf-8")
+    return (
+        gzip.open(path, "rt", encoding="utf-8")
+        if path.suffix == ".gz"
+        else path.open(encoding="utf-8")
+    )
 
 
 def jsonl_texts(path: Path, size: int, seed: int) -> list[str]:
@@ -54,9 +57,17 @@ def overall(texts: list[str]) -> float:
 
 
 def index_texts(engine, index: str, field: str, size: int, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    body = {"size": size, "_source": [field], "query": {"function_score": {
-        "query": {"exists": {"field": field}}, "boost_mode": "replace",
-        "random_score": {"seed": seed, "field": "_seq_no"}}}}
+    body = {
+        "size": size,
+        "_source": [field],
+        "query": {
+            "function_score": {
+                "query": {"exists": {"field": field}},
+                "boost_mode": "replace",
+                "random_score": {"seed": seed, "field": "_seq_no"},
+            }
+        },
+    }
     answer = engine.client.search(index=index, body=body)
     return [str(h["_source"].get(field) or "") for h in answer["hits"]["hits"]]
 
@@ -83,18 +94,21 @@ def main() -> int:
         for item in args.index:
             name, index = item.split("=", 1)
             found = engine.run(code_share_plan(index, args.field, args.seed, args.sample))
-            everything = overall(index_texts(engine, index, args.field, args.sample,
-                                             args.seed))
+            everything = overall(index_texts(engine, index, args.field, args.sample, args.seed))
             rows.append((name, f"index {index}", everything, found))
-    print(f"rule: identifiers where >= {CODE_SHARE:.0%} of the code documents' tokens split; "
-          f"without a language field a document looks like code at >= {CODE_DOC_SHARE:.0%} "
-          f"and those must hold >= {CODE_DOC_FLOOR:.0%} of the tokens; sample {args.sample}")
+    print(
+        f"rule: identifiers where >= {CODE_SHARE:.0%} of the code documents' tokens split; "
+        f"without a language field a document looks like code at >= {CODE_DOC_SHARE:.0%} "
+        f"and those must hold >= {CODE_DOC_FLOOR:.0%} of the tokens; sample {args.sample}"
+    )
     print("| corpus | source | share, all documents | share, code documents | decision |")
     print("| --- | --- | --- | --- | --- |")
     for name, source, everything, found in rows:
         decision = "identifiers" if found.applies else "boost"
-        print(f"| {name} | {source} | {everything:.1%} | {found.share:.1%} ({found.basis}) "
-              f"| {decision} |")
+        print(
+            f"| {name} | {source} | {everything:.1%} | {found.share:.1%} ({found.basis}) "
+            f"| {decision} |"
+        )
     return 0
 
 

@@ -44,21 +44,29 @@ def main() -> int:
     parser.add_argument("results", type=Path, nargs="+")
     parser.add_argument("--min-docs", type=int, default=10_000)
     args = parser.parse_args()
-    rows = [r for r in load(args.results)
-            if r["analyzer"] == "standard" and r["queries"] == "names"
-            and r["docs"] >= args.min_docs and r["corpus"] != "man"]
+    rows = [
+        r
+        for r in load(args.results)
+        if r["analyzer"] == "standard"
+        and r["queries"] == "names"
+        and r["docs"] >= args.min_docs
+        and r["corpus"] != "man"
+    ]
     a, b, mean = fit(rows)
-    print(f"fit on {len(rows)} experiments: q = {a:.2f} - {b:.2f} * h_tok "
-          f"(mean regret {mean:.4f})")
-    print(f"{'corpus':8s} {'docs':>8s} {'h_tok':>7s} {'q':>5s} {'regret':>7s} "
-          f"{'LOCO q':>7s} {'LOCO regret':>11s}")
+    print(f"fit on {len(rows)} experiments: q = {a:.2f} - {b:.2f} * h_tok (mean regret {mean:.4f})")
+    print(
+        f"{'corpus':8s} {'docs':>8s} {'h_tok':>7s} {'q':>5s} {'regret':>7s} "
+        f"{'LOCO q':>7s} {'LOCO regret':>11s}"
+    )
     for row in sorted(rows, key=lambda r: (r["corpus"], r["docs"])):
         others = [r for r in rows if r["corpus"] != row["corpus"]]
         la, lb, _ = fit(others) if others else (a, b, 0.0)
         q_in = float(np.clip(a - b * row["h_tok"], 0, 1))
         q_out = float(np.clip(la - lb * row["h_tok"], 0, 1))
-        print(f"{row['corpus']:8s} {row['docs']:8,d} {row['h_tok']:7.4f} {q_in:5.2f} "
-              f"{regret(row, q_in):7.4f} {q_out:7.2f} {regret(row, q_out):11.4f}")
+        print(
+            f"{row['corpus']:8s} {row['docs']:8,d} {row['h_tok']:7.4f} {q_in:5.2f} "
+            f"{regret(row, q_in):7.4f} {q_out:7.2f} {regret(row, q_out):11.4f}"
+        )
     return 0
 
 

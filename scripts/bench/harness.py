@@ -33,8 +33,13 @@ DEFAULT_URL = "http://127.0.0.1:19200"
 CORPORA = Path("data/corpora")
 
 
-def add_url(parser: argparse.ArgumentParser, default: str | None = DEFAULT_URL, *,
-            required: bool = False, help: str | None = None) -> None:
+def add_url(
+    parser: argparse.ArgumentParser,
+    default: str | None = DEFAULT_URL,
+    *,
+    required: bool = False,
+    help: str | None = None,
+) -> None:
     """``--url``: the cluster; credentials may be in it (printed only through :func:`shown`)."""
     if required:
         parser.add_argument("--url", required=True, help=help)
@@ -42,8 +47,13 @@ def add_url(parser: argparse.ArgumentParser, default: str | None = DEFAULT_URL, 
         parser.add_argument("--url", default=default, help=help)
 
 
-def add_corpus_args(parser: argparse.ArgumentParser, *, index: str | None = None,
-                    calibration: bool = True, queries: bool = True) -> None:
+def add_corpus_args(
+    parser: argparse.ArgumentParser,
+    *,
+    index: str | None = None,
+    calibration: bool = True,
+    queries: bool = True,
+) -> None:
     """``--index``, ``--calibration`` and ``--queries`` as the query-time benchmarks take them."""
     if index is None:
         parser.add_argument("--index", required=True)
@@ -55,11 +65,13 @@ def add_corpus_args(parser: argparse.ArgumentParser, *, index: str | None = None
         parser.add_argument("--queries", type=Path, required=True)
 
 
-def add_out(parser: argparse.ArgumentParser, default: str | Path | None, *,
-            help: str | None = None) -> None:
+def add_out(
+    parser: argparse.ArgumentParser, default: str | Path | None, *, help: str | None = None
+) -> None:
     """``--out``: the JSONL file each run appends its result lines to."""
-    parser.add_argument("--out", type=Path, default=None if default is None else Path(default),
-                        help=help)
+    parser.add_argument(
+        "--out", type=Path, default=None if default is None else Path(default), help=help
+    )
 
 
 def shown(url: str) -> str:
@@ -116,13 +128,18 @@ def append_jsonl(path: str | Path, *rows: Mapping[str, Any]) -> None:
 
 def read_rows(*paths: str | Path) -> list[dict[str, Any]]:
     """Every JSON line of the given result files, in order (blank lines skipped)."""
-    return [json.loads(line) for path in paths
-            for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for path in paths
+        for line in Path(path).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @contextmanager
-def indexed_repo(engine: Engine, url: str, path: str, prefix: str
-                 ) -> Iterator[tuple[str, Calibration, str]]:
+def indexed_repo(
+    engine: Engine, url: str, path: str, prefix: str
+) -> Iterator[tuple[str, Calibration, str]]:
     """(index, calibration, field) of ``path`` indexed by ``esqlog index --calibrate`` into a
     throwaway index named ``prefix-<random>``, deleted afterwards; an indexing failure
     prints its output and ends the script with status 1."""
@@ -134,8 +151,9 @@ def indexed_repo(engine: Engine, url: str, path: str, prefix: str
     index = f"{prefix}-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         calibration = Path(tmp) / "cal.json"
-        result = CliRunner().invoke(cli, ["index", path, "--index", index, "--url", url,
-                                          "--calibrate", str(calibration)])
+        result = CliRunner().invoke(
+            cli, ["index", path, "--index", index, "--url", url, "--calibrate", str(calibration)]
+        )
         if result.exit_code != 0:
             print(result.output, file=sys.stderr)
             raise SystemExit(1)

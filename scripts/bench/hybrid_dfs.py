@@ -44,26 +44,32 @@ TOP = 10
 def _embed(text: str, projection: np.ndarray) -> list[float]:
     counts = np.zeros(projection.shape[0])
     for word in re.findall(r"[a-z]+", text.lower())[:400]:
-        counts[int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16)
-               % projection.shape[0]] += 1.0
+        counts[
+            int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % projection.shape[0]
+        ] += 1.0
     vec = counts @ projection
     norm = float(np.linalg.norm(vec)) or 1.0
     return [round(float(v) / norm, 6) for v in vec]
 
 
-def _build(engine: Engine, docs: list[dict[str, Any]], projection: np.ndarray,
-           shards: int) -> str:
+def _build(engine: Engine, docs: list[dict[str, Any]], projection: np.ndarray, shards: int) -> str:
     index = f"esqlog-bench-hybrid-{uuid.uuid4().hex[:8]}"
-    create_scratch(engine, index, "bench", {"number_of_shards": shards, "number_of_replicas": 0},
-                   {"body": {"type": "text"}, "vec": {"type": "dense_vector", "dims": DIMS,
-                                                      "index": True, "similarity": "cosine"}},
-                   replace=False)
+    create_scratch(
+        engine,
+        index,
+        "bench",
+        {"number_of_shards": shards, "number_of_replicas": 0},
+        {
+            "body": {"type": "text"},
+            "vec": {"type": "dense_vector", "dims": DIMS, "index": True, "similarity": "cosine"},
+        },
+        replace=False,
+    )
     for start in range(0, len(docs), 2000):
         lines = []
-        for doc in docs[start:start + 2000]:
+        for doc in docs[start : start + 2000]:
             lines.append(json.dumps({"index": {"_index": index, "_id": doc["id"]}}))
-            lines.append(json.dumps({"body": doc["text"],
-                                     "vec": _embed(doc["text"], projection)}))
+            lines.append(json.dumps({"body": doc["text"], "vec": _embed(doc["text"], projection)}))
         engine.perform(Request("POST", "/_bulk", body="\n".join(lines) + "\n"))
     engine.perform(Request("POST", index_path(index, "_refresh")))
     return index
@@ -90,18 +96,28 @@ def _same(got: list[str], exact: dict[str, float]) -> bool:
     """The same top-10 up to ties: the exact scores, position by position."""
     ideal = sorted(exact.values(), reverse=True)[:TOP]
     return len(got) == len(ideal) and all(
-        math.isclose(exact.get(d, -1.0), g, rel_tol=1e-5) for d, g in zip(got, ideal,
-                                                                         strict=True))
+        math.isclose(exact.get(d, -1.0), g, rel_tol=1e-5) for d, g in zip(got, ideal, strict=True)
+    )
 
 
-def _hybrid_sum(wrapped: Any, index: str, query: dict[str, Any], knn: dict[str, float],
-                search_type: str) -> dict[str, float]:
+def _hybrid_sum(
+    wrapped: Any, index: str, query: dict[str, Any], knn: dict[str, float], search_type: str
+) -> dict[str, float]:
     """q-log query scores (global or per-shard statistics) + knn scores, every candidate."""
-    top = _scores(wrapped.search(index=index, query=query, size=TOP + len(knn),
-                                 search_type=search_type, source=False))
-    extra = _scores(wrapped.search(
-        index=index, size=len(knn), search_type=search_type, source=False,
-        query={"bool": {"must": [query], "filter": {"ids": {"values": list(knn)}}}}))
+    top = _scores(
+        wrapped.search(
+            index=index, query=query, size=TOP + len(knn), search_type=search_type, source=False
+        )
+    )
+    extra = _scores(
+        wrapped.search(
+            index=index,
+            size=len(knn),
+            search_type=search_type,
+            source=False,
+            query={"bool": {"must": [query], "filter": {"ids": {"values": list(knn)}}}},
+        )
+    )
     text = {**top, **extra}
     return {d: text.get(d, 0.0) + knn.get(d, 0.0) for d in {*text, *knn}}
 
@@ -118,8 +134,7 @@ def main() -> int:
     if engine.flavor != "elasticsearch":
         print("top-level knn is Elasticsearch's: pass an Elasticsearch URL", file=sys.stderr)
         return 2
-    docs = [r for _, r in zip(range(args.docs), read_jsonl(args.data / "docs.jsonl"),
-                              strict=False)]
+    docs = [r for _, r in zip(range(args.docs), read_jsonl(args.data / "docs.jsonl"), strict=False)]
     projection = np.random.default_rng(13).standard_normal((4096, DIMS))
     index = _build(engine, docs, projection, args.shards)
     try:
@@ -127,27 +142,44 @@ def main() -> int:
         rows = []
         for query_record in load_queries(args.data / "queries.jsonl")[: args.queries]:
             query = {"match": {"body": query_record.text}}
-            knn = {"field": "vec", "query_vector": _embed(query_record.text, projection),
-                   "k": TOP, "num_candidates": 100}
-            sent = _scores(wrapped.search(index=index, query=query, knn=knn, size=TOP,
-                                          source=False))
-            knn_scores = _scores(engine.client.search(index=index, knn=knn, size=TOP,
-                                                      source=False))
+            knn = {
+                "field": "vec",
+                "query_vector": _embed(query_record.text, projection),
+                "k": TOP,
+                "num_candidates": 100,
+            }
+            sent = _scores(
+                wrapped.search(index=index, query=query, knn=knn, size=TOP, source=False)
+            )
+            knn_scores = _scores(engine.client.search(index=index, knn=knn, size=TOP, source=False))
             exact = _hybrid_sum(wrapped, index, query, knn_scores, "dfs_query_then_fetch")
             local = _hybrid_sum(wrapped, index, query, knn_scores, "query_then_fetch")
             worst = max(abs(s - exact[d]) / max(exact[d], 1e-9) for d, s in sent.items())
-            rows.append((_ndcg(_ranked(sent), exact), _same(_ranked(sent), exact), worst,
-                         _ndcg(_ranked(local), exact), _same(_ranked(local), exact)))
+            rows.append(
+                (
+                    _ndcg(_ranked(sent), exact),
+                    _same(_ranked(sent), exact),
+                    worst,
+                    _ndcg(_ranked(local), exact),
+                    _same(_ranked(local), exact),
+                )
+            )
     finally:
         delete_scratch(engine, index)
     n = len(rows)
-    print(f"Elasticsearch {engine.label}, {len(docs)} Go docs, {args.shards} shards, "
-          f"{n} queries, knn k={TOP} + match, q-log wrapper")
+    print(
+        f"Elasticsearch {engine.label}, {len(docs)} Go docs, {args.shards} shards, "
+        f"{n} queries, knn k={TOP} + match, q-log wrapper"
+    )
     print(f"{'scoring of the query part':44} {'NDCG@10':>8} {'same top-10':>12}")
-    print(f"{'wrapper (no search_type: ES runs dfs)':44} {sum(r[0] for r in rows) / n:8.4f} "
-          f"{sum(r[1] for r in rows) / n:12.1%}")
-    print(f"{'per-shard statistics (query_then_fetch)':44} {sum(r[3] for r in rows) / n:8.4f} "
-          f"{sum(r[4] for r in rows) / n:12.1%}")
+    print(
+        f"{'wrapper (no search_type: ES runs dfs)':44} {sum(r[0] for r in rows) / n:8.4f} "
+        f"{sum(r[1] for r in rows) / n:12.1%}"
+    )
+    print(
+        f"{'per-shard statistics (query_then_fetch)':44} {sum(r[3] for r in rows) / n:8.4f} "
+        f"{sum(r[4] for r in rows) / n:12.1%}"
+    )
     print(f"largest relative score difference, wrapper vs exact: {max(r[2] for r in rows):.2e}")
     return 0
 

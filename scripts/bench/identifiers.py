@@ -50,8 +50,14 @@ def boost_query(text: str, field: str, vocab: Vocabulary, q: float) -> dict[str,
     df = vocab.df_of(list(counts))
     present = [t for t in counts if df[t] > 0]
     weights = boost_weights([df[t] for t in present], vocab.doc_count, q)
-    return {"bool": {"should": [{"term": {field: {"value": t, "boost": w * counts[t]}}}
-                                for t, w in zip(present, weights, strict=True)]}}
+    return {
+        "bool": {
+            "should": [
+                {"term": {field: {"value": t, "boost": w * counts[t]}}}
+                for t, w in zip(present, weights, strict=True)
+            ]
+        }
+    }
 
 
 def _q(value: str) -> float | None:
@@ -63,15 +69,20 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
     settings); ``default`` alone is the defaults. ``rare=N`` sets rare_word_df (``rare=none``:
     every query at q, the default); ``eq=plugin``: groups as esqlog_terms (the engine plugin)."""
     keys: dict[str, tuple[str, Callable[[str], Any]]] = {
-            "b": ("budget", int), "smd": ("span_max_df", float), "common": ("common", str),
-            "q": ("q", _q), "select": ("select", str),
-            "groups": ("shard_groups", str), "exact": ("shard_exact_df", float),
-            "xc": ("shard_exact_clauses", int),
-            "rf": ("rare_first", lambda v: v == "1"),
-            "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
-            "fam": ("family_excess", lambda v: None if v == "none" else float(v)),
-            "fan": ("fan_out", lambda v: v == "1"),
-            "eq": ("engine_query", str)}
+        "b": ("budget", int),
+        "smd": ("span_max_df", float),
+        "common": ("common", str),
+        "q": ("q", _q),
+        "select": ("select", str),
+        "groups": ("shard_groups", str),
+        "exact": ("shard_exact_df", float),
+        "xc": ("shard_exact_clauses", int),
+        "rf": ("rare_first", lambda v: v == "1"),
+        "rare": ("rare_word_df", lambda v: None if v == "none" else int(v)),
+        "fam": ("family_excess", lambda v: None if v == "none" else float(v)),
+        "fan": ("fan_out", lambda v: v == "1"),
+        "eq": ("engine_query", str),
+    }
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):
         if part == "default":
@@ -79,14 +90,21 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
         key, _, value = part.partition("=")
         name, cast = keys[key.strip()]
         fields[name] = cast(value.strip())
-    return (f"identifiers {spec}" if spec != "default" else "identifiers",
-            IdentifierSettings(**fields))
+    return (
+        f"identifiers {spec}" if spec != "default" else "identifiers",
+        IdentifierSettings(**fields),
+    )
 
 
 def rescored(first: dict[str, Any], second: dict[str, Any], window: int) -> dict[str, Any]:
     """A search body part: ``first`` picks each shard's top ``window``, ``second`` reorders."""
-    return {"query": first, "rescore": {"window_size": window, "query": {
-        "rescore_query": second, "query_weight": 0.0, "rescore_query_weight": 1.0}}}
+    return {
+        "query": first,
+        "rescore": {
+            "window_size": window,
+            "query": {"rescore_query": second, "query_weight": 0.0, "rescore_query_weight": 1.0},
+        },
+    }
 
 
 def bootstrap_mean(values: list[float], seed: int = 0, n: int = 5000) -> tuple[float, float]:
@@ -96,31 +114,41 @@ def bootstrap_mean(values: list[float], seed: int = 0, n: int = 5000) -> tuple[f
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def run_bodies(engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, Any]],
-               search_type: str | None) -> tuple[dict[str, dict[str, float]], float]:
+def run_bodies(
+    engine: Engine, index: str, qs: QuerySet, bodies: list[dict[str, Any]], search_type: str | None
+) -> tuple[dict[str, dict[str, float]], float]:
     """Per-query metrics of full search bodies (query + optional rescore) via _msearch."""
     from esqlog.engine.steps import Request
 
     run: dict[str, list[tuple[str, float]]] = {}
-    header: dict[str, Any] = {"index": index, **({"search_type": search_type}
-                                                  if search_type else {})}
+    header: dict[str, Any] = {
+        "index": index,
+        **({"search_type": search_type} if search_type else {}),
+    }
     started = time.perf_counter()
     for start in range(0, len(bodies), 25):
         lines = []
-        for body in bodies[start:start + 25]:
-            lines += [json.dumps(header), json.dumps({**body, "size": 100, "_source": False,
-                                                      "track_total_hits": False})]
+        for body in bodies[start : start + 25]:
+            lines += [
+                json.dumps(header),
+                json.dumps({**body, "size": 100, "_source": False, "track_total_hits": False}),
+            ]
         found = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
-        for qid, response in zip(qs.ids[start:start + 25], found["responses"], strict=True):
+        for qid, response in zip(qs.ids[start : start + 25], found["responses"], strict=True):
             if "error" in response:
                 raise RuntimeError(f"query {qid} failed: {str(response['error'])[:300]}")
             run[qid] = [(h["_id"], float(h["_score"])) for h in response["hits"]["hits"]]
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
 
 
-def run_fanned_out(engine: Engine, index: str, qs: QuerySet, stats: IdentifierStats,
-                   vocab: Vocabulary, settings: IdentifierSettings
-                   ) -> tuple[dict[str, dict[str, float]], float]:
+def run_fanned_out(
+    engine: Engine,
+    index: str,
+    qs: QuerySet,
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    settings: IdentifierSettings,
+) -> tuple[dict[str, dict[str, float]], float]:
     """Per-query metrics of the identifiers mode as the wrapper sends a plain search on
     several shards: one request per shard (esqlog.identifiers.shards), merged by score."""
     from esqlog.engine.steps import Request
@@ -131,24 +159,28 @@ def run_fanned_out(engine: Engine, index: str, qs: QuerySet, stats: IdentifierSt
     started = time.perf_counter()
     for start in range(0, len(qs.texts), 10):
         lines = []
-        for text in qs.texts[start:start + 10]:
+        for text in qs.texts[start : start + 10]:
             plan = plan_identifier_query(text, stats, vocab.df_of, settings, 1)
             for k, query in enumerate(shard_queries(plan, stats, "body", settings)):
-                lines += [json.dumps({"index": index, "preference": f"_shards:{k}"}),
-                          json.dumps({"query": query, "size": 100, "_source": False,
-                                      "track_total_hits": False})]
+                lines += [
+                    json.dumps({"index": index, "preference": f"_shards:{k}"}),
+                    json.dumps(
+                        {"query": query, "size": 100, "_source": False, "track_total_hits": False}
+                    ),
+                ]
         found = engine.perform(Request("POST", "/_msearch", body="\n".join(lines) + "\n"))
         answers = found["responses"]
-        for i, qid in enumerate(qs.ids[start:start + 10]):
-            merged = merge_responses(answers[i * shards:(i + 1) * shards], 0, 0, 100, False)
+        for i, qid in enumerate(qs.ids[start : start + 10]):
+            merged = merge_responses(answers[i * shards : (i + 1) * shards], 0, 0, 100, False)
             if merged is None:
                 raise RuntimeError(f"query {qid} failed on a shard")
             run[qid] = [(h["_id"], float(h["_score"])) for h in merged["hits"]["hits"]]
     return per_query_metrics(run, qs.qrels), time.perf_counter() - started
 
 
-def by_path(pq: dict[str, dict[str, dict[str, float]]], qs: QuerySet, paths: dict[str, str],
-            part: str) -> dict[str, dict[str, float]]:
+def by_path(
+    pq: dict[str, dict[str, dict[str, float]]], qs: QuerySet, paths: dict[str, str], part: str
+) -> dict[str, dict[str, float]]:
     """Each system's NDCG@10 over the queries whose gold document's path holds ``part`` and
     over the rest (how docs/benchmarks/identifiers.md splits Go's go-playground/locales off)."""
     inside = [part in paths[gold] for gold in qs.gold or []]
@@ -157,7 +189,8 @@ def by_path(pq: dict[str, dict[str, dict[str, float]]], qs: QuerySet, paths: dic
         ids = [qid for qid, hit in zip(qs.ids, inside, strict=True) if hit == want]
         out[f"{label} ({len(ids)})"] = {
             name: float(np.mean([per[qid]["NDCG@10"] for qid in ids])) if ids else 0.0
-            for name, per in pq.items()}
+            for name, per in pq.items()
+        }
     return out
 
 
@@ -166,8 +199,9 @@ def bench_index(corpus: str, size: str, analyzer: str, shards: int) -> str:
     return f"esqlog-bench-{corpus}-{size}-{analyzer}" + (f"-{shards}s" if shards > 1 else "")
 
 
-def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
-            size: str) -> list[dict[str, Any]]:
+def run_one(
+    engine: Engine, args: argparse.Namespace, corpus: str, size: str
+) -> list[dict[str, Any]]:
     docs, query_sets = quality.subset(args.data / corpus, size, args.seed)
     std_index = bench_index(corpus, size, "standard", args.shards)
     code_index = bench_index(corpus, size, "code", args.shards)
@@ -186,42 +220,54 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
     seconds["identifiers_build"] = found.build_seconds
     cal, vocab, stats = found.record, found.vocabulary, found.stats
     code_q = calibrate(engine, code_index, "body").q if args.code else None
-    print(f"{corpus} {size}: N={cal.doc_count} q={cal.q} split q={stats.q} "
-          f"h_split={stats.h_tok:.4f} words={len(stats.words)} calib={seconds}", flush=True)
+    print(
+        f"{corpus} {size}: N={cal.doc_count} q={cal.q} split q={stats.q} "
+        f"h_split={stats.h_tok:.4f} words={len(stats.words)} calib={seconds}",
+        flush=True,
+    )
     rows = []
     for style in args.styles.split(","):
-        queries = query_sets[style][args.query_offset:args.query_offset + args.max_queries]
+        queries = query_sets[style][args.query_offset : args.query_offset + args.max_queries]
         if not queries:
             continue
-        qs = QuerySet([q.qid for q in queries], [q.text for q in queries],
-                      [q.gold for q in queries])
+        qs = QuerySet(
+            [q.qid for q in queries], [q.text for q in queries], [q.gold for q in queries]
+        )
         pq: dict[str, dict[str, dict[str, float]]] = {}
-        ev = evaluate_queries(engine, std_index, "body", qs, [cal.q], shards=args.shards,
-                              token_metric=False)
+        ev = evaluate_queries(
+            engine, std_index, "body", qs, [cal.q], shards=args.shards, token_metric=False
+        )
         pq["standard native"] = ev.per_query["native"]
         pq["standard q-log"] = ev.per_query[system_label(cal.q)]
         if code_q is not None:
-            ev = evaluate_queries(engine, code_index, "body", qs, [code_q], shards=args.shards,
-                                  token_metric=False)
+            ev = evaluate_queries(
+                engine, code_index, "body", qs, [code_q], shards=args.shards, token_metric=False
+            )
             pq["code native"] = ev.per_query["native"]
             pq["code q-log"] = ev.per_query[system_label(code_q)]
         timing: dict[str, float] = {}
         for name, settings in (parse_variant(v) for v in args.variants):
             # the plugin's groups score alike on every shard: one plain search, as the wrapper
             if settings.fan_out and stats.per_shard and settings.engine_query != "plugin":
-                pq[name], timing[name] = run_fanned_out(engine, std_index, qs, stats, vocab,
-                                                        settings)
+                pq[name], timing[name] = run_fanned_out(
+                    engine, std_index, qs, stats, vocab, settings
+                )
                 continue
-            bodies = [{"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
-                      for t in qs.texts]
+            bodies = [
+                {"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
+                for t in qs.texts
+            ]
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, search_type)
             if name != "identifiers":
                 continue
             for window in args.windows:
-                rs = [rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
-                      for t, b in zip(qs.texts, bodies, strict=True)]
+                rs = [
+                    rescored(boost_query(t, "body", vocab, cal.q), b["query"], window)
+                    for t, b in zip(qs.texts, bodies, strict=True)
+                ]
                 pq[f"rescore@{window}"], timing[f"rescore@{window}"] = run_bodies(
-                    engine, std_index, qs, rs, search_type)
+                    engine, std_index, qs, rs, search_type
+                )
         systems = {}
         for name, per in pq.items():
             values = [per[qid]["NDCG@10"] for qid in qs.ids]
@@ -233,21 +279,35 @@ def run_one(engine: Engine, args: argparse.Namespace, corpus: str,
                     b = paired_bootstrap(other, values, n_resamples=2000)
                     entry[f"vs {base}"] = [b.mean_diff, b.low, b.high]
             systems[name] = entry
-        parts = (by_path(pq, qs, {d["id"]: d["path"] for d in docs}, args.split_path)
-                 if args.split_path else {})
-        row = {"corpus": corpus, "size": size, "shards": args.shards, "docs": len(docs),
-               "query_offset": args.query_offset,
-               "queries": style,
-               "n_queries": len(queries), "q": cal.q, "split_q": stats.q,
-               "split_h_tok": stats.h_tok, "code_q": code_q, "calibrate_seconds": seconds,
-               "systems": systems, "msearch_seconds": timing,
-               **({"by_path": parts} if parts else {})}
+        parts = (
+            by_path(pq, qs, {d["id"]: d["path"] for d in docs}, args.split_path)
+            if args.split_path
+            else {}
+        )
+        row = {
+            "corpus": corpus,
+            "size": size,
+            "shards": args.shards,
+            "docs": len(docs),
+            "query_offset": args.query_offset,
+            "queries": style,
+            "n_queries": len(queries),
+            "q": cal.q,
+            "split_q": stats.q,
+            "split_h_tok": stats.h_tok,
+            "code_q": code_q,
+            "calibrate_seconds": seconds,
+            "systems": systems,
+            "msearch_seconds": timing,
+            **({"by_path": parts} if parts else {}),
+        }
         rows.append(row)
-        print(f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()),
-              flush=True)
+        print(
+            f"  {style}: " + "  ".join(f"{k}={v['ndcg10']:.4f}" for k, v in systems.items()),
+            flush=True,
+        )
         for part, means in parts.items():
-            print(f"    {part}: " + "  ".join(f"{k}={v:.4f}" for k, v in means.items()),
-                  flush=True)
+            print(f"    {part}: " + "  ".join(f"{k}={v:.4f}" for k, v in means.items()), flush=True)
     return rows
 
 
@@ -259,27 +319,47 @@ def main() -> int:
     parser.add_argument("--sizes", default="30000,full")
     parser.add_argument("--styles", default="names,no-names")
     parser.add_argument("--max-queries", type=int, default=500)
-    parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x],
-                        default=[])
-    parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
-                        default=["default", "b=1000,smd=1", "b=300,smd=0.01,common=own,q=pred"],
-                        help="Identifiers settings to run, ';'-separated, each like "
-                        "'b=500,smd=0.05,common=split,q=0.8' (q=pred: calibrate's prediction); "
-                        "'default' is the defaults.")
+    parser.add_argument("--windows", type=lambda s: [int(x) for x in s.split(",") if x], default=[])
+    parser.add_argument(
+        "--variants",
+        type=lambda s: [x for x in s.split(";") if x],
+        default=["default", "b=1000,smd=1", "b=300,smd=0.01,common=own,q=pred"],
+        help="Identifiers settings to run, ';'-separated, each like "
+        "'b=500,smd=0.05,common=split,q=0.8' (q=pred: calibrate's prediction); "
+        "'default' is the defaults.",
+    )
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--query-offset", type=int, default=0,
-                        help="Skip this many queries of each set: a held-out slice to choose "
-                        "settings on (e.g. 1000), apart from the reported first ones.")
-    parser.add_argument("--shards", type=int, default=1,
-                        help="Shards of the bench indices (names end in -Ns); several are "
-                        "searched with dfs_query_then_fetch, as the weights assume.")
-    parser.add_argument("--split-path", default="",
-                        help="Also report each system over the queries whose gold document's "
-                        "path holds this text and over the rest (e.g. go-playground/locales).")
-    parser.add_argument("--no-code", dest="code", action="store_false",
-                        help="Skip the code-analyzer reindex (it needs OpenSearch).")
-    parser.add_argument("--time-calibrate", action="store_true",
-                        help="Also time calibrate --vocabulary alone, for the ratio.")
+    parser.add_argument(
+        "--query-offset",
+        type=int,
+        default=0,
+        help="Skip this many queries of each set: a held-out slice to choose "
+        "settings on (e.g. 1000), apart from the reported first ones.",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=1,
+        help="Shards of the bench indices (names end in -Ns); several are "
+        "searched with dfs_query_then_fetch, as the weights assume.",
+    )
+    parser.add_argument(
+        "--split-path",
+        default="",
+        help="Also report each system over the queries whose gold document's "
+        "path holds this text and over the rest (e.g. go-playground/locales).",
+    )
+    parser.add_argument(
+        "--no-code",
+        dest="code",
+        action="store_false",
+        help="Skip the code-analyzer reindex (it needs OpenSearch).",
+    )
+    parser.add_argument(
+        "--time-calibrate",
+        action="store_true",
+        help="Also time calibrate --vocabulary alone, for the ratio.",
+    )
     parser.add_argument("--index-only", action="store_true")
     add_out(parser, "results/identifiers.jsonl")
     args = parser.parse_args()
@@ -290,9 +370,13 @@ def main() -> int:
             if args.index_only:
                 docs, _ = quality.subset(args.data / corpus, size, args.seed)
                 for analyzer in ("standard", "code") if args.code else ("standard",):
-                    spent = quality.ensure_index(engine, bench_index(corpus, size, analyzer,
-                                                                     args.shards),
-                                                 docs, analyzer, args.shards)
+                    spent = quality.ensure_index(
+                        engine,
+                        bench_index(corpus, size, analyzer, args.shards),
+                        docs,
+                        analyzer,
+                        args.shards,
+                    )
                     print(f"indexed {corpus} {size} {analyzer} in {spent:.0f}s", flush=True)
                 continue
             for row in run_one(engine, args, corpus, size):

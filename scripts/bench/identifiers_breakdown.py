@@ -46,7 +46,7 @@ def main() -> int:
 
     client = OpenSearch(hosts=[args.url], timeout=120)
     field = load_calibration(args.calibration).field
-    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n + 1]
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
     label, settings = parse_variant(args.variant)
     wrapped = wrap(client, args.calibration, mode="identifiers", identifiers=settings)
     sent: list[tuple[float, Any, Any]] = []
@@ -71,15 +71,21 @@ def main() -> int:
             if i == 0:
                 continue  # warms the wrapper's snapshots and the connection
             http = sum(ms for ms, _, _ in sent)
-            size = sum(len(b if isinstance(b, str | bytes) else json.dumps(b))
-                       for _, b, _ in sent if b is not None)
-            rows[name].append((wall, http, sum(_took(r) for _, _, r in sent), wall - http,
-                               len(sent), size))
+            size = sum(
+                len(b if isinstance(b, str | bytes) else json.dumps(b))
+                for _, b, _ in sent
+                if b is not None
+            )
+            rows[name].append(
+                (wall, http, sum(_took(r) for _, _, r in sent), wall - http, len(sent), size)
+            )
     print(f"{len(texts) - 1} queries, index {args.index}, medians")
     for name, values in rows.items():
         med = [statistics.median(v[k] for v in values) for k in range(6)]
-        print(f"{name:28s} wall {med[0]:6.2f} ms  http {med[1]:6.2f}  took {med[2]:4.1f}  "
-              f"python {med[3]:5.2f}  requests {med[4]:.0f}  body {med[5]:,.0f} B")
+        print(
+            f"{name:28s} wall {med[0]:6.2f} ms  http {med[1]:6.2f}  took {med[2]:4.1f}  "
+            f"python {med[3]:5.2f}  requests {med[4]:.0f}  body {med[5]:,.0f} B"
+        )
     return 0
 
 

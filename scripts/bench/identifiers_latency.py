@@ -43,17 +43,28 @@ def main() -> int:
     add_url(parser)
     add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--variants", type=lambda s: [x for x in s.split(";") if x],
-                        default=["default", "b=300,smd=0.01,common=own,q=pred"],
-                        help="Identifiers settings, ';'-separated, as scripts/bench/"
-                        "identifiers.py --variants ('b=500,smd=0.05,common=split,q=0.8').")
-    parser.add_argument("--window", type=int, default=0,
-                        help="Also time each variant as a rescore of the boost query's top K.")
-    parser.add_argument("--warm", type=int, default=0,
-                        help="First send this many other texts (those after the measured "
-                        "ones) through every system, untimed: a running application, whose "
-                        "earlier searches filled the engine's caches (the esqlog-terms "
-                        "plugin's postings cache among them).")
+    parser.add_argument(
+        "--variants",
+        type=lambda s: [x for x in s.split(";") if x],
+        default=["default", "b=300,smd=0.01,common=own,q=pred"],
+        help="Identifiers settings, ';'-separated, as scripts/bench/"
+        "identifiers.py --variants ('b=500,smd=0.05,common=split,q=0.8').",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=0,
+        help="Also time each variant as a rescore of the boost query's top K.",
+    )
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        help="First send this many other texts (those after the measured "
+        "ones) through every system, untimed: a running application, whose "
+        "earlier searches filled the engine's caches (the esqlog-terms "
+        "plugin's postings cache among them).",
+    )
     parser.add_argument("--size", type=int, default=10)
     add_out(parser, None)
     args = parser.parse_args()
@@ -67,7 +78,7 @@ def main() -> int:
     field = cal.field
     params = {"search_type": "dfs_query_then_fetch"} if cal.shards > 1 else {}
     every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
-    texts, warming = every[: args.n + 1], every[args.n + 1: args.n + 1 + args.warm]
+    texts, warming = every[: args.n + 1], every[args.n + 1 : args.n + 1 + args.warm]
 
     from esqlog.wrapper import wrap
 
@@ -75,13 +86,17 @@ def main() -> int:
         def run(text: str) -> Any:
             body = {**build(text), "size": args.size, "_source": False}
             return client.search(index=args.index, body=body, params=params)
+
         return run
 
     systems: dict[str, Callable[[str], Any]] = {
-        "native": body_of(lambda t: {"query": {"match": {field: t}}})}
+        "native": body_of(lambda t: {"query": {"match": {field: t}}})
+    }
     if cal.shards > 1:  # what an application sends by default: no dfs phase
-        systems["native, no dfs"] = lambda t: client.search(index=args.index, body={
-            "query": {"match": {field: t}}, "size": args.size, "_source": False})
+        systems["native, no dfs"] = lambda t: client.search(
+            index=args.index,
+            body={"query": {"match": {field: t}}, "size": args.size, "_source": False},
+        )
     systems["boost"] = body_of(lambda t: {"query": boost_query(t, field, vocab, cal.q)})
     for label, settings in (parse_variant(v) for v in args.variants):
         # through the wrapper, as an application runs the mode: on several shards one
@@ -89,12 +104,17 @@ def main() -> int:
         wrapped = wrap(client, args.calibration, mode="identifiers", identifiers=settings)
 
         def full(text: str, w: Any = wrapped) -> Any:
-            return w.search(index=args.index, body={"query": {"match": {field: text}},
-                                                    "size": args.size, "_source": False})
+            return w.search(
+                index=args.index,
+                body={"query": {"match": {field: text}}, "size": args.size, "_source": False},
+            )
 
         def rescore(text: str, s: IdentifierSettings = settings) -> dict[str, Any]:
-            return rescored(boost_query(text, field, vocab, cal.q),
-                            identifier_query(text, field, stats, vocab.df_of, s), args.window)
+            return rescored(
+                boost_query(text, field, vocab, cal.q),
+                identifier_query(text, field, stats, vocab.df_of, s),
+                args.window,
+            )
 
         systems[label] = full
         if args.window:
@@ -105,7 +125,7 @@ def main() -> int:
             systems[name](warm)
     timings: dict[str, list[float]] = {n: [] for n in names}
     for i, text in enumerate(texts):
-        for name in names[i % len(names):] + names[: i % len(names)]:
+        for name in names[i % len(names) :] + names[: i % len(names)]:
             started = time.perf_counter()
             systems[name](text)
             timings[name].append((time.perf_counter() - started) * 1000.0)
@@ -115,24 +135,45 @@ def main() -> int:
     base = {"dfs": timings["native"], "plain": timings[plain]}
     p50_of = {k: statistics.median(v) for k, v in base.items()}
     p95_of = {k: percentile(v, 95) for k, v in base.items()}
-    print(f"{len(texts)} queries after {len(warming)} warm-up texts, index {args.index} "
-          f"({cal.shards} shards), size {args.size}")
-    print(f"{'system':34s} {'p50 ms':>7s} {'p95 ms':>7s}  {'/native p50':>11s} {'p95':>5s}"
-          f"  {'/no dfs p50':>11s} {'p95':>5s}")
+    print(
+        f"{len(texts)} queries after {len(warming)} warm-up texts, index {args.index} "
+        f"({cal.shards} shards), size {args.size}"
+    )
+    print(
+        f"{'system':34s} {'p50 ms':>7s} {'p95 ms':>7s}  {'/native p50':>11s} {'p95':>5s}"
+        f"  {'/no dfs p50':>11s} {'p95':>5s}"
+    )
     rows = []
     for name in names:
         p50, p95 = statistics.median(timings[name]), percentile(timings[name], 95)
-        row = {"system": name, "p50_ms": p50, "p95_ms": p95, "ratio": p50 / p50_of["dfs"],
-               "ratio_p95": p95 / p95_of["dfs"], "ratio_plain": p50 / p50_of["plain"],
-               "ratio_plain_p95": p95 / p95_of["plain"]}
+        row = {
+            "system": name,
+            "p50_ms": p50,
+            "p95_ms": p95,
+            "ratio": p50 / p50_of["dfs"],
+            "ratio_p95": p95 / p95_of["dfs"],
+            "ratio_plain": p50 / p50_of["plain"],
+            "ratio_plain_p95": p95 / p95_of["plain"],
+        }
         rows.append(row)
-        print(f"{name:34s} {p50:7.2f} {p95:7.2f}  {row['ratio']:11.2f} {row['ratio_p95']:5.2f}"
-              f"  {row['ratio_plain']:11.2f} {row['ratio_plain_p95']:5.2f}")
+        print(
+            f"{name:34s} {p50:7.2f} {p95:7.2f}  {row['ratio']:11.2f} {row['ratio_p95']:5.2f}"
+            f"  {row['ratio_plain']:11.2f} {row['ratio_plain_p95']:5.2f}"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"index": args.index, "shards": cal.shards,
-                                        "queries": len(texts), "warm": len(warming),
-                                        "rows": rows}, indent=2))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "index": args.index,
+                    "shards": cal.shards,
+                    "queries": len(texts),
+                    "warm": len(warming),
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

@@ -33,18 +33,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="*", type=Path, help="identifiers.py's JSONL files")
     rows = read_rows(*parser.parse_args().results)
-    variants = list(dict.fromkeys(name for r in rows for name in r["systems"]
-                                  if name not in BASELINES))
+    variants = list(
+        dict.fromkeys(name for r in rows for name in r["systems"] if name not in BASELINES)
+    )
     columns = BASELINES + variants
-    print("| corpus | size | shards | queries | split q | " + " | ".join(columns) + " | "
-          + " | ".join(f"{v} − code native [95% CI]" for v in variants) + " |")
+    print(
+        "| corpus | size | shards | queries | split q | "
+        + " | ".join(columns)
+        + " | "
+        + " | ".join(f"{v} − code native [95% CI]" for v in variants)
+        + " |"
+    )
     print("|---|---|---|---|---|" + "---|" * (len(columns) + len(variants)))
     for r in rows:
         systems = r["systems"]
-        print(f"| {r['corpus']} | {r['docs']:,} | {r.get('shards', 1)} | "
-              f"{r['queries']} ({r['n_queries']}) | "
-              f"{r['split_q']:.3f} | " + " | ".join(cell(systems.get(c)) for c in columns)
-              + " | " + " | ".join(delta(systems.get(v)) for v in variants) + " |")
+        print(
+            f"| {r['corpus']} | {r['docs']:,} | {r.get('shards', 1)} | "
+            f"{r['queries']} ({r['n_queries']}) | "
+            f"{r['split_q']:.3f} | "
+            + " | ".join(cell(systems.get(c)) for c in columns)
+            + " | "
+            + " | ".join(delta(systems.get(v)) for v in variants)
+            + " |"
+        )
     return 0
 
 

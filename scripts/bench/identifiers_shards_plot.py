@@ -21,16 +21,18 @@ from pathlib import Path
 from typing import Any
 
 #: (label, which file: 1 or 3 shards, system name in the rows, colour)
-BARS = [("code reindex (native BM25)", 1, "code native", "#444444"),
-        ("previous default, 3 shards", 3, "identifiers select=multi,groups=sum,b=300",
-         "#ff7f0e"),
-        ("current default, 1 shard", 1, "identifiers", "#1f77b4"),
-        ("current default, 3 shards", 3, "identifiers", "#2ca02c")]
+BARS = [
+    ("code reindex (native BM25)", 1, "code native", "#444444"),
+    ("previous default, 3 shards", 3, "identifiers select=multi,groups=sum,b=300", "#ff7f0e"),
+    ("current default, 1 shard", 1, "identifiers", "#1f77b4"),
+    ("current default, 3 shards", 3, "identifiers", "#2ca02c"),
+]
 
 
 def rows_of(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     return {(r["corpus"], r["size"], r["queries"]): r["systems"] for r in rows}
 
 
@@ -49,10 +51,9 @@ def main() -> int:
     panels = list(dict.fromkeys((c, s) for c, s, _ in three if (c, s, "names") in one))
     cols = min(4, len(panels))
     rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.8 * cols, 3.6 * rows + 0.6),
-                             squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.8 * cols, 3.6 * rows + 0.6), squeeze=False)
     flat = [ax for row in axes for ax in row]
-    for ax in flat[len(panels):]:
+    for ax in flat[len(panels) :]:
         ax.set_visible(False)
     width = 0.8 / len(BARS)
     for ax, (corpus, size) in zip(flat, panels, strict=False):
@@ -65,8 +66,16 @@ def main() -> int:
                 means.append(entry["ndcg10"])
                 errors[0].append(entry["ndcg10"] - low)
                 errors[1].append(high - entry["ndcg10"])
-            ax.bar([x + (b - 1.5) * width for x in (0, 1)], means, width, yerr=errors,
-                   color=colour, label=label, capsize=2, error_kw={"linewidth": 0.8})
+            ax.bar(
+                [x + (b - 1.5) * width for x in (0, 1)],
+                means,
+                width,
+                yerr=errors,
+                color=colour,
+                label=label,
+                capsize=2,
+                error_kw={"linewidth": 0.8},
+            )
         ax.set_xticks([0, 1], ["with names", "without names"])
         ax.set_title(f"{corpus}, {'all' if size == 'full' else size} documents")
         ax.set_ylabel("NDCG@10")

@@ -34,9 +34,11 @@ from esqlog.indexing.target import delete_indexed
 from scripts.bench.harness import add_url, engine_at
 
 FUNC = re.compile(r"^func (?:\([^)]*\) )?([A-Za-z_]\w*)\(", re.M)
-NEW_NAMES = [("dialConnWithProxyBackoff", "reticulateIdleConnPool"),
-             ("waitForResponseHeaderBudget", "drainPendingRequestQueue"),
-             ("probeAltProtocolUpgrade", "recycleBrokenPersistConn")]
+NEW_NAMES = [
+    ("dialConnWithProxyBackoff", "reticulateIdleConnPool"),
+    ("waitForResponseHeaderBudget", "drainPendingRequestQueue"),
+    ("probeAltProtocolUpgrade", "recycleBrokenPersistConn"),
+]
 
 
 def longest_function(text: str) -> tuple[str, int]:
@@ -56,9 +58,24 @@ def index_once(url: str, tree: Path, index: str, calibration: Path) -> tuple[flo
     """One ``esqlog index --calibrate`` as a user runs it: wall seconds and its last line."""
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "esqlog.cli", "index", str(tree), "--url",
-                           url, "--index", index, "--calibrate", str(calibration)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "esqlog.cli",
+            "index",
+            str(tree),
+            "--url",
+            url,
+            "--index",
+            index,
+            "--calibrate",
+            str(calibration),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"esqlog index failed: {done.stderr.strip()[-400:]}")
@@ -77,7 +94,7 @@ def rank_of(url: str, index: str, calibration: Path, name: str, path: str) -> in
     for position, entry in enumerate(entries, start=1):
         if path in entry and name in entry:
             if position > 1:
-                print("    above it: " + " | ".join(entries[:position - 1]))
+                print("    above it: " + " | ".join(entries[: position - 1]))
             return position
     return 0
 
@@ -103,24 +120,29 @@ def main() -> None:
         print(f"no change  {line}")
         mode = auto_mode(load_calibration(calibration))[0]
         print(f"search_code mode (auto): {mode}")
-        for new_name, renamed in NEW_NAMES[:args.repeat]:
+        for new_name, renamed in NEW_NAMES[: args.repeat]:
             edited = tree / args.file
             text = edited.read_text(encoding="utf-8")
             old, length = longest_function(text)
             text = re.sub(rf"\b{old}\b", renamed, text)
-            text += (f"\n// {new_name} waits before the next dial attempt.\n"
-                     f"func {new_name}(attempt int) time.Duration {{\n"
-                     "\treturn time.Duration(attempt) * time.Second\n}\n")
+            text += (
+                f"\n// {new_name} waits before the next dial attempt.\n"
+                f"func {new_name}(attempt int) time.Duration {{\n"
+                "\treturn time.Duration(attempt) * time.Second\n}\n"
+            )
             edited.write_text(text, encoding="utf-8")
             _, line = index_once(args.url, tree, args.index, calibration)
             print(f"edit       {line}")
             new_rank = rank_of(args.url, args.index, calibration, new_name, args.file)
             renamed_rank = rank_of(args.url, args.index, calibration, renamed, args.file)
-            print(f"  new {new_name}: rank {new_rank}; renamed {old} ({length} lines) -> "
-                  f"{renamed}: rank {renamed_rank}")
+            print(
+                f"  new {new_name}: rank {new_rank}; renamed {old} ({length} lines) -> "
+                f"{renamed}: rank {renamed_rank}"
+            )
     finally:
         delete_indexed(engine, args.index)
         shutil.rmtree(work, ignore_errors=True)
+
 
 if __name__ == "__main__":
     main()

@@ -51,12 +51,31 @@ def real_code(megabytes: float, into: Path) -> Path:
 def peak_mb(tree: Path, repo: Path, url: str, size: int) -> float:
     """The peak RSS (MB) of one ``esqlog index`` run of ``repo`` with ``tree``'s code."""
     index = f"esqlog-bench-memory-{uuid.uuid4().hex[:8]}"
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")},
-           "PYTHONPATH": str(tree)}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")},
+        "PYTHONPATH": str(tree),
+    }
     run = subprocess.Popen(
-        [sys.executable, "-c", _RUN, "index", str(repo), "--index", index, "--url", url,
-         "--max-file-size", str(size + 1), "--no-progress", "--json"],
-        env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-c",
+            _RUN,
+            "index",
+            str(repo),
+            "--index",
+            index,
+            "--url",
+            url,
+            "--max-file-size",
+            str(size + 1),
+            "--no-progress",
+            "--json",
+        ],
+        env=env,
+        cwd=tree,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     assert run.stderr is not None
     error = run.stderr.read()
     _, status, usage = os.wait4(run.pid, 0)
@@ -77,19 +96,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_url(parser, required=True)
     parser.add_argument("--sizes", default="1,10", help="file sizes in MB, comma-separated")
-    parser.add_argument("--against", type=Path, default=None,
-                        help="another checkout to measure beside this one")
+    parser.add_argument(
+        "--against", type=Path, default=None, help="another checkout to measure beside this one"
+    )
     args = parser.parse_args()
     trees = [("this", HERE)] + ([("against", args.against.resolve())] if args.against else [])
-    print(f"{'file MB':>8} " + " ".join(f"{label + ' MB':>12} {'MB/MB':>6}" for label, _ in trees)
-          + ("  this/against" if args.against else ""))
+    print(
+        f"{'file MB':>8} "
+        + " ".join(f"{label + ' MB':>12} {'MB/MB':>6}" for label, _ in trees)
+        + ("  this/against" if args.against else "")
+    )
     with tempfile.TemporaryDirectory(prefix="esqlog-bench-memory-") as folder:
         for megabytes in (float(s) for s in args.sizes.split(",")):
             repo = Path(folder) / f"repo-{megabytes:g}"
             size = real_code(megabytes, repo).stat().st_size
             peaks = [peak_mb(tree, repo, args.url, size) for _, tree in trees]
             row = f"{size / 1e6:8.1f} " + " ".join(
-                f"{peak:12.0f} {peak / (size / 1e6):6.1f}" for peak in peaks)
+                f"{peak:12.0f} {peak / (size / 1e6):6.1f}" for peak in peaks
+            )
             if args.against:
                 row += f"  {peaks[0] / peaks[1]:.2f}x"
             print(row, flush=True)

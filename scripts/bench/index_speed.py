@@ -56,18 +56,34 @@ def engine_cpu_seconds(engine: Engine) -> float:
 
 def timed_run(engine: Engine, root: Path, index: str, label: str) -> dict[str, Any]:
     before, cpu, engine_cpu = load(), cpu_seconds(), engine_cpu_seconds(engine)
-    summary = run_index(engine, root, index, WalkOptions(), ChunkLimits(), adopt=False,
-                        shards=1, replicas=0, show_progress=False)
-    summary.update(label=label, load_before=before, load_after=load(),
-                   esqlog_cpu=cpu_seconds() - cpu,
-                   engine_cpu=engine_cpu_seconds(engine) - engine_cpu)
-    print(f"{label:<22} {summary['seconds']:7.1f} s  {summary['files_per_second']:8,.0f} "
-          f"files/s  files {summary['files']:,} (indexed {summary['files_indexed']:,}, "
-          f"unchanged {summary['files_unchanged']:,})  chunks written "
-          f"{summary['chunks_indexed']:,}  docs {summary['documents']:,}  "
-          f"store {summary['store_bytes'] / 1e6:,.1f} MB  CPU esqlog "
-          f"{summary['esqlog_cpu']:.1f} s, engine {summary['engine_cpu']:.1f} s  "
-          f"load {before:.1f} -> {summary['load_after']:.1f}", flush=True)
+    summary = run_index(
+        engine,
+        root,
+        index,
+        WalkOptions(),
+        ChunkLimits(),
+        adopt=False,
+        shards=1,
+        replicas=0,
+        show_progress=False,
+    )
+    summary.update(
+        label=label,
+        load_before=before,
+        load_after=load(),
+        esqlog_cpu=cpu_seconds() - cpu,
+        engine_cpu=engine_cpu_seconds(engine) - engine_cpu,
+    )
+    print(
+        f"{label:<22} {summary['seconds']:7.1f} s  {summary['files_per_second']:8,.0f} "
+        f"files/s  files {summary['files']:,} (indexed {summary['files_indexed']:,}, "
+        f"unchanged {summary['files_unchanged']:,})  chunks written "
+        f"{summary['chunks_indexed']:,}  docs {summary['documents']:,}  "
+        f"store {summary['store_bytes'] / 1e6:,.1f} MB  CPU esqlog "
+        f"{summary['esqlog_cpu']:.1f} s, engine {summary['engine_cpu']:.1f} s  "
+        f"load {before:.1f} -> {summary['load_after']:.1f}",
+        flush=True,
+    )
     return summary
 
 
@@ -81,13 +97,22 @@ def chunk_only(root: Path) -> dict[str, Any]:
     for source in read_files(list_files(root, options, report), options, report):
         chunks += len(chunk_text(source.text, language_of(source.path)))
     took, used = time.perf_counter() - started, cpu_seconds() - cpu
-    print(f"{'walk + chunk only':<22} {took:7.1f} s  {report.files / took:8,.0f} files/s  "
-          f"files {report.files:,} ({report.bytes / 1e6:,.1f} MB)  chunks {chunks:,}  "
-          f"CPU {used:.1f} s  skipped {dict(report.skipped)}  "
-          f"load {before:.1f} -> {load():.1f}", flush=True)
-    return {"label": "walk + chunk only", "seconds": took, "files": report.files,
-            "chunks": chunks, "bytes": report.bytes, "skipped": dict(report.skipped),
-            "esqlog_cpu": used}
+    print(
+        f"{'walk + chunk only':<22} {took:7.1f} s  {report.files / took:8,.0f} files/s  "
+        f"files {report.files:,} ({report.bytes / 1e6:,.1f} MB)  chunks {chunks:,}  "
+        f"CPU {used:.1f} s  skipped {dict(report.skipped)}  "
+        f"load {before:.1f} -> {load():.1f}",
+        flush=True,
+    )
+    return {
+        "label": "walk + chunk only",
+        "seconds": took,
+        "files": report.files,
+        "chunks": chunks,
+        "bytes": report.bytes,
+        "skipped": dict(report.skipped),
+        "esqlog_cpu": used,
+    }
 
 
 def main() -> None:
@@ -107,7 +132,7 @@ def main() -> None:
         runs = [timed_run(engine, root, args.index, "first run (new index)")]
         runs.append(timed_run(engine, root, args.index, "second run (no change)"))
         changed = [p for p in sorted(root.rglob("*.go"))][:: max(1, 5000 // args.modify)]
-        for path in changed[:args.modify]:
+        for path in changed[: args.modify]:
             with path.open("a", encoding="utf-8") as handle:
                 handle.write("\n// touched by the benchmark\n")
         runs.append(timed_run(engine, root, args.index, f"{args.modify} files changed"))

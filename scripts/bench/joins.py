@@ -44,11 +44,13 @@ def main() -> int:
             index = f"esqlog-bench-{corpus}-full-{analyzer}"
             q = calibrate(engine, index, "body").q
             stats = resolve_all(engine, index, "body", qs.texts, 1, joins=analyzer == "standard")
-            native, _ = msearch_run(engine, index, qs.ids,
-                                    [native_query("body", t) for t in qs.texts])
+            native, _ = msearch_run(
+                engine, index, qs.ids, [native_query("body", t) for t in qs.texts]
+            )
             per_query[f"{analyzer} native"] = per_query_metrics(native, qs.qrels)
             per_query[f"{analyzer} q-log"] = per_query_metrics(
-                sweep(engine, index, "body", qs, stats, [q])[q], qs.qrels)
+                sweep(engine, index, "body", qs, stats, [q])[q], qs.qrels
+            )
             row[f"{analyzer} q"] = q
             if analyzer == "standard":
                 for w in weights:
@@ -58,19 +60,26 @@ def main() -> int:
         row["means"] = means
         base = per_query["standard q-log"]
         for w in weights:
-            diff = compare(base, per_query[f"joins w={w:g}"], ["NDCG@10", "Recall@100"],
-                           n_resamples=args.resamples)
+            diff = compare(
+                base,
+                per_query[f"joins w={w:g}"],
+                ["NDCG@10", "Recall@100"],
+                n_resamples=args.resamples,
+            )
             row[f"joins w={w:g} diff"] = {m: r.__dict__ for m, r in diff.items()}
             gap = means["code q-log"]["NDCG@10"] - means["standard q-log"]["NDCG@10"]
-            closed = (means[f"joins w={w:g}"]["NDCG@10"] - means["standard q-log"]["NDCG@10"])
-            print(f"{corpus:7s} w={w:<4g} NDCG@10 {means['standard native']['NDCG@10']:.4f} "
-                  f"-> q-log {means['standard q-log']['NDCG@10']:.4f} -> joins "
-                  f"{means[f'joins w={w:g}']['NDCG@10']:.4f} "
-                  f"(diff {diff['NDCG@10'].mean_diff:+.4f} [{diff['NDCG@10'].low:+.4f}, "
-                  f"{diff['NDCG@10'].high:+.4f}]); code analyzer native "
-                  f"{means['code native']['NDCG@10']:.4f} "
-                  f"q-log {means['code q-log']['NDCG@10']:.4f}; "
-                  + (f"gap closed {closed / gap:.0%}" if gap > 0 else "no gap"), flush=True)
+            closed = means[f"joins w={w:g}"]["NDCG@10"] - means["standard q-log"]["NDCG@10"]
+            print(
+                f"{corpus:7s} w={w:<4g} NDCG@10 {means['standard native']['NDCG@10']:.4f} "
+                f"-> q-log {means['standard q-log']['NDCG@10']:.4f} -> joins "
+                f"{means[f'joins w={w:g}']['NDCG@10']:.4f} "
+                f"(diff {diff['NDCG@10'].mean_diff:+.4f} [{diff['NDCG@10'].low:+.4f}, "
+                f"{diff['NDCG@10'].high:+.4f}]); code analyzer native "
+                f"{means['code native']['NDCG@10']:.4f} "
+                f"q-log {means['code q-log']['NDCG@10']:.4f}; "
+                + (f"gap closed {closed / gap:.0%}" if gap > 0 else "no gap"),
+                flush=True,
+            )
         append_jsonl(args.out, row)
     return 0
 

@@ -39,17 +39,27 @@ NATIVE_DFS = "native-dfs"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"),
-                        default="opensearch")
+    parser.add_argument("--engine", choices=("opensearch", "elasticsearch"), default="opensearch")
     add_corpus_args(parser)
     parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--modes", default="boost,script,script-all,rerank,boost+joins,"
-                        "rerank-client,boost-live,rerank-live,boost+joins-live")
-    parser.add_argument("--source", action=argparse.BooleanOptionalAction, default=False,
-                        help="Fetch _source in every search (rerank then fetches top-N).")
+    parser.add_argument(
+        "--modes",
+        default="boost,script,script-all,rerank,boost+joins,"
+        "rerank-client,boost-live,rerank-live,boost+joins-live",
+    )
+    parser.add_argument(
+        "--source",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="Fetch _source in every search (rerank then fetches top-N).",
+    )
     parser.add_argument("--size", type=int, default=10)
-    parser.add_argument("--warm", type=int, default=1000,
-                        help="Other queries run first to warm the term-statistics cache.")
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=1000,
+        help="Other queries run first to warm the term-statistics cache.",
+    )
     add_out(parser, None)
     args = parser.parse_args()
 
@@ -78,20 +88,24 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown systems {unknown}; choose from {sorted(clients)}")
     wrapped_modes = [m for m in modes[1:] if m in clients]
-    for text in every[args.n + 1: args.n + 1 + args.warm]:  # never timed, never repeated
+    for text in every[args.n + 1 : args.n + 1 + args.warm]:  # never timed, never repeated
         for mode in wrapped_modes:
             wrapped, how = clients[mode]
-            wrapped.search(index=args.index, body={"query": {"match": {field: text}}, "size": 1},
-                           esqlog_mode=how)
+            wrapped.search(
+                index=args.index,
+                body={"query": {"match": {field: text}}, "size": 1},
+                esqlog_mode=how,
+            )
     timings: dict[str, list[float]] = {m: [] for m in modes}
     warm = texts.pop(0)
     for mode in wrapped_modes:
         wrapped, how = clients[mode]
-        wrapped.search(index=args.index, body={"query": {"match": {field: warm}}, "size": 1},
-                       esqlog_mode=how)
+        wrapped.search(
+            index=args.index, body={"query": {"match": {field: warm}}, "size": 1}, esqlog_mode=how
+        )
     for i, text in enumerate(texts):
         body = {"query": {"match": {field: text}}, "size": args.size, "_source": args.source}
-        order = modes[i % len(modes):] + modes[: i % len(modes)]
+        order = modes[i % len(modes) :] + modes[: i % len(modes)]
         for mode in order:
             started = time.perf_counter()
             if mode == "native":
@@ -104,8 +118,10 @@ def main() -> int:
             timings[mode].append((time.perf_counter() - started) * 1000.0)
     base = statistics.median(timings["native"])
     rows = []
-    print(f"{len(texts)} queries, index {args.index}, size {args.size}, "
-          f"_source {args.source}, stats {stats}")
+    print(
+        f"{len(texts)} queries, index {args.index}, size {args.size}, "
+        f"_source {args.source}, stats {stats}"
+    )
     print(f"{'system':17s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50 / native':>13s}")
     for mode in modes:
         p50 = statistics.median(timings[mode])

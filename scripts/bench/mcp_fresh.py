@@ -34,15 +34,19 @@ GO = "\nfunc FreshBench{n}Probe(x int) int {{\n\treturn x + {n}\n}}\n"
 PY = "\n\ndef fresh_bench_{n}_probe(x):\n    return x + {n}\n"
 
 
-async def rounds(url: str, index: str, calibration: Path, edited: Path, count: int
-                 ) -> list[tuple[float, float]]:
+async def rounds(
+    url: str, index: str, calibration: Path, edited: Path, count: int
+) -> list[tuple[float, float]]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = str(Path(sys.executable).with_name("esqlog"))
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    params = StdioServerParameters(command=command, env=env, args=[
-        "mcp", "--url", url, "--index", index, "--calibration", str(calibration)])
+    params = StdioServerParameters(
+        command=command,
+        env=env,
+        args=["mcp", "--url", url, "--index", index, "--calibration", str(calibration)],
+    )
     out: list[tuple[float, float]] = []
     template = GO if edited.suffix == ".go" else PY
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -80,14 +84,28 @@ def main() -> None:
         calibration = Path(tmp) / "code.qlog.json"
         esqlog = str(Path(sys.executable).with_name("esqlog"))
         try:
-            subprocess.run([esqlog, "index", str(copy), "--url", args.url, "--index", index,
-                            "--calibrate", str(calibration)], check=True,
-                           stdout=subprocess.DEVNULL)
-            timed = anyio.run(rounds, args.url, index, calibration, copy / args.file,
-                              args.rounds)
+            subprocess.run(
+                [
+                    esqlog,
+                    "index",
+                    str(copy),
+                    "--url",
+                    args.url,
+                    "--index",
+                    index,
+                    "--calibrate",
+                    str(calibration),
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            timed = anyio.run(rounds, args.url, index, calibration, copy / args.file, args.rounds)
         finally:
-            subprocess.run(["curl", "-s", "-XDELETE", f"{args.url}/{index}"],
-                           stdout=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                ["curl", "-s", "-XDELETE", f"{args.url}/{index}"],
+                stdout=subprocess.DEVNULL,
+                check=False,
+            )
     edit = statistics.median(t for t, _ in timed)
     still = statistics.median(t for _, t in timed)
     print(f"{args.repo.name}: {args.file} edited, {args.rounds} rounds (median s)")

@@ -77,8 +77,13 @@ def outcome(qid: str, gold: str, answer: str, read: Callable[[str], str]) -> dic
     """One query's record: where the gold was listed and what each rule costs."""
     listed = entries(answer)
     total = COUNTER.count(answer)
-    rec: dict[str, Any] = {"qid": qid, "listed": len(listed), "answer_tokens": total,
-                           "gold_rank": None, "cost": {rule: None for rule in RULES}}
+    rec: dict[str, Any] = {
+        "qid": qid,
+        "listed": len(listed),
+        "answer_tokens": total,
+        "gold_rank": None,
+        "cost": {rule: None for rule in RULES},
+    }
     if gold not in {hit_id for _, hit_id, _ in listed}:
         return rec
     reads = 0
@@ -89,23 +94,43 @@ def outcome(qid: str, gold: str, answer: str, read: Callable[[str], str]) -> dic
         reads += cost
         if hit_id == gold:
             rec["gold_rank"] = rank
-            rec["cost"] = {"pick": COUNTER.count(answer[:end]) + cost, "answer": total + cost,
-                           "in-order": total + reads}
+            rec["cost"] = {
+                "pick": COUNTER.count(answer[:end]) + cost,
+                "answer": total + cost,
+                "in-order": total + reads,
+            }
             break
     return rec
 
 
-async def mcp_system(url: str, index: str, calibration: Path, mode: str,
-                     queries: Sequence[tuple[str, str, str]],
-                     write: Callable[[dict[str, Any]], None]) -> None:
+async def mcp_system(
+    url: str,
+    index: str,
+    calibration: Path,
+    mode: str,
+    queries: Sequence[tuple[str, str, str]],
+    write: Callable[[dict[str, Any]], None],
+) -> None:
     """``esqlog mcp --mode MODE`` over stdio; search_code with defaults, read_code(id)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     exe = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=exe, args=[
-        "mcp", "--url", url, "--index", index, "--calibration", str(calibration),
-        "--mode", mode], env=dict(os.environ))  # PYTHONPATH chooses the esqlog checkout
+    params = StdioServerParameters(
+        command=exe,
+        args=[
+            "mcp",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--calibration",
+            str(calibration),
+            "--mode",
+            mode,
+        ],
+        env=dict(os.environ),
+    )  # PYTHONPATH chooses the esqlog checkout
     async with stdio_client(params) as (rd, wr), ClientSession(rd, wr) as session:
         await session.initialize()
         for qid, text, gold in queries:
@@ -132,9 +157,13 @@ def _checked(result: Any, qid: str) -> str:
     return text
 
 
-def native_system(url: str, index: str, calibration: Path,
-                  queries: Sequence[tuple[str, str, str]],
-                  write: Callable[[dict[str, Any]], None]) -> None:
+def native_system(
+    url: str,
+    index: str,
+    calibration: Path,
+    queries: Sequence[tuple[str, str, str]],
+    write: Callable[[dict[str, Any]], None],
+) -> None:
     """The same tool logic in-process, searching with the plain (unwrapped) client."""
     from esqlog.agent.code_search import CodeSearch
     from esqlog.calibration.files import load_calibration
@@ -171,13 +200,17 @@ def report(summary: dict[str, dict[str, Any]]) -> None:
         print(f"\nrule {rule}")
         print(f"{'system':10s}" + "".join(f"{f'{b // 1000}K':>22s}" for b in BUDGETS))
         for name, s in summary.items():
-            cells = "".join(f"{f'{v[0]:.1%} [{v[1]:.1%}, {v[2]:.1%}]':>22s}"
-                            for v in (s["recall"][rule][str(b)] for b in BUDGETS))
+            cells = "".join(
+                f"{f'{v[0]:.1%} [{v[1]:.1%}, {v[2]:.1%}]':>22s}"
+                for v in (s["recall"][rule][str(b)] for b in BUDGETS)
+            )
             print(f"{name:10s}{cells}")
     for name, s in summary.items():
-        print(f"{name}: gold listed {s['listed'][0]:.1%} [{s['listed'][1]:.1%}, "
-              f"{s['listed'][2]:.1%}], {s['mean_entries']:.1f} entries, "
-              f"{s['mean_answer_tokens']:.0f} tokens an answer (n={s['n']})")
+        print(
+            f"{name}: gold listed {s['listed'][0]:.1%} [{s['listed'][1]:.1%}, "
+            f"{s['listed'][2]:.1%}], {s['mean_entries']:.1f} entries, "
+            f"{s['mean_answer_tokens']:.0f} tokens an answer (n={s['n']})"
+        )
 
 
 def main() -> int:
@@ -187,8 +220,11 @@ def main() -> int:
     parser.add_argument("--corpus", default="go")
     parser.add_argument("--styles", default="names")
     parser.add_argument("--max-queries", type=int, default=1000)
-    parser.add_argument("--systems", default="auto,boost,native",
-                        help="esqlog mcp modes (auto, boost, identifiers) and/or native.")
+    parser.add_argument(
+        "--systems",
+        default="auto,boost,native",
+        help="esqlog mcp modes (auto, boost, identifiers) and/or native.",
+    )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--work", type=Path, default=Path("results/recall"))
@@ -212,6 +248,7 @@ def main() -> int:
             todo = [q for q in picked if (args.label, style, system, q[0]) not in done]
             started = time.perf_counter()
             with args.per_query.open("a", encoding="utf-8") as handle:
+
                 def write(rec: dict[str, Any], system: str = system, style: str = style) -> None:
                     rec |= {"label": args.label, "style": style, "system": system}
                     done[(args.label, style, system, rec["qid"])] = rec
@@ -222,14 +259,25 @@ def main() -> int:
                     native_system(args.url, index, calibration, todo, write)
                 elif todo:
                     asyncio.run(mcp_system(args.url, index, calibration, system, todo, write))
-            print(f"{style} {system}: {len(todo)} queries in "
-                  f"{time.perf_counter() - started:.0f}s", flush=True)
+            print(
+                f"{style} {system}: {len(todo)} queries in {time.perf_counter() - started:.0f}s",
+                flush=True,
+            )
             rows = [done[(args.label, style, system, q[0])] for q in picked]
             summary[system] = summarize(rows, args.resamples)
         report(summary)
-        append_jsonl(args.out, {"corpus": args.corpus, "index": index, "style": style,
-                                "label": args.label, "n_queries": len(picked),
-                                "tokenizer": COUNTER.name, "systems": summary})
+        append_jsonl(
+            args.out,
+            {
+                "corpus": args.corpus,
+                "index": index,
+                "style": style,
+                "label": args.label,
+                "n_queries": len(picked),
+                "tokenizer": COUNTER.name,
+                "systems": summary,
+            },
+        )
     return 0
 
 

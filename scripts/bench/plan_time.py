@@ -62,6 +62,7 @@ def _timer(acc: dict[str, float], label: str, fn: Callable[..., Any]) -> Callabl
             return fn(*args, **kwargs)
         finally:
             acc[label] = acc.get(label, 0.0) + clock() - started
+
     return timed
 
 
@@ -70,13 +71,17 @@ def _instrument(acc: dict[str, float]) -> None:
     import esqlog.identifiers.query as query
     import esqlog.wrapper.identifier_search as search
 
-    for module, name, label in ((search, "plan_identifier_query", "plan"),
-                                (query, "choose", "choose"), (query, "plugin_groups", "groups"),
-                                (query, "group_words", "groups")):
+    for module, name, label in (
+        (search, "plan_identifier_query", "plan"),
+        (query, "choose", "choose"),
+        (query, "plugin_groups", "groups"),
+        (query, "group_words", "groups"),
+    ):
         if hasattr(module, name):
             setattr(module, name, _timer(acc, label, getattr(module, name)))
     query.IdentifierPlan.query = _timer(  # type: ignore[method-assign]
-        acc, "body", query.IdentifierPlan.query)
+        acc, "body", query.IdentifierPlan.query
+    )
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -102,9 +107,11 @@ def worker(args: argparse.Namespace) -> None:
     client = OpenSearch(hosts=[args.url], timeout=120)
     wrapped: Any = wrap(client, cal)
     core = wrapped.esqlog_core
-    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[:args.n + 1]
-    answer = client.search(index=cal.index, body={"query": {"match": {cal.field: texts[0]}},
-                                                  "size": 10, "_source": False})
+    texts = list(dict.fromkeys(q.text for q in load_queries(args.queries)))[: args.n + 1]
+    answer = client.search(
+        index=cal.index,
+        body={"query": {"match": {cal.field: texts[0]}}, "size": 10, "_source": False},
+    )
     serializer = JSONSerializer()
     acc: dict[str, float] = {}
     _instrument(acc)
@@ -113,8 +120,11 @@ def worker(args: argparse.Namespace) -> None:
     def perform(step: Any) -> Any:
         if isinstance(step, ClientSearch):
             sent.append(step.kwargs)
-            return {"responses": [answer] * len(step.kwargs.get("body", []))} if (
-                step.method == "msearch") else answer
+            return (
+                {"responses": [answer] * len(step.kwargs.get("body", []))}
+                if (step.method == "msearch")
+                else answer
+            )
         started = clock()
         try:
             return wrapped._perform(step)  # esqlog's own request: not client-side time
@@ -137,30 +147,45 @@ def worker(args: argparse.Namespace) -> None:
         encoded = [serializer.dumps(kw.get("body")) for kw in sent]
         acc["json"] = clock() - started
         row = {k: acc.get(k, 0.0) * 1000 for k in PHASES} | {
-            "requests": acc.get("request_count", 0.0)}
+            "requests": acc.get("request_count", 0.0)
+        }
         # the next page of the same search: the same text planned again
         started = clock()
         requests = acc.get("requests", 0.0)
-        drive(search_plan(core, (), {"index": cal.index, "body": body | {"from": 10}}, None),
-              perform)
+        drive(
+            search_plan(core, (), {"index": cal.index, "body": body | {"from": 10}}, None), perform
+        )
         row["again"] = (clock() - started - acc.get("requests", 0.0) + requests) * 1000
-        digest = hashlib.sha256(json.dumps(
-            [{k: v for k, v in kw.items() if k != "body"} for kw in sent], sort_keys=True,
-            default=str).encode() + "".join(encoded).encode() + "".join(
-                serializer.dumps(kw.get("body")) for kw in sent[len(encoded):]).encode()
+        digest = hashlib.sha256(
+            json.dumps(
+                [{k: v for k, v in kw.items() if k != "body"} for kw in sent],
+                sort_keys=True,
+                default=str,
+            ).encode()
+            + "".join(encoded).encode()
+            + "".join(serializer.dumps(kw.get("body")) for kw in sent[len(encoded) :]).encode()
         ).hexdigest()
         return row, digest
 
     one(texts[0])  # warms the wrapper (its first resolution and clause-limit request)
     texts = texts[1:]
-    print(json.dumps({"esqlog": str(Path(esqlog.__file__).parent), "index": cal.index,
-                      "engine_query": core.engine_query.settings.engine_query,
-                      "texts": len(texts)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "esqlog": str(Path(esqlog.__file__).parent),
+                "index": cal.index,
+                "engine_query": core.engine_query.settings.engine_query,
+                "texts": len(texts),
+            }
+        ),
+        flush=True,
+    )
     for line in sys.stdin:
         a, b = (int(x) for x in line.split())
         done = [one(text) for text in texts[a:b]]
-        print(json.dumps({"rows": [r for r, _ in done], "digests": [d for _, d in done]}),
-              flush=True)
+        print(
+            json.dumps({"rows": [r for r, _ in done], "digests": [d for _, d in done]}), flush=True
+        )
 
 
 class _Side:
@@ -170,12 +195,27 @@ class _Side:
     the editable install, so the folder a worker runs in decides which esqlog it imports."""
 
     def __init__(self, args: argparse.Namespace, tree: str | None) -> None:
-        cmd = [sys.executable, "-m", "scripts.bench.plan_time", "--worker", "--url", args.url,
-               "--calibration", str(args.calibration.resolve()),
-               "--queries", str(args.queries.resolve()), "--n", str(args.n),
-               "--terms-plugin", args.terms_plugin, "--clock", args.clock]
-        self.process = subprocess.Popen(cmd, cwd=tree, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "scripts.bench.plan_time",
+            "--worker",
+            "--url",
+            args.url,
+            "--calibration",
+            str(args.calibration.resolve()),
+            "--queries",
+            str(args.queries.resolve()),
+            "--n",
+            str(args.n),
+            "--terms-plugin",
+            args.terms_plugin,
+            "--clock",
+            args.clock,
+        ]
+        self.process = subprocess.Popen(
+            cmd, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         self.info = self._answer()
         self.rows: list[dict[str, float]] = []
         self.digests: list[str] = []
@@ -205,14 +245,14 @@ class _Side:
 def _extract(ref: str, into: str) -> str:
     """The ref's esqlog package unpacked under ``into``, beside a copy of this checkout's
     scripts package (the same worker on both sides)."""
-    archive = subprocess.run(["git", "archive", ref, "esqlog"], capture_output=True,
-                             check=False)
+    archive = subprocess.run(["git", "archive", ref, "esqlog"], capture_output=True, check=False)
     if archive.returncode != 0:
         sys.exit(f"git archive {ref} failed: {archive.stderr.decode()[-500:]}")
     subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
     here = Path(__file__).resolve().parents[1]
-    shutil.copytree(here, Path(into) / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        here, Path(into) / "scripts", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     return into
 
 
@@ -236,8 +276,10 @@ def interleaved(args: argparse.Namespace, tree: str) -> tuple[_Side, _Side]:
 
 
 def _summary(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
-    return {k: (percentile([r[k] for r in rows], 50), percentile([r[k] for r in rows], 95))
-            for k in PHASES}
+    return {
+        k: (percentile([r[k] for r in rows], 50), percentile([r[k] for r in rows], 95))
+        for k in PHASES
+    }
 
 
 def main() -> int:
@@ -247,15 +289,22 @@ def main() -> int:
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--n", type=int, default=300, help="query texts per round")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the texts")
-    parser.add_argument("--batch", type=int, default=20,
-                        help="texts one side runs before the other takes its turn")
+    parser.add_argument(
+        "--batch", type=int, default=20, help="texts one side runs before the other takes its turn"
+    )
     parser.add_argument("--ref", default="main", help="the git ref to compare against")
-    parser.add_argument("--terms-plugin", default="1.5.0",
-                        help="the plugin version the calibration stands for when it recorded "
-                        "none ('': as recorded)")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
-                        help="cpu: the thread's CPU time (default; steady on a loaded "
-                        "machine); wall: elapsed time")
+    parser.add_argument(
+        "--terms-plugin",
+        default="1.5.0",
+        help="the plugin version the calibration stands for when it recorded "
+        "none ('': as recorded)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="cpu: the thread's CPU time (default; steady on a loaded machine); wall: elapsed time",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     add_out(parser, None)
     args = parser.parse_args()
@@ -267,27 +316,41 @@ def main() -> int:
     load = os.getloadavg()
     n = len(this.digests) // args.rounds
     differ = sum(a != b for a, b in zip(this.digests, ref.digests, strict=True))
-    print(f"{this.info['index']}: {n} queries x {args.rounds} rounds per side, batches of "
-          f"{args.batch} in turn, {args.clock} time, "
-          f"engine_query {this.info['engine_query']} (ref: {ref.info['engine_query']}), "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"{this.info['index']}: {n} queries x {args.rounds} rounds per side, batches of "
+        f"{args.batch} in turn, {args.clock} time, "
+        f"engine_query {this.info['engine_query']} (ref: {ref.info['engine_query']}), "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     print(f"ref esqlog: {ref.info['esqlog']}; this: {this.info['esqlog']}")
     got = {args.ref: _summary(ref.rows), "this": _summary(this.rows)}
-    print(f"{'phase':8s} {args.ref + ' p50':>12s} {'this p50':>10s} {'ratio':>6s}   "
-          f"{args.ref + ' p95':>12s} {'this p95':>10s} {'ratio':>6s}")
+    print(
+        f"{'phase':8s} {args.ref + ' p50':>12s} {'this p50':>10s} {'ratio':>6s}   "
+        f"{args.ref + ' p95':>12s} {'this p95':>10s} {'ratio':>6s}"
+    )
     for k in PHASES:
         (a50, a95), (b50, b95) = got[args.ref][k], got["this"][k]
-        print(f"{k:8s} {a50:12.3f} {b50:10.3f} {b50 / a50 if a50 else 0:6.2f}   "
-              f"{a95:12.3f} {b95:10.3f} {b95 / a95 if a95 else 0:6.2f}")
+        print(
+            f"{k:8s} {a50:12.3f} {b50:10.3f} {b50 / a50 if a50 else 0:6.2f}   "
+            f"{a95:12.3f} {b95:10.3f} {b95 / a95 if a95 else 0:6.2f}"
+        )
     requests = sum(row["requests"] for row in this.rows)
     print(f"esqlog's own requests during the timed searches (subtracted): {requests:.0f}")
     print(f"request bodies that differ from {args.ref}'s: {differ} of {len(this.digests)}")
     if args.out is not None:
-        append_jsonl(args.out, {"index": this.info["index"], "ref": args.ref, "n": n,
-                                "clock": args.clock,
-                                "rounds": args.rounds, "load": load, "differ": differ,
-                                "phases": {name: {k: list(v) for k, v in s.items()}
-                                           for name, s in got.items()}})
+        append_jsonl(
+            args.out,
+            {
+                "index": this.info["index"],
+                "ref": args.ref,
+                "n": n,
+                "clock": args.clock,
+                "rounds": args.rounds,
+                "load": load,
+                "differ": differ,
+                "phases": {name: {k: list(v) for k, v in s.items()} for name, s in got.items()},
+            },
+        )
     return 1 if differ else 0
 
 

@@ -59,8 +59,9 @@ def subset(corpus_dir: Path, size: str, seed: int) -> tuple[list[dict[str, Any]]
     return chosen, {"names": keep, "no-names": [q for q in noname if q.qid in kept_ids]}
 
 
-def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyzer: str,
-                 shards: int = 1) -> float:
+def ensure_index(
+    engine: Engine, index: str, docs: list[dict[str, Any]], analyzer: str, shards: int = 1
+) -> float:
     """Index the documents unless the index already holds exactly them; seconds spent."""
     try:
         count = engine.perform(Request("GET", index_path(index, "_count")))["count"]
@@ -75,8 +76,16 @@ def ensure_index(engine: Engine, index: str, docs: list[dict[str, Any]], analyze
     return time.perf_counter() - started
 
 
-def run_one(engine: Engine, corpus: str, size: str, analyzer: str, data: Path,
-            seed: int, max_queries: int | None, styles: list[str]) -> list[dict[str, Any]]:
+def run_one(
+    engine: Engine,
+    corpus: str,
+    size: str,
+    analyzer: str,
+    data: Path,
+    seed: int,
+    max_queries: int | None,
+    styles: list[str],
+) -> list[dict[str, Any]]:
     docs, query_sets = subset(data / corpus, size, seed)
     query_sets = {k: v[:max_queries] for k, v in query_sets.items() if k in styles}
     index = f"esqlog-bench-{corpus}-{size}-{analyzer}".lower()
@@ -90,27 +99,42 @@ def run_one(engine: Engine, corpus: str, size: str, analyzer: str, data: Path,
     for style, queries in query_sets.items():
         if not queries:
             continue
-        qs = QuerySet([q.qid for q in queries], [q.text for q in queries],
-                      [q.gold for q in queries])
+        qs = QuerySet(
+            [q.qid for q in queries], [q.text for q in queries], [q.gold for q in queries]
+        )
         grid = sorted(set(SWEEP) | {round(v, 4) for v in predictions.values()}, reverse=True)
         t0 = time.perf_counter()
         result = evaluate_queries(engine, index, "body", qs, grid, token_metric=False)
-        rows.append({
-            "corpus": corpus, "size": size, "docs": len(docs), "analyzer": analyzer,
-            "queries": style, "n_queries": len(queries), "h_tok": cal.h_tok,
-            "h_tok_ci": [cal.h_tok_low, cal.h_tok_high], "avgdl": cal.avgdl,
-            "predictions": predictions, "native": result.means["native"],
-            "sweep": {f"{q:g}": result.means[system_label(q)] for q in grid},
-            "index_seconds": round(index_seconds, 1),
-            "calibrate_seconds": round(calibrate_seconds, 2),
-            "eval_seconds": round(time.perf_counter() - t0, 1),
-        })
+        rows.append(
+            {
+                "corpus": corpus,
+                "size": size,
+                "docs": len(docs),
+                "analyzer": analyzer,
+                "queries": style,
+                "n_queries": len(queries),
+                "h_tok": cal.h_tok,
+                "h_tok_ci": [cal.h_tok_low, cal.h_tok_high],
+                "avgdl": cal.avgdl,
+                "predictions": predictions,
+                "native": result.means["native"],
+                "sweep": {f"{q:g}": result.means[system_label(q)] for q in grid},
+                "index_seconds": round(index_seconds, 1),
+                "calibrate_seconds": round(calibrate_seconds, 2),
+                "eval_seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
         best = max(SWEEP, key=lambda q: result.means[system_label(q)]["NDCG@10"])
-        print(f"{corpus:7s} {size:>6s} {analyzer:8s} {style:8s} h_tok={cal.h_tok:.4f} "
-              f"native={result.means['native']['NDCG@10']:.4f} best q={best:g} "
-              f"({result.means[system_label(best)]['NDCG@10']:.4f}) "
-              + " ".join(f"{k}:q={v:.2f}->{result.means[system_label(round(v, 4))]['NDCG@10']:.4f}"
-                         for k, v in predictions.items()), flush=True)
+        print(
+            f"{corpus:7s} {size:>6s} {analyzer:8s} {style:8s} h_tok={cal.h_tok:.4f} "
+            f"native={result.means['native']['NDCG@10']:.4f} best q={best:g} "
+            f"({result.means[system_label(best)]['NDCG@10']:.4f}) "
+            + " ".join(
+                f"{k}:q={v:.2f}->{result.means[system_label(round(v, 4))]['NDCG@10']:.4f}"
+                for k, v in predictions.items()
+            ),
+            flush=True,
+        )
     return rows
 
 
@@ -122,8 +146,12 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,full")
     parser.add_argument("--analyzers", default="standard")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--max-queries", type=int, default=None,
-                        help="Use at most this many queries per query set (file order).")
+    parser.add_argument(
+        "--max-queries",
+        type=int,
+        default=None,
+        help="Use at most this many queries per query set (file order).",
+    )
     parser.add_argument("--styles", default="names,no-names")
     add_out(parser, "results/quality.jsonl")
     args = parser.parse_args()
@@ -132,8 +160,16 @@ def main() -> int:
     for corpus in args.corpora.split(","):
         for size in args.sizes.split(","):
             for analyzer in args.analyzers.split(","):
-                for row in run_one(engine, corpus, size, analyzer, args.data, args.seed,
-                                   args.max_queries, args.styles.split(",")):
+                for row in run_one(
+                    engine,
+                    corpus,
+                    size,
+                    analyzer,
+                    args.data,
+                    args.seed,
+                    args.max_queries,
+                    args.styles.split(","),
+                ):
                     append_jsonl(args.out, row)
     return 0
 

@@ -40,14 +40,24 @@ def chunks(engine: Engine, index: str) -> Any:
     after: list[Any] | None = None
     while True:
         body: dict[str, Any] = {
-            "size": 1000, "sort": [{"path": "asc"}, {"chunk": "asc"}],
-            "query": {"bool": {"filter": [{"term": {"language": "go"}},
-                                          {"terms": {"kind": ["function", "method"]}}]}},
-            "_source": ["symbol", "content"], "track_total_hits": False}
+            "size": 1000,
+            "sort": [{"path": "asc"}, {"chunk": "asc"}],
+            "query": {
+                "bool": {
+                    "filter": [
+                        {"term": {"language": "go"}},
+                        {"terms": {"kind": ["function", "method"]}},
+                    ]
+                }
+            },
+            "_source": ["symbol", "content"],
+            "track_total_hits": False,
+        }
         if after is not None:
             body["search_after"] = after
-        hits = engine.perform(Request("POST", index_path(index, "_search"),
-                                      body=body))["hits"]["hits"]
+        hits = engine.perform(Request("POST", index_path(index, "_search"), body=body))["hits"][
+            "hits"
+        ]
         if not hits:
             return
         for hit in hits:
@@ -87,17 +97,20 @@ def main() -> int:
     random.Random(args.seed).shuffle(unique)
     picked = unique[: args.max_queries]
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    with (args.out_dir / "queries.jsonl").open("w", encoding="utf-8") as named, \
-            (args.out_dir / "queries_noname.jsonl").open("w", encoding="utf-8") as noname:
+    with (
+        (args.out_dir / "queries.jsonl").open("w", encoding="utf-8") as named,
+        (args.out_dir / "queries_noname.jsonl").open("w", encoding="utf-8") as noname,
+    ):
         for _id, symbol, query in picked:
             named.write(json.dumps({"qid": f"q{_id}", "text": query, "gold": _id}) + "\n")
             names = [symbol, symbol.rsplit(".", 1)[-1]]
             stripped = delete_name(query, names)
             if usable_query(stripped):
-                noname.write(json.dumps({"qid": f"q{_id}", "text": stripped,
-                                         "gold": _id}) + "\n")
-    print(f"{total} Go function chunks, {len(found)} with a usable first sentence, "
-          f"{len(unique)} unambiguous, {len(picked)} written to {args.out_dir}")
+                noname.write(json.dumps({"qid": f"q{_id}", "text": stripped, "gold": _id}) + "\n")
+    print(
+        f"{total} Go function chunks, {len(found)} with a usable first sentence, "
+        f"{len(unique)} unambiguous, {len(picked)} written to {args.out_dir}"
+    )
     return 0
 
 

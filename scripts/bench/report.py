@@ -58,13 +58,21 @@ def table(rows: list[dict[str, Any]]) -> str:
         head += [f"{p} q", f"{p} NDCG", f"{p} regret"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     order = {"1000": 0, "10000": 1, "30000": 2, "full": 3}
-    for r in sorted(rows, key=lambda r: (r["corpus"], order.get(str(r["size"]), 9),
-                                        r["analyzer"], r["queries"])):
+    for r in sorted(
+        rows, key=lambda r: (r["corpus"], order.get(str(r["size"]), 9), r["analyzer"], r["queries"])
+    ):
         points = curve(r)
         best_q, best = max(points, key=lambda p: p[1])
-        cells = [r["corpus"], f"{r['docs']:,}", r["analyzer"], r["queries"],
-                 f"{r['h_tok']:.4f}", f"{r['native']['NDCG@10']:.4f}", f"{best_q:g}",
-                 f"{best:.4f}"]
+        cells = [
+            r["corpus"],
+            f"{r['docs']:,}",
+            r["analyzer"],
+            r["queries"],
+            f"{r['h_tok']:.4f}",
+            f"{r['native']['NDCG@10']:.4f}",
+            f"{best_q:g}",
+            f"{best:.4f}",
+        ]
         for p in predictors:
             q = r["predictions"].get(p)
             if q is None:
@@ -90,11 +98,13 @@ def main() -> int:
         corpus_order = ["go", "java", "python", "ruby", "man"]  # code first, the prose control last
         for style in sorted({r["queries"] for r in rows}):
             for analyzer in sorted({r["analyzer"] for r in rows}):
-                chosen = sorted((r for r in rows
-                                 if r["queries"] == style and r["analyzer"] == analyzer),
-                                key=lambda r: (corpus_order.index(r["corpus"])
-                                               if r["corpus"] in corpus_order else 99,
-                                               int(r["docs"])))
+                chosen = sorted(
+                    (r for r in rows if r["queries"] == style and r["analyzer"] == analyzer),
+                    key=lambda r: (
+                        corpus_order.index(r["corpus"]) if r["corpus"] in corpus_order else 99,
+                        int(r["docs"]),
+                    ),
+                )
                 if not chosen:
                     continue
                 panels: dict[str, dict[str, list[tuple[float, float]]]] = {}
@@ -105,10 +115,16 @@ def main() -> int:
                     if "esqlog-linear" in r["predictions"]:
                         marks.setdefault(r["corpus"], {})[label] = r["predictions"]["esqlog-linear"]
                 out = args.plots / f"ndcg-vs-q-{analyzer}-{style}.png"
-                what = ("identifiers split at index time (code analyzer)" if analyzer == "code"
-                        else f"{analyzer} analyzer")
-                queries = ("queries keep the function's name" if style == "names"
-                           else "the function's name removed from the queries")
+                what = (
+                    "identifiers split at index time (code analyzer)"
+                    if analyzer == "code"
+                    else f"{analyzer} analyzer"
+                )
+                queries = (
+                    "queries keep the function's name"
+                    if style == "names"
+                    else "the function's name removed from the queries"
+                )
                 plot_q_sweep(panels, marks, out, title=f"{what}; {queries}")
                 print(f"\nplot: {out}")
     return 0

@@ -97,8 +97,9 @@ def subset_docs(corpus: Path, rank: dict[str, int], size: int) -> Any:
                     yield doc
 
 
-def ensure_index(engine: Any, corpus: Path, rank: dict[str, int], size: int,
-                 shards: int) -> dict[str, Any]:
+def ensure_index(
+    engine: Any, corpus: Path, rank: dict[str, int], size: int, shards: int
+) -> dict[str, Any]:
     """Index the subset unless the index already holds exactly it; timings and store size."""
     index = f"esqlog-scale-{size}"
     want = min(size, len(rank))
@@ -116,8 +117,12 @@ def ensure_index(engine: Any, corpus: Path, rank: dict[str, int], size: int,
         seconds = time.perf_counter() - started
     stats = engine.perform(Request("GET", index_path(index, "_stats", "store,docs")))
     stats = stats["_all"]["primaries"]
-    return {"index": index, "docs": stats["docs"]["count"], "index_seconds": round(seconds, 1),
-            "store_bytes": stats["store"]["size_in_bytes"]}
+    return {
+        "index": index,
+        "docs": stats["docs"]["count"],
+        "index_seconds": round(seconds, 1),
+        "store_bytes": stats["store"]["size_in_bytes"],
+    }
 
 
 def run_timed(cmd: list[str]) -> tuple[float, int, str]:
@@ -130,8 +135,12 @@ def run_timed(cmd: list[str]) -> tuple[float, int, str]:
     """
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         started = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd],
-                              stdout=subprocess.PIPE, text=True, check=False)
+        proc = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd],
+            stdout=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
         seconds = time.perf_counter() - started
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd[:4])} ... failed with exit code {proc.returncode}")
@@ -139,19 +148,34 @@ def run_timed(cmd: list[str]) -> tuple[float, int, str]:
     return seconds, peak_kib * 1024, proc.stdout
 
 
-def calibrations(url: str, index: str, work: Path, kinds: list[str],
-                 timeout: float) -> dict[str, Any]:
+def calibrations(
+    url: str, index: str, work: Path, kinds: list[str], timeout: float
+) -> dict[str, Any]:
     """Each calibration kind: seconds, peak RSS, and (with a snapshot) its files' size."""
     out: dict[str, Any] = {}
     for kind in kinds:
         flags = CALIBRATIONS[kind]
         target = work / f"{index}.{kind}.json"
-        cmd = [str(ESQLOG), "calibrate", "--url", url, "--index", index, "--field", "body",
-               "--timeout", str(timeout), "--no-progress", "--json", "--out", str(target), *flags]
+        cmd = [
+            str(ESQLOG),
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--field",
+            "body",
+            "--timeout",
+            str(timeout),
+            "--no-progress",
+            "--json",
+            "--out",
+            str(target),
+            *flags,
+        ]
         print(f"  calibrate {kind}", flush=True)
         seconds, peak, _ = run_timed(cmd)
-        row: dict[str, Any] = {"seconds": round(seconds, 2), "peak_rss_bytes": peak,
-                               "load": load()}
+        row: dict[str, Any] = {"seconds": round(seconds, 2), "peak_rss_bytes": peak, "load": load()}
         if flags:
             prefix = target.name.removesuffix(".json")
             for part in ("vocab", "idents"):
@@ -162,8 +186,9 @@ def calibrations(url: str, index: str, work: Path, kinds: list[str],
     return out
 
 
-def probes(url: str, index: str, calibration: Path, query: str, repeats: int,
-           wrappers: list[str]) -> dict[str, Any]:
+def probes(
+    url: str, index: str, calibration: Path, query: str, repeats: int, wrappers: list[str]
+) -> dict[str, Any]:
     """Fresh processes: snapshot in memory, RSS of native and wrapped clients, cold starts.
 
     Each probe runs ``repeats`` times, interleaved (native, snapshot, boost, identifiers,
@@ -173,16 +198,36 @@ def probes(url: str, index: str, calibration: Path, query: str, repeats: int,
     runs: dict[str, list[dict[str, Any]]] = {}
     for _ in range(repeats):
         for what in ("native", "snapshot", *wrappers):
-            cmd = [sys.executable, str(HERE / "scale_probe.py"), "--what", what, "--url", url,
-                   "--index", index, "--calibration", str(calibration), "--query", query]
+            cmd = [
+                sys.executable,
+                str(HERE / "scale_probe.py"),
+                "--what",
+                what,
+                "--url",
+                url,
+                "--index",
+                index,
+                "--calibration",
+                str(calibration),
+                "--query",
+                query,
+            ]
             seconds, peak, stdout = run_timed(cmd)
             row = json.loads(stdout.strip().splitlines()[-1])
             row.update({"cold_start_seconds": round(seconds, 3), "peak_rss_bytes": peak})
             runs.setdefault(what, []).append(row)
-    return {what: {key: (statistics.median(r[key] for r in rows)
-                         if isinstance(rows[0][key], (int, float)) else rows[0][key])
-                   for key in rows[0]} | {"repeats": len(rows)}
-            for what, rows in runs.items()}
+    return {
+        what: {
+            key: (
+                statistics.median(r[key] for r in rows)
+                if isinstance(rows[0][key], (int, float))
+                else rows[0][key]
+            )
+            for key in rows[0]
+        }
+        | {"repeats": len(rows)}
+        for what, rows in runs.items()
+    }
 
 
 def ndcg10(hits: list[dict[str, Any]], gold: str) -> float:
@@ -193,21 +238,29 @@ def ndcg10(hits: list[dict[str, Any]], gold: str) -> float:
     return 0.0
 
 
-def latency_quality(client: Any, index: str, calibration: Path, queries: list[Any],
-                    warm: int, modes: list[str]) -> dict[str, Any]:
+def latency_quality(
+    client: Any, index: str, calibration: Path, queries: list[Any], warm: int, modes: list[str]
+) -> dict[str, Any]:
     """Native and every mode per query, interleaved; p50/p95 ms, ratios, NDCG@10."""
     systems: dict[str, Any] = {"native": client}
     for mode in modes:
-        systems[mode] = (wrap(client, calibration, mode="identifiers",
-                              identifiers=IdentifierSettings(engine_query="plugin"))
-                         if mode == PLUGIN else wrap(client, calibration, mode=mode))
+        systems[mode] = (
+            wrap(
+                client,
+                calibration,
+                mode="identifiers",
+                identifiers=IdentifierSettings(engine_query="plugin"),
+            )
+            if mode == PLUGIN
+            else wrap(client, calibration, mode=mode)
+        )
     names = list(systems)
     times: dict[str, list[float]] = {n: [] for n in names}
     gains: dict[str, list[float]] = {n: [] for n in names}
     load_before = load()
     for i, q in enumerate(queries):
         body = {"query": {"match": {"body": q.text}}, "size": 10, "_source": False}
-        for name in names[i % len(names):] + names[: i % len(names)]:
+        for name in names[i % len(names) :] + names[: i % len(names)]:
             started = time.perf_counter()
             hits = systems[name].search(index=index, body=body)["hits"]["hits"]
             elapsed = (time.perf_counter() - started) * 1000.0
@@ -219,33 +272,54 @@ def latency_quality(client: Any, index: str, calibration: Path, queries: list[An
     rows = {}
     for name in names:
         p50, p95 = statistics.median(times[name]), percentile(times[name], 95)
-        rows[name] = {"p50_ms": round(p50, 2), "p95_ms": round(p95, 2),
-                      "p50_ratio": round(p50 / base50, 3), "p95_ratio": round(p95 / base95, 3),
-                      "ndcg10": round(statistics.fmean(gains[name]), 4)}
-    return {"queries": len(queries) - warm, "load_before": load_before, "load_after": load(),
-            "systems": rows}
+        rows[name] = {
+            "p50_ms": round(p50, 2),
+            "p95_ms": round(p95, 2),
+            "p50_ratio": round(p50 / base50, 3),
+            "p95_ratio": round(p95 / base95, 3),
+            "ndcg10": round(statistics.fmean(gains[name]), 4),
+        }
+    return {
+        "queries": len(queries) - warm,
+        "load_before": load_before,
+        "load_after": load(),
+        "systems": rows,
+    }
 
 
-def measure(args: argparse.Namespace, engine: Any, client: Any, rank: dict[str, int],
-            queries: list[Any], size: int) -> dict[str, Any]:
+def measure(
+    args: argparse.Namespace,
+    engine: Any,
+    client: Any,
+    rank: dict[str, int],
+    queries: list[Any],
+    size: int,
+) -> dict[str, Any]:
     """Every figure at one size."""
-    row: dict[str, Any] = {"size": size, "shards": args.shards, "load_start": load(),
-                           "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    row: dict[str, Any] = {
+        "size": size,
+        "shards": args.shards,
+        "load_start": load(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     row.update(ensure_index(engine, args.corpus, rank, size, args.shards))
     index = row["index"]
     idents = args.identifiers_max is None or size <= args.identifiers_max
     modes = args.modes if idents else [m for m in args.modes if not m.startswith("identifiers")]
     if not idents:
-        row["skipped"] = (f"identifiers calibration and mode (size above --identifiers-max "
-                          f"{args.identifiers_max})")
+        row["skipped"] = (
+            f"identifiers calibration and mode (size above --identifiers-max "
+            f"{args.identifiers_max})"
+        )
     kinds = [k for k in args.kinds.split(",") if idents or k != "identifiers"]
     row["calibrate"] = calibrations(args.url, index, args.work, kinds, args.timeout)
     cal = args.work / f"{index}.{'identifiers' if idents else 'vocabulary'}.json"
     wrappers = ["boost", "identifiers"] if idents else ["boost"]
     row["probes"] = probes(args.url, index, cal, queries[0].text, args.repeats, wrappers)
     print("  latency and NDCG@10", flush=True)
-    row["search"] = latency_quality(client, index, cal, queries[: args.queries + args.warm],
-                                    args.warm, modes)
+    row["search"] = latency_quality(
+        client, index, cal, queries[: args.queries + args.warm], args.warm, modes
+    )
     row["load_end"] = load()
     return row
 
@@ -263,24 +337,40 @@ MIB = 1024 * 1024
 TABLE = [
     ("documents", "docs", 1, ",.0f"),
     ("index store MiB", "store_bytes", MIB, ".0f"),
-    *[line for kind in CALIBRATIONS for line in (
-        (f"calibrate {kind} s", f"calibrate.{kind}.seconds", 1, ".1f"),
-        ("  peak RSS MiB", f"calibrate.{kind}.peak_rss_bytes", MIB, ".0f"))],
+    *[
+        line
+        for kind in CALIBRATIONS
+        for line in (
+            (f"calibrate {kind} s", f"calibrate.{kind}.seconds", 1, ".1f"),
+            ("  peak RSS MiB", f"calibrate.{kind}.peak_rss_bytes", MIB, ".0f"),
+        )
+    ],
     ("vocab file MiB", "calibrate.vocabulary.vocab_file_bytes", MIB, ".2f"),
     ("idents file MiB", "calibrate.identifiers.idents_file_bytes", MIB, ".2f"),
     ("vocab in memory MiB", "probes.snapshot.vocabulary_rss_bytes", MIB, ".1f"),
     ("idents in memory MiB", "probes.snapshot.identifier_rss_bytes", MIB, ".1f"),
     ("vocab+idents in memory MiB", "probes.snapshot.snapshot_rss_bytes", MIB, ".1f"),
-    *[(f"RSS {w} client MiB", f"probes.{w}.rss_bytes", MIB, ".0f")
-      for w in ("native", "boost", "identifiers")],
-    *[(f"cold start {w} s", f"probes.{w}.cold_start_seconds", 1, ".2f")
-      for w in ("native", "boost", "identifiers")],
-    *[line for name in ["native", *MODES, PLUGIN] for line in (
-        (f"{name} p50 ms", f"search.systems.{name}.p50_ms", 1, ".1f"),
-        ("  p50 / native", f"search.systems.{name}.p50_ratio", 1, ".2f"),
-        ("  p95 / native", f"search.systems.{name}.p95_ratio", 1, ".2f"))],
-    *[(f"{name} NDCG@10", f"search.systems.{name}.ndcg10", 1, ".4f")
-      for name in ["native", *MODES, PLUGIN]],
+    *[
+        (f"RSS {w} client MiB", f"probes.{w}.rss_bytes", MIB, ".0f")
+        for w in ("native", "boost", "identifiers")
+    ],
+    *[
+        (f"cold start {w} s", f"probes.{w}.cold_start_seconds", 1, ".2f")
+        for w in ("native", "boost", "identifiers")
+    ],
+    *[
+        line
+        for name in ["native", *MODES, PLUGIN]
+        for line in (
+            (f"{name} p50 ms", f"search.systems.{name}.p50_ms", 1, ".1f"),
+            ("  p50 / native", f"search.systems.{name}.p50_ratio", 1, ".2f"),
+            ("  p95 / native", f"search.systems.{name}.p95_ratio", 1, ".2f"),
+        )
+    ],
+    *[
+        (f"{name} NDCG@10", f"search.systems.{name}.ndcg10", 1, ".4f")
+        for name in ["native", *MODES, PLUGIN]
+    ],
 ]
 
 
@@ -288,10 +378,14 @@ def table(rows: list[dict[str, Any]]) -> None:
     """The figures of every size side by side, with the load average at the end."""
     for label, path, div, fmt in TABLE:
         cells = [_get(r, path) for r in rows]
-        print(f"{label:28s}" + "".join(
-            f"{'-' if c is None else format(c / div, fmt):>16s}" for c in cells))
-    print(f"{'load avg 1/5/15 min (end)':28s}" + "".join(
-        f"{'/'.join(f'{x:.1f}' for x in r['load_end']):>16s}" for r in rows))
+        print(
+            f"{label:28s}"
+            + "".join(f"{'-' if c is None else format(c / div, fmt):>16s}" for c in cells)
+        )
+    print(
+        f"{'load avg 1/5/15 min (end)':28s}"
+        + "".join(f"{'/'.join(f'{x:.1f}' for x in r['load_end']):>16s}" for r in rows)
+    )
 
 
 def main() -> int:
@@ -303,22 +397,40 @@ def main() -> int:
     ap.add_argument("--gold", type=int, default=1000, help="sampled queries whose gold leads")
     ap.add_argument("--queries", type=int, default=400, help="timed and judged queries")
     ap.add_argument("--warm", type=int, default=20, help="untimed queries first")
-    ap.add_argument("--identifiers-max", type=int, default=None,
-                    help="largest size that runs calibrate --identifiers and the mode "
-                         "(its peak memory grew ~5x from 10K to 100K: 1 GB)")
-    ap.add_argument("--kinds", default=",".join(CALIBRATIONS),
-                    help="calibrations to run (identifiers and vocabulary feed the searches)")
-    ap.add_argument("--timeout", type=float, default=900.0,
-                    help="calibrate's per-request timeout (a loaded node can be slow)")
+    ap.add_argument(
+        "--identifiers-max",
+        type=int,
+        default=None,
+        help="largest size that runs calibrate --identifiers and the mode "
+        "(its peak memory grew ~5x from 10K to 100K: 1 GB)",
+    )
+    ap.add_argument(
+        "--kinds",
+        default=",".join(CALIBRATIONS),
+        help="calibrations to run (identifiers and vocabulary feed the searches)",
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="calibrate's per-request timeout (a loaded node can be slow)",
+    )
     ap.add_argument("--repeats", type=int, default=3, help="runs of each fresh-process probe")
-    ap.add_argument("--modes", type=lambda v: v.split(","), default=MODES,
-                    help=f"the modes timed and judged beside native (also {PLUGIN}: the "
-                         "identifiers mode through the esqlog-terms plugin)")
+    ap.add_argument(
+        "--modes",
+        type=lambda v: v.split(","),
+        default=MODES,
+        help=f"the modes timed and judged beside native (also {PLUGIN}: the "
+        "identifiers mode through the esqlog-terms plugin)",
+    )
     ap.add_argument("--seed", type=int, default=42)
     add_out(ap, "results/scale.jsonl")
     ap.add_argument("--work", type=Path, default=Path("results/scale"))
-    ap.add_argument("--report", action="store_true",
-                    help="only print the table of --out (last line per size), measure nothing")
+    ap.add_argument(
+        "--report",
+        action="store_true",
+        help="only print the table of --out (last line per size), measure nothing",
+    )
     args = ap.parse_args()
     if args.report:
         rows = [json.loads(x) for x in args.out.read_text().splitlines() if x.strip()]
@@ -327,14 +439,14 @@ def main() -> int:
 
     from opensearchpy import OpenSearch
 
-
     args.work.mkdir(parents=True, exist_ok=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     engine = engine_at(args.url, timeout=600.0)
     client = OpenSearch(hosts=[args.url], timeout=120)
     rank, queries = ranking(args.corpus, args.gold, args.seed)
-    print(f"corpus {args.corpus}: {len(rank):,} documents, {len(queries)} sampled queries",
-          flush=True)
+    print(
+        f"corpus {args.corpus}: {len(rank):,} documents, {len(queries)} sampled queries", flush=True
+    )
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
         row = measure(args, engine, client, rank, queries, size)

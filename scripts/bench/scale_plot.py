@@ -17,10 +17,19 @@ from typing import Any
 
 MIB = 1024 * 1024
 MODES = ["boost", "script", "rerank", "identifiers"]
-COLORS = {"native": "#444444", "boost": "#1f77b4", "script": "#2ca02c", "rerank": "#ff7f0e",
-          "identifiers": "#d62728", "sampled": "#8c564b", "exact": "#9467bd",
-          "vocabulary": "#17becf", "vocab": "#17becf", "idents": "#bcbd22",
-          "vocabulary+identifiers": "#e377c2"}
+COLORS = {
+    "native": "#444444",
+    "boost": "#1f77b4",
+    "script": "#2ca02c",
+    "rerank": "#ff7f0e",
+    "identifiers": "#d62728",
+    "sampled": "#8c564b",
+    "exact": "#9467bd",
+    "vocabulary": "#17becf",
+    "vocab": "#17becf",
+    "idents": "#bcbd22",
+    "vocabulary+identifiers": "#e377c2",
+}
 
 
 def get(row: dict[str, Any], path: str) -> Any:
@@ -31,34 +40,76 @@ def get(row: dict[str, Any], path: str) -> Any:
     return value
 
 
-CAL_LABELS = {"sampled": "sampled", "exact": "exact", "vocabulary": "vocabulary",
-              "identifiers": "vocabulary+identifiers"}
+CAL_LABELS = {
+    "sampled": "sampled",
+    "exact": "exact",
+    "vocabulary": "vocabulary",
+    "identifiers": "vocabulary+identifiers",
+}
 #: (title, y label, [(series label, dotted path, divisor)], log y)
 PANELS: list[tuple[str, str, list[tuple[str, str, float]], bool]] = [
-    ("calibrate: wall time", "seconds",
-     [(CAL_LABELS[k], f"calibrate.{k}.seconds", 1) for k in CAL_LABELS], True),
-    ("calibrate: peak memory of the process", "MiB",
-     [(CAL_LABELS[k], f"calibrate.{k}.peak_rss_bytes", MIB) for k in CAL_LABELS], True),
-    ("snapshot size", "MiB",
-     [("vocab file", "calibrate.vocabulary.vocab_file_bytes", MIB),
-      ("idents file", "calibrate.identifiers.idents_file_bytes", MIB),
-      ("vocab in memory", "probes.snapshot.vocabulary_rss_bytes", MIB),
-      ("idents in memory", "probes.snapshot.identifier_rss_bytes", MIB),
-      ("vocab+idents in memory", "probes.snapshot.snapshot_rss_bytes", MIB)], True),
-    ("application process memory (RSS)", "MiB",
-     [("native client", "probes.native.rss_bytes", MIB),
-      ("boost wrapper", "probes.boost.rss_bytes", MIB),
-      ("identifiers wrapper", "probes.identifiers.rss_bytes", MIB)], False),
-    ("cold start: spawn to first answer", "seconds",
-     [("native client", "probes.native.cold_start_seconds", 1),
-      ("boost wrapper", "probes.boost.cold_start_seconds", 1),
-      ("identifiers wrapper", "probes.identifiers.cold_start_seconds", 1)], False),
-    ("search latency p50 / native p50", "ratio",
-     [(m, f"search.systems.{m}.p50_ratio", 1) for m in MODES], False),
-    ("search latency p95 / native p95", "ratio",
-     [(m, f"search.systems.{m}.p95_ratio", 1) for m in MODES], False),
-    ("NDCG@10 (same queries at every size)", "NDCG@10",
-     [(m, f"search.systems.{m}.ndcg10", 1) for m in ["native", *MODES]], False),
+    (
+        "calibrate: wall time",
+        "seconds",
+        [(CAL_LABELS[k], f"calibrate.{k}.seconds", 1) for k in CAL_LABELS],
+        True,
+    ),
+    (
+        "calibrate: peak memory of the process",
+        "MiB",
+        [(CAL_LABELS[k], f"calibrate.{k}.peak_rss_bytes", MIB) for k in CAL_LABELS],
+        True,
+    ),
+    (
+        "snapshot size",
+        "MiB",
+        [
+            ("vocab file", "calibrate.vocabulary.vocab_file_bytes", MIB),
+            ("idents file", "calibrate.identifiers.idents_file_bytes", MIB),
+            ("vocab in memory", "probes.snapshot.vocabulary_rss_bytes", MIB),
+            ("idents in memory", "probes.snapshot.identifier_rss_bytes", MIB),
+            ("vocab+idents in memory", "probes.snapshot.snapshot_rss_bytes", MIB),
+        ],
+        True,
+    ),
+    (
+        "application process memory (RSS)",
+        "MiB",
+        [
+            ("native client", "probes.native.rss_bytes", MIB),
+            ("boost wrapper", "probes.boost.rss_bytes", MIB),
+            ("identifiers wrapper", "probes.identifiers.rss_bytes", MIB),
+        ],
+        False,
+    ),
+    (
+        "cold start: spawn to first answer",
+        "seconds",
+        [
+            ("native client", "probes.native.cold_start_seconds", 1),
+            ("boost wrapper", "probes.boost.cold_start_seconds", 1),
+            ("identifiers wrapper", "probes.identifiers.cold_start_seconds", 1),
+        ],
+        False,
+    ),
+    (
+        "search latency p50 / native p50",
+        "ratio",
+        [(m, f"search.systems.{m}.p50_ratio", 1) for m in MODES],
+        False,
+    ),
+    (
+        "search latency p95 / native p95",
+        "ratio",
+        [(m, f"search.systems.{m}.p95_ratio", 1) for m in MODES],
+        False,
+    ),
+    (
+        "NDCG@10 (same queries at every size)",
+        "NDCG@10",
+        [(m, f"search.systems.{m}.ndcg10", 1) for m in ["native", *MODES]],
+        False,
+    ),
 ]
 
 
@@ -82,8 +133,13 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
             pts = [(d, get(r, key)) for d, r in zip(docs, rows, strict=True)]
             pts = [(d, v / div) for d, v in pts if v is not None]
             if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o", label=label, color=color(label),
-                        linestyle="--" if "memory" in label else "-")
+                ax.plot(
+                    *zip(*pts, strict=True),
+                    marker="o",
+                    label=label,
+                    color=color(label),
+                    linestyle="--" if "memory" in label else "-",
+                )
         if title.startswith("search latency"):
             ax.axhline(1.0, color="#888888", linewidth=0.8, linestyle="--")
         ax.set_xscale("log")
@@ -95,8 +151,11 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
     loads = ", ".join(f"{r['docs']:,}: {r['load_end'][0]:.0f}" for r in rows)
-    fig.suptitle(f"esqlog at scale: one OpenSearch index, {rows[0]['shards']} shards "
-                 f"(load average at the end of each size, 2 cores: {loads})", fontsize=11)
+    fig.suptitle(
+        f"esqlog at scale: one OpenSearch index, {rows[0]['shards']} shards "
+        f"(load average at the end of each size, 2 cores: {loads})",
+        fontsize=11,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig).print_png(str(path))
 

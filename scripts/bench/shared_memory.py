@@ -101,8 +101,17 @@ def _worker(path: str, wrapper: bool, loaded: Any, done: Any, out: Any) -> None:
     stats.compounds_of(words[0])
     loaded.wait()  # every process holds the files now
     r = _rollup()
-    out.put((seconds, _private(r), _shared(r), _private(r) - before, _mib(r, "Rss"),
-             _mib(r, "Pss"), cpu))
+    out.put(
+        (
+            seconds,
+            _private(r),
+            _shared(r),
+            _private(r) - before,
+            _mib(r, "Rss"),
+            _mib(r, "Pss"),
+            cpu,
+        )
+    )
     done.wait()
 
 
@@ -145,31 +154,43 @@ def main() -> None:
     parser.add_argument("calibration", type=Path)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--upgrade", type=Path, default=None)
-    parser.add_argument("--wrap", action="store_true",
-                        help="load through WrapperCore(mode='identifiers'), all it holds")
+    parser.add_argument(
+        "--wrap",
+        action="store_true",
+        help="load through WrapperCore(mode='identifiers'), all it holds",
+    )
     args = parser.parse_args()
     path = _upgrade(args.calibration, args.upgrade) if args.upgrade else args.calibration
     files = sorted(path.parent.glob(f"{path.stem}.*.npz"))
-    print(f"calibration {path} ({sum(f.stat().st_size for f in files) / 2**20:.1f} MiB "
-          "of statistics)")
+    print(
+        f"calibration {path} ({sum(f.stat().st_size for f in files) / 2**20:.1f} MiB of statistics)"
+    )
     results = {}
     for n in (1, args.processes):
         rows = _run(str(path), n, args.wrap)
         results[n] = rows
-        print(f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB"
-              "  RSS MiB  PSS MiB  load CPU s")
+        print(
+            f"{n} process(es):  load s  private MiB  shared MiB  private by load MiB"
+            "  RSS MiB  PSS MiB  load CPU s"
+        )
         for seconds, private, shared, added, rss, pss, cpu in rows:
-            print(f"  {seconds:14.3f}  {private:11.1f}  {shared:10.1f}  {added:19.1f}"
-                  f"  {rss:7.1f}  {pss:7.1f}  {cpu:10.3f}")
+            print(
+                f"  {seconds:14.3f}  {private:11.1f}  {shared:10.1f}  {added:19.1f}"
+                f"  {rss:7.1f}  {pss:7.1f}  {cpu:10.3f}"
+            )
     one, many = results[1][0], results[args.processes]
-    print(f"summed private ({args.processes}) / private (1): "
-          f"{sum(r[1] for r in many) / one[1]:.2f} in total, "
-          f"{sum(r[3] for r in many) / max(one[3], 1e-9):.2f} of the load; "
-          f"load s: 1 process {one[0]:.3f}, slowest of {args.processes} "
-          f"{max(r[0] for r in many):.3f}; load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs")
-    print(f"summed PSS ({args.processes}) / RSS (1): {sum(r[5] for r in many) / one[4]:.2f} "
-          f"({sum(r[5] for r in many):.1f} / {one[4]:.1f} MiB)")
+    print(
+        f"summed private ({args.processes}) / private (1): "
+        f"{sum(r[1] for r in many) / one[1]:.2f} in total, "
+        f"{sum(r[3] for r in many) / max(one[3], 1e-9):.2f} of the load; "
+        f"load s: 1 process {one[0]:.3f}, slowest of {args.processes} "
+        f"{max(r[0] for r in many):.3f}; load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} CPUs"
+    )
+    print(
+        f"summed PSS ({args.processes}) / RSS (1): {sum(r[5] for r in many) / one[4]:.2f} "
+        f"({sum(r[5] for r in many):.1f} / {one[4]:.1f} MiB)"
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,7 @@ from esqlog.statistics.npz import array_digest, pieces_digest, read_npz
 
 def _arrays(path: Path) -> dict[str, tuple[str, tuple[int, ...], Any]]:
     members = {k: m for k, m in _MEMBERS_OF[FORMAT].items()}
-    raw = read_npz(path, MAX_FILE_BYTES, "identifier statistics file", "", members,
-                   mapped=True)
+    raw = read_npz(path, MAX_FILE_BYTES, "identifier statistics file", "", members, mapped=True)
     return {k: (r.dtype.str, r.shape, r.data) for k, r in raw.items() if k != "meta"}
 
 
@@ -48,17 +47,21 @@ def main() -> None:
     times: dict[str, list[float]] = {name: [] for name in variants}
     for r in range(args.rounds):
         names = list(variants)
-        for name in names[r % len(names):] + names[:r % len(names)]:  # rotating order
+        for name in names[r % len(names) :] + names[: r % len(names)]:  # rotating order
             start = time.perf_counter()
             variants[name]()
             times[name].append(time.perf_counter() - start)
     base = statistics.median(times["one stream (format 4)"])
-    print(f"{args.file.name}: {size / 2**20:.1f} MiB of arrays, {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.1f}, {args.rounds} rounds")
+    print(
+        f"{args.file.name}: {size / 2**20:.1f} MiB of arrays, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}, {args.rounds} rounds"
+    )
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"  {name:24s} {median:7.3f} s  {size / 2**20 / median:7.0f} MiB/s  "
-              f"x{median / base:.2f}")
+        print(
+            f"  {name:24s} {median:7.3f} s  {size / 2**20 / median:7.0f} MiB/s  "
+            f"x{median / base:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -31,14 +31,19 @@ RARE = 50_000
 TIMEOUT = float(os.environ.get("TERMS_MEMORY_TIMEOUT", "120"))
 
 
-def call(url: str, method: str, path: str, body: Any = None,
-         ndjson: str | None = None) -> tuple[int, Any]:
+def call(
+    url: str, method: str, path: str, body: Any = None, ndjson: str | None = None
+) -> tuple[int, Any]:
     """One request: (status, parsed answer), or (0, reason) when the node is unreachable."""
-    data = ndjson.encode() if ndjson is not None else (
-        json.dumps(body).encode() if body is not None else None)
+    data = (
+        ndjson.encode()
+        if ndjson is not None
+        else (json.dumps(body).encode() if body is not None else None)
+    )
     kind = "application/x-ndjson" if ndjson is not None else "application/json"
-    req = urllib.request.Request(url + path, data=data, method=method,
-                                 headers={"Content-Type": kind})
+    req = urllib.request.Request(
+        url + path, data=data, method=method, headers={"Content-Type": kind}
+    )
     try:
         with urllib.request.urlopen(req, timeout=TIMEOUT) as answer:
             return answer.status, json.loads(answer.read() or b"null")
@@ -52,9 +57,15 @@ def load(url: str) -> None:
     """200,000 documents, each a random 48 of w0..w63 and two rare words of r0..r49999
     (about 8 documents each, as the compounds of an identifiers query), one segment."""
     call(url, "DELETE", BASE)
-    status, answer = call(url, "PUT", BASE, {
-        "settings": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": -1},
-        "mappings": {"properties": {"body": {"type": "text", "analyzer": "whitespace"}}}})
+    status, answer = call(
+        url,
+        "PUT",
+        BASE,
+        {
+            "settings": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": -1},
+            "mappings": {"properties": {"body": {"type": "text", "analyzer": "whitespace"}}},
+        },
+    )
     assert status == 200, answer
     rng = random.Random(7)
     words = [f"w{i}" for i in range(WORDS)]
@@ -78,8 +89,9 @@ def groups_query(n: int, seed: int = 1) -> dict[str, Any]:
     should = []
     for _ in range(n):
         i, j = rng.sample(range(WORDS), 2)
-        should.append({"esqlog_terms": {"field": "body", "terms": [f"w{i}", f"w{j}"],
-                                        "idf": False}})
+        should.append(
+            {"esqlog_terms": {"field": "body", "terms": [f"w{i}", f"w{j}"], "idf": False}}
+        )
     return {"bool": {"should": should}}
 
 
@@ -99,12 +111,13 @@ def groups(url: str, sizes: list[int]) -> None:
         began = time.perf_counter()
         status, answer = call(url, "POST", BASE + "/_search", body)
         took = time.perf_counter() - began
-        what = (f"{answer['hits']['total']['value']} hits" if status == 200
-                else str(answer)[:240])
+        what = f"{answer['hits']['total']['value']} hits" if status == 200 else str(answer)[:240]
         time.sleep(2)
         up, _ = call(url, "GET", "/")  # any answer, a 429 included, is a node still up
-        print(f"{n:>6} groups: status {status} in {took:.2f}s, {what}; "
-              f"{heap(url)}; node {'up' if up else 'DOWN'}")
+        print(
+            f"{n:>6} groups: status {status} in {took:.2f}s, {what}; "
+            f"{heap(url)}; node {'up' if up else 'DOWN'}"
+        )
         if not up:
             return
 
@@ -119,27 +132,43 @@ def latency(url: str, rounds: int, rare_only: bool = False) -> None:
     times: dict[str, list[float]] = {"match": [], "esqlog_terms": []}
     for r in range(rounds):
         common = [f"w{i}" for i in rng.sample(range(WORDS), 4)]
-        groups = [[w, f"r{rng.randrange(RARE)}", f"r{rng.randrange(RARE)}",
-                   *(f"z{rng.randrange(10**9)}" for _ in range(3))][rare_only:] for w in common]
-        match = {"match": {"body": " ".join(t for g in groups for t in g[:3 - rare_only])}}
-        grouped = {"bool": {"should": [{"esqlog_terms": {
-            "field": "body", "terms": g, "idf": False}} for g in groups]}}
+        groups = [
+            [
+                w,
+                f"r{rng.randrange(RARE)}",
+                f"r{rng.randrange(RARE)}",
+                *(f"z{rng.randrange(10**9)}" for _ in range(3)),
+            ][rare_only:]
+            for w in common
+        ]
+        match = {"match": {"body": " ".join(t for g in groups for t in g[: 3 - rare_only])}}
+        grouped = {
+            "bool": {
+                "should": [
+                    {"esqlog_terms": {"field": "body", "terms": g, "idf": False}} for g in groups
+                ]
+            }
+        }
         order = [("match", match), ("esqlog_terms", grouped)]
         for name, query in order if r % 2 else order[::-1]:
             began = time.perf_counter()
-            status, answer = call(url, "POST", BASE + "/_search",
-                                  {"query": query, "size": 10, "_source": False})
+            status, answer = call(
+                url, "POST", BASE + "/_search", {"query": query, "size": 10, "_source": False}
+            )
             assert status == 200, str(answer)[:300]
             times[name].append(time.perf_counter() - began)
     p = {k: (sorted(v)[len(v) // 2], sorted(v)[int(len(v) * 0.95)]) for k, v in times.items()}
     m, t = p["match"], p["esqlog_terms"]
-    print(f"{rounds} rounds: match p50/p95 {m[0] * 1e3:.1f}/{m[1] * 1e3:.1f} ms, esqlog_terms "
-          f"{t[0] * 1e3:.1f}/{t[1] * 1e3:.1f} ms: p50 {t[0] / m[0]:.2f}x, p95 {t[1] / m[1]:.2f}x")
+    print(
+        f"{rounds} rounds: match p50/p95 {m[0] * 1e3:.1f}/{m[1] * 1e3:.1f} ms, esqlog_terms "
+        f"{t[0] * 1e3:.1f}/{t[1] * 1e3:.1f} ms: p50 {t[0] / m[0]:.2f}x, p95 {t[1] / m[1]:.2f}x"
+    )
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     usage=__doc__.split("\n\n")[1])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], usage=__doc__.split("\n\n")[1]
+    )
     parser.add_argument("url")
     parser.add_argument("action", choices=("load", "groups", "latency"))
     parser.add_argument("rest", nargs="*", help="groups: sizes; latency: ROUNDS [rare]")

@@ -49,9 +49,25 @@ def main() -> None:
         sock, accepted, stop = silent_server()
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         started = time.monotonic()
-        run = subprocess.run([sys.executable, "-c", code, "calibrate", "--url", url,
-                              "--index", "code", "--field", "body", "--timeout", str(timeout)],
-                             capture_output=True, text=True, check=False)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                "calibrate",
+                "--url",
+                url,
+                "--index",
+                "code",
+                "--field",
+                "body",
+                "--timeout",
+                str(timeout),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         elapsed = time.monotonic() - started
         stop.set()
         time.sleep(0.2)

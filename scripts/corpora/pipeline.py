@@ -202,8 +202,9 @@ class Progress:
             print(f"  {self.label}: {self.done}/{self.total} files ({rate:.0f}/s)", flush=True)
 
 
-def pooled_extract(label: str, items: Sequence[T], parse: Callable[[T], list[Func]],
-                   chunksize: int = 64) -> Iterator[Func]:
+def pooled_extract(
+    label: str, items: Sequence[T], parse: Callable[[T], list[Func]], chunksize: int = 64
+) -> Iterator[Func]:
     """Functions parsed from ``items`` by two worker processes, in ``items`` order.
 
     The one loop the file-based languages (Python, Ruby) share: ``parse`` must be a

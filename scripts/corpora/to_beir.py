@@ -50,14 +50,15 @@ def build(source: Path, out: Path, multi: int, single: int, docs: int, seed: int
             keep.setdefault(d)
     others = [d for d in corpus if d not in keep]
     rng.shuffle(others)
-    for d in others[:max(0, docs - len(keep))]:
+    for d in others[: max(0, docs - len(keep))]:
         keep.setdefault(d)
     (out / "qrels").mkdir(parents=True, exist_ok=True)
     with gzip.open(out / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
         for d in sorted(keep):
             doc = corpus[d]
-            handle.write(json.dumps({"_id": d, "title": doc.get("name", ""),
-                                     "text": doc["text"]}) + "\n")
+            handle.write(
+                json.dumps({"_id": d, "title": doc.get("name", ""), "text": doc["text"]}) + "\n"
+            )
     with (out / "queries.jsonl").open("w", encoding="utf-8") as handle:
         for q in chosen:
             handle.write(json.dumps({"_id": q["qid"], "text": q["text"]}) + "\n")
@@ -66,22 +67,28 @@ def build(source: Path, out: Path, multi: int, single: int, docs: int, seed: int
         for qid, judged in qrels.items():
             for d, grade in judged.items():
                 handle.write(f"{qid}\t{d}\t{grade}\n")
-    return {"docs": len(keep), "queries": len(chosen),
-            "judgments": sum(len(j) for j in qrels.values())}
+    return {
+        "docs": len(keep),
+        "queries": len(chosen),
+        "judgments": sum(len(j) for j in qrels.values()),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("source", type=Path, help="a corpus folder: docs.jsonl, queries.jsonl")
     parser.add_argument("out", type=Path, help="the BEIR folder to write")
-    parser.add_argument("--multi", type=int, default=40,
-                        help="queries whose gold has overloads (several relevant documents)")
+    parser.add_argument(
+        "--multi",
+        type=int,
+        default=40,
+        help="queries whose gold has overloads (several relevant documents)",
+    )
     parser.add_argument("--single", type=int, default=20, help="queries with one relevant doc")
     parser.add_argument("--docs", type=int, default=1500, help="documents in all")
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
-    print(json.dumps(build(args.source, args.out, args.multi, args.single, args.docs,
-                           args.seed)))
+    print(json.dumps(build(args.source, args.out, args.multi, args.single, args.docs, args.seed)))
 
 
 if __name__ == "__main__":

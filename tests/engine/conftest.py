@@ -22,6 +22,7 @@ from tests.support.engines import CLUSTER_URLS, call, connect_engine, create_ind
 if TYPE_CHECKING:
     from tests.support.oracle import Corpus
 
+
 @pytest.fixture(params=["opensearch", "elasticsearch"], scope="session")
 def engine(request: pytest.FixtureRequest) -> Engine:
     """A real engine, once per flavor."""
@@ -55,14 +56,6 @@ def cluster() -> Engine:
             pytest.fail(message + " (CI=true: engine tests must run)")
         pytest.skip(message + "; start it with scripts/engines/cluster.sh start")
     return engine
-
-
-
-
-
-
-
-
 
 
 @pytest.fixture

@@ -35,15 +35,25 @@ def corpus(engine: Engine) -> Iterator[tuple[Engine, str]]:
 
 
 def _calibrate(engine: Engine, index: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return run_esqlog("calibrate", "--url", ENGINE_URLS[engine.flavor], "--index", index,
-                      "--field", "body", *extra)
+    return run_esqlog(
+        "calibrate",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        index,
+        "--field",
+        "body",
+        *extra,
+    )
 
 
 # --- item 5: --out onto special or linked paths --------------------------------------------
 
+
 @pytest.mark.engine
 def test_out_through_a_symlink_rewrites_the_target_and_keeps_its_mode(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -66,6 +76,7 @@ def test_out_through_a_symlink_rewrites_the_target_and_keeps_its_mode(
 
 
 # --- item 9: calibration files and snapshot paths crafted to break the loader ----------------
+
 
 @pytest.fixture(scope="module")
 def real_record(corpus: tuple[Engine, str]) -> dict[str, Any]:
@@ -96,26 +107,43 @@ def _bad_calibrations(tmp_path: Path, base: dict[str, Any]) -> dict[str, tuple[s
         "schema 0": (record(schema=0), "field 'schema' must be >= 1"),
         "schema true": (record(schema=True), "field 'schema' must be an integer"),
         "100,000 nested [": ("[" * 100_000, "nested too deeply"),
-        "vocabulary /dev/zero": (record(vocabulary="/dev/zero"),
-                                 "vocabulary file '/dev/zero' is a character device"),
+        "vocabulary /dev/zero": (
+            record(vocabulary="/dev/zero"),
+            "vocabulary file '/dev/zero' is a character device",
+        ),
         "vocabulary a FIFO": (record(vocabulary=str(fifo)), "is a FIFO (named pipe)"),
         "vocabulary a folder": (record(vocabulary=str(tmp_path)), "is a directory"),
-        "sha256 not hex": (record(vocabulary="v.npz", vocabulary_sha256="zz"),
-                           "field 'vocabulary_sha256' must be 64 lowercase hex digits"),
+        "sha256 not hex": (
+            record(vocabulary="v.npz", vocabulary_sha256="zz"),
+            "field 'vocabulary_sha256' must be 64 lowercase hex digits",
+        ),
     }
 
 
-BAD_CALIBRATIONS = ["idf_form bogus", "index a list", "q a string", "q NaN", "shards a word",
-                    "a million shards", "index a path", "schema a string", "schema 0",
-                    "schema true", "100,000 nested [", "vocabulary /dev/zero",
-                    "vocabulary a FIFO", "vocabulary a folder", "sha256 not hex"]
+BAD_CALIBRATIONS = [
+    "idf_form bogus",
+    "index a list",
+    "q a string",
+    "q NaN",
+    "shards a word",
+    "a million shards",
+    "index a path",
+    "schema a string",
+    "schema 0",
+    "schema true",
+    "100,000 nested [",
+    "vocabulary /dev/zero",
+    "vocabulary a FIFO",
+    "vocabulary a folder",
+    "sha256 not hex",
+]
 
 
 @pytest.mark.engine
 @pytest.mark.parametrize("case", BAD_CALIBRATIONS)
 def test_crafted_calibration_files_are_one_line_errors(
-        corpus: tuple[Engine, str], real_record: dict[str, Any], tmp_path: Path,
-        case: str) -> None:
+    corpus: tuple[Engine, str], real_record: dict[str, Any], tmp_path: Path, case: str
+) -> None:
     engine, index = corpus
     content, expected = _bad_calibrations(tmp_path, real_record)[case]
     path = tmp_path / "cal.json"
@@ -123,8 +151,16 @@ def test_crafted_calibration_files_are_one_line_errors(
     # explain reads no snapshot; a bad snapshot path is search's to refuse
     commands = ["search"] if case.startswith("vocabulary") else ["search", "explain"]
     for command in commands:
-        result = run_esqlog(command, "--url", ENGINE_URLS[engine.flavor], index, "read file",
-                            "--calibration", str(path), timeout=60)
+        result = run_esqlog(
+            command,
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            index,
+            "read file",
+            "--calibration",
+            str(path),
+            timeout=60,
+        )
         line = one_line_error(result, 2)
         assert expected in line, line
         assert "re-run esqlog calibrate" in line
@@ -132,22 +168,47 @@ def test_crafted_calibration_files_are_one_line_errors(
 
 @pytest.mark.engine
 def test_eval_arguments_that_gave_tracebacks_are_one_line(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     good = tmp_path / "queries.jsonl"
     good.write_text(json.dumps({"qid": "1", "text": "read file", "gold": "3"}) + "\n")
     not_objects = tmp_path / "lists.jsonl"
     not_objects.write_text("[1,2]\n")
-    base = ["eval", "--url", ENGINE_URLS[engine.flavor], "--index", index, "--field", "body",
-            "--q", "0.8"]
+    base = [
+        "eval",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        index,
+        "--field",
+        "body",
+        "--q",
+        "0.8",
+    ]
     cases = {
-        "--resamples must be at least 1, got 0": [*base, "--queries", str(good),
-                                                   "--resamples", "0"],
-        "--resamples must be at least 1, got -1": [*base, "--queries", str(good),
-                                                    "--resamples", "-1"],
+        "--resamples must be at least 1, got 0": [
+            *base,
+            "--queries",
+            str(good),
+            "--resamples",
+            "0",
+        ],
+        "--resamples must be at least 1, got -1": [
+            *base,
+            "--queries",
+            str(good),
+            "--resamples",
+            "-1",
+        ],
         "holds no usable query": [*base, "--queries", str(not_objects)],
-        "plot file '/proc/x.png' is in /proc": [*base, "--queries", str(good),
-                                                "--plot", "/proc/x.png"],
+        "plot file '/proc/x.png' is in /proc": [
+            *base,
+            "--queries",
+            str(good),
+            "--plot",
+            "/proc/x.png",
+        ],
     }
     for expected, argv in cases.items():
         assert expected in one_line_error(run_esqlog(*argv), 2)
@@ -159,16 +220,30 @@ def test_eval_arguments_that_gave_tracebacks_are_one_line(
 
 @pytest.mark.engine
 def test_eval_script_mode_on_a_cluster_without_painless_is_one_line(
-        elasticsearch: Engine, tmp_path: Path) -> None:
+    elasticsearch: Engine, tmp_path: Path
+) -> None:
     name = create_index(elasticsearch, shards=1)
     try:
-        bulk_index(elasticsearch, name, [{"id": i, "body": t}
-                                         for i, t in enumerate(stdlib_lines(50))])
+        bulk_index(
+            elasticsearch, name, [{"id": i, "body": t} for i, t in enumerate(stdlib_lines(50))]
+        )
         queries = tmp_path / "queries.jsonl"
         queries.write_text(json.dumps({"qid": "1", "text": "read file", "gold": "3"}) + "\n")
-        result = run_esqlog("eval", "--url", ENGINE_URLS["elasticsearch"], "--index", name,
-                            "--field", "body", "--queries", str(queries), "--q", "0.8",
-                            "--mode", "script")
+        result = run_esqlog(
+            "eval",
+            "--url",
+            ENGINE_URLS["elasticsearch"],
+            "--index",
+            name,
+            "--field",
+            "body",
+            "--queries",
+            str(queries),
+            "--q",
+            "0.8",
+            "--mode",
+            "script",
+        )
         line = one_line_error(result, 2)
         assert "no Painless" in line and "--mode boost" in line
         assert "--install-script" not in line  # it cannot work on this cluster

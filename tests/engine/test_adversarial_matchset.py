@@ -77,14 +77,21 @@ OPENSEARCH_FIELDS: dict[str, dict[str, Any]] = {
     "ngf": {"type": "text", "analyzer": "standard", "search_analyzer": "ngf"},
 }
 OPENSEARCH_ANALYSIS: dict[str, Any] = {
-    "tokenizer": {"edge": {"type": "edge_ngram", "min_gram": 2, "max_gram": 10,
-                           "token_chars": ["letter", "digit"]}},
-    "filter": {"rf_graph": {"type": "synonym_graph", "synonyms": ["rf, read file"]},
-               "rf_flat": {"type": "synonym", "synonyms": ["rf, readfile"]},
-               "cg": {"type": "common_grams", "common_words": ["the", "of"],
-                      "query_mode": True},
-               "grams": {"type": "edge_ngram", "min_gram": 2, "max_gram": 5},
-               "wdg_f": {"type": "word_delimiter_graph", "catenate_words": True}},
+    "tokenizer": {
+        "edge": {
+            "type": "edge_ngram",
+            "min_gram": 2,
+            "max_gram": 10,
+            "token_chars": ["letter", "digit"],
+        }
+    },
+    "filter": {
+        "rf_graph": {"type": "synonym_graph", "synonyms": ["rf, read file"]},
+        "rf_flat": {"type": "synonym", "synonyms": ["rf, readfile"]},
+        "cg": {"type": "common_grams", "common_words": ["the", "of"], "query_mode": True},
+        "grams": {"type": "edge_ngram", "min_gram": 2, "max_gram": 5},
+        "wdg_f": {"type": "word_delimiter_graph", "catenate_words": True},
+    },
     "analyzer": {
         "edge": {"tokenizer": "edge", "filter": ["lowercase"]},
         "wdg": {"tokenizer": "whitespace", "filter": ["wdg_f", "lowercase"]},
@@ -96,8 +103,18 @@ OPENSEARCH_ANALYSIS: dict[str, Any] = {
 }
 # A search-only analyzer on every field without its own: "file" becomes a stop word.
 DEFAULT_SEARCH = {"type": "standard", "stopwords": ["file", "the"]}
-TEXTS = ["read file", "Read-File", "ReadFile", "read_file", "rf", "file", "the file reader",
-         "read2file", "error handling of the reader", "rf error"]
+TEXTS = [
+    "read file",
+    "Read-File",
+    "ReadFile",
+    "read_file",
+    "rf",
+    "file",
+    "the file reader",
+    "read2file",
+    "error handling of the reader",
+    "rf error",
+]
 
 
 @dataclasses.dataclass
@@ -118,11 +135,13 @@ def _build(engine: Engine) -> Adversary:
     analysis: dict[str, Any] = {"analyzer": {"default_search": DEFAULT_SEARCH}}
     if engine.flavor == "opensearch":
         fields.update(OPENSEARCH_FIELDS)
-        analysis = {**OPENSEARCH_ANALYSIS,
-                    "analyzer": {**OPENSEARCH_ANALYSIS["analyzer"],
-                                 "default_search": DEFAULT_SEARCH}}
-    index = create_index(engine, shards=SHARDS, mappings={"properties": fields},
-                         settings={"analysis": analysis})
+        analysis = {
+            **OPENSEARCH_ANALYSIS,
+            "analyzer": {**OPENSEARCH_ANALYSIS["analyzer"], "default_search": DEFAULT_SEARCH},
+        }
+    index = create_index(
+        engine, shards=SHARDS, mappings={"properties": fields}, settings={"analysis": analysis}
+    )
     try:
         texts = [d["body"] for d in load_docs(N_DOCS)] + CRAFTED
         docs = [{"id": f"d{i}", **dict.fromkeys(fields, text)} for i, text in enumerate(texts)]
@@ -145,8 +164,7 @@ def adversary(engine: Engine) -> Iterator[Adversary]:
         call(engine, "DELETE", f"/{built.index}")
 
 
-def _matches(adv: Adversary, client: Any, body: dict[str, Any], **kw: Any) -> tuple[set[str],
-                                                                                     int]:
+def _matches(adv: Adversary, client: Any, body: dict[str, Any], **kw: Any) -> tuple[set[str], int]:
     """(ids, hits.total) of every matching document."""
     full = {**body, "size": adv.total_docs + 10, "_source": False, "track_total_hits": True}
     response = client.search(index=adv.index, body=full, **kw)
@@ -155,21 +173,26 @@ def _matches(adv: Adversary, client: Any, body: dict[str, Any], **kw: Any) -> tu
 
 
 def _modes(adv: Adversary) -> list[dict[str, Any]]:
-    modes: list[dict[str, Any]] = [{"mode": "boost"}, {"mode": "rerank"},
-                                   {"mode": "rerank", "rerank_in": "client"}]
+    modes: list[dict[str, Any]] = [
+        {"mode": "boost"},
+        {"mode": "rerank"},
+        {"mode": "rerank", "rerank_in": "client"},
+    ]
     if adv.painless:
         modes.append({"mode": "script", "script_df_fraction": 1.0})
     return modes
 
 
-def _clients(adv: Adversary, cals: list[Calibration],
-             modes: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Any]]:
+def _clients(
+    adv: Adversary, cals: list[Calibration], modes: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], Any]]:
     """One wrapped client per mode, reused across a test's probes (as an app would)."""
     return [(mode, wrap(adv.engine.client, cals, **mode)) for mode in modes]
 
 
-def _assert_same(adv: Adversary, body: dict[str, Any],
-                 clients: list[tuple[dict[str, Any], Any]]) -> None:
+def _assert_same(
+    adv: Adversary, body: dict[str, Any], clients: list[tuple[dict[str, Any], Any]]
+) -> None:
     native = _matches(adv, adv.engine.client, body)
     for mode, wrapped in clients:
         got = _matches(adv, wrapped, body)
@@ -179,15 +202,28 @@ def _assert_same(adv: Adversary, body: dict[str, Any],
 
 # --- item 1: search-time analysis ---------------------------------------------------------
 
+
 def test_calibrate_records_and_warns_when_search_and_index_analyzers_differ(
-        adversary: Adversary) -> None:
+    adversary: Adversary,
+) -> None:
     assert adversary.calibrations["ws"].search_analyzer == "whitespace"
     assert adversary.calibrations["body"].search_analyzer == "default_search"
     warning = adversary.calibrations["simple_s"].analysis_warning
     assert warning is not None and "'simple'" in warning
-    result = CliRunner().invoke(main, ["calibrate", "--url", ENGINE_URLS[
-        adversary.engine.flavor], "--index", adversary.index, "--field", "ws",
-        "--sample", "200"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            ENGINE_URLS[adversary.engine.flavor],
+            "--index",
+            adversary.index,
+            "--field",
+            "ws",
+            "--sample",
+            "200",
+        ],
+    )
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(lines) == 1 and "'whitespace'" in lines[0], result.stderr
@@ -215,18 +251,38 @@ def test_multi_match_over_fields_with_different_search_analyzers(adversary: Adve
 
 
 def test_a_search_analyzer_changed_after_calibration_is_followed(
-        engine: Engine, tmp_path: Path) -> None:
+    engine: Engine, tmp_path: Path
+) -> None:
     """Calibrated (with a snapshot) under standard; then search_analyzer becomes whitespace:
     the wrapper must not analyze ASCII locally as standard any more."""
-    index = create_index(engine, shards=2, mappings={"properties": {"body": {
-        "type": "text", "analyzer": "standard", "search_analyzer": "standard"}}})
+    index = create_index(
+        engine,
+        shards=2,
+        mappings={
+            "properties": {
+                "body": {"type": "text", "analyzer": "standard", "search_analyzer": "standard"}
+            }
+        },
+    )
     try:
         bulk_index(engine, index, [{"id": i, "body": t} for i, t in enumerate(CRAFTED * 5)])
         record, vocab = calibrate_with_vocabulary(engine, index, "body")
         assert record.standard_analysis
         record = save_with_vocabulary(record, vocab, tmp_path / "c.json")
-        call(engine, "PUT", f"/{index}/_mapping", {"properties": {"body": {
-            "type": "text", "analyzer": "standard", "search_analyzer": "whitespace"}}})
+        call(
+            engine,
+            "PUT",
+            f"/{index}/_mapping",
+            {
+                "properties": {
+                    "body": {
+                        "type": "text",
+                        "analyzer": "standard",
+                        "search_analyzer": "whitespace",
+                    }
+                }
+            },
+        )
         for text in ("Read-File", "read file"):
             body = {"query": {"match": {"body": text}}, "track_total_hits": True}
             native = total_of(engine.client.search(index=index, body=body))
@@ -238,10 +294,14 @@ def test_a_search_analyzer_changed_after_calibration_is_followed(
 
 # --- item 2: min_score ----------------------------------------------------------------------
 
+
 def _threshold(adv: Adversary, query: dict[str, Any]) -> float:
     """A native score that splits the matching documents (about the 30th best)."""
-    hits = body_of(adv.engine.client.search(index=adv.index, body={
-        "query": query, "size": 30, "_source": False}))["hits"]["hits"]
+    hits = body_of(
+        adv.engine.client.search(
+            index=adv.index, body={"query": query, "size": 30, "_source": False}
+        )
+    )["hits"]["hits"]
     assert len(hits) == 30
     return float(hits[-1]["_score"])
 
@@ -266,8 +326,11 @@ def test_script_score_min_score_keeps_the_native_match_set(adversary: Adversary)
         pytest.skip("script_score needs Painless")
     match = {"match": {"plain": "read file error reader"}}
     threshold = _threshold(adversary, match)
-    body = {"query": {"script_score": {"query": match, "min_score": threshold,
-                                       "script": {"source": "_score"}}}}
+    body = {
+        "query": {
+            "script_score": {"query": match, "min_score": threshold, "script": {"source": "_score"}}
+        }
+    }
     cal = dataclasses.replace(adversary.calibrations["plain"], q=0.4)
     _assert_same(adversary, body, _clients(adversary, [cal], _modes(adversary)))
 
@@ -278,25 +341,36 @@ MSM = [1, "1", 2, "2", 3, "50%", "100%", "-1", "1<-1", "2<75%"]
 
 
 @pytest.mark.parametrize("msm", MSM, ids=str)
-def test_operator_and_with_msm_keeps_the_native_match_set(adversary: Adversary,
-                                                          msm: Any) -> None:
+def test_operator_and_with_msm_keeps_the_native_match_set(adversary: Adversary, msm: Any) -> None:
     cals = [dataclasses.replace(adversary.calibrations[f], q=0.6) for f in ("std", "ws")]
-    modes = [{"mode": "boost"}] + ([{"mode": "script", "script_df_fraction": 1.0}]
-                                   if adversary.painless else [])
+    modes = [{"mode": "boost"}] + (
+        [{"mode": "script", "script_df_fraction": 1.0}] if adversary.painless else []
+    )
     clients = _clients(adversary, cals, modes)
     for text in ("read file error", "read file", "file"):
         for operator in ("and", "AND", "or"):
             spec = {"query": text, "operator": operator, "minimum_should_match": msm}
             bodies: list[dict[str, Any]] = [{"query": {"match": {"std": spec}}}]
             for kind in ("best_fields", "most_fields"):
-                bodies.append({"query": {"multi_match": {
-                    "query": text, "fields": ["std", "ws^2"], "type": kind,
-                    "operator": operator, "minimum_should_match": msm}}})
+                bodies.append(
+                    {
+                        "query": {
+                            "multi_match": {
+                                "query": text,
+                                "fields": ["std", "ws^2"],
+                                "type": kind,
+                                "operator": operator,
+                                "minimum_should_match": msm,
+                            }
+                        }
+                    }
+                )
             for body in bodies:
                 _assert_same(adversary, body, clients)
 
 
 # --- item 4: a snapshot whose df exceeds its N ------------------------------------------------
+
 
 def test_a_scan_while_documents_arrive_gives_a_consistent_snapshot(engine: Engine) -> None:
     """N read before the scan, documents indexed, then the scan: N must come with the df."""
@@ -305,15 +379,21 @@ def test_a_scan_while_documents_arrive_gives_a_consistent_snapshot(engine: Engin
         bulk_index(engine, index, [{"id": i, "body": "commonword alpha"} for i in range(50)])
         routings = engine.run(shard_routings_plan(index, 2))
         before = engine.run(field_stats_plan(index, "body", routings))
-        bulk_index(engine, index, [{"id": 1000 + i, "body": "commonword beta"}
-                                   for i in range(150)])
+        bulk_index(engine, index, [{"id": 1000 + i, "body": "commonword beta"} for i in range(150)])
         scan = engine.run(scan_vocabulary_plan(index, "body", 2))
         assert scan.df["commonword"] == 200 and before.doc_count == 50
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # consistent: nothing to clamp, no warning
-            vocab = vocabulary_from_scan(scan, index=index, index_uuid="u", field="body",
-                                         doc_count=before.doc_count, sum_ttf=before.sum_ttf,
-                                         live_docs=200, created_at="t")
+            vocab = vocabulary_from_scan(
+                scan,
+                index=index,
+                index_uuid="u",
+                field="body",
+                doc_count=before.doc_count,
+                sum_ttf=before.sum_ttf,
+                live_docs=200,
+                created_at="t",
+            )
         assert vocab.doc_count == 200
         assert vocab.df_of(["commonword"]) == {"commonword": 200}
     finally:
@@ -326,8 +406,9 @@ def standard_index(engine: Engine) -> Iterator[str]:
     answers from the vocabulary snapshot alone (the path an inconsistent snapshot broke)."""
     index = create_index(engine, shards=2)
     try:
-        bulk_index(engine, index, [{"id": f"s{i}", "body": text} for i, text in
-                                   enumerate(CRAFTED * 20)])
+        bulk_index(
+            engine, index, [{"id": f"s{i}", "body": text} for i, text in enumerate(CRAFTED * 20)]
+        )
         yield index
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -340,41 +421,64 @@ def _stale_snapshot_calibration(engine: Engine, index: str, tmp_path: Path) -> P
     assert record.standard_analysis
     terms = ["file", "read", "error", "reader"]
     keys = np.array(sorted(term_hash(t) for t in terms), dtype=np.uint64)
-    bad = Vocabulary(vocab.index, vocab.index_uuid, "body", 5, vocab.sum_ttf, vocab.live_docs,
-                     vocab.created_at, keys, np.full(len(terms), 400, dtype=np.uint32),
-                     build_bloom(terms))
+    bad = Vocabulary(
+        vocab.index,
+        vocab.index_uuid,
+        "body",
+        5,
+        vocab.sum_ttf,
+        vocab.live_docs,
+        vocab.created_at,
+        keys,
+        np.full(len(terms), 400, dtype=np.uint32),
+        build_bloom(terms),
+    )
     snap, digest = save_vocabulary(bad, tmp_path / "stale.vocab.npz")
     path = tmp_path / "stale.json"
-    save_calibration(dataclasses.replace(record, vocabulary=snap.name, vocabulary_sha256=digest,
-                                         q=0.6), path)
+    save_calibration(
+        dataclasses.replace(record, vocabulary=snap.name, vocabulary_sha256=digest, q=0.6), path
+    )
     return path
 
 
-def test_a_stale_snapshot_never_crashes_a_wrapped_search(engine: Engine, standard_index: str,
-                                                         tmp_path: Path) -> None:
+def test_a_stale_snapshot_never_crashes_a_wrapped_search(
+    engine: Engine, standard_index: str, tmp_path: Path
+) -> None:
     path = _stale_snapshot_calibration(engine, standard_index, tmp_path)
-    body = {"query": {"match": {"body": "read file error"}}, "size": 500,
-            "track_total_hits": True}
+    body = {"query": {"match": {"body": "read file error"}}, "size": 500, "track_total_hits": True}
     native = engine.client.search(index=standard_index, body=body)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         wrapped = wrap(engine.client, path, stats="snapshot")
         got = wrapped.search(index=standard_index, body=body)
     assert total_of(got) == total_of(native)
-    assert ({h["_id"] for h in body_of(got)["hits"]["hits"]}
-            == {h["_id"] for h in body_of(native)["hits"]["hits"]})
+    assert {h["_id"] for h in body_of(got)["hits"]["hits"]} == {
+        h["_id"] for h in body_of(native)["hits"]["hits"]
+    }
     assert sum("above its document count" in str(w.message) for w in seen) == 1
     with pytest.warns(RuntimeWarning, match="above its document count"):
         vocab = load_vocabulary(tmp_path / "stale.vocab.npz")
     assert int(vocab.df.max()) <= vocab.doc_count
 
 
-def test_a_stale_snapshot_never_crashes_esqlog_search(engine: Engine, standard_index: str,
-                                                      tmp_path: Path) -> None:
+def test_a_stale_snapshot_never_crashes_esqlog_search(
+    engine: Engine, standard_index: str, tmp_path: Path
+) -> None:
     path = _stale_snapshot_calibration(engine, standard_index, tmp_path)
-    result = CliRunner().invoke(main, ["search", "--url", ENGINE_URLS[engine.flavor],
-                                       standard_index, "read file error", "--field", "body",
-                                       "--calibration", str(path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "search",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            standard_index,
+            "read file error",
+            "--field",
+            "body",
+            "--calibration",
+            str(path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
     assert re.search(r"^\s+1\s+s\d+", result.stdout, re.MULTILINE), result.stdout
@@ -382,8 +486,10 @@ def test_a_stale_snapshot_never_crashes_esqlog_search(engine: Engine, standard_i
 
 # --- item 12: identifier joins at the clause limit -------------------------------------------
 
+
 def test_the_clause_limit_read_from_the_cluster_is_never_above_what_it_enforces(
-        engine: Engine) -> None:
+    engine: Engine,
+) -> None:
     """OpenSearch enforces 1,024 by default; Elasticsearch 8 reports 4,096 for a setting it
     ignores and enforces at least 1,024: the bound must be 1,024 on both."""
     assert engine.run(max_clause_count_plan(engine.flavor)) == 1024
@@ -444,6 +550,7 @@ def test_joins_below_the_limit_are_still_added(adversary: Adversary) -> None:
 
 # --- the async wrapper takes the same decisions -------------------------------------------------
 
+
 def _async_client(flavor: str) -> Any:
     if flavor == "elasticsearch":
         from elasticsearch import AsyncElasticsearch
@@ -461,11 +568,18 @@ def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> 
         {"query": {"match": {"ws": "Read-File"}}},
         {"query": {"match": {"body": "read file"}}},  # default_search drops "file"
         {"query": match, "min_score": _threshold(adversary, match)},
-        {"query": {"match": {"std": {"query": "read file", "operator": "and",
-                                     "minimum_should_match": 1}}}},
+        {
+            "query": {
+                "match": {
+                    "std": {"query": "read file", "operator": "and", "minimum_should_match": 1}
+                }
+            }
+        },
     ]
-    cals = [dataclasses.replace(adversary.calibrations[f], q=0.5)
-            for f in ("ws", "body", "plain", "std")]
+    cals = [
+        dataclasses.replace(adversary.calibrations[f], q=0.5)
+        for f in ("ws", "body", "plain", "std")
+    ]
     native = [_matches(adversary, adversary.engine.client, body) for body in bodies]
 
     async def run() -> list[tuple[set[str], int]]:
@@ -474,11 +588,16 @@ def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> 
             wrapped = wrap(client, cals)
             out = []
             for body in bodies:
-                full = {**body, "size": adversary.total_docs + 10, "_source": False,
-                        "track_total_hits": True}
+                full = {
+                    **body,
+                    "size": adversary.total_docs + 10,
+                    "_source": False,
+                    "track_total_hits": True,
+                }
                 response = await wrapped.search(index=adversary.index, body=full)
-                out.append(({h["_id"] for h in body_of(response)["hits"]["hits"]},
-                            total_of(response)))
+                out.append(
+                    ({h["_id"] for h in body_of(response)["hits"]["hits"]}, total_of(response))
+                )
             return out
         finally:
             await client.close()
@@ -487,6 +606,7 @@ def test_the_async_wrapper_keeps_the_native_match_sets(adversary: Adversary) -> 
 
 
 # --- the identifiers mode: its own match set, and only where it is documented --------------
+
 
 def _identifiers_client(adv: Adversary, field: str, folder: Path, **options: Any) -> Any:
     from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
@@ -499,7 +619,8 @@ def _identifiers_client(adv: Adversary, field: str, folder: Path, **options: Any
 
 @pytest.mark.parametrize("field", ["body", "ws", "simple_s", "kw", *OPENSEARCH_FIELDS])
 def test_identifiers_mode_leaves_other_search_analysis_native(
-        adversary: Adversary, field: str, tmp_path: Path) -> None:
+    adversary: Adversary, field: str, tmp_path: Path
+) -> None:
     """The identifiers mode changes the match set only for fields indexed and searched with
     the built-in standard analyzer: stop words (body's default_search), whitespace, simple,
     keyword, edge n-grams, synonyms (graph or flat), word_delimiter_graph and common_grams
@@ -512,8 +633,9 @@ def test_identifiers_mode_leaves_other_search_analysis_native(
             _assert_same(adversary, {"query": {"match": {field: spec}}}, client)
 
 
-def test_identifiers_mode_changes_only_what_it_documents(adversary: Adversary,
-                                                         tmp_path: Path) -> None:
+def test_identifiers_mode_changes_only_what_it_documents(
+    adversary: Adversary, tmp_path: Path
+) -> None:
     """On a standard field: min_score, multi_match and filter clauses keep the native match
     set; a scoring match widens it (a superset: every native match still matches, with
     operator or) and "read file" then also finds ReadFile and read_file documents."""
@@ -534,11 +656,16 @@ def test_identifiers_mode_changes_only_what_it_documents(adversary: Adversary,
         assert native <= widened, text
     from esqlog.identifiers.settings import IdentifierSettings
 
-    every = _identifiers_client(adversary, "plain", tmp_path,  # compounds for every word
-                                identifiers=IdentifierSettings(span_max_df=1.0))
+    every = _identifiers_client(
+        adversary,
+        "plain",
+        tmp_path,  # compounds for every word
+        identifiers=IdentifierSettings(span_max_df=1.0),
+    )
     first = adversary.total_docs - len(CRAFTED)
-    crafted = {f"d{first + i}" for i, t in enumerate(CRAFTED)
-               if "ReadFile" in t or "read_file" in t}
+    crafted = {
+        f"d{first + i}" for i, t in enumerate(CRAFTED) if "ReadFile" in t or "read_file" in t
+    }
     body = {"query": {"match": {"plain": {"query": "read file", "operator": "and"}}}}
     found = _matches(adversary, every, body)[0]
     assert crafted and crafted <= found

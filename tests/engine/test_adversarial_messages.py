@@ -25,12 +25,20 @@ KEY = "S3cretKeySENTINEL0042"
 
 @pytest.fixture(scope="module")
 def corpus(engine: Engine) -> Iterator[tuple[Engine, str]]:
-    name = create_index(engine, shards=2, mappings={"properties": {
-        "body": {"type": "text", "fields": {"code": {"type": "text"}}},
-        "notes": {"type": "nested", "properties": {"text": {"type": "text"}}}}})
+    name = create_index(
+        engine,
+        shards=2,
+        mappings={
+            "properties": {
+                "body": {"type": "text", "fields": {"code": {"type": "text"}}},
+                "notes": {"type": "nested", "properties": {"text": {"type": "text"}}},
+            }
+        },
+    )
     lines = stdlib_lines(300)
-    bulk_index(engine, name, [{"id": i, "body": t, "notes": [{"text": t}]}
-                              for i, t in enumerate(lines)])
+    bulk_index(
+        engine, name, [{"id": i, "body": t, "notes": [{"text": t}]} for i, t in enumerate(lines)]
+    )
     yield engine, name
     call(engine, "DELETE", f"/{name}")
 
@@ -40,7 +48,8 @@ def corpus(engine: Engine) -> Iterator[tuple[Engine, str]]:
 
 @pytest.mark.engine
 def test_url_credentials_on_a_real_engine_are_used_and_never_shown(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     url = ENGINE_URLS[engine.flavor]
     with_creds = url.replace("http://", f"http://esqlog:{PASSWORD}@")
@@ -57,15 +66,15 @@ def test_url_credentials_on_a_real_engine_are_used_and_never_shown(
 
 @pytest.mark.engine
 def test_crlf_api_key_and_token_are_stripped_and_never_echoed(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     url = ENGINE_URLS[engine.flavor]
     key_file = tmp_path / "key.txt"
     key_file.write_bytes(KEY.encode() + b"\r\n")  # a key file saved on Windows
     crlf_key = key_file.read_bytes().decode().rstrip("\n")  # what $(cat key.txt) gives
     assert crlf_key.endswith("\r")
-    for option, env in (("--api-key", "ESQLOG_API_KEY"),
-                        ("--bearer-token", "ESQLOG_BEARER_TOKEN")):
+    for option, env in (("--api-key", "ESQLOG_API_KEY"), ("--bearer-token", "ESQLOG_BEARER_TOKEN")):
         # These nodes run without security (the header is ignored): the run succeeds,
         # which shows the key was accepted as a header value once stripped.
         by_option = _calibrate(url, index, option, crlf_key)
@@ -98,15 +107,16 @@ def test_non_ascii_credentials_are_one_line_or_work(corpus: tuple[Engine, str]) 
 
 # --- item 13: messages that misled -----------------------------------------------------------
 
+
 @pytest.mark.engine
 def test_subfields_and_nested_fields_are_named_as_such(corpus: tuple[Engine, str]) -> None:
     engine, index = corpus
-    sub = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], index, "--field", "body.code"),
-                         2)
+    sub = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], index, "--field", "body.code"), 2)
     assert "field 'body.code' is a multi-field (subfield) of 'body'" in sub
     assert "health" not in sub
-    nested = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], index, "--field",
-                                       "notes.text"), 2)
+    nested = one_line_error(
+        _calibrate(ENGINE_URLS[engine.flavor], index, "--field", "notes.text"), 2
+    )
     assert "field 'notes.text' is inside the nested object 'notes'" in nested
     assert "no indexed text" not in nested
 
@@ -121,8 +131,9 @@ def test_a_closed_index_is_named_closed(engine: Engine, tmp_path: Path) -> None:
         call(engine, "POST", f"/{name}/_close")
         line = one_line_error(_calibrate(ENGINE_URLS[engine.flavor], name), 3)
         assert f"index {name!r} is closed" in line and f"POST /{name}/_open" in line
-        searched = run_esqlog("search", "--url", ENGINE_URLS[engine.flavor], name, "read",
-                              "--calibration", str(out))
+        searched = run_esqlog(
+            "search", "--url", ENGINE_URLS[engine.flavor], name, "read", "--calibration", str(out)
+        )
         assert f"index {name!r} is closed" in one_line_error(searched, 3)
     finally:
         call(engine, "DELETE", f"/{name}")
@@ -130,14 +141,23 @@ def test_a_closed_index_is_named_closed(engine: Engine, tmp_path: Path) -> None:
 
 @pytest.mark.engine
 def test_a_calibration_claiming_other_shards_costs_no_routing_requests(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     out = tmp_path / "cal.json"
     assert _calibrate(ENGINE_URLS[engine.flavor], index, "--out", str(out)).returncode == 0
     edited = {**json.loads(out.read_text()), "shards": 1000}
     out.write_text(json.dumps(edited))
-    result = run_esqlog("--verbose", "search", "--url", ENGINE_URLS[engine.flavor], index,
-                        "read file", "--calibration", str(out))
+    result = run_esqlog(
+        "--verbose",
+        "search",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        index,
+        "read file",
+        "--calibration",
+        str(out),
+    )
     line = one_line_error(result, 2)
     assert "says index" in line and "has 1,000 shards but it has 2" in line
     assert "_search_shards" not in result.stderr  # refused before any routing probe
@@ -162,8 +182,15 @@ def test_the_drift_warning_is_printed_once_in_one_line(engine: Engine, tmp_path:
         made = _calibrate(ENGINE_URLS[engine.flavor], name, "--vocabulary", "--out", str(out))
         assert made.returncode == 0, made.stderr
         bulk_index(engine, name, [{"id": i, "body": t} for i, t in enumerate(lines[200:], 200)])
-        result = run_esqlog("search", "--url", ENGINE_URLS[engine.flavor], name, "return self",
-                            "--calibration", str(out))
+        result = run_esqlog(
+            "search",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            name,
+            "return self",
+            "--calibration",
+            str(out),
+        )
         assert result.returncode == 0, result.stderr
         stderr = result.stderr.splitlines()
         assert len(stderr) == 1, stderr  # once, not once per check that noticed it
@@ -175,12 +202,14 @@ def test_the_drift_warning_is_printed_once_in_one_line(engine: Engine, tmp_path:
 
 @pytest.mark.engine
 def test_install_script_is_checked_before_out_is_written(
-        corpus: tuple[Engine, str], tmp_path: Path) -> None:
+    corpus: tuple[Engine, str], tmp_path: Path
+) -> None:
     engine, index = corpus
     out = tmp_path / "cal.json"
     result = _calibrate(ENGINE_URLS[engine.flavor], index, "--install-script", "--out", str(out))
-    has_painless = "painless" in {c["language"] for c in call(
-        engine, "GET", "/_script_language")["language_contexts"]}
+    has_painless = "painless" in {
+        c["language"] for c in call(engine, "GET", "/_script_language")["language_contexts"]
+    }
     if has_painless:  # OpenSearch: installed, then the file written
         assert result.returncode == 0, result.stderr
         assert "stored script esqlog-qlog-term installed" in result.stdout and out.exists()

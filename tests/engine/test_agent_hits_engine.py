@@ -23,20 +23,34 @@ from tests.support.engines import call
 REPOS = ("httpx", "gin")
 _ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$")
 _LINE = re.compile(r"^   (\d+)\| (.*)$")
-QUERIES = {"gin": ["trusted proxies remote address", "redirect trailing slash",
-                   "abort handlers chain index", "ClientIP", "binding default validator"],
-           "httpx": ["follow redirects", "timeout pool connect", "Response.encoding",
-                     "cookies headers merge", "stream response content"]}
+QUERIES = {
+    "gin": [
+        "trusted proxies remote address",
+        "redirect trailing slash",
+        "abort handlers chain index",
+        "ClientIP",
+        "binding default validator",
+    ],
+    "httpx": [
+        "follow redirects",
+        "timeout pool connect",
+        "Response.encoding",
+        "cookies headers merge",
+        "stream response content",
+    ],
+}
 
 
 @pytest.fixture(scope="module")
-def tools(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-          ) -> Iterator[dict[str, tuple[CodeSearch, Path]]]:
+def tools(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, tuple[CodeSearch, Path]]]:
     out: dict[str, tuple[CodeSearch, Path]] = {}
     names: list[str] = []
     for repo in REPOS:
-        index, cal, field, root = indexed_copy(engine, tmp_path_factory, repo,
-                                               "esqlog-test-hits", names)
+        index, cal, field, root = indexed_copy(
+            engine, tmp_path_factory, repo, "esqlog-test-hits", names
+        )
         out[repo] = (CodeSearch(engine, cal, index, field, default_counter()), root)
     yield out
     for index in names:
@@ -60,8 +74,9 @@ def _entries(answer: str) -> list[tuple[str, int, int, str | None, list[tuple[in
 
 
 @pytest.mark.parametrize(("repo", "query"), [(r, q) for r in REPOS for q in QUERIES[r]])
-def test_matching_lines_are_the_files_own_lines(tools: dict[str, tuple[CodeSearch, Path]],
-                                                repo: str, query: str) -> None:
+def test_matching_lines_are_the_files_own_lines(
+    tools: dict[str, tuple[CodeSearch, Path]], repo: str, query: str
+) -> None:
     tool, root = tools[repo]
     entries = _entries(tool.search(query))
     assert entries, query
@@ -73,22 +88,25 @@ def test_matching_lines_are_the_files_own_lines(tools: dict[str, tuple[CodeSearc
             assert start <= number <= end
             assert text[number - 1].strip().startswith(line.rstrip("…")), (path, number)
             pieces = {p.lower() for t in re.findall(r"\w+", line) for p in [t, *_humps(t)]}
-            assert any(w.lower() in pieces or {h.lower() for h in _humps(w)} <= pieces
-                       for w in words), (query, line)  # it holds a query word, or its humps
+            assert any(
+                w.lower() in pieces or {h.lower() for h in _humps(w)} <= pieces for w in words
+            ), (query, line)  # it holds a query word, or its humps
             shown += 1
     assert shown >= len(entries) // 2  # most hits show the line that matched
 
 
 @pytest.mark.parametrize(("repo", "query"), [(r, q) for r in REPOS for q in QUERIES[r]])
-def test_one_entry_per_function(tools: dict[str, tuple[CodeSearch, Path]], repo: str,
-                                query: str) -> None:
+def test_one_entry_per_function(
+    tools: dict[str, tuple[CodeSearch, Path]], repo: str, query: str
+) -> None:
     entries = _entries(tools[repo][0].search(query, limit=200, max_tokens=20_000))
     named = [(path, symbol) for path, _, _, symbol, _ in entries if symbol]
     assert len(named) == len(set(named))
 
 
 def test_a_symbol_in_two_adjacent_chunks_is_one_entry_spanning_both(
-        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tools: dict[str, tuple[CodeSearch, Path]],
+) -> None:
     # httpx's Response.encoding: a property (lines 652-673) and its setter (674-687)
     entries = _entries(tools["httpx"][0].search("Response.encoding"))
     first = entries[0]
@@ -97,7 +115,8 @@ def test_a_symbol_in_two_adjacent_chunks_is_one_entry_spanning_both(
 
 
 def test_the_cut_says_how_many_more_and_the_offset_lists_them(
-        tools: dict[str, tuple[CodeSearch, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+    tools: dict[str, tuple[CodeSearch, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the mechanism, at a share that cuts this small index's answer (the shipped shares are
     # chosen by the localization benchmark: esqlog.agent.hits.CUT_FRACTIONS)
     monkeypatch.setattr(code_search, "CUT_FRACTIONS", {"boost": 0.5, "identifiers": 0.5})
@@ -121,12 +140,17 @@ def test_the_cut_says_how_many_more_and_the_offset_lists_them(
 
 
 def test_tests_come_after_the_implementation_unless_included(
-        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tools: dict[str, tuple[CodeSearch, Path]],
+) -> None:
     tool = tools["gin"][0]
     query = "render JSON response"
     after = [path for path, *_ in _entries(tool.search(query, max_tokens=20_000))]
-    included = [path for path, *_ in _entries(tool.search(
-        query, max_tokens=20_000, scope=Scope(tests="include")))]
+    included = [
+        path
+        for path, *_ in _entries(
+            tool.search(query, max_tokens=20_000, scope=Scope(tests="include"))
+        )
+    ]
     assert sorted(after) == sorted(included)  # the same hits, in another order
     flags = [is_test(path) for path in after]
     assert flags == sorted(flags) and any(flags) and not all(flags)
@@ -134,7 +158,8 @@ def test_tests_come_after_the_implementation_unless_included(
 
 
 def test_a_filter_value_the_index_lacks_lists_the_values_it_has(
-        tools: dict[str, tuple[CodeSearch, Path]]) -> None:
+    tools: dict[str, tuple[CodeSearch, Path]],
+) -> None:
     tool = tools["gin"][0]
     answer = tool.search("ClientIP", scope=Scope(language="golang"))
     assert answer.startswith("no document has language='golang'; this index has language ")
@@ -143,33 +168,41 @@ def test_a_filter_value_the_index_lacks_lists_the_values_it_has(
     assert "no document has kind='func'" in kinds and "function" in kinds
     assert "\n" not in kinds
     valid = tool.search("ClientIP", scope=Scope(language="go", path="nowhere/*.go"))
-    assert valid == ("no hits within path='nowhere/*.go', language='go': widen or drop these "
-                     "filters")
+    assert valid == (
+        "no hits within path='nowhere/*.go', language='go': widen or drop these filters"
+    )
 
 
-@pytest.mark.parametrize(("repo", "quoted", "places"), [
-    ("gin", "cannot read nil body", {("context.go", 1146)}),
-    ("httpx", "Cannot send a request, as the client has been closed.",
-     {("httpx/_client.py", 901), ("httpx/_client.py", 1616)}),
-])
+@pytest.mark.parametrize(
+    ("repo", "quoted", "places"),
+    [
+        ("gin", "cannot read nil body", {("context.go", 1146)}),
+        (
+            "httpx",
+            "Cannot send a request, as the client has been closed.",
+            {("httpx/_client.py", 901), ("httpx/_client.py", 1616)},
+        ),
+    ],
+)
 def test_text_quoted_from_the_code_lists_where_it_is_written(
-        tools: dict[str, tuple[CodeSearch, Path]], repo: str, quoted: str,
-        places: set[tuple[str, int]]) -> None:
+    tools: dict[str, tuple[CodeSearch, Path]], repo: str, quoted: str, places: set[tuple[str, int]]
+) -> None:
     """An error message is answered with the functions that hold it, each showing the line
     that does (a test asserting it comes after them); the hits that share only its words
     are counted after them."""
     answer = tools[repo][0].search(quoted)
     entries = _entries(answer)
     code = [e for e in entries if not is_test(e[0])]
-    assert entries[:len(code)] == code
+    assert entries[: len(code)] == code
     assert {(path, number) for path, _, _, _, lines in code for number, _ in lines} == places
     root = tools[repo][1]
-    for path, _, _, _, lines in entries[len(code):]:  # tests: each shows a line holding it
-        (number, _), = lines
+    for path, _, _, _, lines in entries[len(code) :]:  # tests: each shows a line holding it
+        ((number, _),) = lines
         line = (root / path).read_text().split("\n")[number - 1]
         assert quoted.rstrip(".").lower() in line.lower(), (path, number)
-    assert re.search(r"; \d+ more do not hold the query's text: offset=\d+ lists",
-                     answer.splitlines()[-1]), answer
+    assert re.search(
+        r"; \d+ more do not hold the query's text: offset=\d+ lists", answer.splitlines()[-1]
+    ), answer
     # words of the agent's own are ranked as before: no hit holds them in that order
     asked = tools[repo][0].search("client closed request send")
     assert "do not hold" not in asked and len(_entries(asked)) > len(entries)

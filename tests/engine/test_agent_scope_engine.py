@@ -21,10 +21,14 @@ from tests.support.engines import ENGINE_URLS, call
 from tests.support.repos import make_repo
 
 CHANGELOG = "# Changes\n\nRewrote how ledger entries are reconciled with the journal.\n"
-CODE = ("package ledger\n\n// Reconcile matches ledger entries with the journal.\n"
-        "func Reconcile(entries []Entry, journal Journal) error {\n\treturn nil\n}\n")
-TEST = ("package ledger\n\nfunc TestReconcile(t *testing.T) {\n"
-        "\t// ledger entries to be reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n")
+CODE = (
+    "package ledger\n\n// Reconcile matches ledger entries with the journal.\n"
+    "func Reconcile(entries []Entry, journal Journal) error {\n\treturn nil\n}\n"
+)
+TEST = (
+    "package ledger\n\nfunc TestReconcile(t *testing.T) {\n"
+    "\t// ledger entries to be reconciled with the journal\n\tReconcile(nil, Journal{})\n}\n"
+)
 #: (the test's comment does not quote QUESTION: a quotation would answer with it alone)
 
 
@@ -38,12 +42,21 @@ def search(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     index = f"esqlog-test-{uuid.uuid4().hex[:10]}"
     calibration = repo.parent / "code.qlog.json"
     try:
-        result = CliRunner().invoke(main, ["index", str(repo), "--url",
-                                           ENGINE_URLS[engine.flavor], "--index", index,
-                                           "--calibrate", str(calibration)])
+        result = CliRunner().invoke(
+            main,
+            [
+                "index",
+                str(repo),
+                "--url",
+                ENGINE_URLS[engine.flavor],
+                "--index",
+                index,
+                "--calibrate",
+                str(calibration),
+            ],
+        )
         assert result.exit_code == 0, result.output
-        yield CodeSearch(engine, load_calibration(calibration), index, "content",
-                         default_counter())
+        yield CodeSearch(engine, load_calibration(calibration), index, "content", default_counter())
     finally:
         call(engine, "DELETE", f"/{index}", ignore_unavailable="true")
 
@@ -71,15 +84,18 @@ def test_tests_in_out_or_alone(search: CodeSearch) -> None:
 
 def test_globs_and_languages_keep_only_their_files(search: CodeSearch) -> None:
     assert set(_paths(search, "Reconcile func package", Scope(path="ledger/*.go"))) == {
-        "ledger/reconcile.go", "ledger/reconcile_test.go"}
+        "ledger/reconcile.go",
+        "ledger/reconcile_test.go",
+    }
     assert set(_paths(search, "package", Scope(language="java"))) == {"OrderService.java"}
     assert _paths(search, "package", Scope(path="no/such/**")) == []
 
 
 def test_filters_change_no_score(search: CodeSearch, engine: Engine) -> None:
     def scores(scope: Scope) -> dict[str, float]:
-        found = search.client.search(**search_kwargs(engine.flavor, search.index, "content",
-                                                     QUESTION, 50, scope))
+        found = search.client.search(
+            **search_kwargs(engine.flavor, search.index, "content", QUESTION, 50, scope)
+        )
         return {h["_id"]: h["_score"] for h in found["hits"]["hits"]}
 
     everything = scores(Scope(prose="include"))
@@ -89,11 +105,13 @@ def test_filters_change_no_score(search: CodeSearch, engine: Engine) -> None:
         assert score == pytest.approx(everything[doc], rel=1e-6)
 
 
-def test_a_dotted_name_finds_the_function_of_its_last_part(search: CodeSearch,
-                                                           engine: Engine) -> None:
+def test_a_dotted_name_finds_the_function_of_its_last_part(
+    search: CodeSearch, engine: Engine
+) -> None:
     pasted = "ledger.Reconcile"  # the standard analyzer keeps it one token no document holds
-    raw = search.client.search(**search_kwargs(engine.flavor, search.index, "content", pasted,
-                                               10, Scope()))
+    raw = search.client.search(
+        **search_kwargs(engine.flavor, search.index, "content", pasted, 10, Scope())
+    )
     assert raw["hits"]["hits"] == []
     assert _paths(search, pasted, Scope())[0] == "ledger/reconcile.go"
 
@@ -115,18 +133,21 @@ def test_each_regexp_operator_in_a_glob_is_literal_on_the_engine(engine: Engine)
     ``<1-9>`` a number range (node_modules/@types/, c#/, x<1-9>.go)."""
     from tests.support.engines import bulk_index, create_index
 
-    paths = [f"d/x{c}y.go" for c in SPECIALS] + ["d/xy.go", "d/xzy.go", "d/x5y.go",
-                                                 "d/xy.gox"]
-    index = create_index(engine, shards=1,
-                         mappings={"properties": {"path": {"type": "keyword"},
-                                                  "content": {"type": "text"}}})
+    paths = [f"d/x{c}y.go" for c in SPECIALS] + ["d/xy.go", "d/xzy.go", "d/x5y.go", "d/xy.gox"]
+    index = create_index(
+        engine,
+        shards=1,
+        mappings={"properties": {"path": {"type": "keyword"}, "content": {"type": "text"}}},
+    )
     try:
-        bulk_index(engine, index, [{"id": k, "path": p, "content": "code"}
-                                   for k, p in enumerate(paths)])
+        bulk_index(
+            engine, index, [{"id": k, "path": p, "content": "code"} for k, p in enumerate(paths)]
+        )
         for glob in [*(f"d/x{c}y.go" for c in SPECIALS), "d/x<1-9>y.go", "c#/"]:
             query = Scope(path=glob, prose="include").query({"match_all": {}})
-            hits = call(engine, "POST", f"/{index}/_search",
-                        {"query": query, "size": 50})["hits"]["hits"]
+            hits = call(engine, "POST", f"/{index}/_search", {"query": query, "size": 50})["hits"][
+                "hits"
+            ]
             want = [p for p in paths if p == glob]
             assert sorted(h["_source"]["path"] for h in hits) == want, glob
     finally:

@@ -49,8 +49,13 @@ def _texts(n: int = 8) -> list[str]:
 
 
 def _body(text: str, **extra: Any) -> dict[str, Any]:
-    return {"query": {"match": {"body": text}}, "size": N_DOCS, "track_total_hits": True,
-            "_source": False, **extra}
+    return {
+        "query": {"match": {"body": text}},
+        "size": N_DOCS,
+        "track_total_hits": True,
+        "_source": False,
+        **extra,
+    }
 
 
 def _answer(client: Any, index: str, text: str) -> tuple[int, dict[str, float]]:
@@ -58,8 +63,9 @@ def _answer(client: Any, index: str, text: str) -> tuple[int, dict[str, float]]:
     return total_of(answer), dict(hits_of(answer))
 
 
-def _same(got: tuple[int, dict[str, float]], expected: tuple[int, dict[str, float]],
-          text: str) -> None:
+def _same(
+    got: tuple[int, dict[str, float]], expected: tuple[int, dict[str, float]], text: str
+) -> None:
     assert got[0] == expected[0], text
     assert got[1].keys() == expected[1].keys(), text
     for doc, score in expected[1].items():
@@ -69,12 +75,14 @@ def _same(got: tuple[int, dict[str, float]], expected: tuple[int, dict[str, floa
 def _plugin_versions(engine: Engine) -> set[str]:
     """What the nodes API says, read here on its own (not through esqlog's reader)."""
     nodes = call(engine, "GET", "/_nodes/plugins")["nodes"]
-    return {p["version"] for n in nodes.values() for p in n["plugins"]
-            if p["name"] == "esqlog-terms"}
+    return {
+        p["version"] for n in nodes.values() for p in n["plugins"] if p["name"] == "esqlog-terms"
+    }
 
 
-def test_calibrate_records_the_plugin_every_data_node_runs(engine: Engine,
-                                                           code: tuple[str, Path]) -> None:
+def test_calibrate_records_the_plugin_every_data_node_runs(
+    engine: Engine, code: tuple[str, Path]
+) -> None:
     record = load_calibration(code[1])
     versions = _plugin_versions(engine)
     assert len(versions) == 1 and record.terms_plugin == versions.pop()
@@ -82,8 +90,9 @@ def test_calibrate_records_the_plugin_every_data_node_runs(engine: Engine,
     assert auto_mode(record)[0] == "identifiers"
 
 
-def test_no_option_ranks_code_as_identifiers_with_the_plugin(code: tuple[str, Path],
-                                                             engine: Engine) -> None:
+def test_no_option_ranks_code_as_identifiers_with_the_plugin(
+    code: tuple[str, Path], engine: Engine
+) -> None:
     index, path = code
     decisions: list[SearchDecision] = []
     default = wrap(engine.client, path, on_decision=decisions.append)
@@ -97,8 +106,11 @@ def test_no_option_ranks_code_as_identifiers_with_the_plugin(code: tuple[str, Pa
 
 
 def test_a_refused_query_goes_again_as_spans_and_spans_stay(
-        code: tuple[str, Path], engine: Engine, monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture) -> None:
+    code: tuple[str, Path],
+    engine: Engine,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     index, path = code
     spans = wrap(engine.client, path, mode="identifiers", identifiers=SPANS)
     expected = {text: _answer(spans, index, text) for text in _texts(4)}
@@ -133,7 +145,8 @@ def test_a_refused_query_goes_again_as_spans_and_spans_stay(
 
 
 def test_an_explicit_plugin_is_a_promise_its_error_stands(
-        code: tuple[str, Path], engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    code: tuple[str, Path], engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     index, path = code
     monkeypatch.setattr(synonym, "QUERY_NAME", "esqlog_terms_absent")
     forced = wrap(engine.client, path, mode="identifiers", identifiers=PLUGIN)
@@ -142,8 +155,7 @@ def test_an_explicit_plugin_is_a_promise_its_error_stands(
 
 
 @pytest.fixture(scope="module")
-def prose(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-          ) -> Iterator[tuple[str, Path]]:
+def prose(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """Real English sentences (the doc comments of Go functions), calibrated alike."""
     texts = [json.loads(line)["text"] for line in SAMPLE_QUERIES.open(encoding="utf-8")]
     index = create_index(engine, shards=1, mappings={"properties": {"body": {"type": "text"}}})
@@ -171,25 +183,39 @@ def test_no_option_ranks_prose_as_boost(prose: tuple[str, Path], engine: Engine)
 
 
 def test_one_wrapper_gives_each_index_its_mode_in_search_and_msearch(
-        code: tuple[str, Path], prose: tuple[str, Path], engine: Engine) -> None:
+    code: tuple[str, Path], prose: tuple[str, Path], engine: Engine
+) -> None:
     decisions: list[SearchDecision] = []
     both = wrap(engine.client, [code[1], prose[1]], on_decision=decisions.append)
     assert both.esqlog_core.modes is not None
     assert {i: m for i, (m, _) in both.esqlog_core.modes.why.items()} == {
-        code[0]: "identifiers", prose[0]: "boost"}
+        code[0]: "identifiers",
+        prose[0]: "boost",
+    }
     identifiers = wrap(engine.client, code[1], mode="identifiers", identifiers=PLUGIN)
     boost = wrap(engine.client, prose[1], mode="boost")
     code_text, prose_text = _texts()[0], "returns the number of bytes written"
     _same(_answer(both, code[0], code_text), _answer(identifiers, code[0], code_text), "code")
     _same(_answer(both, prose[0], prose_text), _answer(boost, prose[0], prose_text), "prose")
-    answers = body_of(both.msearch(body=[{"index": code[0]}, _body(code_text),
-                                         {"index": prose[0]}, _body(prose_text)]))["responses"]
-    _same((total_of(answers[0]), dict(hits_of(answers[0]))),
-          _answer(identifiers, code[0], code_text), "msearch code")
-    _same((total_of(answers[1]), dict(hits_of(answers[1]))),
-          _answer(boost, prose[0], prose_text), "msearch prose")
+    answers = body_of(
+        both.msearch(
+            body=[{"index": code[0]}, _body(code_text), {"index": prose[0]}, _body(prose_text)]
+        )
+    )["responses"]
+    _same(
+        (total_of(answers[0]), dict(hits_of(answers[0]))),
+        _answer(identifiers, code[0], code_text),
+        "msearch code",
+    )
+    _same(
+        (total_of(answers[1]), dict(hits_of(answers[1]))),
+        _answer(boost, prose[0], prose_text),
+        "msearch prose",
+    )
     assert [(d.index, d.mode) for d in decisions[:2]] == [
-        (code[0], "identifiers"), (prose[0], "boost")]
+        (code[0], "identifiers"),
+        (prose[0], "boost"),
+    ]
 
 
 def test_with_a_language_field_only_code_documents_are_read(engine: Engine) -> None:
@@ -201,10 +227,15 @@ def test_with_a_language_field_only_code_documents_are_read(engine: Engine) -> N
     functions = [d["body"] for d in load_docs(60)]
     prose = [json.loads(line)["text"] for line in SAMPLE_QUERIES.open(encoding="utf-8")]
     docs = [{"id": f"go{i}", "content": t, "language": "go"} for i, t in enumerate(functions)]
-    docs += [{"id": f"md{i}", "content": " ".join(prose[i * 20:(i + 1) * 20]),
-              "language": "markdown"} for i in range(40)]
-    index = create_index(engine, shards=1, mappings={"properties": {
-        "content": {"type": "text"}, "language": {"type": "keyword"}}})
+    docs += [
+        {"id": f"md{i}", "content": " ".join(prose[i * 20 : (i + 1) * 20]), "language": "markdown"}
+        for i in range(40)
+    ]
+    index = create_index(
+        engine,
+        shards=1,
+        mappings={"properties": {"content": {"type": "text"}, "language": {"type": "keyword"}}},
+    )
     try:
         bulk_index(engine, index, docs)
         rule = engine.run(code_share_plan(index, "content"))

@@ -28,9 +28,20 @@ def _exists(engine: Engine, index: str) -> bool:
 def test_bench_beir_on_a_folder_from_our_corpus(engine: Engine, tmp_path: Path) -> None:
     index = f"esqlog-bench-test-{engine.flavor}"
     out = tmp_path / "out"
-    result = run_esqlog("bench-beir", str(BEIR), "--url", ENGINE_URLS[engine.flavor],
-                        "--index", index, "--out-dir", str(out), "--resamples", "500",
-                        "--json", timeout=600)
+    result = run_esqlog(
+        "bench-beir",
+        str(BEIR),
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        index,
+        "--out-dir",
+        str(out),
+        "--resamples",
+        "500",
+        "--json",
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     assert f"esqlog writes only to its scratch index {index!r}" in result.stderr
     report = json.loads(result.stdout)
@@ -45,27 +56,43 @@ def test_bench_beir_on_a_folder_from_our_corpus(engine: Engine, tmp_path: Path) 
         diff = report["diffs"][system]["nDCG@10"]
         assert diff["low"] <= diff["mean_diff"] <= diff["high"]
         assert diff["mean_diff"] == pytest.approx(
-            means[system]["nDCG@10"] - means["native"]["nDCG@10"], abs=1e-9)
+            means[system]["nDCG@10"] - means["native"]["nDCG@10"], abs=1e-9
+        )
     # q-log helps on real Java code with several relevant methods per query
     assert report["diffs"]["boost"]["nDCG@10"]["low"] > 0
     assert report["latency_ms"]["native"]["median"] > 0
-    for name in ["calibration.json", "qrels.txt", "native.run", "boost-joins.run",
-                 "identifiers.run", "results.json"]:
+    for name in [
+        "calibration.json",
+        "qrels.txt",
+        "native.run",
+        "boost-joins.run",
+        "identifiers.run",
+        "results.json",
+    ]:
         assert (out / name).stat().st_size > 0, name
     assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not _exists(engine, index)  # the scratch index is dropped at the end
 
 
 def test_bench_beir_never_writes_to_an_index_it_did_not_create(
-        engine: Engine, tmp_path: Path) -> None:
+    engine: Engine, tmp_path: Path
+) -> None:
     from tests.support.engines_state import snapshot as _snapshot
 
     name = create_index(engine, shards=1)
     try:
         bulk_index(engine, name, [{"id": 1, "body": "a user's own document"}])
         before = _snapshot(engine, name)
-        result = run_esqlog("bench-beir", str(BEIR), "--url", ENGINE_URLS[engine.flavor],
-                            "--index", name, "--out-dir", str(tmp_path))
+        result = run_esqlog(
+            "bench-beir",
+            str(BEIR),
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            name,
+            "--out-dir",
+            str(tmp_path),
+        )
         assert "exists and esqlog did not create it" in one_line_error(result, 2)
         assert _snapshot(engine, name) == before
     finally:
@@ -74,17 +101,31 @@ def test_bench_beir_never_writes_to_an_index_it_did_not_create(
 
 # --- compare ---------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
-def calibrated(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[tuple[Engine, str, Path]]:
+def calibrated(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, str, Path]]:
     """The Java corpus in a 2-shard index, calibrated with --vocabulary --identifiers."""
     name = create_index(engine, shards=2)
-    bulk_index(engine, name, [{"id": d["_id"], "body": f"{d['title']}\n{d['text']}"}
-                              for d in beir_docs()])
+    bulk_index(
+        engine, name, [{"id": d["_id"], "body": f"{d['title']}\n{d['text']}"} for d in beir_docs()]
+    )
     folder = tmp_path_factory.mktemp("cal")
-    done = run_esqlog("calibrate", "--url", ENGINE_URLS[engine.flavor], "--index", name,
-                      "--field", "body", "--vocabulary", "--identifiers",
-                      "--out", str(folder / "cal.json"), timeout=300)
+    done = run_esqlog(
+        "calibrate",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        name,
+        "--field",
+        "body",
+        "--vocabulary",
+        "--identifiers",
+        "--out",
+        str(folder / "cal.json"),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     yield engine, name, folder / "cal.json"
     call(engine, "DELETE", f"/{name}")
@@ -98,12 +139,24 @@ def _log(tmp_path: Path) -> Path:
 
 
 def _compare(engine: Engine, index: str, cal: Path, log: Path, *extra: str) -> Any:
-    return run_esqlog("compare", "--url", ENGINE_URLS[engine.flavor], "--index", index,
-                      "--queries", str(log), "--calibration", str(cal), *extra, timeout=300)
+    return run_esqlog(
+        "compare",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        index,
+        "--queries",
+        str(log),
+        "--calibration",
+        str(cal),
+        *extra,
+        timeout=300,
+    )
 
 
-def test_compare_reports_changes_and_only_reads(calibrated: tuple[Engine, str, Path],
-                                                tmp_path: Path) -> None:
+def test_compare_reports_changes_and_only_reads(
+    calibrated: tuple[Engine, str, Path], tmp_path: Path
+) -> None:
     from tests.support.engines_state import snapshot as _snapshot
 
     engine, index, cal = calibrated
@@ -124,8 +177,9 @@ def test_compare_reports_changes_and_only_reads(calibrated: tuple[Engine, str, P
     assert _snapshot(engine, index) == before
 
 
-def test_compare_at_q_1_changes_nothing(calibrated: tuple[Engine, str, Path],
-                                        tmp_path: Path) -> None:
+def test_compare_at_q_1_changes_nothing(
+    calibrated: tuple[Engine, str, Path], tmp_path: Path
+) -> None:
     """q = 1 is native BM25 exactly: every ranking agrees (RBO 1, no first result moves)."""
     engine, index, cal = calibrated
     record = json.loads(cal.read_text())
@@ -141,7 +195,8 @@ def test_compare_at_q_1_changes_nothing(calibrated: tuple[Engine, str, Path],
 
 
 def test_compare_readable_summary_prints_user_text_literally(
-        calibrated: tuple[Engine, str, Path], tmp_path: Path) -> None:
+    calibrated: tuple[Engine, str, Path], tmp_path: Path
+) -> None:
     engine, index, cal = calibrated
     result = _compare(engine, index, cal, _log(tmp_path), "--show", "100")
     assert result.returncode == 0, result.stderr
@@ -150,8 +205,9 @@ def test_compare_readable_summary_prints_user_text_literally(
     assert "[bold]json[/bold] a[i]" in result.stdout  # not eaten as rich markup
 
 
-def test_compare_user_errors_are_one_line(calibrated: tuple[Engine, str, Path],
-                                          tmp_path: Path) -> None:
+def test_compare_user_errors_are_one_line(
+    calibrated: tuple[Engine, str, Path], tmp_path: Path
+) -> None:
     engine, index, cal = calibrated
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n")

@@ -56,15 +56,25 @@ def _vector(rng: random.Random) -> list[float]:
 def bodies(engine: Engine) -> Iterator[Bodies]:
     properties: dict[str, Any] = {"body": {"type": "text"}, "key": {"type": "keyword"}}
     if engine.flavor == "elasticsearch":  # OpenSearch's knn_vector needs the k-NN plugin
-        properties["vec"] = {"type": "dense_vector", "dims": DIMS, "index": True,
-                             "similarity": "cosine"}
+        properties["vec"] = {
+            "type": "dense_vector",
+            "dims": DIMS,
+            "index": True,
+            "similarity": "cosine",
+        }
     index = create_index(engine, shards=SHARDS, mappings={"properties": properties})
     other = create_index(engine, shards=2)
     try:
         rng = random.Random(7)
-        docs = [{"id": d["id"], "body": d["body"], "key": f"k{i:05d}",
-                 **({"vec": _vector(rng)} if "vec" in properties else {})}
-                for i, d in enumerate(load_docs(N_DOCS))]
+        docs = [
+            {
+                "id": d["id"],
+                "body": d["body"],
+                "key": f"k{i:05d}",
+                **({"vec": _vector(rng)} if "vec" in properties else {}),
+            }
+            for i, d in enumerate(load_docs(N_DOCS))
+        ]
         bulk_index(engine, index, docs)
         bulk_index(engine, other, [{"id": d["id"], "body": d["body"]} for d in docs[:200]])
         cal = dataclasses.replace(calibrate(engine, index, "body", sample=300), q=0.5)
@@ -99,35 +109,38 @@ def _differs(native: Any, got: Any) -> bool:
 
 # --- boosting ---------------------------------------------------------------------------------
 
+
 def test_boosting_rewrites_positive_and_keeps_the_match_set(bodies: Bodies) -> None:
     wrapped = bodies.wrapped()
     for text in TEXTS:
         positive = {"match": {"body": text}}
         negative = {"match": {"body": "error"}}
-        body = {"query": {"boosting": {"positive": positive, "negative": negative,
-                                       "negative_boost": 0.25}}}
+        body = {
+            "query": {
+                "boosting": {"positive": positive, "negative": negative, "negative_boost": 0.25}
+            }
+        }
         native = _all(bodies, bodies.engine.client, body)
         got = _all(bodies, wrapped, body)
         _assert_same_set(native, got, text)
         assert _differs(native, got), text
         # score = q-log positive x (0.25 where negative matches)
         qlog = dict(hits_of(_all(bodies, wrapped, {"query": positive})))
-        demoted = {i for i, _ in hits_of(_all(bodies, bodies.engine.client,
-                                              {"query": negative}))}
-        _assert_scores({d: s * (0.25 if d in demoted else 1.0) for d, s in qlog.items()},
-                       got, text)
+        demoted = {i for i, _ in hits_of(_all(bodies, bodies.engine.client, {"query": negative}))}
+        _assert_scores({d: s * (0.25 if d in demoted else 1.0) for d, s in qlog.items()}, got, text)
 
 
 # --- knn beside a query (item 2) -------------------------------------------------------------
 
+
 def _knn(bodies: Bodies, k: int = 20) -> dict[str, Any]:
-    return {"field": "vec", "query_vector": [0.3, 0.1, 0.7, 0.2], "k": k,
-            "num_candidates": 100}
+    return {"field": "vec", "query_vector": [0.3, 0.1, 0.7, 0.2], "k": k, "num_candidates": 100}
 
 
 @pytest.mark.parametrize("mode", ["boost", "rerank"])
 def test_knn_with_a_query_on_a_multi_shard_index_is_rewritten_with_global_statistics(
-        bodies: Bodies, mode: str) -> None:
+    bodies: Bodies, mode: str
+) -> None:
     """The default dfs=True used to fail here with 400 'cannot set [search_type] when using
     [knn] search'. Elasticsearch runs knn searches as dfs itself: the hybrid's scores must
     be exactly the global q-log query score plus the knn score (rerank mode too: a rescore
@@ -144,12 +157,17 @@ def test_knn_with_a_query_on_a_multi_shard_index_is_rewritten_with_global_statis
         _assert_same_set(native, got, text)
         assert _differs(native, got), text
         qlog = dict(hits_of(_all(bodies, wrapped, {"query": body["query"]})))
-        expected = {d: qlog.get(d, 0.0) + knn_scores.get(d, 0.0)
-                    for d in {*qlog, *knn_scores}}
+        expected = {d: qlog.get(d, 0.0) + knn_scores.get(d, 0.0) for d in {*qlog, *knn_scores}}
         _assert_scores(expected, got, text)
         # the elasticsearch-py keyword form of the same search
-        keyword = wrapped.search(index=bodies.index, query=body["query"], knn=_knn(bodies),
-                                 size=bodies.total_docs, source=False, track_total_hits=True)
+        keyword = wrapped.search(
+            index=bodies.index,
+            query=body["query"],
+            knn=_knn(bodies),
+            size=bodies.total_docs,
+            source=False,
+            track_total_hits=True,
+        )
         _assert_scores(expected, keyword, text)
 
 
@@ -167,6 +185,7 @@ def test_a_top_level_knn_on_opensearch_fails_as_it_does_natively(bodies: Bodies)
 
 # --- retriever.standard ----------------------------------------------------------------------
 
+
 def test_a_standard_retriever_query_is_rewritten(bodies: Bodies) -> None:
     wrapped = bodies.wrapped()
     if not bodies.es:
@@ -180,8 +199,7 @@ def test_a_standard_retriever_query_is_rewritten(bodies: Bodies) -> None:
         return
     for text in TEXTS:
         query = {"match": {"body": text}}
-        body = {"retriever": {"standard": {"query": query,
-                                           "filter": {"exists": {"field": "key"}}}}}
+        body = {"retriever": {"standard": {"query": query, "filter": {"exists": {"field": "key"}}}}}
         native = _all(bodies, bodies.engine.client, body)
         got = _all(bodies, wrapped, body)
         _assert_same_set(native, got, text)
@@ -193,8 +211,9 @@ def test_a_standard_retriever_with_min_score_stays_native(bodies: Bodies) -> Non
     if not bodies.es:
         pytest.skip("retrievers are Elasticsearch's")
     query = {"match": {"body": "read file error"}}
-    scores = sorted((s for _, s in hits_of(_all(bodies, bodies.engine.client,
-                                                  {"query": query}))), reverse=True)
+    scores = sorted(
+        (s for _, s in hits_of(_all(bodies, bodies.engine.client, {"query": query}))), reverse=True
+    )
     body = {"retriever": {"standard": {"query": query, "min_score": scores[len(scores) // 3]}}}
     native = _all(bodies, bodies.engine.client, body)
     got = _all(bodies, bodies.wrapped(), body)
@@ -213,6 +232,7 @@ def test_a_knn_retriever_beside_nothing_is_left_alone(bodies: Bodies) -> None:
 
 
 # --- point in time (item 5) -----------------------------------------------------------------
+
 
 def _open_pit(bodies: Bodies) -> str:
     client = bodies.engine.client
@@ -235,19 +255,36 @@ def test_pit_pages_are_ranked_by_qlog_like_an_indexed_search(bodies: Bodies, siz
     wrapped = bodies.wrapped()
     sort = [{"_score": "desc"}, {"key": "asc"}]
     query = {"match": {"body": "read file error"}}
-    reference = body_of(wrapped.search(index=bodies.index, body={
-        "query": query, "sort": sort, "size": 2 * size, "track_total_hits": True,
-        "_source": False}))
-    native_total = total_of(bodies.engine.client.search(index=bodies.index, body={
-        "query": query, "track_total_hits": True, "size": 0}))
+    reference = body_of(
+        wrapped.search(
+            index=bodies.index,
+            body={
+                "query": query,
+                "sort": sort,
+                "size": 2 * size,
+                "track_total_hits": True,
+                "_source": False,
+            },
+        )
+    )
+    native_total = total_of(
+        bodies.engine.client.search(
+            index=bodies.index, body={"query": query, "track_total_hits": True, "size": 0}
+        )
+    )
     pit = _open_pit(bodies)
     try:
         pages: list[dict[str, Any]] = []
         after: list[Any] | None = None
         for _ in range(2):
-            body: dict[str, Any] = {"query": query, "sort": sort, "size": size,
-                                    "track_total_hits": True, "_source": False,
-                                    "pit": {"id": pit, "keep_alive": "2m"}}
+            body: dict[str, Any] = {
+                "query": query,
+                "sort": sort,
+                "size": size,
+                "track_total_hits": True,
+                "_source": False,
+                "pit": {"id": pit, "keep_alive": "2m"},
+            }
             if after is not None:
                 body["search_after"] = after
             page = body_of(wrapped.search(body=body))
@@ -266,12 +303,18 @@ def test_pit_pages_are_ranked_by_qlog_like_an_indexed_search(bodies: Bodies, siz
 
 def test_a_pit_over_an_uncalibrated_index_stays_native(bodies: Bodies) -> None:
     client = bodies.engine.client
-    pit = (str(body_of(client.open_point_in_time(index=bodies.other, keep_alive="1m"))["id"])
-           if bodies.es else
-           str(body_of(client.create_pit(index=bodies.other, keep_alive="1m"))["pit_id"]))
+    pit = (
+        str(body_of(client.open_point_in_time(index=bodies.other, keep_alive="1m"))["id"])
+        if bodies.es
+        else str(body_of(client.create_pit(index=bodies.other, keep_alive="1m"))["pit_id"])
+    )
     try:
-        body = {"query": {"match": {"body": "error string"}}, "size": 50,
-                "pit": {"id": pit}, "track_total_hits": True}
+        body = {
+            "query": {"match": {"body": "error string"}},
+            "size": 50,
+            "pit": {"id": pit},
+            "track_total_hits": True,
+        }
         native = client.search(body=body)
         got = bodies.wrapped().search(body=body)
         _assert_same_set(native, got, "other")
@@ -285,14 +328,19 @@ def test_a_pit_over_an_uncalibrated_index_stays_native(bodies: Bodies) -> None:
 
 # --- msearch (item 5) -----------------------------------------------------------------------
 
+
 def _batch(bodies: Bodies) -> list[dict[str, Any]]:
     full = {"size": bodies.total_docs, "_source": False, "track_total_hits": True}
     query = {"match": {"body": "read file"}}
     return [
-        {"index": bodies.index}, {**full, "query": query},
-        {}, {**full, "query": {"match": {"body": "error handling"}}},  # the call's index
-        {"index": bodies.other}, {**full, "query": {"match": {"body": "error"}}},  # no calibration
-        {"index": bodies.index}, {**full, "query": query, "min_score": 1.0},
+        {"index": bodies.index},
+        {**full, "query": query},
+        {},
+        {**full, "query": {"match": {"body": "error handling"}}},  # the call's index
+        {"index": bodies.other},
+        {**full, "query": {"match": {"body": "error"}}},  # no calibration
+        {"index": bodies.index},
+        {**full, "query": query, "min_score": 1.0},
     ]
 
 
@@ -321,11 +369,11 @@ def test_msearch_rewrites_each_calibrated_search(bodies: Bodies, mode: str) -> N
         bodies.engine.run(install_script_plan())
     wrapped, native = bodies.wrapped(mode=mode), bodies.engine.client
     if bodies.es:
-        responses = [c.msearch(index=bodies.index, searches=_batch(bodies))
-                     for c in (wrapped, native)]
+        responses = [
+            c.msearch(index=bodies.index, searches=_batch(bodies)) for c in (wrapped, native)
+        ]
     else:
-        responses = [c.msearch(index=bodies.index, body=_batch(bodies))
-                     for c in (wrapped, native)]
+        responses = [c.msearch(index=bodies.index, body=_batch(bodies)) for c in (wrapped, native)]
     _check_msearch(bodies, responses)
 
 
@@ -366,11 +414,27 @@ def test_an_ndjson_msearch_goes_to_the_engine_as_given(bodies: Bodies) -> None:
 
 # --- Haystack's BM25 retrievers: multi_match, no fields, fuzziness (item 5) ------------------
 
+
 def _haystack_body(text: str, fuzziness: str) -> dict[str, Any]:
     """The body haystack-core-integrations' Elasticsearch and OpenSearch BM25 retrievers
     send (document_store._bm25_retrieval), with the retriever's fuzziness."""
-    return {"size": 10, "query": {"bool": {"must": [{"multi_match": {
-        "query": text, "fuzziness": fuzziness, "type": "most_fields", "operator": "OR"}}]}}}
+    return {
+        "size": 10,
+        "query": {
+            "bool": {
+                "must": [
+                    {
+                        "multi_match": {
+                            "query": text,
+                            "fuzziness": fuzziness,
+                            "type": "most_fields",
+                            "operator": "OR",
+                        }
+                    }
+                ]
+            }
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -379,15 +443,17 @@ def haystack(engine: Engine) -> Iterator[tuple[Engine, str, str, Calibration]]:
     index.query.default_field (*) and with default_field [content]."""
     mappings = {"properties": {"content": {"type": "text"}, "meta": {"type": "keyword"}}}
     star = create_index(engine, shards=2, mappings=mappings)
-    listed = create_index(engine, shards=2, mappings=mappings,
-                          settings={"index.query.default_field": ["content"]})
+    listed = create_index(
+        engine, shards=2, mappings=mappings, settings={"index.query.default_field": ["content"]}
+    )
     try:
-        docs = [{"id": d["id"], "content": d["body"], "meta": d["pkg"]}
-                for d in load_docs(600)]
+        docs = [{"id": d["id"], "content": d["body"], "meta": d["pkg"]} for d in load_docs(600)]
         for index in (star, listed):
             bulk_index(engine, index, docs)
-        cals = [dataclasses.replace(calibrate(engine, i, "content", sample=300), q=0.5)
-                for i in (star, listed)]
+        cals = [
+            dataclasses.replace(calibrate(engine, i, "content", sample=300), q=0.5)
+            for i in (star, listed)
+        ]
         yield engine, star, listed, cals  # type: ignore[misc]
     finally:
         call(engine, "DELETE", f"/{star}")
@@ -395,12 +461,14 @@ def haystack(engine: Engine) -> Iterator[tuple[Engine, str, str, Calibration]]:
 
 
 def _search_all(client: Any, index: str, body: dict[str, Any]) -> Any:
-    return client.search(index=index, body={**body, "size": 700, "track_total_hits": True,
-                                            "_source": False})
+    return client.search(
+        index=index, body={**body, "size": 700, "track_total_hits": True, "_source": False}
+    )
 
 
 def test_haystack_bm25_body_with_fuzziness_0_and_listed_default_fields_is_rewritten(
-        haystack: Any) -> None:
+    haystack: Any,
+) -> None:
     engine, _, listed, cals = haystack
     wrapped = wrap(engine.client, cals)
     for text in ("error string", "parse the buffer", "Close"):
@@ -413,10 +481,12 @@ def test_haystack_bm25_body_with_fuzziness_0_and_listed_default_fields_is_rewrit
         _assert_scores(dict(hits_of(_search_all(wrapped, listed, plain))), got, text)
 
 
-@pytest.mark.parametrize("which,fuzziness", [("star", "0"), ("star", "AUTO"),
-                                             ("listed", "AUTO"), ("listed", "1")])
+@pytest.mark.parametrize(
+    "which,fuzziness", [("star", "0"), ("star", "AUTO"), ("listed", "AUTO"), ("listed", "1")]
+)
 def test_haystack_bm25_body_that_cannot_be_exact_stays_native(
-        haystack: Any, which: str, fuzziness: str) -> None:
+    haystack: Any, which: str, fuzziness: str
+) -> None:
     """Fuzzy expansion changes terms (and blends their df); default_field * searches every
     field leniently: both are the engine's to resolve, so the body goes as given."""
     engine, star, listed, cals = haystack
@@ -447,8 +517,7 @@ def test_the_async_wrapper_takes_the_same_decisions_for_pit_and_knn(bodies: Bodi
     pit = _open_pit(bodies)
     extra: dict[str, Any] = {"knn": _knn(bodies)} if bodies.es else {}
     try:
-        pit_body = {"query": query, "sort": sort, "size": 30, "_source": False,
-                    "pit": {"id": pit}}
+        pit_body = {"query": query, "sort": sort, "size": 30, "_source": False, "pit": {"id": pit}}
 
         async def run() -> list[Any]:
             client = _async_client(bodies.engine.flavor)
@@ -456,8 +525,12 @@ def test_the_async_wrapper_takes_the_same_decisions_for_pit_and_knn(bodies: Bodi
                 wrapped = wrap(client, [bodies.calibration])
                 out = [await wrapped.search(body=pit_body)]
                 if extra:
-                    out.append(await wrapped.search(index=bodies.index, body={
-                        "query": query, **extra, "size": 30, "_source": False}))
+                    out.append(
+                        await wrapped.search(
+                            index=bodies.index,
+                            body={"query": query, **extra, "size": 30, "_source": False},
+                        )
+                    )
                 return out
             finally:
                 await client.close()
@@ -466,12 +539,16 @@ def test_the_async_wrapper_takes_the_same_decisions_for_pit_and_knn(bodies: Bodi
         sync = bodies.wrapped()
         want = [sync.search(body=pit_body)]
         if extra:
-            want.append(sync.search(index=bodies.index, body={
-                "query": query, **extra, "size": 30, "_source": False}))
+            want.append(
+                sync.search(
+                    index=bodies.index, body={"query": query, **extra, "size": 30, "_source": False}
+                )
+            )
     finally:
         _close_pit(bodies, pit)
-    native = bodies.engine.client.search(index=bodies.index, body={
-        "query": query, "sort": sort, "size": 30, "_source": False})
+    native = bodies.engine.client.search(
+        index=bodies.index, body={"query": query, "sort": sort, "size": 30, "_source": False}
+    )
     assert _differs(native, got[0])
     for a, b in zip(got, want, strict=True):
         assert [i for i, _ in hits_of(a)] == [i for i, _ in hits_of(b)]

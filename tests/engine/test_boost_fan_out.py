@@ -49,13 +49,16 @@ class Fixture:
 
     def avgdl(self, shard: int) -> float:
         """The shard's own average field length (the whole index's on one shard)."""
-        lengths = [sum(tf.values()) for d, tf in self.vectors.items()
-                   if self.shard_of[d] == shard]
+        lengths = [sum(tf.values()) for d, tf in self.vectors.items() if self.shard_of[d] == shard]
         return sum(lengths) / len(lengths)
 
     def tokens(self, text: str) -> list[str]:
-        return [t["token"] for t in call(self.engine, "POST", f"/{self.index}/_analyze",
-                                         {"field": "body", "text": text})["tokens"]]
+        return [
+            t["token"]
+            for t in call(
+                self.engine, "POST", f"/{self.index}/_analyze", {"field": "body", "text": text}
+            )["tokens"]
+        ]
 
     def score(self, doc: str, text: str) -> float:
         """Global q-log idf x the shard's tf-norm, summed over the query's tokens."""
@@ -64,7 +67,9 @@ class Fixture:
         avgdl = self.avgdl(self.shard_of[doc])
         return self.scale * sum(
             bm25_term(tf[t], sum(tf.values()), avgdl, df[t], len(self.vectors), self.q)
-            for t in self.tokens(text) if t in tf)
+            for t in self.tokens(text)
+            if t in tf
+        )
 
     def weighted_score(self, doc: str, text: str) -> float:
         """:meth:`score` with each term's idf on the document's shard over its shards' idfs
@@ -77,16 +82,21 @@ class Fixture:
         for t in self.tokens(text):
             if t not in tf:
                 continue
-            held = [sum(t in v for d, v in self.vectors.items() if self.shard_of[d] == k)
-                    for k in shards]
+            held = [
+                sum(t in v for d, v in self.vectors.items() if self.shard_of[d] == k)
+                for k in shards
+            ]
             df = sum(held)
             if sum(h > 0 for h in held) == 1:  # on one shard: which one is not recorded
                 seen = sum(_idf(df, n) for n in docs) / self.shards
             else:
                 seen = sum(h * _idf(h, n) for h, n in zip(held, docs, strict=True)) / df
             mine = self.shard_of[doc]
-            total += bm25_term(tf[t], sum(tf.values()), avgdl, df, len(self.vectors),
-                               self.q) * _idf(held[mine], docs[mine]) / seen
+            total += (
+                bm25_term(tf[t], sum(tf.values()), avgdl, df, len(self.vectors), self.q)
+                * _idf(held[mine], docs[mine])
+                / seen
+            )
         return self.scale * total
 
 
@@ -95,8 +105,9 @@ def _idf(n: int, big_n: int) -> float:
 
 
 @pytest.fixture(scope="module", params=[3, 1], ids=["3 shards", "1 shard"])
-def indexed(engine: Engine, request: pytest.FixtureRequest,
-            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixture]:
+def indexed(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Fixture]:
     shards = int(request.param)
     index = create_index(engine, shards=shards)
     try:
@@ -107,8 +118,16 @@ def indexed(engine: Engine, request: pytest.FixtureRequest,
         save_identifier_calibration(found, path)
         ids = [d["id"] for d in docs]
         vectors, shard_of = engine_vectors(engine, index, ids, shards)
-        yield Fixture(engine, index, shards, path, load_calibration(path).q, vectors,
-                      shard_of, bm25_scale(engine.flavor, engine.version))
+        yield Fixture(
+            engine,
+            index,
+            shards,
+            path,
+            load_calibration(path).q,
+            vectors,
+            shard_of,
+            bm25_scale(engine.flavor, engine.version),
+        )
     finally:
         call(engine, "DELETE", f"/{index}")
 
@@ -125,13 +144,15 @@ QUERIES = [
     lambda text: {"match": {"body": text}},
     lambda text: {"match": {"body": {"query": text, "operator": "and"}}},
     lambda text: {"match": {"body": {"query": text, "minimum_should_match": "60%"}}},
-    lambda text: {"bool": {"should": [{"match": {"body": text}}],
-                           "filter": [{"exists": {"field": "body"}}]}},
+    lambda text: {
+        "bool": {"should": [{"match": {"body": text}}], "filter": [{"exists": {"field": "body"}}]}
+    },
 ]
 
 
-def _native_match_set_and_oracle(f: Fixture, client: Any,
-                                 oracle: Callable[[str, str], float]) -> int:
+def _native_match_set_and_oracle(
+    f: Fixture, client: Any, oracle: Callable[[str, str], float]
+) -> int:
     """Every query shape's ids and hits.total equal to the native match's, every shard
     answering; the plain match's first 30 scores equal to ``oracle`` within 1e-4. Returns
     how many scores were checked."""
@@ -141,13 +162,16 @@ def _native_match_set_and_oracle(f: Fixture, client: Any,
             native = body_of(f.engine.client.search(index=f.index, body=_body(build(text))))
             got = body_of(client.search(index=f.index, body=_body(build(text))))
             assert got["hits"]["total"] == native["hits"]["total"], text
-            assert ({h["_id"] for h in got["hits"]["hits"]}
-                    == {h["_id"] for h in native["hits"]["hits"]}), text
+            assert {h["_id"] for h in got["hits"]["hits"]} == {
+                h["_id"] for h in native["hits"]["hits"]
+            }, text
             assert got["_shards"]["total"] == f.shards
             if build is QUERIES[0]:
                 for hit in got["hits"]["hits"][:30]:
-                    assert hit["_score"] == pytest.approx(oracle(hit["_id"], text),
-                                                          rel=1e-4), (text, hit["_id"])
+                    assert hit["_score"] == pytest.approx(oracle(hit["_id"], text), rel=1e-4), (
+                        text,
+                        hit["_id"],
+                    )
                     checked += 1
     return checked
 
@@ -157,8 +181,9 @@ def test_the_match_set_is_the_native_one_and_scores_equal_the_oracle(indexed: Fi
     on 3 shards every search went one request per shard, on one shard none did."""
     f = indexed
     decisions: list[SearchDecision] = []
-    client = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out",
-                  on_decision=decisions.append)
+    client = wrap(
+        f.engine.client, f.path, mode="boost", boost_shards="fan_out", on_decision=decisions.append
+    )
     checked = _native_match_set_and_oracle(f, client, f.score)
     assert checked > 200
     assert decisions and all(d.mode == "boost" for d in decisions)
@@ -170,8 +195,9 @@ def test_the_dfs_way_scores_with_the_index_average(indexed: Fixture) -> None:
     whole index's average length (which the fan-out's do not)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    dfs = wrap(f.engine.client, f.path, mode="boost", boost_shards="dfs",
-               on_decision=decisions.append)
+    dfs = wrap(
+        f.engine.client, f.path, mode="boost", boost_shards="dfs", on_decision=decisions.append
+    )
     fanned = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     differ = 0
     for text in _texts(10):
@@ -180,22 +206,21 @@ def test_the_dfs_way_scores_with_the_index_average(indexed: Fixture) -> None:
         assert a["hits"]["total"] == b["hits"]["total"]
         scores = {h["_id"]: h["_score"] for h in b["hits"]["hits"]}
         assert set(scores) == {h["_id"] for h in a["hits"]["hits"]}
-        differ += sum(h["_score"] != pytest.approx(scores[h["_id"]], rel=1e-6)
-                      for h in a["hits"]["hits"])
+        differ += sum(
+            h["_score"] != pytest.approx(scores[h["_id"]], rel=1e-6) for h in a["hits"]["hits"]
+        )
     assert not any(d.fan_out or d.shard_weighted for d in decisions)
     assert (differ > 0) == (f.shards > 1)
 
 
-def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(
-        indexed: Fixture) -> None:
+def test_weighted_boosts_keep_the_match_set_and_score_as_their_oracle(indexed: Fixture) -> None:
     """The default: ids and hits.total of the native match for every query shape, one
     request without dfs on 3 shards (the decision says so), scores the weighted oracle's
     within 1e-4; on one shard the exact oracle's."""
     f = indexed
     decisions: list[SearchDecision] = []
     client = wrap(f.engine.client, f.path, mode="boost", on_decision=decisions.append)
-    checked = _native_match_set_and_oracle(
-        f, client, f.weighted_score if f.shards > 1 else f.score)
+    checked = _native_match_set_and_oracle(f, client, f.weighted_score if f.shards > 1 else f.score)
     assert checked > 200
     assert decisions and all(d.mode == "boost" and not d.fan_out for d in decisions)
     assert all(d.shard_weighted == (f.shards > 1) for d in decisions)
@@ -234,13 +259,13 @@ def test_msearch_bodies_answer_as_their_searches(indexed: Fixture) -> None:
     assert len(answers) == len(bodies)
     for body, got, plain in zip(bodies, answers, native, strict=True):
         assert got["hits"]["total"] == plain["hits"]["total"]
-        assert ({h["_id"] for h in got["hits"]["hits"]}
-                == {h["_id"] for h in plain["hits"]["hits"]})
+        assert {h["_id"] for h in got["hits"]["hits"]} == {h["_id"] for h in plain["hits"]["hits"]}
         if "sort" in body:
             continue
         alone = body_of(client.search(index=f.index, body=body))
         assert [h["_id"] for h in got["hits"]["hits"][:50]] == [
-            h["_id"] for h in alone["hits"]["hits"][:50]]
+            h["_id"] for h in alone["hits"]["hits"][:50]
+        ]
         text = body["query"]["match"]["body"]
         for hit in got["hits"]["hits"][:10]:
             assert hit["_score"] == pytest.approx(f.score(hit["_id"], text), rel=1e-4)
@@ -253,14 +278,21 @@ def test_aggregations_and_paging_keep_the_native_answer(indexed: Fixture) -> Non
     client = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
     text = _texts(1)[0]
     full = body_of(client.search(index=f.index, body=_body({"match": {"body": text}})))
-    page = body_of(client.search(index=f.index, body={
-        "query": {"match": {"body": text}}, "from": 5, "size": 7, "_source": False}))
+    page = body_of(
+        client.search(
+            index=f.index,
+            body={"query": {"match": {"body": text}}, "from": 5, "size": 7, "_source": False},
+        )
+    )
     assert [h["_id"] for h in page["hits"]["hits"]] == [
-        h["_id"] for h in full["hits"]["hits"][5:12]]
-    aggs = {"n": {"value_count": {"field": "_id"}}} if f.engine.flavor == "opensearch" else {
-        "n": {"filter": {"match_all": {}}}}
-    body = {"query": {"match": {"body": text}}, "size": 0, "aggs": aggs,
-            "track_total_hits": True}
+        h["_id"] for h in full["hits"]["hits"][5:12]
+    ]
+    aggs = (
+        {"n": {"value_count": {"field": "_id"}}}
+        if f.engine.flavor == "opensearch"
+        else {"n": {"filter": {"match_all": {}}}}
+    )
+    body = {"query": {"match": {"body": text}}, "size": 0, "aggs": aggs, "track_total_hits": True}
     got = body_of(client.search(index=f.index, body=body))
     native = body_of(f.engine.client.search(index=f.index, body=body))
     assert got["aggregations"] == native["aggregations"]
@@ -273,8 +305,9 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
     f = indexed
     texts = _texts(5)
     sync = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out")
-    expected = [hits_of(sync.search(index=f.index, body=_body({"match": {"body": t}})))
-                for t in texts]
+    expected = [
+        hits_of(sync.search(index=f.index, body=_body({"match": {"body": t}}))) for t in texts
+    ]
     if f.engine.flavor == "elasticsearch":
         from elasticsearch import AsyncElasticsearch
 
@@ -287,8 +320,10 @@ def test_the_async_client_fans_out_alike(indexed: Fixture) -> None:
     async def run() -> list[list[tuple[str, float]]]:
         client = wrap(raw, f.path, mode="boost", boost_shards="fan_out")
         try:
-            return [hits_of(await client.search(index=f.index, body=_body(
-                {"match": {"body": t}}))) for t in texts]
+            return [
+                hits_of(await client.search(index=f.index, body=_body({"match": {"body": t}})))
+                for t in texts
+            ]
         finally:
             await raw.close()
 
@@ -303,8 +338,14 @@ def test_joins_keep_the_dfs_match_set(indexed: Fixture) -> None:
     same ids and hits.total (joins add documents to the native set, the same ones)."""
     f = indexed
     decisions: list[SearchDecision] = []
-    fanned = wrap(f.engine.client, f.path, mode="boost", boost_shards="fan_out", joins=True,
-                  on_decision=decisions.append)
+    fanned = wrap(
+        f.engine.client,
+        f.path,
+        mode="boost",
+        boost_shards="fan_out",
+        joins=True,
+        on_decision=decisions.append,
+    )
     dfs = wrap(f.engine.client, f.path, mode="boost", boost_shards="dfs", joins=True)
     widened = 0
     for text in _texts(40):

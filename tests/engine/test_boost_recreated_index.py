@@ -16,18 +16,27 @@ from esqlog.wrapper.decisions import SearchDecision
 from tests.support.engines import bulk_index, call
 from tests.support.oracle import body_of, load_docs
 
-SETTINGS = {"settings": {"number_of_shards": 3, "number_of_replicas": 0},
-            "mappings": {"properties": {"body": {"type": "text"}}}}
+SETTINGS = {
+    "settings": {"number_of_shards": 3, "number_of_replicas": 0},
+    "mappings": {"properties": {"body": {"type": "text"}}},
+}
 
 
-@pytest.mark.xfail(strict=True, reason="the wrapper's index resolution is cached for up to "
-                   "its ttl, so target.uuid is still the deleted index's and the UUID check "
-                   "of the per-shard counts passes; the weighted request is sent")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the wrapper's index resolution is cached for up to "
+    "its ttl, so target.uuid is still the deleted index's and the UUID check "
+    "of the per-shard counts passes; the weighted request is sent",
+)
 def test_shard_counts_of_a_recreated_index_are_not_used(engine: Engine, tmp_path: Path) -> None:
     index = f"esqlog-test-{uuid.uuid4().hex[:10]}"
     docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(300)]
-    body = {"query": {"match": {"body": "read the file"}}, "size": 300,
-            "track_total_hits": True, "_source": False}
+    body = {
+        "query": {"match": {"body": "read the file"}},
+        "size": 300,
+        "track_total_hits": True,
+        "_source": False,
+    }
     try:
         call(engine, "PUT", f"/{index}", SETTINGS)
         bulk_index(engine, index, docs)
@@ -44,8 +53,7 @@ def test_shard_counts_of_a_recreated_index_are_not_used(engine: Engine, tmp_path
         got = body_of(client.search(index=index, body=body))
         native = body_of(engine.client.search(index=index, body=body))
         assert got["hits"]["total"] == native["hits"]["total"]  # the match set holds
-        assert ({h["_id"] for h in got["hits"]["hits"]}
-                == {h["_id"] for h in native["hits"]["hits"]})
+        assert {h["_id"] for h in got["hits"]["hits"]} == {h["_id"] for h in native["hits"]["hits"]}
         assert not any(d.shard_weighted or d.fan_out for d in decisions), decisions
     finally:
         call(engine, "DELETE", f"/{index}", ignore_unavailable="true")

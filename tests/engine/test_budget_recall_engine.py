@@ -34,21 +34,34 @@ BUDGETS = (1_000, 2_000, 4_000, 8_000)
 
 
 @pytest.fixture(scope="module")
-def indexed(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-            ) -> Iterator[tuple[str, Calibration, list[Any]]]:
+def indexed(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Calibration, list[Any]]]:
     records = list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))[:N_DOCS]
-    docs = [{"id": r["id"], "body": r["text"], "path": r["path"], "symbol": r["name"]}
-            for r in records]
+    docs = [
+        {"id": r["id"], "body": r["text"], "path": r["path"], "symbol": r["name"]} for r in records
+    ]
     ids = {d["id"] for d in docs}
-    queries = [q for q in load_queries(sample_path("sample_go_queries.jsonl"))
-               if q.gold in ids][:25]
-    index = create_index(engine, shards=1, mappings={"properties": {
-        "body": {"type": "text"}, "path": {"type": "keyword"}, "symbol": {"type": "keyword"}}})
+    queries = [q for q in load_queries(sample_path("sample_go_queries.jsonl")) if q.gold in ids][
+        :25
+    ]
+    index = create_index(
+        engine,
+        shards=1,
+        mappings={
+            "properties": {
+                "body": {"type": "text"},
+                "path": {"type": "keyword"},
+                "symbol": {"type": "keyword"},
+            }
+        },
+    )
     try:
         bulk_index(engine, index, docs)
         found = calibrate_identifiers(engine, index, "body")
         record, _, _ = save_identifier_calibration(
-            found, tmp_path_factory.mktemp("recall") / "cal.json")
+            found, tmp_path_factory.mktemp("recall") / "cal.json"
+        )
         yield index, record, queries
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -64,8 +77,9 @@ def _untied_through_gold(chunks_scores: list[tuple[str, float]], gold: str) -> b
 
 
 @pytest.mark.parametrize("mode", ["boost", "identifiers"])
-def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any,
-                                            mode: Literal["boost", "identifiers"]) -> None:
+def test_outcomes_match_search_code_answers(
+    engine: Engine, indexed: Any, mode: Literal["boost", "identifiers"]
+) -> None:
     """Also the ``esqlog mcp --mode identifiers`` path: CodeSearch in that mode."""
     import esqlog
 
@@ -75,11 +89,20 @@ def test_outcomes_match_search_code_answers(engine: Engine, indexed: Any,
     wrapped = esqlog.wrap(engine.client, calibration, mode=mode)
     checked = shown_somewhere = 0
     for query in queries:
-        raw = wrapped.search(**search_kwargs(engine.flavor, index, "body",
-                                             agent_query(query.text) or query.text, 200,
-                                             Scope(), named_symbols(query.text)))
-        if not _untied_through_gold([(h["_id"], h["_score"]) for h in raw["hits"]["hits"]],
-                                    query.gold):
+        raw = wrapped.search(
+            **search_kwargs(
+                engine.flavor,
+                index,
+                "body",
+                agent_query(query.text) or query.text,
+                200,
+                Scope(),
+                named_symbols(query.text),
+            )
+        )
+        if not _untied_through_gold(
+            [(h["_id"], h["_score"]) for h in raw["hits"]["hits"]], query.gold
+        ):
             continue  # equal scores: the engine's order and the metric's may differ
         chunks = search_chunks(wrapped, engine.flavor, index, "body", query.text, 200)
         outcome = budget_outcome(query.qid, chunks, query.gold, counter, BUDGETS)
@@ -96,17 +119,28 @@ def test_three_systems_on_one_query_list(engine: Engine, indexed: Any) -> None:
 
     index, calibration, queries = indexed
     counter = default_counter()
-    clients = {"native": engine.client, "q-log": esqlog.wrap(engine.client, calibration),
-               "identifiers": esqlog.wrap(engine.client, calibration, mode="identifiers")}
+    clients = {
+        "native": engine.client,
+        "q-log": esqlog.wrap(engine.client, calibration),
+        "identifiers": esqlog.wrap(engine.client, calibration, mode="identifiers"),
+    }
     outcomes = {}
     for name, client in clients.items():
         rows = []
         for q in queries:
             chunks = search_chunks(client, engine.flavor, index, "body", q.text, 200)
             rows.append(budget_outcome(q.qid, chunks, q.gold, counter, BUDGETS))
-            hits = client.search(**search_kwargs(
-                engine.flavor, index, "body", agent_query(q.text) or q.text, 200, Scope(),
-                named_symbols(q.text)))["hits"]["hits"]
+            hits = client.search(
+                **search_kwargs(
+                    engine.flavor,
+                    index,
+                    "body",
+                    agent_query(q.text) or q.text,
+                    200,
+                    Scope(),
+                    named_symbols(q.text),
+                )
+            )["hits"]["hits"]
             ids = [h["_id"] for h in hits]
             assert {c.id for c in chunks} == set(ids)  # same hits, only ties reordered
             if q.gold in ids:
@@ -128,7 +162,8 @@ def test_three_systems_on_one_query_list(engine: Engine, indexed: Any) -> None:
 
 
 def test_mcp_identifiers_mode_needs_identifier_statistics(
-        engine: Engine, indexed: Any, tmp_path: Any) -> None:
+    engine: Engine, indexed: Any, tmp_path: Any
+) -> None:
     """A calibration without --identifiers: one line naming the fix, no traceback."""
     from click.testing import CliRunner
 
@@ -137,9 +172,20 @@ def test_mcp_identifiers_mode_needs_identifier_statistics(
 
     index = indexed[0]
     cal_file = save_calibration(calibrate(engine, index, "body"), tmp_path / "plain.json")
-    result = CliRunner().invoke(main, ["mcp", "--url", ENGINE_URLS[engine.flavor], "--index",
-                                       index, "--calibration", str(cal_file),
-                                       "--mode", "identifiers"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "mcp",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            index,
+            "--calibration",
+            str(cal_file),
+            "--mode",
+            "identifiers",
+        ],
+    )
     assert result.exit_code != 0
     assert "--identifiers" in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) <= 2

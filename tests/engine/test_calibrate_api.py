@@ -22,10 +22,25 @@ from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 
 #: what must agree between the CLI's file and the API's record (created_at, the
 #: esqlog version and the file's folder may differ)
-MEASURED = ("index", "index_uuid", "field", "doc_count", "live_docs", "sum_ttf", "shards",
-            "analyzer", "splits_identifiers", "standard_analysis", "search_analyzer",
-            "predictor", "predictor_version", "engine", "engine_version", "h_tok_method",
-            "vocabulary_terms")
+MEASURED = (
+    "index",
+    "index_uuid",
+    "field",
+    "doc_count",
+    "live_docs",
+    "sum_ttf",
+    "shards",
+    "analyzer",
+    "splits_identifiers",
+    "standard_analysis",
+    "search_analyzer",
+    "predictor",
+    "predictor_version",
+    "engine",
+    "engine_version",
+    "h_tok_method",
+    "vocabulary_terms",
+)
 APPROXIMATE = ("q", "h_tok", "h_tok_low", "h_tok_high", "avgdl")
 
 
@@ -45,9 +60,21 @@ def code_index(engine: Engine) -> Iterator[str]:
 
 
 def _cli(engine: Engine, index: str, out: Path, *flags: str) -> esqlog.Calibration:
-    result = CliRunner().invoke(main, ["calibrate", "--url", ENGINE_URLS[engine.flavor],
-                                       "--index", index, "--field", "body", "--out", str(out),
-                                       *flags])
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            index,
+            "--field",
+            "body",
+            "--out",
+            str(out),
+            *flags,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return esqlog.load_calibration(out)
 
@@ -74,7 +101,10 @@ def _scored(body: dict[str, Any]) -> list[tuple[str, float]]:
 
 
 def test_the_sampled_calibration_equals_the_cli_s_and_writes_nothing(
-        engine: Engine, code_index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    engine: Engine,
+    code_index: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cli = _cli(engine, code_index, tmp_path / "cli.json")
     here = tmp_path / "cwd"
@@ -92,7 +122,8 @@ def test_the_sampled_calibration_equals_the_cli_s_and_writes_nothing(
 
 
 def test_exact_ignores_the_sample_size_and_matches_the_cli(
-        engine: Engine, code_index: str, tmp_path: Path) -> None:
+    engine: Engine, code_index: str, tmp_path: Path
+) -> None:
     cli = _cli(engine, code_index, tmp_path / "cli.json", "--exact")
     api = esqlog.calibrate(engine.client, code_index, "body", exact=True, sample=10**9)
     assert api.h_tok_method == "exact" and api.h_tok_low == api.h_tok == api.h_tok_high
@@ -100,10 +131,12 @@ def test_exact_ignores_the_sample_size_and_matches_the_cli(
 
 
 def test_the_vocabulary_snapshot_equals_the_cli_s_and_wrapped_searches_use_it(
-        engine: Engine, code_index: str, tmp_path: Path) -> None:
+    engine: Engine, code_index: str, tmp_path: Path
+) -> None:
     cli = _cli(engine, code_index, tmp_path / "cli" / "c.json", "--vocabulary")
-    api = esqlog.calibrate(engine.client, code_index, "body", vocabulary=True,
-                           out=tmp_path / "api" / "c.json")
+    api = esqlog.calibrate(
+        engine.client, code_index, "body", vocabulary=True, out=tmp_path / "api" / "c.json"
+    )
     _assert_same(api, cli)
     # the same df of every term (the files' checksums differ by their creation time, which
     # each snapshot records to the second)
@@ -124,7 +157,8 @@ def test_the_vocabulary_snapshot_equals_the_cli_s_and_wrapped_searches_use_it(
 
 
 def test_wrap_of_calibrate_searches_and_a_copy_searches_alike(
-        engine: Engine, code_index: str) -> None:
+    engine: Engine, code_index: str
+) -> None:
     calibration = esqlog.calibrate(engine.client, code_index, "body")
     wrapped = esqlog.wrap(engine.client, calibration)
     query = {"match": {"body": "handleWebSocketUpgrade writer"}}
@@ -140,13 +174,14 @@ def test_wrap_of_calibrate_searches_and_a_copy_searches_alike(
 
 
 def test_identifiers_calibration_serves_the_identifiers_mode(
-        engine: Engine, code_index: str, tmp_path: Path) -> None:
+    engine: Engine, code_index: str, tmp_path: Path
+) -> None:
     out = tmp_path / "c.json"
-    calibration = esqlog.calibrate(engine.client, code_index, "body", vocabulary=True,
-                                   identifiers=True, out=out)
+    calibration = esqlog.calibrate(
+        engine.client, code_index, "body", vocabulary=True, identifiers=True, out=out
+    )
     assert calibration.vocabulary_terms > 0
-    assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == [
-        "idents", "json", "vocab"]
+    assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json", "vocab"]
     wrapped = esqlog.wrap(engine.client, calibration, mode="identifiers")
     query = {"match": {"body": "web socket upgrade"}}
     # the words live only inside handleWebSocketUpgrade: native BM25 finds nothing

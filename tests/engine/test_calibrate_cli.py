@@ -24,8 +24,14 @@ def brute_force_h_tok(engine: Engine, index: str, live_ids: list[str]) -> float:
     """Hapax tokens / all tokens over live documents, df as Lucene counts it."""
     vectors = {}
     for doc_id in live_ids:
-        tv = call(engine, "GET", f"/{index}/_termvectors/{doc_id}", fields="body",
-                  positions="false", offsets="false")
+        tv = call(
+            engine,
+            "GET",
+            f"/{index}/_termvectors/{doc_id}",
+            fields="body",
+            positions="false",
+            offsets="false",
+        )
         terms_of = tv["term_vectors"]["body"]["terms"]
         vectors[doc_id] = {t: v["term_freq"] for t, v in terms_of.items()}
     terms = sorted({t for tf in vectors.values() for t in tf})
@@ -49,8 +55,21 @@ def test_calibrate_report_json_and_file(engine: Engine, fresh_index: str, tmp_pa
     runner = CliRunner()
 
     out = tmp_path / "cal.json"
-    result = runner.invoke(main, ["calibrate", "--url", url, "--index", fresh_index,
-                                  "--field", "body", "--exact", "--out", str(out)])
+    result = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            fresh_index,
+            "--field",
+            "body",
+            "--exact",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     for line in ("engine", "index", "documents", "avgdl", "h_tok", "q", "regime"):
         assert line in result.output
@@ -61,8 +80,21 @@ def test_calibrate_report_json_and_file(engine: Engine, fresh_index: str, tmp_pa
     assert record.predictor == "esqlog-linear"
     assert record.q == pytest.approx(min(1.0, max(0.0, 0.76 - 1.50 * expected)), abs=1e-4)
 
-    as_json = runner.invoke(main, ["calibrate", "--url", url, "--index", fresh_index,
-                                   "--field", "body", "--json", "--predictor", "paper-linear"])
+    as_json = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            fresh_index,
+            "--field",
+            "body",
+            "--json",
+            "--predictor",
+            "paper-linear",
+        ],
+    )
     assert as_json.exit_code == 0, as_json.output
     data = json.loads(as_json.output)
     # the sample covers every live document, so it equals the exact value with no width
@@ -73,8 +105,9 @@ def test_calibrate_report_json_and_file(engine: Engine, fresh_index: str, tmp_pa
     assert data["index_uuid"] == record.index_uuid and "regime" in data
 
 
-def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str,
-                                                tmp_path: Path) -> None:
+def test_calibrate_vocabulary_writes_both_files(
+    engine: Engine, fresh_index: str, tmp_path: Path
+) -> None:
     docs = [{"id": f"{c}{i}", "body": s} for c in ("a", "b") for i, s in enumerate(SNIPPETS)]
     docs += [{"id": f"u{i}", "body": f"unique{i}word appears once here"} for i in range(10)]
     bulk_index(engine, fresh_index, docs)
@@ -83,8 +116,21 @@ def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str
     runner = CliRunner()
 
     out = tmp_path / "cal.json"
-    result = runner.invoke(main, ["calibrate", "--url", url, "--index", fresh_index,
-                                  "--field", "body", "--vocabulary", "--out", str(out)])
+    result = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            fresh_index,
+            "--field",
+            "body",
+            "--vocabulary",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     record = load_calibration(out)
     assert record.vocabulary_sha256 is not None
@@ -93,23 +139,44 @@ def test_calibrate_vocabulary_writes_both_files(engine: Engine, fresh_index: str
     vocab = load_vocabulary(record.vocabulary_path() or "", record.vocabulary_sha256)
     assert record.vocabulary == snapshot.name and record.vocabulary_path() == snapshot
     assert record.vocabulary_terms == len(vocab) > 0
-    assert (f"vocabulary   {len(vocab):,} terms in live documents (snapshot {snapshot.name})"
-            in result.output)
+    assert (
+        f"vocabulary   {len(vocab):,} terms in live documents (snapshot {snapshot.name})"
+        in result.output
+    )
     assert f"vocabulary snapshot written to {snapshot}" in result.output
     assert record.h_tok_method == "exact"
     assert record.h_tok == pytest.approx(expected, abs=1e-12)
 
-    terms = sorted({t["token"] for d in docs for t in call(
-        engine, "POST", f"/{fresh_index}/_analyze", {"field": "body", "text": d["body"]}
-    )["tokens"]})
+    terms = sorted(
+        {
+            t["token"]
+            for d in docs
+            for t in call(
+                engine, "POST", f"/{fresh_index}/_analyze", {"field": "body", "text": d["body"]}
+            )["tokens"]
+        }
+    )
     assert len(terms) == len(vocab)  # every term of the field, and only those
     routings = engine.run(shard_routings_plan(fresh_index, 3))
     _, df = engine.run(term_stats_plan(fresh_index, "body", terms, routings))
     assert vocab.df_of(terms) == df
 
-    as_json = runner.invoke(main, ["calibrate", "--url", url, "--index", fresh_index,
-                                   "--field", "body", "--vocabulary", "--json",
-                                   "--out", str(tmp_path / "again.json")])
+    as_json = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            fresh_index,
+            "--field",
+            "body",
+            "--vocabulary",
+            "--json",
+            "--out",
+            str(tmp_path / "again.json"),
+        ],
+    )
     assert as_json.exit_code == 0, as_json.output
     data = json.loads(as_json.output)
     again = tmp_path / f"again.vocab.{data['vocabulary_sha256'][:16]}.npz"

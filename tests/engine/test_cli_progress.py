@@ -24,16 +24,30 @@ BAR = "queries/s"  # the bar's rate column (esqlog.cli.shared_options.progress_f
 
 
 @pytest.fixture(scope="module")
-def calibrated(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[tuple[Engine, str, Path]]:
+def calibrated(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, str, Path]]:
     """The BEIR Java corpus in a 2-shard index and its calibration; always deleted."""
     name = create_index(engine, shards=2)
     try:
-        bulk_index(engine, name, [{"id": d["_id"], "body": f"{d['title']}\n{d['text']}"}
-                                  for d in beir_docs()])
+        bulk_index(
+            engine,
+            name,
+            [{"id": d["_id"], "body": f"{d['title']}\n{d['text']}"} for d in beir_docs()],
+        )
         out = tmp_path_factory.mktemp("progress") / "cal.json"
-        done = run_esqlog("calibrate", "--url", ENGINE_URLS[engine.flavor], "--index", name,
-                          "--field", "body", "--out", str(out), timeout=300)
+        done = run_esqlog(
+            "calibrate",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            name,
+            "--field",
+            "body",
+            "--out",
+            str(out),
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         yield engine, name, out
     finally:
@@ -44,9 +58,13 @@ def _on_a_terminal(*args: str) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``esqlog args`` with stderr a terminal (a pty)."""
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    child = subprocess.Popen([sys.executable, "-c", CODE, *args], stdout=subprocess.PIPE,
-                             stderr=follower, env={**env, "COLUMNS": "120", "TERM": "xterm"},
-                             text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CODE, *args],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env={**env, "COLUMNS": "120", "TERM": "xterm"},
+        text=True,
+    )
     os.close(follower)
     chunks: list[bytes] = []
 
@@ -73,17 +91,42 @@ def _commands(engine: Engine, index: str, cal: Path, tmp_path: Path) -> dict[str
     log.write_text(QUERIES.read_text(encoding="utf-8"), encoding="utf-8")
     url = ENGINE_URLS[engine.flavor]
     return {
-        "compare": ["compare", "--url", url, "--index", index, "--queries", str(log),
-                    "--calibration", str(cal), "--limit", "20"],
-        "eval": ["eval", "--url", url, "--index", index, "--field", "body", "--queries",
-                 str(QUERIES), "--qrels", str(BEIR / "qrels" / "test.tsv"), "--sweep",
-                 "--limit", "20"],
+        "compare": [
+            "compare",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--queries",
+            str(log),
+            "--calibration",
+            str(cal),
+            "--limit",
+            "20",
+        ],
+        "eval": [
+            "eval",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--field",
+            "body",
+            "--queries",
+            str(QUERIES),
+            "--qrels",
+            str(BEIR / "qrels" / "test.tsv"),
+            "--sweep",
+            "--limit",
+            "20",
+        ],
     }
 
 
 @pytest.mark.parametrize("command", ["compare", "eval"])
 def test_progress_on_a_terminal_and_quiet_in_a_pipe(
-        calibrated: tuple[Engine, str, Path], tmp_path: Path, command: str) -> None:
+    calibrated: tuple[Engine, str, Path], tmp_path: Path, command: str
+) -> None:
     args = _commands(*calibrated, tmp_path)[command]
     code, stdout, terminal = _on_a_terminal(*args)
     assert code == 0, terminal

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXTRA = {
     "hot": "error error error error error error nil return error",
     "rare1": "func LoadConfig(path string) (*Config, error) { parse the config file at path and "
-             "validate every section of it before returning it to the caller }",
+    "validate every section of it before returning it to the caller }",
     "rare2": "config defaults",
 }
 
@@ -56,10 +56,21 @@ class Corpus:
 def corpus(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     """Snippets plus EXTRA on 2 shards, English stop words, ``name`` on EXTRA docs only."""
     index = f"esqlog-test-cli-{os.urandom(4).hex()}"
-    call(engine, "PUT", f"/{index}", {
-        "settings": {"number_of_shards": 2, "number_of_replicas": 0, "analysis": {
-            "analyzer": {"default": {"type": "standard", "stopwords": "_english_"}}}},
-        "mappings": {"properties": {"body": {"type": "text"}, "name": {"type": "keyword"}}}})
+    call(
+        engine,
+        "PUT",
+        f"/{index}",
+        {
+            "settings": {
+                "number_of_shards": 2,
+                "number_of_replicas": 0,
+                "analysis": {
+                    "analyzer": {"default": {"type": "standard", "stopwords": "_english_"}}
+                },
+            },
+            "mappings": {"properties": {"body": {"type": "text"}, "name": {"type": "keyword"}}},
+        },
+    )
     docs = [{"id": f"s{i}", "body": s} for i, s in enumerate(SNIPPETS)]
     docs += [{"id": k, "body": v, "name": k.upper()} for k, v in EXTRA.items()]
     bulk_index(engine, index, docs)
@@ -76,8 +87,15 @@ def _analyze(engine: Engine, index: str, text: str) -> list[str]:
 
 
 def _run(corpus: Corpus, command: str, *args: str, calibration: Path | None = None) -> Result:
-    argv = [command, "--url", corpus.url, corpus.index, *args,
-            "--calibration", str(calibration or corpus.path)]
+    argv = [
+        command,
+        "--url",
+        corpus.url,
+        corpus.index,
+        *args,
+        "--calibration",
+        str(calibration or corpus.path),
+    ]
     return CliRunner().invoke(main, argv)
 
 
@@ -103,26 +121,38 @@ def _oracle_scores(corpus: Corpus, query: str, q: float) -> dict[str, float]:
     out = {}
     for doc_id, toks in corpus.tokens.items():
         tf = {t: toks.count(t) for t in terms}
-        score = bm25_doc(terms, tf, len(toks), avgdl, df, N, q,
-                         k1_plus_one=corpus.engine.flavor == "elasticsearch")
+        score = bm25_doc(
+            terms,
+            tf,
+            len(toks),
+            avgdl,
+            df,
+            N,
+            q,
+            k1_plus_one=corpus.engine.flavor == "elasticsearch",
+        )
         if score:
             out[doc_id] = score
     return out
 
 
 def _native_ids(corpus: Corpus, query: str, size: int) -> list[str]:
-    found = call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                 {"query": {"match": {"body": query}}, "size": size},
-                 search_type="dfs_query_then_fetch")
+    found = call(
+        corpus.engine,
+        "POST",
+        f"/{corpus.index}/_search",
+        {"query": {"match": {"body": query}}, "size": size},
+        search_type="dfs_query_then_fetch",
+    )
     return [h["_id"] for h in found["hits"]["hits"]]
 
 
 # --- search ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["boost", "rerank"])
 def test_search_scores_are_qlog_bm25(corpus: Corpus, mode: str) -> None:
-    result = _ok(_run(corpus, "search", "config error", "--json", "--mode", mode,
-                      "--size", "30"))
+    result = _ok(_run(corpus, "search", "config error", "--json", "--mode", mode, "--size", "30"))
     out = json.loads(result.stdout)
     assert out["q"] == corpus.calibration.q and out["terms"] == ["config", "error"]
     expected = _oracle_scores(corpus, "config error", corpus.calibration.q)
@@ -157,8 +187,9 @@ def test_search_compare_shows_both_rankings_and_marks_moves(corpus: Corpus) -> N
     assert rows[0][1].split()[-2:] == ["up", "1"] and rows[1][1].split()[-2:] == ["down", "1"]
     assert len(rows[2][1].split()) == 2  # unmoved: id and score only
 
-    data = json.loads(_ok(_run(corpus, "search", "config error", "--compare", "--json",
-                               "--size", "5")).stdout)
+    data = json.loads(
+        _ok(_run(corpus, "search", "config error", "--compare", "--json", "--size", "5")).stdout
+    )
     assert [h["id"] for h in data["native"]] == native
     assert [h["id"] for h in data["hits"]] == qlog
 
@@ -197,6 +228,7 @@ def test_script_mode_on_elasticsearch_without_painless(corpus: Corpus) -> None:
 
 # --- explain --------------------------------------------------------------------------------
 
+
 def test_explain_numbers_equal_qlog_on_the_statistics(corpus: Corpus) -> None:
     text = "Config error, ERROR and zzznothere"
     out = json.loads(_ok(_run(corpus, "explain", text, "--json")).stdout)
@@ -209,8 +241,11 @@ def test_explain_numbers_equal_qlog_on_the_statistics(corpus: Corpus) -> None:
     assert [r["occurrences"] for r in out["terms"]] == [1, 2, 1]
     for row in out["terms"]:
         n, N = stats.df[row["term"]], stats.field.doc_count
-        assert (row["n"], row["N"]) == (n, N) == (
-            sum(1 for t in corpus.tokens.values() if row["term"] in t), len(corpus.tokens))
+        assert (
+            (row["n"], row["N"])
+            == (n, N)
+            == (sum(1 for t in corpus.tokens.values() if row["term"] in t), len(corpus.tokens))
+        )
         assert row["idf"] == pytest.approx(float(idf_lucene(n, N)), rel=1e-12)
         assert row["idf_q"] == pytest.approx(float(idf(n, N, cal.q, cal.idf_form)), rel=1e-12)
         assert row["weight"] == pytest.approx(float(boost_weight(n, N, cal.q)), rel=1e-12)
@@ -250,8 +285,10 @@ def test_bad_query_text(corpus: Corpus, command: str, text: str) -> None:
 def _engine_refuses_clauses(corpus: Corpus, clauses: int) -> bool:
     """Whether the engine itself refuses a query of this many term clauses on the index
     (its clause limit: OpenSearch's is 1,024, Elasticsearch 8's grows with its heap)."""
-    body = {"size": 0, "query": {"bool": {"should": [
-        {"term": {"body": f"w{i}"}} for i in range(clauses)]}}}
+    body = {
+        "size": 0,
+        "query": {"bool": {"should": [{"term": {"body": f"w{i}"}} for i in range(clauses)]}},
+    }
     try:
         answer = call(corpus.engine, "POST", f"/{corpus.index}/_search", body)
     except Exception as exc:
@@ -261,8 +298,7 @@ def _engine_refuses_clauses(corpus: Corpus, clauses: int) -> bool:
     return bool(answer["_shards"]["failed"])
 
 
-def test_too_many_distinct_terms_is_bad_input_where_the_engine_refuses_them(
-        corpus: Corpus) -> None:
+def test_too_many_distinct_terms_is_bad_input_where_the_engine_refuses_them(corpus: Corpus) -> None:
     """Where the engine refuses that many clauses (asked directly, beside esqlog) the
     search is one line naming the count; where it accepts them, esqlog runs the search
     rather than refusing what the cluster would answer."""
@@ -285,11 +321,14 @@ def test_calibration_of_another_index_is_refused(corpus: Corpus, tmp_path: Path)
         assert "the calibration is for index" in line and "run esqlog calibrate" in line
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--field", "name"], "the calibration is for field 'body', not 'name'"),
-    (["--size", "0"], "Invalid value for '--size'"),
-    (["--mode", "fast"], "Invalid value for '--mode'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--field", "name"], "the calibration is for field 'body', not 'name'"),
+        (["--size", "0"], "Invalid value for '--size'"),
+        (["--mode", "fast"], "Invalid value for '--mode'"),
+    ],
+)
 def test_bad_options(corpus: Corpus, args: list[str], message: str) -> None:
     result = _run(corpus, "search", "config", *args)
     assert result.exit_code == 2 and message in result.stderr
@@ -300,32 +339,53 @@ def test_bad_calibration_files(corpus: Corpus, tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"index": "x", ', encoding="utf-8")
     assert "truncated or corrupt" in _one_line_error(
-        _run(corpus, "search", "config", calibration=broken))
+        _run(corpus, "search", "config", calibration=broken)
+    )
     assert "does not exist" in _one_line_error(
-        _run(corpus, "explain", "config", calibration=tmp_path / "missing.json"))
+        _run(corpus, "explain", "config", calibration=tmp_path / "missing.json")
+    )
 
 
 def test_unknown_index(corpus: Corpus) -> None:
-    result = CliRunner().invoke(main, ["search", "--url", corpus.url, "esqlog-no-such-index",
-                                       "config", "--calibration", str(corpus.path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "search",
+            "--url",
+            corpus.url,
+            "esqlog-no-such-index",
+            "config",
+            "--calibration",
+            str(corpus.path),
+        ],
+    )
     assert "no index or alias named" in _one_line_error(result)
 
 
 # --- a real process -------------------------------------------------------------------------
 
+
 def test_end_to_end_subprocess(corpus: Corpus) -> None:
     exe = ROOT / ".venv" / "bin" / "esqlog"
     base = [str(exe), "search", "--url", corpus.url, corpus.index]
-    done = subprocess.run([*base, "config error", "--calibration", str(corpus.path),
-                           "--compare", "--size", "3"], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [*base, "config error", "--calibration", str(corpus.path), "--compare", "--size", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "native id" in done.stdout and "rare2" in done.stdout and "up 1" in done.stdout
     # Invalid UTF-8 straight from argv bytes, as a shell would pass it.
-    bad = subprocess.run([*[a.encode() for a in base], b"caf\xc3 read", b"--calibration",
-                          str(corpus.path).encode()], capture_output=True, timeout=120,
-                         check=False)
+    bad = subprocess.run(
+        [*[a.encode() for a in base], b"caf\xc3 read", b"--calibration", str(corpus.path).encode()],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert bad.returncode == 2
     assert bad.stderr.decode().strip().splitlines() == [
         "error: query text is not valid UTF-8 (byte 0xc3 at character 3); pass the query as "
-        "UTF-8 text (check the terminal's or file's encoding)"]
+        "UTF-8 text (check the terminal's or file's encoding)"
+    ]

@@ -53,14 +53,14 @@ DFS = "dfs_query_then_fetch"
 @pytest.fixture(scope="module")
 def corpus(cluster: Engine) -> Iterator[Corpus]:
     docs = load_docs()
-    index = create_index(cluster, shards=SHARDS, mappings=MAPPINGS,
-                         settings={"number_of_replicas": 1})
+    index = create_index(
+        cluster, shards=SHARDS, mappings=MAPPINGS, settings={"number_of_replicas": 1}
+    )
     try:
         wait_green(cluster, index)
         bulk_index(cluster, index, docs)
         deleted = [d["id"] for d in docs[::DELETE_EVERY]]
-        lines = "".join(f'{{"delete": {{"_index": "{index}", "_id": "{i}"}}}}\n'
-                        for i in deleted)
+        lines = "".join(f'{{"delete": {{"_index": "{index}", "_id": "{i}"}}}}\n' for i in deleted)
         assert not call(cluster, "POST", "/_bulk", lines, refresh="true").get("errors")
         cluster.run(install_script_plan())
         cals = {f: calibrate(cluster, index, f, sample=500) for f in ("body", "title")}
@@ -95,9 +95,14 @@ def query_terms(corpus: Corpus, texts: list[str], field_name: str, count: int) -
 
 
 def explain_n_N(corpus: Corpus, field_name: str, term: str, preference: str) -> tuple[int, int]:
-    body = call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                {"query": {"term": {field_name: term}}, "explain": True, "size": 1},
-                search_type=DFS, preference=preference)
+    body = call(
+        corpus.engine,
+        "POST",
+        f"/{corpus.index}/_search",
+        {"query": {"term": {field_name: term}}, "explain": True, "size": 1},
+        search_type=DFS,
+        preference=preference,
+    )
     hits = body["hits"]["hits"]
     assert hits and body["_shards"]["failed"] == 0, (term, body["_shards"])
     found = _explain_n_N(hits[0]["_explanation"])
@@ -106,6 +111,7 @@ def explain_n_N(corpus: Corpus, field_name: str, term: str, preference: str) -> 
 
 
 # --- the cluster itself --------------------------------------------------------------------
+
 
 def test_shards_and_replicas_live_on_different_nodes(corpus: Corpus) -> None:
     copies = call(corpus.engine, "GET", f"/_cat/shards/{corpus.index}", format="json")
@@ -122,9 +128,11 @@ def test_shards_and_replicas_live_on_different_nodes(corpus: Corpus) -> None:
 
 # --- statistics and snapshots equal explain under dfs --------------------------------------
 
+
 @pytest.mark.parametrize("field_name", ["body", "title"])
 def test_global_statistics_equal_dfs_explain_on_every_node(
-        corpus: Corpus, texts: list[str], field_name: str) -> None:
+    corpus: Corpus, texts: list[str], field_name: str
+) -> None:
     """N and n(t) from calibrate / esqlog.statistics.terms equal explain's, whichever node's copies
     run the dfs phase (each node preferred in turn: primaries and replicas both answer)."""
     cal = corpus.calibrations[field_name]
@@ -132,18 +140,22 @@ def test_global_statistics_equal_dfs_explain_on_every_node(
     assert cal.shards == SHARDS
     terms = query_terms(corpus, texts, field_name, 12)
     assert len(terms) >= 8
-    fstats, df = corpus.engine.run(term_stats_plan(corpus.index, field_name, terms,
-                                                   corpus.routings))
+    fstats, df = corpus.engine.run(
+        term_stats_plan(corpus.index, field_name, terms, corpus.routings)
+    )
     assert fstats.doc_count == cal.doc_count and fstats.sum_ttf == cal.sum_ttf
     for node_id in node_ids(corpus.engine).values():
         for term in terms:
             assert explain_n_N(corpus, field_name, term, f"_prefer_nodes:{node_id}") == (
-                df[term], cal.doc_count), (node_id, term)
+                df[term],
+                cal.doc_count,
+            ), (node_id, term)
 
 
 @pytest.mark.parametrize("field_name", ["body", "title"])
-def test_vocabulary_snapshots_equal_dfs_explain(corpus: Corpus, texts: list[str],
-                                                field_name: str) -> None:
+def test_vocabulary_snapshots_equal_dfs_explain(
+    corpus: Corpus, texts: list[str], field_name: str
+) -> None:
     record, vocab = calibrate_with_vocabulary(corpus.engine, corpus.index, field_name)
     assert vocab.doc_count == record.doc_count == corpus.calibrations[field_name].doc_count
     terms = query_terms(corpus, texts, field_name, 40)
@@ -151,19 +163,22 @@ def test_vocabulary_snapshots_equal_dfs_explain(corpus: Corpus, texts: list[str]
     node = next(iter(node_ids(corpus.engine).values()))
     for term in terms:
         assert explain_n_N(corpus, field_name, term, f"_prefer_nodes:{node}") == (
-            snapshot[term], vocab.doc_count), term
+            snapshot[term],
+            vocab.doc_count,
+        ), term
     held = {t for tf in corpus.vectors(field_name).values() for t in tf}
     assert len(vocab) == len(held)  # every term of a live document, no other
 
 
 # --- parallel scans equal sequential ones ---------------------------------------------------
 
+
 def test_parallel_vocabulary_scan_equals_the_sequential_scan(corpus: Corpus) -> None:
-    sequential = corpus.engine.run(scan_vocabulary_plan(corpus.index, "body", SHARDS,
-                                                        batch=97))
+    sequential = corpus.engine.run(scan_vocabulary_plan(corpus.index, "body", SHARDS, batch=97))
     counted: list[int] = []
-    parallel = scan_vocabulary(corpus.engine, corpus.index, "body", SHARDS, parallel=SHARDS,
-                               progress=counted.append)
+    parallel = scan_vocabulary(
+        corpus.engine, corpus.index, "body", SHARDS, parallel=SHARDS, progress=counted.append
+    )
     assert sum(counted) == parallel.docs == sequential.docs == len(corpus.docs)
     assert parallel.df == sequential.df and parallel.ttf == sequential.ttf
     assert (parallel.doc_count, parallel.sum_ttf) == (sequential.doc_count, sequential.sum_ttf)
@@ -183,8 +198,7 @@ def test_parallel_exact_hapax_equals_the_sequential_one(corpus: Corpus) -> None:
     assert vocab.doc_count == exact.doc_count
 
 
-def test_a_failing_shard_stops_the_parallel_scan_and_clears_every_scroll(
-        corpus: Corpus) -> None:
+def test_a_failing_shard_stops_the_parallel_scan_and_clears_every_scroll(corpus: Corpus) -> None:
     """The third term-vector batch fails: the scan raises that failure, the other shards
     stop at their next request, and every scroll context is released."""
     lock = threading.Lock()
@@ -201,14 +215,14 @@ def test_a_failing_shard_stops_the_parallel_scan_and_clears_every_scroll(
             return super().perform(request)
 
     with pytest.raises(RuntimeError, match="injected failure"):
-        scan_vocabulary(Failing(corpus.engine.client), corpus.index, "body", SHARDS,
-                        parallel=3)
+        scan_vocabulary(Failing(corpus.engine.client), corpus.index, "body", SHARDS, parallel=3)
     stats = call(corpus.engine, "GET", "/_nodes/stats/indices/search")["nodes"].values()
     assert sum(n["indices"]["search"]["scroll_current"] for n in stats) == 0
     assert Failing.batches < SHARDS  # stopped early: some shard never had its batch read
 
 
 # --- every wrapper mode returns the oracle's scores -----------------------------------------
+
 
 @pytest.mark.parametrize("mode", ["boost", "script", "rerank-engine", "rerank-client"])
 def test_wrapper_modes_equal_the_oracle(corpus: Corpus, texts: list[str], mode: str) -> None:
@@ -218,8 +232,10 @@ def test_wrapper_modes_equal_the_oracle(corpus: Corpus, texts: list[str], mode: 
     checked = 0
     for text in texts[:10]:
         oracle = qlog_match_scores(corpus, "body", text, Q_LOW)
-        got = client.search(index=corpus.index, body={"query": {"match": {"body": text}},
-                                                      "size": 10, "track_total_hits": True})
+        got = client.search(
+            index=corpus.index,
+            body={"query": {"match": {"body": text}}, "size": 10, "track_total_hits": True},
+        )
         if name == "rerank":  # rerank keeps the native match set and moves the top hits
             for doc_id, score in hits_of(got):
                 assert score == pytest.approx(oracle[doc_id], rel=1e-4), (mode, text, doc_id)
@@ -229,8 +245,9 @@ def test_wrapper_modes_equal_the_oracle(corpus: Corpus, texts: list[str], mode: 
     assert checked >= 80
 
 
-def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[str],
-                                                   tmp_path: Path) -> None:
+def test_snapshot_backed_wrapper_equals_the_oracle(
+    corpus: Corpus, texts: list[str], tmp_path: Path
+) -> None:
     from esqlog.calibration.files import save_with_vocabulary
 
     record, vocab = calibrate_with_vocabulary(corpus.engine, corpus.index, "body")
@@ -239,14 +256,17 @@ def test_snapshot_backed_wrapper_equals_the_oracle(corpus: Corpus, texts: list[s
     client = wrap(corpus.engine.client, [path], mode="boost")
     for text in texts[10:18]:
         oracle = qlog_match_scores(corpus, "body", text, Q_LOW)
-        got = client.search(index=corpus.index, body={"query": {"match": {"body": text}},
-                                                      "size": 10, "track_total_hits": True})
+        got = client.search(
+            index=corpus.index,
+            body={"query": {"match": {"body": text}}, "size": 10, "track_total_hits": True},
+        )
         _check_against_oracle(corpus, got, oracle, 10, ("snapshot", text))
 
 
 @pytest.mark.parametrize("engine_query", ["span", "plugin"])
-def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
-                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_identifiers_mode_equals_its_oracle(
+    cluster: Engine, engine_query: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Spans (one request per shard) and the esqlog-terms plugin's query (one plain search:
     the coordinating node sends it over the wire to the shard copies on the other nodes,
     which read it back) both score as the oracle, shard by shard, on three nodes."""
@@ -261,8 +281,12 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
     fixture = wrapped_fixture(cluster, tmp_path_factory, shards=SHARDS, replicas=1)
     w = next(fixture)
     try:
-        client = wrap(w.engine.client, w.path, mode="identifiers",
-                      identifiers=IdentifierSettings(engine_query=engine_query))
+        client = wrap(
+            w.engine.client,
+            w.path,
+            mode="identifiers",
+            identifiers=IdentifierSettings(engine_query=engine_query),
+        )
         if engine_query == "plugin":  # calibrate found it on every node of the cluster
             assert load_calibration(w.path).terms_plugin
         checked = 0
@@ -273,8 +297,12 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
             response = body_of(_search(client, w, {"match": {"body": text}}))
             assert response["hits"]["total"]["value"] == len(w.oracle.matching(words)), text
             for hit in response["hits"]["hits"]:  # one request per shard, any copy
-                expected = w.oracle.score(hit["_id"], words, plan.q, grouped=False,
-                                          alone=alone, local=True) * w.scale
+                expected = (
+                    w.oracle.score(
+                        hit["_id"], words, plan.q, grouped=False, alone=alone, local=True
+                    )
+                    * w.scale
+                )
                 assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
                 checked += 1
         assert checked > 80
@@ -283,6 +311,7 @@ def test_identifiers_mode_equals_its_oracle(cluster: Engine, engine_query: str,
 
 
 # --- a node stops during a load run --------------------------------------------------------
+
 
 def test_node_outage_during_load(corpus: Corpus, texts: list[str], tmp_path: Path) -> None:
     report = run_outage(corpus, texts[:30], tmp_path)
@@ -296,4 +325,3 @@ def test_node_outage_during_load(corpus: Corpus, texts: list[str], tmp_path: Pat
     assert report.partial_files == []
     assert report.answers_after_rejoin_unchanged
     assert report.calibration_after_rejoin_unchanged
-

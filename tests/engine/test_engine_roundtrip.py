@@ -30,8 +30,12 @@ def test_engine_identity(engine: Engine) -> None:
 
 
 def test_standard_analyzer_keeps_identifiers_whole(engine: Engine, fresh_index: str) -> None:
-    tokens = call(engine, "POST", f"/{fresh_index}/_analyze",
-                  {"field": "body", "text": "handleWebSocketUpgrade read_file"})["tokens"]
+    tokens = call(
+        engine,
+        "POST",
+        f"/{fresh_index}/_analyze",
+        {"field": "body", "text": "handleWebSocketUpgrade read_file"},
+    )["tokens"]
     assert [t["token"] for t in tokens] == ["handlewebsocketupgrade", "read_file"]
 
 
@@ -43,18 +47,25 @@ def test_match_explain_equals_lucene_bm25_under_dfs(engine: Engine, fresh_index:
     N = len(docs)
     # Tokens from the engine's own analyzer: this test checks the scoring, not tokenization.
     token_lists = {
-        str(d["id"]): [t["token"] for t in call(
-            engine, "POST", f"/{fresh_index}/_analyze", {"field": "body", "text": d["body"]}
-        )["tokens"]]
+        str(d["id"]): [
+            t["token"]
+            for t in call(
+                engine, "POST", f"/{fresh_index}/_analyze", {"field": "body", "text": d["body"]}
+            )["tokens"]
+        ]
         for d in docs
     }
     avgdl = sum(len(t) for t in token_lists.values()) / N
     checked = 0
     for query in ("read file", "reader", "error string name", "marshal data"):
         terms = query.split()
-        result = call(engine, "POST", f"/{fresh_index}/_search",
-                      {"query": {"match": {"body": query}}, "explain": True, "size": 20},
-                      search_type="dfs_query_then_fetch")
+        result = call(
+            engine,
+            "POST",
+            f"/{fresh_index}/_search",
+            {"query": {"match": {"body": query}}, "explain": True, "size": 20},
+            search_type="dfs_query_then_fetch",
+        )
         for hit in result["hits"]["hits"]:
             tokens = token_lists[hit["_id"]]
             expected = 0.0
@@ -64,8 +75,9 @@ def test_match_explain_equals_lucene_bm25_under_dfs(engine: Engine, fresh_index:
                     continue
                 n = sum(1 for toks in token_lists.values() if term in toks)
                 # Elasticsearch keeps BM25's (k1 + 1) numerator; OpenSearch 3 drops it.
-                expected += bm25_term(tf, len(tokens), avgdl, n, N,
-                                      k1_plus_one=engine.flavor == "elasticsearch")
+                expected += bm25_term(
+                    tf, len(tokens), avgdl, n, N, k1_plus_one=engine.flavor == "elasticsearch"
+                )
             assert hit["_score"] == pytest.approx(expected, rel=1e-5), (query, hit["_id"])
             values: dict[str, float] = {}
             _explain_values(hit["_explanation"], values)

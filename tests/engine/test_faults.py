@@ -39,11 +39,15 @@ BIG_DOCS = 20_000
 
 
 def _log(stderr: str, pattern: str) -> list[str]:
-    return [line for line in stderr.splitlines()
-            if line.startswith("esqlog: ") and re.search(pattern, line)]
+    return [
+        line
+        for line in stderr.splitlines()
+        if line.startswith("esqlog: ") and re.search(pattern, line)
+    ]
 
 
 # --- engine faults on a private node ------------------------------------------------------------
+
 
 @dataclass
 class FaultNode:
@@ -62,9 +66,11 @@ def faults(request: pytest.FixtureRequest) -> Iterator[FaultNode]:
     assert len(docs) == BIG_DOCS
     for start in range(0, len(docs), 5000):
         lines = []
-        for i, text in enumerate(docs[start:start + 5000], start):
-            lines += [json.dumps({"index": {"_index": BIG, "_id": str(i)}}),
-                      json.dumps({"body": text})]
+        for i, text in enumerate(docs[start : start + 5000], start):
+            lines += [
+                json.dumps({"index": {"_index": BIG, "_id": str(i)}}),
+                json.dumps({"body": text}),
+            ]
         assert not engine.perform(Request("POST", "/_bulk", {}, "\n".join(lines) + "\n"))["errors"]
     engine.perform(Request("POST", f"/{BIG}/_refresh"))
     engine.perform(Request("POST", f"/{BIG}/_flush"))
@@ -75,9 +81,17 @@ def faults(request: pytest.FixtureRequest) -> Iterator[FaultNode]:
 
 
 def _create(engine: Engine, name: str, shards: int = 1, **settings: object) -> None:
-    engine.perform(Request("PUT", f"/{name}", {"wait_for_active_shards": "0"}, body={
-        "settings": {"number_of_shards": shards, "number_of_replicas": 0, **settings},
-        "mappings": {"properties": {"body": {"type": "text"}}}}))
+    engine.perform(
+        Request(
+            "PUT",
+            f"/{name}",
+            {"wait_for_active_shards": "0"},
+            body={
+                "settings": {"number_of_shards": shards, "number_of_replicas": 0, **settings},
+                "mappings": {"properties": {"body": {"type": "text"}}},
+            },
+        )
+    )
 
 
 def test_503_from_unassigned_shards_is_retried_then_reported(faults: FaultNode) -> None:
@@ -89,8 +103,10 @@ def test_503_from_unassigned_shards_is_retried_then_reported(faults: FaultNode) 
     finally:
         faults.engine.perform(Request("DELETE", "/red-index"))
     line = one_line_error(result, 3)
-    assert line == (f"error: the cluster at {faults.url} stayed overloaded or unavailable (503) "
-                    "after retries; try again later")
+    assert line == (
+        f"error: the cluster at {faults.url} stayed overloaded or unavailable (503) "
+        "after retries; try again later"
+    )
     # esqlog's own read was tried 5 times with 4 backoff waits (0.25-0.5, 0.5-1, 1-2, 2-4 s).
     assert len(_log(result.stderr, r"^esqlog: GET /red-index/_count -> 503")) == 5
     waits = [float(m) for m in re.findall(r"retry \d of 4 in ([\d.]+) s after 503", result.stderr)]
@@ -104,16 +120,24 @@ def test_429_from_circuit_breaker_is_retried_then_reported(faults: FaultNode) ->
     # never sees it; the in-flight breaker counts every request body, including esqlog's
     # _mtermvectors. 200 bytes trips those and still lets the (shorter) restore through.
     _create(faults.engine, "breaker-index")
-    faults.engine.perform(Request("POST", "/breaker-index/_doc", {"refresh": "true"},
-                                  {"body": "def read_file(path): return open(path).read()"}))
+    faults.engine.perform(
+        Request(
+            "POST",
+            "/breaker-index/_doc",
+            {"refresh": "true"},
+            {"body": "def read_file(path): return open(path).read()"},
+        )
+    )
     setting = "network.breaker.inflight_requests.limit"
-    faults.engine.perform(Request("PUT", "/_cluster/settings",
-                                  body={"transient": {setting: "200b"}}))
+    faults.engine.perform(
+        Request("PUT", "/_cluster/settings", body={"transient": {setting: "200b"}})
+    )
     try:
         result = run_esqlog(*_calibrate_args(faults.url, "breaker-index"))
     finally:
-        faults.engine.perform(Request("PUT", "/_cluster/settings",
-                                      body={"transient": {setting: None}}))
+        faults.engine.perform(
+            Request("PUT", "/_cluster/settings", body={"transient": {setting: None}})
+        )
         faults.engine.perform(Request("DELETE", "/breaker-index"))
     line = one_line_error(result, 3)
     assert "stayed overloaded or unavailable (429) after retries" in line
@@ -125,8 +149,19 @@ def test_429_from_circuit_breaker_is_retried_then_reported(faults: FaultNode) ->
 
 def test_node_stopped_mid_calibration_and_mid_search(faults: FaultNode, tmp_path: Path) -> None:
     out = tmp_path / "calibration.json"
-    first = run_esqlog("calibrate", "--url", faults.url, "--index", BIG, "--field", "body",
-                       "--sample", "200", "--out", str(out))
+    first = run_esqlog(
+        "calibrate",
+        "--url",
+        faults.url,
+        "--index",
+        BIG,
+        "--field",
+        "body",
+        "--sample",
+        "200",
+        "--out",
+        str(out),
+    )
     assert first.returncode == 0, first.stderr
     previous = out.read_bytes()
     assert load_calibration(out).h_tok_method == "sample"
@@ -138,9 +173,16 @@ def test_node_stopped_mid_calibration_and_mid_search(faults: FaultNode, tmp_path
 
     code = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, *_calibrate_args(faults.url, BIG, "--exact",
-                                                       "--out", str(out))],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            code,
+            *_calibrate_args(faults.url, BIG, "--exact", "--out", str(out)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stderr: list[str] = []
     batches = threading.Event()
 
@@ -168,8 +210,9 @@ def test_node_stopped_mid_calibration_and_mid_search(faults: FaultNode, tmp_path
             proc.kill()
     reader.join(10)
     text = "".join(stderr)
-    result = subprocess.CompletedProcess(proc.args, rc, proc.stdout.read() if proc.stdout else "",
-                                         text)
+    result = subprocess.CompletedProcess(
+        proc.args, rc, proc.stdout.read() if proc.stdout else "", text
+    )
     line = one_line_error(result, 3)
     assert f"cannot connect to the cluster at {faults.url}" in line
     assert len(re.findall(r"retry \d of 4 in [\d.]+ s after ", text)) == 4
@@ -182,10 +225,22 @@ def test_node_stopped_mid_calibration_and_mid_search(faults: FaultNode, tmp_path
         wrapped.search(index=BIG, query=query)
 
     # Restart the same node on its data, re-run: success, and the wrapper works again.
-    faults.private.run(str(ENGINE_SH), "start", "elasticsearch",
-                       env_extra={"ESQLOG_ENGINE_KEEP_DATA": "1"})
-    again = run_esqlog("calibrate", "--url", faults.url, "--index", BIG, "--field", "body",
-                       "--exact", "--out", str(out), "--json")
+    faults.private.run(
+        str(ENGINE_SH), "start", "elasticsearch", env_extra={"ESQLOG_ENGINE_KEEP_DATA": "1"}
+    )
+    again = run_esqlog(
+        "calibrate",
+        "--url",
+        faults.url,
+        "--index",
+        BIG,
+        "--field",
+        "body",
+        "--exact",
+        "--out",
+        str(out),
+        "--json",
+    )
     assert again.returncode == 0, again.stderr
     record = load_calibration(out)
     assert record.h_tok_method == "exact" and record.live_docs == BIG_DOCS

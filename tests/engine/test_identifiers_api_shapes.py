@@ -27,8 +27,9 @@ PLUGIN = IdentifierSettings(engine_query="plugin")
 
 
 @pytest.fixture(scope="module")
-def calibrated(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[tuple[Engine, str, Path]]:
+def calibrated(
+    engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, str, Path]]:
     with calibrated_index(engine, SHARDS, tmp_path_factory.mktemp("shapes")) as (index, path):
         yield engine, index, path
 
@@ -38,8 +39,12 @@ def _texts(count: int) -> list[str]:
 
 
 def _body(text: str, size: int = 20) -> dict[str, Any]:
-    return {"query": {"match": {"body": text}}, "size": size, "track_total_hits": True,
-            "_source": False}
+    return {
+        "query": {"match": {"body": text}},
+        "size": size,
+        "track_total_hits": True,
+        "_source": False,
+    }
 
 
 def _lines(index: str, texts: list[str]) -> list[dict[str, Any]]:
@@ -50,12 +55,14 @@ def _lines(index: str, texts: list[str]) -> list[dict[str, Any]]:
 
 
 def _msearch(client: Any, flavor: str, lines: list[dict[str, Any]]) -> Any:
-    return client.msearch(searches=lines) if flavor == "elasticsearch" else client.msearch(
-        body=lines)
+    return (
+        client.msearch(searches=lines) if flavor == "elasticsearch" else client.msearch(body=lines)
+    )
 
 
-def test_plugin_msearch_answers_each_body_as_search_does(calibrated: tuple[Engine, str, Path]
-                                                          ) -> None:
+def test_plugin_msearch_answers_each_body_as_search_does(
+    calibrated: tuple[Engine, str, Path],
+) -> None:
     """Each body of an msearch gets the plugin's one query, as ``search`` sends it (one
     line per body, no dfs, no shard pinned): the same hits and total (it raised
     IndexError on several shards)."""
@@ -85,7 +92,8 @@ def test_plugin_msearch_answers_each_body_as_search_does(calibrated: tuple[Engin
         assert total_of(got) == total_of(want) > 0
         assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(want)]
         assert [s for _, s in hits_of(got)] == pytest.approx(
-            [s for _, s in hits_of(want)], rel=1e-5)
+            [s for _, s in hits_of(want)], rel=1e-5
+        )
 
 
 def test_plugin_msearch_async(calibrated: tuple[Engine, str, Path]) -> None:
@@ -119,17 +127,18 @@ def test_plugin_msearch_async(calibrated: tuple[Engine, str, Path]) -> None:
         assert [i for i, _ in hits_of(got)] == [i for i, _ in want]
 
 
-def test_the_from_keyword_pages_a_fanned_out_search(calibrated: tuple[Engine, str, Path]
-                                                    ) -> None:
+def test_the_from_keyword_pages_a_fanned_out_search(calibrated: tuple[Engine, str, Path]) -> None:
     """elasticsearch-py takes ``from`` as an alias of ``from_``: both page the search sent
     to each shard on its own (``from`` was dropped: page 1 came back)."""
     engine, index, path = calibrated
     if engine.flavor != "elasticsearch":
         pytest.skip("opensearch-py takes from_ only (from is a TypeError in the client)")
-    client = wrap(engine.client, path, mode="identifiers",
-                  identifiers=IdentifierSettings(engine_query="span"))  # the fan-out's path
-    text = next(t for t in _texts(20) if total_of(client.search(
-        index=index, body=_body(t, 0))) >= 30)
+    client = wrap(
+        engine.client, path, mode="identifiers", identifiers=IdentifierSettings(engine_query="span")
+    )  # the fan-out's path
+    text = next(
+        t for t in _texts(20) if total_of(client.search(index=index, body=_body(t, 0))) >= 30
+    )
     full = hits_of(client.search(index=index, body=_body(text, 30)))
     for keyword in ("from", "from_"):
         page = client.search(index=index, body=_body(text, 10), **{keyword: 10})
@@ -150,7 +159,8 @@ def _close_pit(engine: Engine, pit: str) -> None:
 
 
 def test_a_point_in_time_search_says_once_that_it_keeps_the_native_match_set(
-        calibrated: tuple[Engine, str, Path]) -> None:
+    calibrated: tuple[Engine, str, Path],
+) -> None:
     engine, index, path = calibrated
     client = wrap(engine.client, path, mode="identifiers")
     text = _texts(1)[0]

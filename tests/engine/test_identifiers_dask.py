@@ -35,8 +35,9 @@ def scheduler() -> Iterator[str]:
     """A two-worker Dask cluster, one thread each, for this module; its scheduler address."""
     import distributed
 
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -48,23 +49,33 @@ def index(engine: Engine) -> Iterator[str]:
     call(engine, "DELETE", f"/{name}")
 
 
-def _written(engine: Engine, index: str, out: Path, spill: Path, dask: str | None,
-             progress: list[int]) -> tuple[dict[str, bytes], float]:
+def _written(
+    engine: Engine, index: str, out: Path, spill: Path, dask: str | None, progress: list[int]
+) -> tuple[dict[str, bytes], float]:
     """Calibrate, save under ``out``; every file's bytes by name, and the seconds taken."""
     connection = ConnectionSettings(ENGINE_URLS[engine.flavor], timeout=60)
     started = time.perf_counter()
-    found = calibrate_identifiers(engine, index, "body", connection=connection,
-                                  parallel=SHARDS, memory=MemoryLimit(64 << 10),
-                                  spill_dir=spill, dask=dask, created_at=CREATED_AT,
-                                  progress_factory=lambda _label, _total: progress.append)
+    found = calibrate_identifiers(
+        engine,
+        index,
+        "body",
+        connection=connection,
+        parallel=SHARDS,
+        memory=MemoryLimit(64 << 10),
+        spill_dir=spill,
+        dask=dask,
+        created_at=CREATED_AT,
+        progress_factory=lambda _label, _total: progress.append,
+    )
     seconds = time.perf_counter() - started
     out.mkdir()
     save_identifier_calibration(found, out / "cal.json")
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}, seconds
 
 
-def test_dask_writes_the_local_files_byte_for_byte(engine: Engine, index: str, scheduler: str,
-                                                  tmp_path: Path) -> None:
+def test_dask_writes_the_local_files_byte_for_byte(
+    engine: Engine, index: str, scheduler: str, tmp_path: Path
+) -> None:
     spill = tmp_path / "spill"
     spill.mkdir()
     local_progress: list[int] = []
@@ -83,27 +94,40 @@ def test_dask_writes_the_local_files_byte_for_byte(engine: Engine, index: str, s
     assert sum(dask_progress) == sum(local_progress) == DOCS  # a shard at a time on Dask
     assert len(dask_progress) == SHARDS
     assert not list(spill.iterdir())  # the postings the parent wrote are deleted
-    print(f"\nidentifiers scan of {DOCS} docs in {SHARDS} shards on {engine.flavor}: "
-          f"local processes {local_s:.2f} s, Dask (2 workers) {dask_s:.2f} s")
+    print(
+        f"\nidentifiers scan of {DOCS} docs in {SHARDS} shards on {engine.flavor}: "
+        f"local processes {local_s:.2f} s, Dask (2 workers) {dask_s:.2f} s"
+    )
 
 
-def test_the_command_runs_the_scan_on_dask(engine: Engine, index: str, scheduler: str,
-                                           tmp_path: Path) -> None:
+def test_the_command_runs_the_scan_on_dask(
+    engine: Engine, index: str, scheduler: str, tmp_path: Path
+) -> None:
     """``esqlog calibrate --dask``: the same report, no traceback, the files written."""
     from tests.support.esqlog_runs import calibrate_run
 
     out = tmp_path / "cal.json"
-    run = calibrate_run(ENGINE_URLS[engine.flavor], index, "--vocabulary", "--identifiers",
-                        "--out", str(out), "--dask", scheduler, "--memory-limit", "64K")
+    run = calibrate_run(
+        ENGINE_URLS[engine.flavor],
+        index,
+        "--vocabulary",
+        "--identifiers",
+        "--out",
+        str(out),
+        "--dask",
+        scheduler,
+        "--memory-limit",
+        "64K",
+    )
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert "with no mode: identifiers" in run.stdout, run.stdout
-    assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json",
-                                                                         "vocab"]
+    assert sorted(p.name.split(".")[1] for p in tmp_path.iterdir()) == ["idents", "json", "vocab"]
 
 
 def test_a_failed_task_cancels_the_others_and_leaves_no_postings(
-        engine: Engine, index: str, scheduler: str, tmp_path: Path) -> None:
+    engine: Engine, index: str, scheduler: str, tmp_path: Path
+) -> None:
     """The tasks read an index that does not exist: the first failure stops the scan with
     the engine's own error, the other tasks are cancelled and no postings are left."""
     import distributed
@@ -117,8 +141,9 @@ def test_a_failed_task_cancels_the_others_and_leaves_no_postings(
     connection = ConnectionSettings(ENGINE_URLS[engine.flavor], timeout=60)
     with distributed.Client(scheduler, set_as_default=False) as client:
         with pytest.raises(Exception) as failed:
-            scan_on_dask(client, connection, engine.flavor, f"{index}-missing", "body",
-                         SHARDS, collector)
+            scan_on_dask(
+                client, connection, engine.flavor, f"{index}-missing", "body", SHARDS, collector
+            )
         assert "missing" in str(failed.value), failed.value
         assert not list(spill.iterdir())
         deadline = time.monotonic() + 30  # the others are cancelled or done: none still runs

@@ -50,16 +50,18 @@ def _split_corpus(engine: Engine, docs: list[dict[str, Any]]) -> Iterator[SplitC
     index = create_index(engine, shards=SHARDS)
     bulk_index(engine, index, docs)
     found = calibrate_identifiers(engine, index, "body")
-    oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], SHARDS,
-                                found.stats.parts_of)
+    oracle = oracle_from_engine(
+        engine, index, [d["id"] for d in docs], SHARDS, found.stats.parts_of
+    )
     yield SplitCorpus(engine, index, found, oracle, bm25_scale(engine.flavor, engine.version))
     call(engine, "DELETE", f"/{index}")
 
 
 @pytest.fixture(scope="module")
 def corpus(engine: Engine) -> Iterator[SplitCorpus]:
-    yield from _split_corpus(engine, [{"id": d["id"], "body": d["body"]}
-                                      for d in load_docs(N_DOCS)])
+    yield from _split_corpus(
+        engine, [{"id": d["id"], "body": d["body"]} for d in load_docs(N_DOCS)]
+    )
 
 
 def test_span_or_sums_idf_only_over_terms_on_the_scoring_shard(engine: Engine) -> None:
@@ -69,17 +71,35 @@ def test_span_or_sums_idf_only_over_terms_on_the_scoring_shard(engine: Engine) -
     try:
         routing = {}
         for i in range(100):
-            shard = call(engine, "GET", f"/{index}/_search_shards",
-                         routing=f"r{i}")["shards"][0][0]["shard"]
+            shard = call(engine, "GET", f"/{index}/_search_shards", routing=f"r{i}")["shards"][0][
+                0
+            ]["shard"]
             routing.setdefault(shard, f"r{i}")
-        for doc_id, shard, text in (("a", 0, "readFile read"), ("b", 1, "read it"),
-                                    ("c", 1, "write")):
-            call(engine, "PUT", f"/{index}/_doc/{doc_id}", {"body": text},
-                 routing=routing[shard], refresh="true")
-        query = {"span_or": {"clauses": [{"span_term": {"body": "read"}},
-                                         {"span_term": {"body": "readfile"}}]}}
-        hits = call(engine, "POST", f"/{index}/_search", {"query": query, "explain": True},
-                    search_type="dfs_query_then_fetch")["hits"]["hits"]
+        for doc_id, shard, text in (
+            ("a", 0, "readFile read"),
+            ("b", 1, "read it"),
+            ("c", 1, "write"),
+        ):
+            call(
+                engine,
+                "PUT",
+                f"/{index}/_doc/{doc_id}",
+                {"body": text},
+                routing=routing[shard],
+                refresh="true",
+            )
+        query = {
+            "span_or": {
+                "clauses": [{"span_term": {"body": "read"}}, {"span_term": {"body": "readfile"}}]
+            }
+        }
+        hits = call(
+            engine,
+            "POST",
+            f"/{index}/_search",
+            {"query": query, "explain": True},
+            search_type="dfs_query_then_fetch",
+        )["hits"]["hits"]
         idf_sum = {h["_id"]: _find(h["_explanation"], "idf, sum of:") for h in hits}
         idf_one = {h["_id"]: _find(h["_explanation"], "idf, computed as") for h in hits}
         assert idf_sum["a"] is not None and idf_sum["b"] is None
@@ -98,15 +118,16 @@ def _find(node: dict[str, Any], prefix: str) -> float | None:
     return None
 
 
-def _cased_split(engine: Engine, index: str, text: str,
-                 learned: dict[str, tuple[str, ...]]) -> Counter[str]:
+def _cased_split(
+    engine: Engine, index: str, text: str, learned: dict[str, tuple[str, ...]]
+) -> Counter[str]:
     """The query's split stream from the engine's own tokens and offsets (test-side split);
     a token whose own casing does not split takes the split learned for that term."""
     tokens = call(engine, "POST", f"/{index}/_analyze", {"field": "body", "text": text})
     out: Counter[str] = Counter()
     for tok in tokens["tokens"]:
         out[tok["token"]] += 1
-        cased = text[tok["start_offset"]:tok["end_offset"]]
+        cased = text[tok["start_offset"] : tok["end_offset"]]
         parts = IDENT.findall(cased)
         if len(parts) > 1:
             out.update(p.lower() for p in parts)
@@ -132,8 +153,21 @@ def test_calibrate_split_statistics_match_an_independent_count(corpus: SplitCorp
     assert 0.0 < stats.h_tok < 0.5 and 0.0 <= stats.q <= 1.0
 
 
-@pytest.mark.parametrize("case", ["uncapped", "capped", "default", "capped split", "own",
-                                  "sum", "shard", "max", "auto all", "plain"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "uncapped",
+        "capped",
+        "default",
+        "capped split",
+        "own",
+        "sum",
+        "shard",
+        "max",
+        "auto all",
+        "plain",
+    ],
+)
 def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """Uncapped (every compound listed), capped (budget 40) and default clause lists (common
     sub-words: their own term apart from a span of their compounds), the same capped, the
@@ -143,22 +177,27 @@ def test_engine_scores_equal_split_stream_bm25(corpus: SplitCorpus, case: str) -
     for every word (``max``; the default ``auto`` takes one span per shard for the words
     whose terms every shard holds are rare, ``auto all`` for more of them), and every query
     a plain one (``plain``: q = 1, the budget by score mass); 3 shards, dfs."""
-    settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
-                "capped": IdentifierSettings(budget=40, span_max_df=1.0),
-                "default": IdentifierSettings(),
-                "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
-                "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
-                "sum": IdentifierSettings(shard_groups="sum"),
-                "shard": IdentifierSettings(shard_groups="shard"),
-                "max": IdentifierSettings(shard_groups="max"),
-                "auto all": IdentifierSettings(shard_exact_df=0.5, shard_exact_clauses=10**6),
-                "plain": IdentifierSettings(rare_word_df=0)}[case]
-    checked, capped, kinds, exact, grouped = _check_scores(corpus, settings,
-                                                           load_query_texts()[:60])
+    settings = {
+        "uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
+        "capped": IdentifierSettings(budget=40, span_max_df=1.0),
+        "default": IdentifierSettings(),
+        "capped split": IdentifierSettings(budget=40, span_max_df=0.02),
+        "own": IdentifierSettings(budget=300, span_max_df=0.01, common="own"),
+        "sum": IdentifierSettings(shard_groups="sum"),
+        "shard": IdentifierSettings(shard_groups="shard"),
+        "max": IdentifierSettings(shard_groups="max"),
+        "auto all": IdentifierSettings(shard_exact_df=0.5, shard_exact_clauses=10**6),
+        "plain": IdentifierSettings(rare_word_df=0),
+    }[case]
+    checked, capped, kinds, exact, grouped = _check_scores(
+        corpus, settings, load_query_texts()[:60]
+    )
     assert checked > 200
     if case in ("default", "auto all"):  # both layouts occur, on several words each
         assert len(exact) > 5 and len(grouped) >= (5 if case == "default" else 1), (
-            len(exact), len(grouped))
+            len(exact),
+            len(grouped),
+        )
     # every word of a query has df >= 1: rare_word_df=0 makes every query a plain one; the
     # other cases leave rare_word_df unset, and no df of these functions spikes (families)
     assert kinds == ({True} if case == "plain" else {False})
@@ -178,13 +217,15 @@ class Checked(NamedTuple):
     grouped: set[str]  # words scored by their best shard-set group
 
 
-def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
-                  texts: list[str]) -> Checked:
+def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings, texts: list[str]) -> Checked:
     """Each query's engine scores against the oracle's."""
     stats, oracle = corpus.found.stats, corpus.oracle
     # independent of the plan: which words keep their own term apart (common ones)
-    alone = {w for w, n in oracle.split_df.items()
-             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
+    alone = {
+        w
+        for w, n in oracle.split_df.items()
+        if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0
+    }
     checked = capped = 0
     kinds: set[bool] = set()
     exact_words: set[str] = set()
@@ -194,75 +235,105 @@ def _check_scores(corpus: SplitCorpus, settings: IdentifierSettings,
         if not plan.words or plan.clauses > 1000:
             continue  # over the engines' clause cap: the uncapped case needs a small list
         counts = _cased_split(corpus.engine, corpus.index, text, oracle.parts)
-        words = [(w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups
-                                                       for t in terms)))
-                 for w in plan.words]  # a term sits in several spans per shard: once here
+        words = [
+            (w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups for t in terms)))
+            for w in plan.words
+        ]  # a term sits in several spans per shard: once here
         assert {w: c for w, c in counts.items() if oracle.split_df.get(w)} == {
-            w: c for w, c, _ in words}, text
+            w: c for w, c, _ in words
+        }, text
         capped += any(w.compounds_used < w.compounds_total for w in plan.words)
         # independent of the plan: a query without a word of split df <= rare_word_df is
         # scored at q = 1 (the plain split stream) ...
         own_df = [oracle.split_df.get(w) or oracle.df.get(w, 0) for w, _, _ in words]
         plain = settings.rare_word_df is not None and min(own_df) > settings.rare_word_df
         # ... and so is one holding a word of a generated family's df (family_excess)
-        plain = plain or (settings.family_excess is not None and any(
-            oracle.family_excess(n) >= settings.family_excess for n in own_df))
+        plain = plain or (
+            settings.family_excess is not None
+            and any(oracle.family_excess(n) >= settings.family_excess for n in own_df)
+        )
         q = 1.0 if plain else (stats.q if settings.q is None else settings.q)
         assert plan.plain == plain and plan.q == q, text
         kinds.add(plain)
         body = {"query": plan.query("body", settings), "size": 20, "track_total_hits": True}
-        found = call(corpus.engine, "POST", f"/{corpus.index}/_search", body,
-                     search_type="dfs_query_then_fetch")["hits"]
+        found = call(
+            corpus.engine,
+            "POST",
+            f"/{corpus.index}/_search",
+            body,
+            search_type="dfs_query_then_fetch",
+        )["hits"]
         assert found["total"]["value"] == len(oracle.matching(words)), text
         # independent of the plan: the words "auto" scores in one saturation per shard
-        exact = (oracle.exact_words(words, stats.shards, settings.shard_exact_df,
-                                    settings.shard_exact_clauses, alone)
-                 if settings.shard_groups == "auto" else set())
+        exact = (
+            oracle.exact_words(
+                words, stats.shards, settings.shard_exact_df, settings.shard_exact_clauses, alone
+            )
+            if settings.shard_groups == "auto"
+            else set()
+        )
         exact_words.update(exact)
         grouped_words.update(w for w, _, _ in words if w not in exact)
         for hit in found["hits"]:
-            expected = oracle.score(hit["_id"], words, q, alone=alone,
-                                    grouped=settings.shard_groups != "shard",
-                                    shard_groups=settings.shard_groups,
-                                    exact=exact) * corpus.scale
+            expected = (
+                oracle.score(
+                    hit["_id"],
+                    words,
+                    q,
+                    alone=alone,
+                    grouped=settings.shard_groups != "shard",
+                    shard_groups=settings.shard_groups,
+                    exact=exact,
+                )
+                * corpus.scale
+            )
             assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
             checked += 1
     return Checked(checked, capped, kinds, exact_words, grouped_words)
 
 
 @pytest.mark.parametrize("case", ["uncapped", "capped", "default"])
-def test_each_shards_own_query_equals_split_stream_bm25(corpus: SplitCorpus,
-                                                        case: str) -> None:
+def test_each_shards_own_query_equals_split_stream_bm25(corpus: SplitCorpus, case: str) -> None:
     """One request per shard without dfs (esqlog.identifiers.shards): each lists the terms
     its shard holds with boosts from that shard's own df and N, so every word is ONE
     saturation in the split stream on every shard, with the shard's own length norm.
     Engine scores equal the oracle's within 1e-4; the shards' totals add up to the
     oracle's match set."""
-    settings = {"uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
-                "capped": IdentifierSettings(budget=40, span_max_df=1.0),
-                "default": IdentifierSettings()}[case]
+    settings = {
+        "uncapped": IdentifierSettings(budget=100_000, span_max_df=1.0),
+        "capped": IdentifierSettings(budget=40, span_max_df=1.0),
+        "default": IdentifierSettings(),
+    }[case]
     stats, oracle = corpus.found.stats, corpus.oracle
     assert stats.per_shard and stats.shard_docs.sum() == N_DOCS
-    alone = {w for w, n in oracle.split_df.items()
-             if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0}
+    alone = {
+        w
+        for w, n in oracle.split_df.items()
+        if n > settings.span_max_df * oracle.n_docs and oracle.df.get(w, 0) > 0
+    }
     checked = capped = 0
     for text in load_query_texts()[:60]:
         plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, settings, 1)
         if not plan.words or plan.clauses > 1000:
             continue
-        words = [(w.word, w.count, [t for terms, _ in w.groups for t in terms])
-                 for w in plan.words]
+        words = [(w.word, w.count, [t for terms, _ in w.groups for t in terms]) for w in plan.words]
         capped += any(w.compounds_used < w.compounds_total for w in plan.words)
         total = 0
         for shard, query in enumerate(shard_queries(plan, stats, "body", settings)):
-            found = call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                         {"query": query, "size": 10, "track_total_hits": True},
-                         preference=f"_shards:{shard}")["hits"]
+            found = call(
+                corpus.engine,
+                "POST",
+                f"/{corpus.index}/_search",
+                {"query": query, "size": 10, "track_total_hits": True},
+                preference=f"_shards:{shard}",
+            )["hits"]
             total += found["total"]["value"]
             for hit in found["hits"]:
                 assert oracle.shard_of[hit["_id"]] == shard
-                expected = oracle.score(hit["_id"], words, plan.q, grouped=False, alone=alone,
-                                        local=True) * corpus.scale
+                expected = (
+                    oracle.score(hit["_id"], words, plan.q, grouped=False, alone=alone, local=True)
+                    * corpus.scale
+                )
                 assert hit["_score"] == pytest.approx(expected, rel=1e-4), (text, hit["_id"])
                 checked += 1
         assert total == len(oracle.matching(words)), text
@@ -272,25 +343,72 @@ def test_each_shards_own_query_equals_split_stream_bm25(corpus: SplitCorpus,
 
 #: A generated family in the shape of go-playground/locales: every locale's file holds the
 #: same functions, its receiver named after the language (one function per document).
-LOCALES = ("af_ZA", "af_NA", "en_ZA", "en_GB", "en_US", "en_AU", "de_DE", "de_AT", "de_CH",
-           "fr_FR", "fr_CA", "fr_BE", "es_ES", "es_MX", "es_AR", "it_IT", "it_CH", "nl_NL",
-           "nl_BE", "pt_BR", "pt_PT", "sv_SE", "fi_FI", "da_DK", "nb_NO", "pl_PL", "cs_CZ",
-           "sk_SK", "hu_HU", "ro_RO", "bg_BG", "el_GR", "tr_TR", "ru_RU", "uk_UA", "zu_ZA")
+LOCALES = (
+    "af_ZA",
+    "af_NA",
+    "en_ZA",
+    "en_GB",
+    "en_US",
+    "en_AU",
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CA",
+    "fr_BE",
+    "es_ES",
+    "es_MX",
+    "es_AR",
+    "it_IT",
+    "it_CH",
+    "nl_NL",
+    "nl_BE",
+    "pt_BR",
+    "pt_PT",
+    "sv_SE",
+    "fi_FI",
+    "da_DK",
+    "nb_NO",
+    "pl_PL",
+    "cs_CZ",
+    "sk_SK",
+    "hu_HU",
+    "ro_RO",
+    "bg_BG",
+    "el_GR",
+    "tr_TR",
+    "ru_RU",
+    "uk_UA",
+    "zu_ZA",
+)
 LOCALE_FUNCS = {  # function -> the locale field it formats with
-    "FmtNumber": "decimal", "FmtPercent": "percent", "FmtCurrency": "currencies",
-    "FmtAccounting": "currencyNegativePrefix", "FmtDateShort": "daysAbbreviated",
-    "FmtDateMedium": "monthsAbbreviated", "FmtDateLong": "monthsWide",
-    "FmtDateFull": "daysWide", "FmtTimeShort": "timeSeparator", "FmtTimeMedium": "periodsAbbr",
-    "FmtTimeLong": "timezones", "FmtTimeFull": "periodsWide", "MonthAbbreviated": "monthsAbbr",
-    "MonthNarrow": "monthsNarrow", "WeekdayWide": "daysWide", "PluralsOrdinal": "pluralsOrd"}
+    "FmtNumber": "decimal",
+    "FmtPercent": "percent",
+    "FmtCurrency": "currencies",
+    "FmtAccounting": "currencyNegativePrefix",
+    "FmtDateShort": "daysAbbreviated",
+    "FmtDateMedium": "monthsAbbreviated",
+    "FmtDateLong": "monthsWide",
+    "FmtDateFull": "daysWide",
+    "FmtTimeShort": "timeSeparator",
+    "FmtTimeMedium": "periodsAbbr",
+    "FmtTimeLong": "timezones",
+    "FmtTimeFull": "periodsWide",
+    "MonthAbbreviated": "monthsAbbr",
+    "MonthNarrow": "monthsNarrow",
+    "WeekdayWide": "daysWide",
+    "PluralsOrdinal": "pluralsOrd",
+}
 
 
 def _locale_doc(loc: str, func: str, field: str) -> dict[str, str]:
     recv = loc.split("_")[0]
-    body = (f"func ({recv} *{loc}) {func}(num float64, v uint64) string {{\n"
-            f"\ts := strconv.FormatFloat(math.Abs(num), 'f', int(v), 64)\n"
-            f"\tb := make([]byte, 0, len(s)+len({recv}.{field}))\n"
-            f"\tb = append(b, {recv}.{field}...)\n\treturn string(b)\n}}")
+    body = (
+        f"func ({recv} *{loc}) {func}(num float64, v uint64) string {{\n"
+        f"\ts := strconv.FormatFloat(math.Abs(num), 'f', int(v), 64)\n"
+        f"\tb := make([]byte, 0, len(s)+len({recv}.{field}))\n"
+        f"\tb = append(b, {recv}.{field}...)\n\treturn string(b)\n}}"
+    )
     return {"id": f"{loc}.{func}", "body": body}
 
 
@@ -302,7 +420,8 @@ def family_corpus(engine: Engine) -> Iterator[SplitCorpus]:
 
 
 def test_a_generated_family_is_found_and_its_queries_scored_plain(
-        family_corpus: SplitCorpus, tmp_path: Path) -> None:
+    family_corpus: SplitCorpus, tmp_path: Path
+) -> None:
     """Calibrate sees the family as a df spike in the engine's own statistics (the oracle,
     counting from term vectors, sees the same), and the default scores a query naming it
     as the plain split stream, at q = 1, with the engine equal to the oracle."""
@@ -314,20 +433,25 @@ def test_a_generated_family_is_found_and_its_queries_scored_plain(
     # the functions (df 36, one per locale) and the locale codes (df 16, one per function)
     assert "generated families (many words of one df): " in note
     assert f"df {family:,} (" in note and f"df {len(LOCALE_FUNCS):,} (" in note
-    texts = [f"{f} returns the {field} representation of 'num' for '{loc}'"
-             for (f, field), loc in zip(list(LOCALE_FUNCS.items())[:8], LOCALES, strict=False)]
+    texts = [
+        f"{f} returns the {field} representation of 'num' for '{loc}'"
+        for (f, field), loc in zip(list(LOCALE_FUNCS.items())[:8], LOCALES, strict=False)
+    ]
     texts += load_query_texts()[:12]
     checked, _, kinds, _, _ = _check_scores(family_corpus, IdentifierSettings(), texts)
     assert checked > 100 and kinds == {True, False}
     # esqlog explain --identifiers says which word marked the family, and how strongly
     settings = IdentifierSettings()
     plan = plan_identifier_query(texts[0], stats, family_corpus.found.vocabulary.df_of, settings)
-    shown = format_subword_rows(IdentifierContext(stats, family_corpus.found.vocabulary, plan,
-                                                  settings))
+    shown = format_subword_rows(
+        IdentifierContext(stats, family_corpus.found.vocabulary, plan, settings)
+    )
     df = {w.word: w.df for w in plan.words}[plan.family]
     assert stats.family_excess(df) >= 3.0
-    assert (f"'{plan.family}' names a generated family ({stats.family_excess(df):.1f}x the "
-            f"words of df {df:,} around it)") in shown.splitlines()[0]
+    assert (
+        f"'{plan.family}' names a generated family ({stats.family_excess(df):.1f}x the "
+        f"words of df {df:,} around it)"
+    ) in shown.splitlines()[0]
 
 
 def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
@@ -337,15 +461,34 @@ def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
         docs = [{"id": d["id"], "body": d["body"]} for d in load_docs(600)]
         bulk_index(engine, index, docs)
         found = calibrate_identifiers(engine, index, "body")
-        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
-            {"_id": d["id"], "fields": ["body"], "term_statistics": False,
-             "field_statistics": False, "positions": False, "offsets": False} for d in docs]})
-        vectors = {d["_id"]: {t: int(v["term_freq"])
-                              for t, v in d["term_vectors"]["body"]["terms"].items()}
-                   for d in body["docs"]}
+        body = call(
+            engine,
+            "POST",
+            f"/{index}/_mtermvectors",
+            {
+                "docs": [
+                    {
+                        "_id": d["id"],
+                        "fields": ["body"],
+                        "term_statistics": False,
+                        "field_statistics": False,
+                        "positions": False,
+                        "offsets": False,
+                    }
+                    for d in docs
+                ]
+            },
+        )
+        vectors = {
+            d["_id"]: {
+                t: int(v["term_freq"]) for t, v in d["term_vectors"]["body"]["terms"].items()
+            }
+            for d in body["docs"]
+        }
         parts = {t: found.stats.parts_of(t) for tfs in vectors.values() for t in tfs}
-        oracle = SplitStreamBM25(vectors, dict.fromkeys(vectors, 0),
-                                 {t: p for t, p in parts.items() if p})
+        oracle = SplitStreamBM25(
+            vectors, dict.fromkeys(vectors, 0), {t: p for t, p in parts.items() if p}
+        )
         scale = bm25_scale(engine.flavor, engine.version)
         checked = 0
         one_span = IdentifierSettings(span_max_df=1.0)  # no common word kept apart
@@ -355,8 +498,12 @@ def test_one_shard_is_plain_split_stream_bm25(engine: Engine) -> None:
                 continue
             assert all(len(w.groups) == 1 for w in plan.words)
             words = [(w.word, w.count, list(w.groups[0][0])) for w in plan.words]
-            hits = call(engine, "POST", f"/{index}/_search",
-                        {"query": plan.query("body", one_span), "size": 10})
+            hits = call(
+                engine,
+                "POST",
+                f"/{index}/_search",
+                {"query": plan.query("body", one_span), "size": 10},
+            )
             for hit in hits["hits"]["hits"]:
                 expected = oracle.score(hit["_id"], words, plan.q, grouped=False) * scale
                 assert hit["_score"] == pytest.approx(expected, rel=1e-4)
@@ -377,8 +524,22 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     url = ENGINE_URLS[corpus.engine.flavor]
     out = tmp_path / "cal.json"
     runner = CliRunner()
-    done = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
-                                "body", "--vocabulary", "--identifiers", "--out", str(out)])
+    done = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            corpus.index,
+            "--field",
+            "body",
+            "--vocabulary",
+            "--identifiers",
+            "--out",
+            str(out),
+        ],
+    )
     assert done.exit_code == 0, done.output
     (snapshot,) = tmp_path.glob("cal.vocab.*.npz")
     (split_file,) = tmp_path.glob("cal.idents.*.npz")  # named by the same snapshot checksum
@@ -392,42 +553,102 @@ def test_cli_calibrate_explain_and_search(corpus: SplitCorpus, tmp_path: Path) -
     cli_stats = load_for_calibration(record.vocabulary_path(), record.vocabulary_sha256)
     one = corpus.found.stats
     assert cli_stats.words == one.words and cli_stats.local_terms == one.local_terms
-    for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "shard_docs",
-                 "local_df"):
+    for name in (
+        "df_engine",
+        "df_split",
+        "mask",
+        "parts_ptr",
+        "parts_idx",
+        "shard_docs",
+        "local_df",
+    ):
         assert np.array_equal(getattr(cli_stats, name), getattr(one, name)), name
-    assert (cli_stats.q, cli_stats.h_tok, record.h_tok) == (one.q, one.h_tok,
-                                                           corpus.found.record.h_tok)
+    assert (cli_stats.q, cli_stats.h_tok, record.h_tok) == (
+        one.q,
+        one.h_tok,
+        corpus.found.record.h_tok,
+    )
     assert "sub-words" in done.output
     text = "ReadFile reads the named file and returns its contents"
-    shown = runner.invoke(main, ["explain", "--url", url, corpus.index, text,
-                                 "--calibration", str(out), "--identifiers", "--json"])
+    shown = runner.invoke(
+        main,
+        [
+            "explain",
+            "--url",
+            url,
+            corpus.index,
+            text,
+            "--calibration",
+            str(out),
+            "--identifiers",
+            "--json",
+        ],
+    )
     assert shown.exit_code == 0, shown.output
     rows = {r["word"]: r for r in json.loads(shown.output)["subwords"]}
     assert rows["read"]["df"] == corpus.oracle.split_df["read"]
     assert 0 <= rows["read"]["compounds"] <= rows["read"]["compounds_total"]
     assert rows["read"]["compounds_total"] > 0 and rows["read"]["weight"] > 0
-    found = runner.invoke(main, ["search", "--url", url, corpus.index, text, "--calibration",
-                                 str(out), "--mode", "identifiers", "--json", "--size", "5"])
+    found = runner.invoke(
+        main,
+        [
+            "search",
+            "--url",
+            url,
+            corpus.index,
+            text,
+            "--calibration",
+            str(out),
+            "--mode",
+            "identifiers",
+            "--json",
+            "--size",
+            "5",
+        ],
+    )
     assert found.exit_code == 0, found.output
     hits = json.loads(found.output)["hits"]
     # the CLI sends each shard its own query (calibrate recorded each shard's statistics)
     stats = corpus.found.stats
     plan = plan_identifier_query(text, stats, corpus.found.vocabulary.df_of, None, 1)
-    direct = sorted((h for shard, query in enumerate(
-        shard_queries(plan, stats, "body", IdentifierSettings()))
-        for h in call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                      {"query": query, "size": 5}, preference=f"_shards:{shard}")[
-                          "hits"]["hits"]), key=lambda h: -h["_score"])[:5]
+    direct = sorted(
+        (
+            h
+            for shard, query in enumerate(shard_queries(plan, stats, "body", IdentifierSettings()))
+            for h in call(
+                corpus.engine,
+                "POST",
+                f"/{corpus.index}/_search",
+                {"query": query, "size": 5},
+                preference=f"_shards:{shard}",
+            )["hits"]["hits"]
+        ),
+        key=lambda h: -h["_score"],
+    )[:5]
     assert [h["id"] for h in hits] == [h["_id"] for h in direct]
     for mine, theirs in zip(hits, direct, strict=True):
         assert mine["score"] == pytest.approx(theirs["_score"], rel=1e-6)
-    bad = runner.invoke(main, ["calibrate", "--url", url, "--index", corpus.index, "--field",
-                               "body", "--identifiers", "--out", str(out)])
+    bad = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            corpus.index,
+            "--field",
+            "body",
+            "--identifiers",
+            "--out",
+            str(out),
+        ],
+    )
     assert bad.exit_code == 2 and "--identifiers needs --vocabulary" in bad.output
 
 
-def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_killed_save_leaves_the_old_triple_whole(
+    corpus: SplitCorpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """calibration, snapshot and split statistics switch together: a save killed before the
     calibration is renamed leaves the old calibration loading its own snapshot and split
     statistics (named by that snapshot's checksum); a finished save leaves one of each."""
@@ -448,8 +669,7 @@ def test_a_killed_save_leaves_the_old_triple_whole(corpus: SplitCorpus, tmp_path
         save_identifier_calibration(corpus.found, out)
     monkeypatch.undo()
     still = load_calibration(out)
-    assert (still.vocabulary, still.vocabulary_sha256) == (old.vocabulary,
-                                                           old.vocabulary_sha256)
+    assert (still.vocabulary, still.vocabulary_sha256) == (old.vocabulary, old.vocabulary_sha256)
     stats = load_for_calibration(still.vocabulary_path(), still.vocabulary_sha256)
     assert stats.split_docs == corpus.found.stats.split_docs
     (tmp_path / "cal.vocab.0123456789abcdef.npz").write_bytes(b"left by a killed run")

@@ -49,11 +49,14 @@ class Calibrated:
 
 
 @pytest.fixture(scope="module", params=[1, 3, 6], ids=lambda s: f"{s}-shards")
-def calibrated(engine: Engine, request: pytest.FixtureRequest,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calibrated]:
+def calibrated(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Calibrated]:
     shards = int(request.param)
-    with calibrated_index(engine, shards, tmp_path_factory.mktemp("match-set"),
-                          ("key", "pkg")) as (index, path):
+    with calibrated_index(engine, shards, tmp_path_factory.mktemp("match-set"), ("key", "pkg")) as (
+        index,
+        path,
+    ):
         yield Calibrated(engine, index, shards, path)
 
 
@@ -62,18 +65,32 @@ def _texts() -> list[str]:
 
 
 def _body(text: str, size: int = SIZE, **extra: Any) -> dict[str, Any]:
-    return {"query": {"match": {"body": text}}, "size": size, "track_total_hits": True,
-            "_source": False, **extra}
+    return {
+        "query": {"match": {"body": text}},
+        "size": size,
+        "track_total_hits": True,
+        "_source": False,
+        **extra,
+    }
 
 
-RESCORE = {"window_size": 50, "query": {"rescore_query": {"match_all": {}},
-                                        "query_weight": 1.0, "rescore_query_weight": 0.0}}
+RESCORE = {
+    "window_size": 50,
+    "query": {"rescore_query": {"match_all": {}}, "query_weight": 1.0, "rescore_query_weight": 0.0},
+}
 AGGS = {"all": {"filter": {"match_all": {}}}, "pkgs": {"terms": {"field": "pkg", "size": 3}}}
 #: option -> (extra body, extra keywords); routing is filled in per index
 VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "aggs": ({"aggs": AGGS}, {}),
-    "aggs-reading-scores": ({"aggs": {**AGGS, "best": {"top_hits": {
-        "size": 1, "_source": False, "track_scores": True}}}}, {}),
+    "aggs-reading-scores": (
+        {
+            "aggs": {
+                **AGGS,
+                "best": {"top_hits": {"size": 1, "_source": False, "track_scores": True}},
+            }
+        },
+        {},
+    ),
     "collapse": ({"collapse": {"field": "key"}}, {}),
     "rescore": ({"rescore": RESCORE}, {}),
     "profile": ({"profile": True}, {}),
@@ -86,13 +103,13 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 def _assert_same(got: Any, plain: Any, what: str) -> None:
     assert total_of(got) == total_of(plain), what
     assert [i for i, _ in hits_of(got)] == [i for i, _ in hits_of(plain)], what
-    assert [s for _, s in hits_of(got)] == pytest.approx([s for _, s in hits_of(plain)],
-                                                         rel=1e-5), what
+    assert [s for _, s in hits_of(got)] == pytest.approx(
+        [s for _, s in hits_of(plain)], rel=1e-5
+    ), what
 
 
 @pytest.mark.parametrize("option", list(VARIANTS))
-def test_an_option_keeps_the_match_set_and_the_ranking(calibrated: Calibrated,
-                                                       option: str) -> None:
+def test_an_option_keeps_the_match_set_and_the_ranking(calibrated: Calibrated, option: str) -> None:
     c = calibrated
     client = wrap(c.engine.client, c.path, mode="identifiers")
     extra_body, keywords = VARIANTS[option]
@@ -123,8 +140,7 @@ def test_a_sort_keeps_the_match_set(calibrated: Calibrated) -> None:
     client = wrap(c.engine.client, c.path, mode="identifiers")
     for text in _texts():
         plain = client.search(index=c.index, body=_body(text, size=N_DOCS))
-        got = client.search(index=c.index, body=_body(text, size=N_DOCS,
-                                                      sort=[{"key": "asc"}]))
+        got = client.search(index=c.index, body=_body(text, size=N_DOCS, sort=[{"key": "asc"}]))
         assert total_of(got) == total_of(plain) > 0, text
         ids = [h["_id"] for h in body_of(got)["hits"]["hits"]]
         assert set(ids) == {i for i, _ in hits_of(plain)}, text
@@ -143,19 +159,23 @@ def test_msearch_answers_as_search(calibrated: Calibrated, api: str) -> None:
         pairs += [{"index": c.index}, _body(text)]
         pairs += [{"index": c.index}, _body(text, aggs=AGGS)]
     key = "searches" if c.engine.flavor == "elasticsearch" else "body"
-    batch: Callable[[], Any] = ((lambda: client.msearch(**{key: pairs}))
-                                if api == "msearch" else
-                                (lambda: client.msearch(index=c.index, **{key: [
-                                    {} if isinstance(p, dict) and "index" in p else p
-                                    for p in pairs]})))
+    batch: Callable[[], Any] = (
+        (lambda: client.msearch(**{key: pairs}))
+        if api == "msearch"
+        else (
+            lambda: client.msearch(
+                index=c.index,
+                **{key: [{} if isinstance(p, dict) and "index" in p else p for p in pairs]},
+            )
+        )
+    )
     responses = body_of(batch())["responses"]
     assert len(responses) == 2 * len(texts)
     for k, text in enumerate(texts):
         plain = client.search(index=c.index, body=_body(text))
         _assert_same(responses[2 * k], plain, f"msearch: {text!r}")
         _assert_same(responses[2 * k + 1], plain, f"msearch with aggs: {text!r}")
-        assert (responses[2 * k + 1]["aggregations"]["all"]["doc_count"]
-                == total_of(plain)), text
+        assert responses[2 * k + 1]["aggregations"]["all"]["doc_count"] == total_of(plain), text
 
 
 #: Paging and hit counts the fan-out would answer otherwise than the engine (negative or
@@ -202,10 +222,13 @@ def test_msearch_pages_as_search_does(calibrated: Calibrated, paging: str) -> No
     key = "searches" if c.engine.flavor == "elasticsearch" else "body"
     for text in _texts()[:4]:
         body = _body(text, **ODD_PAGING[paging])
-        expected = _outcome(lambda b=body: client.search(index=c.index, body=dict(b)),
-                            lambda answer: answer)
-        got = _outcome(lambda b=body: client.msearch(**{key: [{"index": c.index}, dict(b)]}),
-                       lambda answer: body_of(answer)["responses"][0])
+        expected = _outcome(
+            lambda b=body: client.search(index=c.index, body=dict(b)), lambda answer: answer
+        )
+        got = _outcome(
+            lambda b=body: client.msearch(**{key: [{"index": c.index}, dict(b)]}),
+            lambda answer: body_of(answer)["responses"][0],
+        )
         assert got == expected, (paging, text)
 
 
@@ -230,8 +253,12 @@ def test_a_recreated_index_is_noticed_at_once(engine: Engine, tmp_path: Path) ->
         call(engine, "DELETE", f"/{index}")
         with pytest.raises(client_errors(engine.flavor)[0]):
             client.search(index=index, body=body)
-        call(engine, "PUT", f"/{index}", {"settings": {"number_of_shards": 2,
-                                                      "number_of_replicas": 0}})
+        call(
+            engine,
+            "PUT",
+            f"/{index}",
+            {"settings": {"number_of_shards": 2, "number_of_replicas": 0}},
+        )
         bulk_index(engine, index, docs)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -44,11 +44,19 @@ def _members(path: Path) -> dict[str, Any]:
     return out
 
 
-def _calibrate(engine: Engine, index: str, out: Path, memory: MemoryLimit | None,
-               spill: Path, parallel: int) -> dict[str, dict[str, Any]]:
+def _calibrate(
+    engine: Engine, index: str, out: Path, memory: MemoryLimit | None, spill: Path, parallel: int
+) -> dict[str, dict[str, Any]]:
     connection = ConnectionSettings(ENGINE_URLS[engine.flavor], timeout=60)
-    found = calibrate_identifiers(engine, index, "body", connection=connection,
-                                  parallel=parallel, memory=memory, spill_dir=spill)
+    found = calibrate_identifiers(
+        engine,
+        index,
+        "body",
+        connection=connection,
+        parallel=parallel,
+        memory=memory,
+        spill_dir=spill,
+    )
     out.mkdir()
     save_identifier_calibration(found, out / "cal.json")
     files = {p.name.split(".")[1]: p for p in out.glob("cal.*.npz")}
@@ -68,8 +76,9 @@ def _same(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> None:
 
 
 @pytest.mark.parametrize("parallel", [SHARDS, 1])
-def test_small_memory_limit_writes_the_default_files(engine: Engine, index: str,
-                                                     tmp_path: Path, parallel: int) -> None:
+def test_small_memory_limit_writes_the_default_files(
+    engine: Engine, index: str, tmp_path: Path, parallel: int
+) -> None:
     spill = tmp_path / "spill"
     spill.mkdir()
     default = _calibrate(engine, index, tmp_path / "default", None, spill, parallel)

@@ -44,8 +44,9 @@ class Calibrated:
 
 
 @pytest.fixture(scope="module", params=[1, 3], ids=lambda s: f"{s}-shards")
-def calibrated(engine: Engine, request: pytest.FixtureRequest,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calibrated]:
+def calibrated(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Calibrated]:
     shards = int(request.param)
     with calibrated_index(engine, shards, tmp_path_factory.mktemp("plugin")) as (index, path):
         yield Calibrated(engine, index, shards, path)
@@ -56,13 +57,19 @@ def _texts() -> list[str]:
 
 
 def _body(text: str, **extra: Any) -> dict[str, Any]:
-    return {"query": {"match": {"body": text}}, "size": N_DOCS, "track_total_hits": True,
-            "_source": False, **extra}
+    return {
+        "query": {"match": {"body": text}},
+        "size": N_DOCS,
+        "track_total_hits": True,
+        "_source": False,
+        **extra,
+    }
 
 
 def _query(engine: Engine, index: str, query: dict[str, Any], **params: Any) -> Any:
-    return call(engine, "POST", f"/{index}/_search", {"query": query, "explain": True,
-                                                      "size": 5}, **params)
+    return call(
+        engine, "POST", f"/{index}/_search", {"query": query, "explain": True, "size": 5}, **params
+    )
 
 
 def test_the_plugin_is_installed_and_registered(engine: Engine) -> None:
@@ -70,10 +77,20 @@ def test_the_plugin_is_installed_and_registered(engine: Engine) -> None:
     assert "esqlog-terms" in {p["component"] for p in plugins}
     index = create_index(engine, shards=1, mappings=MAPPINGS)
     try:
-        bulk_index(engine, index, [{"id": 1, "body": "read readFile readFile x"},
-                                   {"id": 2, "body": "read y z"}, {"id": 3, "body": "w"}])
-        found = _query(engine, index, {"esqlog_terms": {
-            "field": "body", "terms": ["read", "readfile"], "boost": 2.0}})["hits"]
+        bulk_index(
+            engine,
+            index,
+            [
+                {"id": 1, "body": "read readFile readFile x"},
+                {"id": 2, "body": "read y z"},
+                {"id": 3, "body": "w"},
+            ],
+        )
+        found = _query(
+            engine,
+            index,
+            {"esqlog_terms": {"field": "body", "terms": ["read", "readfile"], "boost": 2.0}},
+        )["hits"]
         assert found["total"]["value"] == 2
         # one saturation of the summed tf (3 in doc 1), the idf of the LARGEST df (2 of 3)
         text = str(found["hits"][0]["_explanation"])
@@ -88,8 +105,9 @@ def test_under_dfs_the_largest_df_is_the_index_wide_one(engine: Engine) -> None:
     term held on another shard only does not count (as a span's idf sum leaves it out)."""
     index = create_index(engine, shards=2, mappings=MAPPINGS)
     try:
-        docs = [{"id": k, "body": "alpha beta" if k % 2 else "alpha gamma gamma"}
-                for k in range(40)]
+        docs = [
+            {"id": k, "body": "alpha beta" if k % 2 else "alpha gamma gamma"} for k in range(40)
+        ]
         bulk_index(engine, index, docs)
         query = {"esqlog_terms": {"field": "body", "terms": ["alpha", "gamma"]}}
         found = _query(engine, index, query, search_type="dfs_query_then_fetch")["hits"]
@@ -108,13 +126,22 @@ def test_without_idf_the_score_is_the_boost_times_the_saturation(engine: Engine)
     try:
         docs = [{"id": k, "body": ("alpha beta" if k < 2 else "gamma beta")} for k in range(20)]
         for doc in docs:  # alpha on both shards, but 1 of 19 documents on one, 1 of 1 on the other
-            call(engine, "PUT", f"/{index}/_doc/{doc['id']}", doc,
-                 routing="a" if doc["id"] == 0 else "b", refresh="true")
+            call(
+                engine,
+                "PUT",
+                f"/{index}/_doc/{doc['id']}",
+                doc,
+                routing="a" if doc["id"] == 0 else "b",
+                refresh="true",
+            )
         for terms in (["alpha"], ["alpha", "delta"]):
             scored = {}
             for idf in (True, False):
-                found = _query(engine, index, {"esqlog_terms": {
-                    "field": "body", "terms": terms, "boost": 2.0, "idf": idf}})["hits"]
+                found = _query(
+                    engine,
+                    index,
+                    {"esqlog_terms": {"field": "body", "terms": terms, "boost": 2.0, "idf": idf}},
+                )["hits"]
                 assert found["total"]["value"] == 2
                 scored[idf] = sorted(h["_score"] for h in found["hits"])
             assert scored[True][1] > 1.01 * scored[True][0], scored
@@ -124,7 +151,8 @@ def test_without_idf_the_score_is_the_boost_times_the_saturation(engine: Engine)
             # times the (1 + k1) Elasticsearch's BM25 keeps
             plain = 2.0 * 1 / (1 + 1.2)
             assert low == pytest.approx(plain, rel=1e-3) or low == pytest.approx(
-                plain * 2.2, rel=1e-3), scored
+                plain * 2.2, rel=1e-3
+            ), scored
     finally:
         call(engine, "DELETE", f"/{index}")
 
@@ -133,20 +161,35 @@ def test_without_idf_under_dfs_avgdl_is_the_index_wide_one(engine: Engine) -> No
     """Under dfs_query_then_fetch the length norm divides by the whole index's average length
     (the dfs phase's field statistics), as the engine's own queries do: two shards of short
     and long documents score as one shard holding them all, and unlike without dfs."""
-    docs = [{"id": k, "body": "alpha beta" if k % 2 else "alpha gamma delta epsilon zeta eta"}
-            for k in range(20)]
+    docs = [
+        {"id": k, "body": "alpha beta" if k % 2 else "alpha gamma delta epsilon zeta eta"}
+        for k in range(20)
+    ]
     query = {"esqlog_terms": {"field": "body", "terms": ["alpha", "beta"], "idf": False}}
     scores = {}
-    for shards, search_type in ((1, "query_then_fetch"), (2, "dfs_query_then_fetch"),
-                                (2, "query_then_fetch")):
+    for shards, search_type in (
+        (1, "query_then_fetch"),
+        (2, "dfs_query_then_fetch"),
+        (2, "query_then_fetch"),
+    ):
         index = create_index(engine, shards=shards, mappings=MAPPINGS)
         try:
             for doc in docs:  # the short documents on one shard, the long on the other
-                call(engine, "PUT", f"/{index}/_doc/{doc['id']}", doc,
-                     routing="a" if doc["id"] % 2 else "b")
+                call(
+                    engine,
+                    "PUT",
+                    f"/{index}/_doc/{doc['id']}",
+                    doc,
+                    routing="a" if doc["id"] % 2 else "b",
+                )
             call(engine, "POST", f"/{index}/_refresh")
-            found = call(engine, "POST", f"/{index}/_search", {"query": query, "size": 20},
-                         search_type=search_type)["hits"]["hits"]
+            found = call(
+                engine,
+                "POST",
+                f"/{index}/_search",
+                {"query": query, "size": 20},
+                search_type=search_type,
+            )["hits"]["hits"]
             scores[shards, search_type] = {h["_id"]: h["_score"] for h in found}
         finally:
             call(engine, "DELETE", f"/{index}")
@@ -235,15 +278,22 @@ def test_bad_input_is_the_engines_400_with_a_reason(engine: Engine) -> None:
             "must hold strings only": {"field": "body", "terms": ["a", 3]},
             "does not support [size]": {"field": "body", "terms": ["a"], "size": 3},
             "does not support [idf]": {"field": "body", "terms": ["a"], "idf": "no"},
-            "[boost] must be 0 or more, got [-1.5]": {"field": "body", "terms": ["a"],
-                                                       "boost": -1.5},
+            "[boost] must be 0 or more, got [-1.5]": {
+                "field": "body",
+                "terms": ["a"],
+                "boost": -1.5,
+            },
         }
         for reason, inner in cases.items():
             status, message = _status(engine, index, inner)
             assert status == 400 and reason in message, (reason, status, message[:300])
         assert _status(engine, index, {"field": "body", "terms": ["a"]})[0] == 200
-        body = body_of(engine.client.search(index=index, body={"query": {"esqlog_terms": {
-            "field": "nothing", "terms": ["a", "b"]}}}))  # an unmapped field matches nothing
+        body = body_of(
+            engine.client.search(
+                index=index,
+                body={"query": {"esqlog_terms": {"field": "nothing", "terms": ["a", "b"]}}},
+            )
+        )  # an unmapped field matches nothing
         assert body["hits"]["total"]["value"] == 0
     finally:
         call(engine, "DELETE", f"/{index}")
@@ -274,13 +324,18 @@ def test_the_wrapper_sends_synonym_queries_not_spans(calibrated: Calibrated) -> 
 
 
 def _scored(engine: Engine, index: str, query: dict[str, Any]) -> tuple[int, dict[str, float]]:
-    answer = call(engine, "POST", f"/{index}/_search", {
-        "query": query, "size": 100, "track_total_hits": True, "_source": False})
+    answer = call(
+        engine,
+        "POST",
+        f"/{index}/_search",
+        {"query": query, "size": 100, "track_total_hits": True, "_source": False},
+    )
     return total_of(answer), dict(hits_of(answer))
 
 
-def _fresh(engine: Engine, docs: list[dict[str, Any]], query: dict[str, Any]
-           ) -> tuple[int, dict[str, float]]:
+def _fresh(
+    engine: Engine, docs: list[dict[str, Any]], query: dict[str, Any]
+) -> tuple[int, dict[str, float]]:
     """The query's answer on a new index of ``docs``: its first search, read from the
     index itself (the postings cache holds nothing of a segment no search has read)."""
     index = create_index(engine, shards=1, mappings=MAPPINGS)
@@ -296,10 +351,17 @@ def test_segments_deletions_and_merges_change_no_match_and_no_score(engine: Engi
     a new segment answer as an index that never saw the query (the plugin keeps nothing
     between searches; a node that still names the retired postings-cache setting starts)."""
     words = ["readfile", "writefile", "closefile", "other", "text"]
-    docs = [{"id": k, "body": " ".join(words[(k + j) % 5] for j in range(1 + k % 4))}
-            for k in range(60)]
-    query = {"esqlog_terms": {"field": "body", "terms": ["readfile", "writefile", "absentterm"],
-                              "boost": 2.0, "idf": False}}
+    docs = [
+        {"id": k, "body": " ".join(words[(k + j) % 5] for j in range(1 + k % 4))} for k in range(60)
+    ]
+    query = {
+        "esqlog_terms": {
+            "field": "body",
+            "terms": ["readfile", "writefile", "absentterm"],
+            "boost": 2.0,
+            "idf": False,
+        }
+    }
     index = create_index(engine, shards=1, mappings=MAPPINGS)
     try:
         bulk_index(engine, index, docs[:40])
@@ -317,7 +379,8 @@ def test_segments_deletions_and_merges_change_no_match_and_no_score(engine: Engi
         call(engine, "POST", f"/{index}/_refresh")
         left = _scored(engine, index, query)  # deletions: the collector's live docs
         assert left[1].keys() == both[1].keys() - gone and left[0] == both[0] - len(
-            both[1].keys() & gone)
+            both[1].keys() & gone
+        )
         for doc, score in left[1].items():  # the statistics still count deleted documents
             assert score == pytest.approx(both[1][doc], rel=1e-6), doc
         call(engine, "POST", f"/{index}/_forcemerge", max_num_segments=1)

@@ -28,16 +28,30 @@ from tests.support.engines import bulk_index, call, client_errors
 from tests.support.oracle import hits_of, rel_close, total_of
 
 Q_LOW = 0.6
-WORDS = ["read file", "open socket", "parse json", "write buffer", "return value error",
-         "close stream", "string format", "list append"]
+WORDS = [
+    "read file",
+    "open socket",
+    "parse json",
+    "write buffer",
+    "return value error",
+    "close stream",
+    "string format",
+    "list append",
+]
 
 
 def _filled(engine: Engine, shards: int, docs: list[str], name: str | None = None) -> str:
     """A new index (or one recreated under ``name``) holding ``docs`` in ``body``."""
     index = name or f"esqlog-test-{uuid.uuid4().hex[:10]}"
-    call(engine, "PUT", f"/{index}", {
-        "settings": {"number_of_shards": shards, "number_of_replicas": 0},
-        "mappings": {"properties": {"body": {"type": "text"}}}})
+    call(
+        engine,
+        "PUT",
+        f"/{index}",
+        {
+            "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"body": {"type": "text"}}},
+        },
+    )
     bulk_index(engine, index, [{"id": i, "body": text} for i, text in enumerate(docs)])
     return index
 
@@ -47,8 +61,9 @@ def _low_q(engine: Engine, index: str) -> Calibration:
 
 
 def _search(client: Any, index: str, text: str) -> Any:
-    return client.search(index=index, body={"query": {"match": {"body": text}}, "size": 20,
-                                            "track_total_hits": True})
+    return client.search(
+        index=index, body={"query": {"match": {"body": text}}, "size": 20, "track_total_hits": True}
+    )
 
 
 def _same(expected: Any, got: Any, context: Any) -> None:
@@ -61,9 +76,11 @@ def _same(expected: Any, got: Any, context: Any) -> None:
 @pytest.fixture
 def later(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Call to move the wrapper's resolution clock past its TTL."""
+
     def forward() -> None:
         now = time.monotonic() + 3600
         monkeypatch.setattr(resolve, "clock", lambda: now)
+
     yield forward
 
 
@@ -76,12 +93,22 @@ def test_an_alias_moved_to_another_index_is_followed(engine: Engine, later: Any)
         wrapped = wrap(engine.client, _low_q(engine, first))
         texts = [t for t in WORDS if hits_of(_search(engine.client, alias, t))]
         assert len(texts) >= 4
-        moved = sum(hits_of(_search(wrapped, alias, t)) != hits_of(_search(engine.client, alias, t))
-                    for t in texts)
+        moved = sum(
+            hits_of(_search(wrapped, alias, t)) != hits_of(_search(engine.client, alias, t))
+            for t in texts
+        )
         assert moved >= 1  # esqlog really rescored the first index
-        call(engine, "POST", "/_aliases", {"actions": [
-            {"remove": {"index": first, "alias": alias}},
-            {"add": {"index": second, "alias": alias}}]})
+        call(
+            engine,
+            "POST",
+            "/_aliases",
+            {
+                "actions": [
+                    {"remove": {"index": first, "alias": alias}},
+                    {"add": {"index": second, "alias": alias}},
+                ]
+            },
+        )
         later()
         for text in WORDS:  # the second index is not calibrated: native, exactly
             _same(_search(engine.client, alias, text), _search(wrapped, alias, text), text)
@@ -90,8 +117,9 @@ def test_an_alias_moved_to_another_index_is_followed(engine: Engine, later: Any)
 
 
 @pytest.mark.parametrize("shards", [1, 5])
-def test_a_recreated_index_is_read_on_all_its_shards(engine: Engine, later: Any,
-                                                     shards: int) -> None:
+def test_a_recreated_index_is_read_on_all_its_shards(
+    engine: Engine, later: Any, shards: int
+) -> None:
     """A running wrapper after its resolution expired, and a fresh wrapper given the old
     calibration (which names 3 shards), both score as a calibration of the new index does."""
     index = _filled(engine, 3, SNIPPETS)

@@ -48,16 +48,26 @@ def expected_docs(repo: Path) -> dict[str, dict[str, Any]]:
         chunks = chunk_text(path.read_text(encoding="utf-8"), language_of(rel))
         for number, chunk in enumerate(chunks):
             out[doc_id(rel, number)] = {
-                "path": rel, "language": language_of(rel), "symbol": chunk.symbol,
-                "kind": chunk.kind, "start_line": chunk.start_line, "end_line": chunk.end_line,
-                "chunk": number, "chunks": len(chunks), "content": chunk.content}
+                "path": rel,
+                "language": language_of(rel),
+                "symbol": chunk.symbol,
+                "kind": chunk.kind,
+                "start_line": chunk.start_line,
+                "end_line": chunk.end_line,
+                "chunk": number,
+                "chunks": len(chunks),
+                "content": chunk.content,
+            }
     return out
 
 
 def stored(engine: Engine, index: str) -> dict[str, dict[str, Any]]:
-    hits = call(engine, "POST", f"/{index}/_search",
-                {"size": 1000, "seq_no_primary_term": True,
-                 "query": {"exists": {"field": "file_hash"}}})["hits"]["hits"]
+    hits = call(
+        engine,
+        "POST",
+        f"/{index}/_search",
+        {"size": 1000, "seq_no_primary_term": True, "query": {"exists": {"field": "file_hash"}}},
+    )["hits"]["hits"]
     return {h["_id"]: {**h["_source"], "_seq_no": h["_seq_no"]} for h in hits}
 
 
@@ -78,8 +88,9 @@ def index_name(engine: Engine) -> Iterator[str]:
     call(engine, "DELETE", f"/{name}", ignore_unavailable="true")
 
 
-def test_first_run_writes_one_document_per_chunk(engine: Engine, index_name: str,
-                                                 tmp_path: Path) -> None:
+def test_first_run_writes_one_document_per_chunk(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo")
     summary = run_json(engine, repo, index_name)
     docs = same_docs(engine, index_name, repo)
@@ -95,15 +106,17 @@ def test_first_run_writes_one_document_per_chunk(engine: Engine, index_name: str
     assert "refresh_interval" not in settings["index"]  # paused during the run, then reset
 
 
-def test_second_run_rewrites_only_what_changed(engine: Engine, index_name: str,
-                                               tmp_path: Path) -> None:
+def test_second_run_rewrites_only_what_changed(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo")
     run_json(engine, repo, index_name)
     before = stored(engine, index_name)
     # modify (fewer chunks), add, delete; the other files stay as they are
     (repo / "go" / "builder.go").write_text(GO.split("const maxInt")[0], encoding="utf-8")
-    (repo / "go" / "new.go").write_text("package strings\n\n// Fresh is new.\nfunc Fresh() {}\n",
-                                        encoding="utf-8")
+    (repo / "go" / "new.go").write_text(
+        "package strings\n\n// Fresh is new.\nfunc Fresh() {}\n", encoding="utf-8"
+    )
     (repo / "go" / "other.go").unlink()
     summary = run_json(engine, repo, index_name)
     after = same_docs(engine, index_name, repo)
@@ -116,19 +129,22 @@ def test_second_run_rewrites_only_what_changed(engine: Engine, index_name: str,
         if doc["path"].startswith("go/"):
             continue
         assert doc["_seq_no"] == before[_id]["_seq_no"], doc["path"]  # not rewritten
-    assert all(after[_id]["_seq_no"] > before[_id]["_seq_no"]
-               for _id in after if after[_id]["path"] == "go/builder.go")
+    assert all(
+        after[_id]["_seq_no"] > before[_id]["_seq_no"]
+        for _id in after
+        if after[_id]["path"] == "go/builder.go"
+    )
     stats = call(engine, "GET", f"/{index_name}/_stats/indexing")["_all"]["primaries"]
     third = run_json(engine, repo, index_name)
-    assert (third["chunks_indexed"], third["chunks_deleted"], third["files_unchanged"]) == (
-        0, 0, 8)
+    assert (third["chunks_indexed"], third["chunks_deleted"], third["files_unchanged"]) == (0, 0, 8)
     again = call(engine, "GET", f"/{index_name}/_stats/indexing")["_all"]["primaries"]
     assert again["indexing"]["index_total"] == stats["indexing"]["index_total"]
     assert again["indexing"]["delete_total"] == stats["indexing"]["delete_total"]
 
 
-def test_an_interrupted_run_is_finished_by_the_next(engine: Engine, index_name: str,
-                                                    tmp_path: Path) -> None:
+def test_an_interrupted_run_is_finished_by_the_next(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo")
     run_json(engine, repo, index_name)
     some = doc_id("qlog.py", 1)
@@ -151,13 +167,16 @@ def test_refuses_an_index_it_did_not_create(engine: Engine, tmp_path: Path) -> N
     try:
         bulk_index(engine, index, [{"id": "mine", "body": "the user's own document"}])
         stats = call(engine, "GET", f"/{index}/_stats/indexing")["_all"]["primaries"]
-        _one_error_line(run(engine, str(repo), "--index", index),
-                        "not created by esqlog index", "--adopt")
+        _one_error_line(
+            run(engine, str(repo), "--index", index), "not created by esqlog index", "--adopt"
+        )
         again = call(engine, "GET", f"/{index}/_stats/indexing")["_all"]["primaries"]
         for key in ("index_total", "delete_total"):
             assert again["indexing"][key] == stats["indexing"][key]
-        assert "content" not in call(engine, "GET", f"/{index}/_mapping")[index]["mappings"][
-            "properties"]
+        assert (
+            "content"
+            not in call(engine, "GET", f"/{index}/_mapping")[index]["mappings"]["properties"]
+        )
         # --adopt: esqlog's documents go in beside the user's, which is never touched
         run_json(engine, repo, index, "--adopt")
         (repo / "README.md").unlink()
@@ -172,16 +191,18 @@ def test_refuses_an_index_it_did_not_create(engine: Engine, tmp_path: Path) -> N
         call(engine, "DELETE", f"/{index}")
 
 
-def test_refuses_an_index_of_another_folder(engine: Engine, index_name: str,
-                                            tmp_path: Path) -> None:
+def test_refuses_an_index_of_another_folder(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     first = make_repo(tmp_path / "first")
     run_json(engine, first, index_name)
     second = tmp_path / "second"
     second.mkdir()
     (second / "only.py").write_text("def only():\n    return 1\n", encoding="utf-8")
     before = stored(engine, index_name)
-    _one_error_line(run(engine, str(second), "--index", index_name), str(first.resolve()),
-                    "--adopt")
+    _one_error_line(
+        run(engine, str(second), "--index", index_name), str(first.resolve()), "--adopt"
+    )
     assert stored(engine, index_name) == before
     summary = run_json(engine, second, index_name, "--adopt")  # the folder "moved"
     assert summary["files_deleted"] == 8 and not summary["adopted"]
@@ -193,31 +214,48 @@ def test_refuses_an_alias_of_two_indices(engine: Engine, tmp_path: Path) -> None
     a, b = create_index(engine, shards=1), create_index(engine, shards=1)
     alias = f"esqlog-test-alias-{uuid.uuid4().hex[:8]}"
     try:
-        call(engine, "POST", "/_aliases", {"actions": [
-            {"add": {"index": a, "alias": alias}}, {"add": {"index": b, "alias": alias}}]})
-        _one_error_line(run(engine, str(make_repo(tmp_path)), "--index", alias),
-                        "alias of 2 indices")
+        call(
+            engine,
+            "POST",
+            "/_aliases",
+            {
+                "actions": [
+                    {"add": {"index": a, "alias": alias}},
+                    {"add": {"index": b, "alias": alias}},
+                ]
+            },
+        )
+        _one_error_line(
+            run(engine, str(make_repo(tmp_path)), "--index", alias), "alias of 2 indices"
+        )
     finally:
         call(engine, "DELETE", f"/{a},{b}")
 
 
-def test_calibrate_writes_a_calibration_of_the_index(engine: Engine, index_name: str,
-                                                     tmp_path: Path) -> None:
+def test_calibrate_writes_a_calibration_of_the_index(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     from esqlog.calibration.files import load_calibration
 
     out = tmp_path / "code.qlog.json"
     summary = run_json(engine, make_repo(tmp_path / "repo"), index_name, "--calibrate", str(out))
     record = load_calibration(out)
-    assert (record.index, record.field, record.live_docs) == (index_name, "content",
-                                                             summary["documents"])
+    assert (record.index, record.field, record.live_docs) == (
+        index_name,
+        "content",
+        summary["documents"],
+    )
     assert summary["calibration"]["q"] == pytest.approx(record.q)
 
 
-def test_calibrating_an_empty_folder_is_one_line(engine: Engine, index_name: str,
-                                                 tmp_path: Path) -> None:
+def test_calibrating_an_empty_folder_is_one_line(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
     out = tmp_path / "cal.json"
-    _one_error_line(run(engine, str(tmp_path), "--index", index_name, "--calibrate", str(out)),
-                    "nothing to index")
+    _one_error_line(
+        run(engine, str(tmp_path), "--index", index_name, "--calibrate", str(out)),
+        "nothing to index",
+    )
     assert not out.exists()
     assert not engine.client.indices.exists(index=index_name)  # no empty index left behind

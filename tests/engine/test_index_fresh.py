@@ -30,10 +30,38 @@ from esqlog.statistics.vocabulary import load_vocabulary
 from esqlog.wrapper import wrap
 from tests.support.engines import ENGINE_URLS, call
 
-VERBS = ["parse", "read", "write", "encode", "decode", "scan", "build", "merge", "split",
-         "flush", "open", "close", "fetch", "store", "index", "match"]
-NOUNS = ["Header", "Block", "Token", "Buffer", "Stream", "Packet", "Record", "Frame",
-         "Chunk", "Entry", "Table", "Value"]
+VERBS = [
+    "parse",
+    "read",
+    "write",
+    "encode",
+    "decode",
+    "scan",
+    "build",
+    "merge",
+    "split",
+    "flush",
+    "open",
+    "close",
+    "fetch",
+    "store",
+    "index",
+    "match",
+]
+NOUNS = [
+    "Header",
+    "Block",
+    "Token",
+    "Buffer",
+    "Stream",
+    "Packet",
+    "Record",
+    "Frame",
+    "Chunk",
+    "Entry",
+    "Table",
+    "Value",
+]
 NEW_NAME = "frobnicateQuuxWidget"
 RENAMED = "reticulateSplineHeader"
 
@@ -43,9 +71,11 @@ def _go_file(k: int) -> str:
     for j in range(8):
         verb, noun = VERBS[(k + j) % len(VERBS)], NOUNS[(k * 3 + j) % len(NOUNS)]
         name = f"{verb}{noun}{k}x{j}"
-        funcs.append(f"// {name} {verb}s the {noun.lower()} of the given reader.\n"
-                     f"func {name}(r *Reader, n int) ({noun}, error) {{\n"
-                     f"\tbuf := r.next{noun}(n)\n\treturn {verb}Into{noun}(buf)\n}}\n")
+        funcs.append(
+            f"// {name} {verb}s the {noun.lower()} of the given reader.\n"
+            f"func {name}(r *Reader, n int) ({noun}, error) {{\n"
+            f"\tbuf := r.next{noun}(n)\n\treturn {verb}Into{noun}(buf)\n}}\n"
+        )
     return f"package pkg{k % 5}\n\n" + "\n".join(funcs)
 
 
@@ -73,16 +103,37 @@ def index_name(engine: Engine) -> Iterator[str]:
     call(engine, "DELETE", f"/{name}", ignore_unavailable="true")
 
 
-def _rank(engine: Engine, calibration: Path, index: str, name: str, path: str,
-          symbols: list[str] | None = None) -> int:
+def _rank(
+    engine: Engine,
+    calibration: Path,
+    index: str,
+    name: str,
+    path: str,
+    symbols: list[str] | None = None,
+) -> int:
     """Where search_code's request lists ``path``'s symbol ``name`` (``symbols``: the names
     the query spells, as search_code passes them; None: search_code's own)."""
     client = wrap(engine.client, str(calibration), mode="identifiers")
-    hits = client.search(**search_kwargs(engine.flavor, index, "content", name, 10, None,
-                                         named_symbols(name) if symbols is None else symbols))
+    hits = client.search(
+        **search_kwargs(
+            engine.flavor,
+            index,
+            "content",
+            name,
+            10,
+            None,
+            named_symbols(name) if symbols is None else symbols,
+        )
+    )
     paths = [(h["_source"]["path"], h["_source"].get("symbol")) for h in hits["hits"]["hits"]]
-    return next((k for k, (p, s) in enumerate(paths, start=1)
-                 if p == path and s is not None and s.split(".")[-1] == name), 99)
+    return next(
+        (
+            k
+            for k, (p, s) in enumerate(paths, start=1)
+            if p == path and s is not None and s.split(".")[-1] == name
+        ),
+        99,
+    )
 
 
 def _exists(engine: Engine, index: str) -> bool:
@@ -96,7 +147,8 @@ def _exists(engine: Engine, index: str) -> bool:
 
 
 def test_calibrate_writes_all_three_and_auto_serves_identifiers(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path / "repo")
     out = tmp_path / "cal" / "code.qlog.json"
     summary = _index(engine, repo, index_name, "--calibrate", str(out))
@@ -113,7 +165,8 @@ def test_calibrate_writes_all_three_and_auto_serves_identifiers(
 
 
 def test_a_rerun_refreshes_the_calibration_and_finds_new_names_first(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path / "repo")
     out = tmp_path / "cal" / "code.qlog.json"
     _index(engine, repo, index_name, "--calibrate", str(out))
@@ -124,8 +177,10 @@ def test_a_rerun_refreshes_the_calibration_and_finds_new_names_first(
     text = edited.read_text(encoding="utf-8")
     old_name = text.split("func ", 2)[2].split("(", 1)[0]  # the second function's name
     text = text.replace(old_name, RENAMED)
-    text += (f"\n// {NEW_NAME} frobnicates the widget.\nfunc {NEW_NAME}(w *Widget) int "
-             "{\n\treturn w.quuxCount()\n}\n")
+    text += (
+        f"\n// {NEW_NAME} frobnicates the widget.\nfunc {NEW_NAME}(w *Widget) int "
+        "{\n\treturn w.quuxCount()\n}\n"
+    )
     edited.write_text(text, encoding="utf-8")
     summary = _index(engine, repo, index_name, "--calibrate", str(out))
     cal = summary["calibration"]
@@ -135,35 +190,42 @@ def test_a_rerun_refreshes_the_calibration_and_finds_new_names_first(
     assert _rank(engine, out, index_name, RENAMED, "file07.go") == 1
     record = load_calibration(out)
     vocab = load_vocabulary(record.vocabulary_path() or Path(), record.vocabulary_sha256)
-    assert vocab.df_of([NEW_NAME.lower(), old_name.lower()]) == {NEW_NAME.lower(): 1,
-                                                                   old_name.lower(): 0}
+    assert vocab.df_of([NEW_NAME.lower(), old_name.lower()]) == {
+        NEW_NAME.lower(): 1,
+        old_name.lower(): 0,
+    }
     assert vocab.might_hold(NEW_NAME.lower())
     # the refreshed split statistics are those a full calibration of the index computes
     stats = load_for_calibration(record.vocabulary_path(), record.vocabulary_sha256)
     full = calibrate_identifiers(engine, index_name, "content").stats
-    assert stats.parts_of(NEW_NAME.lower()) == full.parts_of(NEW_NAME.lower()) == (
-        "frobnicate", "quux", "widget")
+    assert (
+        stats.parts_of(NEW_NAME.lower())
+        == full.parts_of(NEW_NAME.lower())
+        == ("frobnicate", "quux", "widget")
+    )
     shared = [w for w in full.words if full.split_df(w)]
     assert shared and {w: stats.split_df(w) for w in shared} == {
-        w: full.split_df(w) for w in shared}
+        w: full.split_df(w) for w in shared
+    }
     assert stats.split_docs == full.split_docs
     assert int(np.count_nonzero(stats.df_split)) == int(np.count_nonzero(full.df_split))
 
 
-def test_esqlog_own_files_are_never_indexed(engine: Engine, index_name: str,
-                                            tmp_path: Path) -> None:
+def test_esqlog_own_files_are_never_indexed(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path / "repo", files=6)
     out = repo / "code.qlog.json"  # inside the repository
     _index(engine, repo, index_name, "--calibrate", str(out))
     summary = _index(engine, repo, index_name)
     assert summary["skipped"]["esqlog's own file"] == 3
     assert sorted(summary["skipped_paths"]["esqlog's own file"]) == sorted(
-        p.name for p in repo.glob("code.qlog.*"))
+        p.name for p in repo.glob("code.qlog.*")
+    )
     assert summary["files_indexed"] == 0 and summary["files"] == 6
 
 
-def test_an_empty_folder_creates_no_index(engine: Engine, index_name: str,
-                                          tmp_path: Path) -> None:
+def test_an_empty_folder_creates_no_index(engine: Engine, index_name: str, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "blank").mkdir()
     (tmp_path / "blank" / "spaces.txt").write_text("  \n\n", encoding="utf-8")
@@ -177,32 +239,39 @@ def test_an_empty_folder_creates_no_index(engine: Engine, index_name: str,
 
 
 def test_prose_about_do_not_edit_is_indexed_a_generated_header_is_not(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "walker.py").write_text(
         '"""Skip files whose first lines say DO NOT EDIT or @generated."""\n\n'
-        "def skip_generated(head):\n    return b'DO NOT EDIT' in head\n", encoding="utf-8")
+        "def skip_generated(head):\n    return b'DO NOT EDIT' in head\n",
+        encoding="utf-8",
+    )
     (repo / "zz_generated.go").write_text(
         "// Code generated by stringer; DO NOT EDIT.\n\npackage p\n\nfunc X() {}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     summary = _index(engine, repo, index_name)
     assert summary["skipped_paths"] == {"generated": ["zz_generated.go"]}
-    found = call(engine, "POST", f"/{index_name}/_search",
-                 body={"query": {"match_all": {}}, "_source": ["path"]})
+    found = call(
+        engine,
+        "POST",
+        f"/{index_name}/_search",
+        body={"query": {"match_all": {}}, "_source": ["path"]},
+    )
     assert {h["_source"]["path"] for h in found["hits"]["hits"]} == {"walker.py"}
 
 
 def test_writes_the_calibration_did_not_see_bring_a_full_calibration(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path / "repo")
     out = tmp_path / "cal" / "code.qlog.json"
     _index(engine, repo, index_name, "--calibrate", str(out))
-    (repo / "file03.go").write_text(_go_file(3) + f"\nfunc {NEW_NAME}() {{}}\n",
-                                    encoding="utf-8")
+    (repo / "file03.go").write_text(_go_file(3) + f"\nfunc {NEW_NAME}() {{}}\n", encoding="utf-8")
     assert _index(engine, repo, index_name)["files_indexed"] == 1  # no --calibrate
-    (repo / "file04.go").write_text(_go_file(4) + f"\nfunc {RENAMED}() {{}}\n",
-                                    encoding="utf-8")
+    (repo / "file04.go").write_text(_go_file(4) + f"\nfunc {RENAMED}() {{}}\n", encoding="utf-8")
     cal = _index(engine, repo, index_name, "--calibrate", str(out))["calibration"]
     assert cal["how"] == "calibrated" and cal["refreshed_docs"] == 0
     assert _rank(engine, out, index_name, NEW_NAME, "file03.go") == 1
@@ -210,14 +279,16 @@ def test_writes_the_calibration_did_not_see_bring_a_full_calibration(
 
 
 def test_a_long_renamed_method_ranks_above_its_short_callers(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     """By its exact name the definition comes first, though BM25's length norm puts the
     short callers that mention the name once above a long body that does too."""
     repo = _repo(tmp_path / "repo")
     body = "".join(f"\tstep{k} := w.advance({k}, n)\n\tw.total += step{k}\n" for k in range(60))
-    long_method = (f"func (w *Walker) {RENAMED}(n int) int {{\n{body}\treturn w.total\n}}\n")
-    callers = "".join(f"\nfunc call{k}(w *Walker) int {{\n\treturn w.{RENAMED}({k})\n}}\n"
-                      for k in range(3))
+    long_method = f"func (w *Walker) {RENAMED}(n int) int {{\n{body}\treturn w.total\n}}\n"
+    callers = "".join(
+        f"\nfunc call{k}(w *Walker) int {{\n\treturn w.{RENAMED}({k})\n}}\n" for k in range(3)
+    )
     (repo / "walker.go").write_text(f"package pkg0\n\n{long_method}{callers}", encoding="utf-8")
     out = tmp_path / "cal" / "code.qlog.json"
     _index(engine, repo, index_name, "--calibrate", str(out))
@@ -226,7 +297,8 @@ def test_a_long_renamed_method_ranks_above_its_short_callers(
 
 
 def test_delete_indexed_deletes_only_what_esqlog_index_made(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     from esqlog.errors import UsageError
     from esqlog.indexing.target import delete_indexed
 

@@ -36,16 +36,26 @@ FORM_FEED = "import os\n\x0c\n\ndef after_the_form_feed():\n    return os.sep\n"
 
 
 @pytest.fixture(scope="module")
-def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[dict[str, Any]]:
+def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     repo = make_repo(tmp_path_factory.mktemp("mcp-repo") / "repo")
     (repo / "pages.py").write_text(FORM_FEED, encoding="utf-8")
     index = f"esqlog-test-{uuid.uuid4().hex[:10]}"
     calibration = repo.parent / "code.qlog.json"
     try:
-        result = CliRunner().invoke(main, ["index", str(repo), "--url",
-                                           ENGINE_URLS[engine.flavor], "--index", index,
-                                           "--calibrate", str(calibration), "--json"])
+        result = CliRunner().invoke(
+            main,
+            [
+                "index",
+                str(repo),
+                "--url",
+                ENGINE_URLS[engine.flavor],
+                "--index",
+                index,
+                "--calibrate",
+                str(calibration),
+                "--json",
+            ],
+        )
         assert result.exit_code == 0, result.output
         answers = anyio.run(_conversation, engine, index, calibration)
         yield {"answers": answers, "repo": repo, "summary": json.loads(result.stdout)}
@@ -60,11 +70,22 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
     command = str(Path(sys.executable).with_name("esqlog"))
     # this checkout's esqlog, not whichever the script's interpreter would import
     env = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
-                                         env.get("PYTHONPATH", "")])
-    params = StdioServerParameters(command=command, env=env, args=[
-        "mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
-        "--calibration", str(calibration)])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
+    )
+    params = StdioServerParameters(
+        command=command,
+        env=env,
+        args=[
+            "mcp",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            index,
+            "--calibration",
+            str(calibration),
+        ],
+    )
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "search": ("search_code", {"query": QUERY, "max_tokens": 1000}),
         "file": ("read_code", {"path": "go/builder.go"}),
@@ -75,19 +96,22 @@ async def _conversation(engine: Engine, index: str, calibration: Path) -> dict[s
     out: dict[str, Any] = {}
     errors = calibration.with_name("mcp.stderr")
     with errors.open("w", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             out["description"] = (await session.initialize()).server_info.description
             for key, (tool, arguments) in calls.items():
                 result = await session.call_tool(tool, arguments)
-                out[key] = (bool(result.is_error),
-                            "".join(getattr(c, "text", "") for c in result.content))
+                out[key] = (
+                    bool(result.is_error),
+                    "".join(getattr(c, "text", "") for c in result.content),
+                )
     out["stderr"] = errors.read_text(encoding="utf-8")
     return out
 
 
-def test_the_default_mode_is_chosen_from_the_calibration_and_said(
-        served: dict[str, Any]) -> None:
+def test_the_default_mode_is_chosen_from_the_calibration_and_said(served: dict[str, Any]) -> None:
     from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.calibrate import auto_mode
 
@@ -106,19 +130,24 @@ def test_search_finds_the_function_by_its_doc_comment(served: dict[str, Any]) ->
     assert first is not None, text
     # the signature, then the line that matched with its number (the doc comment: not
     # repeated unnumbered)
-    assert first.groups() == ("go/builder.go", "15", "21", "Builder.WriteRune",
-                              "func (b *Builder) WriteRune(r rune) (int, error) {",
-                              "15| // WriteRune appends the UTF-8 encoding of Unicode code "
-                              "point r.")
+    assert first.groups() == (
+        "go/builder.go",
+        "15",
+        "21",
+        "Builder.WriteRune",
+        "func (b *Builder) WriteRune(r rune) (int, error) {",
+        "15| // WriteRune appends the UTF-8 encoding of Unicode code point r.",
+    )
     assert default_counter().count(text) <= 1000
 
 
 def test_read_code_gives_the_files_back_exactly(served: dict[str, Any]) -> None:
     repo: Path = served["repo"]
     answers = served["answers"]
+
     def lines(text: str, first: int = 1, last: int | None = None) -> str:
         rows = list(enumerate(text.rstrip("\n").split("\n"), start=1))
-        return numbered(rows[first - 1:last])
+        return numbered(rows[first - 1 : last])
 
     builder = (repo / "go" / "builder.go").read_text(encoding="utf-8")
     assert answers["file"] == (False, lines(builder))

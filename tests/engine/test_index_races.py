@@ -46,12 +46,14 @@ class _LateCreator:
         return self.engine.perform(request)
 
 
-def test_a_second_first_run_uses_the_index_the_first_created(engine: Engine, index_name: str,
-                                                             tmp_path: Path) -> None:
+def test_a_second_first_run_uses_the_index_the_first_created(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     root = str(tmp_path)
     first = []
-    racing = _LateCreator(engine, lambda: first.append(
-        prepare(engine, index_name, root, False, 1, None)))
+    racing = _LateCreator(
+        engine, lambda: first.append(prepare(engine, index_name, root, False, 1, None))
+    )
     second = prepare(racing, index_name, root, False, 1, None)  # type: ignore[arg-type]
     assert first[0].created and not second.created and not second.adopted
     assert second.name == index_name
@@ -63,8 +65,16 @@ _MAIN = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlo
 
 
 def _index_args(engine: Engine, repo: Path, index: str) -> list[str]:
-    return ["index", str(repo), "--index", index, "--url", ENGINE_URLS[engine.flavor],
-            "--no-progress", "--json"]
+    return [
+        "index",
+        str(repo),
+        "--index",
+        index,
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--no-progress",
+        "--json",
+    ]
 
 
 def _refresh_interval(engine: Engine, index: str) -> Any:
@@ -76,12 +86,13 @@ def _refresh_interval(engine: Engine, index: str) -> Any:
 def _many_files(repo: Path, count: int) -> None:
     for n in range(count):
         (repo / "pkg" / f"m{n:05d}.py").write_text(
-            f"def first_{n}(x):\n    return x + {n}\n\n\ndef second_{n}(y):\n"
-            f"    return y * {n}\n")
+            f"def first_{n}(x):\n    return x + {n}\n\n\ndef second_{n}(y):\n    return y * {n}\n"
+        )
 
 
 def test_a_run_killed_mid_way_leaves_refreshes_that_the_next_run_restores(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "start.py").write_text("def start():\n    return 0\n")
@@ -90,8 +101,12 @@ def test_a_run_killed_mid_way_leaves_refreshes_that_the_next_run_restores(
     call(engine, "PUT", f"/{index_name}/_settings", {"index": {"refresh_interval": "7s"}})
     _many_files(repo, 4000)  # ~8,000 documents: 16 bulk requests of 500
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    run = subprocess.Popen([sys.executable, "-c", _MAIN, *_index_args(engine, repo, index_name)],
-                           env=clean, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [sys.executable, "-c", _MAIN, *_index_args(engine, repo, index_name)],
+        env=clean,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and run.poll() is None:
@@ -110,17 +125,24 @@ def test_a_run_killed_mid_way_leaves_refreshes_that_the_next_run_restores(
     assert _refresh_interval(engine, index_name) == "7s"  # the user's value, not -1/default
 
 
-def test_two_first_runs_at_once_both_succeed(engine: Engine, index_name: str,
-                                             tmp_path: Path) -> None:
+def test_two_first_runs_at_once_both_succeed(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     """The real race: two processes started together on a new index name."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     _many_files(repo, 20)
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    runs = [subprocess.Popen([sys.executable, "-c", _MAIN,
-                              *_index_args(engine, repo, index_name)],
-                             env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _MAIN, *_index_args(engine, repo, index_name)],
+            env=clean,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outcomes = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outcomes]
     summaries = [json.loads(out) for out, _ in outcomes]

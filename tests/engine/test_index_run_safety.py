@@ -37,12 +37,14 @@ def _repo(tmp_path: Path, files: int = 20) -> Path:
     (repo / "pkg").mkdir(parents=True)
     for n in range(files):
         (repo / "pkg" / f"m{n:03d}.py").write_text(
-            f"def first_{n}(x):\n    return x + {n}\n\n\ndef second_{n}(y):\n    return y * {n}\n")
+            f"def first_{n}(x):\n    return x + {n}\n\n\ndef second_{n}(y):\n    return y * {n}\n"
+        )
     return repo
 
 
 def test_a_run_finding_an_index_just_created_waits_for_its_primaries(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     """Another first run's index, made an instant ago (its PUT answered before any primary
     started, as a concurrent run's can be found): this run must wait for the primaries,
     not search them and exit with a 503. Five indices of 5 shards in a row: prepare
@@ -53,15 +55,34 @@ def test_a_run_finding_an_index_just_created_waits_for_its_primaries(
     for trial in range(5):
         name = f"{index_name}-{trial}"
         try:
-            call(engine, "PUT", f"/{name}", {
-                "settings": {"number_of_shards": 5},
-                "mappings": {"dynamic": "strict", "_meta": {MARKER: marker},
-                             "properties": FIELDS}}, wait_for_active_shards="0")
+            call(
+                engine,
+                "PUT",
+                f"/{name}",
+                {
+                    "settings": {"number_of_shards": 5},
+                    "mappings": {
+                        "dynamic": "strict",
+                        "_meta": {MARKER: marker},
+                        "properties": FIELDS,
+                    },
+                },
+                wait_for_active_shards="0",
+            )
             target = prepare(engine, name, root, False, 5, None)
             health = call(engine, "GET", f"/_cluster/health/{name}")
             assert not target.created and health["active_primary_shards"] == 5, health
-            summary = run_index(engine, repo.resolve(), name, WalkOptions(), ChunkLimits(),
-                                adopt=False, shards=5, replicas=None, show_progress=False)
+            summary = run_index(
+                engine,
+                repo.resolve(),
+                name,
+                WalkOptions(),
+                ChunkLimits(),
+                adopt=False,
+                shards=5,
+                replicas=None,
+                show_progress=False,
+            )
             assert not summary["created"] and summary["documents"] == 40
         finally:
             call(engine, "DELETE", f"/{name}", ignore_unavailable="true")
@@ -90,13 +111,27 @@ def _refresh_interval(engine: Engine, index: str) -> Any:
 
 
 def test_a_file_swapped_for_a_fifo_neither_blocks_the_run_nor_keeps_refreshes_off(
-        engine: Engine, index_name: str, tmp_path: Path) -> None:
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path)
-    args = ["index", str(repo), "--index", index_name, "--url", ENGINE_URLS[engine.flavor],
-            "--no-progress", "--json"]
+    args = [
+        "index",
+        str(repo),
+        "--index",
+        index_name,
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--no-progress",
+        "--json",
+    ]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    run = subprocess.Popen([sys.executable, "-c", _SWAP_TO_FIFO, *args], env=clean,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-c", _SWAP_TO_FIFO, *args],
+        env=clean,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         out, err = run.communicate(timeout=90)
     except subprocess.TimeoutExpired:
@@ -110,22 +145,41 @@ def test_a_file_swapped_for_a_fifo_neither_blocks_the_run_nor_keeps_refreshes_of
     assert summary["documents"] == 38
 
 
-def test_a_sigterm_mid_run_puts_the_refreshes_back(engine: Engine, index_name: str,
-                                                   tmp_path: Path) -> None:
+def test_a_sigterm_mid_run_puts_the_refreshes_back(
+    engine: Engine, index_name: str, tmp_path: Path
+) -> None:
     """SIGTERM (``timeout``, a service manager) used to end the run without its
     ``finally``: the index stayed at ``refresh_interval: -1`` until the next run."""
     repo = _repo(tmp_path, 1)
-    args = ["index", str(repo), "--index", index_name, "--url", ENGINE_URLS[engine.flavor],
-            "--no-progress", "--json"]
+    args = [
+        "index",
+        str(repo),
+        "--index",
+        index_name,
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--no-progress",
+        "--json",
+    ]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    first = subprocess.run([sys.executable, "-c", _RUN, *args], env=clean, check=False,
-                           capture_output=True, text=True, timeout=120)
+    first = subprocess.run(
+        [sys.executable, "-c", _RUN, *args],
+        env=clean,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert first.returncode == 0, first.stderr
     call(engine, "PUT", f"/{index_name}/_settings", {"index": {"refresh_interval": "7s"}})
     for n in range(4000):  # ~8,000 documents: 16 bulk requests
         (repo / "pkg" / f"n{n:05d}.py").write_text(f"def third_{n}(z):\n    return z - {n}\n")
-    run = subprocess.Popen([sys.executable, "-c", _RUN, *args], env=clean,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [sys.executable, "-c", _RUN, *args],
+        env=clean,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and run.poll() is None:

@@ -56,11 +56,18 @@ class Setup:
     native: list[str]  # contents of the top 10, native (dfs)
 
     def run(self, title: str) -> dict[str, Any]:
-        code = (readme_snippet(title).replace('"code.qlog.json"', repr(str(self.calibration)))
-                .replace('"code"', repr(self.index)).replace(repr(README_QUERY), repr(self.query))
-                .replace(f'"{README_QUERY}"', repr(self.query)))
-        namespace: dict[str, Any] = {"ES_URL": ENGINE_URLS["elasticsearch"],
-                                     "OS_URL": ENGINE_URLS["opensearch"], "__name__": "snippet"}
+        code = (
+            readme_snippet(title)
+            .replace('"code.qlog.json"', repr(str(self.calibration)))
+            .replace('"code"', repr(self.index))
+            .replace(repr(README_QUERY), repr(self.query))
+            .replace(f'"{README_QUERY}"', repr(self.query))
+        )
+        namespace: dict[str, Any] = {
+            "ES_URL": ENGINE_URLS["elasticsearch"],
+            "OS_URL": ENGINE_URLS["opensearch"],
+            "__name__": "snippet",
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # frameworks' own deprecation chatter
             exec(compile(code, f"frameworks.md:{title}", "exec"), namespace)
@@ -78,22 +85,30 @@ def _load_docs(limit: int = 1500) -> list[dict[str, Any]]:
             if doc["text"] in seen:
                 continue
             seen.add(doc["text"])
-            docs.append({"id": doc["id"], "content": doc["text"],
-                         "metadata": {"name": doc.get("name", doc["id"])}})
+            docs.append(
+                {
+                    "id": doc["id"],
+                    "content": doc["text"],
+                    "metadata": {"name": doc.get("name", doc["id"])},
+                }
+            )
             if len(docs) == limit:
                 break
     return docs
 
 
 def _contents(response: Any) -> list[str]:
-    return [h["_source"]["content"] for h in dict(getattr(response, "body", response))
-            ["hits"]["hits"]]
+    return [
+        h["_source"]["content"] for h in dict(getattr(response, "body", response))["hits"]["hits"]
+    ]
 
 
 def _separating_query(engine: Engine, index: str, calibration: Path) -> tuple[str, ...]:
     wrapped = esqlog.wrap(engine.client, str(calibration))
-    queries = [json.loads(line)["text"] for line in
-               (ROOT / "esqlog" / "data" / "sample_go_queries.jsonl").read_text().splitlines()]
+    queries = [
+        json.loads(line)["text"]
+        for line in (ROOT / "esqlog" / "data" / "sample_go_queries.jsonl").read_text().splitlines()
+    ]
     for text in queries[:80]:
         body = {"query": {"match": {"content": text}}, "size": 10}
         qlog = _contents(wrapped.search(index=index, body=body))
@@ -106,10 +121,17 @@ def _separating_query(engine: Engine, index: str, calibration: Path) -> tuple[st
 def _setup(engine: Engine, folder: Path) -> Iterator[Setup]:
     # index.query.default_field as docs/frameworks.md advises for Haystack, whose multi_match
     # names no fields: a listed default field makes that body exact, so esqlog rewrites it.
-    index = create_index(engine, shards=3, settings={"index.query.default_field": ["content"]},
-                         mappings={"properties": {"content": {"type": "text"},
-                                                  "metadata": {"properties": {
-                                                      "name": {"type": "keyword"}}}}})
+    index = create_index(
+        engine,
+        shards=3,
+        settings={"index.query.default_field": ["content"]},
+        mappings={
+            "properties": {
+                "content": {"type": "text"},
+                "metadata": {"properties": {"name": {"type": "keyword"}}},
+            }
+        },
+    )
     try:
         bulk_index(engine, index, _load_docs())
         record = dataclasses.replace(calibrate(engine, index, "content", sample=500), q=Q_LOW)
@@ -164,8 +186,13 @@ def test_llama_index_opensearch_text_search_sync_and_async(os_: Setup) -> None:
     ns = os_.run("llama-index opensearch")
     assert_qlog_order(os_, [n.get_content() for n in ns["result"].nodes])
     store = ns["OpensearchVectorStore"](ns["client"])
-    result = asyncio.run(store.aquery(VectorStoreQuery(
-        query_str=os_.query, mode=VectorStoreQueryMode.TEXT_SEARCH, similarity_top_k=10)))
+    result = asyncio.run(
+        store.aquery(
+            VectorStoreQuery(
+                query_str=os_.query, mode=VectorStoreQueryMode.TEXT_SEARCH, similarity_top_k=10
+            )
+        )
+    )
     assert_qlog_order(os_, [n.get_content() for n in result.nodes])
 
 

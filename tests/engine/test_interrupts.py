@@ -24,8 +24,12 @@ from tests.support.engines import ENGINE_URLS, bulk_index, call
 
 
 def open_contexts(engine: Engine) -> int:
-    body = call(engine, "GET", "/_nodes/stats/indices/search",
-                filter_path="nodes.*.indices.search.open_contexts")
+    body = call(
+        engine,
+        "GET",
+        "/_nodes/stats/indices/search",
+        filter_path="nodes.*.indices.search.open_contexts",
+    )
     return sum(int(n["indices"]["search"]["open_contexts"]) for n in body["nodes"].values())
 
 
@@ -58,8 +62,9 @@ def test_cancelled_task_mid_scroll_clears_the_scroll(engine: Engine, scanned: st
     before = open_contexts(engine)
 
     async def main() -> None:
-        client = make_client(ConnectionSettings(ENGINE_URLS[engine.flavor]), engine.flavor,
-                             asynchronous=True)
+        client = make_client(
+            ConnectionSettings(ENGINE_URLS[engine.flavor]), engine.flavor, asynchronous=True
+        )
         reached = asyncio.Event()
 
         class Slow(AsyncEngine):
@@ -71,7 +76,8 @@ def test_cancelled_task_mid_scroll_clears_the_scroll(engine: Engine, scanned: st
 
         try:
             task = asyncio.create_task(
-                arun(Slow(client), scan_vocabulary_plan(scanned, "body", 3, batch=2)))
+                arun(Slow(client), scan_vocabulary_plan(scanned, "body", 3, batch=2))
+            )
             await reached.wait()
             task.cancel()
             with pytest.raises(asyncio.CancelledError):

@@ -42,9 +42,11 @@ def _body(text: str) -> dict[str, Any]:
 
 def _expected(corpus: Corpus, texts: list[str]) -> dict[tuple[str, str], list[tuple[str, float]]]:
     wrapped = wrap(corpus.engine.client, corpus.cals(0.7))
-    return {(mode, t): hits_of(wrapped.search(index=corpus.index, body=_body(t),
-                                              esqlog_mode=mode))
-            for mode in MODES for t in texts}
+    return {
+        (mode, t): hits_of(wrapped.search(index=corpus.index, body=_body(t), esqlog_mode=mode))
+        for mode in MODES
+        for t in texts
+    }
 
 
 def _peak_rss_mb() -> float:
@@ -64,8 +66,9 @@ def test_sixteen_threads_for_a_minute(corpus: Corpus) -> None:
         while time.monotonic() < deadline and counts["queries"] < MAX_REQUESTS:
             mode, text = rng.choice(MODES), rng.choice(texts)
             try:
-                got = hits_of(wrapped.search(index=corpus.index, body=_body(text),
-                                             esqlog_mode=mode))
+                got = hits_of(
+                    wrapped.search(index=corpus.index, body=_body(text), esqlog_mode=mode)
+                )
                 bad = got != expected[(mode, text)]
                 with lock:
                     counts["queries"] += 1
@@ -77,10 +80,12 @@ def test_sixteen_threads_for_a_minute(corpus: Corpus) -> None:
     with ThreadPoolExecutor(THREADS) as pool:
         list(pool.map(worker, range(THREADS)))
     cache = wrapped.esqlog_core.resolver.cache
-    print(f"\n[load sync] {THREADS} threads, {SECONDS:.0f} s: {counts['queries']} queries, "
-          f"{counts['errors']} errors, {counts['mismatches']} mismatches, "
-          f"peak RSS {_peak_rss_mb():.0f} MB, cache {len(cache)} entries "
-          f"(bound {CACHE_SIZE})")
+    print(
+        f"\n[load sync] {THREADS} threads, {SECONDS:.0f} s: {counts['queries']} queries, "
+        f"{counts['errors']} errors, {counts['mismatches']} mismatches, "
+        f"peak RSS {_peak_rss_mb():.0f} MB, cache {len(cache)} entries "
+        f"(bound {CACHE_SIZE})"
+    )
     assert counts["queries"] > THREADS
     assert counts["errors"] == 0
     assert counts["mismatches"] == 0
@@ -112,8 +117,9 @@ def test_two_hundred_async_tasks_for_a_minute(corpus: Corpus) -> None:
             while time.monotonic() < deadline and counts["queries"] < MAX_REQUESTS:
                 mode, text = rng.choice(MODES), rng.choice(texts)
                 try:
-                    got = hits_of(await wrapped.search(index=corpus.index, body=_body(text),
-                                                       esqlog_mode=mode))
+                    got = hits_of(
+                        await wrapped.search(index=corpus.index, body=_body(text), esqlog_mode=mode)
+                    )
                     counts["queries"] += 1
                     counts["mismatches"] += got != expected[(mode, text)]
                 except Exception:
@@ -135,9 +141,11 @@ def test_two_hundred_async_tasks_for_a_minute(corpus: Corpus) -> None:
         counts["lag_ms"] = int(loop_lag * 1000)
 
     asyncio.run(main())
-    print(f"\n[load async] {TASKS} tasks, {SECONDS:.0f} s: {counts['queries']} queries, "
-          f"{counts['errors']} errors, {counts['mismatches']} mismatches, max event-loop "
-          f"lag {counts['lag_ms']} ms, peak RSS {_peak_rss_mb():.0f} MB")
+    print(
+        f"\n[load async] {TASKS} tasks, {SECONDS:.0f} s: {counts['queries']} queries, "
+        f"{counts['errors']} errors, {counts['mismatches']} mismatches, max event-loop "
+        f"lag {counts['lag_ms']} ms, peak RSS {_peak_rss_mb():.0f} MB"
+    )
     assert counts["queries"] > TASKS
     assert counts["errors"] == 0
     assert counts["mismatches"] == 0

@@ -45,8 +45,11 @@ pytest.importorskip("mcp")
 
 QUERIES = ["read file contents", "parse http request header", "sort slice of strings"]
 #: a detail="code" chunk's header; these documents have path and lines, so no id
-HEADER = re.compile(r"^--- \[(\d+)\] path=(\S+) lines=(\d+)-(\d+)"
-                    r"(?: symbol=(\S+))? tokens=(\d+)$", re.M)
+HEADER = re.compile(
+    r"^--- \[(\d+)\] path=(\S+) lines=(\d+)-(\d+)"
+    r"(?: symbol=(\S+))? tokens=(\d+)$",
+    re.M,
+)
 #: a listing entry: rank, path, lines, symbol
 ENTRY = re.compile(r"^(\d+)\. (\S+):(\d+)-(\d+)(?: (\S+))?$", re.M)
 TOOLS = {"search_code", "read_code", "find_references", "grep_code"}
@@ -59,19 +62,35 @@ def _docs() -> list[dict[str, Any]]:
         start = next_line.get(record["path"], 1)
         lines = len(record["text"].splitlines()) or 1
         next_line[record["path"]] = start + lines
-        docs.append({"id": record["id"], "content": record["text"], "path": record["path"],
-                     "symbol": record["name"], "start_line": start,
-                     "end_line": start + lines - 1})
+        docs.append(
+            {
+                "id": record["id"],
+                "content": record["text"],
+                "path": record["path"],
+                "symbol": record["name"],
+                "start_line": start,
+                "end_line": start + lines - 1,
+            }
+        )
     return docs
 
 
 @pytest.fixture(scope="module")
 def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     docs = _docs()
-    index = create_index(engine, shards=2, mappings={"properties": {
-        "content": {"type": "text"}, "path": {"type": "keyword"},
-        "symbol": {"type": "keyword"}, "start_line": {"type": "integer"},
-        "end_line": {"type": "integer"}}})
+    index = create_index(
+        engine,
+        shards=2,
+        mappings={
+            "properties": {
+                "content": {"type": "text"},
+                "path": {"type": "keyword"},
+                "symbol": {"type": "keyword"},
+                "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"},
+            }
+        },
+    )
     try:
         bulk_index(engine, index, docs)
         calibration = calibrate(engine, index, "content")
@@ -81,18 +100,33 @@ def served(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         import esqlog
 
         wrapped = esqlog.wrap(engine.client, calibration)
-        raw = {q: wrapped.search(**search_kwargs(engine.flavor, index, "content", q, 50))[
-            "hits"]["hits"] for q in QUERIES}
+        raw = {
+            q: wrapped.search(**search_kwargs(engine.flavor, index, "content", q, 50))["hits"][
+                "hits"
+            ]
+            for q in QUERIES
+        }
         # what search_code lists of the engine's ranking: one entry per function, the hits
         # scoring near the best (esqlog.agent.hits), in the engine's order, tests after
-        expected = {q: [h.chunk.id for h in implementation_first(cut(
-            merge_parts(hits_of(found, "content")), CUT_FRACTIONS["boost"])[0])]
-                    for q, found in raw.items()}
+        expected = {
+            q: [
+                h.chunk.id
+                for h in implementation_first(
+                    cut(merge_parts(hits_of(found, "content")), CUT_FRACTIONS["boost"])[0]
+                )
+            ]
+            for q, found in raw.items()
+        }
         ranked = {q: [h["_id"] for h in found] for q, found in raw.items()}
-        yield {"answers": answers, "expected": expected, "ranked": ranked,
-               "docs": {d["id"]: d for d in docs},
-               "ids": {(d["path"], d["start_line"]): d["id"] for d in docs},
-               "writes": _indexing(engine, index) - stats_before, "index": index}
+        yield {
+            "answers": answers,
+            "expected": expected,
+            "ranked": ranked,
+            "docs": {d["id"]: d for d in docs},
+            "ids": {(d["path"], d["start_line"]): d["id"] for d in docs},
+            "writes": _indexing(engine, index) - stats_before,
+            "index": index,
+        }
     finally:
         call(engine, "DELETE", f"/{index}")
 
@@ -103,19 +137,29 @@ def _indexing(engine: Engine, index: str) -> int:
     return int(totals["index_total"]) + int(totals["delete_total"])
 
 
-async def _conversation(engine: Engine, index: str, cal_file: Path,
-                        docs: list[dict[str, Any]]) -> dict[str, Any]:
+async def _conversation(
+    engine: Engine, index: str, cal_file: Path, docs: list[dict[str, Any]]
+) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = str(Path(sys.executable).with_name("esqlog"))
-    args = ["mcp", "--url", ENGINE_URLS[engine.flavor], "--index", index,
-            "--calibration", str(cal_file)]
+    args = [
+        "mcp",
+        "--url",
+        ENGINE_URLS[engine.flavor],
+        "--index",
+        index,
+        "--calibration",
+        str(cal_file),
+    ]
     bad_index_args = [*args[:4], "esqlog-no-such-index", *args[5:]]
     out: dict[str, Any] = {}
 
-    async def calls(params: StdioServerParameters, todo: dict[str, tuple[str, dict[str, Any]]],
-                    ) -> dict[str, Any]:
+    async def calls(
+        params: StdioServerParameters,
+        todo: dict[str, tuple[str, dict[str, Any]]],
+    ) -> dict[str, Any]:
         results: dict[str, Any] = {}
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -123,54 +167,82 @@ async def _conversation(engine: Engine, index: str, cal_file: Path,
             results["structured"] = []
             for key, (tool, arguments) in todo.items():
                 result = await session.call_tool(tool, arguments)
-                results[key] = (bool(result.is_error),
-                                "".join(getattr(c, "text", "") for c in result.content))
-                results["structured"].append((key, result.structured_content,
-                                              [c.type for c in result.content]))
+                results[key] = (
+                    bool(result.is_error),
+                    "".join(getattr(c, "text", "") for c in result.content),
+                )
+                results["structured"].append(
+                    (key, result.structured_content, [c.type for c in result.content])
+                )
         return results
 
     first = docs[0]
     same_path = [d for d in docs if d["path"] == first["path"]]
     todo: dict[str, tuple[str, dict[str, Any]]] = {
-        f"search {q} {budget}": ("search_code", {"query": q, "max_tokens": budget,
-                                                 "limit": 50, "detail": "code"})
-        for q in QUERIES for budget in (300, 1000, 8000, MAX_BUDGET)}
+        f"search {q} {budget}": (
+            "search_code",
+            {"query": q, "max_tokens": budget, "limit": 50, "detail": "code"},
+        )
+        for q in QUERIES
+        for budget in (300, 1000, 8000, MAX_BUDGET)
+    }
     todo.update({f"list {q}": ("search_code", {"query": q}) for q in QUERIES})
-    todo.update({f"list all {q}": ("search_code", {"query": q, "limit": 50,
-                                                   "max_tokens": MAX_BUDGET}) for q in QUERIES})
-    todo.update({
-        "read id": ("read_code", {"id": first["id"], "start_line": first["start_line"] + 1,
-                                  "end_line": first["start_line"] + 3}),
-        "read id whole": ("read_code", {"id": first["id"]}),
-        "read path": ("read_code", {"path": first["path"], "start_line": 1,
-                                    "end_line": same_path[-1]["end_line"]}),
-        "empty query": ("search_code", {"query": "   "}),
-        "budget 0": ("search_code", {"query": "read file", "max_tokens": 0}),
-        "budget huge": ("search_code", {"query": "read file", "max_tokens": 10**9}),
-        "budget over the cap": ("search_code", {"query": "read file",
-                                                "max_tokens": MAX_BUDGET + 1}),
-        "detail unknown": ("search_code", {"query": "read file", "detail": "full"}),
-        "unknown id": ("read_code", {"id": "no-such-id-123"}),
-        "limit 0": ("search_code", {"query": "read file", "limit": 0}),
-        "neither id nor path": ("read_code", {"start_line": 1}),
-        "unknown path": ("read_code", {"path": "no/such/file.go"}),
-        "lines outside": ("read_code", {"id": first["id"], "start_line": 10**6,
-                                        "end_line": 10**6 + 1}),
-        "after errors": ("search_code", {"query": "read file", "max_tokens": 2000}),
-        "references": ("find_references", {"symbol": first["symbol"]}),
-        "grep": ("grep_code", {"pattern": "func (", "limit": 3}),
-        "grep bad regex": ("grep_code", {"pattern": "(unclosed", "regex": True}),
-        "grep nested": ("grep_code", {"pattern": "(a+)+b", "regex": True}),
-        "references limit 0": ("find_references", {"symbol": "Read", "limit": 0}),
-    })
+    todo.update(
+        {
+            f"list all {q}": ("search_code", {"query": q, "limit": 50, "max_tokens": MAX_BUDGET})
+            for q in QUERIES
+        }
+    )
+    todo.update(
+        {
+            "read id": (
+                "read_code",
+                {
+                    "id": first["id"],
+                    "start_line": first["start_line"] + 1,
+                    "end_line": first["start_line"] + 3,
+                },
+            ),
+            "read id whole": ("read_code", {"id": first["id"]}),
+            "read path": (
+                "read_code",
+                {"path": first["path"], "start_line": 1, "end_line": same_path[-1]["end_line"]},
+            ),
+            "empty query": ("search_code", {"query": "   "}),
+            "budget 0": ("search_code", {"query": "read file", "max_tokens": 0}),
+            "budget huge": ("search_code", {"query": "read file", "max_tokens": 10**9}),
+            "budget over the cap": (
+                "search_code",
+                {"query": "read file", "max_tokens": MAX_BUDGET + 1},
+            ),
+            "detail unknown": ("search_code", {"query": "read file", "detail": "full"}),
+            "unknown id": ("read_code", {"id": "no-such-id-123"}),
+            "limit 0": ("search_code", {"query": "read file", "limit": 0}),
+            "neither id nor path": ("read_code", {"start_line": 1}),
+            "unknown path": ("read_code", {"path": "no/such/file.go"}),
+            "lines outside": (
+                "read_code",
+                {"id": first["id"], "start_line": 10**6, "end_line": 10**6 + 1},
+            ),
+            "after errors": ("search_code", {"query": "read file", "max_tokens": 2000}),
+            "references": ("find_references", {"symbol": first["symbol"]}),
+            "grep": ("grep_code", {"pattern": "func (", "limit": 3}),
+            "grep bad regex": ("grep_code", {"pattern": "(unclosed", "regex": True}),
+            "grep nested": ("grep_code", {"pattern": "(a+)+b", "regex": True}),
+            "references limit 0": ("find_references", {"symbol": "Read", "limit": 0}),
+        }
+    )
     env = dict(os.environ)  # the SDK passes only a few variables on; PYTHONPATH must reach it
     out.update(await calls(StdioServerParameters(command=command, args=args, env=env), todo))
-    bad = await calls(StdioServerParameters(command=command, args=bad_index_args, env=env),
-                      {"unknown index": ("search_code", {"query": "read file"})})
+    bad = await calls(
+        StdioServerParameters(command=command, args=bad_index_args, env=env),
+        {"unknown index": ("search_code", {"query": "read file"})},
+    )
     out["unknown index"] = bad["unknown index"]
     out["http"] = await _over_http(command, args)
-    out["readme"] = await calls(_readme_server(engine, index, cal_file),
-                                {"search": ("search_code", {"query": QUERIES[0]})})
+    out["readme"] = await calls(
+        _readme_server(engine, index, cal_file), {"search": ("search_code", {"query": QUERIES[0]})}
+    )
     out["same_path"] = same_path
     out["first"] = first
     return out
@@ -187,8 +259,9 @@ async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([command, *args, "--transport", "http", "--port", str(port)],
-                               stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [command, *args, "--transport", "http", "--port", str(port)], stdin=subprocess.DEVNULL
+    )
     try:
         for _ in range(600):  # readiness, not a timing assertion: up to 60 s to listen
             assert process.poll() is None, "esqlog mcp --transport http exited"
@@ -196,12 +269,15 @@ async def _over_http(command: str, args: list[str]) -> dict[str, Any]:
                 s.connect(("127.0.0.1", port))
                 break
             await anyio.sleep(0.1)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             tools = (await session.list_tools()).tools
-            result = await session.call_tool("search_code", {"query": QUERIES[1],
-                                                             "max_tokens": 1000})
+            result = await session.call_tool(
+                "search_code", {"query": QUERIES[1], "max_tokens": 1000}
+            )
             text = "".join(getattr(c, "text", "") for c in result.content)
             return {"tools": tools, "search": (bool(result.is_error), text)}
     finally:
@@ -214,8 +290,9 @@ def _listed(text: str, ids: dict[tuple[str, int], str]) -> list[tuple[int, str]]
     return [(int(m.group(1)), ids[(m.group(2), int(m.group(3)))]) for m in ENTRY.finditer(text)]
 
 
-def _answered_like_the_engine(answer: dict[str, Any], expected: list[str],
-                              ids: dict[tuple[str, int], str]) -> str:
+def _answered_like_the_engine(
+    answer: dict[str, Any], expected: list[str], ids: dict[tuple[str, int], str]
+) -> str:
     """The tools listed, and search_code's listing in the engine's own order; its text."""
     assert {t.name for t in answer["tools"]} == TOOLS
     is_error, text = answer["search"]
@@ -226,8 +303,9 @@ def _answered_like_the_engine(answer: dict[str, Any], expected: list[str],
 
 
 def test_streamable_http_transport(served: dict[str, Any]) -> None:
-    text = _answered_like_the_engine(served["answers"]["http"], served["expected"][QUERIES[1]],
-                                     served["ids"])
+    text = _answered_like_the_engine(
+        served["answers"]["http"], served["expected"][QUERIES[1]], served["ids"]
+    )
     assert default_counter().count(text) <= 1000
 
 
@@ -241,19 +319,22 @@ def _readme_server(engine: Engine, index: str, cal_file: Path) -> Any:
     section = page.split("## Serve it to a coding agent (MCP)", 1)[1].split("\n## ", 1)[0]
     block = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     server = block["mcpServers"]["esqlog"]
-    values = {"http://localhost:9200": ENGINE_URLS[engine.flavor], "code": index,
-              "/home/me/.esqlog/code.qlog.json": str(cal_file),
-              "/home/me/.venv/bin/esqlog": str(Path(sys.executable).with_name("esqlog"))}
+    values = {
+        "http://localhost:9200": ENGINE_URLS[engine.flavor],
+        "code": index,
+        "/home/me/.esqlog/code.qlog.json": str(cal_file),
+        "/home/me/.venv/bin/esqlog": str(Path(sys.executable).with_name("esqlog")),
+    }
     command, *args = [values.get(a, a) for a in [server["command"], *server["args"]]]
     assert len({command, *args} & set(values.values())) == 4, server
-    env = {"PATH": "/usr/bin:/bin",
-           **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    env = {"PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
     return StdioServerParameters(command=command, args=args, env=env, cwd="/")
 
 
 def test_readme_configuration_works_as_written(served: dict[str, Any]) -> None:
-    _answered_like_the_engine(served["answers"]["readme"], served["expected"][QUERIES[0]],
-                              served["ids"])
+    _answered_like_the_engine(
+        served["answers"]["readme"], served["expected"][QUERIES[0]], served["ids"]
+    )
 
 
 def test_lists_the_tools(served: dict[str, Any]) -> None:
@@ -289,8 +370,10 @@ def test_default_answer_is_a_listing_within_the_default_budget(served: dict[str,
         assert not re.search(r"[0-9a-f]{20}", text)  # no ids: path and lines say it all
         for rank, doc_id in listed:
             doc = served["docs"][doc_id]
-            assert f"{rank}. {doc['path']}:{doc['start_line']}-{doc['end_line']} " \
-                   f"{doc['symbol']}" in text
+            assert (
+                f"{rank}. {doc['path']}:{doc['start_line']}-{doc['end_line']} "
+                f"{doc['symbol']}" in text
+            )
         assert ENTRY.match(text.splitlines()[0])  # the hits first, the summary after them
         assert text.splitlines()[-1].startswith(f"{len(expected)} hits shown")
 
@@ -304,8 +387,10 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
         assert shown == served["expected"][q] and shown, q
         ranked = served["ranked"][q]  # the engine's order, whatever was cut, tests after
         paths = {i: served["docs"][i]["path"] for i in shown}
-        for group in ([i for i in shown if not is_test(paths[i])],
-                      [i for i in shown if is_test(paths[i])]):
+        for group in (
+            [i for i in shown if not is_test(paths[i])],
+            [i for i in shown if is_test(paths[i])],
+        ):
             assert [ranked.index(i) for i in group] == sorted(ranked.index(i) for i in group)
         tests = [is_test(paths[i]) for i in shown]
         assert tests == sorted(tests)
@@ -313,8 +398,11 @@ def test_search_ranks_as_the_wrapped_client(served: dict[str, Any]) -> None:
         assert last.startswith(f"{len(shown)} hits shown") and "left out" not in last
         cut_out = len(ranked) - len(shown)
         share = f"{CUT_FRACTIONS['boost']:.0%}"
-        assert (f"; {cut_out} more scored below {share} of the best: offset=" in last
-                if cut_out else "more scored" not in last)
+        assert (
+            f"; {cut_out} more scored below {share} of the best: offset=" in last
+            if cut_out
+            else "more scored" not in last
+        )
 
 
 def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> None:
@@ -338,8 +426,11 @@ def test_budgets_are_respected_and_omissions_stated(served: dict[str, Any]) -> N
                 assert int(m.group(4)) == doc["end_line"]
             left = len(expected) - len(ids)
             last = text.splitlines()[-1]
-            assert last.startswith(f"{len(ids)} of {len(expected)} hits shown; {left} left out"
-                                   if left else f"{len(ids)} hits shown")
+            assert last.startswith(
+                f"{len(ids)} of {len(expected)} hits shown; {left} left out"
+                if left
+                else f"{len(ids)} hits shown"
+            )
             assert text.startswith("--- [")  # the chunks first, the summary after them
             if budget == 8000:
                 ranks_8000 = ranks
@@ -358,22 +449,28 @@ def test_read_code_is_exact(served: dict[str, Any]) -> None:
     assert answers["read path"][1].splitlines()[0].lstrip().startswith("1| ")
 
 
-@pytest.mark.parametrize(("key", "words"), [
-    ("empty query", "query text is empty"),
-    ("budget 0", "max_tokens 0 is outside"),
-    ("budget huge", "max_tokens 1000000000 is outside"),
-    ("budget over the cap", f"max_tokens {MAX_BUDGET + 1} is outside 200-{MAX_BUDGET}"),
-    ("detail unknown", "detail 'full' is not one of list, code"),
-    ("unknown id", "no document with id 'no-such-id-123'"),
-    ("lines outside", "are outside id"),
-    ("limit 0", "limit 0 is outside"),
-    ("neither id nor path", "pass exactly one of id or path"),
-    ("unknown path", "no document with path 'no/such/file.go'"),
-    ("unknown index", "esqlog-no-such-index"),
-    ("grep bad regex", "regex '(unclosed' does not compile: missing ), unterminated subpattern"),
-    ("grep nested", "repeats a group that itself repeats"),
-    ("references limit 0", "limit 0 is outside 1-300"),
-])
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("empty query", "query text is empty"),
+        ("budget 0", "max_tokens 0 is outside"),
+        ("budget huge", "max_tokens 1000000000 is outside"),
+        ("budget over the cap", f"max_tokens {MAX_BUDGET + 1} is outside 200-{MAX_BUDGET}"),
+        ("detail unknown", "detail 'full' is not one of list, code"),
+        ("unknown id", "no document with id 'no-such-id-123'"),
+        ("lines outside", "are outside id"),
+        ("limit 0", "limit 0 is outside"),
+        ("neither id nor path", "pass exactly one of id or path"),
+        ("unknown path", "no document with path 'no/such/file.go'"),
+        ("unknown index", "esqlog-no-such-index"),
+        (
+            "grep bad regex",
+            "regex '(unclosed' does not compile: missing ), unterminated subpattern",
+        ),
+        ("grep nested", "repeats a group that itself repeats"),
+        ("references limit 0", "limit 0 is outside 1-300"),
+    ],
+)
 def test_bad_input_is_a_tool_error(served: dict[str, Any], key: str, words: str) -> None:
     is_error, text = served["answers"][key]
     assert is_error and words in text, text
@@ -390,8 +487,9 @@ def test_references_and_grep_answer_lines(served: dict[str, Any]) -> None:
     assert not is_error and " references to " in lines[0], text
     assert re.match(rf"^\S+:\d+: func .*\b{name}\(", lines[1]), text
     is_error, text = answers["grep"]
-    assert not is_error and re.search(r"^\d+ lines match literal 'func \(' in \d+ files$",
-                                      text.splitlines()[0]), text
+    assert not is_error and re.search(
+        r"^\d+ lines match literal 'func \(' in \d+ files$", text.splitlines()[0]
+    ), text
     assert len([line for line in text.splitlines() if ": func (" in line]) == 3, text
     assert re.search(r"^\d+ more lines in \d+ files; narrow with path_glob", text, re.M), text
 

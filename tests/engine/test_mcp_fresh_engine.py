@@ -35,21 +35,38 @@ def _lines(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(opensearch: Engine, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[dict[str, Any]]:
+def served(
+    opensearch: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
     repo = make_repo(tmp_path_factory.mktemp("fresh-repo") / "repo")
     index = f"esqlog-test-fresh-{uuid.uuid4().hex[:10]}"
     calibration = repo.parent / "code.qlog.json"
     try:
-        result = CliRunner().invoke(main, ["index", str(repo), "--url",
-                                           ENGINE_URLS["opensearch"], "--index", index,
-                                           "--calibrate", str(calibration)])
+        result = CliRunner().invoke(
+            main,
+            [
+                "index",
+                str(repo),
+                "--url",
+                ENGINE_URLS["opensearch"],
+                "--index",
+                index,
+                "--calibrate",
+                str(calibration),
+            ],
+        )
         assert result.exit_code == 0, result.output
         before = calibration.read_text(encoding="utf-8")
         answers = anyio.run(_conversation, index, repo, calibration)
         answers["unwatched"] = anyio.run(_unwatched, index, repo, calibration)
-        yield {"answers": answers, "repo": repo, "before": before,
-               "calibration": calibration, "index": index, "engine": opensearch}
+        yield {
+            "answers": answers,
+            "repo": repo,
+            "before": before,
+            "calibration": calibration,
+            "index": index,
+            "engine": opensearch,
+        }
     finally:
         call(opensearch, "DELETE", f"/{index}", ignore_unavailable="true")
 
@@ -59,11 +76,23 @@ def _server(index: str, calibration: Path, *extra: str) -> Any:
 
     command = str(Path(sys.executable).with_name("esqlog"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
-                                         env.get("PYTHONPATH", "")])
-    return StdioServerParameters(command=command, env=env, args=[
-        "mcp", "--url", ENGINE_URLS["opensearch"], "--index", index,
-        "--calibration", str(calibration), *extra])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
+    )
+    return StdioServerParameters(
+        command=command,
+        env=env,
+        args=[
+            "mcp",
+            "--url",
+            ENGINE_URLS["opensearch"],
+            "--index",
+            index,
+            "--calibration",
+            str(calibration),
+            *extra,
+        ],
+    )
 
 
 async def _unwatched(index: str, repo: Path, calibration: Path) -> tuple[bool, str]:
@@ -74,12 +103,13 @@ async def _unwatched(index: str, repo: Path, calibration: Path) -> tuple[bool, s
     with (repo / "errors.py").open("a", encoding="utf-8") as f:
         f.write("\n\ndef plonk_unwatched_helper():\n    return 3\n")
     with calibration.with_name("unwatched.stderr").open("w", encoding="utf-8") as errlog:
-        async with stdio_client(_server(index, calibration, "--no-watch"), errlog) as (
-                read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(_server(index, calibration, "--no-watch"), errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             time.sleep(INTERVAL)
-            result = await session.call_tool("search_code",
-                                              {"query": "plonk_unwatched_helper"})
+            result = await session.call_tool("search_code", {"query": "plonk_unwatched_helper"})
     return (bool(result.is_error), "".join(getattr(c, "text", "") for c in result.content))
 
 
@@ -91,14 +121,18 @@ async def _conversation(index: str, repo: Path, calibration: Path) -> dict[str, 
     out: dict[str, Any] = {}
     errors = calibration.with_name("mcp.stderr")
     with errors.open("w", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
 
             async def ask(key: str, tool: str, **arguments: Any) -> None:
                 result = await session.call_tool(tool, arguments)
-                out[key] = (bool(result.is_error),
-                            "".join(getattr(c, "text", "") for c in result.content))
+                out[key] = (
+                    bool(result.is_error),
+                    "".join(getattr(c, "text", "") for c in result.content),
+                )
 
             await ask("before", "search_code", query="quux_fresh_widget_total")
             # a read right after an edit (within the interval): the file's own check
@@ -127,8 +161,7 @@ def test_before_the_edit_the_name_is_not_defined(served: dict[str, Any]) -> None
     assert "re-indexed" not in text  # nothing changed since esqlog index
 
 
-def test_read_code_right_after_an_edit_returns_the_current_text(
-        served: dict[str, Any]) -> None:
+def test_read_code_right_after_an_edit_returns_the_current_text(served: dict[str, Any]) -> None:
     is_error, text = served["answers"]["read"]
     assert not is_error, text
     note, _, body = text.partition("\n")
@@ -137,8 +170,7 @@ def test_read_code_right_after_an_edit_returns_the_current_text(
     assert "quux_fresh_widget_total" in body
 
 
-def test_a_new_go_function_is_found_at_rank_one_with_no_command(
-        served: dict[str, Any]) -> None:
+def test_a_new_go_function_is_found_at_rank_one_with_no_command(served: dict[str, Any]) -> None:
     is_error, text = served["answers"]["search"]
     assert not is_error, text
     lines = text.split("\n")
@@ -149,7 +181,8 @@ def test_a_new_go_function_is_found_at_rank_one_with_no_command(
 
 
 def test_the_python_function_is_ranked_first_and_nothing_is_reindexed_again(
-        served: dict[str, Any]) -> None:
+    served: dict[str, Any],
+) -> None:
     is_error, text = served["answers"]["python"]
     assert not is_error, text
     assert "re-indexed" not in text  # within the interval: no walk
@@ -176,8 +209,9 @@ def test_the_calibration_is_kept_fresh(served: dict[str, Any]) -> None:
     assert served["calibration"].read_text(encoding="utf-8") != served["before"]
     engine, index = served["engine"], served["index"]
     uuid_now = engine.run(resolve_index_plan(index)).uuid
-    assert current_record(served["calibration"], uuid_now,
-                          index_operations(engine, index)) is not None
+    assert (
+        current_record(served["calibration"], uuid_now, index_operations(engine, index)) is not None
+    )
     record = load_calibration(served["calibration"])
     assert record.live_docs == int(call(engine, "GET", f"/{index}/_count")["count"])
     assert "Traceback" not in served["answers"]["stderr"]
@@ -201,8 +235,7 @@ def test_the_search_ranks_with_the_refreshed_calibration(served: dict[str, Any])
     engine, index, file = served["engine"], served["index"], served["calibration"]
     search = CodeSearch(engine, load_calibration(file), index, "content", default_counter())
     started = search.calibration.index_operations
-    reindex = Reindex(engine, ConnectionSettings(ENGINE_URLS["opensearch"]), index, search,
-                      file)
+    reindex = Reindex(engine, ConnectionSettings(ENGINE_URLS["opensearch"]), index, search, file)
     assert reindex(served["repo"]) == 1  # the edit the --no-watch server left unseen
     assert reindex(served["repo"]) == 0
     started = search.calibration.index_operations

@@ -79,12 +79,21 @@ class Relay:
 
 @pytest.fixture(scope="module")
 def outage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    index = create_index(engine, shards=1, mappings={"properties": {
-        "content": {"type": "text"}, "path": {"type": "keyword"}}})
+    index = create_index(
+        engine,
+        shards=1,
+        mappings={"properties": {"content": {"type": "text"}, "path": {"type": "keyword"}}},
+    )
     folder = tmp_path_factory.mktemp("outage")
     try:
-        bulk_index(engine, index, [{"id": str(i), "content": f"func read{i}() error",
-                                    "path": f"f{i}.go"} for i in range(20)])
+        bulk_index(
+            engine,
+            index,
+            [
+                {"id": str(i), "content": f"func read{i}() error", "path": f"f{i}.go"}
+                for i in range(20)
+            ],
+        )
         cal_file = save_calibration(calibrate(engine, index, "content"), folder / "cal.json")
         host, port = ENGINE_URLS[engine.flavor].rsplit("/", 1)[-1].rsplit(":", 1)
         relay = Relay((host, int(port)))
@@ -96,29 +105,32 @@ def outage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         call(engine, "DELETE", f"/{index}")
 
 
-async def _conversation(relay: Relay, index: str, cal_file: Path, folder: Path
-                        ) -> dict[str, Any]:
+async def _conversation(relay: Relay, index: str, cal_file: Path, folder: Path) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     url = f"http://127.0.0.1:{relay.port}"
     params = StdioServerParameters(
         command=str(Path(sys.executable).with_name("esqlog")),
-        args=["mcp", "--url", url, "--index", index, "--calibration", str(cal_file),
-              "--no-watch"], env=dict(os.environ))
+        args=["mcp", "--url", url, "--index", index, "--calibration", str(cal_file), "--no-watch"],
+        env=dict(os.environ),
+    )
     errors = folder / "stderr.txt"
     out: dict[str, Any] = {"url": url}
     with errors.open("w", encoding="utf-8") as sink:
-        async with stdio_client(params, errlog=sink) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=sink) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             init = await session.initialize()
             out["capabilities"] = init.capabilities
             out["description"] = init.server_info.description
-            out["started"] = (await session.call_tool("search_code", {"query": "read1"}))
+            out["started"] = await session.call_tool("search_code", {"query": "read1"})
             out["stderr at start"] = errors.read_text(encoding="utf-8")
             relay.stop()
-            out["calls"] = [await session.call_tool("search_code", {"query": "read1 error"})
-                            for _ in range(2)]
+            out["calls"] = [
+                await session.call_tool("search_code", {"query": "read1 error"}) for _ in range(2)
+            ]
             out["attempts"] = relay.refused
     out["stderr"] = errors.read_text(encoding="utf-8")
     return out
@@ -135,8 +147,7 @@ def test_only_tools_are_advertised(outage: dict[str, Any]) -> None:
     assert capabilities.completions is None and capabilities.logging is None
 
 
-def test_nothing_on_stderr_at_start_and_the_mode_in_the_server_info(
-        outage: dict[str, Any]) -> None:
+def test_nothing_on_stderr_at_start_and_the_mode_in_the_server_info(outage: dict[str, Any]) -> None:
     assert not outage["started"].is_error, _text(outage["started"])
     assert outage["stderr at start"] == ""
     assert outage["description"].startswith("mode boost: ")

@@ -43,8 +43,9 @@ def texts() -> list[str]:
 
 
 def native(corpus: Corpus, body: dict[str, Any]) -> Any:
-    return corpus.engine.client.search(index=corpus.index, body=copy.deepcopy(body),
-                                       search_type=DFS)
+    return corpus.engine.client.search(
+        index=corpus.index, body=copy.deepcopy(body), search_type=DFS
+    )
 
 
 def modes_for(corpus: Corpus, *modes: str) -> list[str]:
@@ -87,22 +88,61 @@ def varied_queries(texts: list[str], pkgs: list[str]) -> list[dict[str, Any]]:
     short = [" ".join(t.split()[:3]) for t in texts[55:70]]
     out += [{"match": {"body": {"query": t, "operator": "and"}}} for t in short]
     msms: list[Any] = ["2", "75%", "3<80%", 2, "-1"]
-    out += [{"match": {"body": {"query": t, "minimum_should_match": msms[i % 5], "boost": 1.5,
-                                "_name": f"m{i}"}}} for i, t in enumerate(texts[70:85])]
-    out += [{"multi_match": {"query": t, "fields": ["body", "title^2"]}}
-            for t in texts[85:95]]
-    out += [{"multi_match": {"query": t, "type": "most_fields", "fields": ["body^1.5", "title"],
-                             "operator": "or"}} for t in texts[95:105]]
-    out += [{"bool": {"must": [{"match": {"body": t}}],
-                      "should": [{"match": {"title": {"query": t, "boost": 3}}}],
-                      "filter": [{"terms": {"pkg": pkgs[:3]}}],
-                      "must_not": [{"term": {"name": "Int.SetString"}}]}}
-            for t in texts[105:115]]
-    out += [{"dis_max": {"queries": [{"match": {"body": t}}, {"match": {"title": t}}],
-                         "tie_breaker": 0.3}} for t in texts[115:120]]
-    out += [{"function_score": {"query": {"match": {"body": t}}, "boost_mode": "multiply",
-                                "functions": [{"filter": {"term": {"pkg": pkgs[0]}},
-                                               "weight": 2}]}} for t in texts[120:125]]
+    out += [
+        {
+            "match": {
+                "body": {
+                    "query": t,
+                    "minimum_should_match": msms[i % 5],
+                    "boost": 1.5,
+                    "_name": f"m{i}",
+                }
+            }
+        }
+        for i, t in enumerate(texts[70:85])
+    ]
+    out += [{"multi_match": {"query": t, "fields": ["body", "title^2"]}} for t in texts[85:95]]
+    out += [
+        {
+            "multi_match": {
+                "query": t,
+                "type": "most_fields",
+                "fields": ["body^1.5", "title"],
+                "operator": "or",
+            }
+        }
+        for t in texts[95:105]
+    ]
+    out += [
+        {
+            "bool": {
+                "must": [{"match": {"body": t}}],
+                "should": [{"match": {"title": {"query": t, "boost": 3}}}],
+                "filter": [{"terms": {"pkg": pkgs[:3]}}],
+                "must_not": [{"term": {"name": "Int.SetString"}}],
+            }
+        }
+        for t in texts[105:115]
+    ]
+    out += [
+        {
+            "dis_max": {
+                "queries": [{"match": {"body": t}}, {"match": {"title": t}}],
+                "tie_breaker": 0.3,
+            }
+        }
+        for t in texts[115:120]
+    ]
+    out += [
+        {
+            "function_score": {
+                "query": {"match": {"body": t}},
+                "boost_mode": "multiply",
+                "functions": [{"filter": {"term": {"pkg": pkgs[0]}}, "weight": 2}],
+            }
+        }
+        for t in texts[120:125]
+    ]
     return out
 
 
@@ -114,6 +154,7 @@ def top_pkgs(corpus: Corpus) -> list[str]:
 
 
 # --- the corpus itself ---------------------------------------------------------------------
+
 
 def test_corpus_has_three_shards_and_unmerged_deletions(corpus: Corpus) -> None:
     stats = call(corpus.engine, "GET", f"/{corpus.index}/_stats/docs")
@@ -130,6 +171,7 @@ def test_corpus_has_three_shards_and_unmerged_deletions(corpus: Corpus) -> None:
 
 # --- invariant 1: q = 1 reproduces native BM25 ---------------------------------------------
 
+
 def test_q1_boost_and_script_equal_native_match(corpus: Corpus, texts: list[str]) -> None:
     queries = varied_queries(texts, top_pkgs(corpus))
     assert len(queries) >= 100
@@ -145,9 +187,11 @@ def test_q1_boost_and_script_equal_native_match(corpus: Corpus, texts: list[str]
                 expected = native(corpus, body)
                 assert sent["search_type"] == DFS
                 rewritten += any(
-                    "script_score" in leaf if mode == "script"
+                    "script_score" in leaf
+                    if mode == "script"
                     else bool(set(leaf.get("term", {})) & {"body", "title"})
-                    for leaf in sent_leaves(sent["body"]["query"]))
+                    for leaf in sent_leaves(sent["body"]["query"])
+                )
                 assert total_of(got) == total_of(expected), (mode, query)
                 assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, query))
                 with_hits += bool(hits_of(got))
@@ -157,11 +201,14 @@ def test_q1_boost_and_script_equal_native_match(corpus: Corpus, texts: list[str]
 
 # --- invariant 2: rerank at q = 1 keeps the native order ------------------------------------
 
+
 @RERANK_IN
-def test_q1_rerank_keeps_native_order(corpus: Corpus, texts: list[str],
-                                      rerank_in: RerankWhere) -> None:
-    client = wrap(corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=40,
-                  rerank_in=rerank_in)
+def test_q1_rerank_keeps_native_order(
+    corpus: Corpus, texts: list[str], rerank_in: RerankWhere
+) -> None:
+    client = wrap(
+        corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=40, rerank_in=rerank_in
+    )
     queries = [{"match": {"body": t}} for t in texts[:25]]
     queries += [{"multi_match": {"query": t, "fields": ["body", "title^2"]}} for t in texts[25:30]]
     compared = 0
@@ -177,19 +224,22 @@ def test_q1_rerank_keeps_native_order(corpus: Corpus, texts: list[str],
 # --- invariant 3: q < 1 equals an independent q-log BM25 ------------------------------------
 
 
-
 def test_qlog_scores_equal_oracle_below_one(corpus: Corpus, texts: list[str]) -> None:
     cases: list[tuple[str, str]] = [(t, "or") for t in texts[:14]]
     cases += [(" ".join(t.split()[:2]), "and") for t in texts[14:18]]
-    oracles = {case: qlog_match_scores(corpus, "body", case[0], Q_LOW, case[1])
-               for case in cases}
+    oracles = {case: qlog_match_scores(corpus, "body", case[0], Q_LOW, case[1]) for case in cases}
     assert sum(bool(o) for o in oracles.values()) >= 15
     for mode in modes_for(corpus, "boost", "script"):
         client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode=mode)
         for (text, operator), oracle in oracles.items():
-            got = client.search(index=corpus.index, body={
-                "query": {"match": {"body": {"query": text, "operator": operator}}},
-                "size": 10, "track_total_hits": True})
+            got = client.search(
+                index=corpus.index,
+                body={
+                    "query": {"match": {"body": {"query": text, "operator": operator}}},
+                    "size": 10,
+                    "track_total_hits": True,
+                },
+            )
             _check_against_oracle(corpus, got, oracle, 10, (mode, text, operator))
             nat = native(corpus, {"query": {"match": {"body": text}}, "size": 1})
             if hits_of(got) and operator == "or":  # q < 1 really changed the scores
@@ -203,27 +253,37 @@ def test_script_hybrid_equals_oracle(corpus: Corpus, texts: list[str], fraction:
     kinds of clause, mixed in one query, must give q-log BM25 exactly as the oracle does."""
     if not corpus.has_painless:
         pytest.skip("script mode needs Painless (the Elasticsearch test node has none)")
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="script",
-                  script_df_fraction=fraction)
+    client = wrap(
+        corpus.engine.client, corpus.cals(Q_LOW), mode="script", script_df_fraction=fraction
+    )
     n_docs = corpus.calibrations["body"].doc_count
     mixed = 0
     with Recorder(corpus.engine.client) as rec:
         for text in texts[:16]:
             oracle = qlog_match_scores(corpus, "body", text, Q_LOW)
             rec.calls.clear()
-            got = client.search(index=corpus.index, body={
-                "query": {"match": {"body": text}}, "size": 10, "track_total_hits": True})
+            got = client.search(
+                index=corpus.index,
+                body={"query": {"match": {"body": text}}, "size": 10, "track_total_hits": True},
+            )
             _check_against_oracle(corpus, got, oracle, 10, (fraction, text))
             leaves = sent_leaves(rec.calls[-1]["body"]["query"])
-            scripted = [leaf["script_score"]["script"]["params"]["n"] for leaf in leaves
-                        if "script_score" in leaf]
-            boosted = [leaf for leaf in leaves if "term" in leaf and "boost" in next(
-                iter(leaf["term"].values()))]
+            scripted = [
+                leaf["script_score"]["script"]["params"]["n"]
+                for leaf in leaves
+                if "script_score" in leaf
+            ]
+            boosted = [
+                leaf
+                for leaf in leaves
+                if "term" in leaf and "boost" in next(iter(leaf["term"].values()))
+            ]
             tokens = corpus.analyze("body", text)
             _, _, df = corpus.global_stats("body", tokens)
             assert len(scripted) + len(boosted) == len(tokens), text
-            assert sorted(scripted) == sorted(df[t] for t in tokens
-                                              if df[t] <= fraction * n_docs), text
+            assert sorted(scripted) == sorted(
+                df[t] for t in tokens if df[t] <= fraction * n_docs
+            ), text
             mixed += bool(scripted) and bool(boosted)
     if fraction == 1.0:
         assert mixed == 0
@@ -239,37 +299,49 @@ def test_qlog_multi_match_equals_oracle_below_one(corpus: Corpus, texts: list[st
             title_scores = qlog_match_scores(corpus, "title", text, Q_LOW)
             ids = body_scores.keys() | title_scores.keys()
             fused = {  # best_fields: the best boosted field plus tie_breaker times the rest
-                "best_fields": {i: max(body_scores.get(i, 0.0), 2 * title_scores.get(i, 0.0))
-                                + 0.2 * min(body_scores.get(i, 0.0),
-                                            2 * title_scores.get(i, 0.0)) for i in ids},
-                "most_fields": {i: 1.5 * body_scores.get(i, 0.0) + title_scores.get(i, 0.0)
-                                for i in ids},
+                "best_fields": {
+                    i: max(body_scores.get(i, 0.0), 2 * title_scores.get(i, 0.0))
+                    + 0.2 * min(body_scores.get(i, 0.0), 2 * title_scores.get(i, 0.0))
+                    for i in ids
+                },
+                "most_fields": {
+                    i: 1.5 * body_scores.get(i, 0.0) + title_scores.get(i, 0.0) for i in ids
+                },
             }
             for kind, oracle in fused.items():
-                spec: dict[str, Any] = {"query": text, "type": kind,
-                                        "fields": ["body", "title^2"] if kind == "best_fields"
-                                        else ["body^1.5", "title"]}
+                spec: dict[str, Any] = {
+                    "query": text,
+                    "type": kind,
+                    "fields": ["body", "title^2"]
+                    if kind == "best_fields"
+                    else ["body^1.5", "title"],
+                }
                 if kind == "best_fields":
                     spec["tie_breaker"] = 0.2
-                got = client.search(index=corpus.index, body={
-                    "query": {"multi_match": spec}, "size": 10, "track_total_hits": True})
+                got = client.search(
+                    index=corpus.index,
+                    body={"query": {"multi_match": spec}, "size": 10, "track_total_hits": True},
+                )
                 _check_against_oracle(corpus, got, oracle, 10, (mode, kind, text))
 
 
 @RERANK_IN
-def test_rerank_below_one_equals_oracle(corpus: Corpus, texts: list[str],
-                                        rerank_in: RerankWhere) -> None:
+def test_rerank_below_one_equals_oracle(
+    corpus: Corpus, texts: list[str], rerank_in: RerankWhere
+) -> None:
     """In the engine, the rescore query is the boost rewrite; on the client, both engines
     here report per-term scores (include_named_queries_score), so rerank moves each hit by
     exactly (idf_q/idf - 1) times the engine's own term score. Either way: q-log BM25 with
     the engine's norms, like boost mode, within 1e-4."""
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
-                  rerank_in=rerank_in)
+    client = wrap(
+        corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30, rerank_in=rerank_in
+    )
     checked = 0
     for text in texts[:12]:
         quantised = qlog_match_scores(corpus, "body", text, Q_LOW)
-        got = client.search(index=corpus.index, body={"query": {"match": {"body": text}},
-                                                      "size": 10})
+        got = client.search(
+            index=corpus.index, body={"query": {"match": {"body": text}}, "size": 10}
+        )
         hits = hits_of(got)
         assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
         for doc_id, score in hits:
@@ -279,21 +351,24 @@ def test_rerank_below_one_equals_oracle(corpus: Corpus, texts: list[str],
 
 
 def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
-        corpus: Corpus, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus: Corpus, texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The fallback for engines without named-query scores: term vectors give exact
     lengths, so the score lies between q-log BM25 with the quantised and the exact length."""
     import esqlog.rerank.strategies
 
     monkeypatch.setattr(esqlog.rerank.strategies, "supports_named_scores", lambda *_: False)
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30,
-                  rerank_in="client")
+    client = wrap(
+        corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30, rerank_in="client"
+    )
     checked = 0
     for text in texts[:8]:
         exact = qlog_match_scores(corpus, "body", text, Q_LOW, exact_length=True)
         mixed = qlog_match_scores(corpus, "body", text, Q_LOW, mixed=True)
         quantised = qlog_match_scores(corpus, "body", text, Q_LOW)
-        got = client.search(index=corpus.index, body={"query": {"match": {"body": text}},
-                                                      "size": 10})
+        got = client.search(
+            index=corpus.index, body={"query": {"match": {"body": text}}, "size": 10}
+        )
         for doc_id, score in hits_of(got):
             assert rel_close(score, mixed[doc_id], 1e-4), (text, doc_id)
             low, high = sorted((quantised[doc_id], exact[doc_id]))
@@ -304,6 +379,7 @@ def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
 
 # --- invariant 4: filters, aggregations, pagination, _source ---------------------------------
 
+
 def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: list[str]) -> None:
     pkgs = top_pkgs(corpus)
     bare = corpus.engine.client
@@ -313,9 +389,15 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
             match = {"match": {"body": text}}
             filtered = {"bool": {"must": [match], "filter": [{"terms": {"pkg": pkgs[:4]}}]}}
             # aggregations and total hits over the same matching set
-            body = {"query": filtered, "size": 5, "track_total_hits": True,
-                    "aggs": {"pkgs": {"terms": {"field": "pkg", "size": 50}},
-                             "seq": {"stats": {"field": "seq"}}}}
+            body = {
+                "query": filtered,
+                "size": 5,
+                "track_total_hits": True,
+                "aggs": {
+                    "pkgs": {"terms": {"field": "pkg", "size": 50}},
+                    "seq": {"stats": {"field": "seq"}},
+                },
+            }
             got, expected = client.search(index=corpus.index, body=body), native(corpus, body)
             assert total_of(got) == total_of(expected) > 0, (mode, options, text)
             assert body_of(got)["aggregations"] == body_of(expected)["aggregations"]
@@ -325,12 +407,14 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
                 every = {"query": match, "size": 3000, "_source": False}
                 got_ids = {i for i, _ in hits_of(client.search(index=corpus.index, body=every))}
                 assert got_ids == {i for i, _ in hits_of(native(corpus, every))}
-                assert len(got_ids) == total_of(native(corpus, {"query": match,
-                                                                "track_total_hits": True}))
+                assert len(got_ids) == total_of(
+                    native(corpus, {"query": match, "track_total_hits": True})
+                )
             # from/size pages are slices of one ranking
             first = hits_of(client.search(index=corpus.index, body={"query": match, "size": 20}))
-            page = hits_of(client.search(index=corpus.index,
-                                         body={"query": match, "from": 10, "size": 10}))
+            page = hits_of(
+                client.search(index=corpus.index, body={"query": match, "from": 10, "size": 10})
+            )
             assert [i for i, _ in page] == [i for i, _ in first[10:20]], (mode, options, text)
             assert [s for _, s in page] == pytest.approx([s for _, s in first[10:20]], rel=1e-6)
             # search_after over a field sort: the same documents in the same order
@@ -347,13 +431,15 @@ def test_filters_aggs_pagination_and_source_unchanged(corpus: Corpus, texts: lis
                     after = hits[-1]["sort"]
             assert pages_got == pages_native and len(pages_got) >= 2, (mode, options, text)
             # _source filtering
-            src = client.search(index=corpus.index, body={"query": match, "size": 15,
-                                                          "_source": ["name", "pkg"]})
+            src = client.search(
+                index=corpus.index, body={"query": match, "size": 15, "_source": ["name", "pkg"]}
+            )
             for hit in body_of(src)["hits"]["hits"]:
                 doc = corpus.docs[hit["_id"]]
                 assert hit["_source"] == {"name": doc["name"], "pkg": doc["pkg"]}
-            none = client.search(index=corpus.index, body={"query": match, "size": 5,
-                                                           "_source": False})
+            none = client.search(
+                index=corpus.index, body={"query": match, "size": 5, "_source": False}
+            )
             assert all("_source" not in h for h in body_of(none)["hits"]["hits"])
 
 
@@ -362,26 +448,40 @@ def test_q1_everything_identical_with_aggs(corpus: Corpus, texts: list[str]) -> 
     for mode, options in variants_for(corpus, "boost", "script", "rerank"):
         client = wrap(corpus.engine.client, corpus.cals(1.0), mode=mode, **options)
         for text in texts[40:43]:
-            body = {"query": {"bool": {"should": [{"match": {"body": text}}],
-                                       "filter": [{"terms": {"pkg": pkgs[:10]}}]}},
-                    "size": 10, "from": 5, "track_total_hits": True,
-                    "_source": ["name"], "aggs": {"p": {"terms": {"field": "pkg"}}}}
-            got, expected = body_of(client.search(index=corpus.index, body=body)), body_of(
-                native(corpus, body))
+            body = {
+                "query": {
+                    "bool": {
+                        "should": [{"match": {"body": text}}],
+                        "filter": [{"terms": {"pkg": pkgs[:10]}}],
+                    }
+                },
+                "size": 10,
+                "from": 5,
+                "track_total_hits": True,
+                "_source": ["name"],
+                "aggs": {"p": {"terms": {"field": "pkg"}}},
+            }
+            got, expected = (
+                body_of(client.search(index=corpus.index, body=body)),
+                body_of(native(corpus, body)),
+            )
             assert got["aggregations"] == expected["aggregations"]
             assert got["hits"]["total"] == expected["hits"]["total"]
             assert_same_ranking(hits_of(expected), hits_of(got), 1e-4, (mode, options, text))
             assert [h["_source"] for h in got["hits"]["hits"]] == [
-                h["_source"] for h in expected["hits"]["hits"]]
+                h["_source"] for h in expected["hits"]["hits"]
+            ]
 
 
 # --- invariant 5: script mode without Painless ---------------------------------------------
 
+
 def test_script_mode_availability(corpus: Corpus, texts: list[str]) -> None:
     bare = corpus.engine.client
     body = {"query": {"match": {"body": texts[0]}}, "size": 10}
-    boost = hits_of(wrap(bare, corpus.cals(Q_LOW), mode="boost").search(index=corpus.index,
-                                                                         body=body))
+    boost = hits_of(
+        wrap(bare, corpus.cals(Q_LOW), mode="boost").search(index=corpus.index, body=body)
+    )
     assert boost
     # mode="auto", the default, never asks for the stored script: boost on this calibration
     # (no identifiers statistics), with no warning, on either engine
@@ -393,8 +493,7 @@ def test_script_mode_availability(corpus: Corpus, texts: list[str]) -> None:
     assert auto.esqlog_core.scripts.ok is None  # never asked
     assert_same_ranking(boost, hits_of(got), 1e-6)
     if corpus.has_painless:
-        script = wrap(bare, corpus.cals(Q_LOW), mode="script").search(index=corpus.index,
-                                                                      body=body)
+        script = wrap(bare, corpus.cals(Q_LOW), mode="script").search(index=corpus.index, body=body)
         assert_same_ranking(boost, hits_of(script), 1e-4)
         return
     # Elasticsearch integ-test distribution: no Painless, the stored script cannot exist.

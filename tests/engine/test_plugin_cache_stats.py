@@ -41,8 +41,9 @@ def _search(engine: Engine, index: str, terms: list[str]) -> int:
 def index(engine: Engine) -> Any:
     name = create_index(engine, shards=1, mappings=mappings())
     try:
-        bulk_index(engine, name, [{"id": k, "body": f"read readFile word{k % 7} x{k}"}
-                                  for k in range(50)])
+        bulk_index(
+            engine, name, [{"id": k, "body": f"read readFile word{k % 7} x{k}"} for k in range(50)]
+        )
         call(engine, "POST", f"/{name}/_forcemerge", max_num_segments=1)
         call(engine, "POST", f"/{name}/_refresh")
         yield name
@@ -52,8 +53,16 @@ def index(engine: Engine) -> Any:
 
 def test_the_stats_name_the_cache_and_its_limits(engine: Engine) -> None:
     stats = _stats(engine)
-    for key in ("size_in_bytes", "limit_in_bytes", "absent_limit_in_bytes", "entries",
-                "hits", "misses", "evictions", "breaker_limit_in_bytes"):
+    for key in (
+        "size_in_bytes",
+        "limit_in_bytes",
+        "absent_limit_in_bytes",
+        "entries",
+        "hits",
+        "misses",
+        "evictions",
+        "breaker_limit_in_bytes",
+    ):
         assert isinstance(stats[key], int) and stats[key] >= 0, key
     assert stats["limit_in_bytes"] > 0, "the test nodes run the cache (5% of the heap)"
     assert stats["absent_limit_in_bytes"] == stats["limit_in_bytes"] // 4

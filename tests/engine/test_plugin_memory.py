@@ -29,8 +29,12 @@ PER_GROUP = 12  # bytes per document per group the old arrays took (doc, freq, d
 
 @pytest.fixture
 def segment(engine: Engine) -> Iterator[str]:
-    index = create_index(engine, shards=1, settings={"refresh_interval": -1}, mappings={
-        "properties": {"body": {"type": "text", "analyzer": "whitespace"}}})
+    index = create_index(
+        engine,
+        shards=1,
+        settings={"refresh_interval": -1},
+        mappings={"properties": {"body": {"type": "text", "analyzer": "whitespace"}}},
+    )
     try:
         rng = random.Random(7)
         words = [f"w{i}" for i in range(WORDS)]
@@ -56,13 +60,28 @@ def _heap(engine: Engine) -> int:
 def test_many_groups_on_a_large_segment_leave_the_node_up(engine: Engine, segment: str) -> None:
     groups = min(1000, int(1.5 * _heap(engine) / (PER_GROUP * DOCS)))
     rng = random.Random(1)
-    should = [{"esqlog_terms": {"field": "body", "idf": False,
-                                "terms": [f"w{i}" for i in rng.sample(range(WORDS), 2)]}}
-              for _ in range(groups)]
+    should = [
+        {
+            "esqlog_terms": {
+                "field": "body",
+                "idf": False,
+                "terms": [f"w{i}" for i in rng.sample(range(WORDS), 2)],
+            }
+        }
+        for _ in range(groups)
+    ]
     try:
-        answer = call(engine, "POST", f"/{segment}/_search", {
-            "query": {"bool": {"should": should}}, "size": 3, "_source": False,
-            "track_total_hits": True})
+        answer = call(
+            engine,
+            "POST",
+            f"/{segment}/_search",
+            {
+                "query": {"bool": {"should": should}},
+                "size": 3,
+                "_source": False,
+                "track_total_hits": True,
+            },
+        )
     except Exception as exc:  # a breaker's 429 or the clause limit's 400: refused, not dead
         assert error_status(exc) in (400, 429), exc
     else:

@@ -36,16 +36,18 @@ def sample_index(engine: Engine) -> Iterator[str]:
 def test_bundled_sample_quality(engine: Engine, sample_index: str) -> None:
     record = calibrate(engine, sample_index, "body")
     loaded = load_queries(sample_path("sample_go_queries.jsonl"))
-    queries = QuerySet([q.qid for q in loaded], [q.text for q in loaded],
-                       [q.gold for q in loaded])
-    result = evaluate_queries(engine, sample_index, "body", queries, [record.q],
-                              predicted_q=record.q)
+    queries = QuerySet([q.qid for q in loaded], [q.text for q in loaded], [q.gold for q in loaded])
+    result = evaluate_queries(
+        engine, sample_index, "body", queries, [record.q], predicted_q=record.q
+    )
     measured = {f"native {k}": v for k, v in result.means["native"].items()}
     measured.update({f"qlog {k}": v for k, v in result.means[system_label(record.q)].items()})
     measured["q"] = record.q
     measured["h_tok"] = record.h_tok
-    print(f"\n[quality {engine.flavor}] " + ", ".join(f"{k}={v:.4f}" for k, v in
-                                                      sorted(measured.items())))
+    print(
+        f"\n[quality {engine.flavor}] "
+        + ", ".join(f"{k}={v:.4f}" for k, v in sorted(measured.items()))
+    )
     failures = check_expectations(measured, EXPECTED)
     assert not failures, "\n".join(failures)
 
@@ -62,11 +64,31 @@ def test_eval_command(engine: Engine, sample_index: str, tmp_path: Path) -> None
 
     trec = tmp_path / "trec"
     plot = tmp_path / "ndcg.png"
-    result = CliRunner().invoke(main, [
-        "eval", "--url", ENGINE_URLS[engine.flavor], "--index", sample_index, "--field", "body",
-        "--queries", str(sample_path("sample_go_queries.jsonl")), "--q", "1,0.6",
-        "--limit", "150", "--resamples", "1000", "--json", "--trec-dir", str(trec),
-        "--plot", str(plot)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "--url",
+            ENGINE_URLS[engine.flavor],
+            "--index",
+            sample_index,
+            "--field",
+            "body",
+            "--queries",
+            str(sample_path("sample_go_queries.jsonl")),
+            "--q",
+            "1,0.6",
+            "--limit",
+            "150",
+            "--resamples",
+            "1000",
+            "--json",
+            "--trec-dir",
+            str(trec),
+            "--plot",
+            str(plot),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["queries"] == 150

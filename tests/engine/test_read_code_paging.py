@@ -30,15 +30,39 @@ def _line(n: int) -> str:
 
 @pytest.fixture(scope="module")
 def indexed(engine: Engine) -> Iterator[tuple[str, Any]]:
-    docs = [{"id": f"big-{n}", "content": _line(n) + "\n", "path": "pkg/big.go",
-             "symbol": f"f{n}", "start_line": n, "end_line": n}
-            for n in range(1, N_CHUNKS + 1)]
-    docs.append({"id": "other", "content": "package other\n", "path": "pkg/big.go.orig",
-                 "start_line": 1, "end_line": 1})
-    index = create_index(engine, shards=2, mappings={"properties": {
-        "content": {"type": "text"}, "path": {"type": "keyword"},
-        "symbol": {"type": "keyword"}, "start_line": {"type": "integer"},
-        "end_line": {"type": "integer"}}})
+    docs = [
+        {
+            "id": f"big-{n}",
+            "content": _line(n) + "\n",
+            "path": "pkg/big.go",
+            "symbol": f"f{n}",
+            "start_line": n,
+            "end_line": n,
+        }
+        for n in range(1, N_CHUNKS + 1)
+    ]
+    docs.append(
+        {
+            "id": "other",
+            "content": "package other\n",
+            "path": "pkg/big.go.orig",
+            "start_line": 1,
+            "end_line": 1,
+        }
+    )
+    index = create_index(
+        engine,
+        shards=2,
+        mappings={
+            "properties": {
+                "content": {"type": "text"},
+                "path": {"type": "keyword"},
+                "symbol": {"type": "keyword"},
+                "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"},
+            }
+        },
+    )
     try:
         bulk_index(engine, index, docs)
         yield index, calibrate(engine, index, "content")
@@ -47,8 +71,9 @@ def indexed(engine: Engine) -> Iterator[tuple[str, Any]]:
 
 
 @pytest.mark.parametrize("page_size", [PATH_PAGE, 7])
-def test_whole_file_of_more_chunks_than_a_page(engine: Engine, indexed: Any,
-                                               page_size: int) -> None:
+def test_whole_file_of_more_chunks_than_a_page(
+    engine: Engine, indexed: Any, page_size: int
+) -> None:
     index, calibration = indexed
     counter = TokenCounter("estimate", estimate)
     tool = CodeSearch(engine, calibration, index, "content", counter, page_size=page_size)
@@ -58,14 +83,16 @@ def test_whole_file_of_more_chunks_than_a_page(engine: Engine, indexed: Any,
     assert late.splitlines() == [f"{n}| {_line(n)}" for n in range(N_CHUNKS - 2, N_CHUNKS + 1)]
 
 
-def test_scroll_contexts_are_released(engine: Engine, indexed: Any,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scroll_contexts_are_released(
+    engine: Engine, indexed: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each read clears its scroll: the id it paged with is gone from the engine after."""
     from esqlog.engine.steps import Request
 
     index, calibration = indexed
-    tool = CodeSearch(engine, calibration, index, "content", TokenCounter("e", estimate),
-                      page_size=50)
+    tool = CodeSearch(
+        engine, calibration, index, "content", TokenCounter("e", estimate), page_size=50
+    )
     sent: list[Request] = []
     perform = engine.perform
 
@@ -81,8 +108,9 @@ def test_scroll_contexts_are_released(engine: Engine, indexed: Any,
     assert len(cleared) == 1 and len(pages) >= N_CHUNKS // 50
     scroll_id = cleared[0].body["scroll_id"][0]
     with pytest.raises(Exception) as gone:
-        engine.perform(Request("POST", "/_search/scroll",
-                               body={"scroll": "1m", "scroll_id": scroll_id}))
+        engine.perform(
+            Request("POST", "/_search/scroll", body={"scroll": "1m", "scroll_id": scroll_id})
+        )
     assert "404" in str(gone.value) or "search_context_missing" in str(gone.value)
 
 
@@ -103,7 +131,9 @@ def test_read_is_cut_at_the_token_cap_with_where_to_go_on(engine: Engine, indexe
     *shown, note = first.splitlines()
     last = int(shown[-1].split("|")[0])
     assert 1 < last < N_CHUNKS
-    assert note == (f"[lines {last + 1}-{N_CHUNKS} not shown: over {WHOLE_READ_TOKENS} tokens; "
-                    f"read_code(path='pkg/big.go', start_line={last + 1})]")
+    assert note == (
+        f"[lines {last + 1}-{N_CHUNKS} not shown: over {WHOLE_READ_TOKENS} tokens; "
+        f"read_code(path='pkg/big.go', start_line={last + 1})]"
+    )
     rest = tool.read(None, "pkg/big.go", last + 1, None)
     assert rest.splitlines()[0].lstrip().startswith(f"{last + 1}| ")

@@ -28,11 +28,21 @@ from tests.support.measure_page import measure_blocks
 @pytest.fixture
 def code_index(engine: Engine) -> Iterator[Engine]:
     """The page's index ``code`` with a text field ``content`` (a user's index)."""
-    call(engine, "PUT", "/code", {"settings": {"number_of_shards": 1, "number_of_replicas": 0},
-                                  "mappings": {"properties": {"content": {"type": "text"}}}})
+    call(
+        engine,
+        "PUT",
+        "/code",
+        {
+            "settings": {"number_of_shards": 1, "number_of_replicas": 0},
+            "mappings": {"properties": {"content": {"type": "text"}}},
+        },
+    )
     try:
-        bulk_index(engine, "code", [{"id": d["_id"], "content": f"{d['title']}\n{d['text']}"}
-                                    for d in beir_docs()])
+        bulk_index(
+            engine,
+            "code",
+            [{"id": d["_id"], "content": f"{d['title']}\n{d['text']}"} for d in beir_docs()],
+        )
         yield engine
     finally:
         call(engine, "DELETE", "/code")
@@ -47,8 +57,15 @@ def test_every_block_runs_as_written(code_index: Engine, tmp_path: Path) -> None
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     outputs = []
     for block in measure_blocks():
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env,
-                              text=True, capture_output=True, timeout=600, check=False)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block],
+            cwd=tmp_path,
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0, (block, done.stdout, done.stderr)
         assert "Traceback" not in done.stderr and "error:" not in done.stderr
         outputs.append(done.stdout)

@@ -47,34 +47,50 @@ def shard_of(corpus: Corpus) -> dict[str, int]:
     """The shard that holds each live document (asked shard by shard)."""
     out: dict[str, int] = {}
     for shard in range(SHARDS):
-        found = call(corpus.engine, "POST", f"/{corpus.index}/_search",
-                     {"query": {"match_all": {}}, "size": 5000, "_source": False},
-                     preference=f"_shards:{shard}")
+        found = call(
+            corpus.engine,
+            "POST",
+            f"/{corpus.index}/_search",
+            {"query": {"match_all": {}}, "size": 5000, "_source": False},
+            preference=f"_shards:{shard}",
+        )
         out.update({h["_id"]: shard for h in found["hits"]["hits"]})
     assert len(out) == len(corpus.docs)
     return out
 
 
 def native(corpus: Corpus, body: dict[str, Any], **params: Any) -> dict[str, Any]:
-    return body_of(corpus.engine.client.search(index=corpus.index, body=copy.deepcopy(body),
-                                               search_type=DFS, **params))
+    return body_of(
+        corpus.engine.client.search(
+            index=corpus.index, body=copy.deepcopy(body), search_type=DFS, **params
+        )
+    )
 
 
 # --- the caller's own rescore ---------------------------------------------------------------
+
 
 def _factor(seq: int) -> float:
     return math.log(2 + seq)  # field_value_factor modifier ln2p
 
 
 def _their_rescore(window: int) -> dict[str, Any]:
-    return {"window_size": window, "query": {
-        "rescore_query": {"function_score": {
-            "field_value_factor": {"field": "seq", "modifier": "ln2p"}}},
-        "query_weight": 1.0, "rescore_query_weight": 1.0, "score_mode": "multiply"}}
+    return {
+        "window_size": window,
+        "query": {
+            "rescore_query": {
+                "function_score": {"field_value_factor": {"field": "seq", "modifier": "ln2p"}}
+            },
+            "query_weight": 1.0,
+            "rescore_query_weight": 1.0,
+            "score_mode": "multiply",
+        },
+    }
 
 
-def test_callers_rescore_runs_after_esqlogs(corpus: Corpus, texts: list[str],
-                                            shard_of: dict[str, int]) -> None:
+def test_callers_rescore_runs_after_esqlogs(
+    corpus: Corpus, texts: list[str], shard_of: dict[str, int]
+) -> None:
     """esqlog's rescorer runs first (window top_n covers every match here, so every match
     gets its q-log score); the caller's rescorer then multiplies the top ``window`` q-log
     scores of each shard by ln(2 + seq), as the engine does for a chain of rescorers."""
@@ -115,18 +131,19 @@ def test_callers_rescore_runs_after_esqlogs(corpus: Corpus, texts: list[str],
 
 
 @RERANK_IN
-def test_collapse_reranks_on_the_client(corpus: Corpus, texts: list[str],
-                                        rerank_in: RerankWhere) -> None:
+def test_collapse_reranks_on_the_client(
+    corpus: Corpus, texts: list[str], rerank_in: RerankWhere
+) -> None:
     """collapse and rescore do not mix in the engines, so a collapsed rerank fetches the
     native collapsed top-N (the best document of each package) and reorders it by q-log
     BM25: one hit per package, each with its own q-log score and collapse fields."""
     top_n, size = 40, 10
-    client = wrap(corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=top_n,
-                  rerank_in=rerank_in)
+    client = wrap(
+        corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=top_n, rerank_in=rerank_in
+    )
     checked = 0
     for text in texts[10:20]:
-        body = {"query": {"match": {"body": text}}, "size": size,
-                "collapse": {"field": "pkg"}}
+        body = {"query": {"match": {"body": text}}, "size": size, "collapse": {"field": "pkg"}}
         with Recorder(corpus.engine.client) as rec:
             got = body_of(client.search(index=corpus.index, body=copy.deepcopy(body)))
         assert all("rescore" not in c["body"] for c in rec.calls)
@@ -135,42 +152,58 @@ def test_collapse_reranks_on_the_client(corpus: Corpus, texts: list[str],
         if not candidates:
             continue
         oracle = qlog_match_scores(corpus, "body", text, Q_LOW)
-        expected = sorted(((h["_id"], oracle[h["_id"]]) for h in candidates),
-                          key=lambda pair: -pair[1])[:size]
+        expected = sorted(
+            ((h["_id"], oracle[h["_id"]]) for h in candidates), key=lambda pair: -pair[1]
+        )[:size]
         assert_same_ranking(expected, hits_of(got), 1e-4, text)
         pkgs = [h["fields"]["pkg"] for h in got["hits"]["hits"]]
         assert len({p[0] for p in pkgs}) == len(pkgs)
-        assert all(p == [corpus.docs[h["_id"]]["pkg"]]
-                   for p, h in zip(pkgs, got["hits"]["hits"], strict=True))
+        assert all(
+            p == [corpus.docs[h["_id"]]["pkg"]]
+            for p, h in zip(pkgs, got["hits"]["hits"], strict=True)
+        )
         checked += 1
     assert checked >= 8
 
 
 # --- the caller's query names ------------------------------------------------------------------
 
+
 def _named_queries(texts: list[str], pkg: str) -> list[dict[str, Any]]:
     one_word = next(w for t in texts for w in t.split() if w.isalpha() and len(w) > 5)
     return [
-        {"bool": {"should": [{"match": {"body": {"query": texts[20], "_name": "mine"}}},
-                             {"term": {"pkg": {"value": pkg, "_name": "pkg"}}}]}},
+        {
+            "bool": {
+                "should": [
+                    {"match": {"body": {"query": texts[20], "_name": "mine"}}},
+                    {"term": {"pkg": {"value": pkg, "_name": "pkg"}}},
+                ]
+            }
+        },
         {"match": {"body": {"query": one_word, "_name": "solo"}}},  # a lone term clause
         {"multi_match": {"query": texts[21], "fields": ["body", "title^2"], "_name": "mm"}},
-        {"bool": {"must": [{"match": {"body": {"query": texts[22], "_name": "a"}}}],
-                  "should": [{"match": {"title": {"query": texts[22], "_name": "b"}}}]}},
+        {
+            "bool": {
+                "must": [{"match": {"body": {"query": texts[22], "_name": "a"}}}],
+                "should": [{"match": {"title": {"query": texts[22], "_name": "b"}}}],
+            }
+        },
         {"match": {"body": texts[23]}},  # no name of the caller's: no matched_queries
     ]
 
 
 @RERANK_IN
 @pytest.mark.parametrize("with_scores", [False, True])
-def test_matched_queries_are_the_native_ones(corpus: Corpus, texts: list[str],
-                                             rerank_in: RerankWhere, with_scores: bool) -> None:
+def test_matched_queries_are_the_native_ones(
+    corpus: Corpus, texts: list[str], rerank_in: RerankWhere, with_scores: bool
+) -> None:
     """The client rerank sends its own names on every term clause and asks for named scores;
     the hits must come back with exactly the caller's names, as a list unless the caller
     asked for include_named_queries_score (then with the same scores as natively)."""
     pkg = corpus.docs[next(iter(corpus.docs))]["pkg"]
-    client = wrap(corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=50,
-                  rerank_in=rerank_in)
+    client = wrap(
+        corpus.engine.client, corpus.cals(1.0), mode="rerank", top_n=50, rerank_in=rerank_in
+    )
     params = {"include_named_queries_score": True} if with_scores else {}
     named_hits = 0
     for query in _named_queries(texts, pkg):

@@ -28,14 +28,22 @@ from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index
 from tests.support.engines_state import snapshot as _snapshot
 from tests.support.esqlog_runs import stdlib_lines
 
-MAPPINGS = {"properties": {"body": {"type": "text"}, "tag": {"type": "keyword"},
-                           "size": {"type": "long"}, "notes": {"type": "text"}}}
+MAPPINGS = {
+    "properties": {
+        "body": {"type": "text"},
+        "tag": {"type": "keyword"},
+        "size": {"type": "long"},
+        "notes": {"type": "text"},
+    }
+}
 
 
 def _docs(count: int, offset: int = 0) -> list[dict[str, Any]]:
     texts = SNIPPETS + stdlib_lines(count + offset)
-    return [{"id": i, "body": texts[i], "tag": f"t{i % 7}", "size": i}
-            for i in range(offset, offset + count)]
+    return [
+        {"id": i, "body": texts[i], "tag": f"t{i % 7}", "size": i}
+        for i in range(offset, offset + count)
+    ]
 
 
 def _cli(*args: str) -> Result:
@@ -83,13 +91,16 @@ def _allowed(method: str, path: str) -> bool:
         return True
     if method == "DELETE" and path == "/_search/scroll":
         return True
-    return method == "PUT" and (path in ("/_scripts/esqlog-qlog-term", "/esqlog-calibrations",
-                                         "/esqlog-calibrations/_mapping")
-                                or path.startswith("/esqlog-calibrations/_doc/"))
+    return method == "PUT" and (
+        path
+        in ("/_scripts/esqlog-qlog-term", "/esqlog-calibrations", "/esqlog-calibrations/_mapping")
+        or path.startswith("/esqlog-calibrations/_doc/")
+    )
 
 
-def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
-                                                    tmp_path: Path) -> None:
+def test_nothing_esqlog_does_changes_the_user_index(
+    engine: Engine, index: str, tmp_path: Path
+) -> None:
     before = _snapshot(engine, index)
     assert before["count"] == 300 and all(max(s) >= 0 for s in before["seq_no"].values())
     log = logging.getLogger("esqlog")
@@ -102,8 +113,19 @@ def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
     can_script = engine.flavor == "opensearch"  # the ES integ-test zip has no Painless
     try:
         extra = ["--install-script"] if can_script else []
-        result = _cli("calibrate", "--url", url, "--index", index, "--field", "body",
-                      "--out", str(out), "--store-in-cluster", *extra)
+        result = _cli(
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--field",
+            "body",
+            "--out",
+            str(out),
+            "--store-in-cluster",
+            *extra,
+        )
         assert result.exit_code == 0, result.output
         client = _client(engine.flavor, url)
         wrapped = wrap(client, out)
@@ -114,33 +136,63 @@ def test_nothing_esqlog_does_changes_the_user_index(engine: Engine, index: str,
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # auto's fallback on ES
                 try:
-                    response = wrapped.search(index=index, body={"query": query, "size": 5},
-                                              esqlog_mode=mode)
+                    response = wrapped.search(
+                        index=index, body={"query": query, "size": 5}, esqlog_mode=mode
+                    )
                 except ScriptingUnavailable:
                     assert mode == "script" and not can_script
                     continue
             assert _body(response)["hits"]["hits"], mode
         idents = tmp_path / "idents.json"  # the identifiers mode reads the index too
-        result = _cli("calibrate", "--url", url, "--index", index, "--field", "body",
-                      "--out", str(idents), "--vocabulary", "--identifiers")
+        result = _cli(
+            "calibrate",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--field",
+            "body",
+            "--out",
+            str(idents),
+            "--vocabulary",
+            "--identifiers",
+        )
         assert result.exit_code == 0, result.output
         response = wrap(client, idents, mode="identifiers").search(
-            index=index, body={"query": query, "size": 5})
+            index=index, body={"query": query, "size": 5}
+        )
         assert _body(response)["hits"]["hits"]
-        searched = _cli("search", index, "read file", "--url", url, "--calibration",
-                        str(idents), "--mode", "identifiers")
+        searched = _cli(
+            "search",
+            index,
+            "read file",
+            "--url",
+            url,
+            "--calibration",
+            str(idents),
+            "--mode",
+            "identifiers",
+        )
         assert searched.exit_code == 0, searched.output
         ran = ["calibrate"]
         names = set(main.list_commands(click.Context(main)))
         if "explain" in names:
-            explained = _cli("explain", index, "read file", "--url", url, "--calibration",
-                             str(out))
+            explained = _cli("explain", index, "read file", "--url", url, "--calibration", str(out))
             assert explained.exit_code == 0, explained.output
             ran.append("explain")
         if "search" in names:
             for mode in ("boost", "rerank", "auto"):
-                searched = _cli("search", index, "read file", "--url", url, "--calibration",
-                                str(out), "--mode", mode)
+                searched = _cli(
+                    "search",
+                    index,
+                    "read file",
+                    "--url",
+                    url,
+                    "--calibration",
+                    str(out),
+                    "--mode",
+                    mode,
+                )
                 assert searched.exit_code == 0, searched.output
             ran.append("search")
         client.close()
@@ -198,18 +250,26 @@ def test_other_index_uuid_and_stale_calibrations(engine: Engine) -> None:
 
 # --- bad input to calibrate ---------------------------------------------------------------------
 
+
 def test_bad_calibrate_input_is_one_line_usage_error(engine: Engine, index: str) -> None:
     url = ENGINE_URLS[engine.flavor]
     tag = uuid.uuid4().hex[:8]
     other = f"{index}-other"  # so that the wildcard f"{index}*" matches exactly two
-    call(engine, "PUT", f"/{other}", {"settings": {"number_of_replicas": 0},
-                                      "mappings": MAPPINGS})
+    call(engine, "PUT", f"/{other}", {"settings": {"number_of_replicas": 0}, "mappings": MAPPINGS})
     empty = create_index(engine, shards=1, mappings=MAPPINGS)
     bulk_index(engine, other, _docs(20))
-    call(engine, "POST", "/_aliases", {"actions": [
-        {"add": {"index": index, "alias": f"one-{tag}"}},
-        {"add": {"index": index, "alias": f"two-{tag}"}},
-        {"add": {"index": other, "alias": f"two-{tag}"}}]})
+    call(
+        engine,
+        "POST",
+        "/_aliases",
+        {
+            "actions": [
+                {"add": {"index": index, "alias": f"one-{tag}"}},
+                {"add": {"index": index, "alias": f"two-{tag}"}},
+                {"add": {"index": other, "alias": f"two-{tag}"}},
+            ]
+        },
+    )
 
     def calib(target: str, field: str = "body", *extra: str) -> Result:
         return _cli("calibrate", "--url", url, "--index", target, "--field", field, *extra)
@@ -228,8 +288,9 @@ def test_bad_calibrate_input_is_one_line_usage_error(engine: Engine, index: str)
             f"field 'notes' of index {index!r} has no indexed text": calib(index, "notes"),
             f"field 'body' of index {empty!r} has no indexed text": calib(empty),
             "--sample must be between 1 and 100000, got 0": calib(index, "body", "--sample", "0"),
-            "--sample must be between 1 and 100000, got 100001":
-                calib(index, "body", "--sample", "100001"),
+            "--sample must be between 1 and 100000, got 100001": calib(
+                index, "body", "--sample", "100001"
+            ),
         }
         for expected, result in cases.items():
             assert expected in _one_line(result, 2), (expected, result.stderr)
@@ -241,19 +302,35 @@ def test_data_stream_is_refused(opensearch: Engine) -> None:
     # Data streams need the data-streams module, which the Elasticsearch integ-test
     # distribution lacks; OpenSearch has them in core.
     name = f"esqlog-ds-{uuid.uuid4().hex[:8]}"
-    call(opensearch, "PUT", f"/_index_template/{name}", {
-        "index_patterns": [f"{name}*"], "data_stream": {}, "priority": 500,
-        "template": {"settings": {"number_of_replicas": 0},
-                     "mappings": {"properties": {"message": {"type": "text"}}}}})
+    call(
+        opensearch,
+        "PUT",
+        f"/_index_template/{name}",
+        {
+            "index_patterns": [f"{name}*"],
+            "data_stream": {},
+            "priority": 500,
+            "template": {
+                "settings": {"number_of_replicas": 0},
+                "mappings": {"properties": {"message": {"type": "text"}}},
+            },
+        },
+    )
     try:
         call(opensearch, "PUT", f"/_data_stream/{name}")
-        call(opensearch, "POST", f"/{name}/_doc", {"@timestamp": "2025-01-01", "message": "a b"},
-             refresh="true")
+        call(
+            opensearch,
+            "POST",
+            f"/{name}/_doc",
+            {"@timestamp": "2025-01-01", "message": "a b"},
+            refresh="true",
+        )
         call(opensearch, "POST", f"/{name}/_rollover")
         backing = call(opensearch, "GET", f"/_data_stream/{name}")["data_streams"][0]["indices"]
         assert len(backing) == 2
-        result = _cli("calibrate", "--url", ENGINE_URLS["opensearch"], "--index", name,
-                      "--field", "message")
+        result = _cli(
+            "calibrate", "--url", ENGINE_URLS["opensearch"], "--index", name, "--field", "message"
+        )
         line = _one_line(result, 2)
         assert f"{name!r} matches 2 indices (.ds-{name}-000001" in line
         assert "calibrate one concrete index" in line

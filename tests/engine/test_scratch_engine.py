@@ -28,10 +28,14 @@ BEIR = Path(__file__).parents[1] / "data" / "beir-java"
 def _state(engine: Engine, name: str) -> dict[str, Any]:
     """Documents, per-shard max _seq_no (any write bumps it) and the mapping of an index."""
     stats = call(engine, "GET", f"/{name}/_stats", level="shards")["indices"][name]["shards"]
-    seq = {shard: [copy["seq_no"]["max_seq_no"] for copy in copies]
-           for shard, copies in stats.items()}
-    return {"count": call(engine, "GET", f"/{name}/_count")["count"], "seq_no": seq,
-            "mappings": call(engine, "GET", f"/{name}/_mapping")[name]["mappings"]}
+    seq = {
+        shard: [copy["seq_no"]["max_seq_no"] for copy in copies] for shard, copies in stats.items()
+    }
+    return {
+        "count": call(engine, "GET", f"/{name}/_count")["count"],
+        "seq_no": seq,
+        "mappings": call(engine, "GET", f"/{name}/_mapping")[name]["mappings"],
+    }
 
 
 def _indices(engine: Engine, victim: str) -> set[str]:
@@ -49,13 +53,20 @@ def victim(engine: Engine) -> Iterator[str]:
 
 
 def _names_aimed_at(victim: str) -> list[str]:
-    return [victim, victim[:-3] + "*", "*", f"{victim},esqlog-demo-go", f"{victim}/_doc/1#",
-            victim.upper()]
+    return [
+        victim,
+        victim[:-3] + "*",
+        "*",
+        f"{victim},esqlog-demo-go",
+        f"{victim}/_doc/1#",
+        victim.upper(),
+    ]
 
 
 @pytest.mark.parametrize("command", ["demo", "bench-beir"])
 def test_a_command_aimed_at_someone_elses_index_refuses_and_writes_nothing(
-        engine: Engine, victim: str, command: str, tmp_path: Path) -> None:
+    engine: Engine, victim: str, command: str, tmp_path: Path
+) -> None:
     before, indices = _state(engine, victim), _indices(engine, victim)
     for name in _names_aimed_at(victim):
         args = [command, "--url", ENGINE_URLS[engine.flavor], "--index", name]
@@ -68,8 +79,9 @@ def test_a_command_aimed_at_someone_elses_index_refuses_and_writes_nothing(
         assert _indices(engine, victim) == indices, name
 
 
-def test_a_scratch_index_is_replaced_only_when_esqlog_marked_it(engine: Engine,
-                                                                victim: str) -> None:
+def test_a_scratch_index_is_replaced_only_when_esqlog_marked_it(
+    engine: Engine, victim: str
+) -> None:
     name = f"esqlog-scratch-test-{engine.flavor}"
     delete_scratch(engine, name)
     try:

@@ -46,17 +46,25 @@ def secure(request: pytest.FixtureRequest) -> Iterator[SecureNode]:
     private = node("secure", request.session)
     ip_url, ca = private.wait()[-2:]
     url = ip_url.replace("127.0.0.1", "localhost")
-    admin = connect(ConnectionSettings(url, user=ADMIN_USER, password=ADMIN_PASSWORD,
-                                       ca_certs=ca, timeout=60), flavor="elasticsearch")
-    admin.perform(Request("PUT", f"/{INDEX}", body={
-        "settings": {"number_of_shards": 2, "number_of_replicas": 0},
-        "mappings": {"properties": {"body": {"type": "text"}}}}))
+    admin = connect(
+        ConnectionSettings(url, user=ADMIN_USER, password=ADMIN_PASSWORD, ca_certs=ca, timeout=60),
+        flavor="elasticsearch",
+    )
+    admin.perform(
+        Request(
+            "PUT",
+            f"/{INDEX}",
+            body={
+                "settings": {"number_of_shards": 2, "number_of_replicas": 0},
+                "mappings": {"properties": {"body": {"type": "text"}}},
+            },
+        )
+    )
     lines = []
     for i, text in enumerate(stdlib_lines(400)):
         lines.append(f'{{"index": {{"_index": "{INDEX}", "_id": "{i}"}}}}')
         lines.append('{"body": ' + json.dumps(text) + "}")
-    result = admin.perform(Request("POST", "/_bulk", {"refresh": "true"},
-                                   "\n".join(lines) + "\n"))
+    result = admin.perform(Request("POST", "/_bulk", {"refresh": "true"}, "\n".join(lines) + "\n"))
     assert not result["errors"]
     try:
         yield SecureNode(url, ip_url, ca, admin)
@@ -65,10 +73,20 @@ def secure(request: pytest.FixtureRequest) -> Iterator[SecureNode]:
         private.stop()
 
 
-def _calibrate(secure: SecureNode, *extra: str, url: str | None = None,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_esqlog("calibrate", "--url", url or secure.url, "--index", INDEX,
-                      "--field", "body", *extra, env=env)
+def _calibrate(
+    secure: SecureNode, *extra: str, url: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run_esqlog(
+        "calibrate",
+        "--url",
+        url or secure.url,
+        "--index",
+        INDEX,
+        "--field",
+        "body",
+        *extra,
+        env=env,
+    )
 
 
 def _admin_auth(secure: SecureNode) -> list[str]:
@@ -100,26 +118,27 @@ def test_tls_without_ca_certs_is_one_line_error_naming_the_fix(secure: SecureNod
 
 
 def test_insecure_works_and_warns(secure: SecureNode) -> None:
-    result = _calibrate(secure, "--user", ADMIN_USER, "--password", ADMIN_PASSWORD,
-                        "--insecure")
+    result = _calibrate(secure, "--user", ADMIN_USER, "--password", ADMIN_PASSWORD, "--insecure")
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
-        "warning: --insecure: TLS certificates and hostnames are NOT verified"]
+        "warning: --insecure: TLS certificates and hostnames are NOT verified"
+    ]
     assert "h_tok" in result.stdout
 
 
 def test_wrong_password_is_one_line_401(secure: SecureNode) -> None:
-    result = _calibrate(secure, "--user", ADMIN_USER, "--password", "not-the-password",
-                        "--ca-certs", secure.ca)
+    result = _calibrate(
+        secure, "--user", ADMIN_USER, "--password", "not-the-password", "--ca-certs", secure.ca
+    )
     line = one_line_error(result, 3)
     assert "rejected the credentials (401)" in line and "not-the-password" not in line
 
 
 def test_api_key_works(secure: SecureNode) -> None:
-    created = secure.admin.perform(Request("POST", "/_security/api_key",
-                                           body={"name": "esqlog-test", "expiration": "1h"}))
-    result = _calibrate(secure, "--api-key", created["encoded"], "--ca-certs", secure.ca,
-                        "--json")
+    created = secure.admin.perform(
+        Request("POST", "/_security/api_key", body={"name": "esqlog-test", "expiration": "1h"})
+    )
+    result = _calibrate(secure, "--api-key", created["encoded"], "--ca-certs", secure.ca, "--json")
     assert result.returncode == 0, result.stderr
     assert f'"index": "{INDEX}"' in result.stdout
     # An invalidated key is refused: the key, not something else, authenticated the run.
@@ -131,12 +150,30 @@ def test_api_key_works(secure: SecureNode) -> None:
 
 
 def test_bearer_token_works(secure: SecureNode) -> None:
-    token = secure.admin.perform(Request("POST", "/_security/oauth2/token", body={
-        "grant_type": "password", "username": ADMIN_USER, "password": ADMIN_PASSWORD,
-    }))["access_token"]
-    result = run_esqlog("--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                        "--field", "body", "--ca-certs", secure.ca,
-                        env={"ESQLOG_BEARER_TOKEN": token})
+    token = secure.admin.perform(
+        Request(
+            "POST",
+            "/_security/oauth2/token",
+            body={
+                "grant_type": "password",
+                "username": ADMIN_USER,
+                "password": ADMIN_PASSWORD,
+            },
+        )
+    )["access_token"]
+    result = run_esqlog(
+        "--verbose",
+        "calibrate",
+        "--url",
+        secure.url,
+        "--index",
+        INDEX,
+        "--field",
+        "body",
+        "--ca-certs",
+        secure.ca,
+        env={"ESQLOG_BEARER_TOKEN": token},
+    )
     assert result.returncode == 0, result.stderr
     assert "esqlog: GET /_nodes/_local -> 200" in result.stderr
     assert token not in result.stdout + result.stderr
@@ -145,9 +182,22 @@ def test_bearer_token_works(secure: SecureNode) -> None:
 
 
 def test_limited_user_gets_one_line_403(secure: SecureNode) -> None:
-    result = run_esqlog("--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                        "--field", "body", "--user", LIMITED_USER, "--password",
-                        LIMITED_PASSWORD, "--ca-certs", secure.ca)
+    result = run_esqlog(
+        "--verbose",
+        "calibrate",
+        "--url",
+        secure.url,
+        "--index",
+        INDEX,
+        "--field",
+        "body",
+        "--user",
+        LIMITED_USER,
+        "--password",
+        LIMITED_PASSWORD,
+        "--ca-certs",
+        secure.ca,
+    )
     line = one_line_error(result, 3)
     assert "(403: " in line and "grant read access" in line
     everything = result.stdout + result.stderr
@@ -155,6 +205,7 @@ def test_limited_user_gets_one_line_403(secure: SecureNode) -> None:
 
 
 # --- secrets ----------------------------------------------------------------------------------
+
 
 def _deliveries(tmp_path: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
     """The sentinel password given three ways: option, environment, file."""
@@ -168,26 +219,77 @@ def _deliveries(tmp_path: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
 
 
 @pytest.mark.parametrize("delivery", ["option", "env", "file"])
-def test_password_never_appears_in_any_output(secure: SecureNode, tmp_path: Path,
-                                              delivery: str) -> None:
+def test_password_never_appears_in_any_output(
+    secure: SecureNode, tmp_path: Path, delivery: str
+) -> None:
     args, env = _deliveries(tmp_path)[delivery]
     out = tmp_path / "calibration.json"
     common = ["--field", "body", *args]
     argv = {
-        "success": ["--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                    "--user", ADMIN_USER, "--ca-certs", secure.ca, "--out", str(out)],
-        "401": ["--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                "--user", "nobody", "--ca-certs", secure.ca],
-        "tls": ["--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                "--user", ADMIN_USER],
-        "unknown-index": ["--verbose", "calibrate", "--url", secure.url, "--index",
-                          "no-such-index", "--user", ADMIN_USER, "--ca-certs", secure.ca],
-        "debug": ["--debug", "--verbose", "calibrate", "--url", secure.url, "--index", INDEX,
-                  "--user", "nobody", "--ca-certs", secure.ca],
+        "success": [
+            "--verbose",
+            "calibrate",
+            "--url",
+            secure.url,
+            "--index",
+            INDEX,
+            "--user",
+            ADMIN_USER,
+            "--ca-certs",
+            secure.ca,
+            "--out",
+            str(out),
+        ],
+        "401": [
+            "--verbose",
+            "calibrate",
+            "--url",
+            secure.url,
+            "--index",
+            INDEX,
+            "--user",
+            "nobody",
+            "--ca-certs",
+            secure.ca,
+        ],
+        "tls": [
+            "--verbose",
+            "calibrate",
+            "--url",
+            secure.url,
+            "--index",
+            INDEX,
+            "--user",
+            ADMIN_USER,
+        ],
+        "unknown-index": [
+            "--verbose",
+            "calibrate",
+            "--url",
+            secure.url,
+            "--index",
+            "no-such-index",
+            "--user",
+            ADMIN_USER,
+            "--ca-certs",
+            secure.ca,
+        ],
+        "debug": [
+            "--debug",
+            "--verbose",
+            "calibrate",
+            "--url",
+            secure.url,
+            "--index",
+            INDEX,
+            "--user",
+            "nobody",
+            "--ca-certs",
+            secure.ca,
+        ],
     }
     with ThreadPoolExecutor(len(argv)) as pool:  # independent runs, in parallel
-        futures = {name: pool.submit(run_esqlog, *a, *common, env=env)
-                   for name, a in argv.items()}
+        futures = {name: pool.submit(run_esqlog, *a, *common, env=env) for name, a in argv.items()}
         runs = {name: future.result() for name, future in futures.items()}
     assert runs["success"].returncode == 0, runs["success"].stderr
     # The verbose log really logs every request (so the grep below covers it) ...
@@ -211,8 +313,9 @@ def test_credentials_in_the_url_authenticate_and_never_show(secure: SecureNode) 
     good = f"https://{ADMIN_USER}:{ADMIN_PASSWORD}@localhost:{port}"
     result = _calibrate(secure, "--ca-certs", secure.ca, url=good)
     assert result.returncode == 0, result.stderr  # moved to the basic-auth header: it works
-    wrong = _calibrate(secure, "--ca-certs", secure.ca,
-                       url=good.replace(ADMIN_PASSWORD, "Wr0ng-" + ADMIN_PASSWORD))
+    wrong = _calibrate(
+        secure, "--ca-certs", secure.ca, url=good.replace(ADMIN_PASSWORD, "Wr0ng-" + ADMIN_PASSWORD)
+    )
     line = one_line_error(wrong, 3)
     assert "rejected the credentials (401)" in line and f"https://localhost:{port}" in line
     for run in (result, wrong):
@@ -223,13 +326,17 @@ def test_a_non_ascii_password_authenticates(secure: SecureNode) -> None:
     """Basic auth is sent as UTF-8 (RFC 7617), which Elasticsearch decodes: no
     UnicodeEncodeError, and the user really is authenticated by that password."""
     user, password = "esqlog-unicode", "pässwörd-Ω-" + LIMITED_PASSWORD  # names are ASCII
-    secure.admin.perform(Request("PUT", f"/_security/user/{user}", body={
-        "password": password, "roles": ["superuser"]}))
+    secure.admin.perform(
+        Request(
+            "PUT", f"/_security/user/{user}", body={"password": password, "roles": ["superuser"]}
+        )
+    )
     try:
         ok = _calibrate(secure, "--user", user, "--password", password, "--ca-certs", secure.ca)
         assert ok.returncode == 0, ok.stderr
-        bad = _calibrate(secure, "--user", user, "--password", password[:-1],
-                         "--ca-certs", secure.ca)
+        bad = _calibrate(
+            secure, "--user", user, "--password", password[:-1], "--ca-certs", secure.ca
+        )
         assert "(401)" in one_line_error(bad, 3)
         for run in (ok, bad):
             assert password[:-1] not in run.stdout + run.stderr

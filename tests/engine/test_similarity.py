@@ -24,8 +24,13 @@ from tests.support.lucene_bm25 import bm25_term
 
 QUERIES = ("read file", "error string name", "reader", "func data error")
 #: Keys the engine maintains itself; they never change across close/open anyway.
-BOOKKEEPING = ("index.creation_date", "index.uuid", "index.version.", "index.provided_name",
-               "index.verified_before_close")
+BOOKKEEPING = (
+    "index.creation_date",
+    "index.uuid",
+    "index.version.",
+    "index.provided_name",
+    "index.verified_before_close",
+)
 
 
 def _cli(engine: Engine, *args: str) -> Result:
@@ -58,9 +63,13 @@ def _backup_exists(engine: Engine, uuid: str) -> bool:
 
 
 def _scores(engine: Engine, index: str, query: str) -> dict[str, float]:
-    result = call(engine, "POST", f"/{index}/_search",
-                  {"query": {"match": {"body": query}}, "size": 100},
-                  search_type="dfs_query_then_fetch")
+    result = call(
+        engine,
+        "POST",
+        f"/{index}/_search",
+        {"query": {"match": {"body": query}}, "size": 100},
+        search_type="dfs_query_then_fetch",
+    )
     return {h["_id"]: h["_score"] for h in result["hits"]["hits"]}
 
 
@@ -84,16 +93,27 @@ def sim_index(request: pytest.FixtureRequest) -> Iterator[tuple[Engine, str]]:
         call(engine, "DELETE", f"/{BACKUP_INDEX}/_doc/{uuid}")
 
 
-def _oracle(engine: Engine, index: str, query: str, q: float, k1: float = 1.2,
-            b: float = 0.75) -> dict[str, float]:
+def _oracle(
+    engine: Engine, index: str, query: str, q: float, k1: float = 1.2, b: float = 0.75
+) -> dict[str, float]:
     """q-log BM25 of every matching document by the independent pure-Python formula."""
-    tokens = {str(i): [t["token"] for t in call(engine, "POST", f"/{index}/_analyze",
-                                                {"field": "body", "text": s})["tokens"]]
-              for i, s in enumerate(SNIPPETS)}
+    tokens = {
+        str(i): [
+            t["token"]
+            for t in call(engine, "POST", f"/{index}/_analyze", {"field": "body", "text": s})[
+                "tokens"
+            ]
+        ]
+        for i, s in enumerate(SNIPPETS)
+    }
     N = len(tokens)
     avgdl = sum(len(t) for t in tokens.values()) / N
-    terms = [t["token"] for t in call(engine, "POST", f"/{index}/_analyze",
-                                      {"field": "body", "text": query})["tokens"]]
+    terms = [
+        t["token"]
+        for t in call(engine, "POST", f"/{index}/_analyze", {"field": "body", "text": query})[
+            "tokens"
+        ]
+    ]
     out: dict[str, float] = {}
     for doc_id, toks in tokens.items():
         score = 0.0
@@ -107,6 +127,7 @@ def _oracle(engine: Engine, index: str, query: str, q: float, k1: float = 1.2,
 
 
 # --- OpenSearch: the round trip -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("sim_index", ["opensearch"], indirect=True)
 def test_apply_then_revert_round_trip(sim_index: tuple[Engine, str]) -> None:
@@ -148,15 +169,24 @@ def test_round_trip_restores_a_custom_similarity_and_keeps_the_first_backup(
 ) -> None:
     engine, index = sim_index
     call(engine, "POST", f"/{index}/_close")
-    call(engine, "PUT", f"/{index}/_settings", {"index.similarity.default.type": "BM25",
-                                                "index.similarity.default.k1": "1.6",
-                                                "index.similarity.default.b": "0.5"})
+    call(
+        engine,
+        "PUT",
+        f"/{index}/_settings",
+        {
+            "index.similarity.default.type": "BM25",
+            "index.similarity.default.k1": "1.6",
+            "index.similarity.default.b": "0.5",
+        },
+    )
     call(engine, "POST", f"/{index}/_open", wait_for_active_shards="all")
     before_settings = _settings(engine, index)
     native = _scores(engine, index, "read file")
 
-    assert _cli(engine, "apply", index, "--q", "0.8", "--k1", "2.0", "--b", "0.3",
-                "--yes").exit_code == 0
+    assert (
+        _cli(engine, "apply", index, "--q", "0.8", "--k1", "2.0", "--b", "0.3", "--yes").exit_code
+        == 0
+    )
     got = _scores(engine, index, "read file")
     for doc_id, score in _oracle(engine, index, "read file", 0.8, 2.0, 0.3).items():
         assert got[doc_id] == pytest.approx(score, rel=1e-4, abs=1e-4)
@@ -185,8 +215,16 @@ def test_refuses_without_yes_and_says_what_would_happen(sim_index: tuple[Engine,
 
 
 def test_refuses_a_mapping_with_its_own_similarity(opensearch: Engine) -> None:
-    index = create_index(opensearch, shards=1, mappings={"properties": {
-        "body": {"type": "text"}, "title": {"type": "text", "similarity": "boolean"}}})
+    index = create_index(
+        opensearch,
+        shards=1,
+        mappings={
+            "properties": {
+                "body": {"type": "text"},
+                "title": {"type": "text", "similarity": "boolean"},
+            }
+        },
+    )
     try:
         before = _settings(opensearch, index)
         line = _one_line_error(_cli(opensearch, "apply", index, "--q", "0.7", "--yes"), 2)
@@ -202,6 +240,7 @@ def test_bad_q_is_a_usage_error(opensearch: Engine) -> None:
 
 
 # --- Elasticsearch without Painless: the failure path ---------------------------------------
+
 
 @pytest.mark.parametrize("sim_index", ["elasticsearch"], indirect=True)
 def test_elasticsearch_without_painless_leaves_the_index_open_and_unchanged(

@@ -102,26 +102,40 @@ def variants(has_painless: bool) -> list[tuple[SearchMode, dict[str, Any]]]:
 def varied_queries(texts: list[str]) -> list[dict[str, Any]]:
     """70 queries over both snapshotted fields: operators, msm, multi_match, bool trees."""
     out: list[dict[str, Any]] = [{"match": {"body": t}} for t in texts[:30]]
-    out += [{"match": {"body": {"query": " ".join(t.split()[:3]), "operator": "and"}}}
-            for t in texts[30:38]]
+    out += [
+        {"match": {"body": {"query": " ".join(t.split()[:3]), "operator": "and"}}}
+        for t in texts[30:38]
+    ]
     msms: list[Any] = ["2", "75%", 2, "-1"]
-    out += [{"match": {"body": {"query": t, "minimum_should_match": msms[i % 4],
-                                "boost": 1.5}}} for i, t in enumerate(texts[38:46])]
+    out += [
+        {"match": {"body": {"query": t, "minimum_should_match": msms[i % 4], "boost": 1.5}}}
+        for i, t in enumerate(texts[38:46])
+    ]
     out += [{"multi_match": {"query": t, "fields": ["body", "title^2"]}} for t in texts[46:54]]
-    out += [{"multi_match": {"query": t, "type": "most_fields", "fields": ["body^1.5", "title"]}}
-            for t in texts[54:60]]
-    out += [{"bool": {"must": [{"match": {"body": t}}],
-                      "should": [{"match": {"title": {"query": t, "boost": 3}}}]}}
-            for t in texts[60:66]]
+    out += [
+        {"multi_match": {"query": t, "type": "most_fields", "fields": ["body^1.5", "title"]}}
+        for t in texts[54:60]
+    ]
+    out += [
+        {
+            "bool": {
+                "must": [{"match": {"body": t}}],
+                "should": [{"match": {"title": {"query": t, "boost": 3}}}],
+            }
+        }
+        for t in texts[60:66]
+    ]
     out += [{"match": {"title": t}} for t in texts[66:70]]
     return out
 
 
 # --- snapshot statistics are live statistics -------------------------------------------------
 
+
 @pytest.mark.engine
-def test_snapshot_and_live_statistics_give_identical_searches(clean: Snapshotted,
-                                                              texts: list[str]) -> None:
+def test_snapshot_and_live_statistics_give_identical_searches(
+    clean: Snapshotted, texts: list[str]
+) -> None:
     """On the index the snapshot was taken of, every term's df, N and sum_ttf from memory
     equal the cluster's: the request sent (weights included) and the hits are the same."""
     queries = varied_queries(texts)
@@ -151,8 +165,9 @@ def test_snapshot_and_live_statistics_give_identical_searches(clean: Snapshotted
 
 
 @pytest.mark.engine
-def test_snapshot_searches_send_no_statistics_request(clean: Snapshotted, texts: list[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_snapshot_searches_send_no_statistics_request(
+    clean: Snapshotted, texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The point of a snapshot: once the wrapper knows the index (shard routings, the
     freshness check), a search with never-seen terms costs the search alone. Live statistics
     pay an _mtermvectors round trip for each search with a new term."""
@@ -181,8 +196,15 @@ def test_snapshot_searches_send_no_statistics_request(clean: Snapshotted, texts:
                 assert not [r for r in first if r.path.endswith("/_mtermvectors")]
             for i, text in enumerate(texts[1:7]):
                 before = len(requests())
-                body = {"query": {"multi_match": {"query": f"{text} zqnew{i}{mode}",
-                                                  "fields": ["body", "title"]}}, "size": 10}
+                body = {
+                    "query": {
+                        "multi_match": {
+                            "query": f"{text} zqnew{i}{mode}",
+                            "fields": ["body", "title"],
+                        }
+                    },
+                    "size": 10,
+                }
                 hits = hits_of(client.search(index=clean.index, body=body))
                 assert hits, (mode, stats, text)
                 sent = requests()[before:]
@@ -194,51 +216,59 @@ def test_snapshot_searches_send_no_statistics_request(clean: Snapshotted, texts:
 
 
 @pytest.mark.engine
-def test_snapshot_misses_df_held_only_by_deleted_documents(engine: Engine,
-                                                          tmp_path: Path) -> None:
+def test_snapshot_misses_df_held_only_by_deleted_documents(engine: Engine, tmp_path: Path) -> None:
     """The known limit of a snapshot built from live documents' term vectors: a deleted,
     unmerged document still counts in the engine's df (and N), but a term it alone holds is
     never seen by the scan. Terms that live documents hold are counted with the deleted."""
     index = create_index(engine, shards=1)
     try:
-        docs = [{"id": "a", "body": "alpha beta"}, {"id": "b", "body": "alpha gamma"},
-                {"id": "c", "body": "delta"}]
+        docs = [
+            {"id": "a", "body": "alpha beta"},
+            {"id": "b", "body": "alpha gamma"},
+            {"id": "c", "body": "delta"},
+        ]
         bulk_index(engine, index, docs)
         call(engine, "DELETE", f"/{index}/_doc/b", refresh="true")
         deleted = call(engine, "GET", f"/{index}/_stats/docs")["_all"]["primaries"]["docs"]
         assert deleted["deleted"] >= 1  # still in the segment
         _, vocab = calibrate_with_vocabulary(engine, index, "body")
         routings = engine.run(shard_routings_plan(index, 1))
-        fstats, live_df = engine.run(term_stats_plan(index, "body",
-                                                     ["alpha", "beta", "gamma", "delta"],
-                                                     routings))
+        fstats, live_df = engine.run(
+            term_stats_plan(index, "body", ["alpha", "beta", "gamma", "delta"], routings)
+        )
         assert vocab.doc_count == fstats.doc_count == 3 and vocab.live_docs == 2
         assert live_df == {"alpha": 2, "beta": 1, "gamma": 1, "delta": 1}
         assert vocab.df_of(["alpha", "beta", "gamma", "delta"]) == {
-            "alpha": 2, "beta": 1, "gamma": 0, "delta": 1}
+            "alpha": 2,
+            "beta": 1,
+            "gamma": 0,
+            "delta": 1,
+        }
     finally:
         call(engine, "DELETE", f"/{index}")
 
 
 # --- drift ------------------------------------------------------------------------------------
 
+
 @pytest.mark.engine
 def test_drift_warns_once_and_falls_back_to_live_statistics(
-        engine: Engine, texts: list[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    engine: Engine, texts: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """More than 10% new documents since the snapshot: its df are no longer the cluster's,
     so the next check (every SNAPSHOT_CHECK_SECONDS) warns once and searches use live
     statistics; a wrapper that has not checked yet still scores with the stale snapshot."""
     index = create_index(engine, shards=2)
     queries = texts[:6]
     try:
-        bulk_index(engine, index, [{"id": d["id"], "body": d["body"]}
-                                   for d in load_docs(300)])
+        bulk_index(engine, index, [{"id": d["id"], "body": d["body"]} for d in load_docs(300)])
         record, vocab = calibrate_with_vocabulary(engine, index, "body")
-        cal = dataclasses.replace(save_with_vocabulary(record, vocab, tmp_path / "cal.json"),
-                                  q=Q_LOW)
-        bodies = [{"query": {"match": {"body": t}}, "size": 10, "track_total_hits": True}
-                  for t in queries]
+        cal = dataclasses.replace(
+            save_with_vocabulary(record, vocab, tmp_path / "cal.json"), q=Q_LOW
+        )
+        bodies = [
+            {"query": {"match": {"body": t}}, "size": 10, "track_total_hits": True} for t in queries
+        ]
 
         def search_all(client: Any) -> list[list[tuple[str, float]]]:
             return [hits_of(client.search(index=index, body=copy.deepcopy(b))) for b in bodies]
@@ -280,8 +310,8 @@ def test_drift_warns_once_and_falls_back_to_live_statistics(
 
 @pytest.mark.engine
 def test_each_snapshot_is_judged_by_its_own_calibration(
-        engine: Engine, texts: list[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    engine: Engine, texts: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Fields of one index calibrated at different times: the freshness check must compare
     the index with the calibration that carries the snapshot, not with whichever field's
     calibration comes first. Otherwise a fresh snapshot is dropped with a false warning, or

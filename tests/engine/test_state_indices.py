@@ -29,8 +29,10 @@ def _backup(engine: Engine, name: str) -> None:
     engine.run(ensure_backup_index_plan(name))
 
 
-WRITERS: dict[str, Callable[[Engine, str], None]] = {"calibrations": _store,
-                                                     "similarity backups": _backup}
+WRITERS: dict[str, Callable[[Engine, str], None]] = {
+    "calibrations": _store,
+    "similarity backups": _backup,
+}
 
 
 @pytest.fixture
@@ -48,8 +50,9 @@ def _docs(engine: Engine, index: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("state", list(WRITERS))
-def test_a_foreign_index_of_that_name_is_refused_and_left_alone(engine: Engine, name: str,
-                                                                state: str) -> None:
+def test_a_foreign_index_of_that_name_is_refused_and_left_alone(
+    engine: Engine, name: str, state: str
+) -> None:
     call(engine, "PUT", f"/{name}", {"mappings": {"properties": {"note": {"type": "text"}}}})
     call(engine, "PUT", f"/{name}/_doc/mine", {"note": "someone else's"}, refresh="true")
     before = _docs(engine, name)
@@ -61,12 +64,12 @@ def test_a_foreign_index_of_that_name_is_refused_and_left_alone(engine: Engine, 
 
 
 @pytest.mark.parametrize("state", list(WRITERS))
-def test_an_alias_of_that_name_is_refused_and_its_index_left_alone(engine: Engine, name: str,
-                                                                   state: str) -> None:
+def test_an_alias_of_that_name_is_refused_and_its_index_left_alone(
+    engine: Engine, name: str, state: str
+) -> None:
     victim = create_index(engine, shards=1)
     try:
-        call(engine, "POST", "/_aliases", {"actions": [{"add": {"index": victim,
-                                                                "alias": name}}]})
+        call(engine, "POST", "/_aliases", {"actions": [{"add": {"index": victim, "alias": name}}]})
         with pytest.raises(UsageError, match="alias"):
             WRITERS[state](engine, name)
         assert _docs(engine, victim) == []
@@ -85,7 +88,8 @@ def test_esqlog_creates_marks_and_reuses_its_own(engine: Engine, name: str, stat
 
 
 def test_a_calibrations_index_an_earlier_esqlog_made_is_marked_and_used(
-        engine: Engine, name: str) -> None:
+    engine: Engine, name: str
+) -> None:
     """Earlier versions let the first record's PUT create the index (dynamic mapping)."""
     call(engine, "PUT", f"/{name}/_doc/old:body", RECORD_CAL.to_json(), refresh="true")
     _store(engine, name)
@@ -95,13 +99,26 @@ def test_a_calibrations_index_an_earlier_esqlog_made_is_marked_and_used(
 
 
 def test_an_index_shaped_like_an_earlier_backup_index_but_marked_by_another_is_refused(
-        engine: Engine, name: str) -> None:
+    engine: Engine, name: str
+) -> None:
     """Only an unmarked index is taken for an earlier esqlog's: one with its own _meta is
     another's, whatever its mapping."""
-    call(engine, "PUT", f"/{name}", {"mappings": {
-        "dynamic": False, "_meta": {"owner": "someone"}, "properties": {
-            "index": {"type": "keyword"}, "index_uuid": {"type": "keyword"},
-            "saved_at": {"type": "date"}}}})
+    call(
+        engine,
+        "PUT",
+        f"/{name}",
+        {
+            "mappings": {
+                "dynamic": False,
+                "_meta": {"owner": "someone"},
+                "properties": {
+                    "index": {"type": "keyword"},
+                    "index_uuid": {"type": "keyword"},
+                    "saved_at": {"type": "date"},
+                },
+            }
+        },
+    )
     with pytest.raises(UsageError, match="esqlog did not create it"):
         _backup(engine, name)
     meta = call(engine, "GET", f"/{name}/_mapping")[name]["mappings"]["_meta"]

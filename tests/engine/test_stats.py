@@ -23,13 +23,14 @@ from tests.support.explain import explain_n_N as _explain_n_N
 DELETED = ("0", "7", "13")
 
 
-
-
 @pytest.fixture
 def code_index(engine: Engine, fresh_index: str) -> str:
     """20 snippets x 3 copies on 3 shards, 3 documents deleted but not merged away."""
-    docs = [{"id": f"{c}{i}" if c else str(i), "body": s}
-            for c in ("", "b", "c") for i, s in enumerate(SNIPPETS)]
+    docs = [
+        {"id": f"{c}{i}" if c else str(i), "body": s}
+        for c in ("", "b", "c")
+        for i, s in enumerate(SNIPPETS)
+    ]
     bulk_index(engine, fresh_index, docs)
     for doc_id in DELETED:
         call(engine, "DELETE", f"/{fresh_index}/_doc/{doc_id}")
@@ -49,9 +50,13 @@ def test_stats_equal_dfs_explain_with_deletions(engine: Engine, code_index: str)
 
     for term in ("read", "name", "func", "reader", "readfile", "def", "string", "error"):
         _, df = engine.run(term_stats_plan(code_index, "body", [term], routings))
-        result = call(engine, "POST", f"/{code_index}/_search",
-                      {"query": {"term": {"body": term}}, "explain": True, "size": 1},
-                      search_type="dfs_query_then_fetch")
+        result = call(
+            engine,
+            "POST",
+            f"/{code_index}/_search",
+            {"query": {"term": {"body": term}}, "explain": True, "size": 1},
+            search_type="dfs_query_then_fetch",
+        )
         hits = result["hits"]["hits"]
         assert hits, term
         n_N = _explain_n_N(hits[0]["_explanation"])
@@ -61,9 +66,13 @@ def test_stats_equal_dfs_explain_with_deletions(engine: Engine, code_index: str)
 def test_avgdl_matches_explain(engine: Engine, code_index: str) -> None:
     routings = engine.run(shard_routings_plan(code_index, 3))
     fstats = engine.run(field_stats_plan(code_index, "body", routings))
-    result = call(engine, "POST", f"/{code_index}/_search",
-                  {"query": {"match": {"body": "reader"}}, "explain": True, "size": 1},
-                  search_type="dfs_query_then_fetch")
+    result = call(
+        engine,
+        "POST",
+        f"/{code_index}/_search",
+        {"query": {"match": {"body": "reader"}}, "explain": True, "size": 1},
+        search_type="dfs_query_then_fetch",
+    )
 
     def find(node: dict[str, Any]) -> float | None:
         if node.get("description", "").startswith("avgdl"):
@@ -108,8 +117,17 @@ def test_single_shard_index(engine: Engine) -> None:
 
 
 def test_field_checks(engine: Engine) -> None:
-    name = create_index(engine, shards=1, mappings={"properties": {
-        "body": {"type": "text"}, "tag": {"type": "keyword"}, "size": {"type": "long"}}})
+    name = create_index(
+        engine,
+        shards=1,
+        mappings={
+            "properties": {
+                "body": {"type": "text"},
+                "tag": {"type": "keyword"},
+                "size": {"type": "long"},
+            }
+        },
+    )
     try:
         info = engine.run(field_info_plan(name, "body"))
         assert info.type == "text" and not info.splits_identifiers
@@ -121,11 +139,23 @@ def test_field_checks(engine: Engine) -> None:
 
 
 def test_identifier_splitting_analyzer_is_recognised(opensearch: Engine) -> None:
-    name = create_index(opensearch, shards=1, settings={"analysis": {
-        "filter": {"ids": {"type": "word_delimiter_graph", "split_on_case_change": True}},
-        "analyzer": {"code": {"type": "custom", "tokenizer": "whitespace",
-                              "filter": ["ids", "lowercase"]}}}},
-        mappings={"properties": {"body": {"type": "text", "analyzer": "code"}}})
+    name = create_index(
+        opensearch,
+        shards=1,
+        settings={
+            "analysis": {
+                "filter": {"ids": {"type": "word_delimiter_graph", "split_on_case_change": True}},
+                "analyzer": {
+                    "code": {
+                        "type": "custom",
+                        "tokenizer": "whitespace",
+                        "filter": ["ids", "lowercase"],
+                    }
+                },
+            }
+        },
+        mappings={"properties": {"body": {"type": "text", "analyzer": "code"}}},
+    )
     try:
         info = opensearch.run(field_info_plan(name, "body"))
         assert info.analyzer == "code" and info.splits_identifiers

@@ -50,13 +50,14 @@ STATS_CHUNK = 500
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def live_df(engine: Engine, index: str, terms: Sequence[str],
-            routings: Sequence[str]) -> dict[str, int]:
+def live_df(
+    engine: Engine, index: str, terms: Sequence[str], routings: Sequence[str]
+) -> dict[str, int]:
     """The cluster's global df of every term, asked in chunks."""
     out: dict[str, int] = {}
     ordered = sorted(terms)
     for start in range(0, len(ordered), STATS_CHUNK):
-        chunk = ordered[start:start + STATS_CHUNK]
+        chunk = ordered[start : start + STATS_CHUNK]
         _, df = engine.run(term_stats_plan(index, "body", chunk, routings))
         assert set(df) == set(chunk)  # no term dropped on the way
         out.update(df)
@@ -64,6 +65,7 @@ def live_df(engine: Engine, index: str, terms: Sequence[str],
 
 
 # --- engine: the scan against the cluster's own counts --------------------------------------
+
 
 @pytest.fixture(scope="module")
 def go_index(engine: Engine) -> Iterator[str]:
@@ -83,8 +85,9 @@ def test_scan_df_equals_cluster_df_for_every_term(engine: Engine, go_index: str)
     assert info.shards == 3
     routings = engine.run(shard_routings_plan(go_index, info.shards))
     seen: list[int] = []
-    scan = engine.run(scan_vocabulary_plan(go_index, "body", info.shards, batch=SCAN_BATCH,
-                                           progress=seen.append))
+    scan = engine.run(
+        scan_vocabulary_plan(go_index, "body", info.shards, batch=SCAN_BATCH, progress=seen.append)
+    )
     live = engine.run(live_doc_count_plan(go_index))
     fstats = engine.run(field_stats_plan(go_index, "body", routings))
     assert live > 3 * SCAN_BATCH
@@ -97,15 +100,25 @@ def test_scan_df_equals_cluster_df_for_every_term(engine: Engine, go_index: str)
     assert not wrong, dict(list(wrong.items())[:10])
     assert max(scan.df.values()) > live // 3  # terms spread over all shards were summed
 
-    vocab = vocabulary_from_scan(scan, index=info.name, index_uuid=info.uuid, field="body",
-                                 doc_count=fstats.doc_count, sum_ttf=fstats.sum_ttf,
-                                 live_docs=live, created_at="now")
+    vocab = vocabulary_from_scan(
+        scan,
+        index=info.name,
+        index_uuid=info.uuid,
+        field="body",
+        doc_count=fstats.doc_count,
+        sum_ttf=fstats.sum_ttf,
+        live_docs=live,
+        created_at="now",
+    )
     assert len(vocab) == len(scan.df)
     absent = [f"zzabsent{uuid.uuid4().hex}", "esqlog_not_a_go_identifier"]
     got = vocab.df_of(list(cluster) + absent)
     assert {t: got[t] for t in cluster} == cluster
-    assert engine.run(term_stats_plan(go_index, "body", absent, routings))[1] == {
-        t: 0 for t in absent} == {t: got[t] for t in absent}
+    assert (
+        engine.run(term_stats_plan(go_index, "body", absent, routings))[1]
+        == {t: 0 for t in absent}
+        == {t: got[t] for t in absent}
+    )
 
     exact = engine.run(exact_hapax_plan(go_index, "body", routings))
     hapax = scan.hapax()
@@ -130,8 +143,10 @@ def test_scan_follows_custom_routing(engine: Engine) -> None:
     try:
         routings = engine.run(shard_routings_plan(index, 3))
         docs = [(f"s{i}", routings[(i * 2 + 1) % 3], text) for i, text in enumerate(SNIPPETS)]
-        docs += [("twin", routings[0], "func twinLeft() { leftonly }"),
-                 ("twin", routings[1], "func twinRight() { rightonly }")]
+        docs += [
+            ("twin", routings[0], "func twinLeft() { leftonly }"),
+            ("twin", routings[1], "func twinRight() { rightonly }"),
+        ]
         _bulk_routed(engine, index, docs)
         live = engine.run(live_doc_count_plan(index))
         assert live == len(docs)  # the twins are two documents
@@ -153,14 +168,23 @@ def test_scan_with_unmerged_deletions(engine: Engine, fresh_index: str) -> None:
     (module docstring of esqlog.statistics.vocabulary): then the scan can only undercount it."""
     routings = engine.run(shard_routings_plan(fresh_index, 3))
     docs = [(f"{c}{i}", routings[i % 3], text) for c in "ab" for i, text in enumerate(SNIPPETS)]
-    docs += [("gone", routings[0], "func vanishingIdent() { zzdeletedhere }"),
-             ("kept", routings[1], "func keptIdent() { zzdeletedhere }")]
+    docs += [
+        ("gone", routings[0], "func vanishingIdent() { zzdeletedhere }"),
+        ("kept", routings[1], "func keptIdent() { zzdeletedhere }"),
+    ]
     _bulk_routed(engine, fresh_index, docs)
     deleted = [("a0", routings[0]), ("b5", routings[2]), ("gone", routings[0])]
     in_deleted: set[str] = set()
     for doc_id, routing in deleted:
-        tv = call(engine, "GET", f"/{fresh_index}/_termvectors/{doc_id}", fields="body",
-                  routing=routing, positions="false", offsets="false")
+        tv = call(
+            engine,
+            "GET",
+            f"/{fresh_index}/_termvectors/{doc_id}",
+            fields="body",
+            routing=routing,
+            positions="false",
+            offsets="false",
+        )
         in_deleted.update(tv["term_vectors"]["body"]["terms"])
         call(engine, "DELETE", f"/{fresh_index}/_doc/{doc_id}", routing=routing)
     call(engine, "POST", f"/{fresh_index}/_refresh")
@@ -178,6 +202,7 @@ def test_scan_with_unmerged_deletions(engine: Engine, fresh_index: str) -> None:
 
 # --- engine: calibration with a snapshot -------------------------------------------------------
 
+
 @pytest.mark.engine
 def test_calibrate_with_vocabulary_links_the_snapshot(
     engine: Engine, go_index: str, tmp_path: Path
@@ -188,10 +213,14 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
     info = engine.run(resolve_index_plan(go_index))
     assert (vocab.index, vocab.index_uuid, vocab.field) == (info.name, info.uuid, "body")
     assert (vocab.doc_count, vocab.sum_ttf, vocab.live_docs) == (
-        record.doc_count, record.sum_ttf, record.live_docs)
+        record.doc_count,
+        record.sum_ttf,
+        record.live_docs,
+    )
     # the same h_tok as the calibration that reads term vectors its own way
-    assert record.h_tok == pytest.approx(calibrate(engine, go_index, "body", exact=True).h_tok,
-                                         abs=1e-12)
+    assert record.h_tok == pytest.approx(
+        calibrate(engine, go_index, "body", exact=True).h_tok, abs=1e-12
+    )
     scan = engine.run(scan_vocabulary_plan(go_index, "body", info.shards))
     keys, df = scan.arrays()
     assert np.array_equal(vocab.hashes, keys) and np.array_equal(vocab.df, df)
@@ -211,8 +240,9 @@ def test_calibrate_with_vocabulary_links_the_snapshot(
     loaded = load_calibration(out)
     assert loaded.to_json() == linked.to_json()
     assert loaded.vocabulary_path() == snapshot
-    assert_same_vocabulary(load_vocabulary(loaded.vocabulary_path() or "",
-                                           loaded.vocabulary_sha256), vocab)
+    assert_same_vocabulary(
+        load_vocabulary(loaded.vocabulary_path() or "", loaded.vocabulary_sha256), vocab
+    )
 
     moved = tmp_path / "moved"
     moved.mkdir()

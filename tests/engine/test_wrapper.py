@@ -34,7 +34,7 @@ Q_LOW = 0.6
 HOSTILE = [
     "\"; doc['x'].value; System.exit(0) //",
     "'); } return 1e308; /* params.q = 0 */ ctx._source.body = ''",
-    "read\\\" file \u0000 {{#toJson}}params{{/toJson}} ${jndi:ldap://x/a} ReadFile",
+    'read\\" file \u0000 {{#toJson}}params{{/toJson}} ${jndi:ldap://x/a} ReadFile',
 ]
 
 
@@ -52,6 +52,7 @@ def without_took(response: Any) -> dict[str, Any]:
 
 
 # --- signatures ----------------------------------------------------------------------------
+
 
 def test_sync_signatures_give_the_same_rewritten_results(corpus: Corpus, texts: list[str]) -> None:
     bare = corpus.engine.client
@@ -73,8 +74,9 @@ def test_sync_signatures_give_the_same_rewritten_results(corpus: Corpus, texts: 
         variants.append(w.search(body=copy.deepcopy(body), index=corpus.index))
         # positional search(body, index) is rejected as the client rejects it:
         # tests/engine/test_wrapper_client.py
-        variants.append(w.search(body={"query": query}, index=corpus.index,
-                                 params={"size": 10, "from": 5}))
+        variants.append(
+            w.search(body={"query": query}, index=corpus.index, params={"size": 10, "from": 5})
+        )
     for got in variants:
         assert_same_ranking(reference, hits_of(got), 1e-6)
     # A caller's own search_type wins over the wrapper's dfs default.
@@ -85,8 +87,9 @@ def test_sync_signatures_give_the_same_rewritten_results(corpus: Corpus, texts: 
         assert rec.calls[-1]["search_type"] == DFS
 
 
-def test_calibration_from_a_file_and_bad_arguments(corpus: Corpus, texts: list[str],
-                                                   tmp_path: Path) -> None:
+def test_calibration_from_a_file_and_bad_arguments(
+    corpus: Corpus, texts: list[str], tmp_path: Path
+) -> None:
     cal = corpus.cals(Q_LOW, ("body",))[0]
     path = save_calibration(cal, tmp_path / "cal.json")
     body = {"query": {"match": {"body": texts[5]}}, "size": 10}
@@ -101,8 +104,7 @@ def test_calibration_from_a_file_and_bad_arguments(corpus: Corpus, texts: list[s
         wrap(object(), cal)
 
 
-def test_the_readme_two_line_change_works(corpus: Corpus, texts: list[str],
-                                          tmp_path: Path) -> None:
+def test_the_readme_two_line_change_works(corpus: Corpus, texts: list[str], tmp_path: Path) -> None:
     """README: ``import esqlog`` then ``esqlog.wrap(client, FILE)``. The package attribute
     must be the function even after esqlog.wrapper (the module) was imported elsewhere."""
     import esqlog
@@ -113,8 +115,8 @@ def test_the_readme_two_line_change_works(corpus: Corpus, texts: list[str],
     body = {"query": {"match": {"body": texts[6]}}, "size": 10}
     got = client.search(index=corpus.index, body=body)
     assert hits_of(got) and hits_of(got) == hits_of(
-        esqlog.wrapper.wrap(corpus.engine.client, str(path)).search(index=corpus.index,
-                                                                    body=body))
+        esqlog.wrapper.wrap(corpus.engine.client, str(path)).search(index=corpus.index, body=body)
+    )
     assert esqlog.ScriptingUnavailable is esqlog.wrapper.ScriptingUnavailable
     with pytest.raises(AttributeError):
         _ = esqlog.not_a_name  # type: ignore[attr-defined]
@@ -151,8 +153,10 @@ def test_other_attributes_pass_through(corpus: Corpus) -> None:
 
 # --- pass-through --------------------------------------------------------------------------
 
-def test_uncalibrated_index_and_field_pass_through_untouched(corpus: Corpus,
-                                                             texts: list[str]) -> None:
+
+def test_uncalibrated_index_and_field_pass_through_untouched(
+    corpus: Corpus, texts: list[str]
+) -> None:
     bare = corpus.engine.client
     engine = corpus.engine
     other = create_index(engine)
@@ -160,14 +164,19 @@ def test_uncalibrated_index_and_field_pass_through_untouched(corpus: Corpus,
         bulk_index(engine, other, [{"id": i, "body": t} for i, t in enumerate(SNIPPETS)])
         w = wrap(bare, corpus.cals(Q_LOW, ("body",)))  # title is not calibrated here
         title = next(iter(corpus.docs.values()))["title"]
-        elsewhere = wrap(bare, [dataclasses.replace(c, index="esqlog-test-elsewhere")
-                                for c in corpus.cals(Q_LOW)])
+        elsewhere = wrap(
+            bare,
+            [dataclasses.replace(c, index="esqlog-test-elsewhere") for c in corpus.cals(Q_LOW)],
+        )
         cases = [
             (w, other, {"query": {"match": {"body": "read file"}}, "size": 5}),
             (elsewhere, corpus.index, {"query": {"match": {"body": texts[1]}}, "size": 10}),
             (w, corpus.index, {"query": {"match": {"title": title}}, "size": 10}),
-            (w, corpus.index, {"query": {"match": {"body": {"query": texts[2],
-                                                            "fuzziness": 1}}}, "size": 10}),
+            (
+                w,
+                corpus.index,
+                {"query": {"match": {"body": {"query": texts[2], "fuzziness": 1}}}, "size": 10},
+            ),
             (w, corpus.index, {"query": {"match_all": {}}, "size": 3}),
         ]
         for client, index, body in cases:
@@ -192,6 +201,7 @@ def test_uncalibrated_index_and_field_pass_through_untouched(corpus: Corpus,
 
 # --- async ---------------------------------------------------------------------------------
 
+
 def _async_client(flavor: str) -> Any:
     if flavor == "elasticsearch":
         from elasticsearch import AsyncElasticsearch
@@ -202,14 +212,16 @@ def _async_client(flavor: str) -> Any:
     return AsyncOpenSearch(hosts=[ENGINE_URLS[flavor]], timeout=60)
 
 
-def test_async_wrapper_gives_the_same_hits_as_the_sync_one(corpus: Corpus,
-                                                           texts: list[str]) -> None:
+def test_async_wrapper_gives_the_same_hits_as_the_sync_one(
+    corpus: Corpus, texts: list[str]
+) -> None:
     pytest.importorskip("aiohttp")
     modes = modes_for(corpus, "boost", "script", "rerank", "auto")
     queries = [{"match": {"body": t}} for t in texts[10:14]]
     queries.append({"multi_match": {"query": texts[14], "fields": ["body", "title^2"]}})
-    sync = {mode: wrap(corpus.engine.client, corpus.cals(Q_LOW), mode=mode, top_n=30)
-            for mode in modes}
+    sync = {
+        mode: wrap(corpus.engine.client, corpus.cals(Q_LOW), mode=mode, top_n=30) for mode in modes
+    }
     not_found, _ = client_errors(corpus.flavor)
 
     async def main() -> tuple[dict[tuple[str, int], Any], type]:
@@ -219,14 +231,13 @@ def test_async_wrapper_gives_the_same_hits_as_the_sync_one(corpus: Corpus,
             for mode in modes:
                 w = wrap(client, corpus.cals(Q_LOW), mode=mode, top_n=30)
                 assert isinstance(w, AsyncQlogClient)
-                results = await asyncio.gather(*(
-                    w.search(index=corpus.index, body={"query": q, "size": 10})
-                    for q in queries))
+                results = await asyncio.gather(
+                    *(w.search(index=corpus.index, body={"query": q, "size": 10}) for q in queries)
+                )
                 out.update({(mode, i): r for i, r in enumerate(results)})
             missing = wrap(client, corpus.cals(Q_LOW))
             with pytest.raises(not_found):
-                await missing.search(index="esqlog-test-missing-index",
-                                     body={"query": queries[0]})
+                await missing.search(index="esqlog-test-missing-index", body={"query": queries[0]})
             assert await missing.indices.exists(index=corpus.index)
             return out, type(out[(modes[0], 0)])
         finally:
@@ -235,9 +246,11 @@ def test_async_wrapper_gives_the_same_hits_as_the_sync_one(corpus: Corpus,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # auto's fallback on Elasticsearch
         found, response_type = asyncio.run(main())
-        expected = {(mode, i): sync[mode].search(index=corpus.index,
-                                                 body={"query": q, "size": 10})
-                    for mode in modes for i, q in enumerate(queries)}
+        expected = {
+            (mode, i): sync[mode].search(index=corpus.index, body={"query": q, "size": 10})
+            for mode in modes
+            for i, q in enumerate(queries)
+        }
     assert response_type is type(expected[(modes[0], 0)])
     for key, got in found.items():
         assert hits_of(expected[key]), key
@@ -249,12 +262,12 @@ def test_concurrent_sync_searches_are_consistent(corpus: Corpus, texts: list[str
     bodies = [{"query": {"match": {"body": t}}, "size": 10} for t in texts[15:23]]
     serial = [hits_of(w.search(index=corpus.index, body=b)) for b in bodies]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        parallel = list(pool.map(lambda b: hits_of(w.search(index=corpus.index, body=b)),
-                                 bodies))
+        parallel = list(pool.map(lambda b: hits_of(w.search(index=corpus.index, body=b)), bodies))
     assert parallel == serial and all(serial)
 
 
 # --- errors --------------------------------------------------------------------------------
+
 
 def test_the_clients_own_exceptions_surface(corpus: Corpus, texts: list[str]) -> None:
     not_found, bad_request = client_errors(corpus.flavor)
@@ -264,14 +277,17 @@ def test_the_clients_own_exceptions_surface(corpus: Corpus, texts: list[str]) ->
         with pytest.raises(not_found):
             w.search(index="esqlog-test-missing-index", body=body)
         # A request the engine refuses after the rewrite: its own 400 comes back.
-        for bad in ({**body, "size": -5}, {**body, "from": -1},
-                    {**body, "aggs": {"x": {"terms": {"field": "no_such_field",
-                                                      "size": -1}}}}):
+        for bad in (
+            {**body, "size": -5},
+            {**body, "from": -1},
+            {**body, "aggs": {"x": {"terms": {"field": "no_such_field", "size": -1}}}},
+        ):
             with pytest.raises(bad_request):
                 w.search(index=corpus.index, body=bad)
 
 
 # --- hostile text --------------------------------------------------------------------------
+
 
 def _scripts(node: Any) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
@@ -316,8 +332,12 @@ def test_hostile_query_text_reaches_the_engine_only_as_data(corpus: Corpus) -> N
     named search)."""
     bare = corpus.engine.client
     variants: list[tuple[str, dict[str, Any]]] = [
-        ("boost", {}), ("script", {"script_df_fraction": 1.0}), ("script", {}),
-        ("rerank", {"rerank_in": "engine"}), ("rerank", {"rerank_in": "client"})]
+        ("boost", {}),
+        ("script", {"script_df_fraction": 1.0}),
+        ("script", {}),
+        ("rerank", {"rerank_in": "engine"}),
+        ("rerank", {"rerank_in": "client"}),
+    ]
     scripted_some = False
     for mode, options in variants:
         if mode == "script" and not corpus.has_painless:
@@ -335,8 +355,15 @@ def test_hostile_query_text_reaches_the_engine_only_as_data(corpus: Corpus) -> N
             if options.get("rerank_in") == "engine":
                 assert query == body["query"]  # the text travels in a match query, as given
                 query = sent["body"]["rescore"]["query"]["rescore_query"]  # and as tokens
-            tokens = [t["token"] for t in call(corpus.engine, "POST", f"/{corpus.index}/_analyze",
-                                               {"field": "body", "text": text})["tokens"]]
+            tokens = [
+                t["token"]
+                for t in call(
+                    corpus.engine,
+                    "POST",
+                    f"/{corpus.index}/_analyze",
+                    {"field": "body", "text": text},
+                )["tokens"]
+            ]
             # Only analyzed tokens, each as the value of a term query.
             assert _term_values(query) == tokens, (mode, options, text)
             scripts = _scripts(query)

@@ -26,8 +26,11 @@ def _query(corpus: Corpus) -> dict[str, Any]:
     for text in load_query_texts()[:60]:
         query = {"match": {"body": text}}
         ranked = _ids(w.search(index=corpus.index, body={"query": query, "size": 10}))
-        native = _ids(corpus.engine.client.search(index=corpus.index, search_type=DFS,
-                                                  body={"query": query, "size": 10}))
+        native = _ids(
+            corpus.engine.client.search(
+                index=corpus.index, search_type=DFS, body={"query": query, "size": 10}
+            )
+        )
         if len(ranked) == 10 and ranked != native:
             return query
     raise AssertionError("no query ranks differently at q=0.6 on this corpus")
@@ -71,10 +74,15 @@ def test_helpers_scan_yields_the_qlog_order(corpus: Corpus) -> None:
     w = wrap(bare, corpus.cals(Q_LOW))
     query = _query(corpus)
     reference = hits_of(w.search(index=corpus.index, body={"query": query, "size": 20}))
-    native = hits_of(bare.search(index=corpus.index, body={"query": query, "size": 20},
-                                 search_type=DFS))
-    scanned = [(h["_id"], float(h["_score"])) for h in itertools.islice(
-        scan(w, index=corpus.index, query={"query": query}, preserve_order=True, size=7), 20)]
+    native = hits_of(
+        bare.search(index=corpus.index, body={"query": query, "size": 20}, search_type=DFS)
+    )
+    scanned = [
+        (h["_id"], float(h["_score"]))
+        for h in itertools.islice(
+            scan(w, index=corpus.index, query={"query": query}, preserve_order=True, size=7), 20
+        )
+    ]
     assert_same_ranking(reference, scanned, 1e-6)
     assert [h for h, _ in scanned] != [h for h, _ in native]
 
@@ -93,8 +101,11 @@ def _async_client(flavor: str) -> Any:
 def test_async_with_async_scan_and_async_options(corpus: Corpus) -> None:
     pytest.importorskip("aiohttp")
     query = _query(corpus)
-    reference = hits_of(wrap(corpus.engine.client, corpus.cals(Q_LOW)).search(
-        index=corpus.index, body={"query": query, "size": 12}))
+    reference = hits_of(
+        wrap(corpus.engine.client, corpus.cals(Q_LOW)).search(
+            index=corpus.index, body={"query": query, "size": 12}
+        )
+    )
 
     async def main() -> tuple[Any, ...]:
         async with wrap(_async_client(corpus.flavor), corpus.cals(Q_LOW)) as es:
@@ -105,10 +116,12 @@ def test_async_with_async_scan_and_async_options(corpus: Corpus) -> None:
             from elasticsearch.helpers import async_scan
 
             derived = await es.options(request_timeout=30).search(
-                index=corpus.index, query=query, size=12)
+                index=corpus.index, query=query, size=12
+            )
             scanned = []
-            async for hit in async_scan(es, index=corpus.index, query={"query": query},
-                                        preserve_order=True, size=5):
+            async for hit in async_scan(
+                es, index=corpus.index, query={"query": query}, preserve_order=True, size=5
+            ):
                 scanned.append((hit["_id"], float(hit["_score"])))
                 if len(scanned) == 12:
                     break
@@ -125,14 +138,23 @@ def test_async_with_async_scan_and_async_options(corpus: Corpus) -> None:
 def test_with_statement_and_positional_arguments_as_the_client(corpus: Corpus) -> None:
     bare_class = type(corpus.engine.client)
     query = _query(corpus)
-    reference = hits_of(wrap(corpus.engine.client, corpus.cals(Q_LOW)).search(
-        index=corpus.index, body={"query": query, "size": 10}))
-    client = (bare_class(ENGINE_URLS[corpus.flavor]) if corpus.flavor == "elasticsearch"
-              else bare_class(hosts=[ENGINE_URLS[corpus.flavor]]))
+    reference = hits_of(
+        wrap(corpus.engine.client, corpus.cals(Q_LOW)).search(
+            index=corpus.index, body={"query": query, "size": 10}
+        )
+    )
+    client = (
+        bare_class(ENGINE_URLS[corpus.flavor])
+        if corpus.flavor == "elasticsearch"
+        else bare_class(hosts=[ENGINE_URLS[corpus.flavor]])
+    )
     with wrap(client, corpus.cals(Q_LOW)) as es:
         assert isinstance(es, QlogClient)
-        assert_same_ranking(reference, hits_of(es.search(
-            index=corpus.index, body={"query": query, "size": 10})), 1e-6)
+        assert_same_ranking(
+            reference,
+            hits_of(es.search(index=corpus.index, body={"query": query, "size": 10})),
+            1e-6,
+        )
         body = {"query": query}
         with pytest.raises(TypeError) as native_error:
             client.search(body, corpus.index)  # the client's own rejection, no request sent

@@ -67,7 +67,8 @@ def _scores(response: Any) -> list[tuple[str, float]]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_track_total_hits_as_a_string_is_what_the_engine_makes_of_it(
-        calibrated: Index, mode: SearchMode) -> None:
+    calibrated: Index, mode: SearchMode
+) -> None:
     """The identifiers fan-out merged hits.total with int("true"): ValueError."""
     es = wrap(_client(calibrated.engine.flavor), calibrated.path, mode=mode)
     given = {"query": QUERY, "size": 5}
@@ -81,8 +82,9 @@ def test_track_total_hits_as_a_string_is_what_the_engine_makes_of_it(
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("paging", [{"from": -1}, {"size": -1}])
-def test_negative_paging_gets_the_engines_own_400(calibrated: Index, mode: SearchMode,
-                                                  paging: dict[str, int]) -> None:
+def test_negative_paging_gets_the_engines_own_400(
+    calibrated: Index, mode: SearchMode, paging: dict[str, int]
+) -> None:
     """from=-1 went through the identifiers fan-out and answered 200 with no hits."""
     flavor = calibrated.engine.flavor
     _, bad_request = client_errors(flavor)
@@ -91,7 +93,8 @@ def test_negative_paging_gets_the_engines_own_400(calibrated: Index, mode: Searc
         client.search(index=calibrated.name, body={"query": QUERY, **paging})
     with pytest.raises(bad_request) as wrapped:
         wrap(client, calibrated.path, mode=mode).search(
-            index=calibrated.name, body={"query": QUERY, **paging})
+            index=calibrated.name, body={"query": QUERY, **paging}
+        )
     assert str(wrapped.value) == str(native.value)
 
 
@@ -116,8 +119,9 @@ def _dsl_scores(response: Any) -> list[tuple[str, float]]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_dsl_searches_get_the_q_log_scores_of_the_string_form(calibrated: Index,
-                                                              mode: SearchMode) -> None:
+def test_dsl_searches_get_the_q_log_scores_of_the_string_form(
+    calibrated: Index, mode: SearchMode
+) -> None:
     """elasticsearch.dsl and opensearch-py's Search send index=["code"]: it passed through
     natively, with no warning."""
     flavor = calibrated.engine.flavor
@@ -133,8 +137,14 @@ def test_dsl_searches_get_the_q_log_scores_of_the_string_form(calibrated: Index,
     async def run() -> list[tuple[str, float]]:
         aclient = _async_client(flavor)
         try:
-            return _dsl_scores(await _dsl(flavor, wrap(aclient, calibrated.path, mode=mode),
-                                          calibrated.name, asynchronous=True).execute())
+            return _dsl_scores(
+                await _dsl(
+                    flavor,
+                    wrap(aclient, calibrated.path, mode=mode),
+                    calibrated.name,
+                    asynchronous=True,
+                ).execute()
+            )
         finally:
             await aclient.close()
 
@@ -149,17 +159,31 @@ def test_each_search_reports_its_decision(calibrated: Index) -> None:
     other = create_index(calibrated.engine, shards=1)
     try:
         boost = wrap(client, calibrated.path, mode="boost", on_decision=seen.append)
-        idents = wrap(client, calibrated.path, mode="identifiers", on_decision=seen.append,
-                      identifiers=IdentifierSettings(engine_query="span"))  # fans out
+        idents = wrap(
+            client,
+            calibrated.path,
+            mode="identifiers",
+            on_decision=seen.append,
+            identifiers=IdentifierSettings(engine_query="span"),
+        )  # fans out
         searches: list[tuple[Any, dict[str, Any], tuple[Any, ...]]] = [
             (boost, {"query": QUERY}, (True, "rewritten", "boost", "snapshot", False)),
             (idents, {"query": QUERY}, (True, "rewritten", "identifiers", "snapshot", True)),
-            (idents, {"query": QUERY, "terminate_after": 100_000},
-             (True, "rewritten", "identifiers", "snapshot", False)),  # not for the fan-out
-            (boost, {"query": {"term": {"body": "read"}}},
-             (False, "no calibrated match clause", "native", None, False)),
-            (boost, {"query": QUERY, "min_score": 1.0},
-             (False, "min_score", "native", None, False)),
+            (
+                idents,
+                {"query": QUERY, "terminate_after": 100_000},
+                (True, "rewritten", "identifiers", "snapshot", False),
+            ),  # not for the fan-out
+            (
+                boost,
+                {"query": {"term": {"body": "read"}}},
+                (False, "no calibrated match clause", "native", None, False),
+            ),
+            (
+                boost,
+                {"query": QUERY, "min_score": 1.0},
+                (False, "min_score", "native", None, False),
+            ),
         ]
         for wrapped, body, expected in searches:
             wrapped.search(index=calibrated.name, body=body)

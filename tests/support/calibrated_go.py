@@ -23,19 +23,21 @@ KEYWORDS = {"key": lambda d: str(d["id"]), "pkg": lambda d: str(d.get("pkg") or 
 
 def mappings(keywords: tuple[str, ...] = ("key",)) -> dict[str, Any]:
     """The text field ``body`` and the asked keyword fields."""
-    return {"properties": {"body": {"type": "text"},
-                           **{k: {"type": "keyword"} for k in keywords}}}
+    return {"properties": {"body": {"type": "text"}, **{k: {"type": "keyword"} for k in keywords}}}
 
 
 @contextmanager
-def calibrated_index(engine: Engine, shards: int, folder: Path,
-                     keywords: tuple[str, ...] = ("key",)) -> Iterator[tuple[str, Path]]:
+def calibrated_index(
+    engine: Engine, shards: int, folder: Path, keywords: tuple[str, ...] = ("key",)
+) -> Iterator[tuple[str, Path]]:
     """(index, calibration file) of the first N_DOCS Go functions on ``shards`` shards; the
     index is deleted afterwards."""
     index = create_index(engine, shards=shards, mappings=mappings(keywords))
     try:
-        docs = [{"id": d["id"], "body": d["body"], **{k: KEYWORDS[k](d) for k in keywords}}
-                for d in load_docs(N_DOCS)]
+        docs = [
+            {"id": d["id"], "body": d["body"], **{k: KEYWORDS[k](d) for k in keywords}}
+            for d in load_docs(N_DOCS)
+        ]
         bulk_index(engine, index, docs)
         path = folder / "code.qlog.json"
         save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)

@@ -73,16 +73,22 @@ class OutageReport:
         return self.queries["after"]
 
     def describe(self) -> str:
-        phases = ", ".join(f"{p} {self.queries[p]} ({self.seconds.get(p, 0):.0f} s)"
-                           for p in PHASES)
+        phases = ", ".join(
+            f"{p} {self.queries[p]} ({self.seconds.get(p, 0):.0f} s)" for p in PHASES
+        )
         errors = ", ".join(f"{k} x{n}" for k, n in sorted(self.errors.items())) or "none"
-        outcome = ("finished, equal to the calibration of before" if self.calibrate_ok
-                   else f"failed: {self.calibrate_message}")
+        outcome = (
+            "finished, equal to the calibration of before"
+            if self.calibrate_ok
+            else f"failed: {self.calibrate_message}"
+        )
         partial = ", ".join(f"{k} x{n}" for k, n in sorted(self.partial.items())) or "none"
-        return (f"[cluster outage] queries by phase: {phases}; errors: {errors} "
-                f"({'; '.join(self.error_examples[:4])}); answers with a failed shard: "
-                f"{partial}; wrong results: {self.mismatches}; calibrate during the outage "
-                f"{outcome}")
+        return (
+            f"[cluster outage] queries by phase: {phases}; errors: {errors} "
+            f"({'; '.join(self.error_examples[:4])}); answers with a failed shard: "
+            f"{partial}; wrong results: {self.mismatches}; calibrate during the outage "
+            f"{outcome}"
+        )
 
 
 def same_answer(expected: list[tuple[str, float]], got: list[tuple[str, float]]) -> bool:
@@ -95,24 +101,35 @@ def same_answer(expected: list[tuple[str, float]], got: list[tuple[str, float]])
 
 def cluster_script(action: str, node: int) -> None:
     ports = " ".join(u.rsplit(":", 1)[1] for u in CLUSTER_URLS.split(","))
-    subprocess.run([str(ROOT / "scripts/engines/cluster.sh"), action, str(node)], check=True,
-                   timeout=900, env={**os.environ, "ESQLOG_CLUSTER_PORTS": ports})
+    subprocess.run(
+        [str(ROOT / "scripts/engines/cluster.sh"), action, str(node)],
+        check=True,
+        timeout=900,
+        env={**os.environ, "ESQLOG_CLUSTER_PORTS": ports},
+    )
 
 
-def same_calibration(a: tuple[Calibration, Vocabulary], b: tuple[Calibration, Vocabulary]
-                     ) -> bool:
+def same_calibration(a: tuple[Calibration, Vocabulary], b: tuple[Calibration, Vocabulary]) -> bool:
     (ra, va), (rb, vb) = a, b
-    return ((ra.doc_count, ra.sum_ttf, ra.live_docs, ra.vocabulary_terms)
-            == (rb.doc_count, rb.sum_ttf, rb.live_docs, rb.vocabulary_terms)
-            and abs(ra.h_tok - rb.h_tok) < 1e-12
-            and np.array_equal(va.hashes, vb.hashes) and np.array_equal(va.df, vb.df))
+    return (
+        (ra.doc_count, ra.sum_ttf, ra.live_docs, ra.vocabulary_terms)
+        == (rb.doc_count, rb.sum_ttf, rb.live_docs, rb.vocabulary_terms)
+        and abs(ra.h_tok - rb.h_tok) < 1e-12
+        and np.array_equal(va.hashes, vb.hashes)
+        and np.array_equal(va.df, vb.df)
+    )
 
 
 class Load:
     """Sync threads and async tasks searching through the wrapper until stopped."""
 
-    def __init__(self, corpus: Corpus, texts: list[str], report: OutageReport,
-                 expected: dict[tuple[str, str], list[tuple[str, float]]]) -> None:
+    def __init__(
+        self,
+        corpus: Corpus,
+        texts: list[str],
+        report: OutageReport,
+        expected: dict[tuple[str, str], list[tuple[str, float]]],
+    ) -> None:
         self.corpus, self.texts, self.report, self.expected = corpus, texts, report, expected
         self.phase = "before"
         self.stop = threading.Event()
@@ -149,9 +166,11 @@ class Load:
             if native:
                 mode = "native"
             try:
-                got = (self.corpus.engine.client.search(index=self.corpus.index, body=body)
-                       if native else
-                       client.search(index=self.corpus.index, body=body, esqlog_mode=mode))
+                got = (
+                    self.corpus.engine.client.search(index=self.corpus.index, body=body)
+                    if native
+                    else client.search(index=self.corpus.index, body=body, esqlog_mode=mode)
+                )
             except Exception as exc:
                 self.record(mode, text, None, exc)
             else:
@@ -169,8 +188,9 @@ class Load:
                 while not self.stop.is_set():
                     mode, text, body = self.query(rng)
                     try:
-                        got = await wrapped.search(index=self.corpus.index, body=body,
-                                                   esqlog_mode=mode)
+                        got = await wrapped.search(
+                            index=self.corpus.index, body=body, esqlog_mode=mode
+                        )
                     except Exception as exc:
                         self.record(mode, text, None, exc)
                     else:
@@ -184,8 +204,10 @@ class Load:
         asyncio.run(main())
 
     def start(self) -> None:
-        self.threads = [threading.Thread(target=self.sync_worker, args=(i,), daemon=True)
-                        for i in range(NATIVE_THREADS + THREADS)]
+        self.threads = [
+            threading.Thread(target=self.sync_worker, args=(i,), daemon=True)
+            for i in range(NATIVE_THREADS + THREADS)
+        ]
         self.threads.append(threading.Thread(target=self.async_main, daemon=True))
         for thread in self.threads:
             thread.start()
@@ -196,12 +218,24 @@ class Load:
             thread.join(timeout=120)
 
 
-def calibrate_during_outage(corpus: Corpus, out_dir: Path, report: OutageReport,
-                            before: tuple[Calibration, Vocabulary]) -> None:
+def calibrate_during_outage(
+    corpus: Corpus, out_dir: Path, report: OutageReport, before: tuple[Calibration, Vocabulary]
+) -> None:
     out = out_dir / "body.json"
-    command = [str(Path(sys.executable).parent / "esqlog"), "calibrate", "--url",
-               CLUSTER_URLS.split(",")[0], "--index", corpus.index, "--field", "body",
-               "--vocabulary", "--out", str(out), "--no-progress"]
+    command = [
+        str(Path(sys.executable).parent / "esqlog"),
+        "calibrate",
+        "--url",
+        CLUSTER_URLS.split(",")[0],
+        "--index",
+        corpus.index,
+        "--field",
+        "body",
+        "--vocabulary",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode == 0:
         record = load_calibration(out)
@@ -219,11 +253,28 @@ def run_outage(corpus: Corpus, texts: list[str], tmp_path: Path) -> OutageReport
     report = OutageReport()
     engine = corpus.engine
     wrapped = wrap(engine.client, corpus.cals(0.7))
-    expected = {(m, t): hits_of(wrapped.search(index=corpus.index, body={
-        "query": {"match": {"body": t}}, "size": 10, "_source": False}, esqlog_mode=m))
-        for m in MODES for t in texts}
-    expected.update({("native", t): hits_of(engine.client.search(index=corpus.index, body={
-        "query": {"match": {"body": t}}, "size": 10, "_source": False})) for t in texts})
+    expected = {
+        (m, t): hits_of(
+            wrapped.search(
+                index=corpus.index,
+                body={"query": {"match": {"body": t}}, "size": 10, "_source": False},
+                esqlog_mode=m,
+            )
+        )
+        for m in MODES
+        for t in texts
+    }
+    expected.update(
+        {
+            ("native", t): hits_of(
+                engine.client.search(
+                    index=corpus.index,
+                    body={"query": {"match": {"body": t}}, "size": 10, "_source": False},
+                )
+            )
+            for t in texts
+        }
+    )
     before = calibrate_with_vocabulary(engine, corpus.index, "body")
     load = Load(corpus, texts, report, expected)
     started = time.monotonic()
@@ -252,11 +303,18 @@ def run_outage(corpus: Corpus, texts: list[str], tmp_path: Path) -> OutageReport
     finally:
         load.finish()
         cluster_script("start-node", STOPPED)  # a no-op when it runs; a failed test heals
-    again = {(m, t): hits_of(wrapped.search(index=corpus.index, body={
-        "query": {"match": {"body": t}}, "size": 10, "_source": False}, esqlog_mode=m))
-        for m in MODES for t in texts}  # what esqlog answers once the node is back
-    report.answers_after_rejoin_unchanged = all(same_answer(expected[k], again[k])
-                                                for k in again)
+    again = {
+        (m, t): hits_of(
+            wrapped.search(
+                index=corpus.index,
+                body={"query": {"match": {"body": t}}, "size": 10, "_source": False},
+                esqlog_mode=m,
+            )
+        )
+        for m in MODES
+        for t in texts
+    }  # what esqlog answers once the node is back
+    report.answers_after_rejoin_unchanged = all(same_answer(expected[k], again[k]) for k in again)
     after = calibrate_with_vocabulary(engine, corpus.index, "body")
     report.calibration_after_rejoin_unchanged = same_calibration(before, after)
     return report

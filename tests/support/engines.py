@@ -29,7 +29,8 @@ _engines: dict[str, Engine | BaseException] = {}
 
 
 CLUSTER_URLS = os.environ.get(
-    "ESQLOG_CLUSTER_URLS", "http://127.0.0.1:19230,http://127.0.0.1:19231,http://127.0.0.1:19232")
+    "ESQLOG_CLUSTER_URLS", "http://127.0.0.1:19230,http://127.0.0.1:19231,http://127.0.0.1:19232"
+)
 
 
 def connect_engine(name: str) -> Engine:
@@ -88,7 +89,7 @@ def bulk_index(
     """Index ``docs`` (each with an ``id`` key) with the bulk API."""
     for start in range(0, len(docs), 2000):
         lines = []
-        for doc in docs[start:start + 2000]:
+        for doc in docs[start : start + 2000]:
             body = {k: v for k, v in doc.items() if k != "id"}
             lines.append(json.dumps({"index": {"_index": index, "_id": str(doc["id"])}}))
             lines.append(json.dumps(body))
@@ -98,8 +99,12 @@ def bulk_index(
         call(engine, "POST", f"/{index}/_refresh")
 
 
-def create_index(engine: Engine, shards: int = 3, mappings: dict[str, Any] | None = None,
-                 settings: dict[str, Any] | None = None) -> str:
+def create_index(
+    engine: Engine,
+    shards: int = 3,
+    mappings: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> str:
     """A fresh uniquely named index (deleted by the caller's fixture)."""
     name = f"esqlog-test-{uuid.uuid4().hex[:10]}"
     body: dict[str, Any] = {

@@ -13,13 +13,20 @@ import sys
 from pathlib import Path
 
 
-def run_esqlog(*args: str, env: dict[str, str] | None = None,
-               timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_esqlog(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """The real ``esqlog`` command in a fresh process (no inherited ESQLOG_* settings)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")}
     code = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
-    return subprocess.run([sys.executable, "-c", code, *args], env={**clean, **(env or {})},
-                          text=True, capture_output=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env={**clean, **(env or {})},
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], code: int) -> str:
@@ -55,11 +62,23 @@ def no_secret(result: subprocess.CompletedProcess[str], *secrets: str) -> None:
         assert secret not in result.stderr, result.stderr
 
 
-def calibrate_run(url: str, index: str = "code", *extra: str,
-                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def calibrate_run(
+    url: str, index: str = "code", *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``esqlog --verbose calibrate`` of field ``body`` at ``url``, in a fresh process."""
-    return run_esqlog("--verbose", "calibrate", "--url", url, "--index", index,
-                      "--field", "body", *extra, env=env, timeout=90)
+    return run_esqlog(
+        "--verbose",
+        "calibrate",
+        "--url",
+        url,
+        "--index",
+        index,
+        "--field",
+        "body",
+        *extra,
+        env=env,
+        timeout=90,
+    )
 
 
 def calibrate_args(url: str, index: str, *extra: str) -> list[str]:
@@ -74,8 +93,9 @@ def assert_vocabulary_needs_out(url: str) -> None:
 
     from esqlog.cli import main
 
-    result = CliRunner().invoke(main, ["calibrate", "--url", url, "--index", "any",
-                                       "--field", "body", "--vocabulary"])
+    result = CliRunner().invoke(
+        main, ["calibrate", "--url", url, "--index", "any", "--field", "body", "--vocabulary"]
+    )
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --vocabulary needs --out"), lines

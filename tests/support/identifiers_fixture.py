@@ -43,35 +43,47 @@ class Wrapped:
     oracle: SplitStreamBM25
     scale: float
 
-    def plan_words(self, text: str, settings: IdentifierSettings
-                   ) -> list[tuple[str, int, list[str]]]:
+    def plan_words(
+        self, text: str, settings: IdentifierSettings
+    ) -> list[tuple[str, int, list[str]]]:
         """The plan's words as the wrapper lays them out: one query per shard (fan-out,
         as on one shard) or one grouped by shard sets (``fan_out=False``)."""
-        plan = plan_identifier_query(text, self.stats, self.vocab.df_of, settings,
-                                     1 if settings.fan_out else None)
-        return [(w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups
-                                                      for t in terms)))
-                for w in plan.words]  # a term sits in several spans per shard: once here
+        plan = plan_identifier_query(
+            text, self.stats, self.vocab.df_of, settings, 1 if settings.fan_out else None
+        )
+        return [
+            (w.word, w.count, list(dict.fromkeys(t for terms, _ in w.groups for t in terms)))
+            for w in plan.words
+        ]  # a term sits in several spans per shard: once here
 
-    def exact_words(self, words: list[tuple[str, int, list[str]]],
-                    settings: IdentifierSettings) -> set[str]:
+    def exact_words(
+        self, words: list[tuple[str, int, list[str]]], settings: IdentifierSettings
+    ) -> set[str]:
         """The words shard_groups="auto" scores in one saturation per shard, found by the
         oracle's own rule, independent of the plan."""
-        return self.oracle.exact_words(words, self.stats.shards, settings.shard_exact_df,
-                                       settings.shard_exact_clauses,
-                                       self.common_words(settings))
+        return self.oracle.exact_words(
+            words,
+            self.stats.shards,
+            settings.shard_exact_df,
+            settings.shard_exact_clauses,
+            self.common_words(settings),
+        )
 
     def token_words(self, text: str) -> list[set[str]]:
         """Per query token (the engine's own, with offsets): the token and its sub-words
         (its own casing's split, else the split calibrate learned for that term)."""
-        tokens = call(self.engine, "POST", f"/{self.index}/_analyze",
-                      {"field": "body", "text": text})["tokens"]
+        tokens = call(
+            self.engine, "POST", f"/{self.index}/_analyze", {"field": "body", "text": text}
+        )["tokens"]
         out = []
         for tok in tokens:
-            cased = text[tok["start_offset"]:tok["end_offset"]]
+            cased = text[tok["start_offset"] : tok["end_offset"]]
             parts = IDENT.findall(cased)
-            split = [p.lower() for p in parts] if len(parts) > 1 else list(
-                self.oracle.parts.get(tok["token"], ()))
+            split = (
+                [p.lower() for p in parts]
+                if len(parts) > 1
+                else list(self.oracle.parts.get(tok["token"], ()))
+            )
             out.append({tok["token"], *split})
         return out
 
@@ -79,18 +91,26 @@ class Wrapped:
         """Words whose own term scores apart from their compounds' span (common='split'),
         found from the oracle's split stream, independent of the plan."""
         o = self.oracle
-        return {s for s, n in o.split_df.items()
-                if n > settings.span_max_df * o.n_docs and o.df.get(s, 0) > 0}
+        return {
+            s
+            for s, n in o.split_df.items()
+            if n > settings.span_max_df * o.n_docs and o.df.get(s, 0) > 0
+        }
 
     def satisfied(self, doc: str, words: set[str]) -> bool:
         """Whether a document holds one of ``words`` as a term or inside a term's split."""
         parts = self.oracle.parts
-        return any(t in words or words.intersection(parts.get(t, ()))
-                   for t in self.oracle.vectors[doc])
+        return any(
+            t in words or words.intersection(parts.get(t, ())) for t in self.oracle.vectors[doc]
+        )
 
 
-def wrapped_fixture(engine: Engine, tmp_path_factory: pytest.TempPathFactory,
-                    shards: int = SHARDS, replicas: int = 0) -> Iterator[Wrapped]:
+def wrapped_fixture(
+    engine: Engine,
+    tmp_path_factory: pytest.TempPathFactory,
+    shards: int = SHARDS,
+    replicas: int = 0,
+) -> Iterator[Wrapped]:
     """An identifiers-calibrated index of real code and its oracle (also used on the
     three-node cluster, tests/test_cluster_engine.py); always deleted."""
     index = create_index(engine, shards=shards, settings={"number_of_replicas": replicas})
@@ -102,10 +122,18 @@ def wrapped_fixture(engine: Engine, tmp_path_factory: pytest.TempPathFactory,
         found = calibrate_identifiers(engine, index, "body")
         path = tmp_path_factory.mktemp("identifiers") / "code.qlog.json"
         save_identifier_calibration(found, path)
-        oracle = oracle_from_engine(engine, index, [d["id"] for d in docs], shards,
-                                    found.stats.parts_of)
-        yield Wrapped(engine, index, path, found.stats, found.vocabulary, oracle,
-                      bm25_scale(engine.flavor, engine.version))
+        oracle = oracle_from_engine(
+            engine, index, [d["id"] for d in docs], shards, found.stats.parts_of
+        )
+        yield Wrapped(
+            engine,
+            index,
+            path,
+            found.stats,
+            found.vocabulary,
+            oracle,
+            bm25_scale(engine.flavor, engine.version),
+        )
     finally:
         call(engine, "DELETE", f"/{index}")
 
@@ -127,5 +155,7 @@ def texts(w: Wrapped, count: int, settings: IdentifierSettings = UNCAPPED) -> li
 
 
 def search(client: Any, w: Wrapped, query: dict[str, Any], size: int = 20) -> Any:
-    return client.search(index=w.index, body={"query": query, "size": size,
-                                              "track_total_hits": True, "_source": False})
+    return client.search(
+        index=w.index,
+        body={"query": query, "size": size, "track_total_hits": True, "_source": False},
+    )

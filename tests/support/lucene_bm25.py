@@ -60,18 +60,36 @@ def _byte4_to_int(b: int) -> int:
     return _NUM_FREE_VALUES + _int4_to_long(b - _NUM_FREE_VALUES)
 
 
-def bm25_term(tf: int, dl: int, avgdl: float, n: int, N: int, q: float = 1.0,
-              k1: float = 1.2, b: float = 0.75, k1_plus_one: bool = False) -> float:
+def bm25_term(
+    tf: int,
+    dl: int,
+    avgdl: float,
+    n: int,
+    N: int,
+    q: float = 1.0,
+    k1: float = 1.2,
+    b: float = 0.75,
+    k1_plus_one: bool = False,
+) -> float:
     """Score of one term in one document (Lucene >= 8 form, optional (k1+1) factor)."""
     norm_dl = lucene_norm_length(dl)
     tfn = tf / (tf + k1 * (1 - b + b * norm_dl / avgdl))
     return lucene_idf(n, N, q) * tfn * ((k1 + 1) if k1_plus_one else 1.0)
 
 
-def bm25_doc(query_terms: Sequence[str], doc_tf: dict[str, int], dl: int, avgdl: float,
-             df: dict[str, int], N: int, q: float = 1.0, k1_plus_one: bool = False) -> float:
+def bm25_doc(
+    query_terms: Sequence[str],
+    doc_tf: dict[str, int],
+    dl: int,
+    avgdl: float,
+    df: dict[str, int],
+    N: int,
+    q: float = 1.0,
+    k1_plus_one: bool = False,
+) -> float:
     """Sum over query term occurrences (duplicates count twice, as in a match query)."""
     return sum(
         bm25_term(doc_tf[t], dl, avgdl, df[t], N, q, k1_plus_one=k1_plus_one)
-        for t in query_terms if doc_tf.get(t)
+        for t in query_terms
+        if doc_tf.get(t)
     )

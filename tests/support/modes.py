@@ -15,8 +15,9 @@ from tests.support.oracle import (
 Q_LOW = 0.6
 
 
-def check_against_oracle(corpus: Corpus, got: Any, oracle: dict[str, float], size: int,
-                          context: Any) -> None:
+def check_against_oracle(
+    corpus: Corpus, got: Any, oracle: dict[str, float], size: int, context: Any
+) -> None:
     hits = hits_of(got)
     assert total_of(got) == len(oracle), context  # the same matching documents
     best = sorted(oracle.values(), reverse=True)[:size]

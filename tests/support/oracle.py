@@ -30,8 +30,10 @@ from tests.support.lucene_bm25 import bm25_term, lucene_idf
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_PATHS = (ROOT / "esqlog/data/sample_go_docs.jsonl.gz", ROOT / "data/corpora/go/docs.jsonl")
-QUERIES_PATHS = (ROOT / "esqlog/data/sample_go_queries.jsonl",
-                 ROOT / "data/corpora/go/queries.jsonl")
+QUERIES_PATHS = (
+    ROOT / "esqlog/data/sample_go_queries.jsonl",
+    ROOT / "data/corpora/go/queries.jsonl",
+)
 N_DOCS = 2500
 DELETE_EVERY = 97  # a few deleted, unmerged documents: N must still count them
 SHARDS = 3
@@ -59,15 +61,25 @@ def load_docs(limit: int = N_DOCS) -> list[dict[str, Any]]:
                     break
             break
     if not raw:
-        raw = [{"id": f"s{i}", "text": t, "name": t.split("(")[0][-30:], "path": f"p{i % 5}/x"}
-               for i, t in enumerate(SNIPPETS)]
+        raw = [
+            {"id": f"s{i}", "text": t, "name": t.split("(")[0][-30:], "path": f"p{i % 5}/x"}
+            for i, t in enumerate(SNIPPETS)
+        ]
     docs = []
     for seq, record in enumerate(raw):
         path = str(record.get("path", "x/x"))
         pkg = path.rsplit("/", 2)[-2] if "/" in path else "root"
         name = str(record.get("name", ""))
-        docs.append({"id": str(record["id"]), "body": record["text"], "title": name,
-                     "name": name, "pkg": pkg, "seq": seq})
+        docs.append(
+            {
+                "id": str(record["id"]),
+                "body": record["text"],
+                "title": name,
+                "name": name,
+                "pkg": pkg,
+                "seq": seq,
+            }
+        )
     return docs
 
 
@@ -77,8 +89,14 @@ def load_query_texts() -> list[str]:
         if path.exists():
             texts = [str(r["text"]).strip() for r in read_jsonl(path)]
             return list(dict.fromkeys(t for t in texts if t))
-    return ["read file", "write file error", "reader string delimiter", "marshal data",
-            "server listen and serve", "copy buffer writer reader"]
+    return [
+        "read file",
+        "write file error",
+        "reader string delimiter",
+        "marshal data",
+        "server listen and serve",
+        "copy buffer writer reader",
+    ]
 
 
 @dataclass
@@ -109,15 +127,16 @@ class Corpus:
     # -- oracle inputs, all from the engine ------------------------------------------------
     def analyze(self, field_name: str, text: str) -> list[str]:
         """Tokens of ``text`` by the field's analyzer, in order (duplicates kept)."""
-        tokens = call(self.engine, "POST", f"/{self.index}/_analyze",
-                      {"field": field_name, "text": text})["tokens"]
+        tokens = call(
+            self.engine, "POST", f"/{self.index}/_analyze", {"field": field_name, "text": text}
+        )["tokens"]
         return [t["token"] for t in tokens]
 
-    def global_stats(self, field_name: str, terms: Sequence[str]) -> tuple[int, float,
-                                                                           dict[str, int]]:
+    def global_stats(
+        self, field_name: str, terms: Sequence[str]
+    ) -> tuple[int, float, dict[str, int]]:
         """(N, avgdl, df) across shards, deleted documents included (as DFS scoring sees them)."""
-        fstats, df = self.engine.run(term_stats_plan(self.index, field_name, terms,
-                                                     self.routings))
+        fstats, df = self.engine.run(term_stats_plan(self.index, field_name, terms, self.routings))
         check = self.engine.run(field_stats_plan(self.index, field_name, self.routings))
         assert check.doc_count == fstats.doc_count
         return fstats.doc_count, fstats.sum_ttf / fstats.doc_count, df
@@ -128,9 +147,17 @@ class Corpus:
             out: dict[str, dict[str, int]] = {}
             ids = sorted(self.docs)
             for start in range(0, len(ids), 500):
-                docs = [{"_id": i, "fields": [field_name], "positions": False,
-                         "offsets": False, "term_statistics": False, "field_statistics": False}
-                        for i in ids[start:start + 500]]
+                docs = [
+                    {
+                        "_id": i,
+                        "fields": [field_name],
+                        "positions": False,
+                        "offsets": False,
+                        "term_statistics": False,
+                        "field_statistics": False,
+                    }
+                    for i in ids[start : start + 500]
+                ]
                 body = call(self.engine, "POST", f"/{self.index}/_mtermvectors", {"docs": docs})
                 for doc in body["docs"]:
                     assert doc.get("found"), doc
@@ -147,8 +174,7 @@ def build_corpus(engine: Engine) -> Corpus:
     try:
         bulk_index(engine, index, docs)
         deleted = [d["id"] for d in docs[::DELETE_EVERY]]
-        lines = "".join(f'{{"delete": {{"_index": "{index}", "_id": "{i}"}}}}\n'
-                        for i in deleted)
+        lines = "".join(f'{{"delete": {{"_index": "{index}", "_id": "{i}"}}}}\n' for i in deleted)
         result = call(engine, "POST", "/_bulk", lines, refresh="true")
         assert not result.get("errors"), result
         if engine.flavor == "opensearch":
@@ -174,9 +200,16 @@ def corpus_fixture(engine: Engine) -> Iterator[Corpus]:
 
 # --- the oracle ------------------------------------------------------------------------------
 
-def qlog_match_scores(corpus: Corpus, field_name: str, text: str, q: float,
-                      operator: str = "or", exact_length: bool = False,
-                      mixed: bool = False) -> dict[str, float]:
+
+def qlog_match_scores(
+    corpus: Corpus,
+    field_name: str,
+    text: str,
+    q: float,
+    operator: str = "or",
+    exact_length: bool = False,
+    mixed: bool = False,
+) -> dict[str, float]:
     """q-log BM25 of ``match(field, text)`` for every live matching document.
 
     ``exact_length`` uses the exact token count instead of Lucene's quantised norm.
@@ -205,8 +238,11 @@ def qlog_match_scores(corpus: Corpus, field_name: str, text: str, q: float,
                 exact = _tf_norm_exact(tf[term], length, avgdl) * lucene_idf(df[term], N, 1.0)
                 score += native + idf_ratio * exact * corpus.scale
             elif exact_length:
-                score += (lucene_idf(df[term], N, q) * _tf_norm_exact(tf[term], length, avgdl)
-                          * corpus.scale)
+                score += (
+                    lucene_idf(df[term], N, q)
+                    * _tf_norm_exact(tf[term], length, avgdl)
+                    * corpus.scale
+                )
             else:
                 score += bm25_term(tf[term], length, avgdl, df[term], N, q, k1_plus_one=k1p1)
         out[doc_id] = score
@@ -239,6 +275,7 @@ class Recorder:
 
 # --- comparing responses ---------------------------------------------------------------------
 
+
 def body_of(response: Any) -> dict[str, Any]:
     return dict(getattr(response, "body", response))
 
@@ -256,8 +293,12 @@ def rel_close(a: float, b: float, rel: float) -> bool:
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-9)
 
 
-def assert_same_ranking(expected: Sequence[tuple[str, float]], got: Sequence[tuple[str, float]],
-                        rel: float = 1e-4, context: Any = None) -> None:
+def assert_same_ranking(
+    expected: Sequence[tuple[str, float]],
+    got: Sequence[tuple[str, float]],
+    rel: float = 1e-4,
+    context: Any = None,
+) -> None:
     """Same scores position by position; the same ids within each group of (near-)tied scores.
 
     The last tie group may be cut by the page size, so only its scores are compared.
@@ -272,5 +313,9 @@ def assert_same_ranking(expected: Sequence[tuple[str, float]], got: Sequence[tup
             end += 1
         if end < len(expected):  # a complete tie group (not cut by the page)
             assert {i for i, _ in expected[start:end]} == {i for i, _ in got[start:end]}, (
-                context, start, expected, got)
+                context,
+                start,
+                expected,
+                got,
+            )
         start = end

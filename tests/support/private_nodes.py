@@ -23,8 +23,10 @@ ENGINE_SH = ROOT / "scripts" / "engines" / "engine.sh"
 SECURE_SH = ROOT / "scripts" / "engines" / "secure-elasticsearch.sh"
 #: Beside the session's shared nodes (ESQLOG_ENGINE_DIR): two test sessions on one machine,
 #: each with its own ports, must not share (and stop) each other's private nodes.
-STATE_ROOT = Path(os.environ.get("ESQLOG_ENGINE_DIR")
-                  or Path(tempfile.gettempdir()) / "esqlog-engines") / "private-nodes"
+STATE_ROOT = (
+    Path(os.environ.get("ESQLOG_ENGINE_DIR") or Path(tempfile.gettempdir()) / "esqlog-engines")
+    / "private-nodes"
+)
 
 #: The sentinel secrets of the security tests: they must never show up in any output.
 ADMIN_USER = "esqlog-admin"
@@ -55,8 +57,12 @@ class PrivateNode:
         self.log = STATE_ROOT / f"{self.name}.start.log"
         with open(self.log, "w") as err:
             self.process = subprocess.Popen(
-                self.start_cmd, stdout=subprocess.PIPE, stderr=err, text=True,
-                env={**os.environ, **self.env})
+                self.start_cmd,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env={**os.environ, **self.env},
+            )
 
     def wait(self, timeout: float = 300) -> list[str]:
         """The start script's stdout lines (URL first), or fail/skip if it did not start."""
@@ -79,19 +85,31 @@ class PrivateNode:
             pytest.skip(self.error)
         return self.lines
 
-    def run(self, *cmd: str, env_extra: dict[str, str] | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *cmd: str, env_extra: dict[str, str] | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """An engine.sh action (start/stop) with this node's environment."""
-        return subprocess.run(list(cmd), env={**os.environ, **self.env, **(env_extra or {})},
-                              text=True, capture_output=True, check=check, timeout=300)
+        return subprocess.run(
+            list(cmd),
+            env={**os.environ, **self.env, **(env_extra or {})},
+            text=True,
+            capture_output=True,
+            check=check,
+            timeout=300,
+        )
 
     def stop(self) -> None:
         if self.process is None:
             return
         if self.process.poll() is None:
             self.process.kill()
-        subprocess.run(self.stop_cmd, env={**os.environ, **self.env}, capture_output=True,
-                       timeout=120, check=False)
+        subprocess.run(
+            self.stop_cmd,
+            env={**os.environ, **self.env},
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
         self.process = None
 
 
@@ -106,23 +124,34 @@ _faults_env = {
 }
 NODES: dict[str, PrivateNode] = {
     "faults": PrivateNode(
-        "faults", "test_faults",
-        [str(ENGINE_SH), "start", "elasticsearch"], [str(ENGINE_SH), "stop", "elasticsearch"],
-        _faults_env),
+        "faults",
+        "test_faults",
+        [str(ENGINE_SH), "start", "elasticsearch"],
+        [str(ENGINE_SH), "stop", "elasticsearch"],
+        _faults_env,
+    ),
     "secure": PrivateNode(
-        "secure", "test_security",
-        [str(SECURE_SH), "start"], [str(SECURE_SH), "stop"],
-        {"ESQLOG_SECURE_DIR": str(STATE_ROOT / "secure"),
-         "ESQLOG_SECURE_PORT": str(SECURE_PORT),
-         "ESQLOG_SECURE_ADMIN_PASSWORD": ADMIN_PASSWORD,
-         "ESQLOG_SECURE_LIMITED_PASSWORD": LIMITED_PASSWORD}),
+        "secure",
+        "test_security",
+        [str(SECURE_SH), "start"],
+        [str(SECURE_SH), "stop"],
+        {
+            "ESQLOG_SECURE_DIR": str(STATE_ROOT / "secure"),
+            "ESQLOG_SECURE_PORT": str(SECURE_PORT),
+            "ESQLOG_SECURE_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "ESQLOG_SECURE_LIMITED_PASSWORD": LIMITED_PASSWORD,
+        },
+    ),
 }
 
 
 def node(name: str, session: pytest.Session) -> PrivateNode:
     """Launch every private node the session's tests need, then return ``name``'s."""
-    wanted = {item.module.__name__.rsplit(".", 1)[-1] for item in session.items
-              if getattr(item, "module", None) is not None}
+    wanted = {
+        item.module.__name__.rsplit(".", 1)[-1]
+        for item in session.items
+        if getattr(item, "module", None) is not None
+    }
     for candidate in NODES.values():
         if candidate.module in wanted or candidate.name == name:
             candidate.launch()

@@ -38,8 +38,7 @@ VARIANTS: dict[str, tuple[int, IdentifierSettings]] = {
     "span": (1, IdentifierSettings(engine_query="span")),
     "span-3-shards": (3, IdentifierSettings(engine_query="span", fan_out=False)),
     "plugin-budget-40": (1, IdentifierSettings(engine_query="plugin", budget=40)),
-    "span-budget-40-words": (1, IdentifierSettings(engine_query="span", budget=40,
-                                                   select="words")),
+    "span-budget-40-words": (1, IdentifierSettings(engine_query="span", budget=40, select="words")),
 }
 
 
@@ -70,9 +69,15 @@ def digests() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name, (shards, settings) in VARIANTS.items():
         stats, df = built[shards]
-        out[name] = [hashlib.sha256(json.dumps(
-            plan_identifier_query(text, stats, df, settings).query("body", settings),
-            sort_keys=True).encode()).hexdigest()[:16] for text in texts]
+        out[name] = [
+            hashlib.sha256(
+                json.dumps(
+                    plan_identifier_query(text, stats, df, settings).query("body", settings),
+                    sort_keys=True,
+                ).encode()
+            ).hexdigest()[:16]
+            for text in texts
+        ]
     return out
 
 

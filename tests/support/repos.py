@@ -18,8 +18,9 @@ def make_repo(root: Path) -> Path:
         shutil.copy(PACKAGE / source, root / Path(source).name)
     (root / "go").mkdir()
     (root / "go" / "builder.go").write_text(GO, encoding="utf-8")
-    (root / "go" / "other.go").write_text("package strings\n\nfunc Other() int { return 2 }\n",
-                                          encoding="utf-8")
+    (root / "go" / "other.go").write_text(
+        "package strings\n\nfunc Other() int { return 2 }\n", encoding="utf-8"
+    )
     (root / "OrderService.java").write_text(JAVA, encoding="utf-8")
     (root / "README.md").write_text("# Demo\n\nA demo repository.\n", encoding="utf-8")
     (root / ".gitignore").write_text("*.log\n", encoding="utf-8")

@@ -32,8 +32,11 @@ class ScriptedEngine:
         self.seen.append(step)
         if isinstance(step, Pause):
             return None
-        key = (("SEARCH", str(step.kwargs.get("index"))) if isinstance(step, ClientSearch)
-               else (step.method, step.path))
+        key = (
+            ("SEARCH", str(step.kwargs.get("index")))
+            if isinstance(step, ClientSearch)
+            else (step.method, step.path)
+        )
         if key not in self.routes:
             raise AssertionError(f"unexpected step {key}: {step}")
         answer = self.routes[key]
@@ -48,16 +51,30 @@ class ScriptedEngine:
 
     def paths(self) -> list[str]:
         """What was performed, as "GET /x" or "SEARCH index"."""
-        return [f"SEARCH {s.kwargs.get('index')}" if isinstance(s, ClientSearch)
-                else "PAUSE" if isinstance(s, Pause) else f"{s.method} {s.path}"
-                for s in self.seen]
+        return [
+            f"SEARCH {s.kwargs.get('index')}"
+            if isinstance(s, ClientSearch)
+            else "PAUSE"
+            if isinstance(s, Pause)
+            else f"{s.method} {s.path}"
+            for s in self.seen
+        ]
 
 
 def not_found(index: str) -> opensearchpy.NotFoundError:
     """The client's own 404, shaped as opensearch-py raises it."""
-    return opensearchpy.NotFoundError(404, "index_not_found_exception", {
-        "error": {"root_cause": [{"type": "index_not_found_exception",
-                                  "reason": f"no such index [{index}]"}]}, "status": 404})
+    return opensearchpy.NotFoundError(
+        404,
+        "index_not_found_exception",
+        {
+            "error": {
+                "root_cause": [
+                    {"type": "index_not_found_exception", "reason": f"no such index [{index}]"}
+                ]
+            },
+            "status": 404,
+        },
+    )
 
 
 def settings_answer(index: str, uuid: str, shards: int) -> dict[str, Any]:
@@ -74,27 +91,49 @@ def field_mapping(index: str, field: str, analyzer: str) -> dict[str, Any]:
 
 def search_shards(shards: int) -> Callable[[Any], dict[str, Any]]:
     """GET /_search_shards?routing=r: routing value r lands on shard r % shards."""
+
     def answer(request: Any) -> dict[str, Any]:
         shard = int(request.params["routing"]) % shards
         return {"shards": [[{"primary": True, "shard": shard, "index": "x"}]]}
+
     return answer
 
 
-def term_vectors(df: Mapping[str, int], doc_count: int, sum_ttf: int,
-                 shards: int) -> Callable[[Any], dict[str, Any]]:
+def term_vectors(
+    df: Mapping[str, int], doc_count: int, sum_ttf: int, shards: int
+) -> Callable[[Any], dict[str, Any]]:
     """POST /_mtermvectors of artificial documents: each shard holds an equal share of the
     corpus; terms are the lowercased word characters of the text (a standard-like analyzer)."""
+
     def answer(request: Any) -> dict[str, Any]:
         docs = []
         for doc in request.body["docs"]:
             field, text = next(iter(doc["doc"].items()))
-            words = (text.split() if doc.get("per_field_analyzer", {}).get(field) == "whitespace"
-                     else re.findall(r"\w+", text.lower()))
-            terms = {w: {"doc_freq": df.get(w, 0) // shards, "term_freq": 1,
-                         "tokens": [{"position": i}]} for i, w in enumerate(words)}
-            docs.append({"_index": doc["_index"], "found": True, "term_vectors": {field: {
-                "field_statistics": {"doc_count": doc_count // shards,
-                                     "sum_ttf": sum_ttf // shards, "sum_doc_freq": 1},
-                "terms": terms}}})
+            words = (
+                text.split()
+                if doc.get("per_field_analyzer", {}).get(field) == "whitespace"
+                else re.findall(r"\w+", text.lower())
+            )
+            terms = {
+                w: {"doc_freq": df.get(w, 0) // shards, "term_freq": 1, "tokens": [{"position": i}]}
+                for i, w in enumerate(words)
+            }
+            docs.append(
+                {
+                    "_index": doc["_index"],
+                    "found": True,
+                    "term_vectors": {
+                        field: {
+                            "field_statistics": {
+                                "doc_count": doc_count // shards,
+                                "sum_ttf": sum_ttf // shards,
+                                "sum_doc_freq": 1,
+                            },
+                            "terms": terms,
+                        }
+                    },
+                }
+            )
         return {"docs": docs}
+
     return answer

@@ -3,7 +3,7 @@ no test module imports another."""
 
 from __future__ import annotations
 
-GO = '''\
+GO = """\
 // Package strings implements simple functions.
 package strings
 
@@ -30,10 +30,10 @@ const maxInt = int(^uint(0) >> 1)
 func Repeat(s string, count int) string {
 	return s
 }
-'''
+"""
 
 
-JAVA = '''\
+JAVA = """\
 package org.example.orders;
 
 import java.util.List;
@@ -55,4 +55,4 @@ public class OrderService {
 
     enum Status { OPEN, SHIPPED }
 }
-'''
+"""

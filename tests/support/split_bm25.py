@@ -19,29 +19,54 @@ from tests.support.engines import call
 from tests.support.lucene_bm25 import lucene_idf, lucene_norm_length
 
 
-def engine_vectors(engine: Engine, index: str, ids: Sequence[str], shards: int
-                   ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def engine_vectors(
+    engine: Engine, index: str, ids: Sequence[str], shards: int
+) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     """A ``body`` field as the engine holds it: each document's term frequencies (its term
     vectors) and its shard (per-shard searches)."""
     vectors: dict[str, dict[str, int]] = {}
     for start in range(0, len(ids), 500):
-        body = call(engine, "POST", f"/{index}/_mtermvectors", {"docs": [
-            {"_id": i, "fields": ["body"], "positions": False, "offsets": False,
-             "term_statistics": False, "field_statistics": False}
-            for i in ids[start:start + 500]]})
+        body = call(
+            engine,
+            "POST",
+            f"/{index}/_mtermvectors",
+            {
+                "docs": [
+                    {
+                        "_id": i,
+                        "fields": ["body"],
+                        "positions": False,
+                        "offsets": False,
+                        "term_statistics": False,
+                        "field_statistics": False,
+                    }
+                    for i in ids[start : start + 500]
+                ]
+            },
+        )
         for doc in body["docs"]:
             terms = doc["term_vectors"]["body"]["terms"]
             vectors[doc["_id"]] = {t: int(v["term_freq"]) for t, v in terms.items()}
     shard_of: dict[str, int] = {}
     for shard in range(shards):
-        hits = call(engine, "POST", f"/{index}/_search", {"size": len(ids), "_source": False},
-                    preference=f"_shards:{shard}")["hits"]["hits"]
+        hits = call(
+            engine,
+            "POST",
+            f"/{index}/_search",
+            {"size": len(ids), "_source": False},
+            preference=f"_shards:{shard}",
+        )["hits"]["hits"]
         shard_of.update({h["_id"]: shard for h in hits})
     return vectors, shard_of
 
 
-def oracle_from_engine(engine: Engine, index: str, ids: Sequence[str], shards: int,
-                       parts_of: Callable[[str], Sequence[str]]) -> SplitStreamBM25:
+def oracle_from_engine(
+    engine: Engine,
+    index: str,
+    ids: Sequence[str],
+    shards: int,
+    parts_of: Callable[[str], Sequence[str]],
+) -> SplitStreamBM25:
     """The oracle of a ``body`` field: term frequencies from the engine's term vectors,
     each document's shard from per-shard searches, splits from ``parts_of``."""
     vectors, shard_of = engine_vectors(engine, index, ids, shards)
@@ -59,8 +84,12 @@ class SplitStreamBM25:
     (``"sum"``); with one group this is plain split-stream BM25.
     """
 
-    def __init__(self, vectors: Mapping[str, Mapping[str, int]], shard_of: Mapping[str, int],
-                 parts: dict[str, tuple[str, ...]]) -> None:
+    def __init__(
+        self,
+        vectors: Mapping[str, Mapping[str, int]],
+        shard_of: Mapping[str, int],
+        parts: dict[str, tuple[str, ...]],
+    ) -> None:
         self.vectors = vectors
         self.shard_of = shard_of
         self.parts = parts
@@ -111,9 +140,17 @@ class SplitStreamBM25:
     def weight(self, word: str, count: int, q: float) -> float:
         return lucene_idf(self.split_df[word], self.n_docs, q) * count
 
-    def score(self, doc: str, words: Sequence[tuple[str, int, Sequence[str]]], q: float,
-              grouped: bool, alone: Collection[str] = (), shard_groups: str = "max",
-              exact: Collection[str] = (), local: bool = False) -> float:
+    def score(
+        self,
+        doc: str,
+        words: Sequence[tuple[str, int, Sequence[str]]],
+        q: float,
+        grouped: bool,
+        alone: Collection[str] = (),
+        shard_groups: str = "max",
+        exact: Collection[str] = (),
+        local: bool = False,
+    ) -> float:
         """Score of ``doc`` for (word, count in the query, listed terms) triples; a word in
         ``alone`` saturates its own term apart from its compounds (a common sub-word), and
         adds that to the best (or the sum) of its compounds' shard-set groups; a word in
@@ -127,19 +164,29 @@ class SplitStreamBM25:
             w = self.weight(word, count, q)
             groups: dict[frozenset[int], int] = {}
             for term in listed:
-                key = (frozenset(self.shards_of.get(term, ())) if grouped and word not in exact
-                       else frozenset())
+                key = (
+                    frozenset(self.shards_of.get(term, ()))
+                    if grouped and word not in exact
+                    else frozenset()
+                )
                 if word in alone and term == word:
                     key = frozenset({-1})  # no shard set: a group of its own
                 groups[key] = groups.get(key, 0) + tfs.get(term, 0)
             head = groups.pop(frozenset({-1}), 0)
             scores = [w * tf / (tf + norm) for tf in groups.values() if tf]
             total += (w * head / (head + norm) if head else 0.0) + (
-                sum(scores) if shard_groups == "sum" else max(scores, default=0.0))
+                sum(scores) if shard_groups == "sum" else max(scores, default=0.0)
+            )
         return total
 
-    def exact_words(self, words: Sequence[tuple[str, int, Sequence[str]]], shards: int,
-                    share: float, clauses: int, alone: Collection[str] = ()) -> set[str]:
+    def exact_words(
+        self,
+        words: Sequence[tuple[str, int, Sequence[str]]],
+        shards: int,
+        share: float,
+        clauses: int,
+        alone: Collection[str] = (),
+    ) -> set[str]:
         """The words ``shard_groups="auto"`` scores in one saturation on every shard: those
         whose listed terms held by every shard have summed df at most ``share`` of N, and
         whose spans per shard (per part: the own term apart, the compounds) hold at most
@@ -147,13 +194,20 @@ class SplitStreamBM25:
         everywhere = set(range(shards))
         out = set()
         for word, _, listed in words:
-            parts = ([[word], [t for t in listed if t != word]]
-                     if word in alone and word in listed else [list(listed)])
-            spans = {(k, frozenset(t for t in part if shard in self.shards_of.get(t, ())))
-                     for k, part in enumerate(parts) for shard in everywhere}
+            parts = (
+                [[word], [t for t in listed if t != word]]
+                if word in alone and word in listed
+                else [list(listed)]
+            )
+            spans = {
+                (k, frozenset(t for t in part if shard in self.shards_of.get(t, ())))
+                for k, part in enumerate(parts)
+                for shard in everywhere
+            }
             extra = sum(len(terms) for _, terms in spans) - len(listed)
-            shared = sum(self.df.get(t, 0) for t in listed
-                         if self.shards_of.get(t, set()) == everywhere)
+            shared = sum(
+                self.df.get(t, 0) for t in listed if self.shards_of.get(t, set()) == everywhere
+            )
             if shared <= share * self.n_docs and extra <= clauses:
                 out.add(word)
         return out

@@ -24,17 +24,26 @@ def collect(docs: list[tuple[int, str]] = DOCS) -> SplitCollector:
     collector = SplitCollector("body")
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n} for t, n in counts.items()})
+        collector(
+            shard, {"_source": {"body": text}}, {t: {"term_freq": n} for t, n in counts.items()}
+        )
     return collector
 
 
 def build(shards: int = 3, docs: list[tuple[int, str]] = DOCS) -> IdentifierStats:
     collector = collect(docs)
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u", field="body",
-                                  shards=shards, doc_count=len(docs), created_at="now",
-                                  predictor="esqlog-linear")
+    return build_identifier_stats(
+        collector,
+        dict(df),
+        index="i",
+        index_uuid="u",
+        field="body",
+        shards=shards,
+        doc_count=len(docs),
+        created_at="now",
+        predictor="esqlog-linear",
+    )
 
 
 def build_per_shard(docs: list[tuple[int, str]] = DOCS, index_uuid: str = "u") -> IdentifierStats:
@@ -44,15 +53,25 @@ def build_per_shard(docs: list[tuple[int, str]] = DOCS, index_uuid: str = "u") -
     collector = SplitCollector("body")
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
-                   for t, n in counts.items()})
+        collector(
+            shard,
+            {"_source": {"body": text}},
+            {t: {"term_freq": n, "doc_freq": shard_df[shard, t]} for t, n in counts.items()},
+        )
     for shard in range(3):
         collector.field_statistics(shard, sum(s == shard for s, _ in docs))
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid=index_uuid,
-                                  field="body", shards=3, doc_count=len(docs),
-                                  created_at="now", predictor="esqlog-linear")
+    return build_identifier_stats(
+        collector,
+        dict(df),
+        index="i",
+        index_uuid=index_uuid,
+        field="body",
+        shards=3,
+        doc_count=len(docs),
+        created_at="now",
+        predictor="esqlog-linear",
+    )
 
 
 def df_lookup(stats: IdentifierStats) -> Any:

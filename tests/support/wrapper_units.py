@@ -18,18 +18,46 @@ N, SUM_TTF, SHARDS, Q = 1000, 20000, 2, 0.6
 DF = {"read": 40, "file": 200, "open": 6, "readfile": 2}
 
 
-HITS = {"hits": {"total": {"value": 2, "relation": "eq"}, "max_score": 2.0, "hits": [
-    {"_index": "code", "_id": "a", "_score": 2.0}, {"_index": "code", "_id": "b", "_score": 1.0}]}}
+HITS = {
+    "hits": {
+        "total": {"value": 2, "relation": "eq"},
+        "max_score": 2.0,
+        "hits": [
+            {"_index": "code", "_id": "a", "_score": 2.0},
+            {"_index": "code", "_id": "b", "_score": 1.0},
+        ],
+    }
+}
 
 
 def calibration(index: str = "code", standard: bool = False) -> Calibration:
-    return Calibration(index, "U1", "body", Q, 1.0, 0.9, 1.1, "exact", N, N, SUM_TTF,
-                       SUM_TTF / N, SHARDS, "standard", False, "paper", "1", "opensearch",
-                       "3.6.0", standard_analysis=standard)
+    return Calibration(
+        index,
+        "U1",
+        "body",
+        Q,
+        1.0,
+        0.9,
+        1.1,
+        "exact",
+        N,
+        N,
+        SUM_TTF,
+        SUM_TTF / N,
+        SHARDS,
+        "standard",
+        False,
+        "paper",
+        "1",
+        "opensearch",
+        "3.6.0",
+        standard_analysis=standard,
+    )
 
 
-def routes(uuid: str = "U1", shards: int = SHARDS,
-           analyzer: str = "whitespace") -> dict[tuple[str, str], Any]:
+def routes(
+    uuid: str = "U1", shards: int = SHARDS, analyzer: str = "whitespace"
+) -> dict[tuple[str, str], Any]:
     """The answers a cold wrapper needs; ``analyzer`` is the field's index and search analyzer
     (only the built-in ``standard`` lets the wrapper analyze text itself)."""
     return {

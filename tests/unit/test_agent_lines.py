@@ -29,41 +29,54 @@ from esqlog.agent.references import (
 )
 from esqlog.agent.tokens import TokenCounter
 
-GO = '''import (
+GO = """import (
 \t"net/http"
 \t"github.com/gin-gonic/gin/binding"
 )
 
 var Validator StructValidator = &defaultValidator{}
-'''
-PY = '''from ._client import (
+"""
+PY = """from ._client import (
     AsyncClient,
     Client,
 )
 import Client
 DEFAULT = Client()
-'''
+"""
 
 
 def _chunk(text: str, symbol: str | None = None, start: int = 1) -> Chunk:
-    return Chunk(id="x", text=text, path="a.go", symbol=symbol, start_line=start,
-                 lines_known=True)
+    return Chunk(id="x", text=text, path="a.go", symbol=symbol, start_line=start, lines_known=True)
 
 
-@pytest.mark.parametrize(("symbol", "name"), [
-    ("Client", "Client"), ("httpx.Client", "Client"), ("pkg.(*T).M", "M"),
-    ("github.com/gin-gonic/gin.(*Context).Next", "Next"), ("Mod::Class#method", "method"),
-    ("a/b.c", "c"), ("`decode()`", "decode"), ("  dial_conn ", "dial_conn"),
-    ("Timeout.__init__", "__init__"), ("$http", "$http"),
-])
+@pytest.mark.parametrize(
+    ("symbol", "name"),
+    [
+        ("Client", "Client"),
+        ("httpx.Client", "Client"),
+        ("pkg.(*T).M", "M"),
+        ("github.com/gin-gonic/gin.(*Context).Next", "Next"),
+        ("Mod::Class#method", "method"),
+        ("a/b.c", "c"),
+        ("`decode()`", "decode"),
+        ("  dial_conn ", "dial_conn"),
+        ("Timeout.__init__", "__init__"),
+        ("$http", "$http"),
+    ],
+)
 def test_a_symbol_names_its_last_part(symbol: str, name: str) -> None:
     assert reference_name(symbol).name == name
 
 
-@pytest.mark.parametrize(("symbol", "words"), [
-    ("", "symbol is empty"), ("two words", "is not a name"), ("x" * 201, "too long"),
-    ("a = b", "is not a name"),
-])
+@pytest.mark.parametrize(
+    ("symbol", "words"),
+    [
+        ("", "symbol is empty"),
+        ("two words", "is not a name"),
+        ("x" * 201, "too long"),
+        ("a = b", "is not a name"),
+    ],
+)
 def test_a_symbol_that_is_no_name_is_one_line(symbol: str, words: str) -> None:
     with pytest.raises(ToolInputError, match=words) as error:
         reference_name(symbol)
@@ -132,19 +145,34 @@ def test_literal_patterns_are_literal_and_bad_regexes_one_line() -> None:
         compile_pattern("", False)
 
 
-@pytest.mark.parametrize(("pattern", "runs"), [
-    ("abc[de]fgh", ["abc", "fgh"]), ("(?:xyz)?qqq", ["qqq"]), ("(abc)+def", ["abc", "def"]),
-    (r"foo|bar", []), (r"\bword\b\.x", ["word.x"]), (r"(?i)Timeout\s*=", ["Timeout", "="]),
-    (r"a{2,}bc", ["a", "bc"]), (r"(ab(cd)ef)gh", ["abcdefgh"]), (r"x*yz", ["yz"]),
-])
+@pytest.mark.parametrize(
+    ("pattern", "runs"),
+    [
+        ("abc[de]fgh", ["abc", "fgh"]),
+        ("(?:xyz)?qqq", ["qqq"]),
+        ("(abc)+def", ["abc", "def"]),
+        (r"foo|bar", []),
+        (r"\bword\b\.x", ["word.x"]),
+        (r"(?i)Timeout\s*=", ["Timeout", "="]),
+        (r"a{2,}bc", ["a", "bc"]),
+        (r"(ab(cd)ef)gh", ["abcdefgh"]),
+        (r"x*yz", ["yz"]),
+    ],
+)
 def test_required_runs_are_what_every_match_holds(pattern: str, runs: list[str]) -> None:
     assert required_runs(pattern, True) == runs
 
 
-@pytest.mark.parametrize(("pattern", "text"), [
-    ("abc[de]fgh", "zabcdfghz"), ("(abc)+def", "abcabcdef"), (r"(?i)TIMEOUT\s*=", "timeout ="),
-    (r"(x|y)zzz(q)?www", "yzzzwww"), (r"def \w+_timeout\(", "def read_timeout(self"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        ("abc[de]fgh", "zabcdfghz"),
+        ("(abc)+def", "abcabcdef"),
+        (r"(?i)TIMEOUT\s*=", "timeout ="),
+        (r"(x|y)zzz(q)?www", "yzzzwww"),
+        (r"def \w+_timeout\(", "def read_timeout(self"),
+    ],
+)
 def test_the_candidate_query_holds_every_match(pattern: str, text: str) -> None:
     """Each word the engine is asked for is inside the matched text (lowercased as terms)."""
     assert re.search(pattern, text)
@@ -164,16 +192,27 @@ def test_a_pattern_without_a_long_word_scans_every_chunk() -> None:
 
 
 def test_answers_order_groups_count_the_rest_and_list_a_line_once() -> None:
-    hits = [LineHit("b_test.go", 3, "x", USE, file_rank("b_test.go", "go")),
-            LineHit("a.go", 9, "x", USE, 0), LineHit("c.go", 1, "func x", DEFINITION, 0),
-            LineHit("a.go", 2, "import x", IMPORT, 0), LineHit("a.go", 9, "x", USE, 0),
-            LineHit("doc.md", 1, "x", USE, file_rank("doc.md", "markdown"))]
+    hits = [
+        LineHit("b_test.go", 3, "x", USE, file_rank("b_test.go", "go")),
+        LineHit("a.go", 9, "x", USE, 0),
+        LineHit("c.go", 1, "func x", DEFINITION, 0),
+        LineHit("a.go", 2, "import x", IMPORT, 0),
+        LineHit("a.go", 9, "x", USE, 0),
+        LineHit("doc.md", 1, "x", USE, file_rank("doc.md", "markdown")),
+    ]
     text = answer("head", hits, 3, "references")
-    assert text.splitlines() == ["head", "c.go:1: func x", "a.go:2: import x", "a.go:9: x",
-                                 "2 more references in 2 files; narrow with path_glob or "
-                                 "raise limit (up to 300)"]
-    assert answer("head", hits, 4, "references").splitlines()[-1].startswith(
-        "1 more reference in 1 file;")
+    assert text.splitlines() == [
+        "head",
+        "c.go:1: func x",
+        "a.go:2: import x",
+        "a.go:9: x",
+        "2 more references in 2 files; narrow with path_glob or raise limit (up to 300)",
+    ]
+    assert (
+        answer("head", hits, 4, "references")
+        .splitlines()[-1]
+        .startswith("1 more reference in 1 file;")
+    )
     assert len(answer("head", hits, 5, "references").splitlines()) == 6
 
 
@@ -199,9 +238,11 @@ def test_a_long_line_is_cut_around_its_match() -> None:
 def test_zero_answers_and_limits() -> None:
     wanted = reference_name("httpx.Nope")
     assert references_answer(wanted, [], 50) == (
-        "no references to Nope (the last part of httpx.Nope) in the index")
+        "no references to Nope (the last part of httpx.Nope) in the index"
+    )
     assert grep_answer("x(", False, [], 50, path_glob="*.py") == (
-        "no indexed line matches literal 'x(' under '*.py'")
+        "no indexed line matches literal 'x(' under '*.py'"
+    )
     for bad in (0, 301, -1):
         with pytest.raises(ToolInputError, match=f"limit {bad} is outside 1-300"):
             check_limit(bad)

@@ -24,8 +24,10 @@ from esqlog.cli.mcp_cmd import mcp_command
 from tests.support.sources import GO
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = {name: (ROOT / name).read_text(encoding="utf-8")
-        for name in ("docs/agents.md", "docs/indexing.md", "README.md")}
+DOCS = {
+    name: (ROOT / name).read_text(encoding="utf-8")
+    for name in ("docs/agents.md", "docs/indexing.md", "README.md")
+}
 DOC = DOCS["docs/agents.md"]
 BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", DOC, re.S | re.M)
 PATH_OPTIONS = ("--calibration", "--auth-token-file", "--password-file", "--ca-certs")
@@ -52,17 +54,20 @@ def _servers(blocks: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
             for line in body.replace("\\\n", " ").splitlines():
                 words = shlex.split(line)
                 if words[:1] in (["claude"], ["codex"]) and words[1:3] == ["mcp", "add"]:
-                    command, *args = words[words.index("--") + 1:]
-                    out.append((f"{words[0]} mcp add {words[3]}",
-                                {"command": command, "args": args}))
+                    command, *args = words[words.index("--") + 1 :]
+                    out.append(
+                        (f"{words[0]} mcp add {words[3]}", {"command": command, "args": args})
+                    )
     return out
 
 
 SERVERS = _servers(BLOCKS)
 #: every configuration of every page, named by page
-ALL_SERVERS = [(f"{page}: {where}", server) for page, text in DOCS.items()
-               for where, server in _servers(re.findall(r"^```(\w+)\n(.*?)^```", text,
-                                                        re.S | re.M))]
+ALL_SERVERS = [
+    (f"{page}: {where}", server)
+    for page, text in DOCS.items()
+    for where, server in _servers(re.findall(r"^```(\w+)\n(.*?)^```", text, re.S | re.M))
+]
 
 
 def test_every_agent_is_configured() -> None:
@@ -96,15 +101,18 @@ def test_every_client_gets_the_same_server() -> None:
     for where, server in ALL_SERVERS:
         params = _parse(list(server["args"][1:])).params
         assert params["mode"] == "auto" and "--mode" not in server["args"], where
-    options = {tuple(a for a in server["args"] if a.startswith("--"))
-               for _, server in ALL_SERVERS}
+    options = {tuple(a for a in server["args"] if a.startswith("--")) for _, server in ALL_SERVERS}
     assert len(options) == 1, options
 
 
 def test_http_example_is_accepted_with_its_token() -> None:
-    line = next(line for kind, body in BLOCKS if kind == "bash"
-                for line in body.replace("\\\n", " ").splitlines()
-                if line.startswith("esqlog mcp "))
+    line = next(
+        line
+        for kind, body in BLOCKS
+        if kind == "bash"
+        for line in body.replace("\\\n", " ").splitlines()
+        if line.startswith("esqlog mcp ")
+    )
     args = shlex.split(line)[2:]
     ctx = _parse(args)
     assert ctx.params["host"] == "0.0.0.0" and ctx.params["auth_token_file"].is_absolute()
@@ -112,8 +120,14 @@ def test_http_example_is_accepted_with_its_token() -> None:
 
 def test_sample_listing_is_the_packers_output() -> None:
     lines = GO.split("\n")
-    chunk = Chunk(id="x", text="\n".join(lines[14:21]) + "\n", path="go/builder.go",
-                  symbol="Builder.WriteRune", start_line=15, lines_known=True)
+    chunk = Chunk(
+        id="x",
+        text="\n".join(lines[14:21]) + "\n",
+        path="go/builder.go",
+        symbol="Builder.WriteRune",
+        start_line=15,
+        lines_known=True,
+    )
     sample = DOC.split("```text\n", 1)[1].split("```", 1)[0]
     entry = listing_entry(chunk, 1, query=words_of("WriteRune utf8 encoding"))
     assert "\n".join("  " + line for line in entry.splitlines()) in sample

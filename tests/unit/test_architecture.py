@@ -16,9 +16,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "esqlog"
 LAYERS = {
-    "errors": 0, "version": 0, "atomic": 1, "extras": 1,
-    "engine": 2, "statistics": 3, "scoring": 4, "calibration": 5, "identifiers": 6,
-    "rerank": 7, "wrapper": 8, "evaluation": 9, "indexing": 9, "agent": 10, "cli": 11,
+    "errors": 0,
+    "version": 0,
+    "atomic": 1,
+    "extras": 1,
+    "engine": 2,
+    "statistics": 3,
+    "scoring": 4,
+    "calibration": 5,
+    "identifiers": 6,
+    "rerank": 7,
+    "wrapper": 8,
+    "evaluation": 9,
+    "indexing": 9,
+    "agent": 10,
+    "cli": 11,
 }
 
 
@@ -33,8 +45,12 @@ def _imports() -> dict[str, set[tuple[str, str]]]:
     for path in PACKAGE.rglob("*.py"):
         module = _module_name(path)
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
-                    and node.module.split(".")[0] == "esqlog":
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.level == 0
+                and node.module.split(".")[0] == "esqlog"
+            ):
                 for alias in node.names:
                     found[module].add((node.module, alias.name))
             elif isinstance(node, ast.Import):
@@ -50,8 +66,11 @@ def _feature(module: str) -> str:
 
 
 def test_every_top_level_part_has_a_layer() -> None:
-    tops = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
-            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    tops = {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
+    }
     assert tops == set(LAYERS)
 
 
@@ -69,9 +88,12 @@ def test_no_layer_imports_one_above_it() -> None:
 
 
 def test_no_module_imports_a_private_name_of_another() -> None:
-    private = [f"{module} -> {target}.{name}" for module, imported in _imports().items()
-               for target, name in imported
-               if name.startswith("_") and not name.startswith("__") and target != module]
+    private = [
+        f"{module} -> {target}.{name}"
+        for module, imported in _imports().items()
+        for target, name in imported
+        if name.startswith("_") and not name.startswith("__") and target != module
+    ]
     assert private == []
 
 
@@ -81,7 +103,7 @@ def test_no_import_cycle() -> None:
 
     def visit(node: str, path: list[str]) -> list[str] | None:
         if node in path:
-            return [*path[path.index(node):], node]
+            return [*path[path.index(node) :], node]
         if node in done:
             return None
         for nxt in sorted(graph.get(node, ())):
@@ -101,8 +123,13 @@ def test_no_test_module_imports_another() -> None:
     offenders = []
     for path in (ROOT / "tests").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
-                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             for name in names:
                 parts = name.split(".")
                 if parts[0] == "tests" and (len(parts) < 2 or parts[1] != "support"):

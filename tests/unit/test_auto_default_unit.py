@@ -27,19 +27,34 @@ from esqlog.wrapper.engine_query import EngineQueryChoice, plugin_refused, refus
 from tests.support.wrapper_units import calibration
 
 #: what both engines answered to a search naming a query they do not have
-REFUSAL = {"error": {
-    "root_cause": [{"type": "parsing_exception",
-                    "reason": "unknown query [esqlog_terms] did you mean [terms]?",
-                    "line": 1, "col": 33}],
-    "type": "parsing_exception", "reason": "unknown query [esqlog_terms] did you mean [terms]?",
-    "line": 1, "col": 33,
-    "caused_by": {"type": "named_object_not_found_exception",
-                  "reason": "[1:33] unknown field [esqlog_terms]"}}, "status": 400}
+REFUSAL = {
+    "error": {
+        "root_cause": [
+            {
+                "type": "parsing_exception",
+                "reason": "unknown query [esqlog_terms] did you mean [terms]?",
+                "line": 1,
+                "col": 33,
+            }
+        ],
+        "type": "parsing_exception",
+        "reason": "unknown query [esqlog_terms] did you mean [terms]?",
+        "line": 1,
+        "col": 33,
+        "caused_by": {
+            "type": "named_object_not_found_exception",
+            "reason": "[1:33] unknown field [esqlog_terms]",
+        },
+    },
+    "status": 400,
+}
 
 
 def _node(name: str, roles: list[str] | None, *plugins: tuple[str, str]) -> dict[str, Any]:
-    node: dict[str, Any] = {"name": name,
-                            "plugins": [{"name": n, "version": v} for n, v in plugins]}
+    node: dict[str, Any] = {
+        "name": name,
+        "plugins": [{"name": n, "version": v} for n, v in plugins],
+    }
     if roles is not None:
         node["roles"] = roles
     return node
@@ -50,22 +65,35 @@ OTHER = ("analysis-icu", "3.6.0")
 
 
 def test_every_data_node_runs_the_plugin() -> None:
-    found = finding_of({"a": _node("a", ["data", "ingest"], TERMS, OTHER),
-                        "b": _node("b", ["data_hot"], TERMS),
-                        "m": _node("m", ["cluster_manager"], OTHER)})  # no shards: not asked
+    found = finding_of(
+        {
+            "a": _node("a", ["data", "ingest"], TERMS, OTHER),
+            "b": _node("b", ["data_hot"], TERMS),
+            "m": _node("m", ["cluster_manager"], OTHER),
+        }
+    )  # no shards: not asked
     assert found.version == "1.4.0" and "every data node (2)" in found.why
 
 
 def test_one_data_node_without_it_is_no_plugin() -> None:
-    found = finding_of({"a": _node("a", ["data"], TERMS), "b": _node("b", ["data"], OTHER),
-                        "c": _node("c", None, OTHER)})  # no roles listed: counted, to be safe
+    found = finding_of(
+        {
+            "a": _node("a", ["data"], TERMS),
+            "b": _node("b", ["data"], OTHER),
+            "c": _node("c", None, OTHER),
+        }
+    )  # no roles listed: counted, to be safe
     assert found.version == "" and found.why.startswith("2 of 3 data nodes lack")
     assert "b, c" in found.why
 
 
 def test_a_rolling_upgrade_names_the_oldest_version() -> None:
-    found = finding_of({"a": _node("a", ["data"], ("esqlog-terms", "1.10.0")),
-                        "b": _node("b", ["data"], ("esqlog-terms", "1.9.2"))})
+    found = finding_of(
+        {
+            "a": _node("a", ["data"], ("esqlog-terms", "1.10.0")),
+            "b": _node("b", ["data"], ("esqlog-terms", "1.9.2")),
+        }
+    )
     assert found.version == "1.9.2"  # numerically, not as text ("1.10.0" < "1.9.2")
 
 
@@ -94,8 +122,9 @@ class Refused(Exception):
 def test_a_refused_nodes_api_is_not_checked_and_unreachable_is_an_error() -> None:
     found = _run(terms_plugin_plan(), Refused("security_exception"))
     assert found.version is None and "refused" in found.why
-    assert _run(terms_plugin_plan(), {"nodes": {"a": _node("a", ["data"], TERMS)}}
-                ).version == "1.4.0"
+    assert (
+        _run(terms_plugin_plan(), {"nodes": {"a": _node("a", ["data"], TERMS)}}).version == "1.4.0"
+    )
     with pytest.raises(ConnectionError):
         _run(terms_plugin_plan(), ConnectionError("connection refused"))
     assert _run(terms_plugin_plan(), ClusterError("bad answer")).version is None
@@ -107,12 +136,15 @@ def _record(version: str | None) -> Calibration:
 
 def test_engine_query_auto_takes_the_plugin_only_where_every_calibration_found_it() -> None:
     assert engine_query_for([_record("1.4.0"), _record("1.3.0")]) == (
-        "plugin", "every data node runs esqlog-terms 1.3.0")
+        "plugin",
+        "every data node runs esqlog-terms 1.3.0",
+    )
     assert engine_query_for([_record("1.4.0"), _record("")])[0] == "span"
     assert "calibrate again" in engine_query_for([_record(None)])[1]
     assert engine_query_for([])[0] == "span"
     assert search_path_line(_record("1.4.0")).startswith(
-        "identifiers groups as plugin esqlog-terms 1.4.0")
+        "identifiers groups as plugin esqlog-terms 1.4.0"
+    )
     assert search_path_line(_record("")).startswith("identifiers groups as spans")
 
 
@@ -132,21 +164,36 @@ class ClientError(Exception):
 
 def test_the_engines_refusal_is_recognised_and_nothing_else() -> None:
     assert plugin_refused(ClientError(REFUSAL))
-    other = {"error": {"type": "parsing_exception",
-                       "reason": "[esqlog_terms] unknown field [termz]"}, "status": 400}
+    other = {
+        "error": {"type": "parsing_exception", "reason": "[esqlog_terms] unknown field [termz]"},
+        "status": 400,
+    }
     assert not plugin_refused(ClientError(other))  # a malformed query on a node that has it
     assert not plugin_refused(ClientError({"error": "unknown query [terms_set]"}))
-    shard = {"_shards": {"total": 3, "failures": [{"shard": 1, "reason": {
-        "type": "illegal_argument_exception",
-        "reason": "Unknown NamedWriteable [org.opensearch.index.query.QueryBuilder]"
-                  "[esqlog_terms]"}}]}, "hits": {"hits": []}}
+    shard = {
+        "_shards": {
+            "total": 3,
+            "failures": [
+                {
+                    "shard": 1,
+                    "reason": {
+                        "type": "illegal_argument_exception",
+                        "reason": "Unknown NamedWriteable [org.opensearch.index.query.QueryBuilder]"
+                        "[esqlog_terms]",
+                    },
+                }
+            ],
+        },
+        "hits": {"hits": []},
+    }
     assert refused_in(shard)
     assert refused_in({"responses": [{"hits": {}}, REFUSAL]})
     assert not refused_in({"responses": [{"hits": {}}], "_shards": {"failures": []}})
 
 
 def test_auto_falls_back_once_and_an_explicit_plugin_never(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     changes: list[IdentifierSettings] = []
     auto = EngineQueryChoice(IdentifierSettings(), [_record("1.4.0")])
     assert auto.plugin
@@ -161,10 +208,14 @@ def test_auto_falls_back_once_and_an_explicit_plugin_never(
 
 # --- the code/prose rule on texts ---------------------------------------------------------
 
-GO = ("func (c *Context) ClientIP() string { remoteAddr := c.Request.RemoteAddr; "
-      "return parseForwardedFor(c.requestHeader(xForwardedFor), remoteAddr) }")
-PROSE = ("The mount command serves to attach the filesystem found on some device to the big "
-         "file tree. Conversely, the umount command will detach it again.")
+GO = (
+    "func (c *Context) ClientIP() string { remoteAddr := c.Request.RemoteAddr; "
+    "return parseForwardedFor(c.requestHeader(xForwardedFor), remoteAddr) }"
+)
+PROSE = (
+    "The mount command serves to attach the filesystem found on some device to the big "
+    "file tree. Conversely, the umount command will detach it again."
+)
 
 
 def test_split_counts_reads_identifiers_that_split() -> None:

@@ -24,19 +24,29 @@ from scripts.bench.localize.run import Hit, keywords, parse_hits
 
 
 def test_stack_frames_in_each_languages_format() -> None:
-    assert python_frame("httpx/_client.py", 812, "send") == \
-        'File "httpx/_client.py", line 812, in send'
-    assert go_frame("github.com/gin-gonic/gin", "Context.Next", True, "gin/context.go",
-                    185) == "github.com/gin-gonic/gin.(*Context).Next(...)\n\tgin/context.go:185"
-    assert go_frame("github.com/gin-gonic/gin/render", "PDF.Render", False,
-                    "gin/render/pdf.go", 18).startswith("github.com/gin-gonic/gin/render.PDF.")
-    assert go_frame("github.com/spf13/viper", "GetString", False, "viper/viper.go",
-                    9) == "github.com/spf13/viper.GetString(...)\n\tviper/viper.go:9"
-    assert java_frame("com.squareup.javapoet", "TypeSpec.Builder.build", "TypeSpec.java",
-                      500, False) == \
-        "at com.squareup.javapoet.TypeSpec$Builder.build(TypeSpec.java:500)"
-    assert java_frame("com.squareup.javapoet", "CodeWriter.CodeWriter", "CodeWriter.java",
-                      70, True) == "at com.squareup.javapoet.CodeWriter.<init>(CodeWriter.java:70)"
+    assert (
+        python_frame("httpx/_client.py", 812, "send")
+        == 'File "httpx/_client.py", line 812, in send'
+    )
+    assert (
+        go_frame("github.com/gin-gonic/gin", "Context.Next", True, "gin/context.go", 185)
+        == "github.com/gin-gonic/gin.(*Context).Next(...)\n\tgin/context.go:185"
+    )
+    assert go_frame(
+        "github.com/gin-gonic/gin/render", "PDF.Render", False, "gin/render/pdf.go", 18
+    ).startswith("github.com/gin-gonic/gin/render.PDF.")
+    assert (
+        go_frame("github.com/spf13/viper", "GetString", False, "viper/viper.go", 9)
+        == "github.com/spf13/viper.GetString(...)\n\tviper/viper.go:9"
+    )
+    assert (
+        java_frame("com.squareup.javapoet", "TypeSpec.Builder.build", "TypeSpec.java", 500, False)
+        == "at com.squareup.javapoet.TypeSpec$Builder.build(TypeSpec.java:500)"
+    )
+    assert (
+        java_frame("com.squareup.javapoet", "CodeWriter.CodeWriter", "CodeWriter.java", 70, True)
+        == "at com.squareup.javapoet.CodeWriter.<init>(CodeWriter.java:70)"
+    )
 
 
 def test_python_module_paths_as_imported() -> None:
@@ -46,39 +56,59 @@ def test_python_module_paths_as_imported() -> None:
 
 
 def test_doc_sentence_without_the_name_and_format_words() -> None:
-    assert without_name("Next should be used only inside middleware.", "Next") == \
-        "should be used only inside middleware."
-    assert without_name("Alternative to `httpx.request()` that streams.", "request") == \
-        "Alternative to that streams."
+    assert (
+        without_name("Next should be used only inside middleware.", "Next")
+        == "should be used only inside middleware."
+    )
+    assert (
+        without_name("Alternative to `httpx.request()` that streams.", "request")
+        == "Alternative to that streams."
+    )
     assert without_name("NextPage is not Next.", "Next") == "NextPage is not."
-    assert first_sentence("Sends a `GET` request.\n\n**Parameters**: x") == \
-        "Sends a `GET` request."
-    assert first_sentence("Returns the {@code TypeName} for e.g. this.\n@param x y") == \
-        "Returns the TypeName for e.g. this."
+    assert first_sentence("Sends a `GET` request.\n\n**Parameters**: x") == "Sends a `GET` request."
+    assert (
+        first_sentence("Returns the {@code TypeName} for e.g. this.\n@param x y")
+        == "Returns the TypeName for e.g. this."
+    )
     assert first_sentence("@param controlFlow the flow") == ""
     assert strip_format("%q is not valid value for %s") == "is not valid value for"
     assert strip_format("URL component '\x00' too long") == "URL component"
 
 
 def test_gold_from_language_parsers() -> None:
-    py = python_defs("m.py", b"class A:\n    '''Doc one. Two.'''\n    def f(self):\n"
-                             b"        raise ValueError(f'bad {x} value here')\n")
+    py = python_defs(
+        "m.py",
+        b"class A:\n    '''Doc one. Two.'''\n    def f(self):\n"
+        b"        raise ValueError(f'bad {x} value here')\n",
+    )
     assert [(d.qual, d.kind, d.start, d.end) for d in py] == [
-        ("A", "class", 1, 4), ("A.f", "method", 3, 4)]
+        ("A", "class", 1, 4),
+        ("A.f", "method", 3, 4),
+    ]
     assert py[0].doc == "Doc one."
     assert py[1].errors == ["bad \x00 value here"]
-    go = go_defs("c.go", b"package gin\n\n// Next runs the chain.\nfunc (c *Context) Next() {"
-                         b"\n\treturn errors.New(\"no next handler\")\n}\n")
+    go = go_defs(
+        "c.go",
+        b"package gin\n\n// Next runs the chain.\nfunc (c *Context) Next() {"
+        b'\n\treturn errors.New("no next handler")\n}\n',
+    )
     assert [(d.qual, d.pointer, d.line, d.doc, d.errors) for d in go] == [
-        ("Context.Next", True, 4, "Next runs the chain.", ["no next handler"])]
+        ("Context.Next", True, 4, "Next runs the chain.", ["no next handler"])
+    ]
     detached = go_defs("d.go", b"package x\n\n// Package x is a header.\n\nfunc F() {}\n")
     assert [(d.qual, d.doc) for d in detached] == [("F", "")]  # a blank line apart: no doc
-    java = java_defs("T.java", b"class T {\n  static class B {\n    /** Builds it. */\n"
-                               b"    T build() {\n"
-                               b"      throw new IllegalStateException(\"no name\");\n"
-                               b"    }\n  }\n}\n")
-    assert [(d.qual, d.kind) for d in java] == [("T", "class"), ("T.B", "class"),
-                                               ("T.B.build", "method")]
+    java = java_defs(
+        "T.java",
+        b"class T {\n  static class B {\n    /** Builds it. */\n"
+        b"    T build() {\n"
+        b'      throw new IllegalStateException("no name");\n'
+        b"    }\n  }\n}\n",
+    )
+    assert [(d.qual, d.kind) for d in java] == [
+        ("T", "class"),
+        ("T.B", "class"),
+        ("T.B.build", "method"),
+    ]
     assert java[2].doc == "Builds it." and java[2].errors == ["no name"]
 
 
@@ -95,8 +125,9 @@ def test_rank_rule_and_median() -> None:
 def test_rg_keywords_on_agent_queries() -> None:
     sets = [{"send", "client", "line", "_client"}, {"netloc", "typespec", "build"}]
     assert keywords('File "httpx/_client.py", line 812, in send', sets)[:1] == ["_client"]
-    assert "build" in keywords("at com.squareup.javapoet.TypeSpec$Builder.build("
-                               "TypeSpec.java:500)", sets)
+    assert "build" in keywords(
+        "at com.squareup.javapoet.TypeSpec$Builder.build(TypeSpec.java:500)", sets
+    )
 
 
 def test_answers_are_read_up_to_an_entry_without_their_summary_line() -> None:
@@ -108,9 +139,11 @@ def test_answers_are_read_up_to_an_entry_without_their_summary_line() -> None:
     for text in (f"{entries}\n{summary}", f"{summary}\n{entries}"):
         hits = parse_hits(text)
         assert [(h.path, h.start, h.end, h.listing) for h in hits] == [
-            ("a.py", 1, 4, True), ("b.py", 5, 9, True)]
+            ("a.py", 1, 4, True),
+            ("b.py", 5, 9, True),
+        ]
         for h, last in zip(hits, ("   1| def f():", "   5| def g():"), strict=True):
-            assert text[:h.end_offset].rstrip("\n").endswith(last)
+            assert text[: h.end_offset].rstrip("\n").endswith(last)
     code = "--- [1] id=x path=a.py lines=1-2 symbol=f tokens=9\ndef f():\n    pass\n\n1 hit shown"
     (block,) = parse_hits(code)
-    assert not block.listing and code[:block.end_offset].endswith("    pass\n\n")
+    assert not block.listing and code[: block.end_offset].endswith("    pass\n\n")

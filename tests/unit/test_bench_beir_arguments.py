@@ -38,10 +38,24 @@ def test_a_refused_index_name_leaves_no_folder_behind(tmp_path: Path) -> None:
     import sys
 
     code = "import sys; from esqlog.cli import main; sys.exit(main(prog_name='esqlog'))"
-    run = subprocess.run([sys.executable, "-c", code, "bench-beir", str(BEIR), "--url", CLOSED,
-                          "--index", "x/_doc/1#"], cwd=tmp_path, text=True,
-                         capture_output=True, timeout=120, check=False,
-                         env={k: v for k, v in os.environ.items()
-                              if not k.startswith("ESQLOG_")})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "bench-beir",
+            str(BEIR),
+            "--url",
+            CLOSED,
+            "--index",
+            "x/_doc/1#",
+        ],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ESQLOG_")},
+    )
     assert "is not a usable index name" in one_line_error(run, 2)
     assert list(tmp_path.iterdir()) == []

@@ -26,10 +26,14 @@ def test_every_bench_script_answers_help_without_an_engine() -> None:
     fails here. No cluster runs; the URL points at a closed port."""
     failed = []
     for path in SCRIPTS:
-        run = subprocess.run([sys.executable, "-m", module_of(path), "--help"], cwd=ROOT,
-                             capture_output=True, text=True, timeout=120,
-                             env={"PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg",
-                                  "ESQLOG_URL": "http://127.0.0.1:9"})
+        run = subprocess.run(
+            [sys.executable, "-m", module_of(path), "--help"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg", "ESQLOG_URL": "http://127.0.0.1:9"},
+        )
         if run.returncode != 0:
             failed.append(f"{module_of(path)}: {run.returncode} {run.stderr.strip()[-300:]}")
     assert len(SCRIPTS) > 30
@@ -37,20 +41,27 @@ def test_every_bench_script_answers_help_without_an_engine() -> None:
 
 
 def test_no_script_edits_the_import_path() -> None:
-    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "scripts").rglob("*.py")
-                 if "sys.path.insert" in p.read_text(encoding="utf-8")]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "scripts").rglob("*.py")
+        if "sys.path.insert" in p.read_text(encoding="utf-8")
+    ]
     assert offenders == []
 
 
-@pytest.mark.parametrize(("values", "pct", "expected"), [
-    ([3.0, 1.0, 2.0, 4.0], 50, 2.5),
-    ([10.0, 20.0, 30.0, 40.0, 50.0], 95, 48.0),
-    ([7.0], 95, 7.0),
-    ([1.0, 2.0], 0, 1.0),
-    ([1.0, 2.0], 100, 2.0),
-])
-def test_percentile_interpolates_between_ranks_as_numpy_does(values: list[float], pct: float,
-                                                             expected: float) -> None:
+@pytest.mark.parametrize(
+    ("values", "pct", "expected"),
+    [
+        ([3.0, 1.0, 2.0, 4.0], 50, 2.5),
+        ([10.0, 20.0, 30.0, 40.0, 50.0], 95, 48.0),
+        ([7.0], 95, 7.0),
+        ([1.0, 2.0], 0, 1.0),
+        ([1.0, 2.0], 100, 2.0),
+    ],
+)
+def test_percentile_interpolates_between_ranks_as_numpy_does(
+    values: list[float], pct: float, expected: float
+) -> None:
     import numpy as np
 
     assert harness.percentile(values, pct) == pytest.approx(expected)
@@ -65,7 +76,11 @@ def test_jsonl_lines_accumulate_and_read_back(tmp_path: Path) -> None:
     assert [json.loads(line) for line in lines] == [{"a": 1}, {"b": [2, 3]}, {"c": "x"}]
     (tmp_path / "other.jsonl").write_text('{"d": 4}\n\n', encoding="utf-8")
     assert harness.read_rows(out, tmp_path / "other.jsonl") == [
-        {"a": 1}, {"b": [2, 3]}, {"c": "x"}, {"d": 4}]
+        {"a": 1},
+        {"b": [2, 3]},
+        {"c": "x"},
+        {"d": 4},
+    ]
 
 
 def test_common_arguments_parse_as_the_scripts_expect() -> None:
@@ -77,8 +92,7 @@ def test_common_arguments_parse_as_the_scripts_expect() -> None:
     harness.add_out(parser, "results/x.jsonl")
     args = parser.parse_args(["--calibration", "c.json", "--queries", "q.jsonl"])
     assert args.url == harness.DEFAULT_URL
-    assert (args.index, args.calibration, args.queries) == ("code", Path("c.json"),
-                                                           Path("q.jsonl"))
+    assert (args.index, args.calibration, args.queries) == ("code", Path("c.json"), Path("q.jsonl"))
     assert args.out == Path("results/x.jsonl")
     required = argparse.ArgumentParser()
     harness.add_url(required, required=True)
@@ -95,6 +109,7 @@ def test_urls_are_shown_without_credentials() -> None:
 def test_corpus_files_are_read_from_the_folder(tmp_path: Path) -> None:
     (tmp_path / "docs.jsonl").write_text('{"_id": "d1", "content": "x"}\n', encoding="utf-8")
     (tmp_path / "queries.jsonl").write_text(
-        '{"qid": "q1", "text": "open file", "gold": "d1"}\n', encoding="utf-8")
+        '{"qid": "q1", "text": "open file", "gold": "d1"}\n', encoding="utf-8"
+    )
     assert [d["_id"] for d in harness.corpus_docs(tmp_path)] == ["d1"]
     assert [(q.qid, q.gold) for q in harness.corpus_queries(tmp_path)] == [("q1", "d1")]

@@ -31,34 +31,51 @@ def _mark(query: Any) -> Any:
 def test_standard_retriever_queries_are_mapped_and_the_rest_kept() -> None:
     tree = {"standard": {"query": Q1, "filter": Q2, "sort": ["_score"]}}
     assert map_retriever(tree, _mark) == {
-        "standard": {"query": {"marked": Q1}, "filter": Q2, "sort": ["_score"]}}
+        "standard": {"query": {"marked": Q1}, "filter": Q2, "sort": ["_score"]}
+    }
 
 
 def test_rrf_and_linear_children_are_mapped_knn_left_alone() -> None:
     rrf = {"rrf": {"retrievers": [{"standard": {"query": Q1}}, KNN], "rank_constant": 20}}
-    assert map_retriever(rrf, _mark) == {"rrf": {"retrievers": [
-        {"standard": {"query": {"marked": Q1}}}, KNN], "rank_constant": 20}}
-    linear = {"linear": {"retrievers": [{"retriever": {"standard": {"query": Q2}},
-                                         "weight": 2, "normalizer": "minmax"},
-                                        {"retriever": KNN, "weight": 1}]}}
+    assert map_retriever(rrf, _mark) == {
+        "rrf": {"retrievers": [{"standard": {"query": {"marked": Q1}}}, KNN], "rank_constant": 20}
+    }
+    linear = {
+        "linear": {
+            "retrievers": [
+                {"retriever": {"standard": {"query": Q2}}, "weight": 2, "normalizer": "minmax"},
+                {"retriever": KNN, "weight": 1},
+            ]
+        }
+    }
     mapped = map_retriever(linear, _mark)["linear"]["retrievers"]
-    assert mapped[0] == {"retriever": {"standard": {"query": {"marked": Q2}}}, "weight": 2,
-                         "normalizer": "minmax"}
+    assert mapped[0] == {
+        "retriever": {"standard": {"query": {"marked": Q2}}},
+        "weight": 2,
+        "normalizer": "minmax",
+    }
     assert mapped[1] == {"retriever": KNN, "weight": 1}
     assert retriever_queries(rrf) == [Q1] and retriever_queries(linear) == [Q2]
 
 
 def test_a_standard_retriever_with_min_score_or_no_query_is_not_mapped() -> None:
-    for tree in ({"standard": {"query": Q1, "min_score": 2.0}},
-                 {"standard": {"filter": Q1}},
-                 {"standard": {"query": {"function_score": {"query": Q1, "min_score": 1}}}}):
+    for tree in (
+        {"standard": {"query": Q1, "min_score": 2.0}},
+        {"standard": {"filter": Q1}},
+        {"standard": {"query": {"function_score": {"query": Q1, "min_score": 1}}}},
+    ):
         assert map_retriever(tree, _mark) == tree
         assert retriever_queries(tree) == []
 
 
 def test_wrapping_retrievers_are_entered() -> None:
-    tree = {"text_similarity_reranker": {"retriever": {"standard": {"query": Q1}},
-                                         "field": "body", "inference_text": "x"}}
+    tree = {
+        "text_similarity_reranker": {
+            "retriever": {"standard": {"query": Q1}},
+            "field": "body",
+            "inference_text": "x",
+        }
+    }
     assert retriever_queries(tree) == [Q1]
 
 
@@ -71,15 +88,21 @@ def test_top_level_knn_in_the_body_or_as_a_keyword() -> None:
 def test_fuzziness_zero_is_reproducible_any_other_is_not() -> None:
     for fuzziness in (0, "0"):
         assert parse_match({"body": {"query": "a b", "fuzziness": fuzziness}}) is not None
-        assert parse_multi_match({"query": "a", "fields": ["body"],
-                                  "fuzziness": fuzziness}) is not None
+        assert (
+            parse_multi_match({"query": "a", "fields": ["body"], "fuzziness": fuzziness})
+            is not None
+        )
     for fuzziness in ("AUTO", 1, "1", "AUTO:3,6", False, 0.0, None):
         assert parse_match({"body": {"query": "a b", "fuzziness": fuzziness}}) is None
 
 
 def test_default_fields_fill_fieldless_multi_match_unless_a_wildcard() -> None:
-    query = {"bool": {"must": [{"multi_match": {"query": "a", "type": "most_fields"}}],
-                      "filter": [{"multi_match": {"query": "b"}}]}}
+    query = {
+        "bool": {
+            "must": [{"multi_match": {"query": "a", "type": "most_fields"}}],
+            "filter": [{"multi_match": {"query": "b"}}],
+        }
+    }
     filled = with_default_fields(query, ("content", "title^2"))
     assert filled["bool"]["must"][0]["multi_match"]["fields"] == ["content", "title^2"]
     assert filled["bool"]["filter"] == query["bool"]["filter"]  # never rewritten: kept
@@ -138,11 +161,16 @@ def test_msearch_rewrites_each_calibrated_body_and_sets_dfs_in_its_own_header() 
     from tests.support.wrapper_units import HITS, routes
 
     engine = ScriptedEngine({**routes(), ("SEARCH", "None"): HITS})
-    searches = [{"index": "code"}, {"query": {"match": {"body": "read file"}}},
-                {"index": "code", "search_type": "query_then_fetch"},
-                {"query": {"match": {"body": "open"}}},
-                {"index": "elsewhere"}, {"query": {"match": {"body": "read"}}},
-                {}, {"query": {"match": {"body": "read"}}, "min_score": 1}]
+    searches = [
+        {"index": "code"},
+        {"query": {"match": {"body": "read file"}}},
+        {"index": "code", "search_type": "query_then_fetch"},
+        {"query": {"match": {"body": "open"}}},
+        {"index": "elsewhere"},
+        {"query": {"match": {"body": "read"}}},
+        {},
+        {"query": {"match": {"body": "read"}}, "min_score": 1},
+    ]
     sent = _msearch(engine, {"index": "code", "body": searches}).kwargs["body"]
     assert sent[0] == {"index": "code", "search_type": "dfs_query_then_fetch"}
     assert "term" in json.dumps(sent[1]) and "match" not in json.dumps(sent[1])

@@ -89,8 +89,13 @@ def test_ties_are_broken_by_id_and_duplicates_count_once() -> None:
 def test_evaluate_budgets_runs_the_search_per_query() -> None:
     index = {"alpha": [chunk("x", 10), chunk("g1", 10)], "beta": [chunk("y", 10)]}
     seen: list[int] = []
-    outs = evaluate_budgets(lambda text: index[text], [("1", "alpha", "g1"), ("2", "beta", "g2")],
-                            WORDS, budgets=(1000,), progress=seen.append)
+    outs = evaluate_budgets(
+        lambda text: index[text],
+        [("1", "alpha", "g1"), ("2", "beta", "g2")],
+        WORDS,
+        budgets=(1000,),
+        progress=seen.append,
+    )
     assert [o.gold_rank for o in outs] == [2, None]
     assert [o.shown[1000] for o in outs] == [True, False] and seen == [1, 2]
 
@@ -101,12 +106,21 @@ def outcome(qid: str, tokens: float, shown: bool) -> BudgetOutcome:
 
 
 def test_summarize_means_gains_and_median() -> None:
-    base = [outcome("a", 500, True), outcome("b", 9000, False), outcome("c", math.inf, False),
-            outcome("d", 3000, False)]
-    better = [outcome("a", 400, True), outcome("b", 700, True), outcome("c", 5000, False),
-              outcome("d", 3000, False)]
-    out = summarize({"native": base, "qlog": better}, baseline="native", budgets=(1000, 8000),
-                    n_resamples=500)
+    base = [
+        outcome("a", 500, True),
+        outcome("b", 9000, False),
+        outcome("c", math.inf, False),
+        outcome("d", 3000, False),
+    ]
+    better = [
+        outcome("a", 400, True),
+        outcome("b", 700, True),
+        outcome("c", 5000, False),
+        outcome("d", 3000, False),
+    ]
+    out = summarize(
+        {"native": base, "qlog": better}, baseline="native", budgets=(1000, 8000), n_resamples=500
+    )
     assert out["native"]["recall"][8000][0] == pytest.approx(0.5)
     assert out["qlog"]["recall"][1000][0] == pytest.approx(0.5)
     assert out["qlog"]["gain"][1000][0] == pytest.approx(0.25)
@@ -120,8 +134,11 @@ def test_summarize_means_gains_and_median() -> None:
 
 def test_summarize_refuses_unpaired_query_lists() -> None:
     with pytest.raises(ValueError, match="different queries"):
-        summarize({"a": [outcome("x", 1, True)], "b": [outcome("y", 1, True)]},
-                  budgets=(1000,), n_resamples=10)
+        summarize(
+            {"a": [outcome("x", 1, True)], "b": [outcome("y", 1, True)]},
+            budgets=(1000,),
+            n_resamples=10,
+        )
 
 
 def test_median_of_mostly_unreached_queries_is_infinite_not_nan() -> None:
@@ -142,11 +159,14 @@ def test_budget_plot_keeps_one_colour_per_system_and_refuses_more(tmp_path: Any)
     from esqlog.evaluation.plots import PALETTE, plot_budget_recall
 
     curve = [(1000, 0.2, 0.1, 0.3), (8000, 0.5, 0.4, 0.6)]
-    panels = {"go (153K docs) | names": {"native": curve, "q-log": curve},
-              "go (153K docs) | no-names": {"native": curve},
-              "ruby (34K docs) | names": {"identifiers": curve}}
-    out = plot_budget_recall(panels, tmp_path / "r.png", "t",
-                             marks={"go (153K docs) | names": [(8000, 0.481)]})
+    panels = {
+        "go (153K docs) | names": {"native": curve, "q-log": curve},
+        "go (153K docs) | no-names": {"native": curve},
+        "ruby (34K docs) | names": {"identifiers": curve},
+    }
+    out = plot_budget_recall(
+        panels, tmp_path / "r.png", "t", marks={"go (153K docs) | names": [(8000, 0.481)]}
+    )
     data = out.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000
     too_many = {"go | names": {f"s{i}": curve for i in range(len(PALETTE) + 1)}}

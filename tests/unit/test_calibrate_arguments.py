@@ -23,19 +23,26 @@ def _client() -> Any:
     return OpenSearch(hosts=[CLOSED], timeout=1, max_retries=0)
 
 
-@pytest.mark.parametrize(("arguments", "problem", "fix"), [
-    ({"vocabulary": True}, "vocabulary=True needs out=", "out='FILE.json'"),
-    ({"identifiers": True, "out": "x.json"}, "identifiers=True needs vocabulary=True",
-     "vocabulary=True, identifiers=True"),
-    ({"sample": 0}, "sample must be an integer between 1 and", "exact=True"),
-    ({"sample": 10**9}, "sample must be an integer between 1 and", "sample=20000"),
-    ({"seed": 2**63}, "seed must be a signed 64-bit integer", "seed=42"),
-    ({"predictor": "best"}, "unknown predictor 'best'", "use one of"),
-    ({"parallel": 0}, "parallel must be an integer between 1 and", "pass 1"),
-    ({"parallel": True}, "parallel must be an integer between 1 and", "pass 1"),
-])
-def test_bad_arguments_are_one_line_usage_errors(arguments: dict[str, Any], problem: str,
-                                                  fix: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "problem", "fix"),
+    [
+        ({"vocabulary": True}, "vocabulary=True needs out=", "out='FILE.json'"),
+        (
+            {"identifiers": True, "out": "x.json"},
+            "identifiers=True needs vocabulary=True",
+            "vocabulary=True, identifiers=True",
+        ),
+        ({"sample": 0}, "sample must be an integer between 1 and", "exact=True"),
+        ({"sample": 10**9}, "sample must be an integer between 1 and", "sample=20000"),
+        ({"seed": 2**63}, "seed must be a signed 64-bit integer", "seed=42"),
+        ({"predictor": "best"}, "unknown predictor 'best'", "use one of"),
+        ({"parallel": 0}, "parallel must be an integer between 1 and", "pass 1"),
+        ({"parallel": True}, "parallel must be an integer between 1 and", "pass 1"),
+    ],
+)
+def test_bad_arguments_are_one_line_usage_errors(
+    arguments: dict[str, Any], problem: str, fix: str
+) -> None:
     with pytest.raises(esqlog.UsageError) as caught:
         esqlog.calibrate(_client(), "code", "body", **arguments)
     assert caught.value.problem.startswith(problem)
@@ -64,8 +71,7 @@ def test_an_async_client_is_a_type_error_naming_the_way(package: str) -> None:
 
 
 def test_something_else_than_a_client_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="takes an elasticsearch or opensearch-py client, "
-                                        "got str"):
+    with pytest.raises(TypeError, match="takes an elasticsearch or opensearch-py client, got str"):
         esqlog.calibrate("http://localhost:9200", "code", "body")
 
 

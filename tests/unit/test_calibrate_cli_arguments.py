@@ -25,9 +25,21 @@ def test_calibrate_vocabulary_needs_out_before_connecting() -> None:
 @pytest.mark.parametrize("parallel", ["0", "65"])
 def test_calibrate_parallel_out_of_range_is_one_line(parallel: str) -> None:
     """Checked before connecting (no cluster answers at --url)."""
-    result = CliRunner().invoke(main, ["calibrate", "--url", "http://127.0.0.1:9", "--index",
-                                       "any", "--field", "body", "--exact",
-                                       "--parallel", parallel])
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "--url",
+            "http://127.0.0.1:9",
+            "--index",
+            "any",
+            "--field",
+            "body",
+            "--exact",
+            "--parallel",
+            parallel,
+        ],
+    )
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --parallel must be between 1 and"), lines

@@ -23,18 +23,25 @@ IDENTS = f"code.qlog.idents.{DIGEST[:16]}.npz"
 
 
 def _copied_json(folder: Path, applies: bool | None, present: tuple[str, ...] = ()) -> Path:
-    record = replace(calibration(), h_tok_high=0.95, vocabulary=VOCAB,
-                     vocabulary_sha256=DIGEST, identifiers_applies=applies)
+    record = replace(
+        calibration(),
+        h_tok_high=0.95,
+        vocabulary=VOCAB,
+        vocabulary_sha256=DIGEST,
+        identifiers_applies=applies,
+    )
     path = save_calibration(record, folder / "code.qlog.json")
     for name in present:
         (folder / name).write_bytes(b"")
     return path
 
 
-@pytest.mark.parametrize(("present", "missing"), [
-    ((), (VOCAB, IDENTS)), ((VOCAB,), (IDENTS,)), ((IDENTS,), (VOCAB,))])
-def test_every_missing_companion_is_named_by_path(tmp_path: Path, present: tuple[str, ...],
-                                                  missing: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("present", "missing"), [((), (VOCAB, IDENTS)), ((VOCAB,), (IDENTS,)), ((IDENTS,), (VOCAB,))]
+)
+def test_every_missing_companion_is_named_by_path(
+    tmp_path: Path, present: tuple[str, ...], missing: tuple[str, ...]
+) -> None:
     path = _copied_json(tmp_path, applies=True, present=present)
     with pytest.raises(UsageError) as raised:
         auto_mode(load_calibration(path))
@@ -52,8 +59,20 @@ def test_a_calibration_without_identifiers_only_needs_its_snapshot(tmp_path: Pat
 @pytest.mark.parametrize("mode", ["auto", "identifiers"])
 def test_esqlog_mcp_says_it_in_one_line(tmp_path: Path, mode: str) -> None:
     path = _copied_json(tmp_path, applies=True)
-    result = CliRunner().invoke(main, ["mcp", "--url", "http://127.0.0.1:9", "--index",
-                                       "code", "--calibration", str(path), "--mode", mode])
+    result = CliRunner().invoke(
+        main,
+        [
+            "mcp",
+            "--url",
+            "http://127.0.0.1:9",
+            "--index",
+            "code",
+            "--calibration",
+            str(path),
+            "--mode",
+            mode,
+        ],
+    )
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.output, result.output

@@ -34,7 +34,8 @@ from tests.support.esqlog_runs import one_line_error, run_esqlog
 
 
 def test_new_output_file_gets_the_umask_mode_and_a_dangling_link_is_followed(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     old = os.umask(0o022)
     try:
         assert stat.S_IMODE(atomic_write(tmp_path / "new.json", b"{}").stat().st_mode) == 0o644
@@ -66,21 +67,28 @@ def _special_targets(tmp_path: Path) -> dict[str, tuple[str, str]]:
     }
 
 
-@pytest.mark.parametrize("kind", ["/dev/null", "/dev/full", "fifo", "directory",
-                                  "link to /dev/null", "/proc/version", "empty"])
+@pytest.mark.parametrize(
+    "kind",
+    ["/dev/null", "/dev/full", "fifo", "directory", "link to /dev/null", "/proc/version", "empty"],
+)
 def test_out_onto_a_non_regular_target_is_refused_before_connecting(
-        tmp_path: Path, kind: str) -> None:
+    tmp_path: Path, kind: str
+) -> None:
     path, expected = _special_targets(tmp_path)[kind]
     before = os.lstat(path) if path else None
     # Nothing listens at the URL: only a check made before connecting can give exit 2.
-    result = run_esqlog("calibrate", "--url", _unused_url(), "--index", "code",
-                        "--field", "body", "--out", path)
+    result = run_esqlog(
+        "calibrate", "--url", _unused_url(), "--index", "code", "--field", "body", "--out", path
+    )
     line = one_line_error(result, 2)
     assert expected in line and "regular file" in line, line
     if before is not None:  # the device node, FIFO or link is exactly as it was
         after = os.lstat(path)
         assert (after.st_mode, after.st_ino, after.st_rdev) == (
-            before.st_mode, before.st_ino, before.st_rdev)
+            before.st_mode,
+            before.st_ino,
+            before.st_rdev,
+        )
 
 
 PAIR_WRITER = """
@@ -124,26 +132,37 @@ def _loaded_pair(path: Path) -> tuple[float, dict[str, int]]:
     return record.q, vocab.df_of(["old", "new"])
 
 
-@pytest.mark.parametrize("kill_after", [1, 2, 3],
-                         ids=["after-snapshot", "after-calibration", "before-cleanup"])
+@pytest.mark.parametrize(
+    "kill_after", [1, 2, 3], ids=["after-snapshot", "after-calibration", "before-cleanup"]
+)
 def test_a_kill_between_the_steps_leaves_the_old_pair_or_the_new_pair(
-        tmp_path: Path, kill_after: int) -> None:
+    tmp_path: Path, kill_after: int
+) -> None:
     out = tmp_path / "cal.json"
-    save_with_vocabulary(Calibration.from_json({**RECORD, "q": 0.8}), _make_vocab({"old": 4}),
-                         out)
+    save_with_vocabulary(Calibration.from_json({**RECORD, "q": 0.8}), _make_vocab({"old": 4}), out)
     old_pair = (0.8, {"old": 4, "new": 0})
     new_pair = (0.6, {"old": 0, "new": 7})
     assert _loaded_pair(out) == old_pair
-    proc = subprocess.run([sys.executable, "-c", PAIR_WRITER, str(out),
-                           json.dumps({**RECORD, "q": 0.6}), json.dumps({"new": 7}),
-                           str(kill_after)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PAIR_WRITER,
+            str(out),
+            json.dumps({**RECORD, "q": 0.6}),
+            json.dumps({"new": 7}),
+            str(kill_after),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     # The snapshot is written first, the calibration is the switch: before it, the old
     # pair; from it on, the new one. Never a calibration with another run's snapshot.
     assert _loaded_pair(out) == (old_pair if kill_after == 1 else new_pair)
     # The next complete run removes what the killed one left (an unnamed snapshot).
-    save_with_vocabulary(Calibration.from_json({**RECORD, "q": 0.7}), _make_vocab({"x": 1}),
-                         out)
+    save_with_vocabulary(Calibration.from_json({**RECORD, "q": 0.7}), _make_vocab({"x": 1}), out)
     snapshots = [p.name for p in tmp_path.iterdir() if p.suffix == ".npz"]
     assert snapshots == [load_calibration(out).vocabulary]
 
@@ -165,7 +184,6 @@ def test_every_calibration_field_has_a_rule() -> None:
     from esqlog.calibration.record import FIELDS
 
     assert set(FIELDS) == set(Calibration.__dataclass_fields__) - {"location"}
-
 
 
 WRITER = """
@@ -190,8 +208,9 @@ def test_save_calibration_is_atomic_under_sigkill(tmp_path: Path) -> None:
     rng = random.Random(20240607)
     seen: set[float] = set()
     for _ in range(24):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER % RECORD, str(target)],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER % RECORD, str(target)], stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
         time.sleep(rng.uniform(0.0, 0.05))
         proc.send_signal(signal.SIGKILL)
@@ -241,8 +260,9 @@ def test_calibration_file_errors_are_one_line(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00garbage")
     assert "is not UTF-8 text" in _load_error(binary)
     newer = tmp_path / "newer.json"
-    newer.write_text(json.dumps({**RECORD, "schema": SCHEMA_VERSION + 1,
-                                 "esqlog_version": "9.9.9"}))
+    newer.write_text(
+        json.dumps({**RECORD, "schema": SCHEMA_VERSION + 1, "esqlog_version": "9.9.9"})
+    )
     assert "written by a newer esqlog (9.9.9, schema" in _load_error(newer)
     not_object = tmp_path / "list.json"
     not_object.write_text("[1, 2]")

@@ -28,7 +28,7 @@ def stdlib_code(size: int) -> str:
         if total >= size:
             break
     text = "".join(parts)
-    return text[:text.rfind("\n", 0, size) + 1]
+    return text[: text.rfind("\n", 0, size) + 1]
 
 
 def _whole(text: str, language: str, monkeypatch: pytest.MonkeyPatch) -> list[Chunk]:

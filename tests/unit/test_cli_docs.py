@@ -18,13 +18,25 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 def test_the_cli_reference_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == render(), (
-        "docs/cli.md is out of date: run python -m esqlog.cli.docs > docs/cli.md")
+        "docs/cli.md is out of date: run python -m esqlog.cli.docs > docs/cli.md"
+    )
 
 
 def test_every_command_has_a_section() -> None:
     text = render()
-    for name in ("calibrate", "search", "explain", "eval", "compare", "bench-beir", "demo",
-                 "similarity apply", "similarity revert", "index", "mcp"):
+    for name in (
+        "calibrate",
+        "search",
+        "explain",
+        "eval",
+        "compare",
+        "bench-beir",
+        "demo",
+        "similarity apply",
+        "similarity revert",
+        "index",
+        "mcp",
+    ):
         assert f"\n## esqlog {name}\n" in text
         assert f"Usage: esqlog {name} [OPTIONS]" in text
 

@@ -18,14 +18,15 @@ HEAVY = ("numpy", "elasticsearch", "opensearchpy", "rich", "logging")
 
 def _modules_after(*argv: str) -> dict[str, object]:
     """Run the CLI in a fresh interpreter; its exit code and the heavy modules it imported."""
-    code = ("import json, sys\nfrom esqlog.cli import main\n"
-            f"sys.argv = ['esqlog', *{list(argv)!r}]\n"
-            "try:\n    main(prog_name='esqlog')\nexcept SystemExit as exc:\n"
-            "    code = exc.code\n"
-            f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
-            "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import json, sys\nfrom esqlog.cli import main\n"
+        f"sys.argv = ['esqlog', *{list(argv)!r}]\n"
+        "try:\n    main(prog_name='esqlog')\nexcept SystemExit as exc:\n"
+        "    code = exc.code\n"
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
+        "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     result: dict[str, object] = json.loads(run.stderr.strip().splitlines()[-1])
     return result
 
@@ -47,7 +48,8 @@ def test_every_summary_is_the_commands_own_first_sentence() -> None:
         assert command.get_short_help_str(10**6) == entry.summary, name
         for limit in (30, 45, 80):
             assert commands.listed(name).get_short_help_str(limit) == (
-                command.get_short_help_str(limit))
+                command.get_short_help_str(limit)
+            )
 
 
 def test_listing_and_unknown_commands() -> None:

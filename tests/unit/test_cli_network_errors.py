@@ -43,8 +43,7 @@ def test_connection_refused_is_one_line() -> None:
 def test_dns_failure_names_the_hostname_problem() -> None:
     url = "http://no-such-host.invalid:9200"
     line = one_line_error(run_esqlog(*_calibrate_args(url, "code")), 3)
-    assert line == (f"error: cannot resolve the cluster host at {url}; "
-                    "check the hostname in --url")
+    assert line == (f"error: cannot resolve the cluster host at {url}; check the hostname in --url")
 
 
 def test_silent_server_times_out_in_one_line() -> None:
@@ -56,8 +55,9 @@ def test_silent_server_times_out_in_one_line() -> None:
         result = run_esqlog(*_calibrate_args(url, "code", "--timeout", "0.2"))
         elapsed = time.monotonic() - started
     line = one_line_error(result, 3)
-    assert line == (f"error: the cluster at {url} did not answer in time; "
-                    "check it is up, or raise --timeout")
+    assert line == (
+        f"error: the cluster at {url} did not answer in time; check it is up, or raise --timeout"
+    )
     assert elapsed < 30
 
 
@@ -105,26 +105,48 @@ def test_redact_hides_the_userinfo_of_every_url() -> None:
     from esqlog.errors import redact
 
     text = "at http://u:p@h:1/x and https://tok@h2 but not mail a@b.c or http://h3/@x"
-    assert redact(text) == ("at http://***@h:1/x and https://***@h2 but not mail a@b.c or "
-                            "http://h3/@x")
-    assert str(UsageError(f"bad https://me:{PASSWORD}@host", f"see http://me:{PASSWORD}@x")) \
+    assert redact(text) == (
+        "at http://***@h:1/x and https://***@h2 but not mail a@b.c or http://h3/@x"
+    )
+    assert (
+        str(UsageError(f"bad https://me:{PASSWORD}@host", f"see http://me:{PASSWORD}@x"))
         == "bad https://***@host; see http://***@x"
+    )
 
 
 def test_url_credentials_never_appear_in_network_errors(silent: SilentServer) -> None:
     refused = _unused_url().replace("http://", f"http://user:{PASSWORD}@")
     runs = {
         "refused": (_calibrate(refused), 3, "cannot connect to the cluster at http://127.0.0.1"),
-        "refused --debug": (run_esqlog("--debug", "calibrate", "--url", refused, "--index",
-                                       "code", "--field", "body"), 1, None),
-        "dns": (_calibrate(f"http://user:{PASSWORD}@no-such-host.invalid:9200"), 3,
-                "cannot resolve the cluster host at http://no-such-host.invalid:9200"),
-        "timeout": (_calibrate(f"http://user:{PASSWORD}@127.0.0.1:{silent.port}",
-                               "code", "--timeout", "0.3"), 3, "did not answer in time"),
-        "port out of range": (_calibrate(f"http://user:{PASSWORD}@127.0.0.1:99999"), 2,
-                              "--url 'http://***@127.0.0.1:99999' has a port outside 1-65535"),
-        "no scheme": (_calibrate(f"user:{PASSWORD}@127.0.0.1:9200"), 2,
-                      "--url must start with http:// or https://"),
+        "refused --debug": (
+            run_esqlog(
+                "--debug", "calibrate", "--url", refused, "--index", "code", "--field", "body"
+            ),
+            1,
+            None,
+        ),
+        "dns": (
+            _calibrate(f"http://user:{PASSWORD}@no-such-host.invalid:9200"),
+            3,
+            "cannot resolve the cluster host at http://no-such-host.invalid:9200",
+        ),
+        "timeout": (
+            _calibrate(
+                f"http://user:{PASSWORD}@127.0.0.1:{silent.port}", "code", "--timeout", "0.3"
+            ),
+            3,
+            "did not answer in time",
+        ),
+        "port out of range": (
+            _calibrate(f"http://user:{PASSWORD}@127.0.0.1:99999"),
+            2,
+            "--url 'http://***@127.0.0.1:99999' has a port outside 1-65535",
+        ),
+        "no scheme": (
+            _calibrate(f"user:{PASSWORD}@127.0.0.1:9200"),
+            2,
+            "--url must start with http:// or https://",
+        ),
     }
     for name, (result, code, expected) in runs.items():
         _no_secret(result, PASSWORD)
@@ -135,7 +157,8 @@ def test_url_credentials_never_appear_in_network_errors(silent: SilentServer) ->
 
 
 def test_timeout_bounds_the_whole_wait_no_retry_of_a_timed_out_request(
-        silent: SilentServer) -> None:
+    silent: SilentServer,
+) -> None:
     result = _calibrate(f"http://127.0.0.1:{silent.port}", "code", "--timeout", "0.5")
     assert "did not answer in time" in one_line_error(result, 3)
     # One connection: the request that timed out was not sent again (each retry of a

@@ -28,9 +28,9 @@ def test_movement_and_labels() -> None:
     assert movement(Hit(3, "c", 1.0, ""), ranks) == ""
     assert movement(Hit(2, "z", 1.0, ""), ranks) == "new"
     source: dict[str, Any] = {"meta": {"body": ["x" * 50, "y" * 50]}}
-    assert hit_label(source, "meta.body").endswith("...") and len(hit_label(source,
-                                                                          "meta.body")) == 80
+    assert (
+        hit_label(source, "meta.body").endswith("...") and len(hit_label(source, "meta.body")) == 80
+    )
     assert hit_label({"name": "ReadFile", "body": "z"}, "body") == "ReadFile"
-    table = format_compare([Hit(1, "a", 2.0, ""), Hit(2, "b", 1.0, "")],
-                           [Hit(1, "b", 3.0, "")])
+    table = format_compare([Hit(1, "a", 2.0, ""), Hit(2, "b", 1.0, "")], [Hit(1, "b", 3.0, "")])
     assert table.splitlines()[1].endswith("up 1") and "|" in table.splitlines()[2]

@@ -29,9 +29,14 @@ def _returns_a_client(cls: type, name: str) -> bool:
 
 
 def test_every_client_method_that_returns_a_client_is_rewrapped() -> None:
-    found = {(cls.__name__, name) for cls in _bare_classes() for name in dir(cls)
-             if not name.startswith("_") and callable(getattr(cls, name))
-             and _returns_a_client(cls, name)}
+    found = {
+        (cls.__name__, name)
+        for cls in _bare_classes()
+        for name in dir(cls)
+        if not name.startswith("_")
+        and callable(getattr(cls, name))
+        and _returns_a_client(cls, name)
+    }
     assert ("Elasticsearch", "options") in found  # the scan sees what it looks for
     assert {name for _, name in found} <= CLIENT_FACTORIES
 
@@ -46,5 +51,7 @@ def test_positional_arguments_bind_by_the_clients_own_signature() -> None:
     with pytest.raises(TypeError, match="keyword arguments only"):
         keywords_of(keyword_only, ({"query": {}}, "code"), {})
     assert keywords_of(positional, ({"q": 1}, "code"), {"size": 3}) == (
-        (), {"body": {"q": 1}, "index": "code", "size": 3})
+        (),
+        {"body": {"q": 1}, "index": "code", "size": 3},
+    )
     assert keywords_of(keyword_only, (), {"index": "code"}) == ((), {"index": "code"})

@@ -31,10 +31,12 @@ def test_no_client_at_all_is_one_line_naming_the_extras(monkeypatch: pytest.Monk
     assert "\n" not in text and "esqlog[opensearch]" in text and "esqlog[es8]" in text
 
 
-@pytest.mark.parametrize(("flavor", "extra"), [("opensearch", "esqlog[opensearch]"),
-                                                ("elasticsearch", "esqlog[es8]")])
+@pytest.mark.parametrize(
+    ("flavor", "extra"), [("opensearch", "esqlog[opensearch]"), ("elasticsearch", "esqlog[es8]")]
+)
 def test_the_missing_client_of_a_known_engine_is_named(
-        monkeypatch: pytest.MonkeyPatch, flavor: str, extra: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, flavor: str, extra: str
+) -> None:
     monkeypatch.setattr(connection, "installed_clients", lambda: set())
     with pytest.raises(UsageError, match=extra.replace("[", r"\[").replace("]", r"\]")):
         make_client(SETTINGS, flavor)  # type: ignore[arg-type]

@@ -341,8 +341,11 @@ def test_assemble_dedups_docs_and_drops_ambiguous_queries():
 
 
 #: ids the shipped corpora's judgments refer to: a changed hash would orphan every gold id
-FIXED_IDS = {("a.go", "Open", 0): "94eb51eb0c38c660", ("a.go", "Open", 1): "0f62772517098269",
-             ("pkg/io/file.go", "(*File).Read", 0): "ce06128707534482"}
+FIXED_IDS = {
+    ("a.go", "Open", 0): "94eb51eb0c38c660",
+    ("a.go", "Open", 1): "0f62772517098269",
+    ("pkg/io/file.go", "(*File).Read", 0): "ce06128707534482",
+}
 
 
 def test_ids_are_stable_and_ordinal_separates_overloads():
@@ -351,13 +354,22 @@ def test_ids_are_stable_and_ordinal_separates_overloads():
     for key, expected in FIXED_IDS.items():
         assert doc_id(*key) == expected
     assert doc_id("a.go", "Open", 0) != doc_id("a.go", "Open", 1)
-    code = ("from scripts.corpora.pipeline import doc_id; "
-            "print(doc_id('a.go', 'Open', 0), doc_id('pkg/io/file.go', '(*File).Read', 0))")
-    other = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
-                           capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": "12345"})
-    assert other.stdout.split() == [FIXED_IDS["a.go", "Open", 0],
-                                    FIXED_IDS["pkg/io/file.go", "(*File).Read", 0]]
+    code = (
+        "from scripts.corpora.pipeline import doc_id; "
+        "print(doc_id('a.go', 'Open', 0), doc_id('pkg/io/file.go', '(*File).Read', 0))"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+    )
+    assert other.stdout.split() == [
+        FIXED_IDS["a.go", "Open", 0],
+        FIXED_IDS["pkg/io/file.go", "(*File).Read", 0],
+    ]
 
 
 def test_subsample_keeps_golds_consistent():
@@ -416,16 +428,20 @@ def test_pooled_extract_keeps_item_order_across_workers(capsys: pytest.CaptureFi
     items = [(f"p{i}.py", i % 3) for i in range(50)]
     funcs = list(pooled_extract("test", items, _funcs_of, chunksize=4))
     assert [(f.path, f.qualname) for f in funcs] == [
-        (path, f"f{i}") for path, count in items for i in range(count)]
+        (path, f"f{i}") for path, count in items for i in range(count)
+    ]
     assert "test: 50/50 files" in capsys.readouterr().out
 
 
 def _write_part(root: Path, name: str, ids: list[str]) -> None:
     part = root / name
     part.mkdir(parents=True)
-    (part / "docs.jsonl").write_text("".join(
-        json.dumps({"id": i, "text": f"code {i}", "name": i, "path": f"{name}/{i}"}) + "\n"
-        for i in ids))
+    (part / "docs.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "text": f"code {i}", "name": i, "path": f"{name}/{i}"}) + "\n"
+            for i in ids
+        )
+    )
     queries = json.dumps({"qid": f"q{ids[0]}", "text": "does the thing now", "gold": ids[0]})
     (part / "queries.jsonl").write_text(queries + "\n")
     (part / "queries_noname.jsonl").write_text("")

@@ -21,15 +21,21 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 
 
 def markdown_files() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.md")
-                  if not SKIP & set(p.relative_to(ROOT).parts) and ".egg-info" not in str(p))
+    return sorted(
+        p
+        for p in ROOT.rglob("*.md")
+        if not SKIP & set(p.relative_to(ROOT).parts) and ".egg-info" not in str(p)
+    )
 
 
 def relative_links(path: Path) -> list[str]:
     text = FENCE.sub("", path.read_text(encoding="utf-8"))
     text = re.sub(r"`[^`\n]*`", "", text)  # inline code
-    return [t for t in LINK.findall(text)
-            if not re.match(r"^[a-z][a-z0-9+.-]*:", t, re.I) and not t.startswith("#")]
+    return [
+        t
+        for t in LINK.findall(text)
+        if not re.match(r"^[a-z][a-z0-9+.-]*:", t, re.I) and not t.startswith("#")
+    ]
 
 
 def test_the_front_door_and_the_report_are_checked() -> None:
@@ -39,6 +45,9 @@ def test_the_front_door_and_the_report_are_checked() -> None:
 
 @pytest.mark.parametrize("path", markdown_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_relative_link_exists(path: Path) -> None:
-    missing = [target for target in relative_links(path)
-               if not (path.parent / target.split("#", 1)[0]).exists()]
+    missing = [
+        target
+        for target in relative_links(path)
+        if not (path.parent / target.split("#", 1)[0]).exists()
+    ]
     assert not missing, f"{path.relative_to(ROOT)} links to missing files: {missing}"

@@ -30,9 +30,11 @@ def test_the_userinfo_is_hidden_whatever_the_schemes_case(scheme: str) -> None:
         assert SECRET not in str(error) and "elastic" not in str(error)
 
 
-@given(scheme=st.text("hHtTpPsS", min_size=4, max_size=5),
-       user=st.text("abcXYZ09", min_size=1, max_size=8),
-       password=st.text("abcXYZ09!$%", min_size=1, max_size=12))
+@given(
+    scheme=st.text("hHtTpPsS", min_size=4, max_size=5),
+    user=st.text("abcXYZ09", min_size=1, max_size=8),
+    password=st.text("abcXYZ09!$%", min_size=1, max_size=12),
+)
 def test_no_userinfo_survives_redaction(scheme: str, user: str, password: str) -> None:
     text = f"GET {scheme}://{user}:{password}@node/x failed"
     assert redact(text) == f"GET {scheme}://***@node/x failed"
@@ -47,10 +49,13 @@ def umask() -> Iterator[None]:
     os.umask(old)
 
 
-@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o027, 0o640),
-                                            (0o002, 0o664), (0o000, 0o666)])
-def test_a_new_file_gets_0666_minus_the_umask(tmp_path: Path, umask: None, mask: int,
-                                              mode: int) -> None:
+@pytest.mark.parametrize(
+    ("mask", "mode"),
+    [(0o022, 0o644), (0o077, 0o600), (0o027, 0o640), (0o002, 0o664), (0o000, 0o666)],
+)
+def test_a_new_file_gets_0666_minus_the_umask(
+    tmp_path: Path, umask: None, mask: int, mode: int
+) -> None:
     """As open() would create it, not mkstemp's 0600: another user's application may read
     a calibration, and a umask of 077 must still keep it private."""
     os.umask(mask)
@@ -60,8 +65,9 @@ def test_a_new_file_gets_0666_minus_the_umask(tmp_path: Path, umask: None, mask:
 
 
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o644, 0o664, 0o444, 0o755])
-def test_an_existing_file_keeps_its_mode_whatever_the_umask(tmp_path: Path, umask: None,
-                                                           mode: int) -> None:
+def test_an_existing_file_keeps_its_mode_whatever_the_umask(
+    tmp_path: Path, umask: None, mode: int
+) -> None:
     target = tmp_path / "cal.json"
     target.write_bytes(b"old")
     target.chmod(mode)
@@ -71,8 +77,7 @@ def test_an_existing_file_keeps_its_mode_whatever_the_umask(tmp_path: Path, umas
     assert target.read_bytes() == b"new"
 
 
-def test_a_symlinks_target_keeps_its_mode_and_the_link_stays(tmp_path: Path,
-                                                             umask: None) -> None:
+def test_a_symlinks_target_keeps_its_mode_and_the_link_stays(tmp_path: Path, umask: None) -> None:
     real = tmp_path / "real.json"
     real.write_bytes(b"old")
     real.chmod(0o640)

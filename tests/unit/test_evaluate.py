@@ -428,8 +428,11 @@ class TestTrec:
 
 def test_plot_q_sweep_writes_png(tmp_path: Path) -> None:
     panels = {
-        "python": {"1,000 docs": [(1.0, 0.40), (0.5, 0.45), (0.0, 0.41), (0.75, 0.44)],
-                   "10,000 docs": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)], "empty": []},
+        "python": {
+            "1,000 docs": [(1.0, 0.40), (0.5, 0.45), (0.0, 0.41), (0.75, 0.44)],
+            "10,000 docs": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)],
+            "empty": [],
+        },
         "go": {"full": [(0.0, 0.30), (0.5, 0.33), (1.0, 0.31)]},
     }
     marks = {"python": {"1,000 docs": 0.6, "unknown": 0.1}, "go": {"full": 0.45}}
@@ -454,8 +457,10 @@ def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Pa
         save(figure, *args, **kwargs)
 
     curve = [(0.0, 0.1), (1.0, 0.2)]
-    fits = {"go": {f"size {i}": curve for i in range(len(PALETTE))},
-            "java": {"small": curve, "large": curve}}
+    fits = {
+        "go": {f"size {i}": curve for i in range(len(PALETTE))},
+        "java": {"small": curve, "large": curve},
+    }
     predicted = {"go": {"size 0": 0.5, "size 3": 0.7}}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Figure, "savefig", keep)
@@ -471,7 +476,8 @@ def test_plot_q_sweep_draws_every_line_of_a_panel_in_its_own_colour(tmp_path: Pa
         stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
         by_label = dict(zip((line.get_label() for line in curves), colours, strict=True))
         assert sorted(to_hex(star.get_color()) for star in stars) == sorted(
-            by_label[label] for label in predicted.get(name, {}))  # a star in its line's colour
+            by_label[label] for label in predicted.get(name, {})
+        )  # a star in its line's colour
     too_many = {"go": {f"size {i}": curve for i in range(len(PALETTE) + 1)}}
     with pytest.raises(ValueError, match="colour"):
         plot_q_sweep(too_many, {}, tmp_path / "no.png")

@@ -36,6 +36,8 @@ def test_a_refused_connection_is_unreachable(flavor: str) -> None:
 
 def test_an_answer_or_a_timeout_is_not_unreachable() -> None:
     assert unreachable_reason(opensearchpy.TransportError(503, "unavailable")) is None
-    assert unreachable_reason(opensearchpy.ConnectionTimeout("TIMEOUT", "timed out",
-                                                             TimeoutError())) is None
+    assert (
+        unreachable_reason(opensearchpy.ConnectionTimeout("TIMEOUT", "timed out", TimeoutError()))
+        is None
+    )
     assert unreachable_reason(ValueError("not a client's")) is None

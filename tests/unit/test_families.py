@@ -39,13 +39,14 @@ def table(counts: np.ndarray) -> WordsPerDf:
     return WordsPerDf.of(np.repeat(np.arange(counts.size), counts))
 
 
-@given(st.lists(st.integers(0, 60), min_size=1, max_size=80), st.integers(0, 90),
-       st.integers(0, 90))
+@given(
+    st.lists(st.integers(0, 60), min_size=1, max_size=80), st.integers(0, 90), st.integers(0, 90)
+)
 def test_the_sparse_table_counts_as_a_dense_one(counts: list[int], lo: int, hi: int) -> None:
     dense = np.asarray(counts, dtype=np.int64)
     words = table(dense)
     # words of df 0 (in no document) are left out
-    assert words.between(lo, hi) == int(dense[max(lo, 1):hi + 1].sum())
+    assert words.between(lo, hi) == int(dense[max(lo, 1) : hi + 1].sum())
     assert words.at(lo) == (int(dense[lo]) if lo < dense.size and lo > 0 else 0)
 
 

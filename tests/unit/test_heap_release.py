@@ -15,7 +15,8 @@ from tests.support.split_docs import build_per_shard
 
 
 def test_loading_the_statistics_returns_the_freed_heap(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, _ = save_identifier_stats(build_per_shard(), tmp_path / "x.idents.npz", "v")
     calls: list[bool] = []
     real = heap.release_freed_memory

@@ -22,7 +22,8 @@ def built() -> dict[str, list[str]]:
 def test_every_body_is_the_recorded_one(built: dict[str, list[str]], variant: str) -> None:
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))[variant]
     texts = sample()[1]
-    changed = [texts[k] for k, (a, b) in enumerate(zip(built[variant], recorded, strict=True))
-               if a != b]
+    changed = [
+        texts[k] for k, (a, b) in enumerate(zip(built[variant], recorded, strict=True)) if a != b
+    ]
     assert len(built[variant]) == len(recorded) == 200
     assert not changed, f"{len(changed)} bodies changed, e.g. {changed[:3]}"

@@ -30,10 +30,16 @@ from esqlog.identifiers.settings import SELECTIONS, IdentifierSettings
 IdentifierStats = Any
 
 
-def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
-                     weight: Mapping[str, float], engine_df: Mapping[str, int],
-                     stats: IdentifierStats, settings: IdentifierSettings, common: set[str],
-                     shards: int) -> dict[str, np.ndarray]:
+def reference_choose(
+    present: list[str],
+    comps: Mapping[str, np.ndarray],
+    weight: Mapping[str, float],
+    engine_df: Mapping[str, int],
+    stats: IdentifierStats,
+    settings: IdentifierSettings,
+    common: set[str],
+    shards: int,
+) -> dict[str, np.ndarray]:
     """esqlog.identifiers.selection.choose as first written, one numpy step per word (what it
     chooses: see that function's docstring)."""
     first = {w: 0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present}
@@ -42,23 +48,31 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
     covered: list[np.ndarray] = []  # per word: the summed weight of those words
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
     if settings.select != "mass" and len(present) > 1:
-        held, covered, multi = _reference_in_several([comps[w][:MULTI_SCAN] for w in present],
-                                           [weight[w] for w in present])
+        held, covered, multi = _reference_in_several(
+            [comps[w][:MULTI_SCAN] for w in present], [weight[w] for w in present]
+        )
     keys, tiers, owners, ids_of = [], [], [], []
     for k, w in enumerate(present):
-        ids = comps[w][first[w]:]
+        ids = comps[w][first[w] :]
         if held:
-            several = held[k][first[w]:]  # the head: the list's first MULTI_SCAN
+            several = held[k][first[w] :]  # the head: the list's first MULTI_SCAN
             boosted = several > 1
-            head, rest = ids[:boosted.size], ids[:room]
-            in_multi = boosted[:rest.size] if rest.size <= boosted.size else np.concatenate(
-                (boosted, np.isin(rest[boosted.size:], multi)))
+            head, rest = ids[: boosted.size], ids[:room]
+            in_multi = (
+                boosted[: rest.size]
+                if rest.size <= boosted.size
+                else np.concatenate((boosted, np.isin(rest[boosted.size :], multi)))
+            )
             ids = np.concatenate((head[boosted], rest[~in_multi]))
             # "multi": one tier; "words": the more query words a compound holds, the
             # sooner; "cover": the more weight of the query it holds, the sooner
-            multi_tier = (-several[boosted] if settings.select == "words"
-                          else -covered[k][first[w]:][boosted] if settings.select == "cover"
-                          else np.zeros(int(boosted.sum())))
+            multi_tier = (
+                -several[boosted]
+                if settings.select == "words"
+                else -covered[k][first[w] :][boosted]
+                if settings.select == "cover"
+                else np.zeros(int(boosted.sum()))
+            )
         else:
             ids, multi_tier = ids[:room], np.zeros(0)
         tier = 2 if settings.rare_first and w in common else 1
@@ -66,7 +80,7 @@ def reference_choose(present: list[str], comps: Mapping[str, np.ndarray],
         keys.append(weight[w] * stats.df_engine[ids].astype(np.float64))
         owners.append(np.full(ids.size, k))
         ids_of.append(ids)
-    out = {w: comps[w][:first[w]] for w in present}
+    out = {w: comps[w][: first[w]] for w in present}
     if room and keys:
         key, owner, cid = np.concatenate(keys), np.concatenate(owners), np.concatenate(ids_of)
         top = np.lexsort((-key, np.concatenate(tiers)))[:room]  # by tier, then mass
@@ -89,8 +103,9 @@ def _reference_budget(settings: IdentifierSettings, index_shards: int, layout: i
     return 300 if layout == 1 else 200
 
 
-def _reference_in_several(lists: list[np.ndarray], weights: list[float]
-                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+def _reference_in_several(
+    lists: list[np.ndarray], weights: list[float]
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Per list, how many of the lists hold each of its ids and the summed weight of those
     lists, and the ids held by two or more: one (unstable, so fast) sort of them all
     instead of a set lookup per list (the query is built on every search)."""
@@ -120,9 +135,11 @@ def _inputs(draw: st.DrawFn) -> tuple[Any, ...]:
     weight = {w: draw(st.floats(0.1, 10.0)) for w in words}
     engine_df = {w: draw(st.integers(0, 3)) for w in words}
     common = {w for w in words if draw(st.booleans())}
-    config = IdentifierSettings(budget=draw(st.none() | st.integers(1, 80)),
-                                select=draw(st.sampled_from(SELECTIONS)),
-                                rare_first=draw(st.booleans()))
+    config = IdentifierSettings(
+        budget=draw(st.none() | st.integers(1, 80)),
+        select=draw(st.sampled_from(SELECTIONS)),
+        rare_first=draw(st.booleans()),
+    )
     stats = SimpleNamespace(shards=draw(st.sampled_from([1, 3])), df_engine=df)
     return words, comps, weight, engine_df, stats, config, common, draw(st.sampled_from([1, 3]))
 
@@ -138,15 +155,24 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 200_000), max_size=80, unique=True).map(
-    lambda ids: np.asarray(ids, np.int32)), min_size=1, max_size=8),
-    st.data())
-def test_the_shared_compound_count_is_the_reference_one(lists: list[np.ndarray],
-                                                        data: st.DataObject) -> None:
+@given(
+    st.lists(
+        st.lists(st.integers(0, 200_000), max_size=80, unique=True).map(
+            lambda ids: np.asarray(ids, np.int32)
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.data(),
+)
+def test_the_shared_compound_count_is_the_reference_one(
+    lists: list[np.ndarray], data: st.DataObject
+) -> None:
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
     sizes = np.asarray([a.size for a in lists], np.int64)
-    where, shared_held, shared_mass = shared_counts(np.concatenate(lists), sizes,
-                                                    np.asarray(weights, np.float64))
+    where, shared_held, shared_mass = shared_counts(
+        np.concatenate(lists), sizes, np.asarray(weights, np.float64)
+    )
     flat_held = np.ones(int(sizes.sum()), np.int64)
     flat_mass = np.repeat(np.asarray(weights, np.float64), sizes)
     flat_held[where], flat_mass[where] = shared_held, shared_mass
@@ -179,18 +205,30 @@ def test_a_budget_beyond_the_scanned_head_is_the_reference_one(inputs: tuple[Any
         assert got[word].tolist() == want[word].tolist(), word
 
 
-@pytest.mark.parametrize(("index_shards", "layout", "clauses"),
-                         [(1, 1, 300), (3, 1, 300), (3, 3, 200)])
-def test_the_default_budget_counts_the_clauses_sent(index_shards: int, layout: int,
-                                                     clauses: int) -> None:
+@pytest.mark.parametrize(
+    ("index_shards", "layout", "clauses"), [(1, 1, 300), (3, 1, 300), (3, 3, 200)]
+)
+def test_the_default_budget_counts_the_clauses_sent(
+    index_shards: int, layout: int, clauses: int
+) -> None:
     """Without a configured budget: 300 clauses on one shard and in each shard's own query
     of the fan-out (an index of 3 shards laid out as one), 200 in one query over 3 shards."""
     df = np.arange(2000, 0, -1).astype(np.uint32)
-    comps = {"read": np.arange(1, 1000, dtype=np.int32), "file": np.arange(1000, 1999,
-                                                                              dtype=np.int32)}
+    comps = {
+        "read": np.arange(1, 1000, dtype=np.int32),
+        "file": np.arange(1000, 1999, dtype=np.int32),
+    }
     stats = SimpleNamespace(shards=index_shards, df_engine=df)
-    got = choose(["read", "file"], comps, {"read": 1.0, "file": 2.0}, {"read": 5, "file": 5},
-                 stats, IdentifierSettings(), set(), layout)
+    got = choose(
+        ["read", "file"],
+        comps,
+        {"read": 1.0, "file": 2.0},
+        {"read": 5, "file": 5},
+        stats,
+        IdentifierSettings(),
+        set(),
+        layout,
+    )
     assert sum(a.size for a in got.values()) + 2 == clauses  # + each word's own term
 
 
@@ -202,8 +240,9 @@ _MASSES = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 7.25])
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70))
-def test_the_first_candidates_are_those_of_the_full_sort(rows: list[tuple[float, float]],
-                                                          room: int) -> None:
+def test_the_first_candidates_are_those_of_the_full_sort(
+    rows: list[tuple[float, float]], room: int
+) -> None:
     """The partitioned pick takes the very positions, in the very order, of the stable sort
     by tier then mass (largest first) it replaces: ties at the boundary by position."""
     tier = np.asarray([t for t, _ in rows], np.float64)

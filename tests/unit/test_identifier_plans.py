@@ -43,7 +43,8 @@ def test_the_same_text_reuses_the_plan_it_would_build() -> None:
     assert _plan(TEXT, stats, vocab, SETTINGS, 1, plans) is not first  # another layout
     other = IdentifierSettings(engine_query="span")
     assert _plan(TEXT, stats, vocab, other, None, plans) == plan_identifier_query(
-        TEXT, stats, vocab.df_of, other, None)
+        TEXT, stats, vocab.df_of, other, None
+    )
 
 
 def test_another_snapshot_is_planned_from_its_own_statistics() -> None:
@@ -70,7 +71,8 @@ def test_the_cache_keeps_no_snapshot_alive() -> None:
 def test_without_a_cache_every_search_plans_afresh() -> None:
     stats, vocab = build(1), Snapshot(_df())
     assert _plan(TEXT, stats, vocab, SETTINGS, None, None) is not _plan(
-        TEXT, stats, vocab, SETTINGS, None, None)
+        TEXT, stats, vocab, SETTINGS, None, None
+    )
 
 
 def test_a_cleared_cache_plans_again() -> None:

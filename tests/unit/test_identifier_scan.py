@@ -19,22 +19,48 @@ from esqlog.scoring.subwords import split_identifier
 from esqlog.statistics.analysis import standard_terms
 from tests.support.collected_stats import collected_stats
 
-WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
-         "getURL", "url", "utf8", "UTF8String", "os.ReadFile", "web", "WebSocket", "socket",
-         "XMLHttpRequest", "fooBar", "foobAr", "FOObar", "base64", "v2", "the", "error"]
+WORDS = [
+    "read",
+    "File",
+    "readFile",
+    "ReadFile",
+    "read_file",
+    "HTTPServer",
+    "http",
+    "server",
+    "getURL",
+    "url",
+    "utf8",
+    "UTF8String",
+    "os.ReadFile",
+    "web",
+    "WebSocket",
+    "socket",
+    "XMLHttpRequest",
+    "fooBar",
+    "foobAr",
+    "FOObar",
+    "base64",
+    "v2",
+    "the",
+    "error",
+]
 
 
 def _docs(n: int, seed: int = 7) -> list[tuple[int, str]]:
     rng = random.Random(seed)
-    return [(rng.randrange(3), " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12))))
-            for _ in range(n)]
+    return [
+        (rng.randrange(3), " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12))))
+        for _ in range(n)
+    ]
 
 
 def _feed(collector: SplitCollector, docs: list[tuple[int, str]]) -> None:
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": c} for t, c in counts.items()})
+        collector(
+            shard, {"_source": {"body": text}}, {t: {"term_freq": c} for t, c in counts.items()}
+        )
 
 
 def _same(a: IdentifierStats, b: IdentifierStats) -> None:
@@ -96,8 +122,7 @@ def test_term_statistics_equal_the_scans_own_per_term_count() -> None:
             if s != shard:
                 continue
             counts = Counter(standard_terms(text))
-            terms = {t: {"term_freq": c, "doc_freq": rng.randint(1, 50)}
-                     for t, c in counts.items()}
+            terms = {t: {"term_freq": c, "doc_freq": rng.randint(1, 50)} for t, c in counts.items()}
             if rng.random() < 0.05:  # a vector without statistics takes the slow path
                 terms = {t: {"term_freq": c} for t, c in counts.items()}
             collector(shard, {"_source": {"body": text}}, terms)

@@ -30,33 +30,74 @@ from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary_scan import ShardScan
 from tests.support.collected_stats import collected_stats
 
-WORDS = ["read", "File", "readFile", "ReadFile", "read_file", "HTTPServer", "http", "server",
-         "getURL", "url", "utf8", "UTF8String", "os.ReadFile", "web", "WebSocket", "socket",
-         "XMLHttpRequest", "fooBar", "foobAr", "FOObar", "base64", "v2", "the", "error", ""]
+WORDS = [
+    "read",
+    "File",
+    "readFile",
+    "ReadFile",
+    "read_file",
+    "HTTPServer",
+    "http",
+    "server",
+    "getURL",
+    "url",
+    "utf8",
+    "UTF8String",
+    "os.ReadFile",
+    "web",
+    "WebSocket",
+    "socket",
+    "XMLHttpRequest",
+    "fooBar",
+    "foobAr",
+    "FOObar",
+    "base64",
+    "v2",
+    "the",
+    "error",
+    "",
+]
 UNLIMITED = MemoryLimit(1 << 40)
 TINY = MemoryLimit(MIN_MEMORY_LIMIT)
 
 Doc = tuple[int, str]
 docs_strategy = st.lists(
     st.tuples(st.integers(0, 2), st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join)),
-    min_size=1, max_size=60).map(lambda d: sorted(d, key=lambda x: x[0]))
+    min_size=1,
+    max_size=60,
+).map(lambda d: sorted(d, key=lambda x: x[0]))
 
 
 def _feed(collector: SplitCollector, docs: list[Doc]) -> None:
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": c, "doc_freq": 1 + len(t) % 3} for t, c in counts.items()})
+        collector(
+            shard,
+            {"_source": {"body": text}},
+            {t: {"term_freq": c, "doc_freq": 1 + len(t) % 3} for t, c in counts.items()},
+        )
         collector.field_statistics(shard, 10)
 
 
 def _same(a: IdentifierStats, b: IdentifierStats) -> None:
     assert a.words == b.words and a.local_terms == b.local_terms
-    for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "local_df",
-                 "shard_docs"):
+    for name in (
+        "df_engine",
+        "df_split",
+        "mask",
+        "parts_ptr",
+        "parts_idx",
+        "local_df",
+        "shard_docs",
+    ):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert (a.h_tok, a.q, a.split_tokens, a.split_docs, a.split_share) == (
-        b.h_tok, b.q, b.split_tokens, b.split_docs, b.split_share)
+        b.h_tok,
+        b.q,
+        b.split_tokens,
+        b.split_docs,
+        b.split_share,
+    )
 
 
 def _one(docs: list[Doc], memory: MemoryLimit, spill: Path) -> IdentifierStats:
@@ -103,8 +144,9 @@ def _tables_apart(docs: list[Doc], memory: MemoryLimit, spill: Path) -> Identifi
 
 @settings(max_examples=40, deadline=None)
 @given(docs=docs_strategy, batch=st.integers(1, 9))
-def test_tiny_limit_gives_the_unlimited_tables(tmp_path_factory: pytest.TempPathFactory,
-                                                docs: list[Doc], batch: int) -> None:
+def test_tiny_limit_gives_the_unlimited_tables(
+    tmp_path_factory: pytest.TempPathFactory, docs: list[Doc], batch: int
+) -> None:
     spill = tmp_path_factory.mktemp("spill")
     expected = _one(docs, UNLIMITED, spill)
     original = identifier_scan.BATCH
@@ -157,9 +199,16 @@ def test_restart_deletes_the_postings_written(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir()) and collector.docs == 0
 
 
-@pytest.mark.parametrize(("text", "size"), [("256M", 256 << 20), ("1G", 1 << 30),
-                                            ("64k", 64 << 10), ("512", 512 << 20),
-                                            (" 2 GiB ", 2 << 30)])
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("256M", 256 << 20),
+        ("1G", 1 << 30),
+        ("64k", 64 << 10),
+        ("512", 512 << 20),
+        (" 2 GiB ", 2 << 30),
+    ],
+)
 def test_memory_limit_sizes(text: str, size: int) -> None:
     assert parse_memory_limit(text).limit == size
 

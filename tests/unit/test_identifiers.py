@@ -45,8 +45,7 @@ def test_split_statistics_count_documents_holding_a_subword_anywhere() -> None:
     assert stats.split_df("readfile") is None  # a compound, no sub-word
     assert stats.split_docs == len(DOCS)
     comps = [stats.words[i] for i in stats.compounds_of("read")]
-    assert set(comps) == {"readfile", "os.readfile", "read_all", "readdeadline",
-                          "setreaddeadline"}
+    assert set(comps) == {"readfile", "os.readfile", "read_all", "readdeadline", "setreaddeadline"}
     # ordered by df: readfile (docs 0 and 3) before the df-1 compounds
     assert comps[0] == "readfile"
     assert 0.0 < stats.h_tok < 1.0
@@ -62,14 +61,15 @@ def test_shard_masks_record_where_each_term_occurs() -> None:
 
 def test_weights_and_boosts_reproduce_split_stream_idf() -> None:
     stats = build(shards=1)
-    plan = plan_identifier_query("read the file", stats, df_lookup(stats),
-                                 IdentifierSettings(q=0.8, span_max_df=1.0))
+    plan = plan_identifier_query(
+        "read the file", stats, df_lookup(stats), IdentifierSettings(q=0.8, span_max_df=1.0)
+    )
     by_word = {w.word: w for w in plan.words}
     read = by_word["read"]
     n, big_n = 4, len(DOCS)
     x = 1 + (big_n - n + 0.5) / (n + 0.5)
-    assert read.weight == pytest.approx((x ** 0.2 - 1) / 0.2, rel=1e-12)
-    (terms, boost), = read.groups
+    assert read.weight == pytest.approx((x**0.2 - 1) / 0.2, rel=1e-12)
+    ((terms, boost),) = read.groups
     df = df_lookup(stats)(terms)
     idf_sum = sum(math.log(1 + (big_n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms)
     assert boost * idf_sum == pytest.approx(read.weight, rel=1e-12)
@@ -87,25 +87,38 @@ def test_query_casing_splits_first_then_the_learned_split() -> None:
 def test_budget_keeps_one_clause_per_word_then_the_score_mass() -> None:
     stats = build()
     full = plan_identifier_query("read file socket", stats, df_lookup(stats), ALL_SPANS)
-    tight = plan_identifier_query("read file socket", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=4, select="mass", span_max_df=1.0))
+    tight = plan_identifier_query(
+        "read file socket",
+        stats,
+        df_lookup(stats),
+        IdentifierSettings(budget=4, select="mass", span_max_df=1.0),
+    )
     assert tight.clauses == 4 < full.clauses
     assert {w.word for w in tight.words} == {w.word for w in full.words}
     for w in tight.words:  # kept compounds are a most-frequent-first prefix
         listed = [t for terms, _ in w.groups for t in terms if t != w.word]
         assert listed == [stats.words[i] for i in stats.compounds_of(w.word)][: len(listed)]
-    capped = plan_identifier_query("read", stats, df_lookup(stats),
-                                   IdentifierSettings(cap=2, span_max_df=1.0))
+    capped = plan_identifier_query(
+        "read", stats, df_lookup(stats), IdentifierSettings(cap=2, span_max_df=1.0)
+    )
     assert capped.words[0].compounds_used == 2
 
 
 def test_multi_selection_prefers_compounds_holding_several_query_words() -> None:
     stats = build(shards=1)
     words = ("set", "read", "deadline")
-    mass = plan_identifier_query("set read deadline", stats, df_lookup(stats),
-                                 IdentifierSettings(budget=6, select="mass", span_max_df=1.0))
-    multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=6, select="multi", span_max_df=1.0))
+    mass = plan_identifier_query(
+        "set read deadline",
+        stats,
+        df_lookup(stats),
+        IdentifierSettings(budget=6, select="mass", span_max_df=1.0),
+    )
+    multi = plan_identifier_query(
+        "set read deadline",
+        stats,
+        df_lookup(stats),
+        IdentifierSettings(budget=6, select="multi", span_max_df=1.0),
+    )
 
     def listed(plan: Any) -> list[str]:
         read = next(w for w in plan.words if w.word == "read")
@@ -118,7 +131,7 @@ def test_multi_selection_prefers_compounds_holding_several_query_words() -> None
 
 @pytest.mark.parametrize("select", ["words", "cover"])
 def test_compounds_holding_more_of_the_query_come_first(select: str) -> None:
-    """"set read deadline": setreaddeadline holds all three query words, readdeadline two.
+    """ "set read deadline": setreaddeadline holds all three query words, readdeadline two.
     With room for two pairs, ``words`` and ``cover`` give both to setreaddeadline (in the
     lists of read and of deadline); ``multi`` orders the two compounds by mass alone."""
     stats = build(shards=1)
@@ -129,17 +142,28 @@ def test_compounds_holding_more_of_the_query_come_first(select: str) -> None:
     for word in ("read", "deadline"):
         listed = [t for terms, _ in by_word[word].groups for t in terms if t != word]
         assert listed == ["setreaddeadline"], (word, listed)
-    multi = plan_identifier_query("set read deadline", stats, df_lookup(stats),
-                                  IdentifierSettings(budget=5, select="multi", span_max_df=1.0))
-    chosen = {t for w in multi.words if w.word != "set" for terms, _ in w.groups
-              for t in terms if t != w.word}
+    multi = plan_identifier_query(
+        "set read deadline",
+        stats,
+        df_lookup(stats),
+        IdentifierSettings(budget=5, select="multi", span_max_df=1.0),
+    )
+    chosen = {
+        t
+        for w in multi.words
+        if w.word != "set"
+        for terms, _ in w.groups
+        for t in terms
+        if t != w.word
+    }
     assert "readdeadline" in chosen
 
 
 def test_spans_are_grouped_by_shards_on_multi_shard_indices() -> None:
     stats = build(shards=3)
-    plan = plan_identifier_query("read", stats, df_lookup(stats),
-                                 replace(ALL_SPANS, shard_groups="max"))
+    plan = plan_identifier_query(
+        "read", stats, df_lookup(stats), replace(ALL_SPANS, shard_groups="max")
+    )
     (read,) = plan.words
     masks = [{int(stats.mask[stats.word_id[t]]) for t in terms} for terms, _ in read.groups]
     assert all(len(m) == 1 for m in masks)  # one shard set per group
@@ -150,33 +174,59 @@ def test_auto_gives_one_span_per_shard_only_to_words_whose_shared_terms_are_rare
     """shard_groups="auto": a word whose terms held by every shard sum to at most
     shard_exact_df of the documents, and whose spans per shard add at most
     shard_exact_clauses clauses, takes the exact per-shard spans; the others shard sets."""
-    stats = build(shards=3, docs=[(0, "read readFile"), (1, "read readAll"),
-                                  (2, "read readLine"), (0, "readDeadline now")])
+    stats = build(
+        shards=3,
+        docs=[
+            (0, "read readFile"),
+            (1, "read readAll"),
+            (2, "read readLine"),
+            (0, "readDeadline now"),
+        ],
+    )
     df = df_lookup(stats)
-    layouts = {mode: plan_identifier_query("read", stats, df, replace(ALL_SPANS,
-                                                                     shard_groups=mode))
-               for mode in ("max", "shard")}
+    layouts = {
+        mode: plan_identifier_query("read", stats, df, replace(ALL_SPANS, shard_groups=mode))
+        for mode in ("max", "shard")
+    }
     full = 0b111
     (read,) = layouts["max"].words
     listed = {t for terms, _ in read.groups for t in terms}
-    shared = sum(df([t])[t] for t in listed
-                 if t not in stats.word_id or int(stats.mask[stats.word_id[t]]) in (0, full))
+    shared = sum(
+        df([t])[t]
+        for t in listed
+        if t not in stats.word_id or int(stats.mask[stats.word_id[t]]) in (0, full)
+    )
     share = shared / stats.doc_count
     assert share > 0 and layouts["max"].words != layouts["shard"].words
     extra = layouts["shard"].clauses - layouts["max"].clauses  # the terms repeated per shard
     assert extra > 0
-    for exact_df, clauses, want in ((share, extra, "shard"), (share * 0.99, extra, "max"),
-                                    (1.0, extra, "shard"), (0.0, extra, "max"),
-                                    (1.0, extra - 1, "max"), (1.0, 10**6, "shard")):
-        auto = plan_identifier_query("read", stats, df, replace(
-            ALL_SPANS, shard_groups="auto", shard_exact_df=exact_df,
-            shard_exact_clauses=clauses))
+    for exact_df, clauses, want in (
+        (share, extra, "shard"),
+        (share * 0.99, extra, "max"),
+        (1.0, extra, "shard"),
+        (0.0, extra, "max"),
+        (1.0, extra - 1, "max"),
+        (1.0, 10**6, "shard"),
+    ):
+        auto = plan_identifier_query(
+            "read",
+            stats,
+            df,
+            replace(
+                ALL_SPANS, shard_groups="auto", shard_exact_df=exact_df, shard_exact_clauses=clauses
+            ),
+        )
         assert auto.words == layouts[want].words, (exact_df, clauses, want)
     (exact,), (best,) = layouts["shard"].words, layouts["max"].words
     assert exact.exact and not best.exact  # and esqlog explain --identifiers says so:
-    views = {mode: format_subword_rows(IdentifierContext(
-        stats, cast(Vocabulary, None), layouts[mode], replace(ALL_SPANS, shard_groups=mode)))
-        for mode in layouts}
+    views = {
+        mode: format_subword_rows(
+            IdentifierContext(
+                stats, cast(Vocabulary, None), layouts[mode], replace(ALL_SPANS, shard_groups=mode)
+            )
+        )
+        for mode in layouts
+    }
     assert f"({len(exact.groups)} spans, one per shard: exact)" in views["shard"]
     assert f"({len(best.groups)} spans by shard set: the best of them)" in views["max"]
     with pytest.raises(UsageError, match="shard_exact_df"):
@@ -229,8 +279,9 @@ def test_common_subwords_keep_their_own_term_apart_from_their_compounds() -> Non
     of the span; its compounds form a span of their own with the same weight ("split"),
     or are dropped ("own")."""
     stats = build(shards=1)
-    split = plan_identifier_query("read web", stats, df_lookup(stats),
-                                  IdentifierSettings(span_max_df=0.5))
+    split = plan_identifier_query(
+        "read web", stats, df_lookup(stats), IdentifierSettings(span_max_df=0.5)
+    )
     read = {w.word: w for w in split.words}["read"]  # 4 of 6 documents: common
     (own, own_boost), (comps, comps_boost) = read.groups
     assert own == ("read",) and "read" not in comps and read.apart
@@ -245,8 +296,9 @@ def test_common_subwords_keep_their_own_term_apart_from_their_compounds() -> Non
     query = split.query("body", IdentifierSettings(span_max_df=0.5))
     kinds = [next(iter(c)) for c in query["bool"]["should"]]
     assert kinds.count("term") >= 1 and kinds.count("span_or") >= 1
-    dropped = plan_identifier_query("read web", stats, df_lookup(stats),
-                                    IdentifierSettings(span_max_df=0.5, common="own"))
+    dropped = plan_identifier_query(
+        "read web", stats, df_lookup(stats), IdentifierSettings(span_max_df=0.5, common="own")
+    )
     by_word = {w.word: w for w in dropped.words}
     assert by_word["read"].groups == ((("read",), own_boost),) and not by_word["read"].apart
     assert by_word["web"].compounds_used == 1  # rare and only inside identifiers
@@ -255,16 +307,29 @@ def test_common_subwords_keep_their_own_term_apart_from_their_compounds() -> Non
 def test_rare_first_spends_the_budget_on_rarer_words_compounds() -> None:
     """Under a tight budget the common word's frequent compound waits for the rare word's:
     a rare word missing a compound loses the whole match of that document."""
-    docs = [(0, "getName(x)")] * 7 + [(0, "get it"), (0, "fooBar here"), (0, "bar none"),
-                                      (0, "other words"), (0, "more words")]
+    docs = [(0, "getName(x)")] * 7 + [
+        (0, "get it"),
+        (0, "fooBar here"),
+        (0, "bar none"),
+        (0, "other words"),
+        (0, "more words"),
+    ]
     stats = build(shards=1, docs=docs)
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
 
     def used(rare_first: bool, rare_word_df: int | None = None) -> dict[str, int]:
-        plan = plan_identifier_query("get bar", stats, lambda ts: {t: df[t] for t in ts},
-                                     IdentifierSettings(budget=3, span_max_df=0.5,
-                                                        select="mass", rare_first=rare_first,
-                                                        rare_word_df=rare_word_df))
+        plan = plan_identifier_query(
+            "get bar",
+            stats,
+            lambda ts: {t: df[t] for t in ts},
+            IdentifierSettings(
+                budget=3,
+                span_max_df=0.5,
+                select="mass",
+                rare_first=rare_first,
+                rare_word_df=rare_word_df,
+            ),
+        )
         return {w.word: w.compounds_used for w in plan.words}
 
     # get: 8 of 12 documents (common), its compound getname in 7; bar: 2, foobar in 1
@@ -287,30 +352,54 @@ def test_queries_without_a_rare_word_are_scored_at_q_one() -> None:
     # "upgrade" (df 1) is rare: the query keeps q = 0.8, and so does any query without the rule
     rare = plan_identifier_query("upgrade file", stats, lookup, settings)
     assert rare.q == 0.8 and not rare.plain
-    assert plan_identifier_query("read file", stats, lookup,
-                                 IdentifierSettings(q=0.8, span_max_df=1.0)).q == 0.8
+    assert (
+        plan_identifier_query(
+            "read file", stats, lookup, IdentifierSettings(q=0.8, span_max_df=1.0)
+        ).q
+        == 0.8
+    )
 
 
-FAMILY = ("apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "kiwi",
-          "lemon")
-MEMBERS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
-           "juliet", "kilo", "lima")
+FAMILY = ("apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "kiwi", "lemon")
+MEMBERS = (
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+)
 
 
 def family_docs() -> list[tuple[int, str]]:
     """Twelve generated files (one per 'zone') with the same ten functions, and some prose."""
     funcs = " ".join(f"fmt{name.title()}()" for name in FAMILY)
     return [(0, f"zone_{m} {funcs}") for m in MEMBERS] + [
-        (0, "read the whole file"), (0, "write the file back"), (0, "socket read deadline"),
-        (0, "readFile and writeFile"), (0, "the socket upgrade"), (0, "one more line")]
+        (0, "read the whole file"),
+        (0, "write the file back"),
+        (0, "socket read deadline"),
+        (0, "readFile and writeFile"),
+        (0, "the socket upgrade"),
+        (0, "one more line"),
+    ]
 
 
 def test_a_generated_family_shows_as_a_spike_in_words_per_df() -> None:
     stats = build(shards=1, docs=family_docs())
     # every member holds zone, fmt, the ten function names and their ten second parts
     family = {"zone", "fmt", *(f"fmt{n}" for n in FAMILY), *FAMILY}
-    assert {w for w in stats.words if (stats.split_df(w) or 0) == len(MEMBERS)
-            or stats.df_engine[stats.word_id[w]] == len(MEMBERS)} == family
+    assert {
+        w
+        for w in stats.words
+        if (stats.split_df(w) or 0) == len(MEMBERS)
+        or stats.df_engine[stats.word_id[w]] == len(MEMBERS)
+    } == family
     # nothing else has a df near 12 (9..16): the spike is its own count of words
     assert stats.family_excess(len(MEMBERS)) == pytest.approx(len(family))
     assert stats.family_excess(1) == 0.0  # a word of one document is no family
@@ -328,18 +417,28 @@ def test_queries_naming_a_generated_family_are_scored_at_q_one() -> None:
 
     on = IdentifierSettings(q=0.8, span_max_df=1.0)  # family_excess 3, the default
     named = plan_identifier_query("fmtCherry for zone_golf", stats, lookup, on)
-    assert named.plain and named.q == 1.0 and named.family in {"fmtcherry", "fmt", "cherry",
-                                                                "zone"}
+    assert named.plain and named.q == 1.0 and named.family in {"fmtcherry", "fmt", "cherry", "zone"}
     assert not plan_identifier_query("read the socket", stats, lookup, on).plain
-    off = plan_identifier_query("fmtCherry for zone_golf", stats, lookup,
-                                IdentifierSettings(q=0.8, span_max_df=1.0, family_excess=None))
+    off = plan_identifier_query(
+        "fmtCherry for zone_golf",
+        stats,
+        lookup,
+        IdentifierSettings(q=0.8, span_max_df=1.0, family_excess=None),
+    )
     assert off.q == 0.8 and not off.plain and off.family == ""
 
 
 def test_settings_are_validated() -> None:
-    for bad in ({"budget": 0}, {"cap": -1}, {"operator": "xor"}, {"span_max_df": 2.0},
-                {"select": "best"}, {"common": "some"}, {"rare_word_df": -1},
-                {"family_excess": 1.0}):
+    for bad in (
+        {"budget": 0},
+        {"cap": -1},
+        {"operator": "xor"},
+        {"span_max_df": 2.0},
+        {"select": "best"},
+        {"common": "some"},
+        {"rare_word_df": -1},
+        {"family_excess": 1.0},
+    ):
         with pytest.raises(UsageError):
             IdentifierSettings(**bad)
 
@@ -354,8 +453,9 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert loaded.compounds_of("read") == stats.compounds_of("read")
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "other", "directory", "foreign",
-                                    "pointer"])
+@pytest.mark.parametrize(
+    "damage", ["missing", "truncated", "other", "directory", "foreign", "pointer"]
+)
 def test_bad_files_are_refused_with_one_line(tmp_path: Path, damage: str) -> None:
     stats = build()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
@@ -372,8 +472,9 @@ def test_bad_files_are_refused_with_one_line(tmp_path: Path, damage: str) -> Non
     elif damage == "foreign":
         np.savez(path.open("wb"), meta=np.frombuffer(b'{"format": "x"}', np.uint8))
     else:
-        bad = IdentifierStats(**{**stats.__dict__, "parts_idx": stats.parts_idx + 10_000,
-                                 "word_id": {}})
+        bad = IdentifierStats(
+            **{**stats.__dict__, "parts_idx": stats.parts_idx + 10_000, "word_id": {}}
+        )
         save_identifier_stats(bad, path, "abc")
     with pytest.raises(UsageError) as err:
         load_identifier_stats(path, sha)
@@ -381,9 +482,11 @@ def test_bad_files_are_refused_with_one_line(tmp_path: Path, damage: str) -> Non
 
 
 def test_prose_is_recognised_as_not_applying() -> None:
-    prose = [(0, "the quick brown fox jumps over the lazy dog"),
-             (1, "a manual page describes the command and its options"),
-             (2, "see also the related commands for more details")]
+    prose = [
+        (0, "the quick brown fox jumps over the lazy dog"),
+        (1, "a manual page describes the command and its options"),
+        (2, "see also the related commands for more details"),
+    ]
     assert not build(docs=prose).applies
     assert build().applies and build().split_share > 0.2
 
@@ -392,26 +495,39 @@ def build_per_shard(docs: list[tuple[int, str]] = DOCS, shards: int = 3) -> Iden
     """As the vocabulary scan feeds the collector: each term vector with its shard's df,
     each shard's field doc_count."""
     shard_df: Counter[tuple[int, str]] = Counter(
-        (shard, t) for shard, text in docs for t in set(standard_terms(text) or []))
+        (shard, t) for shard, text in docs for t in set(standard_terms(text) or [])
+    )
     collector = SplitCollector("body")
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
-                   for t, n in counts.items()})
+        collector(
+            shard,
+            {"_source": {"body": text}},
+            {t: {"term_freq": n, "doc_freq": shard_df[shard, t]} for t, n in counts.items()},
+        )
     for shard in range(shards):
         collector.field_statistics(shard, sum(s == shard for s, _ in docs))
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="i", index_uuid="u", field="body",
-                                  shards=shards, doc_count=len(docs), created_at="now",
-                                  predictor="esqlog-linear")
+    return build_identifier_stats(
+        collector,
+        dict(df),
+        index="i",
+        index_uuid="u",
+        field="body",
+        shards=shards,
+        doc_count=len(docs),
+        created_at="now",
+        predictor="esqlog-linear",
+    )
 
 
 def test_each_shards_own_statistics_are_recorded() -> None:
     stats = build_per_shard()
     assert stats.per_shard and stats.shard_docs.tolist() == [2, 2, 2]
-    by_shard = [Counter(t for s, text in DOCS if s == k for t in set(standard_terms(text) or []))
-                for k in range(3)]
+    by_shard = [
+        Counter(t for s, text in DOCS if s == k for t in set(standard_terms(text) or []))
+        for k in range(3)
+    ]
     spread = {t for t in set().union(*by_shard) if sum(t in c for c in by_shard) > 1}
     assert set(stats.local_terms) == spread and "read" in spread  # "read" on every shard
     for term in spread:
@@ -428,8 +544,7 @@ def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
     lookup = df_lookup(stats)
     plan = plan_identifier_query("read the socket file", stats, lookup, ALL_SPANS, 1)
     assert all(len(w.groups) == 1 for w in plan.words)  # as on one shard
-    held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []}
-            for k in range(3)]
+    held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []} for k in range(3)]
     global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))
     listed_anywhere: set[str] = set()
     for k, per_word in enumerate(shard_groups(plan, stats)):
@@ -446,6 +561,7 @@ def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
                 def local(t: str, k: int = k) -> int:
                     row = stats.local_row.get(t)
                     return int(stats.local_df[row, k]) if row is not None else global_df[t]
+
                 idf = sum(math.log1p((n - local(t) + 0.5) / (local(t) + 0.5)) for t in terms)
                 assert boost * idf == pytest.approx(w.weight, rel=1e-12)
     assert listed_anywhere == {t for w in plan.words for g, _ in w.groups for t in g}
@@ -471,8 +587,9 @@ def test_the_one_dfs_query_holds_the_per_shard_queries_terms_exactly() -> None:
             theirs = {t for shard in per_shard for terms, _ in shard[k] for t in terms}
             assert mine == theirs, w.word
             for terms, boost in groups[k]:
-                idf = sum(math.log1p((n - global_df[t] + 0.5) / (global_df[t] + 0.5))
-                          for t in terms)
+                idf = sum(
+                    math.log1p((n - global_df[t] + 0.5) / (global_df[t] + 0.5)) for t in terms
+                )
                 assert boost * idf == pytest.approx(w.weight, rel=1e-12)
             if exact:
                 for shard in per_shard:
@@ -485,8 +602,9 @@ def test_the_one_dfs_query_holds_the_per_shard_queries_terms_exactly() -> None:
 
 
 @pytest.mark.parametrize("older", ["esqlog-identifiers/1", "esqlog-identifiers/2"])
-def test_per_shard_statistics_round_trip_and_older_files_are_refused(tmp_path: Path,
-                                                                     older: str) -> None:
+def test_per_shard_statistics_round_trip_and_older_files_are_refused(
+    tmp_path: Path, older: str
+) -> None:
     """Formats 1 and 2 have no checksum of their own: one line saying how to rewrite them."""
     stats = build_per_shard()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "abc")
@@ -530,10 +648,14 @@ def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> N
     """What a scan in one process per shard does (esqlog.identifiers.processes): the merged
     collector gives the same statistics as one collector reading the shards in turn, even
     where a casing first appears in a document whose term differs ("os.ReadFile")."""
-    docs = [(0, "see os.ReadFile for the details"), *DOCS, (0, "call net.DialTimeout here"),
-            (1, "DialTimeout dials with a deadline"),
-            (1, "ReadFile again; SetReadDeadline and readDeadline"),
-            (2, "WebSocket upgrade: handleWebSocketUpgrade")]
+    docs = [
+        (0, "see os.ReadFile for the details"),
+        *DOCS,
+        (0, "call net.DialTimeout here"),
+        (1, "DialTimeout dials with a deadline"),
+        (1, "ReadFile again; SetReadDeadline and readDeadline"),
+        (2, "WebSocket upgrade: handleWebSocketUpgrade"),
+    ]
     docs.sort(key=lambda d: d[0])  # a sequential scan reads shard after shard
     one = SplitCollector("body")
     apart = {k: SplitCollector("body") for k in range(3)}
@@ -562,30 +684,53 @@ def test_shards_collected_apart_and_absorbed_in_order_equal_one_collector() -> N
 
     def postings(c: SplitCollector) -> tuple[list[int], list[int]]:
         chunks = list(c.postings.chunks(1 << 20))
-        return ([t for ids, _ in chunks for t in ids.tolist()],
-                [n for _, lengths in chunks for n in lengths.tolist()])
+        return (
+            [t for ids, _ in chunks for t in ids.tolist()],
+            [n for _, lengths in chunks for n in lengths.tolist()],
+        )
+
     assert postings(merged) == postings(one)
     df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
 
     def stats_of(c: SplitCollector) -> IdentifierStats:
-        return build_identifier_stats(c, dict(df), index="i", index_uuid="u", field="body",
-                                      shards=3, doc_count=len(docs), created_at="now",
-                                      predictor="esqlog-linear")
+        return build_identifier_stats(
+            c,
+            dict(df),
+            index="i",
+            index_uuid="u",
+            field="body",
+            shards=3,
+            doc_count=len(docs),
+            created_at="now",
+            predictor="esqlog-linear",
+        )
+
     # the worker processes' path: each shard's collector as arrays, merged as arrays
     again = {k: SplitCollector("body") for k in range(3)}
     for shard, text in docs:
         counts = Counter(standard_terms(text))
-        again[shard](shard, {"_source": {"body": text}},
-                     {t: {"term_freq": n, "doc_freq": 1} for t, n in counts.items()})
+        again[shard](
+            shard,
+            {"_source": {"body": text}},
+            {t: {"term_freq": n, "doc_freq": 1} for t, n in counts.items()},
+        )
         again[shard].field_statistics(shard, 1)
     from_tables = SplitCollector("body")
-    merge_shards({k: (ShardScan({}, {}), c.tables()) for k, c in again.items()}, 3,
-                 from_tables, "i", "body")
+    merge_shards(
+        {k: (ShardScan({}, {}), c.tables()) for k, c in again.items()}, 3, from_tables, "i", "body"
+    )
     a, b, c = stats_of(one), stats_of(merged), stats_of(from_tables)
     for other in (b, c):
         assert a.words == other.words and a.local_terms == other.local_terms
-        for name in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "local_df",
-                     "shard_docs"):
+        for name in (
+            "df_engine",
+            "df_split",
+            "mask",
+            "parts_ptr",
+            "parts_idx",
+            "local_df",
+            "shard_docs",
+        ):
             assert np.array_equal(getattr(a, name), getattr(other, name)), name
     assert a.parts_of("readfile") == c.parts_of("readfile") == ("read", "file")
     merged.discard()  # absorb wrote the shards' postings to disk: delete them

@@ -20,8 +20,13 @@ PLUGIN = IdentifierSettings(engine_query="plugin")
 
 def test_the_clause_and_the_setting() -> None:
     assert synonym.clause("body", ("readfile", "read", "fileread"), 1.5) == {
-        "esqlog_terms": {"field": "body", "terms": ["fileread", "read", "readfile"],
-                         "boost": 1.5, "idf": False}}
+        "esqlog_terms": {
+            "field": "body",
+            "terms": ["fileread", "read", "readfile"],
+            "boost": 1.5,
+            "idf": False,
+        }
+    }
     assert IdentifierSettings().engine_query == "auto"
     with pytest.raises(UsageError, match="engine_query"):
         IdentifierSettings(engine_query="synonym")  # type: ignore[arg-type]
@@ -38,8 +43,7 @@ def _clauses(node: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("shards", [1, 3])
-def test_every_group_is_boosted_by_its_words_weight_laid_out_as_on_one_shard(
-        shards: int) -> None:
+def test_every_group_is_boosted_by_its_words_weight_laid_out_as_on_one_shard(shards: int) -> None:
     """No engine idf to divide out: the boost is the weight, every group of every word an
     esqlog_terms (one term too), and on several shards the plan is the one-shard one (one
     group per word, the fan-out's budget) whatever the caller's layout."""

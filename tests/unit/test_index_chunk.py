@@ -18,9 +18,14 @@ from esqlog.indexing.chunk import ChunkLimits, chunk_text
 from esqlog.indexing.languages import QUERIES, language_of
 from tests.support.sources import GO, JAVA
 
-GO_CHUNKS = [(None, "code", 1, 5), ("Builder", "type", 6, 11), ("Builder.Len", "method", 12, 14),
-             ("Builder.WriteRune", "method", 15, 21), (None, "code", 22, 23),
-             ("Repeat", "function", 24, 26)]
+GO_CHUNKS = [
+    (None, "code", 1, 5),
+    ("Builder", "type", 6, 11),
+    ("Builder.Len", "method", 12, 14),
+    ("Builder.WriteRune", "method", 15, 21),
+    (None, "code", 22, 23),
+    ("Repeat", "function", 24, 26),
+]
 
 PYTHON = '''\
 """Text wrapping and filling."""
@@ -53,17 +58,24 @@ def wrap(text, width=70, **kwargs):
 if __name__ == "__main__":
     print(wrap("hello"))
 '''
-PYTHON_CHUNKS = [(None, "code", 1, 7), ("TextWrapper", "class", 8, 12),
-                 ("TextWrapper.__init__", "method", 13, 15),
-                 ("TextWrapper._split", "method", 16, 23), ("wrap", "function", 24, 27),
-                 (None, "code", 28, 29)]
+PYTHON_CHUNKS = [
+    (None, "code", 1, 7),
+    ("TextWrapper", "class", 8, 12),
+    ("TextWrapper.__init__", "method", 13, 15),
+    ("TextWrapper._split", "method", 16, 23),
+    ("wrap", "function", 24, 27),
+    (None, "code", 28, 29),
+]
 
-JAVA_CHUNKS = [(None, "code", 1, 4), ("OrderService", "class", 5, 9),
-               ("OrderService.OrderService", "method", 10, 13),
-               ("OrderService.ordersOf", "method", 14, 19),
-               ("OrderService.Status", "class", 20, 21)]
+JAVA_CHUNKS = [
+    (None, "code", 1, 4),
+    ("OrderService", "class", 5, 9),
+    ("OrderService.OrderService", "method", 10, 13),
+    ("OrderService.ordersOf", "method", 14, 19),
+    ("OrderService.Status", "class", 20, 21),
+]
 
-RUBY = '''\
+RUBY = """\
 require "active_record"
 
 module Billing
@@ -80,12 +92,16 @@ module Billing
     end
   end
 end
-'''
-RUBY_CHUNKS = [(None, "code", 1, 2), ("Billing", "class", 3, 3),
-               ("Billing.Invoice", "class", 4, 7), ("Billing.Invoice.overdue", "method", 8, 11),
-               ("Billing.Invoice.total", "method", 12, 16)]
+"""
+RUBY_CHUNKS = [
+    (None, "code", 1, 2),
+    ("Billing", "class", 3, 3),
+    ("Billing.Invoice", "class", 4, 7),
+    ("Billing.Invoice.overdue", "method", 8, 11),
+    ("Billing.Invoice.total", "method", 12, 16),
+]
 
-JAVASCRIPT = '''\
+JAVASCRIPT = """\
 const express = require("express");
 const router = express.Router();
 
@@ -107,12 +123,17 @@ export class Cache {
     return this.map.get(key);
   }
 }
-'''
-JAVASCRIPT_CHUNKS = [(None, "code", 1, 3), ("findUser", "function", 4, 8),
-                     ("handler", "function", 9, 12), ("Cache", "class", 13, 13),
-                     ("Cache.constructor", "method", 14, 17), ("Cache.get", "method", 18, 21)]
+"""
+JAVASCRIPT_CHUNKS = [
+    (None, "code", 1, 3),
+    ("findUser", "function", 4, 8),
+    ("handler", "function", 9, 12),
+    ("Cache", "class", 13, 13),
+    ("Cache.constructor", "method", 14, 17),
+    ("Cache.get", "method", 18, 21),
+]
 
-TYPESCRIPT = '''\
+TYPESCRIPT = """\
 import { Injectable } from "@angular/core";
 
 export interface Todo {
@@ -130,11 +151,15 @@ export class TodoStore {
     return todo;
   }
 }
-'''
-TYPESCRIPT_CHUNKS = [(None, "code", 1, 2), ("Todo", "class", 3, 7),
-                     ("TodoStore", "class", 8, 11), ("TodoStore.add", "method", 12, 17)]
+"""
+TYPESCRIPT_CHUNKS = [
+    (None, "code", 1, 2),
+    ("Todo", "class", 3, 7),
+    ("TodoStore", "class", 8, 11),
+    ("TodoStore.add", "method", 12, 17),
+]
 
-RUST = '''\
+RUST = """\
 use std::fmt;
 
 /// A point in the plane.
@@ -156,12 +181,17 @@ impl fmt::Display for Point {
         write!(f, "({}, {})", self.x, self.y)
     }
 }
-'''
-RUST_CHUNKS = [(None, "code", 1, 2), ("Point", "type", 3, 9), ("Point", "class", 10, 10),
-               ("Point.norm", "method", 11, 16), ("Point", "class", 17, 17),
-               ("Point.fmt", "method", 18, 21)]
+"""
+RUST_CHUNKS = [
+    (None, "code", 1, 2),
+    ("Point", "type", 3, 9),
+    ("Point", "class", 10, 10),
+    ("Point.norm", "method", 11, 16),
+    ("Point", "class", 17, 17),
+    ("Point.fmt", "method", 18, 21),
+]
 
-C = '''\
+C = """\
 #include <stdlib.h>
 
 /* A singly linked list node. */
@@ -184,11 +214,15 @@ int list_len(const node_t *head) {
     for (; head; head = head->next) n++;
     return n;
 }
-'''
-C_CHUNKS = [(None, "code", 1, 2), ("node_t", "type", 3, 8), ("list_push", "function", 9, 17),
-            ("list_len", "function", 18, 22)]
+"""
+C_CHUNKS = [
+    (None, "code", 1, 2),
+    ("node_t", "type", 3, 8),
+    ("list_push", "function", 9, 17),
+    ("list_len", "function", 18, 22),
+]
 
-CPP = '''\
+CPP = """\
 #include <string>
 
 namespace net {
@@ -211,17 +245,28 @@ T Clamp(T v, T lo, T hi) {
 }
 
 }  // namespace net
-'''
-CPP_CHUNKS = [(None, "code", 1, 2), ("net", "module", 3, 4), ("net.Url", "class", 5, 6),
-              ("net.Url.Url", "method", 7, 8), ("net.Url.IsValid", "method", 9, 12),
-              ("net.Url", "class", 13, 16), ("net.Clamp", "function", 17, 21),
-              ("net", "module", 22, 22)]
+"""
+CPP_CHUNKS = [
+    (None, "code", 1, 2),
+    ("net", "module", 3, 4),
+    ("net.Url", "class", 5, 6),
+    ("net.Url.Url", "method", 7, 8),
+    ("net.Url.IsValid", "method", 9, 12),
+    ("net.Url", "class", 13, 16),
+    ("net.Clamp", "function", 17, 21),
+    ("net", "module", 22, 22),
+]
 
 CASES = {
-    "go": (GO, GO_CHUNKS), "python": (PYTHON, PYTHON_CHUNKS), "java": (JAVA, JAVA_CHUNKS),
-    "ruby": (RUBY, RUBY_CHUNKS), "javascript": (JAVASCRIPT, JAVASCRIPT_CHUNKS),
-    "typescript": (TYPESCRIPT, TYPESCRIPT_CHUNKS), "rust": (RUST, RUST_CHUNKS),
-    "c": (C, C_CHUNKS), "cpp": (CPP, CPP_CHUNKS),
+    "go": (GO, GO_CHUNKS),
+    "python": (PYTHON, PYTHON_CHUNKS),
+    "java": (JAVA, JAVA_CHUNKS),
+    "ruby": (RUBY, RUBY_CHUNKS),
+    "javascript": (JAVASCRIPT, JAVASCRIPT_CHUNKS),
+    "typescript": (TYPESCRIPT, TYPESCRIPT_CHUNKS),
+    "rust": (RUST, RUST_CHUNKS),
+    "c": (C, C_CHUNKS),
+    "cpp": (CPP, CPP_CHUNKS),
 }
 
 
@@ -263,11 +308,17 @@ def test_doc_comments_and_decorators_stay_with_their_function() -> None:
 def test_every_go_type_is_a_symbol_one_line_and_grouped_ones_too() -> None:
     """gin's ``type formSource map[string][]string`` had no definition entry: only struct
     and interface types were symbols."""
-    text = ("package binding\n\n// formSource is a form.\ntype formSource map[string][]string\n"
-            "\ntype (\n\t// A counts.\n\tA int\n\tB = string\n)\n\ntype G[T any] []T\n")
+    text = (
+        "package binding\n\n// formSource is a form.\ntype formSource map[string][]string\n"
+        "\ntype (\n\t// A counts.\n\tA int\n\tB = string\n)\n\ntype G[T any] []T\n"
+    )
     chunks = _tiles(text, "go")
     assert [(c.symbol, c.kind, c.start_line) for c in chunks if c.symbol] == [
-        ("formSource", "type", 3), ("A", "type", 7), ("B", "type", 9), ("G", "type", 12)]
+        ("formSource", "type", 3),
+        ("A", "type", 7),
+        ("B", "type", 9),
+        ("G", "type", 12),
+    ]
 
 
 def test_a_trailing_comment_is_not_taken_as_the_next_functions_doc() -> None:
@@ -283,8 +334,7 @@ def test_long_functions_are_windowed_within_the_limits() -> None:
     chunks = _tiles(text, "python", limits)
     assert len(chunks) > 2
     assert all(c.symbol == "big" and c.kind == "function" for c in chunks)
-    assert all(c.end_line - c.start_line + 1 <= 150 and len(c.content) <= 4000
-               for c in chunks)
+    assert all(c.end_line - c.start_line + 1 <= 150 and len(c.content) <= 4000 for c in chunks)
     assert sum(c.content.endswith("\n\n") for c in chunks[:-1]) >= 1  # cut at blank lines
 
 
@@ -304,8 +354,7 @@ def test_text_without_words_has_no_chunks_and_wordless_lines_join_a_neighbour() 
 def test_line_numbers_count_newlines_only() -> None:
     text = "x = 1\n\x0c\ndef f():\n    return 1\n"  # a form feed, as CPython's sources have
     chunks = _tiles(text, "python")
-    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [(None, 1, 2),
-                                                                      ("f", 3, 4)]
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [(None, 1, 2), ("f", 3, 4)]
 
 
 def test_broken_code_still_tiles() -> None:
@@ -314,9 +363,10 @@ def test_broken_code_still_tiles() -> None:
 
 
 def test_language_by_name() -> None:
-    assert [language_of(p) for p in ("a/b.go", "x.PY", "Makefile", "t.tsx", "inc/x.h",
-                                     "README", "doc.md")] == [
-        "go", "python", "make", "tsx", "cpp", "text", "markdown"]
+    assert [
+        language_of(p)
+        for p in ("a/b.go", "x.PY", "Makefile", "t.tsx", "inc/x.h", "README", "doc.md")
+    ] == ["go", "python", "make", "tsx", "cpp", "text", "markdown"]
 
 
 def test_esqlogs_own_sources_tile() -> None:

@@ -60,7 +60,10 @@ def test_ignore_files_that_are_not_regular_files_are_not_read(tmp_path: Path) ->
     kept, report = done[0]
     assert kept == ["big/a.py", "sub/a.py"]  # the over-large file's *.py did not apply
     assert sorted(report.skipped_paths[IGNORE_FILE_SKIPPED]) == [
-        ".gitignore", "big/.gitignore", "sub/.gitignore"]
+        ".gitignore",
+        "big/.gitignore",
+        "sub/.gitignore",
+    ]
 
 
 def test_folders_nested_past_the_recursion_limit(tmp_path: Path) -> None:
@@ -106,12 +109,22 @@ def test_the_parts_of_a_cut_line_read_back_as_one_line() -> None:
     text = "def f():\n    return 1\n" + "word " * 900 + "\nend = 2\n"
     chunks = chunk_text(text, "python", ChunkLimits(max_lines=150, max_chars=500))
     assert len(chunks) > 9
-    hits = [{"_id": str(n), "_source": {"content": c.content, "path": "a.py",
-                                         "start_line": c.start_line, "chunk": n}}
-            for n, c in enumerate(chunks)]
+    hits = [
+        {
+            "_id": str(n),
+            "_source": {
+                "content": c.content,
+                "path": "a.py",
+                "start_line": c.start_line,
+                "chunk": n,
+            },
+        }
+        for n, c in enumerate(chunks)
+    ]
     read = whole_lines(list(reversed(hits)), "content")
-    numbered = [(n, line) for c in read
-                for n, line in enumerate(source_lines(c.text), start=c.start_line)]
+    numbered = [
+        (n, line) for c in read for n, line in enumerate(source_lines(c.text), start=c.start_line)
+    ]
     assert numbered == list(enumerate(source_lines(text), start=1))
 
 
@@ -137,12 +150,21 @@ def test_gitignore_negations_agree_with_git(tmp_path: Path, rules: str) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(f"text of {rel}\n")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"],
-                            cwd=tmp_path, check=True, capture_output=True, text=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     kept, _ = _kept(tmp_path)
     assert kept == sorted(listed.stdout.split())
     dropped = sorted(set(NEGATIONS[rules]) - set(kept))
-    checked = subprocess.run(["git", "check-ignore", "--stdin"], cwd=tmp_path,
-                             input="\n".join(kept + dropped) + "\n", capture_output=True,
-                             text=True)
+    checked = subprocess.run(
+        ["git", "check-ignore", "--stdin"],
+        cwd=tmp_path,
+        input="\n".join(kept + dropped) + "\n",
+        capture_output=True,
+        text=True,
+    )
     assert not set(checked.stdout.split()) & set(kept)

@@ -30,9 +30,9 @@ def _read_after(root: Path, swap: object) -> tuple[list[SourceFile], WalkReport]
     files = list_files(root, options, report)
     swap()  # type: ignore[operator]
     done: list[list[SourceFile]] = []
-    worker = threading.Thread(target=lambda: done.append(list(read_files(files, options,
-                                                                         report))),
-                              daemon=True)
+    worker = threading.Thread(
+        target=lambda: done.append(list(read_files(files, options, report))), daemon=True
+    )
     worker.start()
     worker.join(30)
     assert done, "reading the listed files blocked"
@@ -109,21 +109,35 @@ def test_an_unreadable_ignore_file_is_counted_once(tmp_path: Path) -> None:
     os.mkfifo(root / ".gitignore")
     _, report = _read_after(root, lambda: None)
     counted = [(reason, p) for reason, paths in report.skipped_paths.items() for p in paths]
-    assert sorted(counted) == [(IGNORE_FILE_SKIPPED, ".gitignore"),
-                               (IGNORE_FILE_SKIPPED, "a/.gitignore")]
+    assert sorted(counted) == [
+        (IGNORE_FILE_SKIPPED, ".gitignore"),
+        (IGNORE_FILE_SKIPPED, "a/.gitignore"),
+    ]
     assert sum(report.skipped.values()) == 2
 
 
 def test_agent_configuration_is_skipped_and_agent_instructions_kept(tmp_path: Path) -> None:
     root = _tree(tmp_path)
-    configs = [".mcp.json", ".cursor/mcp.json", ".claude/settings.json", ".codex/config.toml",
-               ".gemini/settings.json", ".vscode/mcp.json", ".cursorrules"]
+    configs = [
+        ".mcp.json",
+        ".cursor/mcp.json",
+        ".claude/settings.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+        ".vscode/mcp.json",
+        ".cursorrules",
+    ]
     for name in [*configs, "AGENTS.md", "CLAUDE.md", ".vscode/settings.json"]:
         (root / name).parent.mkdir(exist_ok=True)
         (root / name).write_text('{"mcpServers": {"x": {"env": {"TOKEN": "t0ken"}}}}\n')
     read, report = _read_after(root, lambda: None)
-    assert {f.path for f in read} == {"a.py", "b.py", "AGENTS.md", "CLAUDE.md",
-                                      ".vscode/settings.json"}
+    assert {f.path for f in read} == {
+        "a.py",
+        "b.py",
+        "AGENTS.md",
+        "CLAUDE.md",
+        ".vscode/settings.json",
+    }
     assert sorted(report.skipped_paths[AGENT_CONFIG]) == sorted(
-        [".mcp.json", ".cursor", ".claude", ".codex", ".gemini", ".vscode/mcp.json",
-         ".cursorrules"])
+        [".mcp.json", ".cursor", ".claude", ".codex", ".gemini", ".vscode/mcp.json", ".cursorrules"]
+    )

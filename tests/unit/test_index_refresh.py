@@ -30,17 +30,25 @@ def _vocabulary() -> Vocabulary:
     keys = np.array([term_hash(t) for t in names], dtype=np.uint64)
     order = np.argsort(keys)
     df = np.array([TERMS[t] for t in names], dtype=np.uint32)[order]
-    return Vocabulary("code", "uuid", "content", 10, 100, 10, "2026-12-02", keys[order], df,
-                      build_bloom(names))
+    return Vocabulary(
+        "code", "uuid", "content", 10, 100, 10, "2026-12-02", keys[order], df, build_bloom(names)
+    )
 
 
 def test_df_moves_by_the_changed_documents_and_new_terms_are_found() -> None:
-    changes = Changes(old=[{"writefile": 1, "buffer": 2}],
-                      new=[{"frobnicatewidget": 1, "buffer": 1}, {"buffer": 3}])
+    changes = Changes(
+        old=[{"writefile": 1, "buffer": 2}],
+        new=[{"frobnicatewidget": 1, "buffer": 1}, {"buffer": 3}],
+    )
     vocab, before = refreshed_vocabulary(_vocabulary(), changes, 11, 104, 11)
     assert before == {"writefile": 1, "buffer": 7, "frobnicatewidget": 0}
     assert vocab.df_of(["readfile", "writefile", "buffer", "frobnicatewidget", "absent"]) == {
-        "readfile": 3, "writefile": 0, "buffer": 8, "frobnicatewidget": 1, "absent": 0}
+        "readfile": 3,
+        "writefile": 0,
+        "buffer": 8,
+        "frobnicatewidget": 1,
+        "absent": 0,
+    }
     assert vocab.might_hold("frobnicatewidget") and len(vocab) == 4
     assert (vocab.doc_count, vocab.sum_ttf, vocab.live_docs) == (11, 104, 11)
     assert np.all(np.diff(vocab.hashes.astype(np.float64)) > 0)  # still sorted, unique
@@ -53,11 +61,27 @@ def test_bloom_bits_are_build_blooms() -> None:
 
 
 def test_the_refresh_budget_is_five_percent_of_live_documents_on_one_shard() -> None:
-    base = dict(index="code", index_uuid="u", field="content", q=0.7, h_tok=0.04,
-                h_tok_low=0.04, h_tok_high=0.04, h_tok_method="exact", doc_count=2000,
-                live_docs=2000, sum_ttf=10, avgdl=1.0, shards=1, analyzer="standard",
-                splits_identifiers=False, predictor="p", predictor_version="1", engine="e",
-                engine_version="1")
+    base = dict(
+        index="code",
+        index_uuid="u",
+        field="content",
+        q=0.7,
+        h_tok=0.04,
+        h_tok_low=0.04,
+        h_tok_high=0.04,
+        h_tok_method="exact",
+        doc_count=2000,
+        live_docs=2000,
+        sum_ttf=10,
+        avgdl=1.0,
+        shards=1,
+        analyzer="standard",
+        splits_identifiers=False,
+        predictor="p",
+        predictor_version="1",
+        engine="e",
+        engine_version="1",
+    )
     assert room(Calibration(**base)) == 100  # type: ignore[arg-type]
     assert room(Calibration(**{**base, "refreshed_docs": 60})) == 40  # type: ignore[arg-type]
     assert room(Calibration(**{**base, "refreshed_docs": 200})) == 0  # type: ignore[arg-type]
@@ -72,9 +96,18 @@ def _scratch(texts: list[str]) -> tuple[Vocabulary, IdentifierStats]:
     names = sorted(df)
     keys = np.array([term_hash(t) for t in names], dtype=np.uint64)
     order = np.argsort(keys)
-    vocab = Vocabulary("code", "uuid", "content", len(texts), 100, len(texts), "now",
-                       keys[order], np.array([df[t] for t in names], np.uint32)[order],
-                       build_bloom(names))
+    vocab = Vocabulary(
+        "code",
+        "uuid",
+        "content",
+        len(texts),
+        100,
+        len(texts),
+        "now",
+        keys[order],
+        np.array([df[t] for t in names], np.uint32)[order],
+        build_bloom(names),
+    )
     return vocab, build(shards=1, docs=docs)
 
 
@@ -82,22 +115,29 @@ def _terms(text: str) -> dict[str, int]:
     return dict(Counter(standard_terms(text)))
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    ([], ["func readConfig() { return os.ReadFile(path) }"]),  # an add
-    (["ReadFile reads a file; read_all reads everything"], []),  # a delete
-    (["read the whole file into memory"], ["readFile the whole file into memory"]),  # an edit
-])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ([], ["func readConfig() { return os.ReadFile(path) }"]),  # an add
+        (["ReadFile reads a file; read_all reads everything"], []),  # a delete
+        (["read the whole file into memory"], ["readFile the whole file into memory"]),  # an edit
+    ],
+)
 def test_a_refresh_moves_split_dfs_as_a_full_calibration_counts_them(
-        old: list[str], new: list[str]) -> None:
+    old: list[str], new: list[str]
+) -> None:
     """Adding a document moves a word's split df up, deleting one moves it down: after the
     refresh every word of the full calibration of the same documents has its df."""
     before_texts = [text for _, text in DOCS]
     after_texts = [t for t in before_texts if t not in old] + new
     vocab, stats = _scratch(before_texts)
-    changes = Changes(old=[_terms(t) for t in old], new=[_terms(t) for t in new],
-                      texts=list(new), new_ids=[f"n{k}" for k in range(len(new))])
-    moved, df_before = refreshed_vocabulary(vocab, changes, len(after_texts), 100,
-                                            len(after_texts))
+    changes = Changes(
+        old=[_terms(t) for t in old],
+        new=[_terms(t) for t in new],
+        texts=list(new),
+        new_ids=[f"n{k}" for k in range(len(new))],
+    )
+    moved, df_before = refreshed_vocabulary(vocab, changes, len(after_texts), 100, len(after_texts))
     got = refreshed_stats(stats, moved, df_before, changes, len(after_texts))
     _, want = _scratch(after_texts)
     got_split = dict(zip(got.words, got.df_split.tolist(), strict=True))

@@ -41,8 +41,7 @@ def stats_file(tmp_path: Path) -> tuple[IdentifierStats, Path]:
     return stats, path
 
 
-def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None]
-              ) -> Path:
+def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None]) -> Path:
     """The file with ``change`` applied to its arrays and metadata and its own checksum
     recomputed: a forged file that only the checks after the checksum can refuse."""
     with np.load(path) as data:
@@ -50,10 +49,12 @@ def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any
     meta = json.loads(bytes(arrays.pop("meta")).decode())
     change(arrays, meta)
     digest = pieces_digest if meta["format"] == FORMAT else array_digest  # the format's own
-    meta["sha256"] = digest({k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data)
-                             for k, a in arrays.items()})
-    path.write_bytes(npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8),
-                                **arrays}))
+    meta["sha256"] = digest(
+        {k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data) for k, a in arrays.items()}
+    )
+    path.write_bytes(
+        npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays})
+    )
     return path
 
 
@@ -73,8 +74,17 @@ def test_a_mapped_load_gives_the_arrays_and_words_written(tmp_path: Path) -> Non
     assert isinstance(loaded.words, MappedTerms)
     assert list(loaded.words) == list(stats.words) and len(loaded.words) == len(stats.words)
     assert loaded.words[-1] == stats.words[-1] and loaded.words[1:3] == list(stats.words[1:3])
-    for key in ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "comp_ptr",
-                "comp_idx", "local_df", "shard_docs"):
+    for key in (
+        "df_engine",
+        "df_split",
+        "mask",
+        "parts_ptr",
+        "parts_idx",
+        "comp_ptr",
+        "comp_idx",
+        "local_df",
+        "shard_docs",
+    ):
         assert np.array_equal(getattr(loaded, key), getattr(stats, key)), key
     assert not loaded.df_engine.flags.writeable  # read-only: mapped, not copied
     for k, word in enumerate(stats.words):
@@ -101,17 +111,23 @@ def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 
 
-@pytest.mark.parametrize(("version", "dropped"), [
-    (3, ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx", *LOCAL_INDEX)),
-    (4, LOCAL_INDEX)])
+@pytest.mark.parametrize(
+    ("version", "dropped"),
+    [
+        (3, ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx", *LOCAL_INDEX)),
+        (4, LOCAL_INDEX),
+    ],
+)
 def test_an_older_file_without_the_word_index_still_loads(
-        tmp_path: Path, version: int, dropped: tuple[str, ...]) -> None:
+    tmp_path: Path, version: int, dropped: tuple[str, ...]
+) -> None:
     stats, path = stats_file(tmp_path)
 
     def older(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
         for key in dropped:
             del arrays[key]
         meta["format"] = f"esqlog-identifiers/{version}"
+
     loaded = load_identifier_stats(rewritten(path, older), "v")
     assert isinstance(loaded.words, list if version == 3 else MappedTerms)
     assert list(loaded.words) == list(stats.words)
@@ -125,16 +141,16 @@ def test_an_older_file_without_the_word_index_still_loads(
 def test_a_file_without_every_index_member_of_its_format_is_refused(tmp_path: Path) -> None:
     """A format-5 file lacking its per-shard terms' index is no file esqlog wrote."""
     _, path = stats_file(tmp_path)
-    refused(rewritten(path, lambda arrays, meta: arrays.pop("local_word_order")),
-            "unknown format")
+    refused(rewritten(path, lambda arrays, meta: arrays.pop("local_word_order")), "unknown format")
 
 
 def test_the_per_shard_terms_are_read_in_place(tmp_path: Path) -> None:
     stats, path = stats_file(tmp_path)
     for loaded in (load_identifier_stats(path, "v"), load_shard_counts(path, "v")):
         terms = getattr(loaded, "local_terms", None)
-        assert terms is None or (isinstance(terms, MappedTerms) and list(terms) == list(
-            stats.local_terms))
+        assert terms is None or (
+            isinstance(terms, MappedTerms) and list(terms) == list(stats.local_terms)
+        )
         assert isinstance(loaded.local_row, TermIds) and len(stats.local_row) > 3
         assert dict(loaded.local_row) == dict(stats.local_row)
         for term, row in stats.local_row.items():
@@ -143,37 +159,52 @@ def test_the_per_shard_terms_are_read_in_place(tmp_path: Path) -> None:
         assert np.array_equal(loaded.local_df, stats.local_df)
 
 
-def _set(key: str, value: Callable[[np.ndarray], np.ndarray]
-         ) -> Callable[[dict[str, np.ndarray], dict[str, Any]], None]:
+def _set(
+    key: str, value: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[dict[str, np.ndarray], dict[str, Any]], None]:
     def change(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
         arrays[key] = value(arrays[key])
+
     return change
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    (_set("word_order", lambda a: a + 1), ("word_order",)),
-    (_set("word_order", lambda a: np.zeros_like(a)), ("word_order",)),
-    (_set("word_starts", lambda a: a * 2), ("word_starts",)),
-    (_set("word_starts", lambda a: np.concatenate((a[:1], a[2:3], a[1:2], a[3:]))),
-     ("word_starts",)),
-    (_set("word_keys", lambda a: a[::-1].copy()), ("word_keys",)),
-    (_set("word_keys", lambda a: a[1:]), ("hashes",)),
-    (_set("comp_idx", lambda a: a + 10_000), ("comp_idx",)),
-    (_set("comp_ptr", lambda a: a[::-1].copy()), ("comp_ptr",)),
-    (_set("words", lambda a: np.where(a == ord("r"), 0xFF, a).astype(np.uint8)), ("UTF-8",)),
-    (_set("word_order", lambda a: a.astype(np.int64)), ("damaged",)),  # wrong dtype
-    (_set("words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)), ("UTF-8",)),
-    (lambda arrays, meta: arrays.update(comp_idx=np.full_like(
-        arrays["comp_idx"], arrays["word_order"].size)), ("comp_idx",)),  # one past the end
-    (_set("local_word_order", lambda a: a + 1), ("local_word_order",)),
-    (_set("local_word_starts", lambda a: a * 2), ("local_word_starts",)),
-    (_set("local_word_keys", lambda a: a[::-1].copy()), ("local_word_keys",)),
-    (_set("local_words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)),
-     ("UTF-8",)),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (_set("word_order", lambda a: a + 1), ("word_order",)),
+        (_set("word_order", lambda a: np.zeros_like(a)), ("word_order",)),
+        (_set("word_starts", lambda a: a * 2), ("word_starts",)),
+        (
+            _set("word_starts", lambda a: np.concatenate((a[:1], a[2:3], a[1:2], a[3:]))),
+            ("word_starts",),
+        ),
+        (_set("word_keys", lambda a: a[::-1].copy()), ("word_keys",)),
+        (_set("word_keys", lambda a: a[1:]), ("hashes",)),
+        (_set("comp_idx", lambda a: a + 10_000), ("comp_idx",)),
+        (_set("comp_ptr", lambda a: a[::-1].copy()), ("comp_ptr",)),
+        (_set("words", lambda a: np.where(a == ord("r"), 0xFF, a).astype(np.uint8)), ("UTF-8",)),
+        (_set("word_order", lambda a: a.astype(np.int64)), ("damaged",)),  # wrong dtype
+        (_set("words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)), ("UTF-8",)),
+        (
+            lambda arrays, meta: arrays.update(
+                comp_idx=np.full_like(arrays["comp_idx"], arrays["word_order"].size)
+            ),
+            ("comp_idx",),
+        ),  # one past the end
+        (_set("local_word_order", lambda a: a + 1), ("local_word_order",)),
+        (_set("local_word_starts", lambda a: a * 2), ("local_word_starts",)),
+        (_set("local_word_keys", lambda a: a[::-1].copy()), ("local_word_keys",)),
+        (
+            _set("local_words", lambda a: np.concatenate((a[:-1], [0xC3])).astype(np.uint8)),
+            ("UTF-8",),
+        ),
+    ],
+)
 def test_a_forged_word_index_is_refused_in_one_line(
-        tmp_path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any]], None],
-        words: tuple[str, ...]) -> None:
+    tmp_path: Path,
+    change: Callable[[dict[str, np.ndarray], dict[str, Any]], None],
+    words: tuple[str, ...],
+) -> None:
     _, path = stats_file(tmp_path)
     refused(rewritten(path, change), *words)
 
@@ -208,8 +239,18 @@ def test_a_symlink_to_the_file_loads_and_one_to_a_device_is_refused(tmp_path: Pa
 def test_a_mapped_snapshot_equals_the_one_written(tmp_path: Path) -> None:
     terms = [f"t{k}" for k in range(500)]
     keys = np.array(sorted({term_hash(t) for t in terms}), np.uint64)
-    vocab = Vocabulary("i", "u", "body", 600, 5000, 600, "now", keys,
-                       np.arange(1, keys.size + 1, dtype=np.uint32), build_bloom(terms))
+    vocab = Vocabulary(
+        "i",
+        "u",
+        "body",
+        600,
+        5000,
+        600,
+        "now",
+        keys,
+        np.arange(1, keys.size + 1, dtype=np.uint32),
+        build_bloom(terms),
+    )
     path, digest = save_vocabulary(vocab, tmp_path / "x.vocab.npz")
     loaded = load_vocabulary(path, digest)
     assert np.array_equal(loaded.hashes, vocab.hashes) and np.array_equal(loaded.df, vocab.df)

@@ -21,54 +21,102 @@ def _unknown(field: str, text: str) -> int | None:
 
 # --- search analyzers ---------------------------------------------------------------------
 
+
 def _mapping(**fields: tuple[str, str]) -> dict[str, Any]:
-    return {f: {"full_name": f, "mapping": {f.split(".")[-1]: {
-        "type": "text", "analyzer": a, "search_analyzer": s}}} for f, (a, s) in fields.items()}
+    return {
+        f: {
+            "full_name": f,
+            "mapping": {f.split(".")[-1]: {"type": "text", "analyzer": a, "search_analyzer": s}},
+        }
+        for f, (a, s) in fields.items()
+    }
 
 
 def test_search_analyses_follow_what_the_engine_reports() -> None:
     analysis = {
-        "analyzer": {"default_search": {"type": "standard", "stopwords": ["file"]},
-                     "syn": {"tokenizer": "standard", "filter": ["lowercase", "rf"]},
-                     "ws": {"tokenizer": "whitespace"}},
+        "analyzer": {
+            "default_search": {"type": "standard", "stopwords": ["file"]},
+            "syn": {"tokenizer": "standard", "filter": ["lowercase", "rf"]},
+            "ws": {"tokenizer": "whitespace"},
+        },
         "filter": {"rf": {"type": "synonym_graph", "synonyms": ["rf, read file"]}},
     }
-    found = search_analyses_of(_mapping(
-        plain=("default", "default"), std=("standard", "standard"),
-        ds=("default", "default_search"), syn=("standard", "syn"), ws=("standard", "ws"),
-        kuro=("standard", "kuromoji")), analysis, ["plain", "std", "ds", "syn", "ws", "kuro",
-                                                   "gone"])
-    assert [f for f in ("plain", "std", "ds", "syn", "ws") if found.standard(f)] == ["plain",
-                                                                                      "std"]
+    found = search_analyses_of(
+        _mapping(
+            plain=("default", "default"),
+            std=("standard", "standard"),
+            ds=("default", "default_search"),
+            syn=("standard", "syn"),
+            ws=("standard", "ws"),
+            kuro=("standard", "kuromoji"),
+        ),
+        analysis,
+        ["plain", "std", "ds", "syn", "ws", "kuro", "gone"],
+    )
+    assert [f for f in ("plain", "std", "ds", "syn", "ws") if found.standard(f)] == ["plain", "std"]
     assert [f for f in ("plain", "ds", "syn", "ws", "kuro", "gone") if found.exact(f)] == [
-        "plain", "ds", "ws"]
-    assert found.per_field() == {"plain": None, "std": None, "ds": "default_search",
-                                 "syn": "syn", "ws": "ws", "kuro": "kuromoji"}
+        "plain",
+        "ds",
+        "ws",
+    ]
+    assert found.per_field() == {
+        "plain": None,
+        "std": None,
+        "ds": "default_search",
+        "syn": "syn",
+        "ws": "ws",
+        "kuro": "kuromoji",
+    }
 
 
 def test_a_custom_analyzer_named_like_a_builtin_is_not_the_builtin() -> None:
-    found = search_analyses_of(_mapping(a=("standard", "standard"), b=("default", "default")),
-                               {"analyzer": {"standard": {"tokenizer": "whitespace"},
-                                             "default": {"tokenizer": "whitespace"}}},
-                               ["a", "b"])
+    found = search_analyses_of(
+        _mapping(a=("standard", "standard"), b=("default", "default")),
+        {
+            "analyzer": {
+                "standard": {"tokenizer": "whitespace"},
+                "default": {"tokenizer": "whitespace"},
+            }
+        },
+        ["a", "b"],
+    )
     assert not found.standard("a") and not found.standard("b")
     assert found.exact("a") and found.exact("b")
 
 
 # --- min_score ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("min_score", "query", "expected"), [
-    (None, {"match": {"f": "x"}}, False),
-    (0.0, {"match": {"f": "x"}}, True),
-    (None, {"function_score": {"query": {"match": {"f": "x"}}, "min_score": 1}}, True),
-    (None, {"bool": {"filter": [{"script_score": {"query": {"match_all": {}},
-                                                  "script": {"source": "1"},
-                                                  "min_score": 2}}]}}, True),
-    (None, {"function_score": {"query": {"match": {"f": "x"}}}}, False),
-    (None, {"term": {"min_score": 3}}, False),  # a field named min_score is no threshold
-])
-def test_searches_filtering_on_scores_are_recognised(min_score: Any, query: Any,
-                                                     expected: bool) -> None:
+
+@pytest.mark.parametrize(
+    ("min_score", "query", "expected"),
+    [
+        (None, {"match": {"f": "x"}}, False),
+        (0.0, {"match": {"f": "x"}}, True),
+        (None, {"function_score": {"query": {"match": {"f": "x"}}, "min_score": 1}}, True),
+        (
+            None,
+            {
+                "bool": {
+                    "filter": [
+                        {
+                            "script_score": {
+                                "query": {"match_all": {}},
+                                "script": {"source": "1"},
+                                "min_score": 2,
+                            }
+                        }
+                    ]
+                }
+            },
+            True,
+        ),
+        (None, {"function_score": {"query": {"match": {"f": "x"}}}}, False),
+        (None, {"term": {"min_score": 3}}, False),  # a field named min_score is no threshold
+    ],
+)
+def test_searches_filtering_on_scores_are_recognised(
+    min_score: Any, query: Any, expected: bool
+) -> None:
     assert filters_on_score(min_score, query) is expected
 
 
@@ -84,16 +132,21 @@ def test_a_function_score_min_score_subtree_is_never_rewritten() -> None:
 
 # --- clause counting and joins --------------------------------------------------------------
 
+
 def test_clause_counts_bound_what_lucene_counts() -> None:
-    query = {"bool": {"should": [{"term": {"f": "a"}}, {"match": {"g": "abc de"}}],
-                      "filter": [{"range": {"n": {"gte": 1}}}],
-                      "must_not": {"dis_max": {"queries": [{"term": {"f": "x"}}] * 3}}}}
+    query = {
+        "bool": {
+            "should": [{"term": {"f": "a"}}, {"match": {"g": "abc de"}}],
+            "filter": [{"range": {"n": {"gte": 1}}}],
+            "must_not": {"dis_max": {"queries": [{"term": {"f": "x"}}] * 3}},
+        }
+    }
     assert count_clauses(query, _unknown) == 1 + 6 + 1 + 3  # unknown text: one per char
     assert count_clauses(query, lambda f, t: 2) == 1 + 2 + 1 + 3
-    assert count_clauses({"multi_match": {"query": "ab", "fields": ["f", "g^2"]}},
-                         lambda f, t: 2) == 4
-    assert count_clauses({"multi_match": {"query": "ab", "fields": ["f*"]}}, _unknown) \
-        == UNBOUNDED
+    assert (
+        count_clauses({"multi_match": {"query": "ab", "fields": ["f", "g^2"]}}, lambda f, t: 2) == 4
+    )
+    assert count_clauses({"multi_match": {"query": "ab", "fields": ["f*"]}}, _unknown) == UNBOUNDED
     assert count_clauses({"query_string": {"query": "ab"}}, _unknown) == UNBOUNDED
 
 
@@ -107,12 +160,19 @@ def _joined(n_terms: int, joins: int, cap: int) -> dict[str, Any]:
     return rewrite_query({"match": {"f": text}}, resolved, settings)
 
 
-@pytest.mark.parametrize(("n_terms", "joins", "cap", "kept"), [
-    (10, 4, 1024, 4), (1020, 8, 1024, 4), (1024, 8, 1024, 0), (1030, 8, 1024, 0),
-    (5, 3, 6, 1),
-])
-def test_joins_are_added_only_while_the_query_fits(n_terms: int, joins: int, cap: int,
-                                                   kept: int) -> None:
+@pytest.mark.parametrize(
+    ("n_terms", "joins", "cap", "kept"),
+    [
+        (10, 4, 1024, 4),
+        (1020, 8, 1024, 4),
+        (1024, 8, 1024, 0),
+        (1030, 8, 1024, 0),
+        (5, 3, 6, 1),
+    ],
+)
+def test_joins_are_added_only_while_the_query_fits(
+    n_terms: int, joins: int, cap: int, kept: int
+) -> None:
     out = _joined(n_terms, joins, cap)
     clauses = out["bool"]["should"]
     assert len(clauses) == n_terms + kept
@@ -138,8 +198,13 @@ def test_the_clause_limit_is_never_raised_above_1024() -> None:
     assert _drive(max_clause_count_plan("elasticsearch"), {"defaults": setting("4096")}) == 1024
     assert _drive(max_clause_count_plan("opensearch"), {"defaults": setting("1024")}) == 1024
     assert _drive(max_clause_count_plan("opensearch"), {"defaults": setting("512")}) == 512
-    assert _drive(max_clause_count_plan("elasticsearch"), {"persistent": setting("300"),
-                                                           "defaults": setting("4096")}) == 300
+    assert (
+        _drive(
+            max_clause_count_plan("elasticsearch"),
+            {"persistent": setting("300"), "defaults": setting("4096")},
+        )
+        == 300
+    )
     assert _drive(max_clause_count_plan("opensearch"), {"transient": setting(9000)}) == 1024
     assert _drive(max_clause_count_plan("opensearch"), {"transient": setting("x")}) == 1024
     assert _drive(max_clause_count_plan("opensearch"), PermissionError("403")) == 1024
@@ -147,9 +212,11 @@ def test_the_clause_limit_is_never_raised_above_1024() -> None:
 
 # --- statistics read at different moments -------------------------------------------------------
 
+
 def test_text_stats_clamp_df_to_the_document_count() -> None:
-    stats = TextStats(("a", "b"), (0, 1), {"a": 7, "b": 3}, FieldStats(5, 50, 9),
-                      {"ab": 9, "a_b": 1})
+    stats = TextStats(
+        ("a", "b"), (0, 1), {"a": 7, "b": 3}, FieldStats(5, 50, 9), {"ab": 9, "a_b": 1}
+    )
     assert stats.df == {"a": 5, "b": 3}
     assert stats.extra_df == {"ab": 5, "a_b": 1}
 
@@ -165,8 +232,18 @@ def test_a_snapshot_with_a_negative_count_is_refused_in_one_line(tmp_path: Any) 
         save_vocabulary,
     )
 
-    vocab = Vocabulary("i", "u", "body", -3, 10, 1, "t", np.array([1], dtype=np.uint64),
-                       np.array([1], dtype=np.uint32), build_bloom(["a"]))
+    vocab = Vocabulary(
+        "i",
+        "u",
+        "body",
+        -3,
+        10,
+        1,
+        "t",
+        np.array([1], dtype=np.uint64),
+        np.array([1], dtype=np.uint32),
+        build_bloom(["a"]),
+    )
     path, _ = save_vocabulary(vocab, tmp_path / "v.npz")
     with pytest.raises(UsageError, match="incomplete metadata"):
         load_vocabulary(path)

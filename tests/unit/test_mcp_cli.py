@@ -31,7 +31,8 @@ def _one_line_error(result: Result) -> str:
 
 
 def test_relative_calibration_names_the_absolute_path_and_folder(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     line = _one_line_error(_run(["--calibration", "code.qlog.json"]))
     assert str(tmp_path / "code.qlog.json") in line
@@ -45,8 +46,9 @@ def test_absolute_missing_calibration_does_not_blame_the_folder(tmp_path: Path) 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::", "example.org"])
 def test_non_loopback_host_needs_a_token(tmp_path: Path, host: str) -> None:
-    line = _one_line_error(_run(["--calibration", str(tmp_path / "c.json"),
-                                 "--transport", "http", "--host", host]))
+    line = _one_line_error(
+        _run(["--calibration", str(tmp_path / "c.json"), "--transport", "http", "--host", host])
+    )
     assert f"--host {host}" in line and "--auth-token-file" in line
 
 
@@ -54,29 +56,64 @@ def test_non_loopback_host_needs_a_token(tmp_path: Path, host: str) -> None:
 def test_unusable_token_file(tmp_path: Path, content: str) -> None:
     token = tmp_path / "token"
     token.write_text(content, encoding="utf-8")
-    line = _one_line_error(_run(["--calibration", str(tmp_path / "c.json"), "--transport",
-                                 "http", "--host", "0.0.0.0", "--auth-token-file", str(token)]))
+    line = _one_line_error(
+        _run(
+            [
+                "--calibration",
+                str(tmp_path / "c.json"),
+                "--transport",
+                "http",
+                "--host",
+                "0.0.0.0",
+                "--auth-token-file",
+                str(token),
+            ]
+        )
+    )
     assert "auth token file" in line and str(token) in line
 
 
-@pytest.mark.parametrize(("content", "mode", "said"), [
-    ("short-token\n", 0o600, "under 16"),
-    ("a-token-of-thirty-two-characters\n", 0o644, "chmod 600"),
-    ("a-token-of-thirty-two-characters\n", 0o640, "chmod 600")])
-def test_a_guessable_or_shared_token_is_refused(tmp_path: Path, content: str, mode: int,
-                                                said: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "mode", "said"),
+    [
+        ("short-token\n", 0o600, "under 16"),
+        ("a-token-of-thirty-two-characters\n", 0o644, "chmod 600"),
+        ("a-token-of-thirty-two-characters\n", 0o640, "chmod 600"),
+    ],
+)
+def test_a_guessable_or_shared_token_is_refused(
+    tmp_path: Path, content: str, mode: int, said: str
+) -> None:
     token = tmp_path / "token"
     token.write_text(content, encoding="utf-8")
     token.chmod(mode)
-    result = _run(["--calibration", str(tmp_path / "c.json"), "--transport", "http",
-                   "--host", "0.0.0.0", "--auth-token-file", str(token)])
+    result = _run(
+        [
+            "--calibration",
+            str(tmp_path / "c.json"),
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--auth-token-file",
+            str(token),
+        ]
+    )
     line = _one_line_error(result)
     assert said in line and "a-token" not in result.output and "short-token" not in result.output
 
 
 def test_token_file_without_http_is_refused(tmp_path: Path) -> None:
-    line = _one_line_error(_run(["--calibration", str(tmp_path / "c.json"),
-                                 "--auth-token-file", str(tmp_path / "token")]))
+    line = _one_line_error(
+        _run(
+            [
+                "--calibration",
+                str(tmp_path / "c.json"),
+                "--auth-token-file",
+                str(tmp_path / "token"),
+            ]
+        )
+    )
     assert "--transport http" in line
 
 
@@ -85,8 +122,18 @@ def test_token_is_never_printed(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("s3cret-token-value\n", encoding="utf-8")
     token.chmod(0o600)
-    result = _run(["--calibration", str(tmp_path / "c.json"), "--transport", "http",
-                   "--host", "0.0.0.0", "--auth-token-file", str(token)])
+    result = _run(
+        [
+            "--calibration",
+            str(tmp_path / "c.json"),
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--auth-token-file",
+            str(token),
+        ]
+    )
     assert "calibration file" in _one_line_error(result)
     assert "s3cret" not in result.output
 
@@ -99,10 +146,20 @@ def test_missing_mcp_extra_is_one_line(tmp_path: Path, monkeypatch: pytest.Monke
     assert "pip install 'esqlog[mcp]'" in line
 
 
-@pytest.mark.parametrize(("host", "loopback"), [
-    ("127.0.0.1", True), ("127.9.0.1", True), ("localhost", True), ("::1", True),
-    ("[::1]", True), ("0.0.0.0", False), ("::", False), ("10.0.0.1", False),
-    ("myhost", False)])
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.9.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("myhost", False),
+    ],
+)
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
 

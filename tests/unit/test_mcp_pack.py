@@ -10,8 +10,10 @@ from esqlog.agent.tokens import CHARS_PER_TOKEN, TokenCounter, default_counter, 
 from esqlog.cli.demo_cmd import sample_path
 from esqlog.evaluation.corpus import read_jsonl
 
-CHUNKS = [Chunk(id=d["id"], text=d["text"], path=d["path"], symbol=d["name"], start_line=1)
-          for d in list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))[:60]]
+CHUNKS = [
+    Chunk(id=d["id"], text=d["text"], path=d["path"], symbol=d["name"], start_line=1)
+    for d in list(read_jsonl(sample_path("sample_go_docs.jsonl.gz")))[:60]
+]
 COUNTERS = [TokenCounter("estimate", estimate), default_counter()]
 
 
@@ -20,8 +22,9 @@ COUNTERS = [TokenCounter("estimate", estimate), default_counter()]
 def test_pack_fits_the_whole_answer_and_keeps_order(counter: TokenCounter, budget: int) -> None:
     text, shown = pack(CHUNKS, budget, counter)
     assert counter.count(text) <= budget
-    ids = [line.split(" id=")[1].split()[0] for line in text.splitlines()
-           if line.startswith("--- [")]
+    ids = [
+        line.split(" id=")[1].split()[0] for line in text.splitlines() if line.startswith("--- [")
+    ]
     assert len(ids) == shown
     order = [c.id for c in CHUNKS]
     assert [order.index(i) for i in ids] == sorted(order.index(i) for i in ids)
@@ -29,9 +32,11 @@ def test_pack_fits_the_whole_answer_and_keeps_order(counter: TokenCounter, budge
         assert next(c.text for c in CHUNKS if c.id == chunk_id) in text
     summary = text.splitlines()[-1]
     left = len(CHUNKS) - shown
-    assert summary.startswith(f"{shown} of {len(CHUNKS)} hits shown; {left} left out for the "
-                              f"budget of {budget} tokens" if left
-                              else f"{shown} hits shown")
+    assert summary.startswith(
+        f"{shown} of {len(CHUNKS)} hits shown; {left} left out for the budget of {budget} tokens"
+        if left
+        else f"{shown} hits shown"
+    )
     if shown:
         assert text.startswith("--- [")  # the hits first, the summary after them
 
@@ -50,10 +55,17 @@ def test_estimate_rounds_up() -> None:
 
 
 def test_chunk_of_tolerates_missing_and_odd_fields() -> None:
-    chunk = chunk_of({"_id": 7, "_source": {"content": "a\nb\nc", "start_line": "9",
-                                            "symbol": 3, "name": "f"}}, "content")
-    assert (chunk.id, chunk.path, chunk.symbol, chunk.start_line, chunk.end_line) == \
-        ("7", None, "f", 1, 3)
+    chunk = chunk_of(
+        {"_id": 7, "_source": {"content": "a\nb\nc", "start_line": "9", "symbol": 3, "name": "f"}},
+        "content",
+    )
+    assert (chunk.id, chunk.path, chunk.symbol, chunk.start_line, chunk.end_line) == (
+        "7",
+        None,
+        "f",
+        1,
+        3,
+    )
     assert chunk_of({"_id": "x"}, "content").text == ""
 
 
@@ -66,8 +78,10 @@ def test_mcp_command_bad_calibration_is_one_line(tmp_path) -> None:
     broken = tmp_path / "cal.json"
     broken.write_text("{not json", encoding="utf-8")
     for path in (tmp_path / "missing.json", broken):
-        result = CliRunner().invoke(main, ["mcp", "--url", "http://127.0.0.1:9",
-                                           "--index", "code", "--calibration", str(path)])
+        result = CliRunner().invoke(
+            main,
+            ["mcp", "--url", "http://127.0.0.1:9", "--index", "code", "--calibration", str(path)],
+        )
         assert result.exit_code == 2, result.output
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and str(path) in lines[0]

@@ -33,8 +33,9 @@ REFERENCE = [
 
 
 @pytest.mark.parametrize(("x", "y", "p", "expected"), REFERENCE)
-def test_rbo_ext_matches_the_reference_implementation(x: str, y: str, p: float,
-                                                      expected: float) -> None:
+def test_rbo_ext_matches_the_reference_implementation(
+    x: str, y: str, p: float, expected: float
+) -> None:
     assert rbo_ext(x.split(), y.split(), p) == pytest.approx(expected, abs=1e-12)
     assert rbo_ext(y.split(), x.split(), p) == pytest.approx(expected, abs=1e-12)  # symmetric
 
@@ -59,17 +60,23 @@ def _rbo_by_definition(x: list[str], y: list[str], p: float, depth: int = 4000) 
     return total
 
 
-@given(st.permutations(list("abcdefghij")), st.permutations(list("abcdefghijklmnop")),
-       st.sampled_from([0.5, 0.8, 0.9, 0.95]))
+@given(
+    st.permutations(list("abcdefghij")),
+    st.permutations(list("abcdefghijklmnop")),
+    st.sampled_from([0.5, 0.8, 0.9, 0.95]),
+)
 def test_equal_length_rbo_ext_is_the_infinite_sum_with_agreement_held(
-        x: list[str], pool: list[str], p: float) -> None:
+    x: list[str], pool: list[str], p: float
+) -> None:
     y = pool[:10]
     assert rbo_ext(x, y, p) == pytest.approx(_rbo_by_definition(x, y, p), abs=1e-9)
 
 
-@given(st.lists(st.text(min_size=1, max_size=3), max_size=15),
-       st.lists(st.text(min_size=1, max_size=3), max_size=15),
-       st.floats(min_value=0.05, max_value=0.99))
+@given(
+    st.lists(st.text(min_size=1, max_size=3), max_size=15),
+    st.lists(st.text(min_size=1, max_size=3), max_size=15),
+    st.floats(min_value=0.05, max_value=0.99),
+)
 def test_rbo_ext_is_within_0_and_1(x: list[str], y: list[str], p: float) -> None:
     value = rbo_ext(x, y, p)
     assert 0.0 <= value <= 1.0

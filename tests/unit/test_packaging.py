@@ -47,10 +47,10 @@ def test_the_listed_packages_are_the_package_folders() -> None:
     package folder left off the list would be missing from the wheel."""
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     folders = {"esqlog"} | {
-        "esqlog." + init.parent.name for init in (ROOT / "esqlog").glob("*/__init__.py")}
+        "esqlog." + init.parent.name for init in (ROOT / "esqlog").glob("*/__init__.py")
+    }
     assert set(setuptools["packages"]) == folders | {"esqlog.painless", "esqlog.plugins"}
-    assert setuptools["package-dir"] == {"esqlog.painless": "painless",
-                                         "esqlog.plugins": "plugins"}
+    assert setuptools["package-dir"] == {"esqlog.painless": "painless", "esqlog.plugins": "plugins"}
     assert not (ROOT / "esqlog" / "painless").exists()  # one copy of each script
     assert not (ROOT / "esqlog" / "plugins").exists()  # one copy of the plugin's sources
     manifest = (ROOT / "MANIFEST.in").read_text()  # the sdist builds the wheel

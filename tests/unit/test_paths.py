@@ -16,10 +16,32 @@ from esqlog.indexing.target import check_name
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", [
-    "victim/_doc/1#", "*", "name-*", "a,b", "remote:idx", "Code", "_hidden", "-x", "+x",
-    ".", "..", "a b", "a?b", 'a"b', "a<b", "a|b", "a\\b", "", "x" * 256, "é" * 128, "a\nb",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "victim/_doc/1#",
+        "*",
+        "name-*",
+        "a,b",
+        "remote:idx",
+        "Code",
+        "_hidden",
+        "-x",
+        "+x",
+        ".",
+        "..",
+        "a b",
+        "a?b",
+        'a"b',
+        "a<b",
+        "a|b",
+        "a\\b",
+        "",
+        "x" * 256,
+        "é" * 128,
+        "a\nb",
+    ],
+)
 def test_names_the_engines_refuse_are_refused_before_any_request(name: str) -> None:
     with pytest.raises(UsageError) as caught:
         index_path(name, "_search")
@@ -56,9 +78,13 @@ def test_a_built_path_never_holds_more_segments_than_its_parts(name: str, part: 
 
 
 def _request_paths(tree: ast.AST) -> list[ast.expr]:
-    return [node.args[1] for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Request"
-            and len(node.args) >= 2]
+    return [
+        node.args[1]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Request"
+        and len(node.args) >= 2
+    ]
 
 
 def test_no_request_path_is_built_outside_the_builder() -> None:
@@ -69,11 +95,11 @@ def test_no_request_path_is_built_outside_the_builder() -> None:
         tree = ast.parse(path.read_text(), str(path))
         for arg in _request_paths(tree):
             if isinstance(arg, ast.JoinedStr | ast.BinOp) or (
-                    isinstance(arg, ast.Call) and getattr(arg.func, "attr", "") == "format"):
+                isinstance(arg, ast.Call) and getattr(arg.func, "attr", "") == "format"
+            ):
                 offenders.append(f"{path.relative_to(ROOT)}:{arg.lineno}")
         source = path.read_text()
-        if path.name != "paths.py" and ("urllib.parse import quote" in source
-                                        or 'f"/{' in source):
+        if path.name != "paths.py" and ("urllib.parse import quote" in source or 'f"/{' in source):
             offenders.append(f"{path.relative_to(ROOT)}: quotes or pastes a path itself")
     assert offenders == []
 
@@ -82,8 +108,9 @@ NAME_TAIL = st.text("abcxyz019-_.", max_size=12)
 
 
 @given(head=st.text("abcxyz", max_size=4), upper=st.sampled_from("ABCXYZ"), tail=NAME_TAIL)
-def test_a_name_with_a_capital_is_refused_by_both_name_checks(head: str, upper: str,
-                                                               tail: str) -> None:
+def test_a_name_with_a_capital_is_refused_by_both_name_checks(
+    head: str, upper: str, tail: str
+) -> None:
     """The engines refuse upper-case index names; esqlog says so before any request, both
     where names enter a path (check_index_name) and where esqlog index creates one."""
     name = head + upper + tail

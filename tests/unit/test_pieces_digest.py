@@ -33,7 +33,7 @@ def reference(arrays: Arrays, piece: int) -> str:
         raw = bytes(memoryview(data).cast("B")) if memoryview(data).nbytes else b""
         top.update(f"{name}\0{dtype}\0{shape}\0{len(raw)}\0".encode())
         for at in range(0, len(raw), piece):
-            top.update(hashlib.sha256(raw[at:at + piece]).digest())
+            top.update(hashlib.sha256(raw[at : at + piece]).digest())
     return top.hexdigest()
 
 
@@ -45,9 +45,12 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> int:
 
 def sample() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(7)
-    return {"b": rng.integers(0, 2**32, 300, dtype=np.uint32),
-            "a": rng.integers(0, 2**62, (40, 3), dtype=np.int64),
-            "empty": np.zeros((0, 3), np.uint32), "one": np.arange(1, dtype=np.uint8)}
+    return {
+        "b": rng.integers(0, 2**32, 300, dtype=np.uint32),
+        "a": rng.integers(0, 2**62, (40, 3), dtype=np.int64),
+        "empty": np.zeros((0, 3), np.uint32),
+        "one": np.arange(1, dtype=np.uint8),
+    }
 
 
 def test_it_is_the_hash_of_each_pieces_hash_on_any_number_of_threads(small_pieces: int) -> None:
@@ -66,17 +69,22 @@ def test_a_byte_changed_or_moved_between_arrays_changes_it(small_pieces: int) ->
     assert pieces_digest(of(**changed)) != first
     # b's last value moved into the next array with bytes (empty, then one): the
     # concatenated bytes are the same, so a plain SHA-256 of all data would not change
-    moved = {**base, "b": base["b"][:-1],
-             "one": np.concatenate([base["b"][-1:].view(np.uint8), base["one"]])}
+    moved = {
+        **base,
+        "b": base["b"][:-1],
+        "one": np.concatenate([base["b"][-1:].view(np.uint8), base["one"]]),
+    }
     assert b"".join(a.tobytes() for _, a in sorted(moved.items())) == b"".join(
-        a.tobytes() for _, a in sorted(base.items()))
+        a.tobytes() for _, a in sorted(base.items())
+    )
     assert pieces_digest(of(**moved)) != first
 
 
 def test_the_same_bytes_in_another_shape_hash_alike_only_with_the_same_header() -> None:
     a = np.arange(12, dtype=np.uint32)
     assert pieces_digest(of(x=a)) == pieces_digest(
-        {"x": (a.dtype.str, a.shape, a.view(np.uint8).data)})  # byte view: same bytes
+        {"x": (a.dtype.str, a.shape, a.view(np.uint8).data)}
+    )  # byte view: same bytes
     assert pieces_digest(of(x=a)) != pieces_digest(of(x=a.reshape(3, 4)))
 
 
@@ -91,18 +99,24 @@ def _forged(path: Path, fmt: str, digest: Any) -> Path:
         for key in ("local_word_starts", "local_word_keys", "local_word_order"):
             del arrays[key]
     meta["format"], meta["sha256"] = fmt, digest(of(**arrays))
-    path.write_bytes(npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8),
-                                **arrays}))
+    path.write_bytes(
+        npz_bytes({"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays})
+    )
     return path
 
 
-@pytest.mark.parametrize(("fmt", "digest", "loads"), [
-    ("esqlog-identifiers/5", pieces_digest, True),
-    ("esqlog-identifiers/5", array_digest, False),  # format 4's checksum on a format 5 file
-    ("esqlog-identifiers/4", array_digest, True),
-    ("esqlog-identifiers/4", pieces_digest, False)])
+@pytest.mark.parametrize(
+    ("fmt", "digest", "loads"),
+    [
+        ("esqlog-identifiers/5", pieces_digest, True),
+        ("esqlog-identifiers/5", array_digest, False),  # format 4's checksum on a format 5 file
+        ("esqlog-identifiers/4", array_digest, True),
+        ("esqlog-identifiers/4", pieces_digest, False),
+    ],
+)
 def test_each_format_is_checked_with_its_own_checksum(
-        tmp_path: Path, small_pieces: int, fmt: str, digest: Any, loads: bool) -> None:
+    tmp_path: Path, small_pieces: int, fmt: str, digest: Any, loads: bool
+) -> None:
     stats = build_per_shard()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
     path = _forged(path, fmt, digest)
@@ -115,7 +129,8 @@ def test_each_format_is_checked_with_its_own_checksum(
 
 
 def test_a_byte_damaged_in_a_later_piece_of_a_saved_file_is_refused(
-        tmp_path: Path, small_pieces: int) -> None:
+    tmp_path: Path, small_pieces: int
+) -> None:
     stats = build_per_shard()
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
     assert list(load_identifier_stats(path, "v").words) == list(stats.words)

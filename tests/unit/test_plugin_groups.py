@@ -17,16 +17,22 @@ def test_compounds_with_no_engine_df_are_left_out() -> None:
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)  # readall and writefile: gone
     stats = SimpleNamespace(df_engine=df, words=WORDS)
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
-    got = plugin_groups(["read", "write"], {"read": 9, "write": 7}, chosen, stats,
-                        {"read": 1.5, "write": 0.5}, set())
-    assert got == [(((("read", "readfile", "readdir"), 1.5),), True),
-                   (((("write",), 0.5),), True)]
+    got = plugin_groups(
+        ["read", "write"],
+        {"read": 9, "write": 7},
+        chosen,
+        stats,
+        {"read": 1.5, "write": 0.5},
+        set(),
+    )
+    assert got == [(((("read", "readfile", "readdir"), 1.5),), True), (((("write",), 0.5),), True)]
 
 
 def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> None:
     stats = SimpleNamespace(df_engine=np.zeros(6, np.uint32), words=WORDS)
-    got = plugin_groups(["write"], {}, {"write": np.asarray([5], np.int32)}, stats,
-                        {"write": 1.0}, set())
+    got = plugin_groups(
+        ["write"], {}, {"write": np.asarray([5], np.int32)}, stats, {"write": 1.0}, set()
+    )
     assert got == [((), True)]
 
 
@@ -34,11 +40,22 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
     """A list of words is gathered at once, another sequence (a memory-mapped one) word by
     word: the same groups, for no compound, one or several."""
     df = np.asarray([9, 4, 3, 2, 7, 1], np.uint32)
-    for chosen in ({"read": np.asarray([], np.int32)}, {"read": np.asarray([2], np.int32)},
-                   {"read": np.asarray([3, 1, 2], np.int32)}):
-        got = [plugin_groups(["read"], {"read": 9}, chosen,
-                             SimpleNamespace(df_engine=df, words=words), {"read": 1.0}, set())
-               for words in (list(WORDS), tuple(WORDS))]
+    for chosen in (
+        {"read": np.asarray([], np.int32)},
+        {"read": np.asarray([2], np.int32)},
+        {"read": np.asarray([3, 1, 2], np.int32)},
+    ):
+        got = [
+            plugin_groups(
+                ["read"],
+                {"read": 9},
+                chosen,
+                SimpleNamespace(df_engine=df, words=words),
+                {"read": 1.0},
+                set(),
+            )
+            for words in (list(WORDS), tuple(WORDS))
+        ]
         assert got[0] == got[1]
         assert got[0][0][0][0][0] == ("read", *(WORDS[i] for i in chosen["read"].tolist()))
 
@@ -47,11 +64,22 @@ def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
     """group_words (the span layout) drops them as plugin_groups does: a span over a term no
     document holds would add a clause, and a term the engine would not sum an idf for."""
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)
-    stats = SimpleNamespace(df_engine=df, words=WORDS, shards=1, doc_count=20,
-                            word_id={w: i for i, w in enumerate(WORDS)},
-                            mask=np.zeros(6, np.uint64))
+    stats = SimpleNamespace(
+        df_engine=df,
+        words=WORDS,
+        shards=1,
+        doc_count=20,
+        word_id={w: i for i, w in enumerate(WORDS)},
+        mask=np.zeros(6, np.uint64),
+    )
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
-    got = group_words(["read", "write"], {"read": 9, "write": 7}, chosen, stats,
-                      {"read": 1.5, "write": 0.5}, set())
+    got = group_words(
+        ["read", "write"],
+        {"read": 9, "write": 7},
+        chosen,
+        stats,
+        {"read": 1.5, "write": 0.5},
+        set(),
+    )
     listed = [term for groups, _ in got for terms, _ in groups for term in terms]
     assert sorted(listed) == ["read", "readdir", "readfile", "write"]

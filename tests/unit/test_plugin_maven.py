@@ -15,9 +15,15 @@ from esqlog.engine import plugin_zip
 
 SOURCES = plugin_zip.sources_folder()
 NS = {"m": "http://maven.apache.org/POM/4.0.0"}
-RELEASES = [("opensearch", "2.11.0"), ("opensearch", "2.19.6"), ("opensearch", "3.0.0"),
-            ("opensearch", "3.6.0"), ("elasticsearch", "8.11.0"),
-            ("elasticsearch", "8.19.21"), ("elasticsearch", "9.2.0")]
+RELEASES = [
+    ("opensearch", "2.11.0"),
+    ("opensearch", "2.19.6"),
+    ("opensearch", "3.0.0"),
+    ("opensearch", "3.6.0"),
+    ("elasticsearch", "8.11.0"),
+    ("elasticsearch", "8.19.21"),
+    ("elasticsearch", "9.2.0"),
+]
 
 
 def _pom(folder: Path) -> ET.Element:
@@ -45,8 +51,9 @@ def _properties(engine: str, version: str) -> dict[str, str]:
         config = execution.find("m:configuration", NS)
         assert config is not None
         value = _interpolate(_text(config, "m:value"), props)
-        props[_text(config, "m:name")] = re.sub(_text(config, "m:regex"),
-                                                _text(config, "m:replacement"), value)
+        props[_text(config, "m:name")] = re.sub(
+            _text(config, "m:regex"), _text(config, "m:replacement"), value
+        )
     return props
 
 
@@ -55,8 +62,9 @@ def _interpolate(text: str, props: dict[str, str]) -> str:
 
 
 def test_the_pom_version_is_the_plugin_version() -> None:
-    assert _properties("opensearch", "3.6.0")["project.version"] == \
-        plugin_zip.plugin_version(SOURCES)
+    assert _properties("opensearch", "3.6.0")["project.version"] == plugin_zip.plugin_version(
+        SOURCES
+    )
     for flavor in plugin_zip.ENGINES:
         module = _pom(SOURCES / flavor)
         assert _text(module, "m:parent/m:version") == "${revision}"
@@ -70,8 +78,9 @@ def test_the_filtered_descriptor_is_the_one_plugin_zip_writes(flavor: str, versi
     template = (SOURCES / flavor / "descriptor" / "plugin-descriptor.properties").read_bytes()
     filtered = _interpolate(template.decode("utf-8"), _properties(flavor, version))
     tgt = plugin_zip.target(flavor, version)
-    assert filtered.encode("utf-8") == \
-        plugin_zip.descriptor(tgt, plugin_zip.plugin_version(SOURCES)).encode("utf-8")
+    assert filtered.encode("utf-8") == plugin_zip.descriptor(
+        tgt, plugin_zip.plugin_version(SOURCES)
+    ).encode("utf-8")
 
 
 @pytest.mark.parametrize(("flavor", "version"), RELEASES)
@@ -79,8 +88,7 @@ def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version
     props = _properties(flavor, version)
     module = _pom(SOURCES / flavor)
     assert _interpolate(_text(module, "m:build/m:finalName"), props) == plugin_zip.NAME
-    assembly = _interpolate(_text(module, ".//m:execution[m:id='plugin-zip']//m:finalName"),
-                            props)
+    assembly = _interpolate(_text(module, ".//m:execution[m:id='plugin-zip']//m:finalName"), props)
     assert f"{assembly}.zip" == plugin_zip.zip_name(plugin_zip.target(flavor, version))
     layout = (SOURCES / "assembly.xml").read_text("utf-8")
     assert "${project.build.directory}/${plugin.name}.jar" in layout
@@ -104,18 +112,25 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
     module = _pom(SOURCES / flavor)
     default = _text(_pom(SOURCES), f"m:properties/m:{flavor}.version")
     folders = [_text(module, "m:build/m:sourceDirectory")]
-    folders += [s.text or "" for s in module.iterfind(
-        ".//m:execution[m:id='shared-lucene-sources']//m:source", NS)]
+    folders += [
+        s.text or ""
+        for s in module.iterfind(".//m:execution[m:id='shared-lucene-sources']//m:source", NS)
+    ]
     for version in (default, "2.19.6" if flavor == "opensearch" else "8.11.0"):
         target = plugin_zip.target(flavor, version)
         # the release range the pom's regex properties choose for this version
         api = _api_range(module, version)
-        compiled = sorted(p for f in folders
-                          for p in (SOURCES / flavor / f.replace("${api.range}", api))
-                          .resolve().rglob("*.java"))
+        compiled = sorted(
+            p
+            for f in folders
+            for p in (SOURCES / flavor / f.replace("${api.range}", api)).resolve().rglob("*.java")
+        )
         assert compiled == plugin_zip.java_files(SOURCES, target), version
     assert _text(module, "m:build/m:testSourceDirectory") == "../lucene/test"
-    engine_dep = [d for d in module.iterfind("m:dependencies/m:dependency", NS)
-                  if d.findtext("m:artifactId", namespaces=NS) == flavor]
+    engine_dep = [
+        d
+        for d in module.iterfind("m:dependencies/m:dependency", NS)
+        if d.findtext("m:artifactId", namespaces=NS) == flavor
+    ]
     assert [_text(d, "m:scope") for d in engine_dep] == ["provided"]
     assert _text(engine_dep[0], "m:version") == f"${{{flavor}.version}}"

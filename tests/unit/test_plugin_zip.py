@@ -19,20 +19,34 @@ from esqlog.errors import UsageError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("flavor", "version", "release"), [
-    ("opensearch", "2.11.0", 17), ("opensearch", "2.19.6", 17), ("opensearch", "3.0.0", 21),
-    ("elasticsearch", "8.11.0", 17), ("elasticsearch", "8.19.21", 17),
-    ("elasticsearch", "9.2.0", 21)])
-def test_supported_releases_and_their_java_floor(flavor: str, version: str,
-                                                  release: int) -> None:
+@pytest.mark.parametrize(
+    ("flavor", "version", "release"),
+    [
+        ("opensearch", "2.11.0", 17),
+        ("opensearch", "2.19.6", 17),
+        ("opensearch", "3.0.0", 21),
+        ("elasticsearch", "8.11.0", 17),
+        ("elasticsearch", "8.19.21", 17),
+        ("elasticsearch", "9.2.0", 21),
+    ],
+)
+def test_supported_releases_and_their_java_floor(flavor: str, version: str, release: int) -> None:
     assert plugin_zip.target(flavor, version).java_release == release
 
 
-@pytest.mark.parametrize(("flavor", "version", "said"), [
-    ("opensearch", "2.10.0", "not supported"), ("opensearch", "4.0.0", "not supported"),
-    ("elasticsearch", "8.10.4", "not supported"), ("elasticsearch", "7.17.0", "not supported"),
-    ("elasticsearch", "10.0.0", "not supported"), ("opensearch", "2.19", "not a release"),
-    ("opensearch", "2.19.1; rm -rf /", "not a release"), ("solr", "9.0.0", "unknown engine")])
+@pytest.mark.parametrize(
+    ("flavor", "version", "said"),
+    [
+        ("opensearch", "2.10.0", "not supported"),
+        ("opensearch", "4.0.0", "not supported"),
+        ("elasticsearch", "8.10.4", "not supported"),
+        ("elasticsearch", "7.17.0", "not supported"),
+        ("elasticsearch", "10.0.0", "not supported"),
+        ("opensearch", "2.19", "not a release"),
+        ("opensearch", "2.19.1; rm -rf /", "not a release"),
+        ("solr", "9.0.0", "unknown engine"),
+    ],
+)
 def test_other_releases_are_one_line(flavor: str, version: str, said: str) -> None:
     with pytest.raises(UsageError) as error:
         plugin_zip.target(flavor, version)
@@ -52,7 +66,8 @@ def test_the_descriptor_names_the_exact_release() -> None:
 def test_the_distribution_url_is_the_integ_test_zip_on_maven_central() -> None:
     assert plugin_zip.target("elasticsearch", "8.19.21").distribution_url == (
         "https://repo1.maven.org/maven2/org/elasticsearch/distribution/integ-test-zip/"
-        "elasticsearch/8.19.21/elasticsearch-8.19.21.zip")
+        "elasticsearch/8.19.21/elasticsearch-8.19.21.zip"
+    )
 
 
 def test_the_digest_follows_the_sources_and_the_release(tmp_path: Path) -> None:
@@ -71,16 +86,22 @@ def test_the_digest_follows_the_sources_and_the_release(tmp_path: Path) -> None:
     es_glue = next((sources / "elasticsearch" / "src").rglob("*.java"))
     es_glue.write_text(es_glue.read_text() + "\n// edited\n")
     assert plugin_zip.digest(sources, tgt) == plugin_zip.digest(sources, tgt)
-    assert all("elasticsearch" not in str(p.relative_to(sources))
-               for p in plugin_zip.java_files(sources, tgt))
+    assert all(
+        "elasticsearch" not in str(p.relative_to(sources))
+        for p in plugin_zip.java_files(sources, tgt)
+    )
 
 
 def test_the_wheel_carries_every_source_the_build_compiles() -> None:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = data["package-data"]["esqlog.plugins"]
     sources = plugin_zip.sources_folder()
-    for engine, version in (("opensearch", "2.19.6"), ("opensearch", "3.8.0"),
-                            ("elasticsearch", "8.11.0"), ("elasticsearch", "9.2.0")):
+    for engine, version in (
+        ("opensearch", "2.19.6"),
+        ("opensearch", "3.8.0"),
+        ("elasticsearch", "8.11.0"),
+        ("elasticsearch", "9.2.0"),
+    ):
         for path in plugin_zip.java_files(sources, plugin_zip.target(engine, version)):
             rel = path.relative_to(sources.parent).as_posix()
             assert any(fnmatch.fnmatch(rel, p) for p in patterns), rel
@@ -94,8 +115,11 @@ def test_a_release_gets_the_class_of_its_own_range_only() -> None:
 
     def ranges(engine: str, version: str) -> list[str]:
         files = plugin_zip.java_files(sources, plugin_zip.target(engine, version))
-        return [p.relative_to(sources).parts[0] for p in files
-                if p.relative_to(sources).parts[0].startswith(engine + "-")]
+        return [
+            p.relative_to(sources).parts[0]
+            for p in files
+            if p.relative_to(sources).parts[0].startswith(engine + "-")
+        ]
 
     assert ranges("opensearch", "2.19.6") == ["opensearch-2.11"]
     assert ranges("opensearch", "3.0.0") == ["opensearch-3.0"]
@@ -106,8 +130,10 @@ def test_a_release_gets_the_class_of_its_own_range_only() -> None:
 
 
 def test_the_command_refuses_a_bad_version_in_one_line(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["plugin", "build", "--engine", "opensearch",
-                                       "--version", "1.3.0", "--out", str(tmp_path)])
+    result = CliRunner().invoke(
+        main,
+        ["plugin", "build", "--engine", "opensearch", "--version", "1.3.0", "--out", str(tmp_path)],
+    )
     assert result.exit_code == 2
     assert "not supported" in result.output and "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []

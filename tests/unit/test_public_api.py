@@ -14,9 +14,19 @@ import esqlog
 ROOT = Path(__file__).resolve().parents[2]
 
 PUBLIC = {
-    "wrap", "calibrate", "load_calibration", "Calibration", "IdentifierSettings",
-    "SearchMode", "StatsSource", "RerankWhere",
-    "EsqlogError", "UsageError", "ClusterError", "ScriptingUnavailable", "__version__",
+    "wrap",
+    "calibrate",
+    "load_calibration",
+    "Calibration",
+    "IdentifierSettings",
+    "SearchMode",
+    "StatsSource",
+    "RerankWhere",
+    "EsqlogError",
+    "UsageError",
+    "ClusterError",
+    "ScriptingUnavailable",
+    "__version__",
 }
 
 
@@ -30,8 +40,11 @@ def test_every_public_name_resolves_to_its_definition(name: str) -> None:
     value = getattr(esqlog, name)
     assert value is not None
     assert name in dir(esqlog)
-    if callable(value) and hasattr(value, "__module__") and name not in (
-            "SearchMode", "StatsSource", "RerankWhere"):
+    if (
+        callable(value)
+        and hasattr(value, "__module__")
+        and name not in ("SearchMode", "StatsSource", "RerankWhere")
+    ):
         assert value.__module__.startswith("esqlog.")
         assert value.__name__ == name
 
@@ -49,9 +62,11 @@ def test_the_exception_hierarchy() -> None:
     assert not issubclass(esqlog.ClusterError, esqlog.UsageError)
     assert (esqlog.UsageError.exit_code, esqlog.ClusterError.exit_code) == (2, 3)
     # every exception class in __all__ is one of these four: a new one must be added here
-    errors = {n for n in esqlog.__all__
-              if isinstance(getattr(esqlog, n), type)
-              and issubclass(getattr(esqlog, n), BaseException)}
+    errors = {
+        n
+        for n in esqlog.__all__
+        if isinstance(getattr(esqlog, n), type) and issubclass(getattr(esqlog, n), BaseException)
+    }
     assert errors == {"EsqlogError", "UsageError", "ClusterError", "ScriptingUnavailable"}
 
 
@@ -64,19 +79,30 @@ def test_the_errors_docstring_draws_every_public_exception() -> None:
 
 
 def test_import_esqlog_loads_neither_numpy_nor_a_client() -> None:
-    probe = ("import sys, esqlog; heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('numpy', 'elasticsearch', 'opensearchpy', 'elastic_transport', 'click')); "
-             "print(heavy)")
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    probe = (
+        "import sys, esqlog; heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'elasticsearch', 'opensearchpy', 'elastic_transport', 'click')); "
+        "print(heavy)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
-                if line.startswith("import time:")}
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert "esqlog" in imported  # this checkout's esqlog was the one imported
-    assert not {m for m in imported if m.split(".")[0] in ("numpy", "elasticsearch",
-                                                            "opensearchpy")}
+    assert not {
+        m for m in imported if m.split(".")[0] in ("numpy", "elasticsearch", "opensearchpy")
+    }
 
 
 def test_docs_api_shows_every_public_name_and_its_examples_parse() -> None:
@@ -96,14 +122,23 @@ def test_docs_api_shows_every_public_name_and_its_examples_parse() -> None:
             # a signature: the same parameters, kinds and defaults as the function's own
             documented = ast.parse(f"def {block.strip()}: ...").body[0]
             assert isinstance(documented, ast.FunctionDef)
-            shown = [a.arg for a in documented.args.args] + ["*"] + [
-                a.arg for a in documented.args.kwonlyargs]
+            shown = (
+                [a.arg for a in documented.args.args]
+                + ["*"]
+                + [a.arg for a in documented.args.kwonlyargs]
+            )
             real = inspect.signature(getattr(esqlog, head[1])).parameters.values()
-            actual = [p.name for p in real if p.kind is not p.KEYWORD_ONLY] + ["*"] + [
-                p.name for p in real if p.kind is p.KEYWORD_ONLY]
+            actual = (
+                [p.name for p in real if p.kind is not p.KEYWORD_ONLY]
+                + ["*"]
+                + [p.name for p in real if p.kind is p.KEYWORD_ONLY]
+            )
             assert shown == actual, head[1]
-            defaults = [ast.literal_eval(d) if not isinstance(d, ast.Name) else d.id
-                        for d in documented.args.kw_defaults if d is not None]
+            defaults = [
+                ast.literal_eval(d) if not isinstance(d, ast.Name) else d.id
+                for d in documented.args.kw_defaults
+                if d is not None
+            ]
             assert defaults == [p.default for p in real if p.kind is p.KEYWORD_ONLY], head[1]
             signatures += 1
         else:

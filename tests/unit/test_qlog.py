@@ -351,9 +351,10 @@ class TestPredictors:
         assert 0.0 <= q <= 1.0
         assert type(q) is float
 
-    @pytest.mark.parametrize(("h", "q"), [
-        (0.0, 0.76), (0.0347, 0.708), (0.0324, 0.711), (0.1, 0.61), (0.2, 0.46),
-        (0.5, 0.01)])
+    @pytest.mark.parametrize(
+        ("h", "q"),
+        [(0.0, 0.76), (0.0347, 0.708), (0.0324, 0.711), (0.1, 0.61), (0.2, 0.46), (0.5, 0.01)],
+    )
     def test_the_default_predictor_is_the_documented_line(self, h: float, q: float) -> None:
         """q = 0.76 - 1.50 h_tok (its description; README: h_tok 0.0347 gives q 0.708 and
         0.0324 gives 0.711), written out here so that a changed slope, sign or intercept
@@ -433,7 +434,8 @@ class TestValidateQ:
     form=st.sampled_from(["lucene", "rsj"]),
 )
 def test_boost_weights_twin_equals_numpy_boost_weight(
-        data: st.DataObject, N: int, q: float, form: str) -> None:
+    data: st.DataObject, N: int, q: float, form: str
+) -> None:
     """The wrapper's per-search float path must give the numpy weights, to rounding."""
     ns = data.draw(st.lists(st.integers(min_value=0, max_value=N), min_size=0, max_size=40))
     fast = qlog.boost_weights(ns, N, q, form)

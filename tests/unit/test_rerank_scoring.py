@@ -26,30 +26,48 @@ DF = {"read": 120, "file": 900, "readfile": 7}
 
 
 def _text(q: float, form: str = "lucene", joins: bool = False) -> ScoredText:
-    stats = TextStats(("read", "file"), (0, 1), {"read": DF["read"], "file": DF["file"]},
-                      FieldStats(N, SUM_TTF, 0), {"readfile": DF["readfile"]})
-    return ScoredText("body", stats, q, form, (("readfile", DF["readfile"]),) if joins else (),
-                      0.5 if joins else 0.0)
+    stats = TextStats(
+        ("read", "file"),
+        (0, 1),
+        {"read": DF["read"], "file": DF["file"]},
+        FieldStats(N, SUM_TTF, 0),
+        {"readfile": DF["readfile"]},
+    )
+    return ScoredText(
+        "body",
+        stats,
+        q,
+        form,
+        (("readfile", DF["readfile"]),) if joins else (),
+        0.5 if joins else 0.0,
+    )
 
 
-@pytest.mark.parametrize(("q", "form", "scale"), [
-    (0.6, "lucene", 1.0), (0.8, "rsj", 2.2), (1.0, "lucene", 2.2), (0.45, "lucene", 1.0)])
+@pytest.mark.parametrize(
+    ("q", "form", "scale"),
+    [(0.6, "lucene", 1.0), (0.8, "rsj", 2.2), (1.0, "lucene", 2.2), (0.45, "lucene", 1.0)],
+)
 @pytest.mark.parametrize("joins", [False, True])
 def test_both_corrections_are_boost_weight_minus_one_times_the_native_term_score(
-        q: float, form: str, scale: float, joins: bool) -> None:
+    q: float, form: str, scale: float, joins: bool
+) -> None:
     text = _text(q, form, joins)
     tf = {"read": 2, "file": 1, "readfile": 1}
     length, avgdl = 37, SUM_TTF / N
     hit = {"_index": "code", "_id": "a", "_score": 10.0}
-    native = {t: scale * float(idf(DF[t], N, 1.0, "lucene"))
-              * float(bm25_tf_norm(tf[t], length, avgdl)) for t in tf}
+    native = {
+        t: scale * float(idf(DF[t], N, 1.0, "lucene")) * float(bm25_tf_norm(tf[t], length, avgdl))
+        for t in tf
+    }
     names = term_names([text])
     scores = {names[("body", t)]: native[t] for t in tf if ("body", t) in names}
     from_scores = named_score_corrections([hit], {("code", "a"): scores}, [text])
-    from_vectors = score_corrections([hit], {("code", "a"): {"body": DocVector(tf, length)}},
-                                     [text], scale)
-    expected = sum((float(boost_weight(DF[t], N, q, form)) - 1.0) * native[t]
-                   for t in ("read", "file"))
+    from_vectors = score_corrections(
+        [hit], {("code", "a"): {"body": DocVector(tf, length)}}, [text], scale
+    )
+    expected = sum(
+        (float(boost_weight(DF[t], N, q, form)) - 1.0) * native[t] for t in ("read", "file")
+    )
     if joins:  # no native clause: the join adds w * boost_weight * s in full
         expected += 0.5 * float(boost_weight(DF["readfile"], N, q, form)) * native["readfile"]
     assert math.isclose(from_scores[0], expected, rel_tol=1e-9, abs_tol=1e-12)

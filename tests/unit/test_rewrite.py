@@ -218,14 +218,18 @@ def test_script_mode_scripts_rare_terms_and_boosts_frequent_ones_with_the_same_w
     for field, (q, form) in {"code": (0.5, "lucene"), "title": (0.8, "rsj")}.items():
         query = {"match": {field: text}}
         out = rq(query, hybrid(0.01), resolved)  # at most 10 documents: scripted
-        assert out == {"bool": {"should": [
-            script_clause(field, "parse", q, form),
-            term(field, "json", weight("json", q, form)),
-            term(field, "read", weight("read", q, form)),
-            term(field, "file", weight("file", q, form)),
-            script_clause(field, "gamma", q, form),
-            script_clause(field, "unknown", q, form),  # df 10 = 1% of 1000: still scripted
-        ]}}
+        assert out == {
+            "bool": {
+                "should": [
+                    script_clause(field, "parse", q, form),
+                    term(field, "json", weight("json", q, form)),
+                    term(field, "read", weight("read", q, form)),
+                    term(field, "file", weight("file", q, form)),
+                    script_clause(field, "gamma", q, form),
+                    script_clause(field, "unknown", q, form),  # df 10 = 1% of 1000: still scripted
+                ]
+            }
+        }
         boosted = rq(query, BOOST, resolved)["bool"]["should"]
         for mode_clause, boost_clause in zip(out["bool"]["should"], boosted, strict=True):
             assert applied_weight(mode_clause) == close(applied_weight(boost_clause))
@@ -234,17 +238,23 @@ def test_script_mode_scripts_rare_terms_and_boosts_frequent_ones_with_the_same_w
         assert [next(iter(c)) for c in every] == ["script_score"] * 6
         assert every == rq(query, SCRIPT, resolved)["bool"]["should"]
         assert all("term" in c for c in rq(query, hybrid(0.0), resolved)["bool"]["should"])
-    absent = {("code", "zzz json"): ResolvedText(("zzz", "json"), (0, 1),
-                                                 {"zzz": 0, "json": 40}, N_DOCS)}
-    assert [next(iter(c)) for c in rq({"match": {"code": "zzz json"}}, hybrid(0.0),
-                                      absent)["bool"]["should"]] == ["script_score", "term"]
+    absent = {
+        ("code", "zzz json"): ResolvedText(("zzz", "json"), (0, 1), {"zzz": 0, "json": 40}, N_DOCS)
+    }
+    assert [
+        next(iter(c))
+        for c in rq({"match": {"code": "zzz json"}}, hybrid(0.0), absent)["bool"]["should"]
+    ] == ["script_score", "term"]
 
 
 def test_script_mode_boosted_lone_term_carries_match_boost_and_name_like_boost_mode() -> None:
     resolved = {("code", w): resolved_for("code", w) for w in ("file", "alpha")}
     query = {"match": {"code": {"query": "file", "boost": 2.5, "_name": "x"}}}
-    assert rq(query, hybrid(0.01), resolved) == rq(query, BOOST, resolved) == {
-        "term": {"code": {"value": "file", "boost": close(weight("file") * 2.5), "_name": "x"}}}
+    assert (
+        rq(query, hybrid(0.01), resolved)
+        == rq(query, BOOST, resolved)
+        == {"term": {"code": {"value": "file", "boost": close(weight("file") * 2.5), "_name": "x"}}}
+    )
     rare = {"match": {"code": {"query": "alpha", "boost": 2.5, "_name": "x"}}}
     expected = script_clause("code", "alpha")
     expected["script_score"].update({"boost": 2.5, "_name": "x"})
@@ -462,8 +472,13 @@ def test_non_scoring_and_unknown_clauses_are_untouched(query: dict[str, Any]) ->
 def test_boosting_rewrites_positive_and_leaves_negative_a_plain_match_test() -> None:
     """boosting scores positive x negative_boost when negative matches: only positive scores."""
     negative = {"match": {"code": "json"}}
-    query = {"boosting": {"positive": {"match": {"code": "parse json"}}, "negative": negative,
-                          "negative_boost": 0.2}}
+    query = {
+        "boosting": {
+            "positive": {"match": {"code": "parse json"}},
+            "negative": negative,
+            "negative_boost": 0.2,
+        }
+    }
     out = rq(query)["boosting"]
     assert out["negative"] == negative and out["negative_boost"] == 0.2
     assert out["positive"] == rq({"match": {"code": "parse json"}})

@@ -11,8 +11,11 @@ from esqlog.evaluation.systems import SystemRun
 
 
 def _run(name: str, rankings: dict[str, str], ms: list[float]) -> SystemRun:
-    return SystemRun(name, {q: [(d, 10.0 - i) for i, d in enumerate(r.split())]
-                            for q, r in rankings.items()}, [m / 1000 for m in ms])
+    return SystemRun(
+        name,
+        {q: [(d, 10.0 - i) for i, d in enumerate(r.split())] for q, r in rankings.items()},
+        [m / 1000 for m in ms],
+    )
 
 
 NATIVE = _run("native", {"a": "d1 d2 d3", "b": "d4 d5 d6", "c": "d7 d8"}, [10, 20, 30])
@@ -23,8 +26,7 @@ def test_per_query_changes() -> None:
     rows = changes(NATIVE, ESQLOG, ["x", "y", "z"], k=3, p=0.9)
     a, b, c = rows
     assert (a.overlap, a.rbo, a.first_changed) == (1.0, pytest.approx(1.0), False)
-    assert b.overlap == 1.0 and b.first_changed and (b.native_first, b.esqlog_first) == (
-        "d4", "d6")
+    assert b.overlap == 1.0 and b.first_changed and (b.native_first, b.esqlog_first) == ("d4", "d6")
     assert b.rbo == pytest.approx(rbo_ext(["d4", "d5", "d6"], ["d6", "d5", "d4"], 0.9))
     assert (c.overlap, c.rbo) == (0.0, 0.0)
     assert (c.native_ms, c.esqlog_ms) == (pytest.approx(30.0), pytest.approx(60.0))

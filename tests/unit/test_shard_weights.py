@@ -26,14 +26,22 @@ def _idf(n: int, big_n: int) -> float:
 
 
 def _counts(docs: list[int], rows: dict[str, list[int]]) -> ShardCounts:
-    return ShardCounts("u", "body", len(docs), np.asarray(docs, np.int64),
-                       np.asarray(list(rows.values()) or np.zeros((0, len(docs))), np.uint32),
-                       {t: i for i, t in enumerate(rows)})
+    return ShardCounts(
+        "u",
+        "body",
+        len(docs),
+        np.asarray(docs, np.int64),
+        np.asarray(list(rows.values()) or np.zeros((0, len(docs))), np.uint32),
+        {t: i for i, t in enumerate(rows)},
+    )
 
 
 def _text(df: dict[str, int], big_n: int) -> dict[tuple[str, str], TextStats]:
-    return {("body", " ".join(df)): TextStats(tuple(df), tuple(range(len(df))), df,
-                                              FieldStats(big_n, big_n * 10, 0))}
+    return {
+        ("body", " ".join(df)): TextStats(
+            tuple(df), tuple(range(len(df))), df, FieldStats(big_n, big_n * 10, 0)
+        )
+    }
 
 
 def test_a_term_on_several_shards_is_divided_by_its_df_weighted_idf() -> None:
@@ -122,8 +130,9 @@ def test_per_shard_counts_of_a_recreated_index_are_not_used() -> None:
     from esqlog.wrapper.boost_fan_out import usable_shard_counts
 
     counts = _counts([1000, 1200, 800], {"read": [30, 10, 0]})  # recorded for UUID "u"
-    core = SimpleNamespace(shard_stats={("code", "body"): counts},
-                           snapshot_for=lambda index, field: object())
+    core = SimpleNamespace(
+        shard_stats={("code", "body"): counts}, snapshot_for=lambda index, field: object()
+    )
     call = SimpleNamespace(index="code", get=lambda key: None)
     stats = _text({"read": 40}, 3000)
     same = SimpleNamespace(index="code", uuid="u", shards=3)

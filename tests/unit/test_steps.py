@@ -17,8 +17,13 @@ PAGE = {"_scroll_id": "S1", "hits": {"hits": [{"_id": "1"}]}}
 
 
 def _scroll_routes(next_page: Any) -> ScriptedEngine:
-    return ScriptedEngine({("POST", "/i/_search"): PAGE, ("POST", "/_search/scroll"): next_page,
-                           ("DELETE", "/_search/scroll"): {"succeeded": True}})
+    return ScriptedEngine(
+        {
+            ("POST", "/i/_search"): PAGE,
+            ("POST", "/_search/scroll"): next_page,
+            ("DELETE", "/_search/scroll"): {"succeeded": True},
+        }
+    )
 
 
 def _pages(hits: list[dict[str, Any]]) -> Plan[bool]:
@@ -31,8 +36,7 @@ def test_an_interrupt_mid_scroll_still_clears_the_scroll(interrupt: BaseExceptio
     engine = _scroll_routes(interrupt)
     with pytest.raises(type(interrupt)):
         drive(scroll_plan("i", {}, _pages), engine.perform)
-    assert engine.paths() == ["POST /i/_search", "POST /_search/scroll",
-                              "DELETE /_search/scroll"]
+    assert engine.paths() == ["POST /i/_search", "POST /_search/scroll", "DELETE /_search/scroll"]
     clear = engine.seen[-1]
     assert isinstance(clear, Request) and clear.body == {"scroll_id": ["S1"]}
 

@@ -54,8 +54,9 @@ def _fixtures(tree: ast.Module) -> set[str]:
 
 def _node_reaching_support() -> set[str]:
     """REACHES_A_NODE and every support module that imports one of them, however indirectly."""
-    imports = {f"tests.support.{path.stem}": _imported(_tree(path))
-               for path in SUPPORT.glob("*.py")}
+    imports = {
+        f"tests.support.{path.stem}": _imported(_tree(path)) for path in SUPPORT.glob("*.py")
+    }
     reaching = set(REACHES_A_NODE)
     grown = True
     while grown:
@@ -74,7 +75,8 @@ def _unit_modules() -> list[Path]:
 def test_the_engine_fixtures_are_found_where_they_are_defined() -> None:
     """The checks below read this list: an empty one would let anything through."""
     assert {"engine", "opensearch", "elasticsearch", "corpus"} <= _fixtures(
-        _tree(ENGINE / "conftest.py"))
+        _tree(ENGINE / "conftest.py")
+    )
     assert "tests.support.oracle" in _node_reaching_support()  # through engines.py
 
 
@@ -87,7 +89,8 @@ def test_no_unit_test_asks_for_an_engine_fixture() -> None:
         for node in ast.walk(tree):
             # a test's or a fixture's arguments are fixtures; a helper's are passed by its caller
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                    node.name.startswith("test_") or node.name in own):
+                node.name.startswith("test_") or node.name in own
+            ):
                 arguments = {a.arg for a in [*node.args.args, *node.args.kwonlyargs]}
                 asked = (arguments & engine_fixtures) - own
                 found += [f"{path.name}::{node.name} asks for {name}" for name in sorted(asked)]
@@ -99,23 +102,33 @@ def test_no_unit_test_asks_for_an_engine_fixture() -> None:
 
 def test_no_unit_module_imports_what_reaches_a_node() -> None:
     reaching = _node_reaching_support()
-    found = [f"{path.name} imports {module}" for path in _unit_modules()
-             for module in sorted(_imported(_tree(path)) & reaching)]
+    found = [
+        f"{path.name} imports {module}"
+        for path in _unit_modules()
+        for module in sorted(_imported(_tree(path)) & reaching)
+    ]
     assert found == []
 
 
 def test_no_unit_test_is_marked_engine() -> None:
-    found = [path.name for path in _unit_modules()
-             if any(isinstance(node, ast.Attribute) and ast.unparse(node) == "pytest.mark.engine"
-                    for node in ast.walk(_tree(path)))]
+    found = [
+        path.name
+        for path in _unit_modules()
+        if any(
+            isinstance(node, ast.Attribute) and ast.unparse(node) == "pytest.mark.engine"
+            for node in ast.walk(_tree(path))
+        )
+    ]
     assert found == []
 
 
 def test_no_test_module_imports_another() -> None:
-    found = [f"{path.relative_to(TESTS)} imports {module}"
-             for path in sorted(TESTS.rglob("*.py"))
-             for module in sorted(_imported(_tree(path)))
-             if module.startswith(("tests.unit", "tests.engine"))]
+    found = [
+        f"{path.relative_to(TESTS)} imports {module}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for module in sorted(_imported(_tree(path)))
+        if module.startswith(("tests.unit", "tests.engine"))
+    ]
     assert found == []
 
 

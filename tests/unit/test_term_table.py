@@ -41,8 +41,11 @@ def test_a_hash_is_only_a_candidate() -> None:
     collided = TermTable(table.blob, table.offsets, np.zeros(3, np.uint64))
     asked = TermTable.of(["ünïcode", "nope", "read"])
     assert collided.index_of(asked).tolist() == [2, -1, 0]
-    assert same_terms(table, np.asarray([0, 1, 2]), asked,
-                      np.asarray([2, 1, 0])).tolist() == [True, False, True]
+    assert same_terms(table, np.asarray([0, 1, 2]), asked, np.asarray([2, 1, 0])).tolist() == [
+        True,
+        False,
+        True,
+    ]
 
 
 def test_an_empty_table() -> None:

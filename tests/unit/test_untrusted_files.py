@@ -40,19 +40,28 @@ from esqlog.statistics.vocabulary import (
     vocabulary_from_scan,
 )
 
-DOCS = [(0, "func readFile(name string) error { return os.ReadFile(name) }"),
-        (1, "func writeFile(path string) error { return nil }"),
-        (1, "ReadFile reads a file; read_all reads everything"),
-        (2, "socket read deadline: readDeadline and SetReadDeadline")]
+DOCS = [
+    (0, "func readFile(name string) error { return os.ReadFile(name) }"),
+    (1, "func writeFile(path string) error { return nil }"),
+    (1, "ReadFile reads a file; read_all reads everything"),
+    (2, "socket read deadline: readDeadline and SetReadDeadline"),
+]
 
 
 def small_vocabulary() -> Vocabulary:
     df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
     ttf = Counter(t for _, text in DOCS for t in standard_terms(text) or [])
     scan = VocabularyScan(df=dict(df), ttf=dict(ttf), docs=len(DOCS))
-    return vocabulary_from_scan(scan, index="go", index_uuid="u1", field="body",
-                                doc_count=len(DOCS), sum_ttf=sum(ttf.values()),
-                                live_docs=len(DOCS), created_at="2026-12-02T00:00:00+00:00")
+    return vocabulary_from_scan(
+        scan,
+        index="go",
+        index_uuid="u1",
+        field="body",
+        doc_count=len(DOCS),
+        sum_ttf=sum(ttf.values()),
+        live_docs=len(DOCS),
+        created_at="2026-12-02T00:00:00+00:00",
+    )
 
 
 def small_identifier_stats() -> IdentifierStats:
@@ -61,15 +70,25 @@ def small_identifier_stats() -> IdentifierStats:
     collector = SplitCollector("body")
     for shard, text in DOCS:
         counts = Counter(standard_terms(text))
-        collector(shard, {"_source": {"body": text}},
-                  {t: {"term_freq": n, "doc_freq": shard_df[shard, t]}
-                   for t, n in counts.items()})
+        collector(
+            shard,
+            {"_source": {"body": text}},
+            {t: {"term_freq": n, "doc_freq": shard_df[shard, t]} for t, n in counts.items()},
+        )
     for shard in range(3):
         collector.field_statistics(shard, sum(s == shard for s, _ in DOCS))
     df = Counter(t for _, text in DOCS for t in set(standard_terms(text) or []))
-    return build_identifier_stats(collector, dict(df), index="go", index_uuid="u1",
-                                  field="body", shards=3, doc_count=len(DOCS),
-                                  created_at="now", predictor="esqlog-linear")
+    return build_identifier_stats(
+        collector,
+        dict(df),
+        index="go",
+        index_uuid="u1",
+        field="body",
+        shards=3,
+        doc_count=len(DOCS),
+        created_at="now",
+        predictor="esqlog-linear",
+    )
 
 
 def members(payload: bytes) -> dict[str, bytes]:
@@ -97,13 +116,17 @@ def huge_header(data: bytes, shape: tuple[int, ...]) -> bytes:
     """An .npy member whose header declares ``shape`` but that keeps its few data bytes."""
     stream = io.BytesIO(data)
     version = np.lib.format.read_magic(stream)
-    read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-            else np.lib.format.read_array_header_2_0)
+    read = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0
+    )
     _, _, dtype = read(stream)
-    body = data[stream.tell():]
+    body = data[stream.tell() :]
     out = io.BytesIO()
-    np.lib.format.write_array_header_1_0(out, {"descr": dtype.str, "fortran_order": False,
-                                               "shape": shape})
+    np.lib.format.write_array_header_1_0(
+        out, {"descr": dtype.str, "fortran_order": False, "shape": shape}
+    )
     return out.getvalue() + body
 
 
@@ -132,8 +155,10 @@ def identifiers_payload(tmp_path: Path, stats: IdentifierStats | None = None) ->
 
 # --- vocabulary snapshots -----------------------------------------------------------------
 
+
 def test_a_header_declaring_a_huge_shape_is_refused_before_anything_is_allocated(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     payload, _ = snapshot_payload(small_vocabulary())
     parts = members(payload)
     parts["hashes"] = huge_header(parts["hashes"], (1 << 40,))  # 8 TB of uint64
@@ -158,17 +183,21 @@ def test_the_checksum_is_compared_before_the_arrays_are_read(tmp_path: Path) -> 
     assert load_vocabulary(path, digest).df_of(["readfile"]) == {"readfile": 2}
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("doc_count", -5, "doc_count is -5"),
-    ("doc_count", 0, "doc_count is 0"),
-    ("sum_ttf", 2.5, "sum_ttf is not an integer"),
-    ("live_docs", True, "live_docs is not an integer"),
-    ("doc_count", "12", "doc_count is not an integer"),
-    ("index", 7, "index is not a string"),
-    ("terms", 10**9, "terms"),
-])
-def test_metadata_of_the_wrong_type_or_range_is_refused(tmp_path: Path, field: str,
-                                                        value: Any, words: str) -> None:
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("doc_count", -5, "doc_count is -5"),
+        ("doc_count", 0, "doc_count is 0"),
+        ("sum_ttf", 2.5, "sum_ttf is not an integer"),
+        ("live_docs", True, "live_docs is not an integer"),
+        ("doc_count", "12", "doc_count is not an integer"),
+        ("index", 7, "index is not a string"),
+        ("terms", 10**9, "terms"),
+    ],
+)
+def test_metadata_of_the_wrong_type_or_range_is_refused(
+    tmp_path: Path, field: str, value: Any, words: str
+) -> None:
     payload, _ = snapshot_payload(small_vocabulary())
     path = tmp_path / "v.npz"
     path.write_bytes(with_meta(payload, lambda meta: {**meta, field: value}))
@@ -206,8 +235,8 @@ def test_a_directory_entry_that_hides_the_optional_filter_is_refused(tmp_path: P
     """A damaged comment length in one directory entry swallows the next entry (the
     optional term filter): found by hypothesis, where the file then loaded without it."""
     payload = bytearray(VOCAB_PAYLOAD)
-    entries = [i for i in range(len(payload)) if payload[i:i + 4] == b"PK\x01\x02"]
-    assert len(entries) == 4 and payload[entries[-1] + 46:entries[-1] + 55] == b"bloom.npy"
+    entries = [i for i in range(len(payload)) if payload[i : i + 4] == b"PK\x01\x02"]
+    assert len(entries) == 4 and payload[entries[-1] + 46 : entries[-1] + 55] == b"bloom.npy"
     payload[entries[-2] + 33] ^= 0x01  # the comment length of the entry before it: +256
     path = tmp_path / "v.npz"
     path.write_bytes(bytes(payload))
@@ -215,7 +244,8 @@ def test_a_directory_entry_that_hides_the_optional_filter_is_refused(tmp_path: P
 
 
 def test_a_large_file_named_as_a_snapshot_is_refused_without_being_read_whole(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """1 GB (sparse) under the snapshot's bound: its zip directory is looked for at the end
     and missing, so the file is refused after reading a few kilobytes, not a gigabyte."""
     path = tmp_path / "big.vocab.0123456789abcdef.npz"
@@ -232,7 +262,8 @@ def test_a_large_file_named_as_a_snapshot_is_refused_without_being_read_whole(
 
 
 def test_a_file_over_the_bound_is_refused_before_it_is_opened_for_reading(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import esqlog.statistics.vocabulary as vocabulary
 
     payload, _ = snapshot_payload(small_vocabulary())
@@ -244,26 +275,30 @@ def test_a_file_over_the_bound_is_refused_before_it_is_opened_for_reading(
 
 # --- identifier statistics ------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value, words", [
-    ("doc_count", -5, "doc_count is -5"),
-    ("split_docs", 0, "split_docs is 0"),
-    ("h_tok", float("nan"), ""),  # NaN: refused as it is parsed (not a flat object)
-    ("h_tok", 1.5, "h_tok is 1.5"),
-    ("q", "0.7", "q is not a number"),
-    ("shards", 5000, "shards is 5,000"),
-    ("index", ["a"], ""),
-    ("created_at", None, "created_at is not a string"),
-])
+
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("doc_count", -5, "doc_count is -5"),
+        ("split_docs", 0, "split_docs is 0"),
+        ("h_tok", float("nan"), ""),  # NaN: refused as it is parsed (not a flat object)
+        ("h_tok", 1.5, "h_tok is 1.5"),
+        ("q", "0.7", "q is not a number"),
+        ("shards", 5000, "shards is 5,000"),
+        ("index", ["a"], ""),
+        ("created_at", None, "created_at is not a string"),
+    ],
+)
 def test_identifier_metadata_of_the_wrong_type_or_range_is_refused(
-        tmp_path: Path, field: str, value: Any, words: str) -> None:
+    tmp_path: Path, field: str, value: Any, words: str
+) -> None:
     path = tmp_path / "x.idents.npz"
     path.write_bytes(with_meta(identifiers_payload(tmp_path), lambda m: {**m, field: value}))
     one_line_error(lambda: load_identifier_stats(path, "v"), str(path), words)
 
 
 @pytest.mark.parametrize("shape", ["list", "deep"])
-def test_identifier_metadata_that_is_not_an_object_is_refused(tmp_path: Path,
-                                                              shape: str) -> None:
+def test_identifier_metadata_that_is_not_an_object_is_refused(tmp_path: Path, shape: str) -> None:
     parts = members(identifiers_payload(tmp_path))
     text = b"[1, 2]" if shape == "list" else b"[" * 200_000 + b"]" * 200_000
     parts["meta"] = npy(np.frombuffer(text, np.uint8))
@@ -276,8 +311,14 @@ def test_all_zero_shard_counts_are_refused(tmp_path: Path) -> None:
     """Every shard with N = 0 would turn every per-shard query into one matching nothing."""
     stats = small_identifier_stats()
     assert stats.per_shard
-    zero = IdentifierStats(**{**stats.__dict__, "shard_docs": np.zeros(3, np.int64),
-                              "local_df": np.zeros_like(stats.local_df), "word_id": {}})
+    zero = IdentifierStats(
+        **{
+            **stats.__dict__,
+            "shard_docs": np.zeros(3, np.int64),
+            "local_df": np.zeros_like(stats.local_df),
+            "word_id": {},
+        }
+    )
     path, _ = save_identifier_stats(zero, tmp_path / "x.idents.npz", "v")
     one_line_error(lambda: load_identifier_stats(path, "v"), "inconsistent", "shard_docs")
 
@@ -313,15 +354,27 @@ def test_the_shard_counts_are_the_files_own_per_shard_part(tmp_path: Path) -> No
     assert dict(counts.local_row) == dict(stats.local_row) and counts.local_row
 
 
-@pytest.mark.parametrize("damage, words", [
-    ("checksum", ("checksum differs",)), ("zero shards", ("inconsistent", "shard_docs")),
-    ("other calibration", ("another calibration",))])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        ("checksum", ("checksum differs",)),
+        ("zero shards", ("inconsistent", "shard_docs")),
+        ("other calibration", ("another calibration",)),
+    ],
+)
 def test_the_shard_counts_read_refuses_what_the_whole_read_refuses(
-        tmp_path: Path, damage: str, words: tuple[str, ...]) -> None:
+    tmp_path: Path, damage: str, words: tuple[str, ...]
+) -> None:
     stats, sha = small_identifier_stats(), "v"
     if damage == "zero shards":
-        stats = IdentifierStats(**{**stats.__dict__, "shard_docs": np.zeros(3, np.int64),
-                                   "local_df": np.zeros_like(stats.local_df), "word_id": {}})
+        stats = IdentifierStats(
+            **{
+                **stats.__dict__,
+                "shard_docs": np.zeros(3, np.int64),
+                "local_df": np.zeros_like(stats.local_df),
+                "word_id": {},
+            }
+        )
     path, _ = save_identifier_stats(stats, tmp_path / "x.idents.npz", "v")
     if damage == "checksum":
         parts = members(path.read_bytes())
@@ -336,22 +389,39 @@ def test_the_shard_counts_read_refuses_what_the_whole_read_refuses(
 
 # --- random damage: a UsageError or the same content, nothing else ---------------------------
 
+
 def same_vocabulary(a: Vocabulary, b: Vocabulary) -> bool:
     plain = ("index", "index_uuid", "field", "doc_count", "sum_ttf", "live_docs", "created_at")
-    return (all(getattr(a, k) == getattr(b, k) for k in plain)
-            and np.array_equal(a.hashes, b.hashes) and np.array_equal(a.df, b.df)
-            and (a.bloom is None) == (b.bloom is None)
-            and (a.bloom is None or np.array_equal(a.bloom, b.bloom)))
+    return (
+        all(getattr(a, k) == getattr(b, k) for k in plain)
+        and np.array_equal(a.hashes, b.hashes)
+        and np.array_equal(a.df, b.df)
+        and (a.bloom is None) == (b.bloom is None)
+        and (a.bloom is None or np.array_equal(a.bloom, b.bloom))
+    )
 
 
 def same_stats(a: IdentifierStats, b: IdentifierStats) -> bool:
-    arrays = ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "shard_docs",
-              "local_df")
-    plain = ("index", "index_uuid", "field", "shards", "doc_count", "split_docs",
-             "split_tokens", "h_tok", "q", "split_share", "predictor", "created_at", "words",
-             "local_terms")
-    return (all(getattr(a, k) == getattr(b, k) for k in plain)
-            and all(np.array_equal(getattr(a, k), getattr(b, k)) for k in arrays))
+    arrays = ("df_engine", "df_split", "mask", "parts_ptr", "parts_idx", "shard_docs", "local_df")
+    plain = (
+        "index",
+        "index_uuid",
+        "field",
+        "shards",
+        "doc_count",
+        "split_docs",
+        "split_tokens",
+        "h_tok",
+        "q",
+        "split_share",
+        "predictor",
+        "created_at",
+        "words",
+        "local_terms",
+    )
+    return all(getattr(a, k) == getattr(b, k) for k in plain) and all(
+        np.array_equal(getattr(a, k), getattr(b, k)) for k in arrays
+    )
 
 
 def flipped(payload: bytes, flips: list[tuple[float, int]]) -> bytes:
@@ -361,16 +431,19 @@ def flipped(payload: bytes, flips: list[tuple[float, int]]) -> bytes:
     return bytes(data)
 
 
-FLIPS = st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)),
-                 min_size=1, max_size=3)
+FLIPS = st.lists(
+    st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), min_size=1, max_size=3
+)
 VOCAB_PAYLOAD, VOCAB_SHA = snapshot_payload(small_vocabulary())
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(flips=FLIPS, with_checksum=st.booleans())
 def test_random_byte_flips_of_a_snapshot_give_a_usage_error_or_the_same_vocabulary(
-        tmp_path: Path, flips: list[tuple[float, int]], with_checksum: bool) -> None:
+    tmp_path: Path, flips: list[tuple[float, int]], with_checksum: bool
+) -> None:
     path = tmp_path / "v.npz"
     path.write_bytes(flipped(VOCAB_PAYLOAD, flips))
     try:
@@ -381,11 +454,13 @@ def test_random_byte_flips_of_a_snapshot_give_a_usage_error_or_the_same_vocabula
     assert same_vocabulary(loaded, small_vocabulary())
 
 
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(flips=FLIPS)
 def test_random_byte_flips_of_identifier_statistics_give_a_usage_error_or_the_same(
-        tmp_path: Path, flips: list[tuple[float, int]]) -> None:
+    tmp_path: Path, flips: list[tuple[float, int]]
+) -> None:
     original = identifiers_payload(tmp_path)
     path = tmp_path / "y.idents.npz"
     path.write_bytes(flipped(original, flips))
@@ -410,14 +485,19 @@ def test_the_unflipped_files_load_identically(tmp_path: Path) -> None:
 
 # --- the calibration file that names them ---------------------------------------------------
 
-@pytest.mark.parametrize("text, words", [
-    ('{"schema": 1, "doc_count": ' + "9" * 5000 + "}", "a number too long to read"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"schema": 1, "doc_count": NaN}', "invalid"),
-    ("[1, 2]", "not a JSON object"),
-])
-def test_a_calibration_file_that_json_cannot_hold_is_one_line(tmp_path: Path, text: str,
-                                                              words: str) -> None:
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"schema": 1, "doc_count": ' + "9" * 5000 + "}", "a number too long to read"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"schema": 1, "doc_count": NaN}', "invalid"),
+        ("[1, 2]", "not a JSON object"),
+    ],
+)
+def test_a_calibration_file_that_json_cannot_hold_is_one_line(
+    tmp_path: Path, text: str, words: str
+) -> None:
     from esqlog.calibration.files import load_calibration
 
     path = tmp_path / "c.json"

@@ -26,8 +26,13 @@ def test_an_unclosed_ipv6_host_is_one_line_without_the_password(url: str) -> Non
     assert "pw" not in message and "\n" not in message
 
 
-@pytest.mark.parametrize("command", [["calibrate", "--index", "x", "--field", "body", "--out",
-                                      "c.json"], ["index", ".", "--index", "x"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["calibrate", "--index", "x", "--field", "body", "--out", "c.json"],
+        ["index", ".", "--index", "x"],
+    ],
+)
 def test_the_cli_says_it_in_one_line(command: list[str]) -> None:
     result = CliRunner().invoke(main, [*command, "--url", "http://u:secret@[::1"])
     assert result.exit_code != 0

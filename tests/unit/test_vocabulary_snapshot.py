@@ -38,8 +38,7 @@ from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan
 from tests.support.adversarial import make_vocab as _make_vocab
 from tests.support.vocabularies import assert_same_vocabulary, make_vocabulary
 
-TERMS = st.text(alphabet=st.characters(codec="utf-8"),
-                min_size=1, max_size=12)
+TERMS = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12)
 
 
 def npz_bytes(**arrays: np.ndarray) -> bytes:
@@ -53,8 +52,10 @@ def meta_array(meta: Any) -> np.ndarray:
 
 
 @settings(max_examples=60, deadline=None)
-@given(known=st.dictionaries(TERMS, st.integers(1, 2**32 - 1), max_size=60),
-       unknown=st.lists(TERMS, max_size=20))
+@given(
+    known=st.dictionaries(TERMS, st.integers(1, 2**32 - 1), max_size=60),
+    unknown=st.lists(TERMS, max_size=20),
+)
 def test_df_of_is_exact_for_known_terms_and_zero_for_others(
     known: dict[str, int], unknown: list[str]
 ) -> None:
@@ -94,7 +95,8 @@ def test_arrays_sorted_unique_and_aligned(df: dict[str, int]) -> None:
     assert keys.shape == values.shape == (len(df),)
     assert bool(np.all(keys[1:] > keys[:-1]))
     assert dict(zip(keys.tolist(), values.tolist(), strict=True)) == {
-        term_hash(t): n for t, n in df.items()}
+        term_hash(t): n for t, n in df.items()
+    }
 
 
 @settings(max_examples=40, deadline=None)
@@ -115,18 +117,28 @@ def test_arrays_keep_the_larger_df_of_colliding_hashes(df: dict[str, int]) -> No
 
 def test_term_hash_is_the_same_in_another_process() -> None:
     terms = ["func", "handlewebsocketupgrade", "read_file", "café", "数据", "x" * 300]
-    code = ("import json, sys; from esqlog.statistics.vocabulary import term_hash; "
-            "print(json.dumps([term_hash(t) for t in json.loads(sys.argv[1])]))")
+    code = (
+        "import json, sys; from esqlog.statistics.vocabulary import term_hash; "
+        "print(json.dumps([term_hash(t) for t in json.loads(sys.argv[1])]))"
+    )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(terms)], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(terms)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert json.loads(out) == [term_hash(t) for t in terms]
     assert all(0 <= h < 2**64 for h in json.loads(out))
 
 
 @settings(max_examples=60, deadline=None)
-@given(docs=st.lists(st.lists(st.sampled_from("abcdefghij"), min_size=0, max_size=12),
-                     min_size=0, max_size=15))
+@given(
+    docs=st.lists(
+        st.lists(st.sampled_from("abcdefghij"), min_size=0, max_size=12), min_size=0, max_size=15
+    )
+)
 def test_scan_hapax_equals_a_direct_count(docs: list[list[str]]) -> None:
     df: Counter[str] = Counter()
     ttf: Counter[str] = Counter()
@@ -135,8 +147,9 @@ def test_scan_hapax_equals_a_direct_count(docs: list[list[str]]) -> None:
         ttf.update(tokens)
     scan = VocabularyScan(dict(df), dict(ttf), len(docs))
     tokens_total = sum(len(tokens) for tokens in docs)
-    hapax_tokens = sum(1 for tokens in docs for t in tokens
-                       if sum(t in other for other in docs) == 1)
+    hapax_tokens = sum(
+        1 for tokens in docs for t in tokens if sum(t in other for other in docs) == 1
+    )
     got = scan.hapax()
     assert got.method == "exact" and got.docs == len(docs) and got.tokens == tokens_total
     expected = hapax_tokens / tokens_total if tokens_total else 0.0
@@ -160,9 +173,14 @@ def test_scan_without_any_term_is_a_cluster_error() -> None:
 
 
 def test_save_load_roundtrip(tmp_path: Path) -> None:
-    vocab = make_vocabulary({"func": 40, "reader": 7, "readfile": 1, "数据": 2},
-                            index="go", index_uuid="abc", doc_count=41, sum_ttf=1234,
-                            live_docs=40)
+    vocab = make_vocabulary(
+        {"func": 40, "reader": 7, "readfile": 1, "数据": 2},
+        index="go",
+        index_uuid="abc",
+        doc_count=41,
+        sum_ttf=1234,
+        live_docs=40,
+    )
     path, digest = save_vocabulary(vocab, tmp_path / "sub" / "v.npz")
     assert path == tmp_path / "sub" / "v.npz"
     assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
@@ -214,9 +232,24 @@ def test_missing_file_and_checksum_mismatch(tmp_path: Path) -> None:
 def _valid_payload() -> bytes:
     buffer = io.BytesIO()
     vocab = make_vocabulary({"func": 3, "reader": 1})
-    np.savez(buffer, hashes=vocab.hashes, df=vocab.df, meta=meta_array(
-        {"format": FORMAT, "index": "i", "index_uuid": "u", "field": "body", "doc_count": 1,
-         "sum_ttf": 1, "live_docs": 1, "created_at": "t", "terms": 2}))
+    np.savez(
+        buffer,
+        hashes=vocab.hashes,
+        df=vocab.df,
+        meta=meta_array(
+            {
+                "format": FORMAT,
+                "index": "i",
+                "index_uuid": "u",
+                "field": "body",
+                "doc_count": 1,
+                "sum_ttf": 1,
+                "live_docs": 1,
+                "created_at": "t",
+                "terms": 2,
+            }
+        ),
+    )
     return buffer.getvalue()
 
 
@@ -232,8 +265,17 @@ _HASHES = np.array([1, 5], dtype=np.uint64)
 _DF = np.array([2, 3], dtype=np.uint32)
 
 
-_GOOD_META = {"format": FORMAT, "index": "i", "index_uuid": "u", "field": "body",
-              "doc_count": 5, "sum_ttf": 9, "live_docs": 1, "created_at": "t", "terms": 2}
+_GOOD_META = {
+    "format": FORMAT,
+    "index": "i",
+    "index_uuid": "u",
+    "field": "body",
+    "doc_count": 5,
+    "sum_ttf": 9,
+    "live_docs": 1,
+    "created_at": "t",
+    "terms": 2,
+}
 
 
 BAD_FILES: dict[str, tuple[bytes, str]] = {
@@ -242,21 +284,27 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
     "truncated": (_valid_payload()[:200], "not an esqlog vocabulary"),
     "npy array": (_npy_bytes(), "not an esqlog vocabulary"),
     "npz of other arrays": (npz_bytes(x=np.arange(3)), "not an esqlog vocabulary"),
-    "meta not json": (npz_bytes(hashes=_HASHES, df=_DF,
-                                meta=np.frombuffer(b"\xff\xfe{", dtype=np.uint8)),
-                      "not an esqlog vocabulary"),
-    "other format": (npz_bytes(hashes=_HASHES, df=_DF,
-                               meta=meta_array({**_GOOD_META, "format": "other/2"})),
-                     "unknown format 'other/2'"),
-    "meta a list": (npz_bytes(hashes=_HASHES, df=_DF, meta=meta_array([1, 2])),
-                    "unknown format"),
-    "signed hashes": (npz_bytes(hashes=_HASHES.astype(np.int64), df=_DF,
-                                meta=meta_array(_GOOD_META)), "not an esqlog vocabulary"),
-    "misaligned df": (npz_bytes(hashes=_HASHES, df=_DF[:1], meta=meta_array(_GOOD_META)),
-                      "inconsistent"),
-    "incomplete meta": (npz_bytes(hashes=_HASHES, df=_DF,
-                                  meta=meta_array({"format": FORMAT, "index": "i"})),
-                        "incomplete metadata"),
+    "meta not json": (
+        npz_bytes(hashes=_HASHES, df=_DF, meta=np.frombuffer(b"\xff\xfe{", dtype=np.uint8)),
+        "not an esqlog vocabulary",
+    ),
+    "other format": (
+        npz_bytes(hashes=_HASHES, df=_DF, meta=meta_array({**_GOOD_META, "format": "other/2"})),
+        "unknown format 'other/2'",
+    ),
+    "meta a list": (npz_bytes(hashes=_HASHES, df=_DF, meta=meta_array([1, 2])), "unknown format"),
+    "signed hashes": (
+        npz_bytes(hashes=_HASHES.astype(np.int64), df=_DF, meta=meta_array(_GOOD_META)),
+        "not an esqlog vocabulary",
+    ),
+    "misaligned df": (
+        npz_bytes(hashes=_HASHES, df=_DF[:1], meta=meta_array(_GOOD_META)),
+        "inconsistent",
+    ),
+    "incomplete meta": (
+        npz_bytes(hashes=_HASHES, df=_DF, meta=meta_array({"format": FORMAT, "index": "i"})),
+        "incomplete metadata",
+    ),
 }
 
 
@@ -293,14 +341,25 @@ def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
 
     rng = np.random.default_rng(7)
     terms = [f"t{v}x{rng.integers(1 << 30)}" for v in range(20_000)]
-    vocab = Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
-                       np.zeros(0, dtype=np.uint32), build_bloom(terms))
+    vocab = Vocabulary(
+        "i",
+        "u",
+        "f",
+        1,
+        1,
+        1,
+        "now",
+        np.zeros(0, dtype=np.uint64),
+        np.zeros(0, dtype=np.uint32),
+        build_bloom(terms),
+    )
     assert all(vocab.might_hold(t) for t in terms)
     others = [f"o{v}y{rng.integers(1 << 30)}" for v in range(20_000)]
     false_positives = sum(vocab.might_hold(t) for t in others) / len(others)
     assert false_positives < 0.02, false_positives
-    assert Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
-                      np.zeros(0, dtype=np.uint32)).might_hold("anything")
+    assert Vocabulary(
+        "i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32)
+    ).might_hold("anything")
 
 
 def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
@@ -314,7 +373,12 @@ def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
     loaded = load_vocabulary(path, digest)
     assert loaded.bloom is not None and np.array_equal(loaded.bloom, vocab.bloom)
     assert loaded.df_of(["readfile", "read_file", "read", "file", "readfiles"]) == {
-        "readfile": 3, "read_file": 1, "read": 40, "file": 0, "readfiles": 0}
+        "readfile": 3,
+        "read_file": 1,
+        "read": 40,
+        "file": 0,
+        "readfiles": 0,
+    }
 
 
 @given(st.lists(st.text(max_size=20), min_size=1, max_size=200), st.text(max_size=20))
@@ -323,12 +387,21 @@ def test_might_hold_reads_exactly_the_bits_build_bloom_sets(terms: list[str], pr
     from esqlog.statistics.vocabulary import BLOOM_K, _bloom_positions, build_bloom
 
     bloom = build_bloom(terms)
-    vocab = Vocabulary("i", "u", "f", 1, 1, 1, "now", np.zeros(0, dtype=np.uint64),
-                       np.zeros(0, dtype=np.uint32), bloom)
+    vocab = Vocabulary(
+        "i",
+        "u",
+        "f",
+        1,
+        1,
+        1,
+        "now",
+        np.zeros(0, dtype=np.uint64),
+        np.zeros(0, dtype=np.uint32),
+        bloom,
+    )
     mask = bloom.size * 8 - 1
     for term in [*terms, probe]:
-        expected = all(bloom[p >> 3] >> (p & 7) & 1
-                       for p in _bloom_positions(term, BLOOM_K, mask))
+        expected = all(bloom[p >> 3] >> (p & 7) & 1 for p in _bloom_positions(term, BLOOM_K, mask))
         assert vocab.might_hold(term) == expected
     assert all(vocab.might_hold(t) for t in terms)
 

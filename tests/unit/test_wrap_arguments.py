@@ -33,23 +33,51 @@ def _client(flavor: str) -> Any:
 FLAVORS = pytest.mark.parametrize("flavor", ["opensearch", "elasticsearch"])
 
 
-RECORD = dict(index="code", index_uuid="u1", field="body", q=0.8, h_tok=0.3, h_tok_low=0.29,
-              h_tok_high=0.31, h_tok_method="exact", doc_count=1000, live_docs=1000,
-              sum_ttf=50_000, avgdl=50.0, shards=1, analyzer="standard",
-              splits_identifiers=False, predictor="paper-linear", predictor_version="1",
-              engine="opensearch", engine_version="3.6.0", standard_analysis=True,
-              schema=SCHEMA_VERSION)
+RECORD = dict(
+    index="code",
+    index_uuid="u1",
+    field="body",
+    q=0.8,
+    h_tok=0.3,
+    h_tok_low=0.29,
+    h_tok_high=0.31,
+    h_tok_method="exact",
+    doc_count=1000,
+    live_docs=1000,
+    sum_ttf=50_000,
+    avgdl=50.0,
+    shards=1,
+    analyzer="standard",
+    splits_identifiers=False,
+    predictor="paper-linear",
+    predictor_version="1",
+    engine="opensearch",
+    engine_version="3.6.0",
+    standard_analysis=True,
+    schema=SCHEMA_VERSION,
+)
 
 
 def _linked(tmp_path: Path, index_uuid: str = "u1", field: str = "body") -> Calibration:
     """A calibration whose vocabulary snapshot (of ``index_uuid``/``field``) is on disk."""
     scan = VocabularyScan({"read": 3, "file": 40}, {"read": 5, "file": 70}, 1000)
-    vocab = vocabulary_from_scan(scan, index="code", index_uuid=index_uuid, field=field,
-                                 doc_count=1000, sum_ttf=50_000, live_docs=1000,
-                                 created_at="2025-01-01T00:00:00+00:00")
+    vocab = vocabulary_from_scan(
+        scan,
+        index="code",
+        index_uuid=index_uuid,
+        field=field,
+        doc_count=1000,
+        sum_ttf=50_000,
+        live_docs=1000,
+        created_at="2025-01-01T00:00:00+00:00",
+    )
     path, digest = save_vocabulary(vocab, tmp_path / f"{index_uuid}-{field}.vocab.npz")
-    return dataclasses.replace(Calibration.from_json(RECORD), vocabulary=str(path.resolve()),
-                               vocabulary_sha256=digest, vocabulary_terms=len(vocab))
+    return dataclasses.replace(
+        Calibration.from_json(RECORD),
+        vocabulary=str(path.resolve()),
+        vocabulary_sha256=digest,
+        vocabulary_terms=len(vocab),
+    )
 
 
 @FLAVORS
@@ -80,12 +108,16 @@ def test_snapshot_files_are_checked_and_live_ignores_them(flavor: str, tmp_path:
         core = wrap(client, cal, stats=stats).esqlog_core
         vocab = core.snapshot_for("code", "body")
         assert vocab is not None and vocab.df_of(["read", "file", "nope"]) == {
-            "read": 3, "file": 40, "nope": 0}
+            "read": 3,
+            "file": 40,
+            "nope": 0,
+        }
     assert wrap(client, cal, stats="live").esqlog_core.snapshots.in_use == {}
     # a snapshot of another index or field, a missing file, a file changed since
     for wrong in (_linked(tmp_path, index_uuid="u2"), _linked(tmp_path, field="title")):
-        relinked = dataclasses.replace(cal, vocabulary=wrong.vocabulary,
-                                       vocabulary_sha256=wrong.vocabulary_sha256)
+        relinked = dataclasses.replace(
+            cal, vocabulary=wrong.vocabulary, vocabulary_sha256=wrong.vocabulary_sha256
+        )
         with pytest.raises(UsageError, match="belongs to another index or field"):
             wrap(client, relinked)
     missing = dataclasses.replace(cal, vocabulary=str(tmp_path / "gone.vocab.npz"))

@@ -23,11 +23,26 @@ UNREACHABLE = "http://127.0.0.1:9"  # never contacted: no test here sends a requ
 
 def _calibration() -> esqlog.Calibration:
     return esqlog.Calibration(
-        index="code", index_uuid="U1", field="body", q=0.7, h_tok=0.03, h_tok_low=0.02,
-        h_tok_high=0.04, h_tok_method="exact", doc_count=100, live_docs=100, sum_ttf=4000,
-        avgdl=40.0, shards=1, analyzer="standard", splits_identifiers=False,
-        predictor="esqlog-linear", predictor_version="1", engine="opensearch",
-        engine_version="3.6.0")
+        index="code",
+        index_uuid="U1",
+        field="body",
+        q=0.7,
+        h_tok=0.03,
+        h_tok_low=0.02,
+        h_tok_high=0.04,
+        h_tok_method="exact",
+        doc_count=100,
+        live_docs=100,
+        sum_ttf=4000,
+        avgdl=40.0,
+        shards=1,
+        analyzer="standard",
+        splits_identifiers=False,
+        predictor="esqlog-linear",
+        predictor_version="1",
+        engine="opensearch",
+        engine_version="3.6.0",
+    )
 
 
 def _elasticsearch() -> Any:
@@ -54,10 +69,15 @@ def _async_opensearch() -> Any:
     return AsyncOpenSearch(hosts=[UNREACHABLE])
 
 
-SYNC = [pytest.param(_elasticsearch, id="elasticsearch"),
-        pytest.param(_opensearch, id="opensearch")]
-ALL = [*SYNC, pytest.param(_async_elasticsearch, id="async-elasticsearch"),
-       pytest.param(_async_opensearch, id="async-opensearch")]
+SYNC = [
+    pytest.param(_elasticsearch, id="elasticsearch"),
+    pytest.param(_opensearch, id="opensearch"),
+]
+ALL = [
+    *SYNC,
+    pytest.param(_async_elasticsearch, id="async-elasticsearch"),
+    pytest.param(_async_opensearch, id="async-opensearch"),
+]
 
 
 @pytest.mark.parametrize("make", SYNC)
@@ -118,8 +138,11 @@ def test_a_settings_choice_outside_its_literal_is_still_refused_at_run_time() ->
     from esqlog.identifiers.settings import COMMON, OPERATORS, SELECTIONS, SHARD_GROUPS
 
     assert (SELECTIONS, OPERATORS, COMMON, SHARD_GROUPS) == (
-        ("mass", "multi", "words", "cover"), ("or", "and"), ("split", "own"),
-        ("max", "sum", "shard", "auto"))
+        ("mass", "multi", "words", "cover"),
+        ("or", "and"),
+        ("split", "own"),
+        ("max", "sum", "shard", "auto"),
+    )
     for field in ("select", "operator", "common", "shard_groups"):
         bogus: dict[str, Any] = {field: "bogus"}
         with pytest.raises(esqlog.UsageError, match=f"^{field} must be"):

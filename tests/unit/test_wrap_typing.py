@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: each line ending in ``# E: <text>`` must get a mypy error containing <text>, and
 #: each ``# R: <type>`` a revealed type equal to <type>; no other line may get an error
-APPLICATION = '''
+APPLICATION = """
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 from opensearchpy import AsyncOpenSearch, OpenSearch
 
@@ -54,7 +54,7 @@ esqlog.wrap(es, cal, stats="cached")  # E: Argument "stats" to "wrap" has incomp
 esqlog.IdentifierSettings(select="best")  # E: Argument "select" to "IdentifierSettings"
 esqlog.IdentifierSettings(operator="xor")  # E: Argument "operator" to "IdentifierSettings"
 esqlog.calibrate(es, "code", "body", True)  # E: Too many positional arguments
-'''
+"""
 
 
 def test_mypy_sees_the_client_s_own_type_and_catches_misuse(tmp_path: Path) -> None:
@@ -68,9 +68,24 @@ def test_mypy_sees_the_client_s_own_type_and_catches_misuse(tmp_path: Path) -> N
     # MYPYPATH: this checkout's esqlog, whatever esqlog the environment has installed
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir",
-         str(tmp_path / "cache"), "--no-error-summary", "--show-error-codes", str(app)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            "--show-error-codes",
+            str(app),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     lines = APPLICATION.splitlines()
     reported: dict[int, list[str]] = {}  # line -> "error: ..." / "note: ..."
     for line in done.stdout.splitlines():
@@ -82,12 +97,16 @@ def test_mypy_sees_the_client_s_own_type_and_catches_misuse(tmp_path: Path) -> N
         marker = re.search(r"# ([ER]): (.*)$", text)
         if marker:
             kind, want = marker[1], marker[2]
-            expected[number] = (f'Revealed type is "{want}"' if kind == "R" else want)
+            expected[number] = f'Revealed type is "{want}"' if kind == "R" else want
     for number, want in expected.items():
         got = reported.get(number, [])
         assert any(want in message for message in got), (
             f"line {number} ({lines[number - 1].strip()!r}): wanted {want!r}, mypy said "
-            f"{got or 'nothing'}\n{done.stdout}{done.stderr}")
-    unexpected = {n: m for n, m in reported.items() if n not in expected
-                  and any(x.startswith("error") or "Revealed" in x for x in m)}
+            f"{got or 'nothing'}\n{done.stdout}{done.stderr}"
+        )
+    unexpected = {
+        n: m
+        for n, m in reported.items()
+        if n not in expected and any(x.startswith("error") or "Revealed" in x for x in m)
+    }
     assert unexpected == {}, done.stdout

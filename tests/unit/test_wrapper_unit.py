@@ -24,8 +24,7 @@ from tests.support.scripted import (
 from tests.support.wrapper_units import DF, HITS, SHARDS, N, Q, core, routes
 
 
-def search(engine: ScriptedEngine, wrapper: WrapperCore, mode: Any = None,
-           **kwargs: Any) -> Any:
+def search(engine: ScriptedEngine, wrapper: WrapperCore, mode: Any = None, **kwargs: Any) -> Any:
     kwargs.setdefault("index", "code")
     return engine.run(search_plan(wrapper, (), kwargs, mode))
 
@@ -49,11 +48,13 @@ def term_boosts(query: Any) -> dict[str, float]:
         elif isinstance(node, list):
             for value in node:
                 walk(value)
+
     walk(query)
     return found
 
 
 # --- one boost search, cold then warm ----------------------------------------------------------
+
 
 def test_cold_boost_search_resolves_fetches_statistics_then_searches_rewritten() -> None:
     engine, wrapper = ScriptedEngine(routes()), core()
@@ -83,8 +84,10 @@ def test_warm_search_with_cached_terms_sends_only_the_search() -> None:
 
 # --- index resolution: expiry and UUID ----------------------------------------------------------
 
+
 def test_resolution_expires_and_keeps_routings_of_the_same_uuid(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
     engine.seen.clear()
@@ -93,12 +96,15 @@ def test_resolution_expires_and_keeps_routings_of_the_same_uuid(
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
     # the name again, then the field's search analyzer (mapping and analysis settings): a
     # search_analyzer can be changed on a live index; routings are kept for the same UUID
-    assert engine.paths() == ["GET /code/_settings", "GET /code/_mapping/field/body",
-                              "GET /code/_settings", "SEARCH code"]
+    assert engine.paths() == [
+        "GET /code/_settings",
+        "GET /code/_mapping/field/body",
+        "GET /code/_settings",
+        "SEARCH code",
+    ]
 
 
-def test_a_new_uuid_gets_new_routings_and_fresh_statistics(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_uuid_gets_new_routings_and_fresh_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
     engine, wrapper = ScriptedEngine(routes(analyzer="standard")), core(standard=True)
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
     engine.routes.update(routes(uuid="U2", shards=3, analyzer="standard"))
@@ -118,8 +124,11 @@ def test_a_failed_statistics_request_re_resolves_then_lets_the_engine_answer() -
     longer resolves, and the caller's search is sent as given: its 404 is the client's."""
     engine, wrapper = ScriptedEngine(routes()), core()
     search(engine, wrapper, body={"query": {"match": {"body": "read"}}})
-    engine.routes[("POST", "/code/_mtermvectors")] = {"docs": [
-        {"_index": "code", "error": {"type": "index_not_found_exception", "reason": "gone"}}]}
+    engine.routes[("POST", "/code/_mtermvectors")] = {
+        "docs": [
+            {"_index": "code", "error": {"type": "index_not_found_exception", "reason": "gone"}}
+        ]
+    }
     engine.routes[("GET", "/code/_settings")] = not_found("code")
     engine.routes[("SEARCH", "code")] = not_found("code")
     engine.seen.clear()
@@ -132,10 +141,15 @@ def test_a_failed_statistics_request_re_resolves_then_lets_the_engine_answer() -
 
 # --- pass-through ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("index", ["other", "code,other", "co*", None])
 def test_uncalibrated_targets_pass_through_untouched(index: Any) -> None:
-    engine = ScriptedEngine({("GET", "/other/_settings"): settings_answer("other", "U9", 1),
-                             ("SEARCH", str(index)): HITS})
+    engine = ScriptedEngine(
+        {
+            ("GET", "/other/_settings"): settings_answer("other", "U9", 1),
+            ("SEARCH", str(index)): HITS,
+        }
+    )
     body = {"query": {"match": {"body": "read"}}}
     assert engine.run(search_plan(core(), (), {"index": index, "body": body}, None)) == HITS
     assert sent(engine) == {"index": index, "body": body}
@@ -158,6 +172,7 @@ def test_positional_opensearch_arguments_are_passed_on_by_name() -> None:
 
 # --- script mode: probe, forced, auto -------------------------------------------------------------
 
+
 def test_forced_script_mode_without_the_stored_script_raises() -> None:
     engine = ScriptedEngine({**routes(), ("GET", "/_scripts/esqlog-qlog-term"): not_found("s")})
     with pytest.raises(ScriptingUnavailable, match="stored script esqlog-qlog-term not found"):
@@ -165,8 +180,9 @@ def test_forced_script_mode_without_the_stored_script_raises() -> None:
     assert "SEARCH code" not in engine.paths()
 
 
-def test_auto_mode_on_a_calibration_without_identifiers_is_boost_and_never_asks_for_scripts(
-) -> None:
+def test_auto_mode_on_a_calibration_without_identifiers_is_boost_and_never_asks_for_scripts() -> (
+    None
+):
     engine = ScriptedEngine({**routes(), ("GET", "/_scripts/esqlog-qlog-term"): not_found("s")})
     wrapper = core(mode="auto")
     with warnings.catch_warnings():
@@ -188,6 +204,7 @@ def test_script_mode_scripts_rare_terms_only() -> None:
 
 # --- rerank: the chooser ------------------------------------------------------------------------
 
+
 def test_engine_rerank_adds_a_rescore_and_keeps_the_query() -> None:
     engine = ScriptedEngine(routes())
     body = {"query": {"match": {"body": "read file"}}, "size": 5}
@@ -198,15 +215,30 @@ def test_engine_rerank_adds_a_rescore_and_keeps_the_query() -> None:
     assert out["rescore"]["query"]["query_weight"] == 0.0
 
 
-@pytest.mark.parametrize(("version", "expected"), [
-    ("3.6.0", "include_named_queries_score"), ("2.11.0", "POST /_mtermvectors")])
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("3.6.0", "include_named_queries_score"), ("2.11.0", "POST /_mtermvectors")],
+)
 def test_client_rerank_uses_named_scores_where_the_engine_has_them(
-        version: str, expected: str) -> None:
-    vectors = {"docs": [{"_index": "code", "_id": i, "term_vectors": {"body": {"terms": {
-        "read": {"term_freq": 1}}}}} for i in "ab"]}
-    engine = ScriptedEngine({
-        **routes(), ("POST", "/_mtermvectors"): vectors,
-        ("GET", "/_nodes/_local"): {"nodes": {"n": {"version": version}}}})
+    version: str, expected: str
+) -> None:
+    vectors = {
+        "docs": [
+            {
+                "_index": "code",
+                "_id": i,
+                "term_vectors": {"body": {"terms": {"read": {"term_freq": 1}}}},
+            }
+            for i in "ab"
+        ]
+    }
+    engine = ScriptedEngine(
+        {
+            **routes(),
+            ("POST", "/_mtermvectors"): vectors,
+            ("GET", "/_nodes/_local"): {"nodes": {"n": {"version": version}}},
+        }
+    )
     body = {"query": {"match": {"body": "read file"}}, "from": 1, "size": 1}
     got = search(engine, core(mode="rerank", rerank_in="client", top_n=30), body=body)
     out = sent(engine)
@@ -217,14 +249,18 @@ def test_client_rerank_uses_named_scores_where_the_engine_has_them(
 
 # --- the call, normalised -------------------------------------------------------------------------
 
+
 def test_search_call_reads_and_sets_options_where_each_client_takes_them() -> None:
-    es = SearchCall("elasticsearch", (), {"index": "i", "query": {"match_all": {}},
-                                          "from_": 3})
+    es = SearchCall("elasticsearch", (), {"index": "i", "query": {"match_all": {}}, "from_": 3})
     assert es.get("from") == 3 and es.query == {"match_all": {}}
     es.set("from", 0)
     es.set("search_type", "dfs_query_then_fetch")
-    assert es.final_kwargs() == {"index": "i", "query": {"match_all": {}}, "from_": 0,
-                                 "search_type": "dfs_query_then_fetch"}
+    assert es.final_kwargs() == {
+        "index": "i",
+        "query": {"match_all": {}},
+        "from_": 0,
+        "search_type": "dfs_query_then_fetch",
+    }
     body = {"query": {"match_all": {}}, "size": 3}
     os_call = SearchCall("opensearch", (body, "i", {"size": 9}), {})
     assert os_call.get("size") == 3  # the body wins over params
@@ -264,11 +300,25 @@ def test_a_burst_on_a_cold_index_resolves_once() -> None:
 
 # --- options ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("options", [
-    {"mode": "fast"}, {"stats": "disk"}, {"rerank_in": "gpu"}, {"top_n": 0}, {"top_n": 1.5},
-    {"script_df_fraction": 1.5}, {"script_df_fraction": math.nan}, {"join_weight": 0},
-    {"join_weight": -1.0}, {"stats_ttl": -1}, {"resolve_ttl": math.inf},
-    {"identifiers": {"budget": 10}}, {"mode": "identifiers", "stats": "live"}])
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"mode": "fast"},
+        {"stats": "disk"},
+        {"rerank_in": "gpu"},
+        {"top_n": 0},
+        {"top_n": 1.5},
+        {"script_df_fraction": 1.5},
+        {"script_df_fraction": math.nan},
+        {"join_weight": 0},
+        {"join_weight": -1.0},
+        {"stats_ttl": -1},
+        {"resolve_ttl": math.inf},
+        {"identifiers": {"budget": 10}},
+        {"mode": "identifiers", "stats": "live"},
+    ],
+)
 def test_every_bad_option_is_one_usage_error(options: dict[str, Any]) -> None:
     name = next(iter(options))
     with pytest.raises(UsageError, match=name.split("_")[0]):

@@ -59,29 +59,38 @@ TRAILER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*(-by|-Id|-id)?:\s", re.ASCII)
 KNOWN_TRAILERS = re.compile(
     r"^(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
     r"suggested-by|helped-by|cc|change-id|closes|fixes|fix|resolves|refs?|see|"
-    r"related|issue|pr|git-svn-id|piperorigin-revid|merged-by)\s*:", re.IGNORECASE)
+    r"related|issue|pr|git-svn-id|piperorigin-revid|merged-by)\s*:",
+    re.IGNORECASE,
+)
 ISSUE_LINE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|related(?: to)?|"
     r"part of|addresses|for|issue)\s*:?\s*)?(?:[\w.-]+/[\w.-]+)?#\d+[\s.,;]*"
-    r"(?:(?:and|,)?\s*(?:[\w.-]+/[\w.-]+)?#\d+[\s.,;]*)*$", re.IGNORECASE)
+    r"(?:(?:and|,)?\s*(?:[\w.-]+/[\w.-]+)?#\d+[\s.,;]*)*$",
+    re.IGNORECASE,
+)
 ISSUE_URL_LINE = re.compile(
     r"^\s*(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see)\s*:?\s*)?"
-    r"https?://github\.com/\S+/(?:issues|pull)/\d+\S*\s*$", re.IGNORECASE)
+    r"https?://github\.com/\S+/(?:issues|pull)/\d+\S*\s*$",
+    re.IGNORECASE,
+)
 ISSUE_INLINE = re.compile(
     r"\s*\(?(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+)(?:[\w.-]+/[\w.-]+)?#\d+\)?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 PR_SUFFIX = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+\)\s*$")
 BOT = re.compile(r"\[bot\]|dependabot|renovate|pre-commit-ci|github-actions", re.IGNORECASE)
 
 
 def git(gitdir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True,
-                          capture_output=True).stdout.decode("utf-8", "replace")
+    return subprocess.run(
+        ["git", "--git-dir", gitdir, *args], check=True, capture_output=True
+    ).stdout.decode("utf-8", "replace")
 
 
 def git_bytes(gitdir: str, *args: str) -> bytes:
-    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True,
-                          capture_output=True).stdout
+    return subprocess.run(
+        ["git", "--git-dir", gitdir, *args], check=True, capture_output=True
+    ).stdout
 
 
 def is_source(path: str, lang: str) -> bool:
@@ -91,14 +100,20 @@ def is_source(path: str, lang: str) -> bool:
     name = parts[-1]
     for d in parts[:-1]:
         low = d.lower()
-        if "test" in low or low in ("docs", "examples", "example", "_examples", "vendor",
-                                     "third_party", "testdata"):
+        if "test" in low or low in (
+            "docs",
+            "examples",
+            "example",
+            "_examples",
+            "vendor",
+            "third_party",
+            "testdata",
+        ):
             return False
     if lang == "go":
         return not name.endswith("_test.go")
     if lang == "python":
-        return not (name.startswith("test_") or name.endswith("_test.py")
-                    or name == "conftest.py")
+        return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
     return not re.search(r"(Test|Tests|IT|TestCase)\.java$", name)
 
 
@@ -170,8 +185,9 @@ def touched(span: tuple[str, int, int], hunks: list[tuple[int, int]]) -> bool:
     return False
 
 
-def commit_task(gitdir: str, repo: str, lang: str, sha: str, parent: str,
-                drops: Counter[str]) -> list[dict[str, Any]] | None:
+def commit_task(
+    gitdir: str, repo: str, lang: str, sha: str, parent: str, drops: Counter[str]
+) -> list[dict[str, Any]] | None:
     names = git(gitdir, "diff", "--name-status", "--no-renames", parent, sha).split("\n")
     modified, changed_source = [], False
     for row in names:
@@ -189,8 +205,7 @@ def commit_task(gitdir: str, repo: str, lang: str, sha: str, parent: str,
     if not modified:
         drops["source changes only add or delete files"] += 1
         return None
-    diff = git(gitdir, "diff", "-U0", "--no-renames", "--no-color", parent, sha, "--",
-               *modified)
+    diff = git(gitdir, "diff", "-U0", "--no-renames", "--no-color", parent, sha, "--", *modified)
     hunks = old_hunks(diff)
     gold = []
     for path in modified:
@@ -203,8 +218,9 @@ def commit_task(gitdir: str, repo: str, lang: str, sha: str, parent: str,
             return None
         for span in found:
             if touched(span, hunks[path]):
-                gold.append({"path": path, "symbol": span[0], "start_line": span[1],
-                             "end_line": span[2]})
+                gold.append(
+                    {"path": path, "symbol": span[0], "start_line": span[1], "end_line": span[2]}
+                )
     if not gold:
         drops["no function body changed"] += 1
         return None
@@ -214,11 +230,19 @@ def commit_task(gitdir: str, repo: str, lang: str, sha: str, parent: str,
     return gold
 
 
-def candidates(gitdir: str, repo: str, lang: str, since: str, until: str,
-               drops: Counter[str]) -> list[dict[str, Any]]:
+def candidates(
+    gitdir: str, repo: str, lang: str, since: str, until: str, drops: Counter[str]
+) -> list[dict[str, Any]]:
     sep = "\x1e"
-    log = git(gitdir, "log", "--no-merges", f"--since={since}", f"--until={until}",
-              f"--format={sep}%H%x1f%P%x1f%ct%x1f%an <%ae>%x1f%B", "HEAD")
+    log = git(
+        gitdir,
+        "log",
+        "--no-merges",
+        f"--since={since}",
+        f"--until={until}",
+        f"--format={sep}%H%x1f%P%x1f%ct%x1f%an <%ae>%x1f%B",
+        "HEAD",
+    )
     out = []
     for record in log.split(sep)[1:]:
         sha, parents, ct, author, body = record.split("\x1f", 4)
@@ -237,8 +261,17 @@ def candidates(gitdir: str, repo: str, lang: str, since: str, until: str,
         if gold is None:
             continue
         drops["qualifying"] += 1
-        out.append({"repo": repo, "commit": sha, "parent": plist[0], "time": int(ct),
-                    "message": message, "gold": gold, "language": lang})
+        out.append(
+            {
+                "repo": repo,
+                "commit": sha,
+                "parent": plist[0],
+                "time": int(ct),
+                "message": message,
+                "gold": gold,
+                "language": lang,
+            }
+        )
     out.sort(key=lambda t: (t["time"], t["commit"]))
     return out
 
@@ -257,8 +290,12 @@ def pick(tasks: list[dict[str, Any]], k: int, seed: int, repo: str) -> list[dict
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repo", action="append", required=True,
-                    help="LANG:NAME=GITDIR (repeatable), e.g. go:cobra=/path/to/cobra.git")
+    ap.add_argument(
+        "--repo",
+        action="append",
+        required=True,
+        help="LANG:NAME=GITDIR (repeatable), e.g. go:cobra=/path/to/cobra.git",
+    )
     ap.add_argument("--since", default="2021-12-01")
     ap.add_argument("--until", default="2026-12-01")
     ap.add_argument("--per-repo", type=int, default=32)
@@ -268,8 +305,16 @@ def main() -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    all_tasks, meta = [], {"since": args.since, "until": args.until,
-                           "per_repo": args.per_repo, "seed": args.seed, "repos": {}}
+    all_tasks, meta = (
+        [],
+        {
+            "since": args.since,
+            "until": args.until,
+            "per_repo": args.per_repo,
+            "seed": args.seed,
+            "repos": {},
+        },
+    )
     for spec in args.repo:
         lang, rest = spec.split(":", 1)
         name, gitdir = rest.split("=", 1)
@@ -281,14 +326,21 @@ def main() -> None:
         all_tasks.extend(chosen)
         head = git(gitdir, "rev-parse", "HEAD").strip()
         meta["repos"][name] = {
-            "language": lang, "gitdir": gitdir, "head": head,
-            "counts": dict(drops), "qualifying": len(cands), "tasks": len(chosen),
+            "language": lang,
+            "gitdir": gitdir,
+            "head": head,
+            "counts": dict(drops),
+            "qualifying": len(cands),
+            "tasks": len(chosen),
             "first_task_time": min((t["time"] for t in chosen), default=None),
             "last_task_time": max((t["time"] for t in chosen), default=None),
             "gold_functions": sum(len(t["gold"]) for t in chosen),
         }
-        print(f"{name:10s} {lang:6s} commits {drops['commits in range']:5d} "
-              f"qualifying {len(cands):4d} tasks {len(chosen):3d}", file=sys.stderr)
+        print(
+            f"{name:10s} {lang:6s} commits {drops['commits in range']:5d} "
+            f"qualifying {len(cands):4d} tasks {len(chosen):3d}",
+            file=sys.stderr,
+        )
     meta["tasks"] = len(all_tasks)
     keys = ["task_id", "repo", "commit", "parent", "time", "message", "gold", "language"]
     with open(out / "tasks.jsonl", "w") as fh:

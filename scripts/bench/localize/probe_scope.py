@@ -36,8 +36,13 @@ LISTINGS: list[tuple[str, dict[str, Any]]] = [
 def is_test(path: str) -> bool:
     parts = path.lower().split("/")
     name = parts[-1]
-    return (any("test" in p for p in parts[:-1]) or name.endswith("_test.go")
-            or name.startswith("test_") or name == "conftest.py" or name.endswith("test.java"))
+    return (
+        any("test" in p for p in parts[:-1])
+        or name.endswith("_test.go")
+        or name.startswith("test_")
+        or name == "conftest.py"
+        or name.endswith("test.java")
+    )
 
 
 async def listings(url: str, index: str, calibration: Path, query: str) -> dict[str, str]:
@@ -45,9 +50,11 @@ async def listings(url: str, index: str, calibration: Path, query: str) -> dict[
     from mcp.client.stdio import stdio_client
 
     exe = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=exe, args=[
-        "mcp", "--url", url, "--index", index, "--calibration", str(calibration)],
-        env=dict(os.environ))
+    params = StdioServerParameters(
+        command=exe,
+        args=["mcp", "--url", url, "--index", index, "--calibration", str(calibration)],
+        env=dict(os.environ),
+    )
     out = {}
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -63,13 +70,16 @@ def main() -> None:
     ap.add_argument("--tasks", default="data/localize/tasks.jsonl")
     ap.add_argument("--gitdir", action="append", required=True, help="REPO=GITDIR")
     add_url(ap)
-    ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                                   "esqlog-localize-probe"))
+    ap.add_argument(
+        "--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-probe")
+    )
     ap.add_argument("--save", default="", help="folder for the listings' text")
     args = ap.parse_args()
     gitdirs = dict(g.split("=", 1) for g in args.gitdir)
-    tasks = {t["task_id"]: t for t in
-             (json.loads(ln) for ln in Path(args.tasks).read_text().splitlines() if ln)}
+    tasks = {
+        t["task_id"]: t
+        for t in (json.loads(ln) for ln in Path(args.tasks).read_text().splitlines() if ln)
+    }
     chosen = sorted((tasks[i] for i in args.task_ids), key=lambda t: (t["repo"], t["time"]))
     work = Path(args.work)
     trees: dict[str, R.Tree] = {}
@@ -82,8 +92,16 @@ def main() -> None:
         cal = work / f"{repo}.json"
         R.clean_calibration(cal)
         R.delete_index(args.url, index)
-        R.esqlog_cli("index", str(trees[repo].path), "--url", args.url, "--index", index,
-                     "--calibrate", str(cal))
+        R.esqlog_cli(
+            "index",
+            str(trees[repo].path),
+            "--url",
+            args.url,
+            "--index",
+            index,
+            "--calibrate",
+            str(cal),
+        )
         texts = asyncio.run(listings(args.url, index, cal, t["message"]))
         cells = [t["task_id"]]
         for name, text in texts.items():
@@ -91,11 +109,19 @@ def main() -> None:
                 Path(args.save).mkdir(parents=True, exist_ok=True)
                 (Path(args.save) / f"{t['task_id']}.{name}.txt").write_text(text)
             hits = R.parse_hits(text)
-            gold = next(((h.rank, R.count(text[:h.end_offset])) for h in hits
-                         if R.in_gold(t["gold"], h.path, h.start, h.end)), None)
+            gold = next(
+                (
+                    (h.rank, R.count(text[: h.end_offset]))
+                    for h in hits
+                    if R.in_gold(t["gold"], h.path, h.start, h.end)
+                ),
+                None,
+            )
             tests = sum(1 for h in hits[:20] if is_test(h.path))
-            cells.append(f"{name}: gold rank/tokens {gold or '-'}, tests in top 20 "
-                         f"{tests}/{min(20, len(hits))}")
+            cells.append(
+                f"{name}: gold rank/tokens {gold or '-'}, tests in top 20 "
+                f"{tests}/{min(20, len(hits))}"
+            )
         print(" | ".join(cells), flush=True)
     for repo in trees:
         R.delete_index(args.url, f"esqlog-localize-probe-{repo}")

@@ -93,8 +93,9 @@ class Tree:
         path.mkdir(parents=True)
 
     def move(self, commit: str) -> dict[str, int]:
-        listing = run(["git", "--git-dir", self.gitdir, "ls-tree", "-r", "-z", "--full-tree",
-                       commit]).stdout.decode("utf-8", "surrogateescape")
+        listing = run(
+            ["git", "--git-dir", self.gitdir, "ls-tree", "-r", "-z", "--full-tree", commit]
+        ).stdout.decode("utf-8", "surrogateescape")
         new: dict[str, str] = {}
         for entry in listing.split("\0"):
             if not entry:
@@ -108,9 +109,12 @@ class Tree:
         changed = [p for p, sha in new.items() if self.files.get(p) != sha]
         missing = 0
         if changed:
-            batch = subprocess.run(["git", "--git-dir", self.gitdir, "cat-file", "--batch"],
-                                   input="".join(new[p] + "\n" for p in changed).encode(),
-                                   capture_output=True, check=True).stdout
+            batch = subprocess.run(
+                ["git", "--git-dir", self.gitdir, "cat-file", "--batch"],
+                input="".join(new[p] + "\n" for p in changed).encode(),
+                capture_output=True,
+                check=True,
+            ).stdout
             pos = 0
             for p in changed:
                 eol = batch.index(b"\n", pos)
@@ -124,15 +128,16 @@ class Tree:
                     continue
                 size = int(header[2])
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(batch[pos:pos + size])
+                target.write_bytes(batch[pos : pos + size])
                 pos += size + 1
         self.files = new
         return {"files": len(new), "written": len(changed) - missing, "missing_blobs": missing}
 
 
 def in_gold(gold: list[dict[str, Any]], path: str, start: int, end: int) -> bool:
-    return any(g["path"] == path and start <= g["end_line"] and end >= g["start_line"]
-               for g in gold)
+    return any(
+        g["path"] == path and start <= g["end_line"] and end >= g["start_line"] for g in gold
+    )
 
 
 def outcome(tokens: int | None) -> dict[str, bool]:
@@ -140,6 +145,7 @@ def outcome(tokens: int | None) -> dict[str, bool]:
 
 
 # --------------------------------------------------------------------------- grep policy
+
 
 def _words(text: str) -> set[str]:
     return set(text.split())
@@ -162,8 +168,10 @@ work works working correct correctly properly proper better improve improves imp
 ensure ensures possible able instead e g eg ie etc per since
 """)
 
-TOKEN = re.compile(r"`[^`\n]+`"
-                   r"|[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?")
+TOKEN = re.compile(
+    r"`[^`\n]+`"
+    r"|[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?"
+)
 WORD = re.compile(r"[A-Za-z0-9_$]+")
 
 
@@ -175,8 +183,10 @@ def identifier_like(tok: str) -> bool:
     return bool(re.search(r"[A-Za-z]", tok) and re.search(r"\d", tok))
 
 
-FILE_EXTENSIONS = _words("go py java md rst txt yml yaml json toml cfg ini sh mod sum html "
-                         "js ts xml gradle properties kt c h")
+FILE_EXTENSIONS = _words(
+    "go py java md rst txt yml yaml json toml cfg ini sh mod sum html "
+    "js ts xml gradle properties kt c h"
+)
 URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"]([A-Za-z_$][A-Za-z0-9_$.-]*)['\"](?![A-Za-z0-9])")
 
@@ -201,8 +211,9 @@ def message_tokens(message: str) -> list[tuple[str, bool]]:
                 continue
             # `foo(bar)` -> foo, `a.b` -> b, `utils.py` -> utils (a plain word)
             if len(parts) > 1 and parts[-1].lower() in FILE_EXTENSIONS:
-                out.append((WORD.findall(parts[-2])[-1] if WORD.findall(parts[-2])
-                            else words[0], False))
+                out.append(
+                    (WORD.findall(parts[-2])[-1] if WORD.findall(parts[-2]) else words[0], False)
+                )
             else:
                 out.append((words[-1] if len(parts) > 1 else words[0], True))
             continue
@@ -213,7 +224,7 @@ def message_tokens(message: str) -> list[tuple[str, bool]]:
             else:
                 out.append((parts[-1], True))
             continue
-        before = message[:m.start()].rstrip(" \t\"'(")
+        before = message[: m.start()].rstrip(" \t\"'(")
         sentence_start = not before or before[-1] in ".!?:;\n*-#>"
         capitalised = raw[:1].isupper() and not raw.isupper() and not sentence_start
         out.append((raw, called or capitalised or identifier_like(raw)))
@@ -263,8 +274,19 @@ def keywords(message: str, word_sets: list[set[str]], k: int = 3) -> list[str]:
 
 
 def rg_lines(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
-    args = ["rg", "-n", "--no-heading", "-i", "-w", "-F", "--sort", "path", "--null",
-            "--color", "never"]
+    args = [
+        "rg",
+        "-n",
+        "--no-heading",
+        "-i",
+        "-w",
+        "-F",
+        "--sort",
+        "path",
+        "--null",
+        "--color",
+        "never",
+    ]
     for kw in kws:
         args += ["-e", kw]
     p = subprocess.run(args, cwd=tree, capture_output=True)
@@ -279,8 +301,9 @@ def rg_lines(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
     return out
 
 
-def read_lines(lines: list[tuple[str, int, str]], gold: list[dict[str, Any]]
-               ) -> tuple[int | None, int, int]:
+def read_lines(
+    lines: list[tuple[str, int, str]], gold: list[dict[str, Any]]
+) -> tuple[int | None, int, int]:
     """(tokens to the first gold line or None, total tokens read, gold line's index)."""
     used = 0
     for i, (path, num, text) in enumerate(lines):
@@ -294,8 +317,9 @@ def read_lines(lines: list[tuple[str, int, str]], gold: list[dict[str, Any]]
 
 def function_text(tree: Path, g: dict[str, Any]) -> str:
     lines = (tree / g["path"]).read_text(errors="replace").split("\n")
-    return "".join(f"{n}\t{lines[n - 1]}\n"
-                   for n in range(g["start_line"], min(g["end_line"], len(lines)) + 1))
+    return "".join(
+        f"{n}\t{lines[n - 1]}\n" for n in range(g["start_line"], min(g["end_line"], len(lines)) + 1)
+    )
 
 
 def grep_seq(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
@@ -307,14 +331,14 @@ def grep_seq(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
 
 def grep_ranked(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
     lines = rg_lines(tree, kws) if kws else []
-    pats = [re.compile(r"(?<![A-Za-z0-9_])" + re.escape(k) + r"(?![A-Za-z0-9_])", re.I)
-            for k in kws]
+    pats = [
+        re.compile(r"(?<![A-Za-z0-9_])" + re.escape(k) + r"(?![A-Za-z0-9_])", re.I) for k in kws
+    ]
     files: dict[str, list[tuple[str, int, str]]] = {}
     hit_kws: dict[str, set[int]] = {}
     for ln in lines:
         files.setdefault(ln[0], []).append(ln)
-        hit_kws.setdefault(ln[0], set()).update(
-            i for i, p in enumerate(pats) if p.search(ln[2]))
+        hit_kws.setdefault(ln[0], set()).update(i for i, p in enumerate(pats) if p.search(ln[2]))
     order = sorted(files, key=lambda f: (-len(hit_kws[f]), -len(files[f]), f))
     return [ln for f in order for ln in files[f]]
 
@@ -324,8 +348,9 @@ def grep_ranked(tree: Path, kws: list[str]) -> list[tuple[str, int, str]]:
 
 def post(url: str, body: Any) -> Any:
     data = json.dumps(body).encode() if body is not None else b""
-    req = urllib.request.Request(url, data=data, method="POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=300) as fh:
         return json.load(fh)
 
@@ -342,10 +367,16 @@ def delete_index(url: str, index: str) -> None:
 
 
 def native(url: str, index: str, message: str, gold: list[dict[str, Any]]) -> dict[str, Any]:
-    body = {"query": {"match": {"content": message}}, "size": NATIVE_HITS,
-            "_source": ["content", "path", "symbol", "start_line", "end_line"]}
-    req = urllib.request.Request(f"{url}/{index}/_search", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    body = {
+        "query": {"match": {"content": message}},
+        "size": NATIVE_HITS,
+        "_source": ["content", "path", "symbol", "start_line", "end_line"],
+    }
+    req = urllib.request.Request(
+        f"{url}/{index}/_search",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=60) as fh:
         hits = json.load(fh)["hits"]["hits"]
     used = 0
@@ -354,8 +385,11 @@ def native(url: str, index: str, message: str, gold: list[dict[str, Any]]) -> di
         content = s.get("content") or ""
         start = int(s.get("start_line") or 1)
         end = int(s.get("end_line") or start)
-        used += count(f"{s.get('path')}:{start}-{end} {s.get('symbol') or ''}\n"
-                      + content + ("" if content.endswith("\n") else "\n"))
+        used += count(
+            f"{s.get('path')}:{start}-{end} {s.get('symbol') or ''}\n"
+            + content
+            + ("" if content.endswith("\n") else "\n")
+        )
         if in_gold(gold, s.get("path") or "", start, end):
             return {"tokens": used, "rank": rank, "hits": len(hits)}
     return {"tokens": None, "rank": None, "hits": len(hits), "total_tokens": used}
@@ -373,16 +407,18 @@ class Hit:
     end: int
     symbol: str | None
     end_offset: int  # character offset just past the hit's header line (listing) or block
-    listing: bool    # only a header line: the agent must read_code it
+    listing: bool  # only a header line: the agent must read_code it
 
 
 HEADER = re.compile(
     r"^--- \[(?P<rank>\d+)\] id=(?P<id>\S+)(?: path=(?P<path>.+?))? "
-    r"lines=(?P<a>\d+)-(?P<b>\d+)(?: symbol=(?P<sym>.+?))?(?: tokens=\d+)?\s*$")
+    r"lines=(?P<a>\d+)-(?P<b>\d+)(?: symbol=(?P<sym>.+?))?(?: tokens=\d+)?\s*$"
+)
 #: a compact listing row: "[3] path/to/file.go:120-168 Symbol.name" (optionally "id=...")
 LISTING = re.compile(
     r"^\s*(?:---\s*)?\[?(?P<rank>\d+)[\].)]\s+(?:id=(?P<id>\S+)\s+)?(?P<path>[^\s:]+):"
-    r"(?P<a>\d+)-(?P<b>\d+)(?:\s+(?P<sym>\S+))?.*$")
+    r"(?P<a>\d+)-(?P<b>\d+)(?:\s+(?P<sym>\S+))?.*$"
+)
 
 
 def parse_hits(text: str) -> list[Hit]:
@@ -407,7 +443,7 @@ def parse_hits(text: str) -> list[Hit]:
     hits = []
     for j, (i, m) in enumerate(found):
         nxt = found[j + 1][0] if j + 1 < len(found) else len(lines)
-        body = [ln for ln in lines[i + 1:nxt] if ln.strip()]
+        body = [ln for ln in lines[i + 1 : nxt] if ln.strip()]
         listing = listing_answer or not body
         if listing_answer:  # the entry's own lines are indented; the summary is not
             end_line = i + 1
@@ -416,9 +452,18 @@ def parse_hits(text: str) -> list[Hit]:
         else:
             end_line = i + 1 if listing else _block_end(lines, nxt)
         end_offset = offsets[end_line] if end_line < len(offsets) else len(text)
-        hits.append(Hit(int(m.group("rank")), m.group("id"), m.group("path") or "",
-                        int(m.group("a")), int(m.group("b")), m.group("sym"),
-                        end_offset, listing))
+        hits.append(
+            Hit(
+                int(m.group("rank")),
+                m.group("id"),
+                m.group("path") or "",
+                int(m.group("a")),
+                int(m.group("b")),
+                m.group("sym"),
+                end_offset,
+                listing,
+            )
+        )
     return hits
 
 
@@ -446,16 +491,33 @@ def tool_text(result: Any) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
-async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
-                       calls: list[tuple[str, dict[str, Any]]], gold: list[dict[str, Any]]
-                       ) -> list[dict[str, Any]]:
+async def esqlog_calls(
+    url: str,
+    index: str,
+    calibration: Path,
+    mode: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    gold: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     exe = str(Path(sys.executable).with_name("esqlog"))
-    params = StdioServerParameters(command=exe, args=[
-        "mcp", "--url", url, "--index", index, "--calibration", str(calibration),
-        "--mode", mode], env=dict(os.environ))  # PYTHONPATH chooses the esqlog checkout
+    params = StdioServerParameters(
+        command=exe,
+        args=[
+            "mcp",
+            "--url",
+            url,
+            "--index",
+            index,
+            "--calibration",
+            str(calibration),
+            "--mode",
+            mode,
+        ],
+        env=dict(os.environ),
+    )  # PYTHONPATH chooses the esqlog checkout
     out = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -464,10 +526,12 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
             res = await session.call_tool("search_code", args)
             took = time.perf_counter() - t0
             text = tool_text(res)
-            rec: dict[str, Any] = {"method": name,
-                                   "is_error": bool(_field(res, "is_error", "isError")),
-                                   "search_seconds": round(took, 3),
-                                   "total_tokens": count(text)}
+            rec: dict[str, Any] = {
+                "method": name,
+                "is_error": bool(_field(res, "is_error", "isError")),
+                "search_seconds": round(took, 3),
+                "total_tokens": count(text),
+            }
             sc = _field(res, "structured_content", "structuredContent")
             rec["structured_tokens"] = count(json.dumps(sc)) if sc else None
             hits = parse_hits(text)
@@ -481,11 +545,10 @@ async def esqlog_calls(url: str, index: str, calibration: Path, mode: str,
             rec["listing_tokens"], rec["read_code_tokens"] = None, None
             for h in hits:
                 if in_gold(gold, h.path, h.start, h.end):
-                    used = count(text[:h.end_offset])
+                    used = count(text[: h.end_offset])
                     rec["listing_tokens"] = used
                     if h.listing:
-                        read_args: dict[str, Any] = (
-                            {"id": h.id} if h.id else {"path": h.path})
+                        read_args: dict[str, Any] = {"id": h.id} if h.id else {"path": h.path}
                         read_args |= {"start_line": h.start, "end_line": h.end}
                         got = await session.call_tool("read_code", read_args)
                         rec["read_code_tokens"] = count(tool_text(got))
@@ -515,10 +578,12 @@ def esqlog_checkout() -> str:
     pkg = Path(spec.origin).parent if spec and spec.origin else Path(".")
     # the last commit that changed the package, not the checkout's HEAD (a benchmark
     # branch moves HEAD without changing esqlog)
-    head = subprocess.run(["git", "log", "-1", "--format=%H", "--", "."], cwd=pkg,
-                          capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=pkg,
-                           capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "log", "-1", "--format=%H", "--", "."], cwd=pkg, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", "."], cwd=pkg, capture_output=True, text=True
+    ).stdout.strip()
     return f"{head}{'+dirty' if dirty else ''} ({pkg})"
 
 
@@ -533,27 +598,42 @@ def main() -> None:
     ap.add_argument("--gitdir", action="append", required=True, help="REPO=GITDIR")
     add_url(ap)
     ap.add_argument("--label", required=True)
-    ap.add_argument("--index-tag", default="",
-                    help="inserted in the index names (esqlog-localize-<tag><repo>), so that "
-                         "a run can go beside another on the same node")
+    ap.add_argument(
+        "--index-tag",
+        default="",
+        help="inserted in the index names (esqlog-localize-<tag><repo>), so that "
+        "a run can go beside another on the same node",
+    )
     ap.add_argument("--out-dir", default="data/localize")
-    ap.add_argument("--work",
-                    default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-work"),
-                    help="scratch trees and calibrations, outside any git work tree (rg and "
-                         "esqlog index would apply its .gitignore)")
+    ap.add_argument(
+        "--work",
+        default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "esqlog-localize-work"),
+        help="scratch trees and calibrations, outside any git work tree (rg and "
+        "esqlog index would apply its .gitignore)",
+    )
     ap.add_argument("--repos", default="", help="comma-separated subset of repositories")
-    ap.add_argument("--methods", default=",".join(METHODS),
-                    help="comma list; esqlog-<mode>-16k adds max_tokens=16000")
-    ap.add_argument("--max-per-repo", type=int, default=0,
-                    help="only the first N tasks of each repository in time order "
-                         "(spread: every len/N-th task)")
+    ap.add_argument(
+        "--methods",
+        default=",".join(METHODS),
+        help="comma list; esqlog-<mode>-16k adds max_tokens=16000",
+    )
+    ap.add_argument(
+        "--max-per-repo",
+        type=int,
+        default=0,
+        help="only the first N tasks of each repository in time order "
+        "(spread: every len/N-th task)",
+    )
     args = ap.parse_args()
 
     gitdirs = dict(g.split("=", 1) for g in args.gitdir)
     methods = [m for m in args.methods.split(",") if m]
     tasks = [json.loads(ln) for ln in Path(args.tasks).read_text().splitlines() if ln]
-    repos = [r for r in dict.fromkeys(t["repo"] for t in tasks)
-             if not args.repos or r in args.repos.split(",")]
+    repos = [
+        r
+        for r in dict.fromkeys(t["repo"] for t in tasks)
+        if not args.repos or r in args.repos.split(",")
+    ]
     out_path = Path(args.out_dir) / f"results-{args.label}.jsonl"
     out_path.parent.mkdir(parents=True, exist_ok=True)
     done = set()
@@ -562,14 +642,16 @@ def main() -> None:
             r = json.loads(ln)
             done.add((r["task_id"], r["method"]))
     main_commit = esqlog_checkout()
-    bench_commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                  text=True, cwd=Path(__file__).parent).stdout.strip()
+    bench_commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
+    ).stdout.strip()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
     for repo in repos:
-        rtasks = sorted((t for t in tasks if t["repo"] == repo),
-                        key=lambda t: (t["time"], t["commit"]))
+        rtasks = sorted(
+            (t for t in tasks if t["repo"] == repo), key=lambda t: (t["time"], t["commit"])
+        )
         if args.max_per_repo and len(rtasks) > args.max_per_repo:
             n, k = len(rtasks), args.max_per_repo
             rtasks = [rtasks[i * n // k] for i in range(k)]
@@ -587,12 +669,17 @@ def main() -> None:
             if scratch is None:
                 scratch = Tree(gitdirs[repo], tree)
             moved = scratch.move(t["parent"])
-            common = {"label": args.label, "task_id": t["task_id"], "repo": repo,
-                      "language": t["language"], "commit": t["commit"],
-                      "esqlog_commit": main_commit, "bench_commit": bench_commit}
+            common = {
+                "label": args.label,
+                "task_id": t["task_id"],
+                "repo": repo,
+                "language": t["language"],
+                "commit": t["commit"],
+                "esqlog_commit": main_commit,
+                "bench_commit": bench_commit,
+            }
             recs: list[dict[str, Any]] = []
-            setup: dict[str, Any] = {"tree_seconds": round(time.perf_counter() - t0, 3),
-                                     **moved}
+            setup: dict[str, Any] = {"tree_seconds": round(time.perf_counter() - t0, 3), **moved}
             if any(m.startswith("grep") for m in todo):
                 t1 = time.perf_counter()
                 kws = keywords(t["message"], file_word_sets(tree))
@@ -604,11 +691,18 @@ def main() -> None:
                     hit = None
                     if tok is not None:
                         path, num, _ = lines[at]
-                        g = next(g for g in t["gold"] if g["path"] == path
-                                 and g["start_line"] <= num <= g["end_line"])
+                        g = next(
+                            g
+                            for g in t["gold"]
+                            if g["path"] == path and g["start_line"] <= num <= g["end_line"]
+                        )
                         hit = {"path": path, "line": num, "symbol": g["symbol"]}
-                    base = {"keywords": kws, "output_lines": len(lines),
-                            "read_tokens": total, "gold_hit": hit}
+                    base = {
+                        "keywords": kws,
+                        "output_lines": len(lines),
+                        "read_tokens": total,
+                        "gold_hit": hit,
+                    }
                     if m in todo:
                         recs.append({"method": m, "tokens": tok, **base})
                     if m + "+read" in todo:
@@ -616,13 +710,20 @@ def main() -> None:
                         # viewer shows them ("N<tab>text"), as read_code would hand them
                         extra = 0
                         if hit is not None:
-                            g = next(g for g in t["gold"] if g["symbol"] == hit["symbol"]
-                                     and g["path"] == hit["path"])
+                            g = next(
+                                g
+                                for g in t["gold"]
+                                if g["symbol"] == hit["symbol"] and g["path"] == hit["path"]
+                            )
                             extra = count(function_text(tree, g))
-                        recs.append({"method": m + "+read",
-                                     "tokens": None if tok is None else tok + extra,
-                                     "read_function_tokens": extra if hit else None,
-                                     **base})
+                        recs.append(
+                            {
+                                "method": m + "+read",
+                                "tokens": None if tok is None else tok + extra,
+                                "read_function_tokens": extra if hit else None,
+                                **base,
+                            }
+                        )
                 setup["grep_seconds"] = round(time.perf_counter() - t1, 3)
             needs_index = any(m == "native" or m.startswith("esqlog") for m in todo)
             if needs_index:
@@ -633,14 +734,23 @@ def main() -> None:
                 # BM25 statistics count them, so the same tree ranked differently after
                 # different histories (one cobra task read 4,510, 5,030 or 5,184 tokens)
                 delete_index(args.url, index)
-                summary = esqlog_cli("index", str(tree), "--url", args.url, "--index", index,
-                                     "--calibrate", str(cal_boost))
+                summary = esqlog_cli(
+                    "index",
+                    str(tree),
+                    "--url",
+                    args.url,
+                    "--index",
+                    index,
+                    "--calibrate",
+                    str(cal_boost),
+                )
                 setup["index_seconds"] = round(time.perf_counter() - t1, 3)
                 setup["files_indexed"] = summary.get("files_indexed")
                 setup["documents"] = summary.get("documents")
             if "native" in todo:
-                recs.append({"method": "native", **native(args.url, index, t["message"],
-                                                          t["gold"])})
+                recs.append(
+                    {"method": "native", **native(args.url, index, t["message"], t["gold"])}
+                )
             by_mode: dict[str, list[tuple[str, dict[str, Any]]]] = {}
             for m in todo:
                 if m.startswith("esqlog-"):
@@ -653,23 +763,39 @@ def main() -> None:
             if "identifiers" in by_mode:
                 t1 = time.perf_counter()
                 clean_calibration(cal_ident)
-                run([str(Path(sys.executable).with_name("esqlog")), "calibrate", "--url",
-                     args.url, "--index", index, "--field", "content", "--vocabulary",
-                     "--identifiers", "--out", str(cal_ident)])
+                run(
+                    [
+                        str(Path(sys.executable).with_name("esqlog")),
+                        "calibrate",
+                        "--url",
+                        args.url,
+                        "--index",
+                        index,
+                        "--field",
+                        "content",
+                        "--vocabulary",
+                        "--identifiers",
+                        "--out",
+                        str(cal_ident),
+                    ]
+                )
                 setup["ident_calibrate_seconds"] = round(time.perf_counter() - t1, 3)
             for mode, calls in by_mode.items():
                 cal = cal_ident if mode == "identifiers" else cal_boost
                 t1 = time.perf_counter()
-                recs += asyncio.run(esqlog_calls(args.url, index, cal, mode, calls,
-                                                 t["gold"]))
+                recs += asyncio.run(esqlog_calls(args.url, index, cal, mode, calls, t["gold"]))
                 setup[f"mcp_{mode}_seconds"] = round(time.perf_counter() - t1, 3)
             with open(out_path, "a") as out:
                 for r in recs:
                     r["success"] = outcome(r["tokens"])
                     out.write(json.dumps({**common, **r, "setup": setup}) + "\n")
             line = " ".join(f"{r['method']}={r['tokens']}" for r in recs)
-            print(f"[{time.time() - t_start:7.1f}s] {t['task_id']} "
-                  f"({time.perf_counter() - t0:.1f}s) {line}", file=sys.stderr, flush=True)
+            print(
+                f"[{time.time() - t_start:7.1f}s] {t['task_id']} "
+                f"({time.perf_counter() - t0:.1f}s) {line}",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

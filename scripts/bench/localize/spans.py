@@ -106,10 +106,14 @@ def _walk(node: Any) -> Any:
         stack.extend(reversed(n.children))
 
 
-JAVA_TYPES = {"class_declaration", "interface_declaration", "enum_declaration",
-              "record_declaration", "annotation_type_declaration"}
-JAVA_METHODS = {"method_declaration", "constructor_declaration",
-                "compact_constructor_declaration"}
+JAVA_TYPES = {
+    "class_declaration",
+    "interface_declaration",
+    "enum_declaration",
+    "record_declaration",
+    "annotation_type_declaration",
+}
+JAVA_METHODS = {"method_declaration", "constructor_declaration", "compact_constructor_declaration"}
 
 
 def _java_spans(source: bytes) -> list[Span] | None:
