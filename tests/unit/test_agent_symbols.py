@@ -92,6 +92,7 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
         ("head", ["head"], [], [], True),
         ("of", [], [], [], False),  # too short to be taken for one
         ("Stream data", [], [], [], False),  # two plain words are prose
+        ("httpx.Client leaks", ["Client"], ["httpx.Client"], ["httpx"], False),  # a name and a word
         ("why does httpx.Client leak sockets", ["Client"], ["httpx.Client"], ["httpx"], False),
         ("src/pkg/auth.go", [], [], [], False),  # a file's path names no definition
         # stack frames: Python's names the function and its file; Java's its class file; one
