@@ -185,7 +185,9 @@ public class SaturationQueryTest extends LuceneTestCase {
         try (Directory impactsDir = newDirectory()) {
             org.apache.lucene.index.IndexWriterConfig config = new org.apache.lucene.index
                 .IndexWriterConfig(new MockAnalyzer(random(), MockTokenizer.WHITESPACE, false))
-                .setSimilarity(new BM25Similarity());
+                .setSimilarity(new BM25Similarity())
+                // the engines' postings format: a random test one (Direct) has no impacts
+                .setCodec(org.apache.lucene.tests.util.TestUtil.getDefaultCodec());
             try (org.apache.lucene.index.IndexWriter writer =
                      new org.apache.lucene.index.IndexWriter(impactsDir, config)) {
                 for (int d = 0; d < 4096; d++) {
