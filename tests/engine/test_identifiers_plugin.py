@@ -22,11 +22,12 @@ import pytest
 
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_identifier_calibration
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, calibrated_index, mappings
 from tests.support.engines import bulk_index, call, create_index
-from tests.support.oracle import body_of, hits_of, load_query_texts, total_of
+from tests.support.oracle import body_of, hits_of, load_docs, load_query_texts, total_of
 
 QUERIES = 20
 MAPPINGS = mappings()
@@ -392,3 +393,45 @@ def test_segments_deletions_and_merges_change_no_match_and_no_score(engine: Engi
             assert merged[1][doc] == pytest.approx(score, rel=1e-6), doc
     finally:
         call(engine, "DELETE", f"/{index}")
+
+
+def test_deleted_and_updated_documents_keep_the_match_set_and_the_scores(
+        engine: Engine, tmp_path: Path) -> None:
+    """On an index with deleted and updated documents, not merged (the postings still hold
+    them, the statistics still count them), the identifiers mode through the plugin, asked
+    once before the changes and so with its term states cached, returns the ids, hits.total
+    and scores of the same mode through the engine's own span queries (its match set is the
+    split stream's, not the plain match's), and no deleted document."""
+    with calibrated_index(engine, 1, tmp_path) as (index, path):
+        spans = wrap(engine.client, path, mode="identifiers", identifiers=SPANS)
+        plugin = wrap(engine.client, path, mode="identifiers", identifiers=PLUGIN)
+        texts = _texts()
+        for text in texts:  # the node's caches warmed on the segments before the changes
+            _all_hits(plugin, index, _body(text))
+        docs = {str(d["id"]): d["body"] for d in load_docs(N_DOCS)}
+        ids = sorted(docs)
+        gone = set(ids[::7])
+        updated = {i: docs[ids[(k * 11 + 500) % N_DOCS]] for k, i in enumerate(ids[3::11])
+                   if i not in gone}
+        for doc in gone:
+            call(engine, "DELETE", f"/{index}/_doc/{doc}")
+        bulk_index(engine, index, [{"id": i, "body": b, "key": i} for i, b in updated.items()])
+        segments = call(engine, "GET", f"/{index}/_stats/docs")["_all"]["primaries"]["docs"]
+        assert segments["deleted"] > 0 and segments["count"] == N_DOCS - len(gone)
+        # calibrated anew for the changed index (else the wrapper searches in boost mode);
+        # the segments, and the term states cached on them, are the same
+        save_identifier_calibration(calibrate_identifiers(engine, index, "body"), path)
+        spans = wrap(engine.client, path, mode="identifiers", identifiers=SPANS)
+        plugin = wrap(engine.client, path, mode="identifiers", identifiers=PLUGIN)
+        compared = hit_updated = 0
+        for text in texts:
+            total, expected = _all_hits(spans, index, _body(text))
+            got_total, got = _all_hits(plugin, index, _body(text))
+            assert got_total == total == len(expected), text
+            assert got.keys() == expected.keys(), text
+            assert not got.keys() & gone, text
+            for doc, score in expected.items():
+                assert got[doc] == pytest.approx(score, rel=1e-4), (text, doc)
+            compared += len(expected)
+            hit_updated += len(got.keys() & updated.keys())
+        assert compared > 5 * len(texts) and hit_updated > 0
