@@ -396,7 +396,8 @@ def test_segments_deletions_and_merges_change_no_match_and_no_score(engine: Engi
 
 
 def test_deleted_and_updated_documents_keep_the_match_set_and_the_scores(
-        engine: Engine, tmp_path: Path) -> None:
+    engine: Engine, tmp_path: Path
+) -> None:
     """On an index with deleted and updated documents, not merged (the postings still hold
     them, the statistics still count them), the identifiers mode through the plugin, asked
     once before the changes and so with its term states cached, returns the ids, hits.total
@@ -411,8 +412,9 @@ def test_deleted_and_updated_documents_keep_the_match_set_and_the_scores(
         docs = {str(d["id"]): d["body"] for d in load_docs(N_DOCS)}
         ids = sorted(docs)
         gone = set(ids[::7])
-        updated = {i: docs[ids[(k * 11 + 500) % N_DOCS]] for k, i in enumerate(ids[3::11])
-                   if i not in gone}
+        updated = {
+            i: docs[ids[(k * 11 + 500) % N_DOCS]] for k, i in enumerate(ids[3::11]) if i not in gone
+        }
         for doc in gone:
             call(engine, "DELETE", f"/{index}/_doc/{doc}")
         bulk_index(engine, index, [{"id": i, "body": b, "key": i} for i, b in updated.items()])
