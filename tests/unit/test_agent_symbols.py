@@ -95,6 +95,8 @@ def test_the_clauses_are_optional_and_match_bare_and_member_symbols() -> None:
         ("httpx.Client leaks", ["Client"], ["httpx.Client"], ["httpx"], False),  # a name and a word
         ("why does httpx.Client leak sockets", ["Client"], ["httpx.Client"], ["httpx"], False),
         ("src/pkg/auth.go", [], [], [], False),  # a file's path names no definition
+        ("docs/index.md", [], [], [], False),  # nor does one the frame readers do not know
+        ("config/app.yaml", [], [], [], False),
         # stack frames: Python's names the function and its file; Java's its class file; one
         # frame alone is a name query in disguise
         ('File "httpx/_client.py", line 1058, in get', ["get"], [], ["httpx", "_client"], True),
