@@ -129,6 +129,22 @@ def test_a_release_gets_the_class_of_its_own_range_only() -> None:
     assert ranges("elasticsearch", "9.2.0") == ["elasticsearch-8.13"]
 
 
+def test_each_engine_compiles_its_own_glue_and_never_the_others() -> None:
+    """OpenSearch's glue imports org.opensearch, Elasticsearch's org.elasticsearch: a build
+    that took the other engine's folder would not compile against its jars."""
+    sources = plugin_zip.sources_folder()
+    for engine, other, version in (
+        ("opensearch", "elasticsearch", "3.8.0"),
+        ("elasticsearch", "opensearch", "9.2.0"),
+    ):
+        tops = {
+            p.relative_to(sources).parts[0]
+            for p in plugin_zip.java_files(sources, plugin_zip.target(engine, version))
+        }
+        assert "lucene" in tops and engine in tops
+        assert not any(top.split("-")[0] == other for top in tops), tops
+
+
 def test_the_command_refuses_a_bad_version_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main,
