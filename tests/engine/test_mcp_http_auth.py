@@ -142,4 +142,4 @@ def test_with_the_token_the_sdk_client_searches(server: str) -> None:
 
     result, text = anyio.run(search)
     assert not result.is_error, text
-    assert text.splitlines()[1].startswith("1. p7.go:1-1")
+    assert text.splitlines()[0].startswith("1. p7.go:1-1")
