@@ -37,6 +37,9 @@ class MappedTerms(Sequence[str]):
         self._bytes = blob.data.cast("B") if blob.size else memoryview(b"")
         self._keys = keys.data.cast("B").cast("Q") if keys.size else ()
         self._order = order.data.cast("B").cast("i") if order.size else ()
+        # the starts as a memoryview of machine ints: indexing one gives a Python int in
+        # ~30 ns, where a numpy scalar and its int() cost ~4x that (a search decodes ~300)
+        self._starts = _native_int64(starts).data.cast("B").cast("q")
 
     def __len__(self) -> int:
         return int(self.starts.size) - 1
@@ -50,13 +53,21 @@ class MappedTerms(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        n = len(self)
+        starts = self._starts
+        n = len(starts) - 1
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError(i)
-        start, end = int(self.starts[i]), int(self.starts[i + 1]) - 1
-        return str(self._bytes[start:end], "utf-8")
+        return str(self._bytes[starts[i] : starts[i + 1] - 1], "utf-8")
+
+    def take(self, ids: Sequence[int]) -> list[str]:
+        """The terms at ``ids`` (each in ``0..n-1``), in that order: what an identifiers
+        search asks for (~300 compound names), one loop with no per-term method call."""
+        starts, data, n = self._starts, self._bytes, len(self._starts) - 1
+        if ids and (min(ids) < 0 or max(ids) >= n):
+            raise IndexError(min(ids) if min(ids) < 0 else max(ids))
+        return [str(data[starts[i] : starts[i + 1] - 1], "utf-8") for i in ids]
 
     def __iter__(self) -> Iterator[str]:
         return (self[k] for k in range(len(self)))
@@ -74,6 +85,14 @@ class MappedTerms(Sequence[str]):
                 return int(k)
             at += 1
         return None
+
+
+def _native_int64(values: np.ndarray) -> np.ndarray:
+    """``values`` as contiguous native int64 (itself when it is: a file's array stays
+    mapped), so that a memoryview can cast it to machine ints."""
+    if values.dtype == np.dtype(np.int64) and values.flags.c_contiguous:
+        return values
+    return np.ascontiguousarray(values, dtype=np.int64)
 
 
 class TermIds(Mapping[str, int]):

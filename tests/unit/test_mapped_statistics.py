@@ -108,6 +108,27 @@ def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
     assert list(terms) == words
 
 
+def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:
+    """take (the identifiers search's gather of ~300 compound names) gives the words at
+    those positions in that order, repeats included, as indexing one by one does; starts
+    stored in another integer type read alike; a position out of range is an IndexError."""
+    words = ["read", "", "fichier", "écrire", "z"]
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    starts = np.concatenate(([0], np.cumsum([len(w.encode()) + 1 for w in words])))
+    for kind in (np.int64, np.int32, np.uint32):
+        terms = MappedTerms(blob, starts.astype(kind), np.zeros(5, np.uint64), np.arange(5, dtype=np.int32))
+        ids = [4, 0, 3, 3, 1, 2]
+        assert terms.take(ids) == [words[i] for i in ids] == [terms[i] for i in ids]
+        assert terms.take([]) == [] and terms[-1] == "z" and terms[-5] == "read"
+        assert list(terms) == words and len(terms) == 5
+        for bad in ([5], [0, -1], [2, 9, 1]):
+            with pytest.raises(IndexError):
+                terms.take(bad)
+        for bad_one in (5, -6):
+            with pytest.raises(IndexError):
+                terms[bad_one]
+
+
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 
 

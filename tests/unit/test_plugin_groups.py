@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from esqlog.identifiers.groups import group_words, plugin_groups
+from esqlog.statistics.mapped_terms import MappedTerms, index_arrays
 
 WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
 
@@ -36,9 +37,16 @@ def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> N
     assert got == [((), True)]
 
 
+def mapped(words: list[str]) -> MappedTerms:
+    """The words read in place, as a statistics file's are."""
+    arrays = index_arrays(words)
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    return MappedTerms(blob, arrays["word_starts"], arrays["word_keys"], arrays["word_order"])
+
+
 def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
-    """A list of words is gathered at once, another sequence (a memory-mapped one) word by
-    word: the same groups, for no compound, one or several."""
+    """A list of words is gathered at once, memory-mapped words in one decoding loop,
+    another sequence word by word: the same groups, for no compound, one or several."""
     df = np.asarray([9, 4, 3, 2, 7, 1], np.uint32)
     for chosen in (
         {"read": np.asarray([], np.int32)},
@@ -54,9 +62,9 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
                 {"read": 1.0},
                 set(),
             )
-            for words in (list(WORDS), tuple(WORDS))
+            for words in (list(WORDS), tuple(WORDS), mapped(WORDS))
         ]
-        assert got[0] == got[1]
+        assert got[0] == got[1] == got[2]
         assert got[0][0][0][0][0] == ("read", *(WORDS[i] for i in chosen["read"].tolist()))
 
 
