@@ -116,7 +116,9 @@ def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:
     blob = np.frombuffer("\n".join(words).encode(), np.uint8)
     starts = np.concatenate(([0], np.cumsum([len(w.encode()) + 1 for w in words])))
     for kind in (np.int64, np.int32, np.uint32):
-        terms = MappedTerms(blob, starts.astype(kind), np.zeros(5, np.uint64), np.arange(5, dtype=np.int32))
+        terms = MappedTerms(
+            blob, starts.astype(kind), np.zeros(5, np.uint64), np.arange(5, dtype=np.int32)
+        )
         ids = [4, 0, 3, 3, 1, 2]
         assert terms.take(ids) == [words[i] for i in ids] == [terms[i] for i in ids]
         assert terms.take([]) == [] and terms[-1] == "z" and terms[-5] == "read"
