@@ -95,14 +95,30 @@ def _native_int64(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+#: lookups TermIds remembers (a few hundred KB): a search asks for each of its words'
+#: position three times (its split, its compounds, its df) and queries share most words
+RECENT_IDS = 4096
+
+
 class TermIds(Mapping[str, int]):
-    """term -> its position in a MappedTerms, without a dictionary."""
+    """term -> its position in a MappedTerms, without a dictionary of every term: only
+    the RECENT_IDS most recently asked (absent ones too), cleared when full."""
 
     def __init__(self, terms: MappedTerms) -> None:
         self._terms = terms
+        self._recent: dict[str, int | None] = {}
 
     def get(self, key: str, default: Any = None) -> Any:
-        found = self._terms.id_of(key) if isinstance(key, str) else None
+        if not isinstance(key, str):
+            return default
+        recent = self._recent
+        if key in recent:
+            found = recent[key]
+        else:
+            found = self._terms.id_of(key)
+            if len(recent) >= RECENT_IDS:
+                recent.clear()  # simple and bounded; refills from the next searches
+            recent[key] = found
         return default if found is None else found
 
     def __getitem__(self, key: str) -> int:
@@ -112,7 +128,7 @@ class TermIds(Mapping[str, int]):
         return int(found)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._terms.id_of(key) is not None
+        return isinstance(key, str) and self.get(key) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._terms)

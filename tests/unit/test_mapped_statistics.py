@@ -131,6 +131,37 @@ def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:
                 terms[bad_one]
 
 
+def test_term_ids_remember_recent_lookups_within_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A position asked again (a search asks each word's three times) is not hashed and
+    searched again, absent terms included; past the bound the memory starts afresh and
+    every answer stays right."""
+    import esqlog.statistics.mapped_terms as mapped_terms
+
+    monkeypatch.setattr(mapped_terms, "RECENT_IDS", 3)
+    words = ["read", "file", "readfile", "write"]
+    arrays = mapped_terms.index_arrays(words)
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    terms = MappedTerms(blob, arrays["word_starts"], arrays["word_keys"], arrays["word_order"])
+    looked: list[str] = []
+    real = terms.id_of
+    monkeypatch.setattr(terms, "id_of", lambda t: looked.append(t) or real(t))
+    ids = TermIds(terms)
+    assert [ids.get("file"), ids.get("file"), ids.get("nope"), ids.get("nope")] == [
+        1,
+        1,
+        None,
+        None,
+    ]
+    assert "file" in ids and "nope" not in ids and ids.get(3) is None
+    assert looked == ["file", "nope"]
+    for _ in range(2):
+        assert [ids.get(w) for w in (*words, "nope")] == [0, 1, 2, 3, None]
+        assert ids["write"] == 3 and ids.get("absent", -1) == -1
+    assert len(ids._recent) <= 3 and len(looked) > 2
+
+
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 
 
