@@ -63,11 +63,16 @@ class MappedTerms(Sequence[str]):
 
     def take(self, ids: Sequence[int]) -> list[str]:
         """The terms at ``ids`` (each in ``0..n-1``), in that order: what an identifiers
-        search asks for (~300 compound names), one loop with no per-term method call."""
+        search asks for (~300 compound names), their bytes joined by the newline that
+        separates the file's terms (none holds one) and decoded at once, with no
+        per-term method call."""
         starts, data, n = self._starts, self._bytes, len(self._starts) - 1
-        if ids and (min(ids) < 0 or max(ids) >= n):
+        if not ids:
+            return []
+        if min(ids) < 0 or max(ids) >= n:
             raise IndexError(min(ids) if min(ids) < 0 else max(ids))
-        return [str(data[starts[i] : starts[i + 1] - 1], "utf-8") for i in ids]
+        joined = b"\n".join([data[starts[i] : starts[i + 1] - 1] for i in ids])
+        return str(joined, "utf-8").split("\n")
 
     def __iter__(self) -> Iterator[str]:
         return (self[k] for k in range(len(self)))
