@@ -85,8 +85,7 @@ class MappedTerms(Sequence[str]):
         at = bisect_left(keys, key)
         while at < n and keys[at] == key:
             k = self._order[at]
-            start, end = int(self.starts[k]), int(self.starts[k + 1]) - 1
-            if self._bytes[start:end] == data:
+            if self._bytes[self._starts[k] : self._starts[k + 1] - 1] == data:
                 return int(k)
             at += 1
         return None
@@ -103,6 +102,7 @@ def _native_int64(values: np.ndarray) -> np.ndarray:
 #: lookups TermIds remembers (a few hundred KB): a search asks for each of its words'
 #: position three times (its split, its compounds, its df) and queries share most words
 RECENT_IDS = 4096
+_UNKNOWN: Any = object()  # a term not asked for recently (None: asked, and absent)
 
 
 class TermIds(Mapping[str, int]):
@@ -111,15 +111,16 @@ class TermIds(Mapping[str, int]):
 
     def __init__(self, terms: MappedTerms) -> None:
         self._terms = terms
-        self._recent: dict[str, int | None] = {}
+        self._recent: dict[str, Any] = {}
 
     def get(self, key: str, default: Any = None) -> Any:
         if not isinstance(key, str):
             return default
         recent = self._recent
-        if key in recent:
-            found = recent[key]
-        else:
+        # one dict operation to read (another thread may clear it between two): the
+        # searches of several threads share this memory
+        found = recent.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
             found = self._terms.id_of(key)
             if len(recent) >= RECENT_IDS:
                 recent.clear()  # simple and bounded; refills from the next searches
