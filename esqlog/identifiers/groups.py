@@ -151,7 +151,7 @@ def _rows(
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
-    names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
+    names_all = [words[k] for k in own_rows] + _names(stats.words, comp.tolist())
     return owner, part, position, df, mask, names_all
 
 

@@ -72,22 +72,26 @@ def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
     """group_words (the span layout) drops them as plugin_groups does: a span over a term no
     document holds would add a clause, and a term the engine would not sum an idf for."""
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)
-    stats = SimpleNamespace(
-        df_engine=df,
-        words=WORDS,
-        shards=1,
-        doc_count=20,
-        word_id={w: i for i, w in enumerate(WORDS)},
-        mask=np.zeros(6, np.uint64),
-    )
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
-    got = group_words(
-        ["read", "write"],
-        {"read": 9, "write": 7},
-        chosen,
-        stats,
-        {"read": 1.5, "write": 0.5},
-        set(),
-    )
-    listed = [term for groups, _ in got for terms, _ in groups for term in terms]
-    assert sorted(listed) == ["read", "readdir", "readfile", "write"]
+    layouts = []
+    for words in (WORDS, mapped(WORDS)):  # a list, and words read in place from a file
+        stats = SimpleNamespace(
+            df_engine=df,
+            words=words,
+            shards=1,
+            doc_count=20,
+            word_id={w: i for i, w in enumerate(WORDS)},
+            mask=np.zeros(6, np.uint64),
+        )
+        got = group_words(
+            ["read", "write"],
+            {"read": 9, "write": 7},
+            chosen,
+            stats,
+            {"read": 1.5, "write": 0.5},
+            set(),
+        )
+        listed = [term for groups, _ in got for terms, _ in groups for term in terms]
+        assert sorted(listed) == ["read", "readdir", "readfile", "write"]
+        layouts.append(got)
+    assert layouts[0] == layouts[1]
