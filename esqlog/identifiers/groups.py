@@ -22,6 +22,7 @@ from operator import itemgetter
 import numpy as np
 
 from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.mapped_terms import MappedTerms
 
 Groups = tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
 
@@ -150,7 +151,7 @@ def _rows(
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
-    names_all = [words[k] for k in own_rows] + [stats.words[i] for i in comp.tolist()]
+    names_all = [words[k] for k in own_rows] + _names(stats.words, comp.tolist())
     return owner, part, position, df, mask, names_all
 
 
@@ -193,9 +194,12 @@ def plugin_groups(
 
 def _names(words: Sequence[str], ids: list[int]) -> list[str]:
     """The words at ``ids``: one C-level gather from a list (the loaded statistics' words),
-    else one lookup each (a memory-mapped word list decodes each word it is asked for)."""
+    one decoding loop over a memory-mapped word list (MappedTerms.take), else one lookup
+    each."""
     if isinstance(words, list) and len(ids) > 1:
         return list(itemgetter(*ids)(words))
+    if isinstance(words, MappedTerms):
+        return words.take(ids)
     return [words[i] for i in ids]
 
 

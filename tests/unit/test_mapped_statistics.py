@@ -108,6 +108,60 @@ def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
     assert list(terms) == words
 
 
+def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:
+    """take (the identifiers search's gather of ~300 compound names) gives the words at
+    those positions in that order, repeats included, as indexing one by one does; starts
+    stored in another integer type read alike; a position out of range is an IndexError."""
+    words = ["read", "", "fichier", "écrire", "z"]
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    starts = np.concatenate(([0], np.cumsum([len(w.encode()) + 1 for w in words])))
+    for kind in (np.int64, np.int32, np.uint32):
+        terms = MappedTerms(
+            blob, starts.astype(kind), np.zeros(5, np.uint64), np.arange(5, dtype=np.int32)
+        )
+        ids = [4, 0, 3, 3, 1, 2]
+        assert terms.take(ids) == [words[i] for i in ids] == [terms[i] for i in ids]
+        assert terms.take([]) == [] and terms[-1] == "z" and terms[-5] == "read"
+        assert list(terms) == words and len(terms) == 5
+        for bad in ([5], [0, -1], [2, 9, 1]):
+            with pytest.raises(IndexError):
+                terms.take(bad)
+        for bad_one in (5, -6):
+            with pytest.raises(IndexError):
+                terms[bad_one]
+
+
+def test_term_ids_remember_recent_lookups_within_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A position asked again (a search asks each word's three times) is not hashed and
+    searched again, absent terms included; past the bound the memory starts afresh and
+    every answer stays right."""
+    import esqlog.statistics.mapped_terms as mapped_terms
+
+    monkeypatch.setattr(mapped_terms, "RECENT_IDS", 3)
+    words = ["read", "file", "readfile", "write"]
+    arrays = mapped_terms.index_arrays(words)
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    terms = MappedTerms(blob, arrays["word_starts"], arrays["word_keys"], arrays["word_order"])
+    looked: list[str] = []
+    real = terms.id_of
+    monkeypatch.setattr(terms, "id_of", lambda t: looked.append(t) or real(t))
+    ids = TermIds(terms)
+    assert [ids.get("file"), ids.get("file"), ids.get("nope"), ids.get("nope")] == [
+        1,
+        1,
+        None,
+        None,
+    ]
+    assert "file" in ids and "nope" not in ids and ids.get(3) is None
+    assert looked == ["file", "nope"]
+    for _ in range(2):
+        assert [ids.get(w) for w in (*words, "nope")] == [0, 1, 2, 3, None]
+        assert ids["write"] == 3 and ids.get("absent", -1) == -1
+    assert len(ids._recent) <= 3 and len(looked) > 2
+
+
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from esqlog.identifiers.groups import group_words, plugin_groups
+from esqlog.statistics.mapped_terms import MappedTerms, index_arrays
 
 WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
 
@@ -36,9 +37,16 @@ def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> N
     assert got == [((), True)]
 
 
+def mapped(words: list[str]) -> MappedTerms:
+    """The words read in place, as a statistics file's are."""
+    arrays = index_arrays(words)
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    return MappedTerms(blob, arrays["word_starts"], arrays["word_keys"], arrays["word_order"])
+
+
 def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
-    """A list of words is gathered at once, another sequence (a memory-mapped one) word by
-    word: the same groups, for no compound, one or several."""
+    """A list of words is gathered at once, memory-mapped words in one decoding loop,
+    another sequence word by word: the same groups, for no compound, one or several."""
     df = np.asarray([9, 4, 3, 2, 7, 1], np.uint32)
     for chosen in (
         {"read": np.asarray([], np.int32)},
@@ -54,9 +62,9 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
                 {"read": 1.0},
                 set(),
             )
-            for words in (list(WORDS), tuple(WORDS))
+            for words in (list(WORDS), tuple(WORDS), mapped(WORDS))
         ]
-        assert got[0] == got[1]
+        assert got[0] == got[1] == got[2]
         assert got[0][0][0][0][0] == ("read", *(WORDS[i] for i in chosen["read"].tolist()))
 
 
@@ -64,22 +72,26 @@ def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
     """group_words (the span layout) drops them as plugin_groups does: a span over a term no
     document holds would add a clause, and a term the engine would not sum an idf for."""
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)
-    stats = SimpleNamespace(
-        df_engine=df,
-        words=WORDS,
-        shards=1,
-        doc_count=20,
-        word_id={w: i for i, w in enumerate(WORDS)},
-        mask=np.zeros(6, np.uint64),
-    )
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
-    got = group_words(
-        ["read", "write"],
-        {"read": 9, "write": 7},
-        chosen,
-        stats,
-        {"read": 1.5, "write": 0.5},
-        set(),
-    )
-    listed = [term for groups, _ in got for terms, _ in groups for term in terms]
-    assert sorted(listed) == ["read", "readdir", "readfile", "write"]
+    layouts = []
+    for words in (WORDS, mapped(WORDS)):  # a list, and words read in place from a file
+        stats = SimpleNamespace(
+            df_engine=df,
+            words=words,
+            shards=1,
+            doc_count=20,
+            word_id={w: i for i, w in enumerate(WORDS)},
+            mask=np.zeros(6, np.uint64),
+        )
+        got = group_words(
+            ["read", "write"],
+            {"read": 9, "write": 7},
+            chosen,
+            stats,
+            {"read": 1.5, "write": 0.5},
+            set(),
+        )
+        listed = [term for groups, _ in got for terms, _ in groups for term in terms]
+        assert sorted(listed) == ["read", "readdir", "readfile", "write"]
+        layouts.append(got)
+    assert layouts[0] == layouts[1]
