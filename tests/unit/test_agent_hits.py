@@ -255,5 +255,5 @@ def test_past_the_limit_the_rest_is_counted_with_its_tests() -> None:
         "tests: raise limit or pass tests='only' to list them"
     )
     assert _after_limit(ordered, 3, "") == (ordered, "")
-    kept, note = _after_limit(ordered[:2] + [_hit(7, 8, 1.0, 5)], 2, "")
+    kept, note = _after_limit([*ordered[:2], _hit(7, 8, 1.0, 5)], 2, "")
     assert note == "1 more past limit=2: raise limit or pass tests='only' to list them"
