@@ -71,9 +71,14 @@ OUTLINED = 10
 def listing_entry(
     chunk: Chunk, rank: int, outlined: bool = True, query: QueryWords | None = None
 ) -> str:
-    """One hit of a detail="list" answer: where it is, then (``outlined``) its signature and
-    doc lines, then the lines that hold the query's words (``query``: matching.words_of),
-    numbered (two for an outlined hit, one for the rest).
+    """One hit of a detail="list" answer: where it is (``path:start-end symbol``), then the
+    line that holds the query's words best (``query``: matching.words_of), numbered; when no
+    line holds them, an ``outlined`` hit shows its signature and doc lines instead.
+
+    Why the matching line alone: it says why the hit is listed, as grep's output line does,
+    and the location line already names the symbol. On the localization benchmark (160 real
+    commits, docs/benchmarks/localize.md, run v8) the signature and doc line beside it cost
+    the median task about half of its listing tokens and found nothing more.
 
     ``path:start-end`` is exactly what read_code takes; a document without path or line
     fields is named by its id instead (the only handle read_code has for it). A signature
@@ -89,24 +94,15 @@ def listing_entry(
     head = f"{rank}. {where}" + (f" {chunk.symbol}" if chunk.symbol else "")
     matched = matching_lines(chunk, query, MAX_MATCHED if outlined else 1) if query else []
     shown = [f"   {number}| {text}" for number, text in matched]
-    if not outlined:
+    if shown or not outlined:
         return "\n".join([head, *shown])
     signature, doc = outline(chunk.text)
     lines = [head]
-    texts = [text.rstrip("…") for _, text in matched]
-    if signature and _names(signature, chunk.symbol) and not _among(signature, texts):
+    if signature and _names(signature, chunk.symbol):
         lines.append(f"   {signature}")
-    if doc and not _among(doc, texts):
+    if doc:
         lines.append(f"   {doc}")
-    return "\n".join([*lines, *shown])
-
-
-def _among(text: str, shown: list[str]) -> bool:
-    """Whether a numbered matching line already shows ``text`` (a doc line is shown there
-    with its comment marker, a signature's first line as it starts)."""
-    text = " ".join(text.rstrip("…").split())
-    lines = [" ".join(line.split()) for line in shown]
-    return any(text in line or (line and text.startswith(line)) for line in lines)
+    return "\n".join(lines)
 
 
 def _names(signature: str, symbol: str | None) -> bool:

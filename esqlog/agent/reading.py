@@ -58,9 +58,12 @@ def shown(text: str) -> str:
 
 
 def numbered(lines: list[tuple[int, str]]) -> str:
-    """``  12| code``: what read_code answers, so an agent can cite and edit by line."""
+    """``  12<tab>code``: what read_code answers, so an agent can cite and edit by line. The
+    layout of ``cat -n`` and of the agents' own file-reading tools: a tab costs no more
+    tokens than the space it replaces, where ``12| code`` paid for the bar (7-9% of a read
+    of Go, Python or Java code under o200k_base)."""
     width = len(str(lines[-1][0])) if lines else 1
-    return "\n".join(f"{n:>{width}}|" + (f" {line}" if line else "") for n, line in lines)
+    return "\n".join(f"{n:>{width}}\t{line}" for n, line in lines)
 
 
 def _collect(found: list[dict[str, Any]], hits: list[dict[str, Any]]) -> Plan[bool]:

@@ -130,12 +130,13 @@ def test_the_cut_says_how_many_more_and_the_offset_lists_them(
     listed = _entries(answer)
     assert more > 0 and offset >= len(listed)
     # every hit the cut left out ranks at or past the offset: the offset lists them all
-    rest = _entries(tool.search(query, offset=offset, max_tokens=20_000))
+    pool = code_search.pool_size(50, Scope(), 0)  # the hits the cut was counted on
+    rest = _entries(tool.search(query, offset=offset, limit=pool, max_tokens=20_000))
     assert len(rest) >= more
     assert not {e[:3] for e in rest} & {e[:3] for e in listed}
     assert "more scored below" not in tool.search(query, offset=offset)
-    # past an offset nothing is cut: ranks 2-50, every one of them listed
-    second_on = _entries(tool.search(query, offset=1, limit=49, max_tokens=20_000))
+    # past an offset nothing is cut: ranks 2 to the pool's end, every one of them listed
+    second_on = _entries(tool.search(query, offset=1, limit=pool - 1, max_tokens=20_000))
     assert len(second_on) == len(listed) - 1 + more
 
 
@@ -144,11 +145,12 @@ def test_tests_come_after_the_implementation_unless_included(
 ) -> None:
     tool = tools["gin"][0]
     query = "render JSON response"
-    after = [path for path, *_ in _entries(tool.search(query, max_tokens=20_000))]
+    most = code_search.MAX_LIMIT  # both drawn from the same pool of hits
+    after = [path for path, *_ in _entries(tool.search(query, max_tokens=20_000, limit=most))]
     included = [
         path
         for path, *_ in _entries(
-            tool.search(query, max_tokens=20_000, scope=Scope(tests="include"))
+            tool.search(query, max_tokens=20_000, limit=most, scope=Scope(tests="include"))
         )
     ]
     assert sorted(after) == sorted(included)  # the same hits, in another order

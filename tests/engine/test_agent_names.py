@@ -135,7 +135,7 @@ def test_read_code_takes_the_paths_agents_pass(searches: dict[str, CodeSearch]) 
 
     tool, root = searches["gin"], ROOTS["gin"]
     want = tool.read(None, "gin.go", 1, 5)
-    assert want.splitlines()[0].startswith("1| ")
+    assert want.splitlines()[0].startswith("1\t")
     for form in (str(root / "gin.go"), "./gin.go", "binding/../gin.go", f"{root}/./gin.go"):
         assert tool.read(None, form, 1, 5) == want, form
     for outside in ("/etc/passwd", "../gin.go", f"{root}/../gin.go", str(root.parent)):

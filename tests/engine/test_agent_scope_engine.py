@@ -82,6 +82,20 @@ def test_tests_in_out_or_alone(search: CodeSearch) -> None:
     assert set(_paths(search, QUESTION, Scope(tests="only"))) == {"ledger/reconcile_test.go"}
 
 
+def test_tests_after_draws_the_implementation_from_past_the_limit(search: CodeSearch) -> None:
+    """Ranked together the test comes first and fills limit=1; ranked after (the default) the
+    implementation is drawn from deeper than the limit, and the test is named as left out."""
+    assert _paths(search, QUESTION + " tested", Scope(tests="include"))[0] == (
+        "ledger/reconcile_test.go"
+    )
+    together = search.search(QUESTION + " tested", limit=1, scope=Scope(tests="include"))
+    assert "ledger/reconcile.go" not in together
+    after = search.search(QUESTION + " tested", limit=1).splitlines()
+    assert re.match(r"1\. ledger/reconcile\.go:", after[0])
+    assert "reconcile_test.go" not in "\n".join(after)
+    assert re.search(r"; \d+ more past limit=1, 1 of them tests: raise limit", after[-1])
+
+
 def test_globs_and_languages_keep_only_their_files(search: CodeSearch) -> None:
     assert set(_paths(search, "Reconcile func package", Scope(path="ledger/*.go"))) == {
         "ledger/reconcile.go",

@@ -446,7 +446,7 @@ def test_read_code_is_exact(served: dict[str, Any]) -> None:
     assert answers["read id whole"] == (False, numbered(lines))
     whole_file = [line for d in docs for line in d["content"].splitlines()]
     assert answers["read path"] == (False, numbered(list(enumerate(whole_file, start=1))))
-    assert answers["read path"][1].splitlines()[0].lstrip().startswith("1| ")
+    assert answers["read path"][1].splitlines()[0].lstrip().startswith("1\t")
 
 
 @pytest.mark.parametrize(

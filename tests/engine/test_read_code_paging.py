@@ -80,7 +80,7 @@ def test_whole_file_of_more_chunks_than_a_page(
     whole = tool.read(None, "pkg/big.go", 1, N_CHUNKS)  # a range: the 20,000-token cap
     assert whole == numbered([(n, _line(n)) for n in range(1, N_CHUNKS + 1)])
     late = tool.read(None, "pkg/big.go", N_CHUNKS - 2, N_CHUNKS)
-    assert late.splitlines() == [f"{n}| {_line(n)}" for n in range(N_CHUNKS - 2, N_CHUNKS + 1)]
+    assert late.splitlines() == [f"{n}\t{_line(n)}" for n in range(N_CHUNKS - 2, N_CHUNKS + 1)]
 
 
 def test_scroll_contexts_are_released(
@@ -129,11 +129,11 @@ def test_read_is_cut_at_the_token_cap_with_where_to_go_on(engine: Engine, indexe
     first = tool.read(None, "pkg/big.go", None, None)
     assert counter.count(first) <= WHOLE_READ_TOKENS
     *shown, note = first.splitlines()
-    last = int(shown[-1].split("|")[0])
+    last = int(shown[-1].split("\t")[0])
     assert 1 < last < N_CHUNKS
     assert note == (
         f"[lines {last + 1}-{N_CHUNKS} not shown: over {WHOLE_READ_TOKENS} tokens; "
         f"read_code(path='pkg/big.go', start_line={last + 1})]"
     )
     rest = tool.read(None, "pkg/big.go", last + 1, None)
-    assert rest.splitlines()[0].lstrip().startswith(f"{last + 1}| ")
+    assert rest.splitlines()[0].lstrip().startswith(f"{last + 1}\t")

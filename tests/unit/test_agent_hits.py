@@ -62,8 +62,12 @@ def test_matching_lines_are_the_chunks_own_lines_numbered_from_its_start() -> No
 def test_a_listing_entry_shows_matching_lines_and_hides_a_body_line_signature() -> None:
     entry = listing_entry(_chunk(), 1, query=words_of("conflicts existing wildcard"))
     assert entry.splitlines()[0] == "1. tree.go:131-137 node.addRoute"
-    assert "   135| panic(" in entry
-    assert "   func (n *node) addRoute(" in entry
+    assert entry.splitlines()[1:] == ["   135| " + GO.split("\n")[4].strip()]
+    outlined = listing_entry(_chunk(), 1, query=words_of("nothing here"))
+    assert outlined.splitlines()[1:] == [
+        "   func (n *node) addRoute(path string, handlers HandlersChain) {",
+        "   addRoute adds a node with the given handle to the path.",
+    ]
     second_half = _chunk("\tfor {\n\t\tn = n.children[0]\n\t}\n", start=200)
     assert listing_entry(second_half, 2).splitlines() == ["2. tree.go:200-202 node.addRoute"]
     tail = listing_entry(_chunk(), 12, outlined=False, query=words_of("wildcard path"))
@@ -222,3 +226,34 @@ def test_a_name_alone_that_the_index_defines_lists_its_best_named_definitions() 
     undefined = [_hit(1, 2, 9.0, 0), _hit(3, 4, 1.0, 1, lift=3_000)]
     assert [h.position for h in cut(undefined, 0.2, name_only=True)[0]] == [0]
     assert [h.position for h in cut(hits, 0.2)[0]] == [0, 1, 3]  # words too: the scores
+
+
+def test_tests_after_asks_the_engine_for_a_deeper_pool_from_the_top_only() -> None:
+    from esqlog.agent.code_search import MAX_LIMIT, TESTS_AFTER_POOL, pool_size
+
+    assert pool_size(50, Scope(), 0) == TESTS_AFTER_POOL * 50 > 50
+    assert pool_size(MAX_LIMIT // 2, Scope(), 0) == MAX_LIMIT
+    assert pool_size(MAX_LIMIT, Scope(), 0) == MAX_LIMIT
+    for tests in ("include", "exclude", "only"):
+        assert pool_size(50, Scope(tests=tests), 0) == 50  # type: ignore[arg-type]
+    assert pool_size(50, Scope(), 10) == 50  # past an offset: the engine's ranking as it is
+
+
+def test_past_the_limit_the_rest_is_counted_with_its_tests() -> None:
+    from esqlog.agent.code_search import _after_limit
+
+    hits = [
+        _hit(1, 2, 9.0, 3),
+        _hit(3, 4, 8.0, 0, path="a_test.go"),
+        _hit(5, 6, 7.0, 1, path="b_test.go"),
+    ]
+    ordered = implementation_first(hits)
+    kept, note = _after_limit(ordered, 2, "4 more scored below 20% of the best: offset=9")
+    assert [h.chunk.path for h in kept] == ["a.go", "a_test.go"]
+    assert note == (
+        "4 more scored below 20% of the best: offset=9; 1 more past limit=2, 1 of them "
+        "tests: raise limit or pass tests='only' to list them"
+    )
+    assert _after_limit(ordered, 3, "") == (ordered, "")
+    kept, note = _after_limit([*ordered[:2], _hit(7, 8, 1.0, 5)], 2, "")
+    assert note == "1 more past limit=2: raise limit or pass tests='only' to list them"

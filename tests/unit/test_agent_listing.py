@@ -150,7 +150,7 @@ def test_alternating_hits_never_exceed_the_budget(counter: TokenCounter) -> None
 
 
 def test_numbered_lines_are_right_aligned() -> None:
-    assert numbered([(9, "a"), (10, ""), (11, "  b")]) == " 9| a\n10|\n11|   b"
+    assert numbered([(9, "a"), (10, ""), (11, "  b")]) == " 9\ta\n10\t\n11\t  b"
     assert numbered([]) == ""
 
 
