@@ -66,8 +66,6 @@ MAX_MATCHED = 1
 #: lines shown of one quotation at most, from its first: a doc sentence over two or three
 #: lines is shown whole, a longer one starts where it starts
 MAX_QUOTED_LINES = 3
-#: characters kept before a quotation that a long line would otherwise cut off
-QUOTE_CONTEXT = 20
 
 
 class LineQuery(tuple[str, ...]):
@@ -169,15 +167,16 @@ def quoted_lines(chunk: Chunk, query: LineQuery) -> list[tuple[int, str]]:
 
 def _short(line: str, start: int = 0, end: int = 0) -> str:
     """``line`` stripped, at most MAX_LINE_CHARS: a longer one is cut at its end, or, when
-    that would cut off its columns ``start:end`` (a quotation in it), around them, ``…``
-    marking each cut."""
+    that would cut off its columns ``start:end`` (a quotation in it), so that they end the
+    window (what comes before a message names the call that raises it), ``…`` marking each
+    cut; a quotation longer than the window is shown from its start."""
     indent = len(line) - len(line.lstrip())
     text = line.strip()
     if len(text) <= MAX_LINE_CHARS:
         return text
     start, end = max(start - indent, 0), max(end - indent, 0)
     width = MAX_LINE_CHARS - 2  # a mark at each end
-    first = max(0, min(start - QUOTE_CONTEXT, end - width)) if end - start <= width else start
+    first = max(0, end - width) if end - start <= width else start
     if end <= MAX_LINE_CHARS - 1 or first == 0:
         return text[: MAX_LINE_CHARS - 1] + "…"
     return "…" + text[first : first + width] + ("…" if first + width < len(text) else "")

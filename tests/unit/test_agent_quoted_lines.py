@@ -101,6 +101,31 @@ def test_a_long_line_is_cut_around_the_quotation() -> None:
     assert kept.startswith('panic("conflicts') and kept.endswith("…")
 
 
+def test_a_long_line_is_cut_so_the_quotation_ends_the_window() -> None:
+    quote = "conflicts with existing wildcard"
+    line = "    x = f(" + ", ".join(f"a{k}" for k in range(30)) + f', "{quote}")'
+    assert MAX_LINE_CHARS < line.strip().index(quote) + len(quote) < 2 * MAX_LINE_CHARS
+    chunk = _chunk("first line\nsecond\n" + line + "\n", 1)  # columns of a later line
+    ((number, shown),) = matching_lines(chunk, words_of(quote))
+    # as much of the line before it as fits, the quotation last, a mark at each cut
+    end = line.strip().index(quote) + len(quote)
+    assert number == 3 and shown == "…" + line.strip()[end - MAX_LINE_CHARS + 2 : end] + "…"
+    # the same quotation twice on the line: the first place, the line's start kept
+    twice = f'f("{quote}", ' + "x, " * 50 + f'"{quote}")'
+    ((_, first),) = matching_lines(_chunk(twice, 1), words_of(quote))
+    assert first.startswith(f'f("{quote}"')
+
+
+def test_a_quotation_with_a_dotted_name_is_found_in_the_prepared_query() -> None:
+    chunk = _chunk(
+        "# httpx Timeout: the Timeout must be positive\n"
+        'raise ValueError("httpx.Timeout must be positive")\n',
+        1,
+    )
+    query = words_of(agent_query("httpx.Timeout must be positive"))
+    assert [n for n, _ in matching_lines(chunk, query)] == [2]
+
+
 def test_quotations_are_the_whole_query_and_the_parts_set_off() -> None:
     ((whole,),) = [quotations('"conflicts with existing wildcard".')]
     assert whole.pattern == quotation("conflicts with existing wildcard")
