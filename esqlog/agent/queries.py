@@ -51,15 +51,30 @@ _EXTENSIONS = frozenset(
 
 def agent_query(text: str) -> str:
     """``text`` without noise tokens, with the parts of joined names added after it."""
-    kept = _NOISE.sub(" ", text)
+    cleaned = " ".join(_NOISE.sub(" ", text).split())
+    extra = _parts(cleaned)
+    return f"{cleaned} {' '.join(extra)}" if extra else cleaned
+
+
+def as_written(query: str) -> str:
+    """An :func:`agent_query` answer without the parts it added after the text (its noise
+    stays out): the words in the order the agent wrote them, as a quotation needs them.
+    The parts a text adds are the same with them added (a part joins nothing), so they are
+    known from the answer itself."""
+    extra = _parts(query)
+    return query.removesuffix(" " + " ".join(extra)) if extra else query
+
+
+def _parts(text: str) -> list[str]:
+    """The parts of the joined names in ``text``, each once, in order (a path's file
+    extension is no part)."""
     extra: list[str] = []
-    for match in _JOINED.finditer(kept):
+    for match in _JOINED.finditer(text):
         parts = re.split(r"\.|/|::", match.group())
         if "/" in match.group() and parts[-1].lower() in _EXTENSIONS:
             parts = parts[:-1]
         extra.extend(p for p in parts if len(p) > 1 and p not in extra)
-    cleaned = " ".join(kept.split())
-    return f"{cleaned} {' '.join(extra)}" if extra else cleaned
+    return extra
 
 
 #: a word the way code spells a name: two humps (``dialConn``, ``JsonPrimitive``,

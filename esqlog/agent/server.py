@@ -23,7 +23,6 @@ from esqlog.agent.code_search import (
     DEFAULT_BUDGET,
     DEFAULT_LIMIT,
     MAX_BUDGET,
-    MAX_LIMIT,
     MIN_BUDGET,
     CodeSearch,
 )
@@ -33,7 +32,19 @@ from esqlog.agent.line_scan import DEFAULT_LIMIT as LINES_LIMIT
 from esqlog.agent.line_scan import MAX_LIMIT as MAX_LINES
 from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.references import References
-from esqlog.agent.scope import Presence, Scope, TestsPresence
+from esqlog.agent.scope import Scope
+from esqlog.agent.search_arguments import (
+    DetailArg,
+    KindArg,
+    LanguageArg,
+    LimitArg,
+    MaxTokensArg,
+    OffsetArg,
+    PathArg,
+    ProseArg,
+    QueryArg,
+    TestsArg,
+)
 
 if TYPE_CHECKING:
     from mcp.types import ToolAnnotations
@@ -132,86 +143,16 @@ def _add_search_tool(
 
     @server.tool(annotations=read_only, description=SEARCH_DOC, structured_output=False)
     def search_code(
-        query: Annotated[
-            str,
-            Field(
-                description=(
-                    "Identifiers and distinctive words from the code you look for (function, type "
-                    "or field names, error text, rare terms); a few words beat a sentence."
-                )
-            ),
-        ],
-        max_tokens: Annotated[
-            int,
-            Field(
-                description=(
-                    f"Budget of the whole answer in tokens, {MIN_BUDGET}-{MAX_BUDGET}. The default "
-                    f"lists up to {DEFAULT_LIMIT} hits within {DEFAULT_BUDGET}; raise it with "
-                    "detail='code'."
-                )
-            ),
-        ] = DEFAULT_BUDGET,
-        limit: Annotated[
-            int,
-            Field(
-                description=(
-                    f"How many hits to rank, 1-{MAX_LIMIT}; those that do not fit the budget are "
-                    "left out and counted on the last line."
-                )
-            ),
-        ] = DEFAULT_LIMIT,
-        detail: Annotated[
-            str,
-            Field(
-                description=(
-                    "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
-                    "hit. 'code': whole chunks, best first, until max_tokens is spent."
-                )
-            ),
-        ] = "list",
-        path: Annotated[
-            str | None,
-            Field(
-                description=(
-                    "Only files matching this glob: 'src/**/*.go', '*.py', 'internal/auth/'."
-                )
-            ),
-        ] = None,
-        language: Annotated[
-            str | None,
-            Field(description=("Only this language: go, python, java, typescript, rust, ...")),
-        ] = None,
-        kind: Annotated[
-            str | None,
-            Field(description=("Only this kind of symbol: function, method, class, type, module.")),
-        ] = None,
-        tests: Annotated[
-            TestsPresence,
-            Field(
-                description=(
-                    "Test and example files: 'after' (default: listed after the implementation), "
-                    "'include' (ranked with it), 'exclude' or 'only'."
-                )
-            ),
-        ] = "after",
-        prose: Annotated[
-            Presence,
-            Field(
-                description=(
-                    "Docs, changelogs and other text files: 'exclude' (default: code only), "
-                    "'include' or 'only'."
-                )
-            ),
-        ] = "exclude",
-        offset: Annotated[
-            int,
-            Field(
-                description=(
-                    "Skip this many ranked hits and list the rest without the score cut (the last "
-                    "line names the offset when hits were cut)."
-                )
-            ),
-        ] = 0,
+        query: QueryArg,
+        max_tokens: MaxTokensArg = DEFAULT_BUDGET,
+        limit: LimitArg = DEFAULT_LIMIT,
+        detail: DetailArg = "list",
+        path: PathArg = None,
+        language: LanguageArg = None,
+        kind: KindArg = None,
+        tests: TestsArg = "after",
+        prose: ProseArg = "exclude",
+        offset: OffsetArg = 0,
     ) -> str:
         try:
             scope = Scope(path, language, kind, tests, prose)

@@ -45,7 +45,8 @@ from esqlog.identifiers.calibrate import IdentifierCalibration
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.subwords import split_identifier
-from esqlog.statistics.vocabulary import BLOOM_K, Vocabulary, term_hash
+from esqlog.statistics.term_keys import BLOOM_K, term_hash
+from esqlog.statistics.vocabulary import Vocabulary
 
 FIELD = "content"  # the field esqlog index writes and calibrates
 #: share of the live documents changed since the last full scan past which it is rerun
@@ -161,7 +162,7 @@ def refreshed_vocabulary(
 
 def _with_terms(bloom: np.ndarray, terms: list[str]) -> np.ndarray:
     """The snapshot's Bloom filter with these terms' bits set too, at its own size: the
-    positions of esqlog.statistics.vocabulary.build_bloom (CRC-32 and Adler-32 double
+    positions of esqlog.statistics.term_keys.build_bloom (CRC-32 and Adler-32 double
     hashing), so that Vocabulary.might_hold finds them (tested)."""
     out = bloom.copy()
     mask = np.uint64(out.size * 8 - 1)

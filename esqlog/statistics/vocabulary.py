@@ -28,7 +28,7 @@ import json
 import warnings
 import zlib
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -52,63 +52,18 @@ from esqlog.statistics.npz import (
 )
 from esqlog.statistics.npz import shown as _shown
 from esqlog.statistics.term_counts import TermCounts, aligned
-from esqlog.statistics.term_table import TermTable, digest
+from esqlog.statistics.term_keys import (
+    BLOOM_K,
+    build_bloom,
+    term_digest,
+    term_hash,
+    term_hashes,
+)
+from esqlog.statistics.term_table import TermTable
 
 FORMAT = "esqlog-vocabulary/1"
 MAX_SNAPSHOT_BYTES = 8 << 30  # ~600 million terms; more is not a snapshot esqlog wrote
 RECENT_TERMS = 100_000  # df answers kept in a dict (~10 MB at most)
-BLOOM_K = 4  # bit positions per term
-BLOOM_BITS_PER_TERM = 12  # at least; with k = 4 under 0.6% false positives
-
-
-def _digest(term: str) -> bytes:
-    return digest(term.encode("utf-8"))
-
-
-def term_hash(term: str) -> int:
-    """The stable 64-bit key of a term (BLAKE2b: same value in every process and version)."""
-    return int.from_bytes(_digest(term), "little")
-
-
-def _hashes(terms: Iterable[str]) -> np.ndarray:
-    """term_hash of every term as one uint64 array (digests joined, read little-endian)."""
-    return np.frombuffer(b"".join([_digest(t) for t in terms]), dtype="<u8").astype(np.uint64)
-
-
-def _bloom_positions(term: str, k: int, mask: int) -> list[int]:
-    """Bit positions of a term in the membership filter (double hashing on CRC-32/Adler-32).
-
-    Cheap C-implemented checksums, not cryptographic ones: a weak spread can only raise the
-    filter's false-positive rate (a wasted exact lookup), never hide a vocabulary term.
-    """
-    data = term.encode("utf-8")
-    h1, h2 = zlib.crc32(data), zlib.adler32(data) | 1
-    return [(h1 + i * h2) & mask for i in range(k)]
-
-
-def build_bloom(terms: Sequence[str], k: int = BLOOM_K) -> np.ndarray:
-    """A Bloom filter of the terms: >= BLOOM_BITS_PER_TERM bits a term, a power of two."""
-    size = 64
-    while size < len(terms) * BLOOM_BITS_PER_TERM:
-        size *= 2
-    mask = size - 1
-    if isinstance(terms, TermTable) and terms.crc is not None and terms.adler is not None:
-        h1 = terms.crc.astype(np.uint64)  # the checksums the scan workers computed
-        h2 = terms.adler.astype(np.uint64) | np.uint64(1)
-    else:
-        data = [t.encode("utf-8") for t in terms]
-        h1 = np.fromiter((zlib.crc32(d) for d in data), dtype=np.uint64, count=len(data))
-        h2 = np.fromiter((zlib.adler32(d) | 1 for d in data), dtype=np.uint64, count=len(data))
-        del data
-    bits = np.zeros(size // 8, dtype=np.uint8)
-    for i in range(k):
-        pos = (h1 + np.uint64(i) * h2) & np.uint64(mask)
-        np.bitwise_or.at(
-            bits,
-            (pos >> np.uint64(3)).astype(np.int64),
-            (np.uint8(1) << (pos & np.uint64(7)).astype(np.uint8)),
-        )
-    return bits
 
 
 @dataclass(frozen=True)
@@ -154,7 +109,8 @@ class Vocabulary:
 
         Unrolled and exiting at the first clear bit (most absent terms stop there): this
         runs for every join candidate of every query, so it is written for speed; the tests
-        check it against _bloom_positions, which build_bloom's positions come from.
+        check it against esqlog.statistics.term_keys.bloom_positions, which build_bloom's
+        positions come from.
         """
         bits = self._bloom_bytes
         if not bits:
@@ -193,7 +149,7 @@ class Vocabulary:
         cache: for bulk lookups such as a whole vocabulary (esqlog.identifiers.calibrate)."""
         if not terms or not self.hashes.size:
             return np.zeros(len(terms), dtype=np.int64)
-        keys = _hashes(terms)
+        keys = term_hashes(terms)
         at = np.minimum(np.searchsorted(self.hashes, keys), self.hashes.size - 1)
         return np.where(self.hashes[at] == keys, self.df[at], 0).astype(np.int64)
 
@@ -205,7 +161,7 @@ class Vocabulary:
         keys, dfs, size = self._keys, self._dfs, len(self._keys)
         out: dict[str, int] = {}
         for term in terms:
-            key = int.from_bytes(_digest(term), "little")
+            key = int.from_bytes(term_digest(term), "little")
             at = bisect_left(keys, key)
             out[term] = dfs[at] if at < size and keys[at] == key else 0
         return out

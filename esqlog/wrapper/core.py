@@ -27,7 +27,8 @@ from esqlog.scoring.rewrite import (
     resolved_from_stats,
     rewrite_query_sharing,
 )
-from esqlog.statistics.terms import StatsCache, TextStats
+from esqlog.statistics.stats_cache import StatsCache
+from esqlog.statistics.terms import TextStats
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.auto_mode import AutoModes
 from esqlog.wrapper.engine_query import EngineQueryChoice

@@ -16,9 +16,9 @@ from esqlog.scoring.joins import join_candidates, proposed_candidates
 from esqlog.scoring.matchspec import collect_query_texts, with_default_fields
 from esqlog.scoring.rewrite import FieldCalibration
 from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.stats_cache import StatsCache
 from esqlog.statistics.terms import (
     FieldStats,
-    StatsCache,
     TextStats,
     term_stats_plan,
     texts_stats_plan,

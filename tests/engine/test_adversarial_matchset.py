@@ -31,13 +31,12 @@ from esqlog.calibration.record import Calibration
 from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.scoring.clauses import max_clause_count_plan
+from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.terms import field_stats_plan, shard_routings_plan
 from esqlog.statistics.vocabulary import (
     Vocabulary,
-    build_bloom,
     load_vocabulary,
     save_vocabulary,
-    term_hash,
     vocabulary_from_scan,
 )
 from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan

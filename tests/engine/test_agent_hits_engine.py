@@ -208,3 +208,47 @@ def test_text_quoted_from_the_code_lists_where_it_is_written(
     # words of the agent's own are ranked as before: no hit holds them in that order
     asked = tools[repo][0].search("client closed request send")
     assert "do not hold" not in asked and len(_entries(asked)) > len(entries)
+
+
+def _holds(line: str, quoted: str) -> bool:
+    """Whether ``line`` holds all of ``quoted``'s words in order, case aside, with only
+    punctuation between them (the rule a quotation is found by, written out here)."""
+    words = re.findall(r"[A-Za-z0-9]+", quoted)
+    gap = r"[^A-Za-z0-9]+"
+    return re.search(r"(?<![A-Za-z0-9])" + gap.join(words), line, re.IGNORECASE) is not None
+
+
+@pytest.mark.parametrize(
+    ("repo", "query", "quoted", "first"),
+    [
+        # line 994 says "the remote IP is a trusted proxy" and holds as many of the words
+        ("gin", "the remoteIP is a trusted proxy", "the remoteIP is a trusted proxy", 1027),
+        ("gin", 'panic: "the remoteIP is a" trusted', "the remoteIP is a", 1027),
+        ("httpx", "why does `httpx.Client` close", "httpx.Client", None),
+    ],
+)
+def test_a_hit_shows_the_line_that_holds_the_quoted_text(
+    tools: dict[str, tuple[CodeSearch, Path]],
+    repo: str,
+    query: str,
+    quoted: str,
+    first: int | None,
+) -> None:
+    """The line shown for a hit whose code holds the quoted text (the whole query, or the
+    part set off in quotes or backticks) is the file's line that holds it, as rg prints
+    it; a hit that does not hold it shows the line with most of the query's words."""
+    tool, root = tools[repo]
+    entries = _entries(tool.search(query, limit=100, max_tokens=8_000))
+    if first is not None:
+        assert [n for n, _ in entries[0][4]] == [first]
+    holding = 0
+    for path, start, end, _, lines in entries:
+        text = (root / path).read_text().split("\n")
+        if not _holds("\n".join(text[start - 1 : end]), quoted):
+            continue
+        holding += 1
+        assert lines, (path, start)
+        for number, line in lines:
+            assert text[number - 1].strip().startswith(line.rstrip("…")), (path, number)
+        assert any(_holds(text[number - 1], quoted) for number, _ in lines), (path, lines)
+    assert holding >= 1

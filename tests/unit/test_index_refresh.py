@@ -19,7 +19,8 @@ from esqlog.indexing.refresh import (
     track,
 )
 from esqlog.statistics.analysis import standard_terms
-from esqlog.statistics.vocabulary import Vocabulary, build_bloom, term_hash
+from esqlog.statistics.term_keys import build_bloom, term_hash
+from esqlog.statistics.vocabulary import Vocabulary
 from tests.support.split_docs import DOCS, build
 
 TERMS = {"readfile": 3, "writefile": 1, "buffer": 7}

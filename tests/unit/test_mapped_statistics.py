@@ -25,13 +25,8 @@ from esqlog.identifiers.files import (
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.statistics.mapped_terms import MappedTerms, TermIds
 from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
-from esqlog.statistics.vocabulary import (
-    Vocabulary,
-    build_bloom,
-    load_vocabulary,
-    save_vocabulary,
-    term_hash,
-)
+from esqlog.statistics.term_keys import build_bloom, term_hash
+from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
 from tests.support.split_docs import build_per_shard
 
 

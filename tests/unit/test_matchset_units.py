@@ -225,12 +225,8 @@ def test_a_snapshot_with_a_negative_count_is_refused_in_one_line(tmp_path: Any) 
     import numpy as np
 
     from esqlog.errors import UsageError
-    from esqlog.statistics.vocabulary import (
-        Vocabulary,
-        build_bloom,
-        load_vocabulary,
-        save_vocabulary,
-    )
+    from esqlog.statistics.term_keys import build_bloom
+    from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
 
     vocab = Vocabulary(
         "i",

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.term_table import LazyIndex, TermTable, concat, same_terms
-from esqlog.statistics.vocabulary import build_bloom, term_hash
 
 terms_strategy = st.lists(st.text(min_size=1, max_size=12), unique=True, max_size=40)
 

@@ -26,13 +26,13 @@ from hypothesis import strategies as st
 
 import esqlog.statistics.vocabulary as vocabulary_module
 from esqlog.errors import ClusterError, UsageError
+from esqlog.statistics.term_keys import term_hash
 from esqlog.statistics.vocabulary import (
     FORMAT,
     Vocabulary,
     VocabularyScan,
     load_vocabulary,
     save_vocabulary,
-    term_hash,
 )
 from esqlog.statistics.vocabulary_scan import scan_vocabulary_plan
 from tests.support.adversarial import make_vocab as _make_vocab
@@ -118,7 +118,7 @@ def test_arrays_keep_the_larger_df_of_colliding_hashes(df: dict[str, int]) -> No
 def test_term_hash_is_the_same_in_another_process() -> None:
     terms = ["func", "handlewebsocketupgrade", "read_file", "café", "数据", "x" * 300]
     code = (
-        "import json, sys; from esqlog.statistics.vocabulary import term_hash; "
+        "import json, sys; from esqlog.statistics.term_keys import term_hash; "
         "print(json.dumps([term_hash(t) for t in json.loads(sys.argv[1])]))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -329,15 +329,15 @@ def test_the_good_meta_used_above_does_load(tmp_path: Path) -> None:
 @given(st.lists(st.text(max_size=30), max_size=50))
 def test_batched_hashes_equal_term_hash(terms: list[str]) -> None:
     """Lookups hash a whole query at once; they must find what the build stored per term."""
-    from esqlog.statistics.vocabulary import _hashes
+    from esqlog.statistics.term_keys import term_hashes
 
-    assert _hashes(terms).tolist() == [term_hash(t) for t in terms]
+    assert term_hashes(terms).tolist() == [term_hash(t) for t in terms]
 
 
 def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
     """The filter only saves work: a vocabulary term must always pass it, and absent
     terms (join candidates, mostly) should nearly all be ruled out."""
-    from esqlog.statistics.vocabulary import build_bloom
+    from esqlog.statistics.term_keys import build_bloom
 
     rng = np.random.default_rng(7)
     terms = [f"t{v}x{rng.integers(1 << 30)}" for v in range(20_000)]
@@ -363,7 +363,7 @@ def test_bloom_filter_never_hides_a_term_and_rarely_admits_others() -> None:
 
 
 def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
-    from esqlog.statistics.vocabulary import build_bloom
+    from esqlog.statistics.term_keys import build_bloom
 
     df = {"readfile": 3, "read_file": 1, "read": 40}
     scan = VocabularyScan(df, dict(df), 3)
@@ -384,7 +384,7 @@ def test_bloom_survives_save_and_load(tmp_path: Path) -> None:
 @given(st.lists(st.text(max_size=20), min_size=1, max_size=200), st.text(max_size=20))
 def test_might_hold_reads_exactly_the_bits_build_bloom_sets(terms: list[str], probe: str) -> None:
     """The fast unrolled test must agree with the reference positions, bit for bit."""
-    from esqlog.statistics.vocabulary import BLOOM_K, _bloom_positions, build_bloom
+    from esqlog.statistics.term_keys import BLOOM_K, bloom_positions, build_bloom
 
     bloom = build_bloom(terms)
     vocab = Vocabulary(
@@ -401,7 +401,7 @@ def test_might_hold_reads_exactly_the_bits_build_bloom_sets(terms: list[str], pr
     )
     mask = bloom.size * 8 - 1
     for term in [*terms, probe]:
-        expected = all(bloom[p >> 3] >> (p & 7) & 1 for p in _bloom_positions(term, BLOOM_K, mask))
+        expected = all(bloom[p >> 3] >> (p & 7) & 1 for p in bloom_positions(term, BLOOM_K, mask))
         assert vocab.might_hold(term) == expected
     assert all(vocab.might_hold(t) for t in terms)
 
