@@ -25,7 +25,7 @@ import numpy as np
 from esqlog.identifiers.settings import IdentifierSettings
 
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
-_BUCKETS = 1 << 16  # hash buckets shared_counts first spreads the compound ids over
+_BUCKETS = 1 << 16  # hash buckets the count of ids too wide to pack spreads them over
 
 
 def choose(
@@ -184,10 +184,42 @@ def shared_counts(
     another list holds too, in order: those positions, how many lists hold the id there,
     and the summed weight of those lists. Every other id is held by its own list alone.
 
-    Built on every search over ~14K ids (a dozen lists' heads) of which ~300 are shared:
-    the ids are first hashed into 65,536 buckets, and only those sharing a bucket (every
-    shared id, and ~20% more by collision) are sorted to be counted exactly, instead of
-    sorting them all with their inverse (measured 0.82 -> 0.58 ms a query)."""
+    Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared:
+    each id and its position are packed into one int64 (the id above the position's
+    bits), so that one sort of plain integers brings every id's places together, in
+    position order, with no sort by key nor inverse to build (measured on Go 153K 0.29 ->
+    0.20 ms a query against hashing the ids into buckets and sorting the colliding ones
+    with their inverse). The weights are summed in position order, as before, so the
+    masses are the same floats."""
+    if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide to pack
+        return _shared_counts_by_bucket(ids, sizes, weights)
+    bits = max(int(ids.size).bit_length(), 1)
+    key = (ids.astype(np.int64) << bits) | np.arange(ids.size, dtype=np.int64)
+    key.sort()
+    sid = key >> bits
+    same = sid[1:] == sid[:-1]  # this place's id is the one of the place before
+    twice = np.zeros(ids.size, bool)
+    twice[1:] = same
+    twice[:-1] |= same
+    at = np.flatnonzero(twice)
+    if not at.size:
+        return at, np.zeros(0, np.int64), np.zeros(0, np.float64)
+    sid, where = sid[at], key[at] & ((1 << bits) - 1)
+    new = np.ones(at.size, bool)
+    new[1:] = sid[1:] != sid[:-1]
+    run = np.cumsum(new) - 1
+    owner = np.searchsorted(np.cumsum(sizes), where, side="right")
+    held = np.bincount(run)[run]
+    mass = np.bincount(run, weights=weights[owner])[run]
+    order = np.argsort(where)
+    return where[order], held[order], mass[order]
+
+
+def _shared_counts_by_bucket(
+    ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`shared_counts` for ids wider than 32 bits: hashed into 65,536 buckets, only
+    those sharing a bucket sorted to be counted exactly."""
     bucket = ids & (_BUCKETS - 1)
     maybe = np.flatnonzero(np.bincount(bucket, minlength=_BUCKETS)[bucket] > 1)
     if not maybe.size:

@@ -154,20 +154,22 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
         assert got[word].tolist() == want[word].tolist(), word
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.lists(
-        st.lists(st.integers(0, 200_000), max_size=80, unique=True).map(
-            lambda ids: np.asarray(ids, np.int32)
-        ),
+        st.lists(st.integers(0, 200_000), max_size=80, unique=True),
         min_size=1,
         max_size=8,
     ),
+    st.sampled_from([np.int32, np.uint32, np.int64]),
     st.data(),
 )
 def test_the_shared_compound_count_is_the_reference_one(
-    lists: list[np.ndarray], data: st.DataObject
+    drawn: list[list[int]], dtype: Any, data: st.DataObject
 ) -> None:
+    """Packed ids (32 bits) and ids too wide to pack (the bucketed count) alike; the masses
+    the very same floats (summed in position order)."""
+    lists = [np.asarray(ids, dtype) for ids in drawn]
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
     sizes = np.asarray([a.size for a in lists], np.int64)
     where, shared_held, shared_mass = shared_counts(
