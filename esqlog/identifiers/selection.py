@@ -90,7 +90,11 @@ def _candidates_by_cover(
     ``room`` others. The multi-word ones are tiered by ``select`` (negated, so first).
 
     Only the shared ones and each word's first ``room`` are ever gathered: the heads (~14K
-    ids on a dozen words) are touched once, by the shared count."""
+    ids on a dozen words) are touched once, by the shared count. When the shared ones
+    number ``room`` or more and are all tiered before the others (a plain tier is 1 or 2, a
+    shared one's at most 0 for positive weights: their sum negated), they are the only
+    candidates: none of the others could be taken (7 queries in 10 on Go 153K: ~600
+    candidates instead of ~2,600)."""
     n = len(present)
     heads = [comps[w][:MULTI_SCAN] for w in present]
     sizes = np.asarray([h.size for h in heads], np.int64)
@@ -105,6 +109,16 @@ def _candidates_by_cover(
         mass[lifted],
         owner_shared[lifted],
     )
+    multi_tier = (
+        -held.astype(np.float64)
+        if settings.select == "words"
+        else -mass
+        if settings.select == "cover"
+        else np.zeros(where.size)
+    )
+    if where.size >= room and multi_tier.max() < tier_of.min():
+        # the shared ones fill the budget, tiered before any other: no other can be taken
+        return ids[where], owner_shared, multi_tier
     # each word's first ``room`` after its first clause, less the shared ones
     begin = starts + first
     count = np.clip(np.minimum(sizes - first, room), 0, None)
@@ -113,13 +127,6 @@ def _candidates_by_cover(
     taken[where] = True
     free = ~taken[plain]
     plain, owner_plain = plain[free], np.repeat(np.arange(n), count)[free]
-    multi_tier = (
-        -held.astype(np.float64)
-        if settings.select == "words"
-        else -mass
-        if settings.select == "cover"
-        else np.zeros(where.size)
-    )
     position = np.concatenate((where, plain))
     owner = np.concatenate((owner_shared, owner_plain))
     tier = np.concatenate((multi_tier, tier_of[owner_plain]))
