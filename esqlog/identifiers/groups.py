@@ -151,7 +151,7 @@ def _rows(
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
-    names_all = [words[k] for k in own_rows] + _names(stats.words, comp.tolist())
+    names_all = [words[k] for k in own_rows] + _names(stats.words, comp)
     return owner, part, position, df, mask, names_all
 
 
@@ -176,7 +176,7 @@ def plugin_groups(
     ids = np.concatenate([chosen[w] for w in words])
     held = stats.df_engine[ids] > 0
     kept = np.bincount(np.repeat(np.arange(len(words)), sizes)[held], minlength=len(words)).tolist()
-    names = _names(stats.words, ids[held].tolist())
+    names = _names(stats.words, ids[held])
     out: list[tuple[Groups, bool]] = []
     start = 0
     for w, n in zip(words, kept, strict=True):
@@ -192,15 +192,16 @@ def plugin_groups(
     return out
 
 
-def _names(words: Sequence[str], ids: list[int]) -> list[str]:
-    """The words at ``ids``: one C-level gather from a list (the loaded statistics' words),
-    one decoding loop over a memory-mapped word list (MappedTerms.take), else one lookup
-    each."""
-    if isinstance(words, list) and len(ids) > 1:
-        return list(itemgetter(*ids)(words))
+def _names(words: Sequence[str], ids: np.ndarray) -> list[str]:
+    """The words at ``ids``: one gather of a memory-mapped word list's bytes
+    (MappedTerms.take), one C-level gather from a list (the loaded statistics' words), else
+    one lookup each."""
     if isinstance(words, MappedTerms):
         return words.take(ids)
-    return [words[i] for i in ids]
+    positions = ids.tolist()
+    if isinstance(words, list) and len(positions) > 1:
+        return list(itemgetter(*positions)(words))
+    return [words[i] for i in positions]
 
 
 def _one_set_per_part(

@@ -62,7 +62,8 @@ from esqlog.identifiers.settings import (
     IdentifierSettings,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.scoring.subwords import cased_tokens, split_identifier
+from esqlog.identifiers.word_facts import WordFacts
+from esqlog.scoring.subwords import cased_tokens
 
 DfLookup = Callable[[Sequence[str]], Mapping[str, int]]
 
@@ -182,15 +183,15 @@ def plan_identifier_query(
     plugin = settings.engine_query == "plugin"
     layout = 1 if plugin else stats.shards if shards is None else shards
     q = stats.q if settings.q is None else settings.q
-    tokens: list[tuple[str, tuple[str, ...]]] = []
-    for token in cased_tokens(text):
-        low = token.lower()
-        tokens.append((low, split_identifier(token) or stats.parts_of(low)))
+    # each token's split, each word's compounds and split df: remembered across searches
+    facts = stats.facts if stats.facts is not None else WordFacts(stats)
+    tokens = [facts.token(token) for token in cased_tokens(text)]
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
-    every = {w: stats.compound_ids(w) for w in counts}
+    looked = {w: facts.word(w) for w in counts}
+    every = {w: ids for w, (ids, _) in looked.items()}
     comps = {w: ids[: settings.cap] for w, ids in every.items()}
     engine_df = dict(df_lookup(list(counts)))
-    split_df = {w: stats.split_df(w) or engine_df.get(w, 0) for w in counts}
+    split_df = {w: looked[w][1] or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
     plain = (
         settings.rare_word_df is not None

@@ -25,7 +25,7 @@ import numpy as np
 from esqlog.identifiers.settings import IdentifierSettings
 
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
-_BUCKETS = 1 << 16  # hash buckets shared_counts first spreads the compound ids over
+_BUCKETS = 1 << 16  # hash buckets the count of ids too wide to pack spreads them over
 
 
 def choose(
@@ -90,7 +90,11 @@ def _candidates_by_cover(
     ``room`` others. The multi-word ones are tiered by ``select`` (negated, so first).
 
     Only the shared ones and each word's first ``room`` are ever gathered: the heads (~14K
-    ids on a dozen words) are touched once, by the shared count."""
+    ids on a dozen words) are touched once, by the shared count. When the shared ones
+    number ``room`` or more and are all tiered before the others (a plain tier is 1 or 2, a
+    shared one's at most 0 for positive weights: their sum negated), they are the only
+    candidates: none of the others could be taken (7 queries in 10 on Go 153K: ~600
+    candidates instead of ~2,600)."""
     n = len(present)
     heads = [comps[w][:MULTI_SCAN] for w in present]
     sizes = np.asarray([h.size for h in heads], np.int64)
@@ -105,6 +109,16 @@ def _candidates_by_cover(
         mass[lifted],
         owner_shared[lifted],
     )
+    multi_tier = (
+        -held.astype(np.float64)
+        if settings.select == "words"
+        else -mass
+        if settings.select == "cover"
+        else np.zeros(where.size)
+    )
+    if where.size >= room and multi_tier.max() < tier_of.min():
+        # the shared ones fill the budget, tiered before any other: no other can be taken
+        return ids[where], owner_shared, multi_tier
     # each word's first ``room`` after its first clause, less the shared ones
     begin = starts + first
     count = np.clip(np.minimum(sizes - first, room), 0, None)
@@ -113,13 +127,6 @@ def _candidates_by_cover(
     taken[where] = True
     free = ~taken[plain]
     plain, owner_plain = plain[free], np.repeat(np.arange(n), count)[free]
-    multi_tier = (
-        -held.astype(np.float64)
-        if settings.select == "words"
-        else -mass
-        if settings.select == "cover"
-        else np.zeros(where.size)
-    )
     position = np.concatenate((where, plain))
     owner = np.concatenate((owner_shared, owner_plain))
     tier = np.concatenate((multi_tier, tier_of[owner_plain]))
@@ -184,10 +191,42 @@ def shared_counts(
     another list holds too, in order: those positions, how many lists hold the id there,
     and the summed weight of those lists. Every other id is held by its own list alone.
 
-    Built on every search over ~14K ids (a dozen lists' heads) of which ~300 are shared:
-    the ids are first hashed into 65,536 buckets, and only those sharing a bucket (every
-    shared id, and ~20% more by collision) are sorted to be counted exactly, instead of
-    sorting them all with their inverse (measured 0.82 -> 0.58 ms a query)."""
+    Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared:
+    each id and its position are packed into one int64 (the id above the position's
+    bits), so that one sort of plain integers brings every id's places together, in
+    position order, with no sort by key nor inverse to build (measured on Go 153K 0.29 ->
+    0.20 ms a query against hashing the ids into buckets and sorting the colliding ones
+    with their inverse). The weights are summed in position order, as before, so the
+    masses are the same floats."""
+    if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide to pack
+        return _shared_counts_by_bucket(ids, sizes, weights)
+    bits = max(int(ids.size).bit_length(), 1)
+    key = (ids.astype(np.int64) << bits) | np.arange(ids.size, dtype=np.int64)
+    key.sort()
+    sid = key >> bits
+    same = sid[1:] == sid[:-1]  # this place's id is the one of the place before
+    twice = np.zeros(ids.size, bool)
+    twice[1:] = same
+    twice[:-1] |= same
+    at = np.flatnonzero(twice)
+    if not at.size:
+        return at, np.zeros(0, np.int64), np.zeros(0, np.float64)
+    sid, where = sid[at], key[at] & ((1 << bits) - 1)
+    new = np.ones(at.size, bool)
+    new[1:] = sid[1:] != sid[:-1]
+    run = np.cumsum(new) - 1
+    owner = np.searchsorted(np.cumsum(sizes), where, side="right")
+    held = np.bincount(run)[run]
+    mass = np.bincount(run, weights=weights[owner])[run]
+    order = np.argsort(where)
+    return where[order], held[order], mass[order]
+
+
+def _shared_counts_by_bucket(
+    ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`shared_counts` for ids wider than 32 bits: hashed into 65,536 buckets, only
+    those sharing a bucket sorted to be counted exactly."""
     bucket = ids & (_BUCKETS - 1)
     maybe = np.flatnonzero(np.bincount(bucket, minlength=_BUCKETS)[bucket] > 1)
     if not maybe.size:

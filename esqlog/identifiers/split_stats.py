@@ -32,6 +32,7 @@ import numpy as np
 from esqlog.identifiers.families import WordsPerDf, families, family_excess
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.shard_tables import ShardTables, split_words
+from esqlog.identifiers.word_facts import WordFacts
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
 from esqlog.statistics.mapped_terms import CHUNK, MappedTerms, TermIds
 from esqlog.statistics.term_table import LazyIndex, TermTable
@@ -108,6 +109,8 @@ class IdentifierStats:
         default_factory=lambda: np.zeros((0, 0), np.uint32), compare=False, repr=False
     )
     local_row: Mapping[str, int] = dc_field(default_factory=dict, compare=False, repr=False)
+    #: recent query tokens' splits and words' compounds (esqlog.identifiers.word_facts)
+    facts: WordFacts | None = dc_field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Index the words and invert the splits: compounds of each sub-word, by df.
@@ -129,6 +132,7 @@ class IdentifierStats:
     def _count_dfs(self) -> None:
         object.__setattr__(self, "words_per_df", _words_per_df(self.df_split, self.df_engine))
         object.__setattr__(self, "local_row", index_of(self.local_terms))
+        object.__setattr__(self, "facts", WordFacts(self))
 
     @property
     def per_shard(self) -> bool:

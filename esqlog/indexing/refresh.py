@@ -256,10 +256,11 @@ def _for_saving(stats: IdentifierStats, **changed: Any) -> IdentifierStats:
     result is only written to disk (and read back, rebuilt, by whoever searches). The
     lookups are emptied so that nothing can read stale ones."""
     out = copy.copy(stats)  # no __init__, so no __post_init__
-    empty = {
+    empty: dict[str, Any] = {
         "word_id": {},
         "local_row": {},
         "excess_of": {},
+        "facts": None,
         "comp_ptr": np.zeros(1, np.int64),
         "comp_idx": np.zeros(0, np.int32),
     }

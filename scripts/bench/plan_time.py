@@ -22,7 +22,9 @@ shared machine the wall time of a millisecond's work mostly measures the other p
 plan), ``groups`` (the terms grouped per word, within plan), ``body`` (the plan's query
 dict), ``json`` (the final body serialized as the client sends it, outside the wrapper) and
 ``again`` (the whole client-side time of the same search's next page, ``from`` 10: the same
-text planned again, or its plan reused).
+text planned again, or its plan reused). The words a plan remembers across searches
+(esqlog.identifiers.word_facts) are forgotten at the start of each round, so that every
+round sees its texts' words as the first did.
 
 Both sides run at once in two worker processes that take turns, a batch of texts at a time
 (which side goes first alternates), so drift and the machine's load hit both alike; the
@@ -182,6 +184,10 @@ def worker(args: argparse.Namespace) -> None:
     )
     for line in sys.stdin:
         a, b = (int(x) for x in line.split())
+        if a == 0:  # a new pass over the texts: the words' memory starts empty again
+            for stats in getattr(core.identifiers, "stats", {}).values():
+                if getattr(stats, "facts", None) is not None:
+                    stats.facts.clear()
         done = [one(text) for text in texts[a:b]]
         print(
             json.dumps({"rows": [r for r, _ in done], "digests": [d for _, d in done]}), flush=True

@@ -116,11 +116,20 @@ def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:
         )
         ids = [4, 0, 3, 3, 1, 2]
         assert terms.take(ids) == [words[i] for i in ids] == [terms[i] for i in ids]
+        # many ids (numpy's gather), as an array or a list, the last word (no newline after
+        # it in the blob) first, inside and last
+        many = [4] + ids * 5 + [1, 4]
+        assert terms.take(many) == [words[i] for i in many]
+        assert terms.take(np.asarray(many, np.int32)) == [words[i] for i in many]
+        assert terms.take(np.asarray([4])) == ["z"] and terms.take(np.asarray([1])) == [""]
         assert terms.take([]) == [] and terms[-1] == "z" and terms[-5] == "read"
+        assert terms.take(np.zeros(0, np.int64)) == []
         assert list(terms) == words and len(terms) == 5
-        for bad in ([5], [0, -1], [2, 9, 1]):
+        for bad in ([5], [0, -1], [2, 9, 1], [0] * 20 + [5], [-1] + [0] * 20):
             with pytest.raises(IndexError):
                 terms.take(bad)
+            with pytest.raises(IndexError):
+                terms.take(np.asarray(bad))
         for bad_one in (5, -6):
             with pytest.raises(IndexError):
                 terms[bad_one]
