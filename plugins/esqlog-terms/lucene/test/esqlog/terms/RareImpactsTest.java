@@ -1,0 +1,353 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.lucene.codecs.CompetitiveImpactAccumulator;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.Impacts;
+import org.apache.lucene.index.ImpactsEnum;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SynonymQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
+import org.apache.lucene.search.TotalHits;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.tests.analysis.MockAnalyzer;
+import org.apache.lucene.tests.analysis.MockTokenizer;
+import org.apache.lucene.tests.search.CheckHits;
+import org.apache.lucene.tests.search.QueryUtils;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * The exact impacts of a group's rare-terms list (RareImpacts through the version's
+ * LevelImpacts): each block's impacts are Lucene's own competitive set of its documents
+ * (CompetitiveImpactAccumulator), no document of a block scores above them (skipping never
+ * drops a competitive document), and top-k collection that skips by them finds the same hits
+ * as exhaustive collection, while skipping where 1.6.0's largest impact could not.
+ */
+public class RareImpactsTest extends LuceneTestCase {
+    private static final String FIELD = "body";
+
+    private Directory dir;
+    private IndexReader reader;
+
+    @Override
+    public void setUp() throws Exception {
+        super.setUp();
+        TermStateCache.install(new TermStateCache(1 << 20));  // the rare view needs the cache
+        dir = newDirectory();
+        IndexWriterConfig config = new IndexWriterConfig(
+            new MockAnalyzer(random(), MockTokenizer.WHITESPACE, false))
+            .setSimilarity(new BM25Similarity())
+            .setCodec(TestUtil.getDefaultCodec());  // the engines' postings, with impacts
+        try (IndexWriter writer = new IndexWriter(dir, config)) {
+            int docs = 3000 + random().nextInt(2000);
+            for (int d = 0; d < docs; d++) {
+                StringBuilder text = new StringBuilder("common");
+                for (int r = 0; r < 10; r++) {  // each in ~1 document of 60, tf 1-4
+                    if (random().nextInt(60) == 0) {
+                        text.append((" r" + r).repeat(1 + random().nextInt(4)));
+                    }
+                }
+                text.append(" filler".repeat(random().nextInt(30)));
+                Document doc = new Document();
+                doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
+                writer.addDocument(doc);
+                if (random().nextInt(1500) == 0) {
+                    writer.commit();  // sometimes several segments
+                }
+            }
+        }
+        reader = DirectoryReader.open(dir);
+    }
+
+    @Override
+    public void tearDown() throws Exception {
+        TermStateCache.install(new TermStateCache(0));
+        reader.close();
+        dir.close();
+        super.tearDown();
+    }
+
+    private static List<BytesRef> terms(String... words) {
+        List<BytesRef> out = new ArrayList<>();
+        for (String word : words) {
+            out.add(new BytesRef(word));
+        }
+        return out;
+    }
+
+    private static List<BytesRef> rareTerms() {
+        return terms("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9");
+    }
+
+    private static Query saturation(List<BytesRef> terms) {
+        return SaturationQuery.of(FIELD, terms, false, SaturationQuery::luceneBm25);
+    }
+
+    /** Each block's impacts, on each level, are Lucene's own competitive set of its pairs. */
+    public void testEachBlockHasLucenesCompetitiveImpacts() {
+        for (int round = 0; round < 50; round++) {
+            int size = 1 + random().nextInt(random().nextBoolean() ? 40 : 1500);
+            int[] docs = new int[size];
+            int[] freqs = new int[size];
+            long[] norms = new long[size];
+            for (int i = 0; i < size; i++) {
+                docs[i] = i == 0 ? random().nextInt(5) : docs[i - 1] + 1 + random().nextInt(9);
+                freqs[i] = 1 + random().nextInt(random().nextBoolean() ? 3 : 40);
+                norms[i] = random().nextInt(3) == 0 ? random().nextInt(256) - 128
+                    : random().nextInt(4) + 1;  // signed bytes as Lucene stores them
+            }
+            RareImpacts impacts = new RareImpacts(docs, freqs, norms, size);
+            int block = RareImpacts.BLOCK;
+            for (int level = 0; level < impacts.numLevels(); level++, block *= 8) {
+                int blockSize = level == impacts.numLevels() - 1 ? size : block;
+                for (int from = 0; from < size; from += blockSize) {
+                    int to = Math.min(from + blockSize, size);
+                    CompetitiveImpactAccumulator lucene = new CompetitiveImpactAccumulator();
+                    for (int i = from; i < to; i++) {
+                        lucene.add(freqs[i], norms[i]);
+                    }
+                    int entry = from + random().nextInt(to - from);
+                    int[] gotFreqs = impacts.freqs(level, entry);
+                    long[] gotNorms = impacts.norms(level, entry);
+                    var want = lucene.getCompetitiveFreqNormPairs();
+                    assertEquals(want.size(), gotFreqs.length);
+                    int k = 0;
+                    for (var impact : want) {
+                        assertEquals(impact.freq, gotFreqs[k]);
+                        assertEquals(impact.norm, gotNorms[k]);
+                        k++;
+                    }
+                    int upTo = impacts.docIdUpTo(level, entry);
+                    assertEquals(to == size ? DocIdSetIterator.NO_MORE_DOCS : docs[to - 1], upTo);
+                }
+            }
+            assertEquals(DocIdSetIterator.NO_MORE_DOCS,
+                impacts.docIdUpTo(impacts.numLevels() - 1, 0));
+        }
+    }
+
+    /**
+     * Through the rare view, as the group's synonym query reads it: after any shallow advance,
+     * every document of the list up to a level's docIdUpTo is dominated by one of that level's
+     * impacts (a freq at least its summed tf at a norm at most its own), each impact is some
+     * document's own (exact, not the largest possible), and the levels nest.
+     */
+    public void testNoDocumentScoresAboveItsBlocksImpacts() throws IOException {
+        IndexReader rare = CachedTermsView.of(new IndexSearcher(reader).getTopReaderContext(),
+            FIELD, TermStateCache.shared(), true);
+        BytesRef key = RareTerms.key(rareTerms());
+        int checked = 0;
+        for (LeafReaderContext leaf : rare.leaves()) {
+            Terms terms = leaf.reader().terms(FIELD);
+            TermsEnum view = terms.iterator();
+            assertTrue(view.seekExact(key));
+            PostingsEnum list = view.postings(null, PostingsEnum.FREQS);
+            List<int[]> entries = new ArrayList<>();
+            for (int doc = list.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS;
+                 doc = list.nextDoc()) {
+                entries.add(new int[] {doc, list.freq()});
+            }
+            assertTrue(view.seekExact(key));
+            ImpactsEnum impactsEnum = view.impacts(PostingsEnum.FREQS);
+            NumericDocValues norms = leaf.reader().getNormValues(FIELD);
+            long[] docNorms = new long[entries.size()];
+            for (int i = 0; i < entries.size(); i++) {
+                assertTrue(norms.advanceExact(entries.get(i)[0]));
+                docNorms[i] = norms.longValue();
+            }
+            int target = 0;
+            while (target != DocIdSetIterator.NO_MORE_DOCS) {
+                if (random().nextBoolean() && impactsEnum.docID() < target) {
+                    impactsEnum.advance(target);  // positioned, then asked
+                } else {
+                    impactsEnum.advanceShallow(target);
+                }
+                Impacts impacts = impactsEnum.getImpacts();
+                int previousUpTo = -1;
+                for (int level = 0; level < impacts.numLevels(); level++) {
+                    int upTo = impacts.getDocIdUpTo(level);
+                    assertTrue(upTo >= target && upTo >= previousUpTo);
+                    previousUpTo = upTo;
+                    long[][] pairs = pairs(impacts, level);
+                    for (int i = 1; i < pairs.length; i++) {  // increasing freq and norm
+                        assertTrue(pairs[i][0] > pairs[i - 1][0]);
+                        assertTrue(Long.compareUnsigned(pairs[i][1], pairs[i - 1][1]) > 0);
+                    }
+                    for (int i = 0; i < entries.size(); i++) {
+                        int doc = entries.get(i)[0];
+                        if (doc < target || doc > upTo) {
+                            continue;
+                        }
+                        assertTrue("doc " + doc + " above its impacts on level " + level,
+                            dominated(pairs, entries.get(i)[1], docNorms[i]));
+                        checked++;
+                    }
+                    for (long[] pair : pairs) {  // each one a document's own
+                        boolean own = false;
+                        for (int i = 0; i < entries.size(); i++) {
+                            own |= entries.get(i)[0] <= upTo && entries.get(i)[1] == pair[0]
+                                && docNorms[i] == pair[1];
+                        }
+                        assertTrue("impact " + pair[0] + "," + pair[1] + " is no document's",
+                            own);
+                    }
+                }
+                target = previousUpTo == DocIdSetIterator.NO_MORE_DOCS
+                    ? DocIdSetIterator.NO_MORE_DOCS : previousUpTo + 1 + random().nextInt(50);
+                if (random().nextInt(4) == 0) {
+                    target = impacts.getDocIdUpTo(0) == DocIdSetIterator.NO_MORE_DOCS
+                        ? DocIdSetIterator.NO_MORE_DOCS : impacts.getDocIdUpTo(0) + 1;
+                }
+            }
+        }
+        assertTrue(checked > 0);
+    }
+
+    /**
+     * (freq, norm) of a level's impacts, whichever type the Lucene version returns (a list of
+     * Impact up to 10.3, a FreqAndNormBuffer from 10.4): read by reflection, so that one test
+     * source compiles against both.
+     */
+    private static long[][] pairs(Impacts impacts, int level) {
+        Object got = impacts.getImpacts(level);
+        List<long[]> out = new ArrayList<>();
+        try {
+            if (got instanceof List<?> list) {
+                for (Object impact : list) {
+                    out.add(new long[] {impact.getClass().getField("freq").getInt(impact),
+                        impact.getClass().getField("norm").getLong(impact)});
+                }
+            } else {
+                int[] freqs = (int[]) got.getClass().getField("freqs").get(got);
+                long[] norms = (long[]) got.getClass().getField("norms").get(got);
+                int size = got.getClass().getField("size").getInt(got);
+                for (int i = 0; i < size; i++) {
+                    out.add(new long[] {freqs[i], norms[i]});
+                }
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+        return out.toArray(new long[0][]);
+    }
+
+    /** TotalHits' count: a field up to Lucene 9, a record component from 10. */
+    private static long value(TotalHits hits) {
+        try {
+            return hits.getClass().getMethod("value").invoke(hits) instanceof Long v ? v : -1;
+        } catch (NoSuchMethodException e) {
+            try {
+                return hits.getClass().getField("value").getLong(hits);
+            } catch (ReflectiveOperationException f) {
+                throw new AssertionError(f);
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** TotalHits' relation, likewise. */
+    private static Object relation(TotalHits hits) {
+        try {
+            return hits.getClass().getMethod("relation").invoke(hits);
+        } catch (NoSuchMethodException e) {
+            try {
+                return hits.getClass().getField("relation").get(hits);
+            } catch (ReflectiveOperationException f) {
+                throw new AssertionError(f);
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static boolean dominated(long[][] pairs, long freq, long norm) {
+        for (long[] pair : pairs) {
+            if (pair[0] >= freq && Long.compareUnsigned(pair[1], norm) <= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Lucene's checkers on a group of rare terms alone and beside a common term. */
+    public void testLuceneQueryChecks() throws IOException {
+        IndexSearcher searcher = newSearcher(reader);
+        searcher.setSimilarity(new BM25Similarity());
+        List<BytesRef> withCommon = new ArrayList<>(rareTerms());
+        withCommon.add(new BytesRef("common"));
+        for (List<BytesRef> group : List.of(rareTerms(), withCommon)) {
+            Query query = saturation(group);
+            QueryUtils.check(random(), query, searcher);
+            CheckHits.checkTopScores(random(), query, searcher);
+            BooleanQuery.Builder bool = new BooleanQuery.Builder();
+            bool.add(query, BooleanClause.Occur.SHOULD);
+            bool.add(saturation(terms("r3", "filler")), BooleanClause.Occur.SHOULD);
+            CheckHits.checkTopScores(random(), bool.build(), searcher);
+        }
+    }
+
+    /**
+     * Top 10 collected with skipping (a lower-bound total) equals exhaustive collection, scores
+     * equal Lucene's SynonymQuery over the terms one by one; and with the rare list read at
+     * once (Lucene 10), the group's blocks are skipped: the collected total is a lower bound
+     * below the match count, which 1.6.0's largest-possible impact never allowed.
+     */
+    public void testTopHitsWithSkippingAreTheExhaustiveOnes() throws IOException {
+        IndexSearcher searcher = new IndexSearcher(reader);
+        searcher.setSimilarity(new BM25Similarity());
+        IndexSearcher plain = new IndexSearcher(reader);
+        plain.setSimilarity(new SaturationQuery.UnitIdfBM25(1.2f, 0.75f, 1f));
+        List<BytesRef> group = new ArrayList<>(rareTerms());
+        group.add(new BytesRef("common"));
+        Query query = saturation(group);
+        TopDocs skipping = searcher.search(query, new TopScoreDocCollectorManager(10, null, 10));
+        TopDocs exhaustive = searcher.search(query, new TopScoreDocCollectorManager(10, null,
+            Integer.MAX_VALUE));
+        SynonymQuery.Builder synonym = new SynonymQuery.Builder(FIELD);
+        for (BytesRef term : group) {
+            synonym.addTerm(new Term(FIELD, term));
+        }
+        TopDocs lucene = plain.search(synonym.build(), 10);
+        assertEquals(reader.maxDoc(), value(exhaustive.totalHits));
+        assertEquals(TotalHits.Relation.EQUAL_TO, relation(exhaustive.totalHits));
+        assertEquals(10, skipping.scoreDocs.length);
+        for (int i = 0; i < 10; i++) {
+            ScoreDoc got = skipping.scoreDocs[i];
+            assertEquals(exhaustive.scoreDocs[i].doc, got.doc);
+            assertEquals(exhaustive.scoreDocs[i].score, got.score, 0f);
+            assertEquals(lucene.scoreDocs[i].doc, got.doc);
+            assertEquals(lucene.scoreDocs[i].score, got.score, 0f);
+        }
+        if (SaturationQuery.RARE_GROUPS) {
+            assertEquals(TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO,
+                relation(skipping.totalHits));
+            assertTrue(value(skipping.totalHits) + " of " + reader.maxDoc(),
+                value(skipping.totalHits) < reader.maxDoc());
+        }
+    }
+}
