@@ -95,11 +95,12 @@ def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version
     assert "<includeBaseDirectory>false</includeBaseDirectory>" in layout
 
 
-def _api_range(module: ET.Element, version: str) -> str:
-    """api.range as the pom's two regex-property executions compute it for ``version``
-    (each sets the property to its replacement on a match, else to the value it read)."""
+def _api_range(module: ET.Element, version: str, kind: str = "api") -> str:
+    """api.range (or lucene.range) as the pom's two regex-property executions compute it for
+    ``version`` (each sets the property to its replacement on a match, else to the value it
+    read)."""
     value = version
-    for name in ("api-range-older", "api-range-newer"):
+    for name in (f"{kind}-range-older", f"{kind}-range-newer"):
         config = module.find(f".//m:execution[m:id='{name}']/m:configuration", NS)
         assert config is not None, name
         if re.search(_text(config, "m:regex"), value):
@@ -116,14 +117,24 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
         s.text or ""
         for s in module.iterfind(".//m:execution[m:id='shared-lucene-sources']//m:source", NS)
     ]
-    for version in (default, "2.19.6" if flavor == "opensearch" else "8.11.0"):
+    lucene_default = _text(module, f"m:properties/m:{flavor}.lucene.version")
+    older = ("2.19.6", "9.12.3") if flavor == "opensearch" else ("8.11.0", "9.8.0")
+    for version, lucene in ((default, lucene_default), older):
         target = plugin_zip.target(flavor, version)
-        # the release range the pom's regex properties choose for this version
+        # the release and Lucene ranges the pom's regex properties choose for this version
         api = _api_range(module, version)
+        lucene_range = _api_range(module, lucene, "lucene")
+        assert lucene_range in ("lucene-9.0", "lucene-10.4"), lucene
         compiled = sorted(
             p
             for f in folders
-            for p in (SOURCES / flavor / f.replace("${api.range}", api)).resolve().rglob("*.java")
+            for p in (
+                SOURCES / flavor / f.replace("${api.range}", api).replace(
+                    "${lucene.range}", lucene_range
+                )
+            )
+            .resolve()
+            .rglob("*.java")
         )
         assert compiled == plugin_zip.java_files(SOURCES, target), version
     assert _text(module, "m:build/m:testSourceDirectory") == "../lucene/test"
