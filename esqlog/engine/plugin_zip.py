@@ -106,10 +106,10 @@ def plugin_version(sources: Path) -> str:
 def java_files(sources: Path, tgt: Target, lib: Path | None = None) -> list[Path]:
     """The shared Lucene code, this engine's glue and the one class whose engine API moved
     between releases, from the folder of the newest release range that starts at or before
-    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), plus the one
-    class whose Lucene API moved (``lucene-9.0/`` up to Lucene 10.3, ``lucene-10.4/`` from
-    10.4), chosen by the Lucene the release ships (``lib``'s lucene-core jar), in a stable
-    order."""
+    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), plus the
+    classes whose Lucene API moved (``lucene-9.0/``: 9.x, ``lucene-10.0/``: 10.0-10.3,
+    ``lucene-10.4/`` from 10.4), chosen by the Lucene the release ships (``lib``'s
+    lucene-core jar), in a stable order."""
     folders = [sources / "lucene" / "src", sources / tgt.engine / "src"]
     for prefix, release in ((tgt.engine, tgt.release), ("lucene", lucene_release(tgt, lib))):
         own = _newest_range(sources, prefix, release)

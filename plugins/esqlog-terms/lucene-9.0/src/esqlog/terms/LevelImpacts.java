@@ -7,9 +7,10 @@ import org.apache.lucene.index.Impact;
 import org.apache.lucene.index.Impacts;
 
 /**
- * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 9.x and
- * 10.0-10.3, where {@code Impacts.getImpacts(level)} is a {@code List<Impact>} (10.4 replaced
- * it by a FreqAndNormBuffer: lucene-10.4/). Positioned on one entry of the list by {@link #at}.
+ * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 9.x,
+ * where {@code Impacts.getImpacts(level)} is a {@code List<Impact>} (so up to 10.3:
+ * lucene-10.0/ holds the same class; 10.4 replaced the list by a FreqAndNormBuffer:
+ * lucene-10.4/). Positioned on one entry of the list by {@link #at}.
  */
 final class LevelImpacts extends Impacts {
     private final RareImpacts impacts;

@@ -296,7 +296,7 @@ final class CachedTermsView {
         public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
             if (rare != null) {
                 RareTerms found = rare;
-                return found.postings(in(), flags, null, false);
+                return found.postings(in(), flags, null, false, 0);
             }
             return positioned().postings(reuse, flags);
         }
@@ -306,9 +306,10 @@ final class CachedTermsView {
             if (rare != null) {
                 RareTerms found = rare;
                 if (leaf == null) {  // no norms to read: the largest impact, as for one block
-                    return new SlowImpactsEnum(found.postings(in(), flags, null, false));
+                    return new SlowImpactsEnum(found.postings(in(), flags, null, false, 0));
                 }
-                return found.postings(in(), flags, leaf.getNormValues(field), true);
+                return found.postings(in(), flags, leaf.getNormValues(field), true,
+                    leaf.maxDoc());
             }
             return positioned().impacts(flags);
         }

@@ -7,53 +7,57 @@ import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
 
 /**
- * The exact impacts of a group's rare-terms list ({@link RareList}): for each block of the
- * list, the (summed tf, norm) pairs of its documents that no other of them beats on both.
+ * The exact impacts of a group's rare-terms list ({@link RareList}): for each window of doc
+ * ids, the (summed tf, norm) pairs of the list's documents in it that no other of them beats
+ * on both.
  *
  * <p>Why: Lucene gives a postings list of one block the largest possible impact (it has no
  * skip data to read them from), so a group whose rare terms are one list never let top-k
  * collection (MaxScore, block-max WAND) skip any of the group's blocks. The list is small and
  * in memory with its documents' summed tf, so its impacts are computed exactly, as Lucene's
- * postings writer does per block ({@code CompetitiveImpactAccumulator}), over blocks of
- * {@link #BLOCK} entries, then blocks eight times larger, up to one block of the whole list:
- * the levels a synonym query's merged impacts pick from for the span of its lead term's block.
+ * postings writer does per block ({@code CompetitiveImpactAccumulator}), over aligned windows
+ * of 2^{@link #SHIFT} doc ids, then windows eight times wider, up to the whole segment. Windows
+ * of doc ids rather than of entries: a synonym query's merged impacts take the block ends of
+ * its term with the nearest one (its lead) and ask each other term for the narrowest level
+ * that covers them, so the list answers for about the lead's span, without leading with
+ * windows narrower than a common term's block. A window without a document of the list
+ * answers one impact that no document beats (tf 1 at the largest norm).
  *
  * <p>The version-specific {@code LevelImpacts} hands them to Lucene in its impacts API (a
  * list of Impact up to Lucene 10.3, a FreqAndNormBuffer from 10.4).
  */
 final class RareImpacts {
-    /** Entries per block on the finest level; each coarser level's blocks hold 8 times more. */
-    static final int BLOCK = 16;
+    /** Doc ids per window on the finest level, as a power of two; each coarser level 8x. */
+    static final int SHIFT = 13;
 
     private final int[] docs;
     private final int[] freqs;
     private final long[] norms;
     private final int size;
-    /** Entries per block of each level: the last level's one block holds the whole list. */
-    private final int[] blockSizes;
-    private final int[][][] blockFreqs;
-    private final long[][][] blockNorms;
+    private final int maxDoc;
+    /** log2 of each level's window; the last level's one window is the whole segment. */
+    private final int[] shifts;
+    private final int[][][] windowFreqs;
+    private final long[][][] windowNorms;
 
-    RareImpacts(int[] docs, int[] freqs, long[] norms, int size) {
+    RareImpacts(int[] docs, int[] freqs, long[] norms, int size, int maxDoc) {
         this.docs = docs;
         this.freqs = freqs;
         this.norms = norms;
         this.size = size;
+        this.maxDoc = Math.max(maxDoc, 1);
         int levels = 1;
-        for (long entries = BLOCK; entries < size; entries *= 8) {
+        for (int shift = SHIFT; shift < 31 && (1 << shift) < this.maxDoc; shift += 3) {
             levels++;
         }
-        blockSizes = new int[levels];
-        blockFreqs = new int[levels][][];
-        blockNorms = new long[levels][][];
-        long entries = BLOCK;
+        shifts = new int[levels];
+        windowFreqs = new int[levels][][];
+        windowNorms = new long[levels][][];
         for (int level = 0; level < levels; level++) {
-            blockSizes[level] = level == levels - 1 ? Math.max(size, 1)
-                : (int) Math.min(entries, Integer.MAX_VALUE);
-            int blocks = (size + blockSizes[level] - 1) / blockSizes[level];
-            blockFreqs[level] = new int[Math.max(blocks, 1)][];
-            blockNorms[level] = new long[Math.max(blocks, 1)][];
-            entries *= 8;
+            shifts[level] = level == levels - 1 ? 31 : SHIFT + 3 * level;
+            int windows = level == levels - 1 ? 1 : ((this.maxDoc - 1) >> shifts[level]) + 1;
+            windowFreqs[level] = new int[windows][];
+            windowNorms[level] = new long[windows][];
         }
     }
 
@@ -75,45 +79,61 @@ final class RareImpacts {
     }
 
     int numLevels() {
-        return blockSizes.length;
+        return shifts.length;
+    }
+
+    /** The window of {@code level} that holds {@code doc} (clamped into the segment). */
+    private int window(int level, int doc) {
+        return level == shifts.length - 1 ? 0 : Math.min(Math.max(doc, 0), maxDoc - 1)
+            >> shifts[level];
     }
 
     /**
-     * The last document of the block of {@code level} that holds entry {@code index}, or
-     * NO_MORE_DOCS for the list's last block (nothing follows it).
+     * The last doc id of the window of {@code level} that holds {@code doc}, or NO_MORE_DOCS
+     * for the segment's last window (nothing follows it).
      */
-    int docIdUpTo(int level, int index) {
-        long end = ((long) index / blockSizes[level] + 1) * blockSizes[level];
-        return end >= size ? DocIdSetIterator.NO_MORE_DOCS : docs[(int) end - 1];
+    int docIdUpTo(int level, int doc) {
+        if (level == shifts.length - 1) {
+            return DocIdSetIterator.NO_MORE_DOCS;
+        }
+        long end = ((long) window(level, doc) + 1 << shifts[level]) - 1;
+        return end >= maxDoc - 1 ? DocIdSetIterator.NO_MORE_DOCS : (int) end;
     }
 
-    /** The competitive freqs of the block of {@code level} that holds entry {@code index}. */
-    int[] freqs(int level, int index) {
-        int block = index / blockSizes[level];
-        if (blockFreqs[level][block] == null) {
-            compute(level, block);
+    /** The competitive freqs of the window of {@code level} that holds {@code doc}. */
+    int[] freqs(int level, int doc) {
+        int window = window(level, doc);
+        if (windowFreqs[level][window] == null) {
+            compute(level, window);
         }
-        return blockFreqs[level][block];
+        return windowFreqs[level][window];
     }
 
     /** Their norms, in the same order (increasing freq, increasing unsigned norm). */
-    long[] norms(int level, int index) {
-        int block = index / blockSizes[level];
-        if (blockNorms[level][block] == null) {
-            compute(level, block);
+    long[] norms(int level, int doc) {
+        int window = window(level, doc);
+        if (windowNorms[level][window] == null) {
+            compute(level, window);
         }
-        return blockNorms[level][block];
+        return windowNorms[level][window];
+    }
+
+    /** The first entry at or after {@code doc}. */
+    private int entry(long doc) {
+        int found = Arrays.binarySearch(docs, 0, size, (int) Math.min(doc, Integer.MAX_VALUE));
+        return found >= 0 ? found : -found - 1;
     }
 
     /**
-     * The Pareto set of (freq, norm) over one block: by increasing unsigned norm (a shorter
+     * The Pareto set of (freq, norm) over one window: by increasing unsigned norm (a shorter
      * document scores higher), each pair whose freq is above every freq of a smaller or equal
      * norm; so freqs and norms both increase, the order Lucene's impacts have.
      */
-    private void compute(int level, int block) {
-        int from = block * blockSizes[level];
-        int to = (int) Math.min((long) from + blockSizes[level], size);
-        Integer[] order = new Integer[Math.max(to - from, 0)];
+    private void compute(int level, int window) {
+        boolean whole = level == shifts.length - 1;
+        int from = whole ? 0 : entry((long) window << shifts[level]);
+        int to = whole ? size : entry((long) (window + 1) << shifts[level]);
+        Integer[] order = new Integer[to - from];
         for (int i = 0; i < order.length; i++) {
             order[i] = from + i;
         }
@@ -132,12 +152,12 @@ final class RareImpacts {
                 outNorms[n++] = norms[entry];
             }
         }
-        if (n == 0) {  // an empty list: no document to score, and Lucene wants one impact
+        if (n == 0) {  // no document here: Lucene wants an impact, none can beat this one
             outFreqs = new int[] {1};
-            outNorms = new long[] {1L};
+            outNorms = new long[] {-1L};
             n = 1;
         }
-        blockFreqs[level][block] = Arrays.copyOf(outFreqs, n);
-        blockNorms[level][block] = Arrays.copyOf(outNorms, n);
+        windowFreqs[level][window] = Arrays.copyOf(outFreqs, n);
+        windowNorms[level][window] = Arrays.copyOf(outNorms, n);
     }
 }

@@ -27,7 +27,11 @@ final class RareList extends ImpactsEnum {
     private int shallow = -1;
     private LevelImpacts impacts;
 
-    RareList(int[] docs, int[] freqs, int size, NumericDocValues norms, boolean withImpacts) {
+    private final int maxDoc;
+
+    RareList(int[] docs, int[] freqs, int size, NumericDocValues norms, boolean withImpacts,
+             int maxDoc) {
+        this.maxDoc = maxDoc;
         this.docs = docs;
         this.freqs = freqs;
         this.size = size;
@@ -95,9 +99,8 @@ final class RareList extends ImpactsEnum {
     }
 
     /**
-     * The impacts of the blocks that hold the first entry at or after both the current doc and
-     * the last shallow target (the last entry once past them all: nothing is left to score, and
-     * its block reaches NO_MORE_DOCS).
+     * The impacts of the windows that hold the current doc or the last shallow target,
+     * whichever is later (the segment's last window once past them all).
      */
     @Override
     public LevelImpacts getImpacts() throws IOException {
@@ -105,13 +108,9 @@ final class RareList extends ImpactsEnum {
             throw new UnsupportedOperationException("postings read without impacts");
         }
         if (impacts == null) {
-            impacts = new LevelImpacts(
-                new RareImpacts(docs, freqs, RareImpacts.norms(norms, docs, size), size));
+            impacts = new LevelImpacts(new RareImpacts(docs, freqs,
+                RareImpacts.norms(norms, docs, size), size, maxDoc));
         }
-        int from = Math.max(Math.max(shallow, doc), 0);
-        int index = at >= 0 && at < size && docs[at] >= from ? at
-            : Arrays.binarySearch(docs, Math.min(Math.max(at, 0), size), size, from);
-        index = index >= 0 ? index : -index - 1;
-        return impacts.at(Math.min(index, Math.max(size - 1, 0)));
+        return impacts.at(Math.max(shallow, doc));
     }
 }

@@ -115,10 +115,11 @@ final class RareTerms extends TermState {
      * Their postings, read through the segment's own enum ({@code segment}, repositioned by
      * each term's state) into one list in doc order with the tf summed per document; with
      * {@code norms} (the segment's norms of the field, null if it keeps none) and {@code
-     * impacts}, also the list's exact impacts ({@link RareImpacts}).
+     * impacts}, also the list's exact impacts ({@link RareImpacts}) in a segment of {@code
+     * maxDoc} documents.
      */
-    RareList postings(TermsEnum segment, int flags, NumericDocValues norms, boolean impacts)
-            throws IOException {
+    RareList postings(TermsEnum segment, int flags, NumericDocValues norms, boolean impacts,
+                      int maxDoc) throws IOException {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("esqlog_terms reads no positions");
         }
@@ -150,7 +151,7 @@ final class RareTerms extends TermState {
                 freqs[size++] = freq;
             }
         }
-        return new RareList(docs, freqs, size, norms, impacts);
+        return new RareList(docs, freqs, size, norms, impacts, maxDoc);
     }
 
     @Override

@@ -49,6 +49,7 @@ import org.apache.lucene.util.BytesRef;
  */
 public class RareImpactsTest extends LuceneTestCase {
     private static final String FIELD = "body";
+    private static final int RARE = 24;
 
     private Directory dir;
     private IndexReader reader;
@@ -63,11 +64,12 @@ public class RareImpactsTest extends LuceneTestCase {
             .setSimilarity(new BM25Similarity())
             .setCodec(TestUtil.getDefaultCodec());  // the engines' postings, with impacts
         try (IndexWriter writer = new IndexWriter(dir, config)) {
-            int docs = 3000 + random().nextInt(2000);
+            // several windows of doc ids (RareImpacts.SHIFT), each rare term under 128 documents
+            int docs = 12000 + random().nextInt(4000);
             for (int d = 0; d < docs; d++) {
                 StringBuilder text = new StringBuilder("common");
-                for (int r = 0; r < 10; r++) {  // each in ~1 document of 60, tf 1-4
-                    if (random().nextInt(60) == 0) {
+                for (int r = 0; r < RARE; r++) {  // each in ~1 document of 250, tf 1-4
+                    if (random().nextInt(250) == 0) {
                         text.append((" r" + r).repeat(1 + random().nextInt(4)));
                     }
                 }
@@ -75,7 +77,7 @@ public class RareImpactsTest extends LuceneTestCase {
                 Document doc = new Document();
                 doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
                 writer.addDocument(doc);
-                if (random().nextInt(1500) == 0) {
+                if (random().nextInt(10000) == 0) {
                     writer.commit();  // sometimes several segments
                 }
             }
@@ -100,39 +102,66 @@ public class RareImpactsTest extends LuceneTestCase {
     }
 
     private static List<BytesRef> rareTerms() {
-        return terms("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9");
+        List<BytesRef> out = new ArrayList<>();
+        for (int r = 0; r < RARE; r++) {
+            out.add(new BytesRef("r" + r));
+        }
+        return out;
     }
 
     private static Query saturation(List<BytesRef> terms) {
         return SaturationQuery.of(FIELD, terms, false, SaturationQuery::luceneBm25);
     }
 
-    /** Each block's impacts, on each level, are Lucene's own competitive set of its pairs. */
-    public void testEachBlockHasLucenesCompetitiveImpacts() {
+    /**
+     * Each window's impacts, on each level, are Lucene's own competitive set of the pairs of
+     * the documents in it; an empty window's one impact is beaten by no document.
+     */
+    public void testEachWindowHasLucenesCompetitiveImpacts() {
         for (int round = 0; round < 50; round++) {
             int size = 1 + random().nextInt(random().nextBoolean() ? 40 : 1500);
             int[] docs = new int[size];
             int[] freqs = new int[size];
             long[] norms = new long[size];
+            int gap = 1 + random().nextInt(random().nextBoolean() ? 20 : 2000);
             for (int i = 0; i < size; i++) {
-                docs[i] = i == 0 ? random().nextInt(5) : docs[i - 1] + 1 + random().nextInt(9);
+                docs[i] = (i == 0 ? 0 : docs[i - 1] + 1) + random().nextInt(gap);
                 freqs[i] = 1 + random().nextInt(random().nextBoolean() ? 3 : 40);
                 norms[i] = random().nextInt(3) == 0 ? random().nextInt(256) - 128
                     : random().nextInt(4) + 1;  // signed bytes as Lucene stores them
             }
-            RareImpacts impacts = new RareImpacts(docs, freqs, norms, size);
-            int block = RareImpacts.BLOCK;
-            for (int level = 0; level < impacts.numLevels(); level++, block *= 8) {
-                int blockSize = level == impacts.numLevels() - 1 ? size : block;
-                for (int from = 0; from < size; from += blockSize) {
-                    int to = Math.min(from + blockSize, size);
+            int maxDoc = docs[size - 1] + 1 + random().nextInt(10000);
+            RareImpacts impacts = new RareImpacts(docs, freqs, norms, size, maxDoc);
+            int last = impacts.numLevels() - 1;
+            assertEquals(DocIdSetIterator.NO_MORE_DOCS, impacts.docIdUpTo(last, 0));
+            for (int probe = 0; probe < 40; probe++) {
+                int doc = random().nextInt(maxDoc);
+                int previous = doc - 1;
+                for (int level = 0; level <= last; level++) {
+                    int upTo = impacts.docIdUpTo(level, doc);
+                    assertTrue(upTo >= doc && upTo >= previous);
+                    int from = level == last ? 0 : doc >> (RareImpacts.SHIFT + 3 * level)
+                        << (RareImpacts.SHIFT + 3 * level);
+                    assertTrue(level == last || upTo == DocIdSetIterator.NO_MORE_DOCS
+                        || upTo == from + (1 << (RareImpacts.SHIFT + 3 * level)) - 1);
+                    assertTrue(upTo != DocIdSetIterator.NO_MORE_DOCS
+                        || level == last || from + (1 << (RareImpacts.SHIFT + 3 * level)) >= maxDoc);
+                    previous = upTo;
                     CompetitiveImpactAccumulator lucene = new CompetitiveImpactAccumulator();
-                    for (int i = from; i < to; i++) {
-                        lucene.add(freqs[i], norms[i]);
+                    int inWindow = 0;
+                    for (int i = 0; i < size; i++) {
+                        if (docs[i] >= from && docs[i] <= upTo) {
+                            lucene.add(freqs[i], norms[i]);
+                            inWindow++;
+                        }
                     }
-                    int entry = from + random().nextInt(to - from);
-                    int[] gotFreqs = impacts.freqs(level, entry);
-                    long[] gotNorms = impacts.norms(level, entry);
+                    int[] gotFreqs = impacts.freqs(level, doc);
+                    long[] gotNorms = impacts.norms(level, doc);
+                    if (inWindow == 0) {
+                        assertArrayEquals(new int[] {1}, gotFreqs);
+                        assertArrayEquals(new long[] {-1L}, gotNorms);
+                        continue;
+                    }
                     var want = lucene.getCompetitiveFreqNormPairs();
                     assertEquals(want.size(), gotFreqs.length);
                     int k = 0;
@@ -141,12 +170,8 @@ public class RareImpactsTest extends LuceneTestCase {
                         assertEquals(impact.norm, gotNorms[k]);
                         k++;
                     }
-                    int upTo = impacts.docIdUpTo(level, entry);
-                    assertEquals(to == size ? DocIdSetIterator.NO_MORE_DOCS : docs[to - 1], upTo);
                 }
             }
-            assertEquals(DocIdSetIterator.NO_MORE_DOCS,
-                impacts.docIdUpTo(impacts.numLevels() - 1, 0));
         }
     }
 
@@ -154,7 +179,8 @@ public class RareImpactsTest extends LuceneTestCase {
      * Through the rare view, as the group's synonym query reads it: after any shallow advance,
      * every document of the list up to a level's docIdUpTo is dominated by one of that level's
      * impacts (a freq at least its summed tf at a norm at most its own), each impact is some
-     * document's own (exact, not the largest possible), and the levels nest.
+     * document's own (exact, not the largest possible, or the one no document beats where the window holds
+     * none), and the levels nest.
      */
     public void testNoDocumentScoresAboveItsBlocksImpacts() throws IOException {
         IndexReader rare = CachedTermsView.of(new IndexSearcher(reader).getTopReaderContext(),
@@ -207,7 +233,7 @@ public class RareImpactsTest extends LuceneTestCase {
                         checked++;
                     }
                     for (long[] pair : pairs) {  // each one a document's own
-                        boolean own = false;
+                        boolean own = pairs.length == 1 && pair[0] == 1 && pair[1] == -1L;
                         for (int i = 0; i < entries.size(); i++) {
                             own |= entries.get(i)[0] <= upTo && entries.get(i)[1] == pair[0]
                                 && docNorms[i] == pair[1];
@@ -313,8 +339,8 @@ public class RareImpactsTest extends LuceneTestCase {
 
     /**
      * Top 10 collected with skipping (a lower-bound total) equals exhaustive collection, scores
-     * equal Lucene's SynonymQuery over the terms one by one; and with the rare list read at
-     * once (Lucene 10), the group's blocks are skipped: the collected total is a lower bound
+     * equal Lucene's SynonymQuery over the terms one by one; and the group's blocks are
+     * skipped: the collected total is a lower bound
      * below the match count, which 1.6.0's largest-possible impact never allowed.
      */
     public void testTopHitsWithSkippingAreTheExhaustiveOnes() throws IOException {
@@ -343,11 +369,8 @@ public class RareImpactsTest extends LuceneTestCase {
             assertEquals(lucene.scoreDocs[i].doc, got.doc);
             assertEquals(lucene.scoreDocs[i].score, got.score, 0f);
         }
-        if (SaturationQuery.RARE_GROUPS) {
-            assertEquals(TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO,
-                relation(skipping.totalHits));
-            assertTrue(value(skipping.totalHits) + " of " + reader.maxDoc(),
-                value(skipping.totalHits) < reader.maxDoc());
-        }
+        assertEquals(TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, relation(skipping.totalHits));
+        assertTrue(value(skipping.totalHits) + " of " + reader.maxDoc(),
+            value(skipping.totalHits) < reader.maxDoc());
     }
 }
