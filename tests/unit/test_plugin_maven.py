@@ -137,9 +137,9 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
             p
             for f in folders
             for p in (
-                SOURCES / flavor / f.replace("${api.range}", api).replace(
-                    "${lucene.range}", lucene_range
-                )
+                SOURCES
+                / flavor
+                / f.replace("${api.range}", api).replace("${lucene.range}", lucene_range)
             )
             .resolve()
             .rglob("*.java")
