@@ -154,6 +154,8 @@ def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Pat
     assert lucene("elasticsearch", "9.2.0", "lucene-core-10.3.1.jar") == ["lucene-10.0"]
     assert lucene("opensearch", "3.6.0", "lucene-core-10.4.0.jar") == ["lucene-10.4"]
     assert lucene("opensearch", "3.8.0", "lucene-core-10.5.0.jar") == ["lucene-10.4"]
+    # the jar decides, whatever the engine's release would suggest
+    assert lucene("opensearch", "3.1.0", "lucene-core-10.4.1.jar") == ["lucene-10.4"]
     # without a distribution: what the engine's releases are known to ship
     assert lucene("elasticsearch", "8.19.21") == ["lucene-9.0"]
     assert lucene("opensearch", "3.0.0") == ["lucene-10.0"]
