@@ -16,18 +16,20 @@ import org.apache.lucene.search.DocIdSetIterator;
  * collection (MaxScore, block-max WAND) skip any of the group's blocks. The list is small and
  * in memory with its documents' summed tf, so its impacts are computed exactly, as Lucene's
  * postings writer does per block ({@code CompetitiveImpactAccumulator}), over aligned windows
- * of 2^{@link #SHIFT} doc ids, then windows eight times wider, up to the whole segment. Windows
- * of doc ids rather than of entries: a synonym query's merged impacts take the block ends of
- * its term with the nearest one (its lead) and ask each other term for the narrowest level
- * that covers them, so the list answers for about the lead's span, without leading with
- * windows narrower than a common term's block. A window without a document of the list
- * answers one impact that no document beats (tf 1 at the largest norm).
+ * of doc ids a quarter of the segment wide (at least 2^{@link #SHIFT}), then windows eight
+ * times wider, up to the whole segment. Windows of doc ids rather than of entries: a synonym
+ * query's merged impacts take the block ends of its term with the nearest one (its lead) and
+ * ask each other term for the narrowest level that covers them. Narrower windows made the
+ * list lead with them, and the engine slower (8,192 ids on a 153K-document segment: p50
+ * 1.45x the match against 1.34x with the largest impact; a quarter of it: the same as that,
+ * docs/benchmarks/identifiers.md). A window without a document of the list answers one
+ * impact that no document beats (tf 1 at the largest norm).
  *
  * <p>The version-specific {@code LevelImpacts} hands them to Lucene in its impacts API (a
  * list of Impact up to Lucene 10.3, a FreqAndNormBuffer from 10.4).
  */
 final class RareImpacts {
-    /** Doc ids per window on the finest level, as a power of two; each coarser level 8x. */
+    /** The narrowest windows, as a power of two of doc ids; each coarser level 8x wider. */
     static final int SHIFT = 13;
 
     private final int[] docs;
@@ -46,15 +48,17 @@ final class RareImpacts {
         this.norms = norms;
         this.size = size;
         this.maxDoc = Math.max(maxDoc, 1);
+        // a quarter of the segment: the bits of its largest doc id, less two
+        int first = Math.max(SHIFT, 32 - Integer.numberOfLeadingZeros(this.maxDoc - 1) - 2);
         int levels = 1;
-        for (int shift = SHIFT; shift < 31 && (1 << shift) < this.maxDoc; shift += 3) {
+        for (int shift = first; shift < 31 && (1 << shift) < this.maxDoc; shift += 3) {
             levels++;
         }
         shifts = new int[levels];
         windowFreqs = new int[levels][][];
         windowNorms = new long[levels][][];
         for (int level = 0; level < levels; level++) {
-            shifts[level] = level == levels - 1 ? 31 : SHIFT + 3 * level;
+            shifts[level] = level == levels - 1 ? 31 : first + 3 * level;
             int windows = level == levels - 1 ? 1 : ((this.maxDoc - 1) >> shifts[level]) + 1;
             windowFreqs[level] = new int[windows][];
             windowNorms[level] = new long[windows][];
@@ -80,6 +84,11 @@ final class RareImpacts {
 
     int numLevels() {
         return shifts.length;
+    }
+
+    /** log2 of the windows of {@code level} below the last (the whole segment). */
+    int shift(int level) {
+        return shifts[level];
     }
 
     /** The window of {@code level} that holds {@code doc} (clamped into the segment). */
