@@ -42,10 +42,10 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * The exact impacts of a group's rare-terms list (RareImpacts through the version's
- * LevelImpacts): each block's impacts are Lucene's own competitive set of its documents
- * (CompetitiveImpactAccumulator), no document of a block scores above them (skipping never
+ * LevelImpacts): each window's impacts are Lucene's own competitive set of its documents
+ * (CompetitiveImpactAccumulator), no document of a window scores above them (skipping never
  * drops a competitive document), and top-k collection that skips by them finds the same hits
- * as exhaustive collection, while skipping where 1.6.0's largest impact could not.
+ * as exhaustive collection, and does skip.
  */
 public class RareImpactsTest extends LuceneTestCase {
     private static final String FIELD = "body";
@@ -347,8 +347,7 @@ public class RareImpactsTest extends LuceneTestCase {
     /**
      * Top 10 collected with skipping (a lower-bound total) equals exhaustive collection, scores
      * equal Lucene's SynonymQuery over the terms one by one; and the group's blocks are
-     * skipped: the collected total is a lower bound
-     * below the match count, which 1.6.0's largest-possible impact never allowed.
+     * skipped: the collected total is a lower bound below the match count.
      */
     public void testTopHitsWithSkippingAreTheExhaustiveOnes() throws IOException {
         IndexSearcher searcher = new IndexSearcher(reader);
