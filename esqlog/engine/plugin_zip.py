@@ -103,25 +103,54 @@ def plugin_version(sources: Path) -> str:
     return (sources / "VERSION").read_text("utf-8").strip()
 
 
-def java_files(sources: Path, tgt: Target) -> list[Path]:
+def java_files(sources: Path, tgt: Target, lib: Path | None = None) -> list[Path]:
     """The shared Lucene code, this engine's glue and the one class whose engine API moved
     between releases, from the folder of the newest release range that starts at or before
-    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), in a stable
-    order."""
-    ranges = []
-    for folder in sources.glob(f"{tgt.engine}-*"):
-        found = _VERSION.match(folder.name.removeprefix(f"{tgt.engine}-") + ".0")
-        if found and (folder / "src").is_dir():
-            ranges.append(((int(found[1]), int(found[2])), folder / "src"))
-    own = max((r for r in ranges if r[0] <= tgt.release), default=None)
-    folders = [sources / "lucene" / "src", sources / tgt.engine / "src", *([own[1]] if own else [])]
+    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), plus the
+    classes whose Lucene API moved (``lucene-9.0/``: 9.x, ``lucene-10.0/``: 10.0-10.3,
+    ``lucene-10.4/`` from 10.4), chosen by the Lucene the release ships (``lib``'s
+    lucene-core jar), in a stable order."""
+    folders = [sources / "lucene" / "src", sources / tgt.engine / "src"]
+    for prefix, release in ((tgt.engine, tgt.release), ("lucene", lucene_release(tgt, lib))):
+        own = _newest_range(sources, prefix, release)
+        folders += [own] if own else []
     return sorted(path for folder in folders for path in folder.rglob("*.java"))
 
 
-def digest(sources: Path, tgt: Target) -> str:
+def _newest_range(sources: Path, prefix: str, release: tuple[int, int]) -> Path | None:
+    ranges = []
+    for folder in sources.glob(f"{prefix}-*"):
+        found = _VERSION.match(folder.name.removeprefix(f"{prefix}-") + ".0")
+        if found and (folder / "src").is_dir():
+            ranges.append(((int(found[1]), int(found[2])), folder / "src"))
+    own = max((r for r in ranges if r[0] <= release), default=None)
+    return own[1] if own else None
+
+
+#: The first release that ships Lucene 10.4 (its impacts API), only for when no distribution
+#: is at hand (a build always reads its distribution's own lucene-core jar): OpenSearch 3.6.0
+#: ships 10.4.0 and Elasticsearch 9.2.0 10.3.1 (their lib/ folders); later Elasticsearch 9.x
+#: are taken to ship 10.4 (unchecked).
+LUCENE_10_4_FROM = {"opensearch": (3, 6), "elasticsearch": (9, 3)}
+
+
+def lucene_release(tgt: Target, lib: Path | None = None) -> tuple[int, int]:
+    """(major, minor) of the Lucene the release ships: from ``lib``'s lucene-core jar when
+    given, else from what is known of the engine's releases."""
+    if lib is not None:
+        for jar in lib.glob("lucene-core-*.jar"):
+            found = re.fullmatch(r"lucene-core-(\d+)\.(\d+)\.\d+(-.*)?\.jar", jar.name)
+            if found:
+                return int(found[1]), int(found[2])
+    if tgt.release >= LUCENE_10_4_FROM[tgt.engine]:
+        return 10, 4
+    return (10, 0) if tgt.java_release >= 21 else (9, 0)
+
+
+def digest(sources: Path, tgt: Target, lib: Path | None = None) -> str:
     """What the zip is made of: a changed source or plugin version makes another zip."""
     h = hashlib.sha1(f"{plugin_version(sources)} {tgt.engine} {tgt.version}".encode())
-    for path in java_files(sources, tgt):
+    for path in java_files(sources, tgt, lib):
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -252,7 +281,7 @@ def build(
                 str(work / "classes"),
                 "-cp",
                 f"{lib}/*",
-                *map(str, java_files(sources, tgt)),
+                *map(str, java_files(sources, tgt, lib)),
             ],
             capture_output=True,
             text=True,
@@ -305,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         tgt = target(args.engine, _version_of(args.distribution, args.engine))
         if args.digest:
-            print(digest(sources_folder(), tgt))
+            print(digest(sources_folder(), tgt, args.distribution / "lib"))
             return 0
         out = args.out or args.distribution.parent / zip_name(tgt)
         print(

@@ -6,6 +6,8 @@ both engines' plugin tools check). scripts/engines/test-plugin-maven.sh runs the
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -95,12 +97,15 @@ def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version
     assert "<includeBaseDirectory>false</includeBaseDirectory>" in layout
 
 
-def _api_range(module: ET.Element, version: str) -> str:
-    """api.range as the pom's two regex-property executions compute it for ``version``
-    (each sets the property to its replacement on a match, else to the value it read)."""
+def _api_range(module: ET.Element, version: str, kind: str = "api") -> str:
+    """api.range (or lucene.range) as the pom's two regex-property executions compute it for
+    ``version`` (each sets the property to its replacement on a match, else to the value it
+    read)."""
     value = version
-    for name in ("api-range-older", "api-range-newer"):
+    for name in (f"{kind}-range-older", f"{kind}-range-middle", f"{kind}-range-newer"):
         config = module.find(f".//m:execution[m:id='{name}']/m:configuration", NS)
+        if config is None and name.endswith("middle"):
+            continue
         assert config is not None, name
         if re.search(_text(config, "m:regex"), value):
             value = _text(config, "m:replacement")
@@ -116,16 +121,33 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
         s.text or ""
         for s in module.iterfind(".//m:execution[m:id='shared-lucene-sources']//m:source", NS)
     ]
-    for version in (default, "2.19.6" if flavor == "opensearch" else "8.11.0"):
+    lucene_default = _text(module, f"m:properties/m:{flavor}.lucene.version")
+    others = (
+        [("2.19.6", "9.12.3"), ("3.0.0", "10.1.0")]
+        if flavor == "opensearch"
+        else [("8.11.0", "9.8.0"), ("9.2.0", "10.3.1")]
+    )
+    for version, lucene in [(default, lucene_default), *others]:
         target = plugin_zip.target(flavor, version)
-        # the release range the pom's regex properties choose for this version
+        # the release and Lucene ranges the pom's regex properties choose for this version
         api = _api_range(module, version)
+        lucene_range = _api_range(module, lucene, "lucene")
+        assert lucene_range in ("lucene-9.0", "lucene-10.0", "lucene-10.4"), lucene
         compiled = sorted(
             p
             for f in folders
-            for p in (SOURCES / flavor / f.replace("${api.range}", api)).resolve().rglob("*.java")
+            for p in (
+                SOURCES
+                / flavor
+                / f.replace("${api.range}", api).replace("${lucene.range}", lucene_range)
+            )
+            .resolve()
+            .rglob("*.java")
         )
-        assert compiled == plugin_zip.java_files(SOURCES, target), version
+        lib = Path(tempfile.mkdtemp())
+        (lib / f"lucene-core-{lucene}.jar").write_bytes(b"")
+        assert compiled == plugin_zip.java_files(SOURCES, target, lib), version
+        shutil.rmtree(lib)
     assert _text(module, "m:build/m:testSourceDirectory") == "../lucene/test"
     engine_dep = [
         d

@@ -129,6 +129,39 @@ def test_a_release_gets_the_class_of_its_own_range_only() -> None:
     assert ranges("elasticsearch", "9.2.0") == ["elasticsearch-8.13"]
 
 
+def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Path) -> None:
+    """Weight.scorer is final from Lucene 10.0, Impacts.getImpacts a FreqAndNormBuffer (not a
+    List of Impact) from 10.4: the build takes the classes of the Lucene in the distribution's
+    lib/, one copy only."""
+    sources = plugin_zip.sources_folder()
+
+    def lucene(engine: str, version: str, jar: str | None = None) -> list[str]:
+        lib = None
+        if jar is not None:
+            lib = tmp_path / jar
+            lib.mkdir()
+            (lib / jar).write_bytes(b"")
+        files = plugin_zip.java_files(sources, plugin_zip.target(engine, version), lib)
+        return sorted(
+            {
+                p.relative_to(sources).parts[0]
+                for p in files
+                if p.relative_to(sources).parts[0].startswith("lucene-")
+            }
+        )
+
+    assert lucene("opensearch", "2.19.6", "lucene-core-9.12.3.jar") == ["lucene-9.0"]
+    assert lucene("elasticsearch", "9.2.0", "lucene-core-10.3.1.jar") == ["lucene-10.0"]
+    assert lucene("opensearch", "3.6.0", "lucene-core-10.4.0.jar") == ["lucene-10.4"]
+    assert lucene("opensearch", "3.8.0", "lucene-core-10.5.0.jar") == ["lucene-10.4"]
+    # the jar decides, whatever the engine's release would suggest
+    assert lucene("opensearch", "3.1.0", "lucene-core-10.4.1.jar") == ["lucene-10.4"]
+    # without a distribution: what the engine's releases are known to ship
+    assert lucene("elasticsearch", "8.19.21") == ["lucene-9.0"]
+    assert lucene("opensearch", "3.0.0") == ["lucene-10.0"]
+    assert lucene("opensearch", "3.6.0") == ["lucene-10.4"]
+
+
 def test_each_engine_compiles_its_own_glue_and_never_the_others() -> None:
     """OpenSearch's glue imports org.opensearch, Elasticsearch's org.elasticsearch: a build
     that took the other engine's folder would not compile against its jars."""

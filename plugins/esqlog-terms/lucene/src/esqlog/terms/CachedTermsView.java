@@ -123,7 +123,7 @@ final class CachedTermsView {
             return new FilterTerms(terms) {
                 @Override
                 public TermsEnum iterator() throws IOException {
-                    return new CachingTermsEnum(in, prefix, segment, rare);
+                    return new CachingTermsEnum(in, prefix, segment, rare, Leaf.this.in, field);
                 }
             };
         }
@@ -152,6 +152,8 @@ final class CachedTermsView {
         private final TermStateCache.Segment segment;
         /** Rare terms answer as absent, and a rare-terms key answers for them (RareTerms). */
         private final boolean rareMode;
+        private final LeafReader leaf;
+        private final String field;
         private TermsEnum in;
         /** The rare terms of the last seek if it was a rare-terms key. */
         private RareTerms rare;
@@ -160,15 +162,18 @@ final class CachedTermsView {
         private BytesRef currentTerm;
 
         CachingTermsEnum(Terms terms, byte[] prefix, TermStateCache.Segment segment) {
-            this(terms, prefix, segment, false);
+            this(terms, prefix, segment, false, null, null);
         }
 
+        /** {@code leaf} and {@code field}: whose norms a rare-terms list's impacts read. */
         CachingTermsEnum(Terms terms, byte[] prefix, TermStateCache.Segment segment,
-                         boolean rareMode) {
+                         boolean rareMode, LeafReader leaf, String field) {
             this.terms = terms;
             this.prefix = prefix;
             this.segment = segment;
             this.rareMode = rareMode;
+            this.leaf = leaf;
+            this.field = field;
         }
 
         private BytesRef key(BytesRef term) {
@@ -291,7 +296,7 @@ final class CachedTermsView {
         public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
             if (rare != null) {
                 RareTerms found = rare;
-                return found.postings(in(), flags);
+                return found.postings(in(), flags, null, false, 0);
             }
             return positioned().postings(reuse, flags);
         }
@@ -300,7 +305,11 @@ final class CachedTermsView {
         public ImpactsEnum impacts(int flags) throws IOException {
             if (rare != null) {
                 RareTerms found = rare;
-                return new SlowImpactsEnum(found.postings(in(), flags));
+                if (leaf == null) {  // no norms to read: the largest impact, as for one block
+                    return new SlowImpactsEnum(found.postings(in(), flags, null, false, 0));
+                }
+                return found.postings(in(), flags, leaf.getNormValues(field), true,
+                    leaf.maxDoc());
             }
             return positioned().impacts(flags);
         }

@@ -8,7 +8,6 @@ import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.Explanation;
-import org.apache.lucene.search.FilterWeight;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Matches;
 import org.apache.lucene.search.Query;
@@ -25,12 +24,13 @@ import org.apache.lucene.util.BytesRef;
  * same scores, for far fewer postings enums and sub-iterators.
  *
  * <p>The synonym weight reads its postings from the leaf it is handed, so each of the engine's
- * leaves is swapped for the view's leaf of the same ord (the same segment, so the same doc ids
+ * leaves is swapped for the view's leaf of the same ord (in scorerSupplier, which every
+ * scorer comes from: SupplierWeight, one class per Lucene range) (the same segment, so the same doc ids
  * and norms). A leaf of another reader (none in the engines' search paths) is scored by the
  * plain synonym weight, as are explanations (term by term, the same score) and matches
  * (highlighting reads positions, which the key lacks).
  */
-final class RareGroupWeight extends FilterWeight {
+final class RareGroupWeight extends SupplierWeight {
     private final List<LeafReaderContext> leaves;
     private final IndexSearcher plainView;
     private final Query plain;

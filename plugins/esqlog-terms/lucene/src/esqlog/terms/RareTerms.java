@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.TermsEnum;
@@ -24,9 +25,9 @@ import org.apache.lucene.util.BytesRef;
  * query without them took as long as the match). Read at once into one sorted list of (doc,
  * summed tf), they cost one small array per group and segment and one sub-iterator. A term
  * under {@link #MAX_DF} documents holds a single postings block, with no skip data and no
- * impacts of its own (Lucene gives it the largest possible impact), so nothing is lost for
- * skipping; the summed tf per document is the same sum SynonymQuery makes, so the scores are
- * the same.
+ * impacts of its own (Lucene gives it the largest possible impact); the list, being in
+ * memory, reports exact ones ({@link RareImpacts}), so the group's blocks can be skipped; the
+ * summed tf per document is the same sum SynonymQuery makes, so the scores are the same.
  */
 final class RareTerms extends TermState {
     /** Below this many documents in a segment a term is rare: Lucene's postings block size. */
@@ -112,9 +113,13 @@ final class RareTerms extends TermState {
 
     /**
      * Their postings, read through the segment's own enum ({@code segment}, repositioned by
-     * each term's state) into one list in doc order with the tf summed per document.
+     * each term's state) into one list in doc order with the tf summed per document; with
+     * {@code norms} (the segment's norms of the field, null if it keeps none) and {@code
+     * impacts}, also the list's exact impacts ({@link RareImpacts}) in a segment of {@code
+     * maxDoc} documents.
      */
-    PostingsEnum postings(TermsEnum segment, int flags) throws IOException {
+    RareList postings(TermsEnum segment, int flags, NumericDocValues norms, boolean impacts,
+                      int maxDoc) throws IOException {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("esqlog_terms reads no positions");
         }
@@ -146,7 +151,7 @@ final class RareTerms extends TermState {
                 freqs[size++] = freq;
             }
         }
-        return new Postings(docs, freqs, size);
+        return new RareList(docs, freqs, size, norms, impacts, maxDoc);
     }
 
     @Override
@@ -161,74 +166,5 @@ final class RareTerms extends TermState {
     @Override
     public String toString() {
         return "RareTerms(" + terms.length + " terms, docFreq=" + docFreq + ")";
-    }
-
-    /** A sorted list of (doc, tf) as postings with frequencies only. */
-    private static final class Postings extends PostingsEnum {
-        private final int[] docs;
-        private final int[] freqs;
-        private final int size;
-        private int at = -1;
-        private int doc = -1;
-
-        Postings(int[] docs, int[] freqs, int size) {
-            this.docs = docs;
-            this.freqs = freqs;
-            this.size = size;
-        }
-
-        @Override
-        public int docID() {
-            return doc;
-        }
-
-        @Override
-        public int nextDoc() {
-            at++;
-            doc = at < size ? docs[at] : NO_MORE_DOCS;
-            return doc;
-        }
-
-        @Override
-        public int advance(int target) {
-            if (at >= size) {
-                return doc;
-            }
-            int from = at + 1;
-            int found = Arrays.binarySearch(docs, from, size, target);
-            at = found >= 0 ? found : -found - 1;
-            doc = at < size ? docs[at] : NO_MORE_DOCS;
-            return doc;
-        }
-
-        @Override
-        public long cost() {
-            return size;
-        }
-
-        @Override
-        public int freq() {
-            return freqs[at];
-        }
-
-        @Override
-        public int nextPosition() {
-            return -1;
-        }
-
-        @Override
-        public int startOffset() {
-            return -1;
-        }
-
-        @Override
-        public int endOffset() {
-            return -1;
-        }
-
-        @Override
-        public BytesRef getPayload() {
-            return null;
-        }
     }
 }

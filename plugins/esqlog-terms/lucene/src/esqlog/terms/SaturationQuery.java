@@ -87,24 +87,6 @@ public final class SaturationQuery extends Query {
         return List.copyOf(out);
     }
 
-    /**
-     * Whether every scorer is asked through Weight.scorerSupplier (Lucene 10, where
-     * Weight.scorer and bulkScorer are final and call it): RareGroupWeight can then hand its
-     * synonym weight the rare view's leaf for the engine's. Lucene 9's BooleanWeight asks
-     * Weight.scorer directly, which a filter weight cannot redirect from source that also
-     * compiles against Lucene 10, so there groups score their rare terms one by one as before.
-     */
-    static final boolean RARE_GROUPS = scorerIsFinal();
-
-    private static boolean scorerIsFinal() {
-        try {
-            return java.lang.reflect.Modifier.isFinal(Weight.class.getMethod("scorer",
-                org.apache.lucene.index.LeafReaderContext.class).getModifiers());
-        } catch (NoSuchMethodException e) {
-            return false;
-        }
-    }
-
     static Query synonym(String field, List<BytesRef> terms) {
         SynonymQuery.Builder builder = new SynonymQuery.Builder(field);
         for (BytesRef term : terms) {
@@ -142,7 +124,7 @@ public final class SaturationQuery extends Query {
             view.setSimilarity(new UnitIdfBM25(params[0], params[1], params[2]));
             return inner.createWeight(view, scoreMode, boost);
         }
-        if (RARE_GROUPS && terms.size() > 1) {
+        if (terms.size() > 1) {  // rare terms read at once (RareGroupWeight)
             return RareGroupWeight.create(this, searcher, field, terms, cache, scoreMode, boost,
                 new UnitIdfBM25(params[0], params[1], params[2]));
         }

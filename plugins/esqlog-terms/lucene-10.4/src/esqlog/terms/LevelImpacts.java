@@ -1,0 +1,46 @@
+package esqlog.terms;
+
+import org.apache.lucene.index.FreqAndNormBuffer;
+import org.apache.lucene.index.Impacts;
+
+/**
+ * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 10.4
+ * and later, where {@code Impacts.getImpacts(level)} fills a {@code FreqAndNormBuffer} (up to
+ * 10.3 it was a {@code List<Impact>}: lucene-9.0/). Positioned on one entry of the list by
+ * {@link #at}; one buffer reused, as Lucene's own postings do.
+ */
+final class LevelImpacts extends Impacts {
+    private final RareImpacts impacts;
+    private final FreqAndNormBuffer buffer = new FreqAndNormBuffer();
+    private int index;
+
+    LevelImpacts(RareImpacts impacts) {
+        this.impacts = impacts;
+    }
+
+    LevelImpacts at(int entry) {
+        index = entry;
+        return this;
+    }
+
+    @Override
+    public int numLevels() {
+        return impacts.numLevels();
+    }
+
+    @Override
+    public int getDocIdUpTo(int level) {
+        return impacts.docIdUpTo(level, index);
+    }
+
+    @Override
+    public FreqAndNormBuffer getImpacts(int level) {
+        int[] freqs = impacts.freqs(level, index);
+        long[] norms = impacts.norms(level, index);
+        buffer.growNoCopy(freqs.length);
+        System.arraycopy(freqs, 0, buffer.freqs, 0, freqs.length);
+        System.arraycopy(norms, 0, buffer.norms, 0, freqs.length);
+        buffer.size = freqs.length;
+        return buffer;
+    }
+}

@@ -1,0 +1,54 @@
+package esqlog.terms;
+
+import java.util.AbstractList;
+import java.util.List;
+
+import org.apache.lucene.index.Impact;
+import org.apache.lucene.index.Impacts;
+
+/**
+ * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 9.x,
+ * where {@code Impacts.getImpacts(level)} is a {@code List<Impact>} (so up to 10.3:
+ * lucene-10.0/ holds the same class; 10.4 replaced the list by a FreqAndNormBuffer:
+ * lucene-10.4/). Positioned on one entry of the list by {@link #at}.
+ */
+final class LevelImpacts extends Impacts {
+    private final RareImpacts impacts;
+    private int index;
+
+    LevelImpacts(RareImpacts impacts) {
+        this.impacts = impacts;
+    }
+
+    LevelImpacts at(int entry) {
+        index = entry;
+        return this;
+    }
+
+    @Override
+    public int numLevels() {
+        return impacts.numLevels();
+    }
+
+    @Override
+    public int getDocIdUpTo(int level) {
+        return impacts.docIdUpTo(level, index);
+    }
+
+    @Override
+    public List<Impact> getImpacts(int level) {
+        int[] freqs = impacts.freqs(level, index);
+        long[] norms = impacts.norms(level, index);
+        return new AbstractList<>() {
+            @Override
+            public Impact get(int i) {
+                return new Impact(freqs[i], norms[i]);
+            }
+
+            @Override
+            public int size() {
+                return freqs.length;
+            }
+        };
+    }
+}
