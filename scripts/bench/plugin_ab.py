@@ -36,6 +36,7 @@ from urllib.parse import urlencode
 import urllib3
 
 from esqlog.calibration.files import load_calibration
+from esqlog.engine.paths import index_path
 from esqlog.evaluation.corpus import load_queries
 from esqlog.wrapper import wrap
 from scripts.bench.harness import add_corpus_args, add_url
@@ -73,7 +74,7 @@ def _bodies(
         ]  # the first one also checks the index
         if len(searches) != 1:
             raise SystemExit(f"{label}: {len(searches)} searches for {text!r}; one expected")
-        match = ("POST", f"/{args.index}/_search", json.dumps(body).encode())
+        match = ("POST", index_path(args.index, "_search"), json.dumps(body).encode())
         pairs.append((searches[0], match))
     return pairs
 
