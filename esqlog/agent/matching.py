@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from esqlog.agent.chunks import Chunk, source_lines
 from esqlog.agent.outline import MAX_LINE_CHARS
 from esqlog.agent.queries import as_written
-from esqlog.agent.quoted import Quotation, occurrences, quotations
+from esqlog.agent.quoted import Quotation, line_starts, occurrences, quotations
 
 _TOKEN = re.compile(r"[A-Za-z0-9_$]+")
 #: a part of an identifier: ``HTTPServer`` -> HTTP, Server; ``utf8Decode`` -> utf8, Decode
@@ -141,14 +141,11 @@ def quoted_lines(chunk: Chunk, query: LineQuery) -> list[tuple[int, str]]:
     quoted first (`` `httpx.Client` `` before "the httpx client"), then the one whose lines
     hold most of the query's words, then the earlier. A line too long to show whole is cut
     around the quotation. Empty when the chunk holds none of them."""
-    lines = source_lines(chunk.text)
-    starts = [0]
-    for line in chunk.text.split("\n"):
-        starts.append(starts[-1] + len(line) + 1)
+    lines, starts = source_lines(chunk.text), line_starts(chunk.text)
     shown: dict[int, tuple[int, int]] = {}  # line -> the quotation's columns in it
     for quoted in query.quoted:
         best: tuple[tuple[bool, int, int], dict[int, tuple[int, int]]] | None = None
-        for at in occurrences(chunk.text, quoted.pattern):
+        for at in occurrences(chunk.text, quoted.pattern, starts):
             span = range(at.first, min(at.last, at.first + MAX_QUOTED_LINES - 1) + 1)
             exact = chunk.text[at.start : at.end] == quoted.text
             key = (not exact, -max(line_score(lines[k], query) for k in span), at.first)

@@ -92,10 +92,20 @@ class Occurrence:
     end: int
 
 
-def occurrences(text: str, pattern: re.Pattern[str]) -> list[Occurrence]:
+def line_starts(text: str) -> list[int]:
+    """The offset in ``text`` where each of its lines starts (lines split on ``\\n``, as
+    :class:`Occurrence` numbers them): 0, then one past each newline."""
+    return [0, *(m.end() for m in re.finditer("\n", text))]
+
+
+def occurrences(
+    text: str, pattern: re.Pattern[str], starts: Sequence[int] | None = None
+) -> list[Occurrence]:
     """Every place ``text`` holds the quotation ``pattern``, in order (a quotation joined
-    across lines spans them)."""
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    across lines spans them). ``starts``: ``line_starts(text)`` when the caller has them
+    (one text searched for several quotations)."""
+    if starts is None:
+        starts = line_starts(text)
     return [
         Occurrence(
             bisect_right(starts, m.start()) - 1, bisect_right(starts, m.end() - 1) - 1, *m.span()

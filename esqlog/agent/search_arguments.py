@@ -55,8 +55,9 @@ DetailArg = Annotated[
     str,
     Field(
         description=(
-            "'list' (default): locations, signatures and doc lines, a few dozen tokens a "
-            "hit. 'code': whole chunks, best first, until max_tokens is spent."
+            "'list' (default): each hit's location and the line that holds the query's "
+            "words or quoted text (signature and doc line when none does), a few dozen "
+            "tokens a hit. 'code': whole chunks, best first, until max_tokens is spent."
         )
     ),
 ]

@@ -30,6 +30,7 @@ from esqlog.agent.freshness import Freshness, with_note
 from esqlog.agent.grep import Grep
 from esqlog.agent.line_scan import DEFAULT_LIMIT as LINES_LIMIT
 from esqlog.agent.line_scan import MAX_LIMIT as MAX_LINES
+from esqlog.agent.packing import OUTLINED
 from esqlog.agent.reading import MAX_READ_TOKENS
 from esqlog.agent.references import References
 from esqlog.agent.scope import Scope
@@ -65,8 +66,10 @@ SEARCH_DOC = (
     "(e.g. 'parseHeader timeout', 'WriteRune utf8'), not whole questions: every query word "
     "counts, rare ones most. Default answer: a listing, best first, one entry per function; "
     "each hit is 'N. path:start-end Symbol' (Class.method when the index knows the class), "
-    "then its signature, the first line of its doc comment and the line that best holds the "
-    "query's words as '  123| text'. Hits scoring "
+    "then the line that holds most of the query's words, numbered as '123| text'; for text "
+    "the query quotes (the whole query, or a part in double quotes or backticks), the lines "
+    f"that hold that text. When no line holds the words, the first {OUTLINED} hits show their "
+    "signature and the first line of their doc comment instead. Hits scoring "
     "far below the best are left out and counted on the last line with the offset that "
     "lists them; tests come after the implementation unless tests='include'. A name "
     "alone is answered with its definition. The definition of a name the query spells "
@@ -81,7 +84,7 @@ SEARCH_DOC = (
 )
 
 READ_DOC = (
-    "Exact lines of an indexed file, each prefixed with its line number ('  12| code'). "
+    "Exact lines of an indexed file, numbered as by cat -n: the line number, a tab, the code. "
     "Pass path and start_line/end_line from a search_code listing (inclusive; omit both "
     "for the whole file), or an id when a listing shows 'id=...' instead of a path. At most "
     f"{MAX_READ_TOKENS} tokens per answer; a longer range ends with a line naming the "

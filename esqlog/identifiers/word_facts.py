@@ -6,21 +6,21 @@ compounds and split df (a hashed lookup and numpy scalars). Queries share most o
 words, so the last RECENT tokens' and words' answers are kept: one dictionary read each on
 the next search. The answers are pure functions of the statistics that hold this memory
 (read-only for their life) and are immutable (tuples, read-only numpy views), so any
-thread may use them; each dictionary is read and written in one operation (another
-thread may clear it in between), and emptied when full, as TermIds does.
+thread may use them; each memory is read in one dictionary operation and emptied when
+full (esqlog.statistics.recent), as TermIds's is.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from esqlog.scoring.subwords import split_identifier
+from esqlog.statistics.recent import MISSING, RecentMemory
 
 #: tokens and words remembered (a few hundred bytes each)
 RECENT = 4096
-_UNKNOWN: Any = object()
 
 
 class Lookups(Protocol):
@@ -38,28 +38,28 @@ class WordFacts:
 
     def __init__(self, stats: Lookups) -> None:
         self._stats = stats
-        self._tokens: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._words: dict[str, tuple[np.ndarray, int]] = {}
+        self._tokens: RecentMemory[str, tuple[str, tuple[str, ...]]] = RecentMemory(RECENT)
+        self._words: RecentMemory[str, tuple[np.ndarray, int]] = RecentMemory(RECENT)
 
     def token(self, token: str) -> tuple[str, tuple[str, ...]]:
         """(the token lower-cased, its sub-words): by its own casing (``readFile``), else
         by the split calibrate learned for that term (``readfile``); () when it does not
         split."""
-        found = self._tokens.get(token, _UNKNOWN)
-        if found is _UNKNOWN:
+        found = self._tokens.get(token, MISSING)
+        if found is MISSING:
             low = token.lower()
             found = (low, split_identifier(token) or self._stats.parts_of(low))
-            _remember(self._tokens, token, found)
+            self._tokens.remember(token, found)
         return found  # type: ignore[no-any-return]
 
     def word(self, word: str) -> tuple[np.ndarray, int]:
         """(the word's compound ids, most frequent first; its split-stream df, 0 for a word
         that is no sub-word)."""
-        found = self._words.get(word, _UNKNOWN)
-        if found is _UNKNOWN:
+        found = self._words.get(word, MISSING)
+        if found is MISSING:
             ids = self._stats.compound_ids(word)
             found = (ids, self._stats.split_df(word) or 0)
-            _remember(self._words, word, found)
+            self._words.remember(word, found)
         return found  # type: ignore[no-any-return]
 
     def clear(self) -> None:
@@ -69,9 +69,3 @@ class WordFacts:
 
     def __len__(self) -> int:
         return len(self._tokens) + len(self._words)
-
-
-def _remember(memory: dict[str, Any], key: str, value: Any) -> None:
-    if len(memory) >= RECENT:
-        memory.clear()  # simple and bounded; refills from the next searches
-    memory[key] = value

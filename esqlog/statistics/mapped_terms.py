@@ -18,6 +18,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from esqlog.statistics.recent import MISSING, RecentMemory
 from esqlog.statistics.term_table import TermTable, digest
 
 NEWLINE = ord("\n")
@@ -126,7 +127,6 @@ def _native_int64(values: np.ndarray) -> np.ndarray:
 #: lookups TermIds remembers (a few hundred KB): a search asks for each of its words'
 #: position three times (its split, its compounds, its df) and queries share most words
 RECENT_IDS = 4096
-_UNKNOWN: Any = object()  # a term not asked for recently (None: asked, and absent)
 
 
 class TermIds(Mapping[str, int]):
@@ -135,20 +135,17 @@ class TermIds(Mapping[str, int]):
 
     def __init__(self, terms: MappedTerms) -> None:
         self._terms = terms
-        self._recent: dict[str, Any] = {}
+        self._recent: RecentMemory[str, int | None] = RecentMemory(RECENT_IDS)
 
     def get(self, key: str, default: Any = None) -> Any:
         if not isinstance(key, str):
             return default
-        recent = self._recent
-        # one dict operation to read (another thread may clear it between two): the
-        # searches of several threads share this memory
-        found = recent.get(key, _UNKNOWN)
-        if found is _UNKNOWN:
+        # one dict operation to read (None: asked, and absent): the searches of several
+        # threads share this memory (esqlog.statistics.recent)
+        found = self._recent.get(key, MISSING)
+        if found is MISSING:
             found = self._terms.id_of(key)
-            if len(recent) >= RECENT_IDS:
-                recent.clear()  # simple and bounded; refills from the next searches
-            recent[key] = found
+            self._recent.remember(key, found)
         return default if found is None else found
 
     def __getitem__(self, key: str) -> int:

@@ -9,7 +9,7 @@ from esqlog.agent.chunks import Chunk
 from esqlog.agent.matching import MAX_QUOTED_LINES, matching_lines, words_of
 from esqlog.agent.outline import MAX_LINE_CHARS
 from esqlog.agent.queries import agent_query, as_written
-from esqlog.agent.quoted import occurrences, quotation, quotations
+from esqlog.agent.quoted import line_starts, occurrences, quotation, quotations
 
 #: gin's tree.go, lines 209-234: the comment holds the words, the panic the message
 TREE = """\t\t\tif n.wildChild {
@@ -141,6 +141,9 @@ def test_occurrences_number_the_lines_as_the_index_does() -> None:
     ((quoted,),) = [quotations("conflicts with existing wildcard")]
     found = occurrences(text, quoted.pattern)
     assert [(o.first, o.last) for o in found] == [(1, 2), (3, 3)]
+    assert line_starts(text) == [0, 3, 20, 43]  # after "\r\n" too: a line starts past it
+    assert occurrences(text, quoted.pattern, line_starts(text)) == found
+    assert line_starts("") == [0] and line_starts("a\n") == [0, 2]
 
 
 @pytest.mark.parametrize(

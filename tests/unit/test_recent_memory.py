@@ -1,0 +1,24 @@
+"""The bounded memory TermIds and WordFacts keep (esqlog.statistics.recent): it holds at
+most its limit, starts afresh when full, and answers a key with what was stored under it."""
+
+from __future__ import annotations
+
+from esqlog.statistics.recent import MISSING, RecentMemory
+
+
+def test_a_memory_holds_its_limit_then_starts_afresh() -> None:
+    memory: RecentMemory[str, int | None] = RecentMemory(3)
+    for n, key in enumerate("abc"):
+        memory.remember(key, n)
+    assert memory == {"a": 0, "b": 1, "c": 2}  # full, not yet emptied
+    memory.remember("d", None)
+    assert memory == {"d": None}  # emptied, then stored: None is an answer
+    assert memory.get("d", MISSING) is None and memory.get("a", MISSING) is MISSING
+
+
+def test_a_store_into_a_full_memory_empties_it_first_even_for_a_known_key() -> None:
+    memory: RecentMemory[str, int] = RecentMemory(2)
+    memory.remember("a", 1)
+    memory.remember("b", 2)
+    memory.remember("a", 3)  # as TermIds and WordFacts always did
+    assert memory == {"a": 3} and memory.limit == 2
