@@ -116,3 +116,17 @@ def test_the_first_failure_names_the_failing_test_of_pytest_junit_or_javac() -> 
     javac = "/w/RareList.java:40: error: ';' expected\n1 error\n"
     assert mutation_audit.first_failure(javac) == "/w/RareList.java:40: error: ';' expected"
     assert mutation_audit.first_failure("OK (23 tests)\n") == ""
+
+
+def test_pytest_only_leaves_the_command_mutants_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a JDK the plugin's mutants cannot run: --pytest-only audits the rest."""
+    monkeypatch.setattr(mutation_audit, "ROOT", tmp_path)
+    _checker(tmp_path)
+    failing = shlex.join((sys.executable, "-c", "raise SystemExit(1)"))
+    block = f"file: code.txt\nline: return ok\ninto: return bug\nrun: {failing}\n"
+    listing = _write(tmp_path, block)
+    assert mutation_audit.main([str(listing), "--pytest-only"]) == 0
+    assert "0/0 mutants caught" in capsys.readouterr().out
+    assert mutation_audit.main([str(listing)]) == 2

@@ -190,7 +190,7 @@ def test_range_folders_take_the_newest_open_range_and_every_bounded_one_holding_
 
 
 @pytest.mark.parametrize(
-    ("engine", "version", "lucene"),
+    ("flavor", "version", "lucene"),
     [
         ("opensearch", "2.19.6", "9.12.3"),
         ("elasticsearch", "9.2.0", "10.3.1"),
@@ -199,12 +199,12 @@ def test_range_folders_take_the_newest_open_range_and_every_bounded_one_holding_
     ],
 )
 def test_a_release_compiles_each_class_once(
-    tmp_path: Path, engine: str, version: str, lucene: str
+    tmp_path: Path, flavor: str, version: str, lucene: str
 ) -> None:
     """No two folders a release compiles define one class (javac would refuse the build)."""
     (tmp_path / f"lucene-core-{lucene}.jar").write_bytes(b"")
     files = plugin_zip.java_files(
-        plugin_zip.sources_folder(), plugin_zip.target(engine, version), tmp_path
+        plugin_zip.sources_folder(), plugin_zip.target(flavor, version), tmp_path
     )
     names = [p.name for p in files]
     assert sorted(set(names)) == sorted(names)
