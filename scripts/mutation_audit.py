@@ -19,6 +19,20 @@ the file (the indentation is kept). Each mutant is applied alone, the tests run 
 failed run, Ctrl-C). Exit status: 0 when every mutant is caught, 1 when one survives, 2 for
 a bad list.
 
+Code pytest does not test (the esqlog-terms plugin's Java) names the command that tests it
+instead of ``tests:``, its argv words split as a shell would (no shell runs it)::
+
+    file: plugins/esqlog-terms/lucene/src/esqlog/terms/RareImpacts.java
+    line: if (freqs[entry] > best) {
+    into: if (freqs[entry] >= best) {
+    run: scripts/engines/test-plugin-java.sh 10.4.0
+
+The command runs from the checkout's root and catches the mutant when it exits non-zero. A
+command that fails with no mutant applied would catch every mutant and prove nothing, so
+each distinct command is first run once on the unmutated tree, and the audit stops (exit 2)
+if it fails there. ``--pytest-only`` leaves these mutants out (a machine without a JDK, a
+quick pass: the plugin's take about a minute each).
+
     python scripts/mutation_audit.py scripts/mutants.txt              # the unit lane
     python scripts/mutation_audit.py scripts/mutants.txt tests/unit/test_x.py
 """
@@ -26,6 +40,8 @@ a bad list.
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 import subprocess
 import sys
 import time
@@ -41,6 +57,11 @@ class Mutant:
     line: str
     into: str
     tests: tuple[str, ...] = ()
+    #: the command that tests the mutant instead of pytest (argv words), when given
+    run: tuple[str, ...] = ()
+
+
+KEYS = ("file", "line", "into", "tests", "run")
 
 
 def read_mutants(path: Path) -> list[Mutant]:
@@ -53,10 +74,10 @@ def read_mutants(path: Path) -> list[Mutant]:
             if not raw.strip() or raw.lstrip().startswith("#"):
                 continue
             key, sep, value = raw.partition(":")
-            if not sep or key.strip() not in ("file", "line", "into", "tests"):
+            if not sep or key.strip() not in KEYS:
                 raise SystemExit(
                     f"{path}: block {number}: {raw!r} is not 'file:', 'line:', "
-                    "'into:' or 'tests:' followed by text"
+                    "'into:', 'tests:' or 'run:' followed by text"
                 )
             fields[key.strip()] = value.strip()
         if not fields:
@@ -66,15 +87,34 @@ def read_mutants(path: Path) -> list[Mutant]:
             raise SystemExit(
                 f"{path}: block {number} lacks {', '.join(missing)}; give file:, line: and into:"
             )
-        out.append(
-            Mutant(
-                fields["file"],
-                fields["line"],
-                fields["into"],
-                tuple(fields.get("tests", "").split()),
-            )
-        )
+        out.append(_mutant(path, number, fields))
     return out
+
+
+def _mutant(path: Path, number: int, fields: dict[str, str]) -> Mutant:
+    """One block's mutant: ``run:`` split into argv words, refused beside ``tests:`` (a
+    mutant is tested by pytest or by its command, not both) or when empty or unbalanced."""
+    if "run" in fields and "tests" in fields:
+        raise SystemExit(
+            f"{path}: block {number} has both tests: and run:; keep one "
+            "(run: replaces pytest for that mutant)"
+        )
+    try:
+        run = tuple(shlex.split(fields.get("run", "")))
+    except ValueError as exc:
+        raise SystemExit(
+            f"{path}: block {number}: run: {fields['run']!r} does not split into words "
+            f"({exc}); balance its quotes"
+        ) from None
+    if "run" in fields and not run:
+        raise SystemExit(f"{path}: block {number}: run: is empty; name the command to run")
+    return Mutant(
+        fields["file"],
+        fields["line"],
+        fields["into"],
+        tuple(fields.get("tests", "").split()),
+        run,
+    )
 
 
 def mutated(text: str, mutant: Mutant) -> str:
@@ -91,37 +131,63 @@ def mutated(text: str, mutant: Mutant) -> str:
     return "\n".join(lines)
 
 
+def command(mutant: Mutant, tests: list[str], python: str) -> list[str]:
+    """What tests the mutant: its own command, else pytest on its tests (or the default)."""
+    if mutant.run:
+        return list(mutant.run)
+    return [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *(mutant.tests or tests)]
+
+
 def run_one(mutant: Mutant, tests: list[str], python: str) -> tuple[bool, str]:
     """(caught, the first failing test or why), the file restored whatever happens."""
     path = ROOT / mutant.file
     original = path.read_bytes()
     try:
         path.write_text(mutated(original.decode("utf-8"), mutant), encoding="utf-8")
-        run = subprocess.run(
-            [
-                python,
-                "-m",
-                "pytest",
-                "-x",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                *(mutant.tests or tests),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
+        run = _run(command(mutant, tests, python))
     finally:
         path.write_bytes(original)
-    failed = [
-        line.split(" ", 2)[1]
-        for line in run.stdout.splitlines()
-        if line.startswith(("FAILED ", "ERROR "))
-    ]
     if run.returncode == 0:
         return False, "every test passed"
-    return True, failed[0] if failed else f"pytest exit {run.returncode}"
+    return True, first_failure(run.stdout + "\n" + run.stderr) or f"exit {run.returncode}"
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    except OSError as exc:
+        raise ValueError(f"cannot run {shlex.join(argv)}: {exc.strerror}") from None
+
+
+#: pytest's ``FAILED tests/x.py::test_y - ...``, JUnit's ``1) testY(esqlog.terms.XTest)``
+#: and javac's ``X.java:12: error: ...``, in that order of preference
+_FAILURES = (
+    re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M),
+    re.compile(r"^\d+\) (\S+)", re.M),
+    re.compile(r"^(\S+\.java:\d+: error: .*)$", re.M),
+)
+
+
+def first_failure(output: str) -> str:
+    """The first failing test (or compile error) a run printed, else ""."""
+    for pattern in _FAILURES:
+        found = pattern.search(output)
+        if found:
+            return found[1]
+    return ""
+
+
+def check_commands(mutants: list[Mutant]) -> None:
+    """Each distinct ``run:`` command passes on the unmutated tree, else ValueError: one that
+    fails without a mutant would report every mutant caught."""
+    for argv in dict.fromkeys(m.run for m in mutants if m.run):
+        run = _run(list(argv))
+        if run.returncode != 0:
+            why = first_failure(run.stdout + "\n" + run.stderr) or f"exit {run.returncode}"
+            raise ValueError(
+                f"run: {shlex.join(argv)} fails with no mutant applied ({why}); "
+                "fix the command or what it tests first"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         help="what pytest runs for a mutant without its own tests: line",
     )
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument(
+        "--pytest-only", action="store_true", help="leave out the mutants with a run: command"
+    )
     args = parser.parse_args(argv)
     try:
         mutants = read_mutants(args.mutants)
@@ -143,8 +212,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.pytest_only:
+        mutants = [m for m in mutants if not m.run]
     caught = 0
     started = time.monotonic()
+    try:
+        check_commands(mutants)
+    except ValueError as exc:
+        print(f"BAD LIST {exc}", file=sys.stderr)
+        return 2
     for k, mutant in enumerate(mutants, start=1):
         try:
             hit, why = run_one(mutant, args.tests, args.python)

@@ -104,27 +104,45 @@ def plugin_version(sources: Path) -> str:
 
 
 def java_files(sources: Path, tgt: Target, lib: Path | None = None) -> list[Path]:
-    """The shared Lucene code, this engine's glue and the one class whose engine API moved
-    between releases, from the folder of the newest release range that starts at or before
-    the target (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0), plus the
-    classes whose Lucene API moved (``lucene-9.0/``: 9.x, ``lucene-10.0/``: 10.0-10.3,
-    ``lucene-10.4/`` from 10.4), chosen by the Lucene the release ships (``lib``'s
-    lucene-core jar), in a stable order."""
+    """The shared Lucene code, this engine's glue, the classes whose engine API moved between
+    releases (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0) and those whose
+    Lucene API moved (``lucene-9.0/``: 9.x, ``lucene-10.0/``: 10.0-10.3, ``lucene-10.4/`` from
+    10.4, ``lucene-9.0-10.3/``: 9.0 to 10.3), chosen by :func:`range_folders` for the release
+    and for the Lucene it ships (``lib``'s lucene-core jar), in a stable order."""
     folders = [sources / "lucene" / "src", sources / tgt.engine / "src"]
     for prefix, release in ((tgt.engine, tgt.release), ("lucene", lucene_release(tgt, lib))):
-        own = _newest_range(sources, prefix, release)
-        folders += [own] if own else []
+        folders += range_folders(sources, prefix, release)
     return sorted(path for folder in folders for path in folder.rglob("*.java"))
 
 
-def _newest_range(sources: Path, prefix: str, release: tuple[int, int]) -> Path | None:
-    ranges = []
-    for folder in sources.glob(f"{prefix}-*"):
-        found = _VERSION.match(folder.name.removeprefix(f"{prefix}-") + ".0")
-        if found and (folder / "src").is_dir():
-            ranges.append(((int(found[1]), int(found[2])), folder / "src"))
-    own = max((r for r in ranges if r[0] <= release), default=None)
-    return own[1] if own else None
+_RANGE = re.compile(r"^(\d+)\.(\d+)(?:-(\d+)\.(\d+))?$")
+
+
+def range_folders(sources: Path, prefix: str, release: tuple[int, int]) -> list[Path]:
+    """The version-specific source folders of ``prefix`` (an engine, or ``lucene``) that
+    ``release`` (major, minor) compiles: the newest open range starting at or before it
+    (``lucene-10.0/`` serves 10.0 until ``lucene-10.4/`` takes over), plus every bounded
+    range that holds it (``lucene-9.0-10.3/``: 9.0 to 10.3, both ends included).
+
+    Why two kinds: an open range holds the classes of one API era, each era its own copy of
+    the class whose API moved; a class that stayed the same across eras goes once into a
+    bounded range spanning them, instead of a copy per era (so no two folders a release
+    compiles define one class). This is the one selection rule: the Maven poms' regex
+    properties and tests/unit/test_plugin_maven.py follow it, and
+    scripts/engines/test-plugin-java.sh asks it (``--lucene-folders``)."""
+    open_ranges: list[tuple[tuple[int, int], Path]] = []
+    bounded: list[Path] = []
+    for folder in sorted(sources.glob(f"{prefix}-*")):
+        found = _RANGE.match(folder.name.removeprefix(f"{prefix}-"))
+        if not found or not (folder / "src").is_dir():
+            continue
+        start = (int(found[1]), int(found[2]))
+        if found[3] is None:
+            open_ranges.append((start, folder / "src"))
+        elif start <= release <= (int(found[3]), int(found[4])):
+            bounded.append(folder / "src")
+    newest = max((r for r in open_ranges if r[0] <= release), default=None)
+    return ([newest[1]] if newest else []) + bounded
 
 
 #: The first release that ships Lucene 10.4 (its impacts API), only for when no distribution
@@ -324,13 +342,19 @@ def _version_of(distribution: Path, engine: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """The test nodes' entry (scripts/engines/build-plugin.sh): build for an unpacked
-    distribution, print the digest with --digest."""
+    distribution, print the digest with --digest; with --lucene-folders, the Lucene source
+    folders a Lucene version compiles, one a line (scripts/engines/test-plugin-java.sh)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", required=True, choices=ENGINES)
-    parser.add_argument("--distribution", type=Path, required=True)
+    parser.add_argument("--engine", choices=ENGINES)
+    parser.add_argument("--distribution", type=Path)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--digest", action="store_true")
+    parser.add_argument("--lucene-folders", metavar="LUCENE_VERSION")
     args = parser.parse_args(argv)
+    if args.lucene_folders is not None:
+        return _print_lucene_folders(args.lucene_folders)
+    if args.engine is None or args.distribution is None:
+        parser.error("--engine and --distribution are required")
     try:
         tgt = target(args.engine, _version_of(args.distribution, args.engine))
         if args.digest:
@@ -345,6 +369,18 @@ def main(argv: list[str] | None = None) -> int:
     except EsqlogError as exc:
         print(f"[{NAME}] {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _print_lucene_folders(lucene: str) -> int:
+    found = _VERSION.match(lucene)
+    if not found:
+        print(f"[{NAME}] {lucene!r} is not a Lucene version, e.g. 10.4.0", file=sys.stderr)
+        return 2
+    sources = sources_folder()
+    release = (int(found[1]), int(found[2]))
+    for folder in [sources / "lucene" / "src", *range_folders(sources, "lucene", release)]:
+        print(folder)
     return 0
 
 

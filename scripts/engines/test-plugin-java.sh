@@ -27,16 +27,16 @@ for v in "${VERSIONS[@]}"; do
   [[ -s "$(jar org.apache.lucene lucene-test-framework "$v")" ]] || \
     mvn -q dependency:get -Dartifact="org.apache.lucene:lucene-test-framework:$v" >&2
   OUT=$(mktemp -d); trap 'rm -rf "$OUT"' EXIT
-  # the one class whose Lucene API moved: the newest lucene-X.Y/ range at or before $v
-  RANGE=$(cd "$ROOT/plugins/esqlog-terms" && ls -d lucene-[0-9]* | sed 's/^lucene-//' \
-    | while read -r r; do printf '%s\n' "$r" "${v%.*}" | sort -V | tail -n 1 | grep -qx "${v%.*}" \
-      && echo "$r"; done | sort -V | tail -n 1)
+  # lucene/src and the folders of the classes whose Lucene API moved, as the zip build picks
+  # them for Lucene $v (esqlog.engine.plugin_zip.range_folders: standard library only)
+  FOLDERS=$(PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python3}" \
+    -m esqlog.engine.plugin_zip --lucene-folders "$v")
+  # shellcheck disable=SC2046,SC2086
   "$JDK/javac" -nowarn -d "$OUT" -cp "$CP" \
-    $(find "$ROOT/plugins/esqlog-terms/lucene/src" "$ROOT/plugins/esqlog-terms/lucene-$RANGE/src" \
-      "$ROOT/plugins/esqlog-terms/lucene/test" -name '*.java')
+    $(find $FOLDERS "$ROOT/plugins/esqlog-terms/lucene/test" -name '*.java')
   TESTS=$(cd "$ROOT/plugins/esqlog-terms/lucene/test" && find . -name '*Test.java' \
     | sed -E 's#^\./##; s#\.java$##; s#/#.#g')
-  echo "[lucene $v, lucene-$RANGE/] $TESTS" >&2
+  echo "[lucene $v, $(echo $FOLDERS | sed "s#$ROOT/plugins/esqlog-terms/##g")] $TESTS" >&2
   # shellcheck disable=SC2086
   "$JDK/java" -ea -cp "$OUT:$CP" org.junit.runner.JUnitCore ${ESQLOG_JAVA_TESTS:-$TESTS} || status=1
   rm -rf "$OUT"

@@ -38,15 +38,19 @@ def _text(node: ET.Element, path: str) -> str:
     return found.text.strip()
 
 
-def _properties(engine: str, version: str) -> dict[str, str]:
-    """What Maven interpolates for ``-D<engine>.version=<version>``: the parent's properties,
-    the module's, the command line's, then java.release as the module's regex-property
-    executions set it (Java's and Python's regexes agree on these patterns)."""
+def _properties(engine: str, version: str, lucene: str | None = None) -> dict[str, str]:
+    """What Maven interpolates for ``-D<engine>.version=<version>`` (and
+    ``-D<engine>.lucene.version=<lucene>``): the parent's properties, the module's, the
+    command line's, then those the module's regex-property executions set, in the pom's
+    order (each sets its property to its replacement on a match, else to the value it read;
+    Java's and Python's regexes agree on these patterns)."""
     props = {"project.version": _text(_pom(SOURCES), "m:properties/m:revision")}
     for folder in (SOURCES, SOURCES / engine):
         for prop in _pom(folder).findall("m:properties/*", NS):
             props[prop.tag.split("}")[1]] = (prop.text or "").strip()
     props[f"{engine}.version"] = version
+    if lucene is not None:
+        props[f"{engine}.lucene.version"] = lucene
     for execution in _pom(SOURCES / engine).iterfind(".//m:execution", NS):
         if execution.findtext("m:goals/m:goal", namespaces=NS) != "regex-property":
             continue
@@ -97,21 +101,6 @@ def test_the_jar_and_zip_are_named_as_plugin_zip_names_them(flavor: str, version
     assert "<includeBaseDirectory>false</includeBaseDirectory>" in layout
 
 
-def _api_range(module: ET.Element, version: str, kind: str = "api") -> str:
-    """api.range (or lucene.range) as the pom's two regex-property executions compute it for
-    ``version`` (each sets the property to its replacement on a match, else to the value it
-    read)."""
-    value = version
-    for name in (f"{kind}-range-older", f"{kind}-range-middle", f"{kind}-range-newer"):
-        config = module.find(f".//m:execution[m:id='{name}']/m:configuration", NS)
-        if config is None and name.endswith("middle"):
-            continue
-        assert config is not None, name
-        if re.search(_text(config, "m:regex"), value):
-            value = _text(config, "m:replacement")
-    return value
-
-
 @pytest.mark.parametrize("flavor", plugin_zip.ENGINES)
 def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) -> None:
     module = _pom(SOURCES / flavor)
@@ -130,20 +119,11 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
     for version, lucene in [(default, lucene_default), *others]:
         target = plugin_zip.target(flavor, version)
         # the release and Lucene ranges the pom's regex properties choose for this version
-        api = _api_range(module, version)
-        lucene_range = _api_range(module, lucene, "lucene")
-        assert lucene_range in ("lucene-9.0", "lucene-10.0", "lucene-10.4"), lucene
-        compiled = sorted(
-            p
-            for f in folders
-            for p in (
-                SOURCES
-                / flavor
-                / f.replace("${api.range}", api).replace("${lucene.range}", lucene_range)
-            )
-            .resolve()
-            .rglob("*.java")
-        )
+        props = _properties(flavor, version, lucene)
+        assert props["lucene.range"] in ("lucene-9.0", "lucene-10.0", "lucene-10.4"), lucene
+        assert props["lucene.bounded"] in ("lucene-9.0-10.3", "lucene"), lucene
+        roots = {(SOURCES / flavor / _interpolate(f, props)).resolve() for f in folders}
+        compiled = sorted(p for root in roots for p in root.rglob("*.java"))
         lib = Path(tempfile.mkdtemp())
         (lib / f"lucene-core-{lucene}.jar").write_bytes(b"")
         assert compiled == plugin_zip.java_files(SOURCES, target, lib), version

@@ -150,16 +150,65 @@ def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Pat
             }
         )
 
-    assert lucene("opensearch", "2.19.6", "lucene-core-9.12.3.jar") == ["lucene-9.0"]
-    assert lucene("elasticsearch", "9.2.0", "lucene-core-10.3.1.jar") == ["lucene-10.0"]
+    older = ["lucene-9.0", "lucene-9.0-10.3"]
+    assert lucene("opensearch", "2.19.6", "lucene-core-9.12.3.jar") == older
+    assert lucene("elasticsearch", "9.2.0", "lucene-core-10.3.1.jar") == [
+        "lucene-10.0",
+        "lucene-9.0-10.3",
+    ]
     assert lucene("opensearch", "3.6.0", "lucene-core-10.4.0.jar") == ["lucene-10.4"]
     assert lucene("opensearch", "3.8.0", "lucene-core-10.5.0.jar") == ["lucene-10.4"]
     # the jar decides, whatever the engine's release would suggest
     assert lucene("opensearch", "3.1.0", "lucene-core-10.4.1.jar") == ["lucene-10.4"]
     # without a distribution: what the engine's releases are known to ship
-    assert lucene("elasticsearch", "8.19.21") == ["lucene-9.0"]
-    assert lucene("opensearch", "3.0.0") == ["lucene-10.0"]
+    assert lucene("elasticsearch", "8.19.21") == older
+    assert lucene("opensearch", "3.0.0") == ["lucene-10.0", "lucene-9.0-10.3"]
     assert lucene("opensearch", "3.6.0") == ["lucene-10.4"]
+
+
+def test_range_folders_take_the_newest_open_range_and_every_bounded_one_holding_it(
+    tmp_path: Path,
+) -> None:
+    """An open range (lucene-10.0/) serves from its start until the next one starts; a
+    bounded one (lucene-9.0-10.3/, both ends included) is added wherever it holds the
+    release, so a class shared by several open ranges lives in one folder."""
+    for name in ("lucene-9.0", "lucene-10.0", "lucene-10.4", "lucene-9.0-10.3", "lucene-10.2-10.2"):
+        (tmp_path / name / "src").mkdir(parents=True)
+    (tmp_path / "lucene-11.0").mkdir()  # no src/: not a range
+    (tmp_path / "lucene-x" / "src").mkdir(parents=True)  # not a version: not a range
+
+    def picked(release: tuple[int, int]) -> list[str]:
+        return [p.parent.name for p in plugin_zip.range_folders(tmp_path, "lucene", release)]
+
+    assert picked((8, 11)) == []
+    assert picked((9, 12)) == ["lucene-9.0", "lucene-9.0-10.3"]
+    assert picked((10, 1)) == ["lucene-10.0", "lucene-9.0-10.3"]
+    assert picked((10, 2)) == ["lucene-10.0", "lucene-10.2-10.2", "lucene-9.0-10.3"]
+    assert picked((10, 3)) == ["lucene-10.0", "lucene-9.0-10.3"]
+    assert picked((10, 4)) == ["lucene-10.4"]
+    assert picked((11, 0)) == ["lucene-10.4"]
+
+
+@pytest.mark.parametrize(
+    ("flavor", "version", "lucene"),
+    [
+        ("opensearch", "2.19.6", "9.12.3"),
+        ("elasticsearch", "9.2.0", "10.3.1"),
+        ("opensearch", "3.0.0", "10.1.0"),
+        ("opensearch", "3.6.0", "10.4.0"),
+    ],
+)
+def test_a_release_compiles_each_class_once(
+    tmp_path: Path, flavor: str, version: str, lucene: str
+) -> None:
+    """No two folders a release compiles define one class (javac would refuse the build)."""
+    (tmp_path / f"lucene-core-{lucene}.jar").write_bytes(b"")
+    files = plugin_zip.java_files(
+        plugin_zip.sources_folder(), plugin_zip.target(flavor, version), tmp_path
+    )
+    names = [p.name for p in files]
+    assert sorted(set(names)) == sorted(names)
+    assert names.count("LevelImpacts.java") == 1
 
 
 def test_each_engine_compiles_its_own_glue_and_never_the_others() -> None:
@@ -193,3 +242,16 @@ def test_a_missing_jdk_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(plugin_zip.EsqlogError) as error:
         plugin_zip.find_javac(21)
     assert "no JDK 21 or newer" in str(error.value)
+
+
+def test_the_lucene_folders_entry_prints_what_a_lucene_version_compiles(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """scripts/engines/test-plugin-java.sh compiles the folders this prints, so the Java
+    tests see the classes the zips hold."""
+    assert plugin_zip.main(["--lucene-folders", "10.2.0"]) == 0
+    sources = plugin_zip.sources_folder()
+    printed = [Path(line).relative_to(sources).parts[0] for line in capsys.readouterr().out.split()]
+    assert printed == ["lucene", "lucene-10.0", "lucene-9.0-10.3"]
+    assert plugin_zip.main(["--lucene-folders", "10.4"]) == 2
+    assert "not a Lucene version" in capsys.readouterr().err

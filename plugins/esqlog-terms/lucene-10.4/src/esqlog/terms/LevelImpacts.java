@@ -6,7 +6,7 @@ import org.apache.lucene.index.Impacts;
 /**
  * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 10.4
  * and later, where {@code Impacts.getImpacts(level)} fills a {@code FreqAndNormBuffer} (up to
- * 10.3 it was a {@code List<Impact>}: lucene-9.0/). Positioned on one entry of the list by
+ * 10.3 it was a {@code List<Impact>}: lucene-9.0-10.3/). Positioned on one entry of the list by
  * {@link #at}; one buffer reused, as Lucene's own postings do.
  */
 final class LevelImpacts extends Impacts {

@@ -286,6 +286,54 @@ public class SaturationQueryTest extends LuceneTestCase {
         }
     }
 
+    /**
+     * The rare bound is Lucene's postings block size, drawn alike by the view and the list: a
+     * term in 127 documents of a segment is read into the group's list, terms in 128 and 129
+     * from their own postings, each document's tf counted once (a term on both sides would
+     * count twice, on neither not at all).
+     */
+    public void testTheRareBoundIsLucenesBlockSize() throws IOException {
+        TermStateCache.install(new TermStateCache(1 << 20));
+        try (Directory edgeDir = newDirectory()) {
+            try (org.apache.lucene.index.IndexWriter writer =
+                     new org.apache.lucene.index.IndexWriter(edgeDir, newIndexWriterConfig(
+                         new MockAnalyzer(random(), MockTokenizer.WHITESPACE, false))
+                         .setSimilarity(new BM25Similarity()))) {
+                for (int d = 0; d < 300; d++) {
+                    StringBuilder text = new StringBuilder("filler");
+                    text.append(d < 127 ? " b127" : "");
+                    text.append(d % 2 == 0 && d < 256 ? " b128 b128" : "");
+                    text.append(d >= 150 && d < 279 ? " b129" : "");
+                    text.append(" filler".repeat(d % 5));
+                    Document doc = new Document();
+                    doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
+                    writer.addDocument(doc);
+                }
+                writer.forceMerge(1);
+            }
+            try (IndexReader edge = org.apache.lucene.index.DirectoryReader.open(edgeDir)) {
+                assertEquals(1, edge.leaves().size());
+                assertEquals(128, edge.docFreq(new Term(FIELD, "b128")));
+                IndexSearcher searcher = newSearcher(edge);
+                searcher.setSimilarity(new BM25Similarity());
+                IndexSearcher plain = new IndexSearcher(edge);
+                plain.setSimilarity(new SaturationQuery.UnitIdfBM25(1.2f, 0.75f, 1f));
+                List<BytesRef> g = group("b127", "b128", "b129");
+                ScoreDoc[] want = plain.search(synonym(g), edge.maxDoc()).scoreDocs;
+                ScoreDoc[] got = searcher.search(saturation(g), edge.maxDoc()).scoreDocs;
+                assertEquals(want.length, got.length);
+                Map<Integer, Float> scores = new HashMap<>();
+                for (ScoreDoc hit : want) {
+                    scores.put(hit.doc, hit.score);
+                }
+                for (ScoreDoc hit : got) {
+                    assertNotNull("doc " + hit.doc, scores.get(hit.doc));
+                    assertEquals("doc " + hit.doc, scores.get(hit.doc), hit.score, 0f);
+                }
+            }
+        }
+    }
+
     /** The summed cost of a query's scorers over the leaves: its postings' lengths. */
     private static long cost(IndexSearcher searcher, Query query) throws IOException {
         return cost(searcher, query, searcher.getIndexReader());

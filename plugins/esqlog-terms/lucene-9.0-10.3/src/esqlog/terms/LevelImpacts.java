@@ -7,10 +7,10 @@ import org.apache.lucene.index.Impact;
 import org.apache.lucene.index.Impacts;
 
 /**
- * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene
- * 10.0-10.3, where {@code Impacts.getImpacts(level)} is a {@code List<Impact>} as in 9.x
- * (lucene-9.0/ holds the same class; 10.4 replaced the list by a FreqAndNormBuffer:
- * lucene-10.4/). Positioned on one entry of the list by {@link #at}.
+ * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 9.0
+ * to 10.3, where {@code Impacts.getImpacts(level)} is a {@code List<Impact>} (10.4 replaced
+ * the list by a FreqAndNormBuffer: lucene-10.4/). Positioned on one entry of the list by
+ * {@link #at}.
  */
 final class LevelImpacts extends Impacts {
     private final RareImpacts impacts;
