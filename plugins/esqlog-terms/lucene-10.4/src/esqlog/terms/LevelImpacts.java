@@ -1,7 +1,6 @@
 package esqlog.terms;
 
 import org.apache.lucene.index.FreqAndNormBuffer;
-import org.apache.lucene.index.Impacts;
 
 /**
  * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 10.4
@@ -9,28 +8,16 @@ import org.apache.lucene.index.Impacts;
  * 10.3 it was a {@code List<Impact>}: lucene-9.0-10.3/). Positioned on one entry of the list by
  * {@link #at}; one buffer reused, as Lucene's own postings do.
  */
-final class LevelImpacts extends Impacts {
-    private final RareImpacts impacts;
+final class LevelImpacts extends PositionedImpacts {
     private final FreqAndNormBuffer buffer = new FreqAndNormBuffer();
-    private int index;
 
     LevelImpacts(RareImpacts impacts) {
-        this.impacts = impacts;
+        super(impacts);
     }
 
     LevelImpacts at(int entry) {
         index = entry;
         return this;
-    }
-
-    @Override
-    public int numLevels() {
-        return impacts.numLevels();
-    }
-
-    @Override
-    public int getDocIdUpTo(int level) {
-        return impacts.docIdUpTo(level, index);
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.util.AbstractList;
 import java.util.List;
 
 import org.apache.lucene.index.Impact;
-import org.apache.lucene.index.Impacts;
 
 /**
  * A rare-terms list's exact impacts ({@link RareImpacts}) in the impacts API of Lucene 9.0
@@ -12,27 +11,14 @@ import org.apache.lucene.index.Impacts;
  * the list by a FreqAndNormBuffer: lucene-10.4/). Positioned on one entry of the list by
  * {@link #at}.
  */
-final class LevelImpacts extends Impacts {
-    private final RareImpacts impacts;
-    private int index;
-
+final class LevelImpacts extends PositionedImpacts {
     LevelImpacts(RareImpacts impacts) {
-        this.impacts = impacts;
+        super(impacts);
     }
 
     LevelImpacts at(int entry) {
         index = entry;
         return this;
-    }
-
-    @Override
-    public int numLevels() {
-        return impacts.numLevels();
-    }
-
-    @Override
-    public int getDocIdUpTo(int level) {
-        return impacts.docIdUpTo(level, index);
     }
 
     @Override

@@ -212,15 +212,12 @@ public class DeletedDocumentsTest extends LuceneTestCase {
      * against its scorers ({@link #assertSameScorers}) in place of the skip checks; returns
      * how many deleted documents the scorers were compared on.
      */
-    static int checkWithDeletions(IndexSearcher searcher, Query query, Query synonym)
-            throws IOException {
-        IndexReader reader = searcher.getIndexReader();
-        IndexSearcher plain = new IndexSearcher(reader);
-        plain.setSimilarity(new SaturationQuery.UnitIdfBM25(1.2f, 0.75f, 1f));
-        ScoreDoc[] want = plain.search(synonym, Math.max(1, reader.maxDoc())).scoreDocs;
-        ScoreDoc[] got = searcher.search(query, Math.max(1, reader.maxDoc())).scoreDocs;
+    /**
+     * The same documents with the same scores, in any order (ties may order apart): what a
+     * group scored through the plugin must give against Lucene's own synonym query.
+     */
+    static void assertSameHits(ScoreDoc[] want, ScoreDoc[] got) {
         assertEquals(want.length, got.length);
-        assertEquals(plain.count(synonym), searcher.count(query));
         Map<Integer, Float> scores = new HashMap<>();
         for (ScoreDoc hit : want) {
             scores.put(hit.doc, hit.score);
@@ -229,6 +226,17 @@ public class DeletedDocumentsTest extends LuceneTestCase {
             assertNotNull("doc " + hit.doc, scores.get(hit.doc));
             assertEquals("doc " + hit.doc, scores.get(hit.doc), hit.score, 0f);
         }
+    }
+
+    static int checkWithDeletions(IndexSearcher searcher, Query query, Query synonym)
+            throws IOException {
+        IndexReader reader = searcher.getIndexReader();
+        IndexSearcher plain = new IndexSearcher(reader);
+        plain.setSimilarity(new SaturationQuery.UnitIdfBM25(1.2f, 0.75f, 1f));
+        ScoreDoc[] want = plain.search(synonym, Math.max(1, reader.maxDoc())).scoreDocs;
+        ScoreDoc[] got = searcher.search(query, Math.max(1, reader.maxDoc())).scoreDocs;
+        assertEquals(plain.count(synonym), searcher.count(query));
+        assertSameHits(want, got);
         int deletedSeen = assertSameScorers(searcher, query, plain, synonym);
         QueryUtils.check(query);
         QueryUtils.checkBulkScorerSkipTo(random(), query, searcher);

@@ -185,7 +185,7 @@ public class RareImpactsTest extends LuceneTestCase {
      * every document of the list up to a level's docIdUpTo is dominated by one of that level's
      * impacts (a freq at least its summed tf at a norm at most its own), each impact is some
      * document's own (exact, not the largest possible, or the one no document beats where the window holds
-     * none), and the levels nest.
+     * none), the levels nest, and the last is the whole segment.
      */
     public void testNoDocumentScoresAboveItsBlocksImpacts() throws IOException {
         IndexReader rare = CachedTermsView.of(new IndexSearcher(reader).getTopReaderContext(),
@@ -249,6 +249,8 @@ public class RareImpactsTest extends LuceneTestCase {
                             own);
                     }
                 }
+                // the last level is the whole segment: a bound for skipping past every window
+                assertEquals(DocIdSetIterator.NO_MORE_DOCS, previousUpTo);
                 target = previousUpTo == DocIdSetIterator.NO_MORE_DOCS
                     ? DocIdSetIterator.NO_MORE_DOCS : previousUpTo + 1 + random().nextInt(50);
                 if (random().nextInt(4) == 0) {

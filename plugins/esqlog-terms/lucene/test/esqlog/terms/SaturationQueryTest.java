@@ -262,15 +262,7 @@ public class SaturationQueryTest extends LuceneTestCase {
                         instanceof RareGroupWeight);
                     ScoreDoc[] want = plain.search(synonym(g), rare.maxDoc()).scoreDocs;
                     ScoreDoc[] got = searcher.search(query, rare.maxDoc()).scoreDocs;
-                    assertEquals(want.length, got.length);
-                    Map<Integer, Float> scores = new HashMap<>();
-                    for (ScoreDoc hit : want) {
-                        scores.put(hit.doc, hit.score);
-                    }
-                    for (ScoreDoc hit : got) {
-                        assertNotNull("doc " + hit.doc, scores.get(hit.doc));
-                        assertEquals("doc " + hit.doc, scores.get(hit.doc), hit.score, 0f);
-                    }
+                    DeletedDocumentsTest.assertSameHits(want, got);
                     // with deleted documents: QueryUtils' skip checks expect scorers to skip
                     // them (DeletedDocumentsTest says why not), its other checks run here
                     DeletedDocumentsTest.checkWithDeletions(searcher, query, synonym(g));
@@ -321,15 +313,7 @@ public class SaturationQueryTest extends LuceneTestCase {
                 List<BytesRef> g = group("b127", "b128", "b129");
                 ScoreDoc[] want = plain.search(synonym(g), edge.maxDoc()).scoreDocs;
                 ScoreDoc[] got = searcher.search(saturation(g), edge.maxDoc()).scoreDocs;
-                assertEquals(want.length, got.length);
-                Map<Integer, Float> scores = new HashMap<>();
-                for (ScoreDoc hit : want) {
-                    scores.put(hit.doc, hit.score);
-                }
-                for (ScoreDoc hit : got) {
-                    assertNotNull("doc " + hit.doc, scores.get(hit.doc));
-                    assertEquals("doc " + hit.doc, scores.get(hit.doc), hit.score, 0f);
-                }
+                DeletedDocumentsTest.assertSameHits(want, got);
             }
         }
     }

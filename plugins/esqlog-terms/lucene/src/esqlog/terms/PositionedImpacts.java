@@ -1,0 +1,33 @@
+package esqlog.terms;
+
+import org.apache.lucene.index.Impacts;
+
+/**
+ * A rare-terms list's exact impacts ({@link RareImpacts}) for one entry of the list, in what
+ * every Lucene impacts API shares: the levels and each level's last doc id.
+ *
+ * <p>Why a base class: between Lucene releases only {@code getImpacts(level)} changed its
+ * type (a {@code List<Impact>} up to 10.3, a {@code FreqAndNormBuffer} from 10.4), so each
+ * release range's {@code LevelImpacts} (lucene-9.0-10.3/, lucene-10.4/) adds that method
+ * and nothing else.
+ */
+abstract class PositionedImpacts extends Impacts {
+    /** The list's windows and their competitive (freq, norm) pairs. */
+    final RareImpacts impacts;
+    /** The list entry these impacts are of, set by the owner before handing them out. */
+    int index;
+
+    PositionedImpacts(RareImpacts impacts) {
+        this.impacts = impacts;
+    }
+
+    @Override
+    public final int numLevels() {
+        return impacts.numLevels();
+    }
+
+    @Override
+    public final int getDocIdUpTo(int level) {
+        return impacts.docIdUpTo(level, index);
+    }
+}
