@@ -15,15 +15,10 @@ final class LevelImpacts extends PositionedImpacts {
         super(impacts);
     }
 
-    LevelImpacts at(int entry) {
-        index = entry;
-        return this;
-    }
-
     @Override
     public FreqAndNormBuffer getImpacts(int level) {
-        int[] freqs = impacts.freqs(level, index);
-        long[] norms = impacts.norms(level, index);
+        int[] freqs = freqs(level);
+        long[] norms = norms(level);
         buffer.growNoCopy(freqs.length);
         System.arraycopy(freqs, 0, buffer.freqs, 0, freqs.length);
         System.arraycopy(norms, 0, buffer.norms, 0, freqs.length);

@@ -16,15 +16,10 @@ final class LevelImpacts extends PositionedImpacts {
         super(impacts);
     }
 
-    LevelImpacts at(int entry) {
-        index = entry;
-        return this;
-    }
-
     @Override
     public List<Impact> getImpacts(int level) {
-        int[] freqs = impacts.freqs(level, index);
-        long[] norms = impacts.norms(level, index);
+        int[] freqs = freqs(level);
+        long[] norms = norms(level);
         return new AbstractList<>() {
             @Override
             public Impact get(int i) {

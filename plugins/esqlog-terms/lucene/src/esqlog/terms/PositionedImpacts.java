@@ -13,12 +13,18 @@ import org.apache.lucene.index.Impacts;
  */
 abstract class PositionedImpacts extends Impacts {
     /** The list's windows and their competitive (freq, norm) pairs. */
-    final RareImpacts impacts;
-    /** The list entry these impacts are of, set by the owner before handing them out. */
-    int index;
+    private final RareImpacts impacts;
+    /** The list entry these impacts are of ({@link #at}). */
+    private int index;
 
     PositionedImpacts(RareImpacts impacts) {
         this.impacts = impacts;
+    }
+
+    /** These impacts positioned on list entry {@code entry}. */
+    final PositionedImpacts at(int entry) {
+        index = entry;
+        return this;
     }
 
     @Override
@@ -29,5 +35,15 @@ abstract class PositionedImpacts extends Impacts {
     @Override
     public final int getDocIdUpTo(int level) {
         return impacts.docIdUpTo(level, index);
+    }
+
+    /** The competitive freqs of {@code level}'s window holding the positioned entry. */
+    final int[] freqs(int level) {
+        return impacts.freqs(level, index);
+    }
+
+    /** Their norms, in the same order. */
+    final long[] norms(int level) {
+        return impacts.norms(level, index);
     }
 }

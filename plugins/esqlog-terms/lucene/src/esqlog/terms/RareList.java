@@ -25,7 +25,7 @@ final class RareList extends ImpactsEnum {
     private int doc = -1;
     /** The largest target of advanceShallow: the impacts are of the list from there on. */
     private int shallow = -1;
-    private LevelImpacts impacts;
+    private PositionedImpacts impacts;
 
     private final int maxDoc;
 
@@ -103,7 +103,7 @@ final class RareList extends ImpactsEnum {
      * whichever is later (the segment's last window once past them all).
      */
     @Override
-    public LevelImpacts getImpacts() throws IOException {
+    public PositionedImpacts getImpacts() throws IOException {
         if (!withImpacts) {
             throw new UnsupportedOperationException("postings read without impacts");
         }
