@@ -149,7 +149,7 @@ def run_one(mutant: Mutant, tests: list[str], python: str) -> tuple[bool, str]:
         path.write_bytes(original)
     if run.returncode == 0:
         return False, "every test passed"
-    return True, first_failure(run.stdout + "\n" + run.stderr) or f"exit {run.returncode}"
+    return True, _why(run)
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -177,15 +177,19 @@ def first_failure(output: str) -> str:
     return ""
 
 
+def _why(run: subprocess.CompletedProcess[str]) -> str:
+    """What a failed run says failed first, else its exit status."""
+    return first_failure(run.stdout + "\n" + run.stderr) or f"exit {run.returncode}"
+
+
 def check_commands(mutants: list[Mutant]) -> None:
     """Each distinct ``run:`` command passes on the unmutated tree, else ValueError: one that
     fails without a mutant would report every mutant caught."""
     for argv in dict.fromkeys(m.run for m in mutants if m.run):
         run = _run(list(argv))
         if run.returncode != 0:
-            why = first_failure(run.stdout + "\n" + run.stderr) or f"exit {run.returncode}"
             raise ValueError(
-                f"run: {shlex.join(argv)} fails with no mutant applied ({why}); "
+                f"run: {shlex.join(argv)} fails with no mutant applied ({_why(run)}); "
                 "fix the command or what it tests first"
             )
 
