@@ -19,7 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import esqlog.identifiers.selection as selection
 from esqlog.identifiers.selection import (
+    MARKS_LIMIT,
     MULTI_SCAN,
     choose,
     first_by_tier_then_mass,
@@ -156,21 +158,24 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
         assert got[word].tolist() == want[word].tolist(), word
 
 
-@settings(max_examples=150, deadline=None)
+#: ids the marks hold (small, non-negative) and those counted by buckets instead: past
+#: MARKS_LIMIT, negative (a signed type) or wider than 32 bits
+_IDS = st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7])
+
+
+@settings(max_examples=200, deadline=None)
 @given(
-    st.lists(
-        st.lists(st.integers(0, 200_000), max_size=80, unique=True),
-        min_size=1,
-        max_size=8,
-    ),
+    st.lists(st.lists(_IDS, max_size=80, unique=True), min_size=1, max_size=8),
     st.sampled_from([np.int32, np.uint32, np.int64]),
     st.data(),
 )
 def test_the_shared_compound_count_is_the_reference_one(
     drawn: list[list[int]], dtype: Any, data: st.DataObject
 ) -> None:
-    """Packed ids (32 bits) and ids too wide to pack (the bucketed count) alike; the masses
-    the very same floats (summed in position order)."""
+    """Ids the marks hold and ids counted by buckets alike; the masses the very same floats
+    (summed in position order); the marks all cleared after each count."""
+    if dtype == np.uint32:
+        drawn = [[i for i in ids if i >= 0] for ids in drawn]
     lists = [np.asarray(ids, dtype) for ids in drawn]
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
     sizes = np.asarray([a.size for a in lists], np.int64)
@@ -187,6 +192,8 @@ def test_the_shared_compound_count_is_the_reference_one(
         assert a.tolist() == b.tolist()
     for a, b in zip(mass, want_mass, strict=True):
         assert a.tolist() == b.tolist()
+    marks = getattr(selection._MARKS, "table", None)
+    assert marks is None or not marks.any()
 
 
 @settings(max_examples=60, deadline=None)
@@ -194,8 +201,6 @@ def test_the_shared_compound_count_is_the_reference_one(
 def test_a_budget_beyond_the_scanned_head_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
     """With a head shorter than the budget (a budget above MULTI_SCAN on a real index), the
     candidates past the head come after it, the shared compounds among them left out."""
-    import esqlog.identifiers.selection as selection
-
     global MULTI_SCAN
     saved = MULTI_SCAN
     MULTI_SCAN = selection.MULTI_SCAN = 7
