@@ -189,7 +189,7 @@ def plan_identifier_query(
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
     looked = {w: facts.word(w) for w in counts}
     every = {w: ids for w, (ids, _) in looked.items()}
-    comps = {w: ids[: settings.cap] for w, ids in every.items()}
+    comps = every if settings.cap is None else {w: ids[: settings.cap] for w, ids in every.items()}
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: looked[w][1] or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]
