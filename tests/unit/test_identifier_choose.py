@@ -192,7 +192,7 @@ def test_the_shared_compound_count_is_the_reference_one(
         assert a.tolist() == b.tolist()
     for a, b in zip(mass, want_mass, strict=True):
         assert a.tolist() == b.tolist()
-    marks = getattr(selection._MARKS, "table", None)
+    marks = getattr(selection._MARKS, "marks", None)
     assert marks is None or not marks.any()
 
 
@@ -248,16 +248,24 @@ _MASSES = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 7.25])
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70))
+@given(
+    st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70), st.sampled_from([0, 40])
+)
 def test_the_first_candidates_are_those_of_the_full_sort(
-    rows: list[tuple[float, float]], room: int
+    rows: list[tuple[float, float]], room: int, sort_all: int
 ) -> None:
     """The partitioned pick takes the very positions, in the very order, of the stable sort
-    by tier then mass (largest first) it replaces: ties at the boundary by position."""
+    by tier then mass (largest first) it replaces: ties at the boundary by position. The
+    few candidates sorted whole (SORT_ALL) alike."""
     tier = np.asarray([t for t, _ in rows], np.float64)
     key = np.asarray([k for _, k in rows], np.float64)
     want = np.lexsort((-key, tier))[:room]
-    assert first_by_tier_then_mass(tier, key, room).tolist() == want.tolist()
+    saved = selection.SORT_ALL
+    selection.SORT_ALL = sort_all
+    try:
+        assert first_by_tier_then_mass(tier, key, room).tolist() == want.tolist()
+    finally:
+        selection.SORT_ALL = saved
 
 
 @pytest.mark.parametrize("weight", [2.0, -2.0])
