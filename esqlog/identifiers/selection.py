@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -74,11 +75,10 @@ def choose(
     key = weights[owner] * df  # the df as float64, as numpy promotes it
     top = first_by_tier_then_mass(tier, key, room)
     # each word's picks in df order, ties in the order chosen: one stable sort by (word, -df)
-    picked, by = cid[top], owner[top]
-    picked = picked[np.lexsort((-df[top].astype(np.int64), by))]
-    ends = np.cumsum(np.bincount(by, minlength=n)).tolist()
+    by = owner[top]
+    picked = cid[top[np.argsort((by << 32) - df[top], kind="stable")]]
     begin = 0
-    for w, end in zip(present, ends, strict=True):
+    for w, end in zip(present, accumulate(np.bincount(by, minlength=n).tolist()), strict=True):
         if end > begin:
             part = picked[begin:end]
             out[w] = np.concatenate((out[w], part)) if out[w].size else part
@@ -106,13 +106,14 @@ def _candidates_by_cover(
     candidates instead of ~2,600). The ids come back as ``intp``: numpy gathers by an
     index of that type about 3x faster than by the lists' int32."""
     n = len(lists)
-    heads = [a[:MULTI_SCAN] for a in lists]
+    heads = [a if a.size <= MULTI_SCAN else a[:MULTI_SCAN] for a in lists]
     sizes = [h.size for h in heads]
     ids = np.concatenate(heads)
-    where, held, mass, owner_shared = _shared(ids, sizes, weights)
-    starts = np.cumsum([0, *sizes[:-1]])
+    index = ids.astype(np.intp)
+    where, held, mass, owner_shared = _shared(ids, sizes, weights, index)
+    starts = [0, *accumulate(sizes[:-1])]
     # a word's first clause (its list's first compound) stays where it is
-    dropped = [s for s, f in zip(starts.tolist(), first, strict=True) if f]
+    dropped = [s for s, f in zip(starts, first, strict=True) if f]
     if dropped and where.size:
         at = np.searchsorted(where, dropped)
         hit = at[where[np.minimum(at, where.size - 1)] == dropped]
@@ -134,11 +135,11 @@ def _candidates_by_cover(
     )
     if where.size >= room and multi_tier.max() < tier_of.min():
         # the shared ones fill the budget, tiered before any other: no other can be taken
-        return ids[where].astype(np.intp), owner_shared, multi_tier
+        return index[where], owner_shared, multi_tier
     # each word's first ``room`` after its first clause, less the shared ones
     first_at = np.asarray(first)
     size_of = np.asarray(sizes)
-    begin = starts + first_at
+    begin = np.asarray(starts) + first_at
     count = np.clip(np.minimum(size_of - first_at, room), 0, None)
     plain = np.repeat(begin, count) + _within(count)
     taken = np.zeros(ids.size, bool)
@@ -151,7 +152,7 @@ def _candidates_by_cover(
     # by word, its shared ones first, list order kept: a stable sort of a small int
     group = owner * 2 + (np.arange(owner.size) >= where.size)
     order = np.argsort(group.astype(np.int16 if n < 16_000 else np.int64), kind="stable")
-    cid, owner, tier = ids[position[order]].astype(np.intp), owner[order], tier[order]
+    cid, owner, tier = index[position[order]], owner[order], tier[order]
     beyond = [a[MULTI_SCAN : f + room] for a, f in zip(lists, first, strict=True)]
     if any(b.size for b in beyond):  # a budget larger than the head: the rest, the
         # compounds shared within the heads left out (they were lifted or not scanned)
@@ -213,9 +214,13 @@ def shared_counts(
 
 
 def _shared(
-    ids: np.ndarray, sizes: Sequence[int] | np.ndarray, weights: np.ndarray
+    ids: np.ndarray,
+    sizes: Sequence[int] | np.ndarray,
+    weights: np.ndarray,
+    index: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`shared_counts` and the list of each position found (its word).
+    """:func:`shared_counts` and the list of each position found (its word); ``index``:
+    the ids as ``intp`` when the caller has them (else converted here).
 
     Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared.
     One sort of the ids themselves (32-bit: the fastest numpy sorts) finds the ids held
@@ -239,14 +244,15 @@ def _shared(
     marks, ranks = _tables(high + 1)
     marks[shared] = True
     try:
-        where = np.flatnonzero(marks[ids.astype(np.intp)])
+        index = ids.astype(np.intp) if index is None else index
+        where = np.flatnonzero(marks[index])
     finally:
         marks[shared] = False
     # which shared id each position holds: a number per id (the last written of its
     # repeats), read back only where just written (a binary search per position instead
     # mispredicts its branches: ~3x the time)
     ranks[shared] = np.arange(shared.size, dtype=np.int32)
-    run = ranks[ids[where].astype(np.intp)]
+    run = ranks[index[where]]
     owner = np.searchsorted(bounds, where, side="right")
     held = np.bincount(run)[run]
     mass = np.bincount(run, weights=weights[owner])[run]
