@@ -63,9 +63,12 @@ def choose(
     if not room or not n:
         return out
     weights = np.asarray([weight[w] for w in present], np.float64)
-    tier_of = np.asarray([2.0 if settings.rare_first and w in common else 1.0 for w in present])
+    tiers = [2.0 if settings.rare_first and w in common else 1.0 for w in present]
+    tier_of = np.asarray(tiers)
     if settings.select != "mass" and n > 1:
-        cid, owner, tier = _candidates_by_cover(lists, weights, tier_of, first, room, settings)
+        cid, owner, tier = _candidates_by_cover(
+            lists, weights, tier_of, min(tiers), first, room, settings
+        )
     else:  # by score mass only: each word's first ``room`` after its first clause
         parts = [a[f : f + room] for a, f in zip(lists, first, strict=True)]
         cid = np.concatenate(parts).astype(np.intp)
@@ -90,6 +93,7 @@ def _candidates_by_cover(
     lists: list[np.ndarray],
     weights: np.ndarray,
     tier_of: np.ndarray,
+    lowest: float,
     first: list[int],
     room: int,
     settings: IdentifierSettings,
@@ -110,7 +114,7 @@ def _candidates_by_cover(
     sizes = [h.size for h in heads]
     ids = np.concatenate(heads)
     index = ids.astype(np.intp)
-    where, held, mass, owner_shared = _shared(ids, sizes, weights, index)
+    where, run, mass, owner_shared = _shared(ids, sizes, weights, index)
     starts = [0, *accumulate(sizes[:-1])]
     # a word's first clause (its list's first compound) stays where it is
     dropped = [s for s, f in zip(starts, first, strict=True) if f]
@@ -120,20 +124,20 @@ def _candidates_by_cover(
         if hit.size:
             kept = np.ones(where.size, bool)
             kept[hit] = False
-            where, held, mass, owner_shared = (
+            where, run, mass, owner_shared = (
                 where[kept],
-                held[kept],
+                run[kept],
                 mass[kept],
                 owner_shared[kept],
             )
     multi_tier = (
-        -held.astype(np.float64)
+        -np.bincount(run)[run].astype(np.float64)  # how many query words each holds
         if settings.select == "words"
         else -mass
         if settings.select == "cover"
         else np.zeros(where.size)
     )
-    if where.size >= room and multi_tier.max() < tier_of.min():
+    if where.size >= room and multi_tier.max() < lowest:
         # the shared ones fill the budget, tiered before any other: no other can be taken
         return index[where], owner_shared, multi_tier
     # each word's first ``room`` after its first clause, less the shared ones
@@ -209,8 +213,8 @@ def shared_counts(
     """Where the concatenated lists (each holds an id at most once) hold an id that
     another list holds too, in order: those positions, how many lists hold the id there,
     and the summed weight of those lists. Every other id is held by its own list alone."""
-    where, held, mass, _ = _shared(ids, sizes, weights)
-    return where, held, mass
+    where, run, mass, _ = _shared(ids, sizes, weights)
+    return where, np.bincount(run)[run], mass
 
 
 def _shared(
@@ -219,8 +223,10 @@ def _shared(
     weights: np.ndarray,
     index: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`shared_counts` and the list of each position found (its word); ``index``:
-    the ids as ``intp`` when the caller has them (else converted here).
+    """:func:`shared_counts` with, instead of how many lists hold each position's id, a
+    number per shared id (equal at the positions holding the same id: the count is their
+    ``bincount``), and the list of each position (its word); ``index``: the ids as
+    ``intp`` when the caller has them (else converted here).
 
     Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared.
     One sort of the ids themselves (32-bit: the fastest numpy sorts) finds the ids held
@@ -229,7 +235,7 @@ def _shared(
     positions: 0.11 -> 0.06 ms a search on Go 153K against sorting ids packed with their
     positions into int64. The weights are summed in position order, as before, so the
     masses are the same floats."""
-    bounds = np.cumsum(sizes)
+    bounds = list(accumulate(sizes))
     if not ids.size:
         return _nothing_shared()
     if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide for the marks
@@ -254,9 +260,8 @@ def _shared(
     ranks[shared] = np.arange(shared.size, dtype=np.int32)
     run = ranks[index[where]]
     owner = np.searchsorted(bounds, where, side="right")
-    held = np.bincount(run)[run]
     mass = np.bincount(run, weights=weights[owner])[run]
-    return where, held, mass, owner
+    return where, run, mass, owner
 
 
 def _nothing_shared() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -276,7 +281,7 @@ def _tables(size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _shared_by_bucket(
-    ids: np.ndarray, bounds: np.ndarray, weights: np.ndarray
+    ids: np.ndarray, bounds: Sequence[int], weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_shared` for ids the marks cannot hold (wider than 32 bits, negative or past
     MARKS_LIMIT): hashed into 65,536 buckets, only those sharing a bucket sorted to be
@@ -288,7 +293,6 @@ def _shared_by_bucket(
     owner = np.searchsorted(bounds, maybe, side="right")
     each = weights[owner]
     unique, inverse, runs = np.unique(ids[maybe], return_inverse=True, return_counts=True)
-    held = runs[inverse]
     mass = np.bincount(inverse, weights=each, minlength=unique.size)[inverse]
-    shared = held > 1
-    return maybe[shared], held[shared], mass[shared], owner[shared]
+    shared = runs[inverse] > 1  # every position of such an id is kept: a run per id
+    return maybe[shared], inverse[shared], mass[shared], owner[shared]
