@@ -93,10 +93,10 @@ class MappedTerms(Sequence[str]):
         if int(ids.min()) < 0:
             raise IndexError(int(ids.min()))
         starts = self._starts_array
-        begin = starts[ids]
-        size = starts[ids + 1] - begin  # the term and its newline (IndexError past the last)
-        ends = np.cumsum(size)
-        places = np.repeat(begin - (ends - size), size)
+        end = starts[ids + 1]  # past the term's newline (IndexError past the last term)
+        size = end - starts[ids]
+        ends = np.cumsum(size)  # where each ends in the joined bytes
+        places = np.repeat(end - ends, size)  # each byte's offset from its place there
         places += np.arange(places.size)
         joined = self.blob.take(places, mode="clip")
         joined[ends - 1] = NEWLINE
