@@ -293,3 +293,38 @@ def test_shared_compounds_filling_the_budget_are_taken_alone_only_when_tiered_fi
     shared = {0, 1}
     taken = {int(i) for v in got.values() for i in v}
     assert (taken <= shared) == (weight > 0)
+
+
+def test_threads_counting_at_once_each_get_their_own_answer() -> None:
+    """The shared count writes to tables of its thread: searches of several threads at once
+    (a wrapped client serves them) find what each finds alone."""
+    import sys
+    import threading
+
+    rng = np.random.default_rng(7)
+    cases = []
+    for _ in range(4):
+        lists = [rng.choice(3_000, size=rng.integers(50, 400), replace=False) for _ in range(5)]
+        ids = np.concatenate(lists).astype(np.int32)
+        sizes = np.asarray([a.size for a in lists], np.int64)
+        weights = rng.uniform(0.1, 5.0, 5)
+        cases.append((ids, sizes, weights))
+    alone = [[a.tolist() for a in shared_counts(*case)] for case in cases]
+    wrong: list[int] = []
+
+    def run(k: int) -> None:
+        for _ in range(200):
+            if [a.tolist() for a in shared_counts(*cases[k])] != alone[k]:
+                wrong.append(k)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(cases))]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns between almost any two steps
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
