@@ -115,6 +115,8 @@ def _candidates_by_cover(
     ids = np.concatenate(heads)
     index = ids.astype(np.intp)
     where, run, mass, owner_shared = _shared(ids, sizes, weights, index)
+    # "words": how many query words hold each, counted before a first clause is lifted
+    held = np.bincount(run)[run] if settings.select == "words" else run
     starts = [0, *accumulate(sizes[:-1])]
     # a word's first clause (its list's first compound) stays where it is
     dropped = [s for s, f in zip(starts, first, strict=True) if f]
@@ -124,14 +126,14 @@ def _candidates_by_cover(
         if hit.size:
             kept = np.ones(where.size, bool)
             kept[hit] = False
-            where, run, mass, owner_shared = (
+            where, held, mass, owner_shared = (
                 where[kept],
-                run[kept],
+                held[kept],
                 mass[kept],
                 owner_shared[kept],
             )
     multi_tier = (
-        -np.bincount(run)[run].astype(np.float64)  # how many query words each holds
+        -held.astype(np.float64)
         if settings.select == "words"
         else -mass
         if settings.select == "cover"

@@ -328,3 +328,31 @@ def test_threads_counting_at_once_each_get_their_own_answer() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert not wrong
+
+
+@pytest.mark.parametrize("select", ["words", "cover"])
+def test_a_first_clause_counts_among_the_words_holding_its_compound(select: str) -> None:
+    """A word the index does not hold keeps its most frequent compound as its first clause
+    (lifted out of the candidates), yet that word still counts among those holding the
+    compound: X, held by a, b and c, comes before Y, held by b and c, though Y is more
+    frequent (a count after the lift would tie them and take Y)."""
+    df = np.asarray([1, 9], np.uint32)  # X = 0, Y = 1
+    comps = {
+        "a": np.asarray([0], np.int32),
+        "b": np.asarray([1, 0], np.int32),
+        "c": np.asarray([1, 0], np.int32),
+    }
+    inputs = (
+        ["a", "b", "c"],
+        comps,
+        {"a": 1.0, "b": 1.0, "c": 1.0},
+        {"b": 3, "c": 3},  # a: not in the index, its first clause is X
+        SimpleNamespace(shards=1, df_engine=df),
+        IdentifierSettings(budget=4, select=select),  # room for one compound
+        set(),
+        1,
+    )
+    got = choose(*inputs)
+    assert {w: a.tolist() for w, a in got.items()} == {"a": [0], "b": [0], "c": []}
+    want = reference_choose(*inputs)
+    assert all(got[w].tolist() == want[w].tolist() for w in want)
