@@ -31,9 +31,12 @@ MULTI_SCAN = 5_000  # compounds per word looked at for those holding several que
 #: this the partitions' dozen numpy calls cost more than the larger sort
 SORT_ALL = 2_048
 _BUCKETS = 1 << 16  # hash buckets the count of ids the marks cannot hold spreads them over
-#: ids past this are counted by buckets: the marks (a byte per id, per thread) stay small
-MARKS_LIMIT = 1 << 26
-_MARKS = threading.local()  # each thread's marks (esqlog.wrapper serves threads at once)
+#: ids past this are counted by buckets, so that the tables below stay small: 3 bytes a
+#: word of the statistics, per thread that searches (1 MB on Go 153K's 338K words)
+MARKS_LIMIT = 1 << 23
+#: shared ids a count numbers in its table of ranks (uint16); more are found by a search
+RANKS = (1 << 16) - 1
+_MARKS = threading.local()  # each thread's tables (esqlog.wrapper serves threads at once)
 
 
 def choose(
@@ -231,12 +234,12 @@ def _shared(
     ``intp`` when the caller has them (else converted here).
 
     Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared.
-    One sort of the ids themselves (32-bit: the fastest numpy sorts) finds the ids held
-    twice; a table of marks, one per id of the statistics (kept per thread, cleared after
-    each use), then finds every position holding one, in position order with no sort of
-    positions: 0.11 -> 0.06 ms a search on Go 153K against sorting ids packed with their
-    positions into int64. The weights are summed in position order, as before, so the
-    masses are the same floats."""
+    One sort of the ids themselves (32-bit: ~25 us, against ~45-65 for ids packed with their
+    positions into int64) finds the ids held twice; a table of marks, one per word of the
+    statistics (kept per thread, cleared after each use), then finds every position holding
+    one, in position order with no sort of positions, and a table of ranks numbers them
+    (docs/benchmarks/identifiers.md: the clause budget 0.80x the packed sort's). The weights
+    are summed in position order, as before, so the masses are the same floats."""
     bounds = list(accumulate(sizes))
     if not ids.size:
         return _nothing_shared()
@@ -258,9 +261,13 @@ def _shared(
         marks[shared] = False
     # which shared id each position holds: a number per id (the last written of its
     # repeats), read back only where just written (a binary search per position instead
-    # mispredicts its branches: ~3x the time)
-    ranks[shared] = np.arange(shared.size, dtype=np.int32)
-    run = ranks[index[where]]
+    # mispredicts its branches: ~3x the time amid a search); past the numbers the ranks
+    # hold (never on real queries), by that binary search
+    if shared.size <= RANKS:
+        ranks[shared] = np.arange(shared.size, dtype=ranks.dtype)
+        run = ranks[index[where]]
+    else:
+        run = np.searchsorted(shared, ids[where])
     owner = np.searchsorted(bounds, where, side="right")
     mass = np.bincount(run, weights=weights[owner])[run]
     return where, run, mass, owner
@@ -278,7 +285,7 @@ def _tables(size: int) -> tuple[np.ndarray, np.ndarray]:
     if marks is None or marks.size < size:
         size = max(size, 2 * (0 if marks is None else marks.size))
         marks = _MARKS.marks = np.zeros(size, bool)
-        _MARKS.ranks = np.zeros(size, np.int32)
+        _MARKS.ranks = np.zeros(size, np.uint16)
     return marks, _MARKS.ranks
 
 

@@ -167,21 +167,27 @@ _IDS = st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7
 @given(
     st.lists(st.lists(_IDS, max_size=80, unique=True), min_size=1, max_size=8),
     st.sampled_from([np.int32, np.uint32, np.int64]),
+    st.sampled_from([selection.RANKS, 2]),
     st.data(),
 )
 def test_the_shared_compound_count_is_the_reference_one(
-    drawn: list[list[int]], dtype: Any, data: st.DataObject
+    drawn: list[list[int]], dtype: Any, ranks: int, data: st.DataObject
 ) -> None:
-    """Ids the marks hold and ids counted by buckets alike; the masses the very same floats
+    """Ids the marks hold and ids counted by buckets alike, shared ids numbered in the
+    table of ranks or, past what it numbers, searched; the masses the very same floats
     (summed in position order); the marks all cleared after each count."""
     if dtype == np.uint32:
         drawn = [[i for i in ids if i >= 0] for ids in drawn]
     lists = [np.asarray(ids, dtype) for ids in drawn]
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
     sizes = np.asarray([a.size for a in lists], np.int64)
-    where, shared_held, shared_mass = shared_counts(
-        np.concatenate(lists), sizes, np.asarray(weights, np.float64)
-    )
+    saved, selection.RANKS = selection.RANKS, ranks
+    try:
+        where, shared_held, shared_mass = shared_counts(
+            np.concatenate(lists), sizes, np.asarray(weights, np.float64)
+        )
+    finally:
+        selection.RANKS = saved
     flat_held = np.ones(int(sizes.sum()), np.int64)
     flat_mass = np.repeat(np.asarray(weights, np.float64), sizes)
     flat_held[where], flat_mass[where] = shared_held, shared_mass
