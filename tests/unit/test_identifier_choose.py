@@ -362,3 +362,36 @@ def test_a_first_clause_counts_among_the_words_holding_its_compound(select: str)
     assert {w: a.tolist() for w, a in got.items()} == {"a": [0], "b": [0], "c": []}
     want = reference_choose(*inputs)
     assert all(got[w].tolist() == want[w].tolist() for w in want)
+
+
+def _counted(lists: list[list[int]]) -> tuple[list[int], list[int], list[float]]:
+    """shared_counts of int32 lists weighted 1, 2, 3, ... as plain lists."""
+    arrays = [np.asarray(a, np.int32) for a in lists]
+    weights = np.arange(1, len(arrays) + 1, dtype=np.float64)
+    sizes = np.asarray([a.size for a in arrays], np.int64)
+    where, held, mass = shared_counts(np.concatenate(arrays), sizes, weights)
+    return where.tolist(), held.tolist(), mass.tolist()
+
+
+def test_shared_ids_past_the_ranks_table_are_numbered_by_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More shared ids than the table of ranks numbers: each counted as its own id still."""
+    lists = [[1, 2, 3, 7], [3, 2, 1], [2, 9]]
+    want = ([0, 1, 2, 4, 5, 6, 7], [2, 3, 2, 2, 3, 2, 3], [3.0, 6.0, 3.0, 3.0, 6.0, 3.0, 6.0])
+    assert _counted(lists) == want
+    monkeypatch.setattr(selection, "RANKS", 1)
+    assert _counted(lists) == want
+
+
+def test_a_negative_id_is_never_a_mark_of_another() -> None:
+    """A negative id (a file's bad data) is counted apart from the marks: as an index it
+    would wrap to the table's last id. Counted in a new thread, whose tables are as large as
+    the count needs, so that -1 and 5 would share a mark."""
+    import threading
+
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(_counted([[-1], [-1], [5]])))
+    thread.start()
+    thread.join()
+    assert found == [([0, 1], [2, 2], [3.0, 3.0])]
