@@ -117,14 +117,19 @@ class IdentifierPlan:
         esqlog.identifiers.shards); a word with none there has no clause."""
         should: list[dict[str, Any]] = []
         filtered = settings.operator == "and" or settings.minimum_should_match is not None
+        plugin = settings.engine_query == "plugin"
         listed: dict[str, set[str]] = {}  # each word's terms, for the and/msm filter
         for k, w in enumerate(self.words):
             sent = w.groups if groups is None else groups[k]
             if filtered:
                 listed[w.word] = {t for terms, _ in sent for t in terms}
+            if plugin and len(sent) == 1:  # the usual word: one group, one clause
+                terms, boost = sent[0]
+                should.append(synonym.clause(field, terms, boost))
+                continue
             clauses: list[dict[str, Any]] = []
             for terms, boost in sent:
-                if settings.engine_query == "plugin":  # one term too: no engine idf
+                if plugin:  # one term too: no engine idf
                     clauses.append(synonym.clause(field, terms, boost))
                 elif len(terms) == 1:
                     clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
@@ -189,7 +194,7 @@ def plan_identifier_query(
     counts = Counter(w for low, parts in tokens for w in (low, *parts))
     looked = {w: facts.word(w) for w in counts}
     every = {w: ids for w, (ids, _) in looked.items()}
-    comps = {w: ids[: settings.cap] for w, ids in every.items()}
+    comps = every if settings.cap is None else {w: ids[: settings.cap] for w, ids in every.items()}
     engine_df = dict(df_lookup(list(counts)))
     split_df = {w: looked[w][1] or engine_df.get(w, 0) for w in counts}
     present = [w for w in counts if split_df[w] > 0]

@@ -17,7 +17,9 @@ weight of the words they hold (``"cover"``), by how many (``"words"``) or as one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,16 @@ import numpy as np
 from esqlog.identifiers.settings import IdentifierSettings
 
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
-_BUCKETS = 1 << 16  # hash buckets the count of ids too wide to pack spreads them over
+#: candidates sorted whole rather than partitioned first (first_by_tier_then_mass): below
+#: this the partitions' dozen numpy calls cost more than the larger sort
+SORT_ALL = 2_048
+_BUCKETS = 1 << 16  # hash buckets the count of ids the marks cannot hold spreads them over
+#: ids past this are counted by buckets, so that the tables below stay small: 3 bytes a
+#: word of the statistics, per thread that searches (1 MB on Go 153K's 338K words)
+MARKS_LIMIT = 1 << 23
+#: shared ids a count numbers in its table of ranks (uint16); more are found by a search
+RANKS = (1 << 16) - 1
+_MARKS = threading.local()  # each thread's tables (esqlog.wrapper serves threads at once)
 
 
 def choose(
@@ -45,43 +56,48 @@ def choose(
     and ``df_engine`` (the engine df per compound id); ``shards`` is the layout (1: laid
     out as on one shard on an index of several, the fan-out's budget)."""
     n = len(present)
-    first = np.asarray(
-        [0 if engine_df.get(w, 0) > 0 or not comps[w].size else 1 for w in present], np.int64
-    )
+    lists = [comps[w] for w in present]
+    first = [
+        0 if engine_df.get(w, 0) > 0 or not a.size else 1
+        for w, a in zip(present, lists, strict=True)
+    ]
     room = max(settings.budget_for(stats.shards, shards <= 1 < stats.shards) - n, 0)
-    out = {w: comps[w][:f] for w, f in zip(present, first.tolist(), strict=True)}
+    out = {w: a[:f] for w, a, f in zip(present, lists, first, strict=True)}
     if not room or not n:
         return out
     weights = np.asarray([weight[w] for w in present], np.float64)
-    tier_of = np.asarray([2.0 if settings.rare_first and w in common else 1.0 for w in present])
+    tiers = [2.0 if settings.rare_first and w in common else 1.0 for w in present]
+    tier_of = np.asarray(tiers)
     if settings.select != "mass" and n > 1:
         cid, owner, tier = _candidates_by_cover(
-            present, comps, weights, tier_of, first, room, settings
+            lists, weights, tier_of, min(tiers), first, room, settings
         )
     else:  # by score mass only: each word's first ``room`` after its first clause
-        lists = [comps[w][f : f + room] for w, f in zip(present, first.tolist(), strict=True)]
-        cid = np.concatenate(lists)
-        owner = np.repeat(np.arange(n), [a.size for a in lists])
+        parts = [a[f : f + room] for a, f in zip(lists, first, strict=True)]
+        cid = np.concatenate(parts).astype(np.intp)
+        owner = np.repeat(np.arange(n), [a.size for a in parts])
         tier = tier_of[owner]
     df = stats.df_engine[cid]
-    key = weights[owner] * df.astype(np.float64)
+    key = weights[owner] * df  # the df as float64, as numpy promotes it
     top = first_by_tier_then_mass(tier, key, room)
     # each word's picks in df order, ties in the order chosen: one stable sort by (word, -df)
-    picked, by = cid[top], owner[top]
-    picked = picked[np.lexsort((-df[top].astype(np.int64), by))]
-    ends = np.cumsum(np.bincount(by, minlength=n)).tolist()
-    for k, w in enumerate(present):
-        part = picked[(ends[k - 1] if k else 0) : ends[k]]
-        out[w] = np.concatenate((out[w], part)) if out[w].size else part
+    by = owner[top]
+    picked = cid[top[np.argsort((by << 32) - df[top], kind="stable")]]
+    begin = 0
+    for w, end in zip(present, accumulate(np.bincount(by, minlength=n).tolist()), strict=True):
+        if end > begin:
+            part = picked[begin:end]
+            out[w] = np.concatenate((out[w], part)) if out[w].size else part
+        begin = end
     return out
 
 
 def _candidates_by_cover(
-    present: list[str],
-    comps: Mapping[str, np.ndarray],
+    lists: list[np.ndarray],
     weights: np.ndarray,
     tier_of: np.ndarray,
-    first: np.ndarray,
+    lowest: float,
+    first: list[int],
     room: int,
     settings: IdentifierSettings,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -94,21 +110,31 @@ def _candidates_by_cover(
     number ``room`` or more and are all tiered before the others (a plain tier is 1 or 2, a
     shared one's at most 0 for positive weights: their sum negated), they are the only
     candidates: none of the others could be taken (7 queries in 10 on Go 153K: ~600
-    candidates instead of ~2,600)."""
-    n = len(present)
-    heads = [comps[w][:MULTI_SCAN] for w in present]
-    sizes = np.asarray([h.size for h in heads], np.int64)
+    candidates instead of ~2,600). The ids come back as ``intp``: numpy gathers by an
+    index of that type about 3x faster than by the lists' int32."""
+    n = len(lists)
+    heads = [a if a.size <= MULTI_SCAN else a[:MULTI_SCAN] for a in lists]
+    sizes = [h.size for h in heads]
     ids = np.concatenate(heads)
-    starts = np.cumsum(sizes) - sizes
-    where, held, mass = shared_counts(ids, sizes, weights)
-    owner_shared = np.searchsorted(starts, where, side="right") - 1
-    lifted = where - starts[owner_shared] >= first[owner_shared]  # a word's first clause stays
-    where, held, mass, owner_shared = (
-        where[lifted],
-        held[lifted],
-        mass[lifted],
-        owner_shared[lifted],
-    )
+    index = ids.astype(np.intp)
+    where, run, mass, owner_shared = _shared(ids, sizes, weights, index)
+    # "words": how many query words hold each, counted before a first clause is lifted
+    held = np.bincount(run)[run] if settings.select == "words" else run
+    starts = [0, *accumulate(sizes[:-1])]
+    # a word's first clause (its list's first compound) stays where it is
+    dropped = [s for s, f in zip(starts, first, strict=True) if f]
+    if dropped and where.size:
+        at = np.searchsorted(where, dropped)
+        hit = at[where[np.minimum(at, where.size - 1)] == dropped]
+        if hit.size:
+            kept = np.ones(where.size, bool)
+            kept[hit] = False
+            where, held, mass, owner_shared = (
+                where[kept],
+                held[kept],
+                mass[kept],
+                owner_shared[kept],
+            )
     multi_tier = (
         -held.astype(np.float64)
         if settings.select == "words"
@@ -116,12 +142,14 @@ def _candidates_by_cover(
         if settings.select == "cover"
         else np.zeros(where.size)
     )
-    if where.size >= room and multi_tier.max() < tier_of.min():
+    if where.size >= room and multi_tier.max() < lowest:
         # the shared ones fill the budget, tiered before any other: no other can be taken
-        return ids[where], owner_shared, multi_tier
+        return index[where], owner_shared, multi_tier
     # each word's first ``room`` after its first clause, less the shared ones
-    begin = starts + first
-    count = np.clip(np.minimum(sizes - first, room), 0, None)
+    first_at = np.asarray(first)
+    size_of = np.asarray(sizes)
+    begin = np.asarray(starts) + first_at
+    count = np.clip(np.minimum(size_of - first_at, room), 0, None)
     plain = np.repeat(begin, count) + _within(count)
     taken = np.zeros(ids.size, bool)
     taken[where] = True
@@ -133,14 +161,14 @@ def _candidates_by_cover(
     # by word, its shared ones first, list order kept: a stable sort of a small int
     group = owner * 2 + (np.arange(owner.size) >= where.size)
     order = np.argsort(group.astype(np.int16 if n < 16_000 else np.int64), kind="stable")
-    cid, owner, tier = ids[position[order]], owner[order], tier[order]
-    beyond = [comps[w][MULTI_SCAN : f + room] for w, f in zip(present, first.tolist(), strict=True)]
+    cid, owner, tier = index[position[order]], owner[order], tier[order]
+    beyond = [a[MULTI_SCAN : f + room] for a, f in zip(lists, first, strict=True)]
     if any(b.size for b in beyond):  # a budget larger than the head: the rest, the
         # compounds shared within the heads left out (they were lifted or not scanned)
         shared = np.unique(ids[where])
         beyond = [b[~np.isin(b, shared)] for b in beyond]
         extra_owner = np.repeat(np.arange(n), [b.size for b in beyond])
-        cid = np.concatenate((cid, *beyond))
+        cid = np.concatenate((cid, *beyond)).astype(np.intp)
         owner = np.concatenate((owner, extra_owner))
         tier = np.concatenate((tier, tier_of[extra_owner]))
         order = np.argsort(owner, kind="stable")  # each word's after its head's
@@ -156,8 +184,8 @@ def first_by_tier_then_mass(tier: np.ndarray, key: np.ndarray, room: int) -> np.
     the largest step of the budget after the shared count. Here two partitions find the
     tier and the mass of the last one taken; only those taken are sorted. Equal masses at
     that boundary are taken in position order, as the stable sort takes them."""
-    if tier.size <= room:
-        return np.lexsort((-key, tier))
+    if tier.size <= max(room, SORT_ALL):
+        return np.lexsort((-key, tier))[:room]
     last_tier = np.partition(tier, room - 1)[room - 1]
     before = tier < last_tier
     need = room - int(np.count_nonzero(before))
@@ -185,56 +213,95 @@ def _within(count: np.ndarray) -> np.ndarray:
 
 
 def shared_counts(
-    ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
+    ids: np.ndarray, sizes: Sequence[int] | np.ndarray, weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where the concatenated lists (each holds an id at most once) hold an id that
     another list holds too, in order: those positions, how many lists hold the id there,
-    and the summed weight of those lists. Every other id is held by its own list alone.
+    and the summed weight of those lists. Every other id is held by its own list alone."""
+    where, run, mass, _ = _shared(ids, sizes, weights)
+    return where, np.bincount(run)[run], mass
 
-    Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared:
-    each id and its position are packed into one int64 (the id above the position's
-    bits), so that one sort of plain integers brings every id's places together, in
-    position order, with no sort by key nor inverse to build (measured on Go 153K 0.29 ->
-    0.20 ms a query against hashing the ids into buckets and sorting the colliding ones
-    with their inverse). The weights are summed in position order, as before, so the
-    masses are the same floats."""
-    if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide to pack
-        return _shared_counts_by_bucket(ids, sizes, weights)
-    bits = max(int(ids.size).bit_length(), 1)
-    key = (ids.astype(np.int64) << bits) | np.arange(ids.size, dtype=np.int64)
-    key.sort()
-    sid = key >> bits
-    same = sid[1:] == sid[:-1]  # this place's id is the one of the place before
-    twice = np.zeros(ids.size, bool)
-    twice[1:] = same
-    twice[:-1] |= same
-    at = np.flatnonzero(twice)
-    if not at.size:
-        return at, np.zeros(0, np.int64), np.zeros(0, np.float64)
-    sid, where = sid[at], key[at] & ((1 << bits) - 1)
-    new = np.ones(at.size, bool)
-    new[1:] = sid[1:] != sid[:-1]
-    run = np.cumsum(new) - 1
-    owner = np.searchsorted(np.cumsum(sizes), where, side="right")
-    held = np.bincount(run)[run]
+
+def _shared(
+    ids: np.ndarray,
+    sizes: Sequence[int] | np.ndarray,
+    weights: np.ndarray,
+    index: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`shared_counts` with, instead of how many lists hold each position's id, a
+    number per shared id (equal at the positions holding the same id: the count is their
+    ``bincount``), and the list of each position (its word); ``index``: the ids as
+    ``intp`` when the caller has them (else converted here).
+
+    Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared.
+    One sort of the ids themselves (32-bit: ~25 us, against ~45-65 for ids packed with their
+    positions into int64) finds the ids held twice; a table of marks, one per word of the
+    statistics (kept per thread, cleared after each use), then finds every position holding
+    one, in position order with no sort of positions, and a table of ranks numbers them
+    (docs/benchmarks/identifiers.md: the clause budget 0.80x the packed sort's). The weights
+    are summed in position order, as before, so the masses are the same floats."""
+    bounds = list(accumulate(sizes))
+    if not ids.size:
+        return _nothing_shared()
+    if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide for the marks
+        return _shared_by_bucket(ids, bounds, weights)
+    ordered = np.sort(ids)
+    low, high = int(ordered[0]), int(ordered[-1])
+    if low < 0 or high >= MARKS_LIMIT:
+        return _shared_by_bucket(ids, bounds, weights)
+    shared = ordered[1:][ordered[1:] == ordered[:-1]]  # an id held k times: k - 1 times
+    if not shared.size:
+        return _nothing_shared()
+    marks, ranks = _tables(high + 1)
+    marks[shared] = True
+    try:
+        index = ids.astype(np.intp) if index is None else index
+        where = np.flatnonzero(marks[index])
+    finally:
+        marks[shared] = False
+    # which shared id each position holds: a number per id (the last written of its
+    # repeats), read back only where just written (a binary search per position instead
+    # mispredicts its branches: ~3x the time amid a search); past the numbers the ranks
+    # hold (never on real queries), by that binary search
+    if shared.size <= RANKS:
+        ranks[shared] = np.arange(shared.size, dtype=ranks.dtype)
+        run = ranks[index[where]]
+    else:
+        run = np.searchsorted(shared, ids[where])
+    owner = np.searchsorted(bounds, where, side="right")
     mass = np.bincount(run, weights=weights[owner])[run]
-    order = np.argsort(where)
-    return where[order], held[order], mass[order]
+    return where, run, mass, owner
 
 
-def _shared_counts_by_bucket(
-    ids: np.ndarray, sizes: np.ndarray, weights: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`shared_counts` for ids wider than 32 bits: hashed into 65,536 buckets, only
-    those sharing a bucket sorted to be counted exactly."""
+def _nothing_shared() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    empty = np.zeros(0, np.intp)
+    return empty, empty, np.zeros(0, np.float64), empty
+
+
+def _tables(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's marks (``size`` or more, every one False) and ranks (as many; what
+    they hold is only read where the caller has just written it)."""
+    marks: np.ndarray | None = getattr(_MARKS, "marks", None)
+    if marks is None or marks.size < size:
+        size = max(size, 2 * (0 if marks is None else marks.size))
+        marks = _MARKS.marks = np.zeros(size, bool)
+        _MARKS.ranks = np.zeros(size, np.uint16)
+    return marks, _MARKS.ranks
+
+
+def _shared_by_bucket(
+    ids: np.ndarray, bounds: Sequence[int], weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_shared` for ids the marks cannot hold (wider than 32 bits, negative or past
+    MARKS_LIMIT): hashed into 65,536 buckets, only those sharing a bucket sorted to be
+    counted exactly."""
     bucket = ids & (_BUCKETS - 1)
     maybe = np.flatnonzero(np.bincount(bucket, minlength=_BUCKETS)[bucket] > 1)
     if not maybe.size:
-        return maybe, np.zeros(0, np.int64), np.zeros(0, np.float64)
-    owner = np.searchsorted(np.cumsum(sizes), maybe, side="right")
+        return _nothing_shared()
+    owner = np.searchsorted(bounds, maybe, side="right")
     each = weights[owner]
     unique, inverse, runs = np.unique(ids[maybe], return_inverse=True, return_counts=True)
-    held = runs[inverse]
     mass = np.bincount(inverse, weights=each, minlength=unique.size)[inverse]
-    shared = held > 1
-    return maybe[shared], held[shared], mass[shared]
+    shared = runs[inverse] > 1  # every position of such an id is kept: a run per id
+    return maybe[shared], inverse[shared], mass[shared], owner[shared]

@@ -43,7 +43,8 @@ class MappedTerms(Sequence[str]):
         self._order = order.data.cast("B").cast("i") if order.size else ()
         # the starts as a memoryview of machine ints: indexing one gives a Python int in
         # ~30 ns, where a numpy scalar and its int() cost ~4x that (a search decodes ~300)
-        self._starts = _native_int64(starts).data.cast("B").cast("q")
+        self._starts_array = _native_int64(starts)
+        self._starts = self._starts_array.data.cast("B").cast("q")
 
     def __len__(self) -> int:
         return int(self.starts.size) - 1
@@ -84,18 +85,20 @@ class MappedTerms(Sequence[str]):
     def _gathered(self, ids: np.ndarray) -> list[str]:
         """:meth:`take` by one gather: term k's bytes and the separator after it are
         ``blob[starts[k]:starts[k + 1]]`` (for the last term the separator lies one past
-        the blob: it is clipped there, and every separator is then written as a newline)."""
-        n = len(self)
+        the blob: the gather clips it there, and every separator is then written as a
+        newline). The starts are read as native int64 (a file's int32 or uint32 copied
+        once, at load) and a position past the last term fails the gather of ``k + 1``."""
         if not ids.size:
             return []
-        low, high = int(ids.min()), int(ids.max())
-        if low < 0 or high >= n:
-            raise IndexError(low if low < 0 else high)
-        begin = self.starts[ids].astype(np.int64)
-        size = self.starts[ids + 1].astype(np.int64) - begin  # the term and its newline
-        ends = np.cumsum(size)
-        places = np.repeat(begin - (ends - size), size) + np.arange(int(ends[-1]))
-        joined = self.blob[np.minimum(places, self.blob.size - 1)]
+        if int(ids.min()) < 0:
+            raise IndexError(int(ids.min()))
+        starts = self._starts_array
+        end = starts[ids + 1]  # past the term's newline (IndexError past the last term)
+        size = end - starts[ids]
+        ends = np.cumsum(size)  # where each ends in the joined bytes
+        places = np.repeat(end - ends, size)  # each byte's offset from its place there
+        places += np.arange(places.size)
+        joined = self.blob.take(places, mode="clip")
         joined[ends - 1] = NEWLINE
         return str(joined.tobytes(), "utf-8").split("\n")[:-1]
 

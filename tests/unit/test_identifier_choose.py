@@ -19,7 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import esqlog.identifiers.selection as selection
 from esqlog.identifiers.selection import (
+    MARKS_LIMIT,
     MULTI_SCAN,
     choose,
     first_by_tier_then_mass,
@@ -156,27 +158,36 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
         assert got[word].tolist() == want[word].tolist(), word
 
 
-@settings(max_examples=150, deadline=None)
+#: ids the marks hold (small, non-negative) and those counted by buckets instead: past
+#: MARKS_LIMIT, negative (a signed type) or wider than 32 bits
+_IDS = st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7])
+
+
+@settings(max_examples=200, deadline=None)
 @given(
-    st.lists(
-        st.lists(st.integers(0, 200_000), max_size=80, unique=True),
-        min_size=1,
-        max_size=8,
-    ),
+    st.lists(st.lists(_IDS, max_size=80, unique=True), min_size=1, max_size=8),
     st.sampled_from([np.int32, np.uint32, np.int64]),
+    st.sampled_from([selection.RANKS, 2]),
     st.data(),
 )
 def test_the_shared_compound_count_is_the_reference_one(
-    drawn: list[list[int]], dtype: Any, data: st.DataObject
+    drawn: list[list[int]], dtype: Any, ranks: int, data: st.DataObject
 ) -> None:
-    """Packed ids (32 bits) and ids too wide to pack (the bucketed count) alike; the masses
-    the very same floats (summed in position order)."""
+    """Ids the marks hold and ids counted by buckets alike, shared ids numbered in the
+    table of ranks or, past what it numbers, searched; the masses the very same floats
+    (summed in position order); the marks all cleared after each count."""
+    if dtype == np.uint32:
+        drawn = [[i for i in ids if i >= 0] for ids in drawn]
     lists = [np.asarray(ids, dtype) for ids in drawn]
     weights = [data.draw(st.floats(0.1, 10.0)) for _ in lists]
     sizes = np.asarray([a.size for a in lists], np.int64)
-    where, shared_held, shared_mass = shared_counts(
-        np.concatenate(lists), sizes, np.asarray(weights, np.float64)
-    )
+    saved, selection.RANKS = selection.RANKS, ranks
+    try:
+        where, shared_held, shared_mass = shared_counts(
+            np.concatenate(lists), sizes, np.asarray(weights, np.float64)
+        )
+    finally:
+        selection.RANKS = saved
     flat_held = np.ones(int(sizes.sum()), np.int64)
     flat_mass = np.repeat(np.asarray(weights, np.float64), sizes)
     flat_held[where], flat_mass[where] = shared_held, shared_mass
@@ -187,6 +198,8 @@ def test_the_shared_compound_count_is_the_reference_one(
         assert a.tolist() == b.tolist()
     for a, b in zip(mass, want_mass, strict=True):
         assert a.tolist() == b.tolist()
+    marks = getattr(selection._MARKS, "marks", None)
+    assert marks is None or not marks.any()
 
 
 @settings(max_examples=60, deadline=None)
@@ -194,8 +207,6 @@ def test_the_shared_compound_count_is_the_reference_one(
 def test_a_budget_beyond_the_scanned_head_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
     """With a head shorter than the budget (a budget above MULTI_SCAN on a real index), the
     candidates past the head come after it, the shared compounds among them left out."""
-    import esqlog.identifiers.selection as selection
-
     global MULTI_SCAN
     saved = MULTI_SCAN
     MULTI_SCAN = selection.MULTI_SCAN = 7
@@ -243,16 +254,24 @@ _MASSES = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 7.25])
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70))
+@given(
+    st.lists(st.tuples(_TIERS, _MASSES), max_size=60), st.integers(1, 70), st.sampled_from([0, 40])
+)
 def test_the_first_candidates_are_those_of_the_full_sort(
-    rows: list[tuple[float, float]], room: int
+    rows: list[tuple[float, float]], room: int, sort_all: int
 ) -> None:
     """The partitioned pick takes the very positions, in the very order, of the stable sort
-    by tier then mass (largest first) it replaces: ties at the boundary by position."""
+    by tier then mass (largest first) it replaces: ties at the boundary by position. The
+    few candidates sorted whole (SORT_ALL) alike."""
     tier = np.asarray([t for t, _ in rows], np.float64)
     key = np.asarray([k for _, k in rows], np.float64)
     want = np.lexsort((-key, tier))[:room]
-    assert first_by_tier_then_mass(tier, key, room).tolist() == want.tolist()
+    saved = selection.SORT_ALL
+    selection.SORT_ALL = sort_all
+    try:
+        assert first_by_tier_then_mass(tier, key, room).tolist() == want.tolist()
+    finally:
+        selection.SORT_ALL = saved
 
 
 @pytest.mark.parametrize("weight", [2.0, -2.0])
@@ -280,3 +299,99 @@ def test_shared_compounds_filling_the_budget_are_taken_alone_only_when_tiered_fi
     shared = {0, 1}
     taken = {int(i) for v in got.values() for i in v}
     assert (taken <= shared) == (weight > 0)
+
+
+def test_threads_counting_at_once_each_get_their_own_answer() -> None:
+    """The shared count writes to tables of its thread: searches of several threads at once
+    (a wrapped client serves them) find what each finds alone."""
+    import sys
+    import threading
+
+    rng = np.random.default_rng(7)
+    cases = []
+    for _ in range(4):
+        lists = [rng.choice(3_000, size=rng.integers(50, 400), replace=False) for _ in range(5)]
+        ids = np.concatenate(lists).astype(np.int32)
+        sizes = np.asarray([a.size for a in lists], np.int64)
+        weights = rng.uniform(0.1, 5.0, 5)
+        cases.append((ids, sizes, weights))
+    alone = [[a.tolist() for a in shared_counts(*case)] for case in cases]
+    wrong: list[int] = []
+
+    def run(k: int) -> None:
+        for _ in range(200):
+            if [a.tolist() for a in shared_counts(*cases[k])] != alone[k]:
+                wrong.append(k)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(cases))]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns between almost any two steps
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
+
+
+@pytest.mark.parametrize("select", ["words", "cover"])
+def test_a_first_clause_counts_among_the_words_holding_its_compound(select: str) -> None:
+    """A word the index does not hold keeps its most frequent compound as its first clause
+    (lifted out of the candidates), yet that word still counts among those holding the
+    compound: X, held by a, b and c, comes before Y, held by b and c, though Y is more
+    frequent (a count after the lift would tie them and take Y)."""
+    df = np.asarray([1, 9], np.uint32)  # X = 0, Y = 1
+    comps = {
+        "a": np.asarray([0], np.int32),
+        "b": np.asarray([1, 0], np.int32),
+        "c": np.asarray([1, 0], np.int32),
+    }
+    inputs = (
+        ["a", "b", "c"],
+        comps,
+        {"a": 1.0, "b": 1.0, "c": 1.0},
+        {"b": 3, "c": 3},  # a: not in the index, its first clause is X
+        SimpleNamespace(shards=1, df_engine=df),
+        IdentifierSettings(budget=4, select=select),  # room for one compound
+        set(),
+        1,
+    )
+    got = choose(*inputs)
+    assert {w: a.tolist() for w, a in got.items()} == {"a": [0], "b": [0], "c": []}
+    want = reference_choose(*inputs)
+    assert all(got[w].tolist() == want[w].tolist() for w in want)
+
+
+def _counted(lists: list[list[int]]) -> tuple[list[int], list[int], list[float]]:
+    """shared_counts of int32 lists weighted 1, 2, 3, ... as plain lists."""
+    arrays = [np.asarray(a, np.int32) for a in lists]
+    weights = np.arange(1, len(arrays) + 1, dtype=np.float64)
+    sizes = np.asarray([a.size for a in arrays], np.int64)
+    where, held, mass = shared_counts(np.concatenate(arrays), sizes, weights)
+    return where.tolist(), held.tolist(), mass.tolist()
+
+
+def test_shared_ids_past_the_ranks_table_are_numbered_by_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More shared ids than the table of ranks numbers: each counted as its own id still."""
+    lists = [[1, 2, 3, 7], [3, 2, 1], [2, 9]]
+    want = ([0, 1, 2, 4, 5, 6, 7], [2, 3, 2, 2, 3, 2, 3], [3.0, 6.0, 3.0, 3.0, 6.0, 3.0, 6.0])
+    assert _counted(lists) == want
+    monkeypatch.setattr(selection, "RANKS", 1)
+    assert _counted(lists) == want
+
+
+def test_a_negative_id_is_never_a_mark_of_another() -> None:
+    """A negative id (a file's bad data) is counted apart from the marks: as an index it
+    would wrap to the table's last id. Counted in a new thread, whose tables are as large as
+    the count needs, so that -1 and 5 would share a mark."""
+    import threading
+
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(_counted([[-1], [-1], [5]])))
+    thread.start()
+    thread.join()
+    assert found == [([0, 1], [2, 2], [3.0, 3.0])]
