@@ -225,6 +225,16 @@ def index_of(terms: Sequence[str]) -> Mapping[str, int]:
     return {t: i for i, t in enumerate(terms)}
 
 
+def ids_of(index: Mapping[str, int], terms: Sequence[str]) -> np.ndarray:
+    """The positions of ``terms`` in ``index`` (int64, -1 where absent): at once where the
+    index can (a file's words read in place), else one lookup each."""
+    batch = getattr(index, "ids_of", None)
+    if batch is not None:
+        found: np.ndarray = batch(terms)
+        return found
+    return np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
+
+
 def build_identifier_stats(
     collector: SplitCollector,
     engine_df: Mapping[str, int] | Sequence[int] | np.ndarray,

@@ -587,14 +587,17 @@ def test_each_shards_own_statistics_are_recorded() -> None:
     assert not build().per_shard  # no field statistics seen: no per-shard statistics
 
 
-def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
+@pytest.mark.parametrize("text", ["read the socket file", "read the error and return a string"])
+def test_each_shards_query_lists_its_own_terms_with_its_own_idf(text: str) -> None:
     """Per shard: only the terms the shard's documents hold, and every group's boost times
-    the shard's idf sum of its terms is the word's weight (one exact saturation)."""
+    the shard's idf sum of its terms is the word's weight (one exact saturation); also for
+    plain words the split statistics do not hold that lie on several shards (error,
+    return, string: their per-shard df)."""
     from esqlog.identifiers.shards import shard_groups
 
     stats = build_per_shard()
     lookup = df_lookup(stats)
-    plan = plan_identifier_query("read the socket file", stats, lookup, ALL_SPANS, 1)
+    plan = plan_identifier_query(text, stats, lookup, ALL_SPANS, 1)
     assert all(len(w.groups) == 1 for w in plan.words)  # as on one shard
     held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []} for k in range(3)]
     global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))
