@@ -33,6 +33,7 @@ listed terms (a few hundred) rather than looped per term and shard.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -111,9 +112,7 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
             groups = []
             for _ in w.groups:
                 end = ends[g]
-                here = tuple(
-                    t for t, ok in zip(names[start:end], keep[start:end], strict=True) if ok
-                )
+                here = tuple(compress(names[start:end], keep[start:end]))
                 if here and boosts[g] > 0:
                     groups.append((here, boosts[g]))
                 g, start = g + 1, end
