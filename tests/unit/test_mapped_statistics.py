@@ -23,7 +23,7 @@ from esqlog.identifiers.files import (
     save_identifier_stats,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import HashedTerms, MappedTerms, TermIds
 from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
 from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
@@ -117,6 +117,10 @@ def test_words_looked_up_at_once_are_found_as_one_by_one() -> None:
         want = [-1 if (k := terms.id_of(t)) is None else k for t in asked]
         assert terms.ids_of(asked).tolist() == want
         assert TermIds(terms).ids_of(asked).tolist() == want
+        hashed = HashedTerms.of(asked)  # hashed once, searched in several tables
+        assert terms.ids_of(hashed).tolist() == want
+        rows = [8, 0, 5, 5]
+        assert terms.ids_of(hashed.rows(rows)).tolist() == [want[r] for r in rows]
         assert want[5] == 5 and want[6:9] == [-1, -1, -1]
     empty = MappedTerms(np.zeros(0, np.uint8), np.zeros(1, np.int64), own[:0], order[:0])
     assert empty.ids_of(["a"]).tolist() == [-1] and terms.ids_of([]).tolist() == []
