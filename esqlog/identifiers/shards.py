@@ -40,8 +40,8 @@ import numpy as np
 
 from esqlog.identifiers.query import IdentifierPlan
 from esqlog.identifiers.settings import IdentifierSettings
-from esqlog.identifiers.split_stats import IdentifierStats, ids_of
-from esqlog.statistics.mapped_terms import HashedTerms
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.mapped_terms import HashedTerms, ids_of
 
 #: One shard's groups per word of a plan: (terms, boost) per span or term
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]

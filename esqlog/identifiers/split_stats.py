@@ -34,7 +34,7 @@ from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.shard_tables import ShardTables, split_words
 from esqlog.identifiers.word_facts import WordFacts
 from esqlog.scoring.qlog import CorpusFeatures, get_predictor
-from esqlog.statistics.mapped_terms import CHUNK, HashedTerms, MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import CHUNK, MappedTerms, TermIds
 from esqlog.statistics.term_table import LazyIndex, TermTable
 
 #: Below this share of tokens that split, a field reads as prose. Measured by calibrate on
@@ -223,17 +223,6 @@ def index_of(terms: Sequence[str]) -> Mapping[str, int]:
     if isinstance(terms, TermTable):
         return LazyIndex(terms)
     return {t: i for i, t in enumerate(terms)}
-
-
-def ids_of(index: Mapping[str, int], terms: Sequence[str] | HashedTerms) -> np.ndarray:
-    """The positions of ``terms`` in ``index`` (int64, -1 where absent): at once where the
-    index can (a file's words read in place), else one lookup each."""
-    batch = getattr(index, "ids_of", None)
-    if batch is not None:
-        found: np.ndarray = batch(terms)
-        return found
-    listed = terms.terms if isinstance(terms, HashedTerms) else terms
-    return np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
 
 
 def build_identifier_stats(

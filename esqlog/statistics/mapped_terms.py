@@ -164,6 +164,17 @@ class HashedTerms:
         )
 
 
+def ids_of(index: Mapping[str, int], terms: Sequence[str] | HashedTerms) -> np.ndarray:
+    """The positions of ``terms`` in ``index`` (int64, -1 where absent): at once where the
+    index can (a file's words read in place), else one lookup each."""
+    batch = getattr(index, "ids_of", None)
+    if batch is not None:
+        found: np.ndarray = batch(terms)
+        return found
+    listed = terms.terms if isinstance(terms, HashedTerms) else terms
+    return np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
+
+
 def _native_int64(values: np.ndarray) -> np.ndarray:
     """``values`` as contiguous native int64 (itself when it is: a file's array stays
     mapped), so that a memoryview can cast it to machine ints."""
