@@ -119,7 +119,7 @@ def test_words_looked_up_at_once_are_found_as_one_by_one() -> None:
         assert TermIds(terms).ids_of(asked).tolist() == want
         hashed = HashedTerms.of(asked)  # hashed once, searched in several tables
         assert terms.ids_of(hashed).tolist() == want
-        rows = [8, 0, 5, 5]
+        rows = [8, 0, 5, 5, 2, 1, 0]  # the 7th: a term whose own hash is not the 7th asked
         assert terms.ids_of(hashed.rows(rows)).tolist() == [want[r] for r in rows]
         assert want[5] == 5 and want[6:9] == [-1, -1, -1]
     empty = MappedTerms(np.zeros(0, np.uint8), np.zeros(1, np.int64), own[:0], order[:0])
