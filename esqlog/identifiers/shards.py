@@ -33,6 +33,7 @@ listed terms (a few hundred) rather than looped per term and shard.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ import numpy as np
 from esqlog.identifiers.query import IdentifierPlan
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.mapped_terms import HashedTerms, ids_of
 
 #: One shard's groups per word of a plan: (terms, boost) per span or term
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
@@ -57,8 +59,8 @@ def _terms_on_shards(
     is absent, so its boost there does not matter.
     """
     shards = stats.shards
-    row = np.fromiter((stats.local_row.get(t, -1) for t in terms), np.int64, len(terms))
-    ids = np.fromiter((stats.word_id.get(t, -1) for t in terms), np.int64, len(terms))
+    hashed = HashedTerms.of(terms)  # hashed once for both tables
+    ids = ids_of(stats.word_id, hashed)
     known = ids >= 0
     df = np.zeros(len(terms), np.float64)
     df[known] = stats.df_engine[ids[known]]
@@ -68,6 +70,12 @@ def _terms_on_shards(
     mask[known] = stats.mask[ids[known]]
     bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
     held = (bits == 1) | (mask == 0)[:, None]
+    # per-shard rows are kept for terms on two or more shards: only those (and the terms
+    # the split statistics do not hold) are looked up there
+    several = (mask & (mask - np.uint64(1))) != 0
+    asked = np.flatnonzero(~known | several)
+    row = np.full(len(terms), -1, np.int64)
+    row[asked] = ids_of(stats.local_row, hashed.rows(asked.tolist()))
     spread = row >= 0
     df[spread] = stats.local_df[row[spread]]
     held[spread] = df[spread] > 0
@@ -106,9 +114,7 @@ def shard_groups(plan: IdentifierPlan, stats: IdentifierStats) -> list[ShardGrou
             groups = []
             for _ in w.groups:
                 end = ends[g]
-                here = tuple(
-                    t for t, ok in zip(names[start:end], keep[start:end], strict=True) if ok
-                )
+                here = tuple(compress(names[start:end], keep[start:end]))
                 if here and boosts[g] > 0:
                     groups.append((here, boosts[g]))
                 g, start = g + 1, end

@@ -323,8 +323,10 @@ def _build(
         # laid out as on one shard, the plan lists at least the terms of any shard's
         # query; without and/msm filters its terms are its clauses (no need to build it)
         query = None if per_shard and not filtered else plan.query(spec.field, settings)
-        # without a filter the plugin's query lists exactly the plan's terms, one group each
-        used = plan.clauses if query is None or (plugin and not filtered) else _terms_in(query)
+        # without an and/msm filter the query lists exactly the plan's terms (as span_term,
+        # term or esqlog_terms), so the plan counts them; walking the query instead cost
+        # as much as planning it
+        used = plan.clauses if query is None or not filtered else _terms_in(query)
         if used <= allowed:
             if not per_shard:
                 assert query is not None

@@ -274,6 +274,58 @@ def test_operator_and_minimum_should_match_filter_without_scoring() -> None:
     assert none.query("body", IdentifierSettings()) == {"match_none": {}}
 
 
+@pytest.mark.parametrize("shards", [1, 3])
+@pytest.mark.parametrize("engine_query", ["span", "plugin"])
+@pytest.mark.parametrize("shard_groups", ["max", "sum", "shard", "auto"])
+def test_an_unfiltered_query_lists_exactly_the_plans_terms(
+    shards: int, engine_query: str, shard_groups: str
+) -> None:
+    """The wrapper fits a query under the engine's clause limit by its plan's count
+    (esqlog.wrapper.identifier_search._build): without an and/msm filter the query must list
+    exactly that many terms; a filter lists more, so those queries are counted."""
+    from esqlog.wrapper.identifier_search import _terms_in
+
+    stats = build(shards=shards)
+    texts = [text for _, text in DOCS] + ["read socket", "web", "zzzz", "handle upgrade read"]
+    for text in texts:
+        for budget in (2, 300):
+            settings = IdentifierSettings(
+                span_max_df=1.0,
+                budget=budget,
+                engine_query=engine_query,  # type: ignore[arg-type]
+                shard_groups=shard_groups,  # type: ignore[arg-type]
+            )
+            plan = plan_identifier_query(text, stats, df_lookup(stats), settings)
+            assert _terms_in(plan.query("body", settings)) == plan.clauses, text
+            if plan.clauses:
+                filtered = replace(settings, operator="and")
+                assert _terms_in(plan.query("body", filtered)) > plan.clauses
+
+
+@pytest.mark.parametrize("engine_query", ["span", "plugin"])
+@pytest.mark.parametrize("options", [{}, {"operator": "and"}, {"minimum_should_match": 1}])
+def test_the_built_clause_fits_the_engines_clause_limit(
+    engine_query: str, options: dict[str, Any]
+) -> None:
+    """Whatever the filter, the clause the wrapper builds lists no more terms than it is
+    allowed (an and/msm filter lists each token's terms once more: counted, not assumed)."""
+    from esqlog.scoring.matchspec import parse_match
+    from esqlog.wrapper.identifier_search import _build, _terms_in
+
+    stats = build()
+    vocab = cast(Any, type("Snapshot", (), {"df_of": staticmethod(df_lookup(stats))})())
+    base = IdentifierSettings(span_max_df=1.0, engine_query=engine_query)  # type: ignore[arg-type]
+    text = "read the file and upgrade the web socket handle"
+    spec = parse_match({"body": {"query": text, **options}})
+    assert spec is not None
+    unbounded = _build(base, spec, stats, vocab, 10_000, False, "i", False, lambda *a: None)
+    assert unbounded is not None
+    needed = _terms_in(unbounded[0])
+    for allowed in range(needed - 1, 3, -3):
+        built = _build(base, spec, stats, vocab, allowed, False, "i", False, lambda *a: None)
+        assert built is None or _terms_in(built[0]) <= allowed, allowed
+
+
 def test_common_subwords_keep_their_own_term_apart_from_their_compounds() -> None:
     """span_max_df: a sub-word in more than that share of documents keeps its own term out
     of the span; its compounds form a span of their own with the same weight ("split"),
@@ -535,14 +587,17 @@ def test_each_shards_own_statistics_are_recorded() -> None:
     assert not build().per_shard  # no field statistics seen: no per-shard statistics
 
 
-def test_each_shards_query_lists_its_own_terms_with_its_own_idf() -> None:
+@pytest.mark.parametrize("text", ["read the socket file", "read the error and return a string"])
+def test_each_shards_query_lists_its_own_terms_with_its_own_idf(text: str) -> None:
     """Per shard: only the terms the shard's documents hold, and every group's boost times
-    the shard's idf sum of its terms is the word's weight (one exact saturation)."""
+    the shard's idf sum of its terms is the word's weight (one exact saturation); also for
+    plain words the split statistics do not hold that lie on several shards (error,
+    return, string: their per-shard df)."""
     from esqlog.identifiers.shards import shard_groups
 
     stats = build_per_shard()
     lookup = df_lookup(stats)
-    plan = plan_identifier_query("read the socket file", stats, lookup, ALL_SPANS, 1)
+    plan = plan_identifier_query(text, stats, lookup, ALL_SPANS, 1)
     assert all(len(w.groups) == 1 for w in plan.words)  # as on one shard
     held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []} for k in range(3)]
     global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))

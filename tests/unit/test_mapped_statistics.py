@@ -23,7 +23,7 @@ from esqlog.identifiers.files import (
     save_identifier_stats,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import HashedTerms, MappedTerms, TermIds
 from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
 from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
@@ -101,6 +101,29 @@ def test_words_sharing_a_hash_are_told_apart_by_their_bytes() -> None:
     terms = MappedTerms(blob, starts, keys, np.array([0, 1, 2], np.int32))
     assert terms.id_of("b") == 1 and terms.id_of("a") is None  # a's own hash is not there
     assert list(terms) == words
+
+
+def test_words_looked_up_at_once_are_found_as_one_by_one() -> None:
+    """ids_of (a per-shard search's ~330 terms) gives id_of's answer for each, -1 for an
+    absent one: words sharing a hash, a hash before the word's own, an empty index."""
+    words = ["read", "", "fichier", "écrire", "z", "b"]
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    starts = np.concatenate(([0], np.cumsum([len(w.encode()) + 1 for w in words])))
+    own = np.array([term_hash(w) for w in words], np.uint64)
+    asked = [*words, "zz", "a", "Read", "b", "read"]
+    for keys in (own, np.where(np.arange(6) == 0, term_hash("b"), own)):  # read claims b's
+        order = np.argsort(keys, kind="stable").astype(np.int32)
+        terms = MappedTerms(blob, starts.astype(np.int64), keys[order], order)
+        want = [-1 if (k := terms.id_of(t)) is None else k for t in asked]
+        assert terms.ids_of(asked).tolist() == want
+        assert TermIds(terms).ids_of(asked).tolist() == want
+        hashed = HashedTerms.of(asked)  # hashed once, searched in several tables
+        assert terms.ids_of(hashed).tolist() == want
+        rows = [8, 0, 5, 5, 2, 1, 0]  # the 7th: a term whose own hash is not the 7th asked
+        assert terms.ids_of(hashed.rows(rows)).tolist() == [want[r] for r in rows]
+        assert want[5] == 5 and want[6:9] == [-1, -1, -1]
+    empty = MappedTerms(np.zeros(0, np.uint8), np.zeros(1, np.int64), own[:0], order[:0])
+    assert empty.ids_of(["a"]).tolist() == [-1] and terms.ids_of([]).tolist() == []
 
 
 def test_words_taken_at_once_are_the_words_looked_up_one_by_one() -> None:

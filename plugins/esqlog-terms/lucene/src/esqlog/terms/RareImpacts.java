@@ -137,11 +137,43 @@ final class RareImpacts {
      * The Pareto set of (freq, norm) over one window: by increasing unsigned norm (a shorter
      * document scores higher), each pair whose freq is above every freq of a smaller or equal
      * norm; so freqs and norms both increase, the order Lucene's impacts have.
+     *
+     * <p>Every norm Lucene writes is one signed byte (and the 1 or 0 {@link #norms} stands in
+     * with), so the best freq per norm is one pass into 256 slots, read in the unsigned order
+     * (as Lucene's CompetitiveImpactAccumulator does): no sort of the window's entries, which
+     * the whole segment's level made the plugin's largest cost after scoring itself. A norm
+     * outside a byte (a similarity of one's own) takes the general path.
      */
     private void compute(int level, int window) {
         boolean whole = level == shifts.length - 1;
         int from = whole ? 0 : entry((long) window << shifts[level]);
         int to = whole ? size : entry((long) (window + 1) << shifts[level]);
+        int[] best = new int[256];
+        for (int i = from; i < to; i++) {
+            long norm = norms[i];
+            if (norm != (byte) norm) {
+                computeSorted(level, window, from, to);
+                return;
+            }
+            int slot = Byte.toUnsignedInt((byte) norm);
+            best[slot] = Math.max(best[slot], freqs[i]);
+        }
+        int[] outFreqs = new int[256];
+        long[] outNorms = new long[256];
+        int n = 0;
+        int above = 0;
+        for (int slot = 0; slot < 256; slot++) {
+            if (best[slot] > above) {
+                above = best[slot];
+                outFreqs[n] = above;
+                outNorms[n++] = (byte) slot;
+            }
+        }
+        keep(level, window, outFreqs, outNorms, n);
+    }
+
+    /** {@link #compute} for norms of any long: the window's entries sorted by norm. */
+    private void computeSorted(int level, int window, int from, int to) {
         Integer[] order = new Integer[to - from];
         for (int i = 0; i < order.length; i++) {
             order[i] = from + i;
@@ -161,6 +193,10 @@ final class RareImpacts {
                 outNorms[n++] = norms[entry];
             }
         }
+        keep(level, window, outFreqs, outNorms, n);
+    }
+
+    private void keep(int level, int window, int[] outFreqs, long[] outNorms, int n) {
         if (n == 0) {  // no document here: Lucene wants an impact, none can beat this one
             outFreqs = new int[] {1};
             outNorms = new long[] {-1L};

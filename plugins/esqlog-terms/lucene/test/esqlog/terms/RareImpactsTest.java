@@ -116,6 +116,33 @@ public class RareImpactsTest extends LuceneTestCase {
     }
 
     /**
+     * A norm outside one byte (a similarity of one's own) keeps its own value and place: after
+     * every byte norm in the unsigned order when negative, and the freqs Lucene would keep.
+     */
+    public void testNormsOfNoByteKeepTheirValue() {
+        int[] docs = {1, 5, 9, 12};
+        int[] freqs = {1, 9, 5, 4};
+        long[] norms = {5, -200, 6, 7};
+        RareImpacts impacts = new RareImpacts(docs, freqs, norms, docs.length, 20);
+        int last = impacts.numLevels() - 1;
+        CompetitiveImpactAccumulator lucene = new CompetitiveImpactAccumulator();
+        for (int i = 0; i < docs.length; i++) {
+            lucene.add(freqs[i], norms[i]);
+        }
+        var want = lucene.getCompetitiveFreqNormPairs();
+        int[] gotFreqs = impacts.freqs(last, 0);
+        long[] gotNorms = impacts.norms(last, 0);
+        assertEquals(want.size(), gotFreqs.length);
+        assertEquals(-200L, gotNorms[gotNorms.length - 1]);  // the most freq, the least norm
+        int k = 0;
+        for (var impact : want) {
+            assertEquals(impact.freq, gotFreqs[k]);
+            assertEquals(impact.norm, gotNorms[k]);
+            k++;
+        }
+    }
+
+    /**
      * Each window's impacts, on each level, are Lucene's own competitive set of the pairs of
      * the documents in it; an empty window's one impact is beaten by no document.
      */
@@ -131,6 +158,10 @@ public class RareImpactsTest extends LuceneTestCase {
                 freqs[i] = 1 + random().nextInt(random().nextBoolean() ? 3 : 40);
                 norms[i] = random().nextInt(3) == 0 ? random().nextInt(256) - 128
                     : random().nextInt(4) + 1;  // signed bytes as Lucene stores them
+                if (round % 5 == 4 && random().nextInt(8) == 0) {  // a norm of no byte
+                    norms[i] = random().nextBoolean() ? 128 + random().nextInt(1000)
+                        : -129 - random().nextInt(1000);
+                }
             }
             int maxDoc = docs[size - 1] + 1 + random().nextInt(random().nextBoolean() ? 10000
                 : 1 << 20);
