@@ -41,7 +41,7 @@ import numpy as np
 from esqlog.identifiers.query import IdentifierPlan
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import HashedTerms, ids_of
+from esqlog.statistics.mapped_terms import ids_of
 
 #: One shard's groups per word of a plan: (terms, boost) per span or term
 ShardGroups = list[list[tuple[tuple[str, ...], float]]]
@@ -59,8 +59,7 @@ def _terms_on_shards(
     is absent, so its boost there does not matter.
     """
     shards = stats.shards
-    hashed = HashedTerms.of(terms)  # hashed once for both tables
-    ids = ids_of(stats.word_id, hashed)
+    ids = ids_of(stats.word_id, terms)
     known = ids >= 0
     df = np.zeros(len(terms), np.float64)
     df[known] = stats.df_engine[ids[known]]
@@ -75,7 +74,7 @@ def _terms_on_shards(
     several = (mask & (mask - np.uint64(1))) != 0
     asked = np.flatnonzero(~known | several)
     row = np.full(len(terms), -1, np.int64)
-    row[asked] = ids_of(stats.local_row, hashed.rows(asked.tolist()))
+    row[asked] = ids_of(stats.local_row, [terms[i] for i in asked.tolist()])
     spread = row >= 0
     df[spread] = stats.local_df[row[spread]]
     held[spread] = df[spread] > 0

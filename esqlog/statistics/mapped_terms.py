@@ -118,14 +118,15 @@ class MappedTerms(Sequence[str]):
             at += 1
         return None
 
-    def ids_of(self, terms: Sequence[str] | HashedTerms) -> np.ndarray:
+    def ids_of(self, terms: Sequence[str]) -> np.ndarray:
         """The positions of ``terms`` (int64, -1 where absent), as :meth:`id_of` finds them
         one by one, with the hashes searched at once: a per-shard identifiers search looks
         up every term it lists (~180) in two tables, and one binary search each in Python
-        cost more than the rest of its shard queries. Terms hashed once
-        (:class:`HashedTerms`) are searched in several tables without hashing them again."""
-        hashed = terms if isinstance(terms, HashedTerms) else HashedTerms.of(terms)
-        data, keys = hashed.data, hashed.keys
+        cost more than the rest of its shard queries."""
+        data = [t.encode("utf-8", "surrogatepass") for t in terms]
+        keys = np.fromiter(
+            (int.from_bytes(digest(d), "little") for d in data), np.uint64, len(data)
+        )
         out = np.full(len(data), -1, np.int64)
         if not data or not len(self._keys):
             return out
@@ -138,44 +139,18 @@ class MappedTerms(Sequence[str]):
             if blob[starts[k] : starts[k + 1] - 1] == data[i]:
                 out[i] = k
             else:  # another term of the same hash first: the one-by-one walk decides
-                out[i] = -1 if (found := self.id_of(hashed.terms[i])) is None else found
+                out[i] = -1 if (found := self.id_of(terms[i])) is None else found
         return out
 
 
-class HashedTerms:
-    """Terms with their UTF-8 bytes and 64-bit hashes (the tables' keys), made once for
-    lookups in several tables (MappedTerms.ids_of)."""
-
-    def __init__(self, terms: Sequence[str], data: list[bytes], keys: np.ndarray) -> None:
-        self.terms, self.data, self.keys = terms, data, keys
-
-    @classmethod
-    def of(cls, terms: Sequence[str]) -> HashedTerms:
-        data = [t.encode("utf-8", "surrogatepass") for t in terms]
-        keys = np.fromiter(
-            (int.from_bytes(digest(d), "little") for d in data), np.uint64, len(data)
-        )
-        return cls(terms, data, keys)
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def rows(self, rows: Sequence[int]) -> HashedTerms:
-        """These terms at ``rows``, in that order."""
-        return HashedTerms(
-            [self.terms[r] for r in rows], [self.data[r] for r in rows], self.keys[list(rows)]
-        )
-
-
-def ids_of(index: Mapping[str, int], terms: Sequence[str] | HashedTerms) -> np.ndarray:
+def ids_of(index: Mapping[str, int], terms: Sequence[str]) -> np.ndarray:
     """The positions of ``terms`` in ``index`` (int64, -1 where absent): at once where the
     index can (a file's words read in place), else one lookup each."""
     batch = getattr(index, "ids_of", None)
     if batch is not None:
         found: np.ndarray = batch(terms)
         return found
-    listed = terms.terms if isinstance(terms, HashedTerms) else terms
-    return np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
+    return np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
 
 
 def _native_int64(values: np.ndarray) -> np.ndarray:
@@ -219,11 +194,23 @@ class TermIds(Mapping[str, int]):
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key) is not None
 
-    def ids_of(self, terms: Sequence[str] | HashedTerms) -> np.ndarray:
-        """The positions of many terms at once (-1 where absent), not remembered: the
-        compounds a search lists are seldom asked again, and would push the words that
-        are out of this memory."""
-        return self._terms.ids_of(terms)
+    def ids_of(self, terms: Sequence[str]) -> np.ndarray:
+        """The positions of many terms at once (-1 where absent): those asked recently from
+        this memory, the rest hashed and searched together, then remembered (the next page
+        of a search, or a retry, asks the same terms again)."""
+        recent = self._recent
+        found = [recent.get(t, MISSING) for t in terms]
+        missed = [i for i, f in enumerate(found) if f is MISSING]
+        out = np.fromiter(
+            (-1 if f is None or f is MISSING else f for f in found), np.int64, len(found)
+        )
+        if missed:
+            asked = [terms[i] for i in missed]
+            got = self._terms.ids_of(asked)
+            out[missed] = got
+            for term, k in zip(asked, got.tolist(), strict=True):
+                recent.remember(term, None if k < 0 else k)
+        return out
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._terms)

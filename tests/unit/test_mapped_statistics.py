@@ -23,7 +23,7 @@ from esqlog.identifiers.files import (
     save_identifier_stats,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import HashedTerms, MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import MappedTerms, TermIds
 from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
 from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
@@ -117,10 +117,6 @@ def test_words_looked_up_at_once_are_found_as_one_by_one() -> None:
         want = [-1 if (k := terms.id_of(t)) is None else k for t in asked]
         assert terms.ids_of(asked).tolist() == want
         assert TermIds(terms).ids_of(asked).tolist() == want
-        hashed = HashedTerms.of(asked)  # hashed once, searched in several tables
-        assert terms.ids_of(hashed).tolist() == want
-        rows = [8, 0, 5, 5, 2, 1, 0]  # the 7th: a term whose own hash is not the 7th asked
-        assert terms.ids_of(hashed.rows(rows)).tolist() == [want[r] for r in rows]
         assert want[5] == 5 and want[6:9] == [-1, -1, -1]
     empty = MappedTerms(np.zeros(0, np.uint8), np.zeros(1, np.int64), own[:0], order[:0])
     assert empty.ids_of(["a"]).tolist() == [-1] and terms.ids_of([]).tolist() == []
@@ -187,6 +183,15 @@ def test_term_ids_remember_recent_lookups_within_their_bound(
         assert [ids.get(w) for w in (*words, "nope")] == [0, 1, 2, 3, None]
         assert ids["write"] == 3 and ids.get("absent", -1) == -1
     assert len(ids._recent) <= 3 and len(looked) > 2
+    # many at once: the remembered from memory, the rest searched together and remembered
+    batches: list[list[str]] = []
+    real_many = terms.ids_of
+    monkeypatch.setattr(terms, "ids_of", lambda ts: batches.append(list(ts)) or real_many(ts))
+    fresh = TermIds(terms)
+    assert fresh.get("file") == 1
+    assert fresh.ids_of(["readfile", "file", "nope"]).tolist() == [2, 1, -1]
+    assert fresh.ids_of(["nope", "readfile"]).tolist() == [-1, 2]
+    assert batches == [["readfile", "nope"]]
 
 
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
