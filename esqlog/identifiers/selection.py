@@ -75,13 +75,14 @@ def choose(
     else:  # by score mass only: each word's first ``room`` after its first clause
         parts = [a[f : f + room] for a, f in zip(lists, first, strict=True)]
         cid = np.concatenate(parts).astype(np.intp)
-        owner = np.repeat(np.arange(n), [a.size for a in parts])
+        owner = np.repeat(np.arange(n, dtype=np.int64), [a.size for a in parts])
         tier = tier_of[owner]
     df = stats.df_engine[cid]
     key = weights[owner] * df  # the df as float64, as numpy promotes it
     top = first_by_tier_then_mass(tier, key, room)
     # each word's picks in df order, ties in the order chosen: one stable sort by (word, -df)
-    by = owner[top]
+    by = owner[top].astype(np.int64, copy=False)  # the word above the df's 32 bits, also
+    # where numpy's default int is 32 bits (Windows, numpy 1.x)
     picked = cid[top[np.argsort((by << 32) - df[top], kind="stable")]]
     begin = 0
     for w, end in zip(present, accumulate(np.bincount(by, minlength=n).tolist()), strict=True):
@@ -118,8 +119,15 @@ def _candidates_by_cover(
     ids = np.concatenate(heads)
     index = ids.astype(np.intp)
     where, run, mass, owner_shared = _shared(ids, sizes, weights, index)
-    # "words": how many query words hold each, counted before a first clause is lifted
-    held = np.bincount(run)[run] if settings.select == "words" else run
+    # the shared ones' tier, negated so first: "words", how many query words hold each
+    # (counted before a first clause is lifted); "cover", their summed weight
+    multi_tier = (
+        -np.bincount(run)[run].astype(np.float64)
+        if settings.select == "words"
+        else -mass
+        if settings.select == "cover"
+        else np.zeros(where.size)
+    )
     starts = [0, *accumulate(sizes[:-1])]
     # a word's first clause (its list's first compound) stays where it is
     dropped = [s for s, f in zip(starts, first, strict=True) if f]
@@ -129,19 +137,7 @@ def _candidates_by_cover(
         if hit.size:
             kept = np.ones(where.size, bool)
             kept[hit] = False
-            where, held, mass, owner_shared = (
-                where[kept],
-                held[kept],
-                mass[kept],
-                owner_shared[kept],
-            )
-    multi_tier = (
-        -held.astype(np.float64)
-        if settings.select == "words"
-        else -mass
-        if settings.select == "cover"
-        else np.zeros(where.size)
-    )
+            where, multi_tier, owner_shared = where[kept], multi_tier[kept], owner_shared[kept]
     if where.size >= room and multi_tier.max() < lowest:
         # the shared ones fill the budget, tiered before any other: no other can be taken
         return index[where], owner_shared, multi_tier
@@ -217,7 +213,10 @@ def shared_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where the concatenated lists (each holds an id at most once) hold an id that
     another list holds too, in order: those positions, how many lists hold the id there,
-    and the summed weight of those lists. Every other id is held by its own list alone."""
+    and the summed weight of those lists. Every other id is held by its own list alone.
+
+    The count as the tests read it (tests/unit/test_identifier_choose.py compares it with a
+    reference count); the budget itself takes :func:`_shared`'s id numbers instead."""
     where, run, mass, _ = _shared(ids, sizes, weights)
     return where, np.bincount(run)[run], mass
 
@@ -253,16 +252,16 @@ def _shared(
     if not shared.size:
         return _nothing_shared()
     marks, ranks = _tables(high + 1)
-    marks[shared] = True
-    try:
+    try:  # the marks are cleared whatever happens: a mark left set would count for ever
+        marks[shared] = True
         index = ids.astype(np.intp) if index is None else index
         where = np.flatnonzero(marks[index])
     finally:
         marks[shared] = False
-    # which shared id each position holds: a number per id (the last written of its
-    # repeats), read back only where just written (a binary search per position instead
-    # mispredicts its branches: ~3x the time amid a search); past the numbers the ranks
-    # hold (never on real queries), by that binary search
+    # which shared id each position holds: a number per id (one of its repeats' numbers,
+    # each unique to that id), read back only where just written (a binary search per
+    # position instead mispredicts its branches: ~3x the time amid a search); past the
+    # numbers the ranks hold (never on real queries), by that binary search
     if shared.size <= RANKS:
         ranks[shared] = np.arange(shared.size, dtype=ranks.dtype)
         run = ranks[index[where]]
@@ -283,9 +282,12 @@ def _tables(size: int) -> tuple[np.ndarray, np.ndarray]:
     they hold is only read where the caller has just written it)."""
     marks: np.ndarray | None = getattr(_MARKS, "marks", None)
     if marks is None or marks.size < size:
-        size = max(size, 2 * (0 if marks is None else marks.size))
-        marks = _MARKS.marks = np.zeros(size, bool)
-        _MARKS.ranks = np.zeros(size, np.uint16)
+        # grown by doubling, never past MARKS_LIMIT (the caller asks at most that): 3 bytes
+        # a word of the statistics per searching thread at most
+        size = min(max(size, 2 * (0 if marks is None else marks.size)), MARKS_LIMIT)
+        fresh_marks, fresh_ranks = np.zeros(size, bool), np.zeros(size, np.uint16)
+        _MARKS.marks, _MARKS.ranks = fresh_marks, fresh_ranks  # both or neither
+        return fresh_marks, fresh_ranks
     return marks, _MARKS.ranks
 
 

@@ -164,15 +164,21 @@ def _native_int64(values: np.ndarray) -> np.ndarray:
 #: lookups TermIds remembers (a few hundred KB): a search asks for each of its words'
 #: position three times (its split, its compounds, its df) and queries share most words
 RECENT_IDS = 4096
+#: the positions looked up many at once (a per-shard search's ~180 listed terms) that
+#: TermIds remembers apart from the words': the next page of a search asks them again,
+#: and they would push the words out of RECENT_IDS every twenty searches
+RECENT_LISTED = 4096
 
 
 class TermIds(Mapping[str, int]):
     """term -> its position in a MappedTerms, without a dictionary of every term: only
-    the RECENT_IDS most recently asked (absent ones too), cleared when full."""
+    the RECENT_IDS most recently asked (absent ones too), cleared when full, and the
+    RECENT_LISTED most recently asked many at once (:meth:`ids_of`)."""
 
     def __init__(self, terms: MappedTerms) -> None:
         self._terms = terms
         self._recent: RecentMemory[str, int | None] = RecentMemory(RECENT_IDS)
+        self._listed: RecentMemory[str, int | None] = RecentMemory(RECENT_LISTED)
 
     def get(self, key: str, default: Any = None) -> Any:
         if not isinstance(key, str):
@@ -196,10 +202,13 @@ class TermIds(Mapping[str, int]):
 
     def ids_of(self, terms: Sequence[str]) -> np.ndarray:
         """The positions of many terms at once (-1 where absent): those asked recently from
-        this memory, the rest hashed and searched together, then remembered (the next page
-        of a search, or a retry, asks the same terms again)."""
-        recent = self._recent
-        found = [recent.get(t, MISSING) for t in terms]
+        memory, the rest hashed and searched together, then remembered apart from the
+        words (the next page of a search, or a retry, asks the same terms again)."""
+        recent, listed = self._recent, self._listed
+        found = [
+            known if (known := recent.get(t, MISSING)) is not MISSING else listed.get(t, MISSING)
+            for t in terms
+        ]
         missed = [i for i, f in enumerate(found) if f is MISSING]
         out = np.fromiter(
             (-1 if f is None or f is MISSING else f for f in found), np.int64, len(found)
@@ -209,7 +218,7 @@ class TermIds(Mapping[str, int]):
             got = self._terms.ids_of(asked)
             out[missed] = got
             for term, k in zip(asked, got.tolist(), strict=True):
-                recent.remember(term, None if k < 0 else k)
+                listed.remember(term, None if k < 0 else k)
         return out
 
     def __iter__(self) -> Iterator[str]:

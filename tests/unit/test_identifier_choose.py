@@ -395,3 +395,36 @@ def test_a_negative_id_is_never_a_mark_of_another() -> None:
     thread.start()
     thread.join()
     assert found == [([0, 1], [2, 2], [3.0, 3.0])]
+
+
+def test_the_marks_are_cleared_when_the_count_fails_midway() -> None:
+    """A failure between setting the marks and clearing them (here a bad index, in a
+    process an interrupt) leaves no mark set: a stale one would count for every later
+    search of the thread."""
+    ids = np.asarray([3, 5, 3, 7, 5], np.int32)
+    weights = np.ones(2)
+    with pytest.raises(IndexError):
+        selection._shared(ids, [2, 3], weights, np.asarray([0.5] * 5))
+    marks = selection._MARKS.marks
+    assert not marks.any()
+    where, run, _, _ = selection._shared(ids, [2, 3], weights)
+    assert where.tolist() == [0, 1, 2, 4] and np.bincount(run)[run].tolist() == [2, 2, 2, 2]
+
+
+def test_the_tables_never_grow_past_their_limit() -> None:
+    """Doubling a table for a larger id stops at MARKS_LIMIT (the caller never asks more):
+    at most 3 bytes a word of the statistics per searching thread."""
+    import threading
+
+    sizes: list[int] = []
+
+    def grow() -> None:
+        for size in (5_000_000, 6_000_000, selection.MARKS_LIMIT):
+            marks, ranks = selection._tables(size)
+            sizes.append(marks.size)
+            assert ranks.size == marks.size and not marks.any()
+
+    thread = threading.Thread(target=grow)  # its own tables, freed with it
+    thread.start()
+    thread.join()
+    assert sizes == [5_000_000, selection.MARKS_LIMIT, selection.MARKS_LIMIT]

@@ -192,6 +192,8 @@ def test_term_ids_remember_recent_lookups_within_their_bound(
     assert fresh.ids_of(["readfile", "file", "nope"]).tolist() == [2, 1, -1]
     assert fresh.ids_of(["nope", "readfile"]).tolist() == [-1, 2]
     assert batches == [["readfile", "nope"]]
+    # remembered apart: the words' memory holds only what was asked one at a time
+    assert set(fresh._recent) == {"file"} and set(fresh._listed) == {"readfile", "nope"}
 
 
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")

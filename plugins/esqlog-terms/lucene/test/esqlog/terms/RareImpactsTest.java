@@ -116,13 +116,19 @@ public class RareImpactsTest extends LuceneTestCase {
     }
 
     /**
-     * A norm outside one byte (a similarity of one's own) keeps its own value and place: after
-     * every byte norm in the unsigned order when negative, and the freqs Lucene would keep.
+     * A norm outside one byte (a similarity of one's own) keeps its own value and its place in
+     * the unsigned order: -200 after the non-negative byte norms and before -128..-1. Such a
+     * window takes the sorted path whole; its pairs are Lucene's own.
      */
     public void testNormsOfNoByteKeepTheirValue() {
+        assertImpactsOfOneWindow(new int[] {1, 9, 5, 4}, new long[] {5, -200, 6, 7},
+            new long[] {5, 6, -200});
+        assertImpactsOfOneWindow(new int[] {1, 9, 5, 12}, new long[] {5, -200, 6, -1},
+            new long[] {5, 6, -200, -1});
+    }
+
+    private static void assertImpactsOfOneWindow(int[] freqs, long[] norms, long[] wantNorms) {
         int[] docs = {1, 5, 9, 12};
-        int[] freqs = {1, 9, 5, 4};
-        long[] norms = {5, -200, 6, 7};
         RareImpacts impacts = new RareImpacts(docs, freqs, norms, docs.length, 20);
         int last = impacts.numLevels() - 1;
         CompetitiveImpactAccumulator lucene = new CompetitiveImpactAccumulator();
@@ -132,8 +138,8 @@ public class RareImpactsTest extends LuceneTestCase {
         var want = lucene.getCompetitiveFreqNormPairs();
         int[] gotFreqs = impacts.freqs(last, 0);
         long[] gotNorms = impacts.norms(last, 0);
+        assertArrayEquals(wantNorms, gotNorms);
         assertEquals(want.size(), gotFreqs.length);
-        assertEquals(-200L, gotNorms[gotNorms.length - 1]);  // the most freq, the least norm
         int k = 0;
         for (var impact : want) {
             assertEquals(impact.freq, gotFreqs[k]);
