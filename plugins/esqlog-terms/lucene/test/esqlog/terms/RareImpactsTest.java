@@ -135,10 +135,14 @@ public class RareImpactsTest extends LuceneTestCase {
         for (int i = 0; i < docs.length; i++) {
             lucene.add(freqs[i], norms[i]);
         }
+        assertArrayEquals(wantNorms, impacts.norms(last, 0));
+        assertLucenesPairs(lucene, impacts.freqs(last, 0), impacts.norms(last, 0));
+    }
+
+    /** The (freq, norm) pairs equal Lucene's competitive set, in its order. */
+    private static void assertLucenesPairs(CompetitiveImpactAccumulator lucene, int[] gotFreqs,
+                                           long[] gotNorms) {
         var want = lucene.getCompetitiveFreqNormPairs();
-        int[] gotFreqs = impacts.freqs(last, 0);
-        long[] gotNorms = impacts.norms(last, 0);
-        assertArrayEquals(wantNorms, gotNorms);
         assertEquals(want.size(), gotFreqs.length);
         int k = 0;
         for (var impact : want) {
@@ -204,14 +208,7 @@ public class RareImpactsTest extends LuceneTestCase {
                         assertArrayEquals(new long[] {-1L}, gotNorms);
                         continue;
                     }
-                    var want = lucene.getCompetitiveFreqNormPairs();
-                    assertEquals(want.size(), gotFreqs.length);
-                    int k = 0;
-                    for (var impact : want) {
-                        assertEquals(impact.freq, gotFreqs[k]);
-                        assertEquals(impact.norm, gotNorms[k]);
-                        k++;
-                    }
+                    assertLucenesPairs(lucene, gotFreqs, gotNorms);
                 }
             }
         }
