@@ -123,25 +123,10 @@ class IdentifierPlan:
             sent = w.groups if groups is None else groups[k]
             if filtered:
                 listed[w.word] = {t for terms, _ in sent for t in terms}
-            if plugin and len(sent) == 1:  # the usual word: one group, one clause
-                terms, boost = sent[0]
-                should.append(synonym.clause(field, terms, boost))
+            if len(sent) == 1:  # the usual word: one group, one clause (apart or not)
+                should.append(_clause(field, *sent[0], plugin))
                 continue
-            clauses: list[dict[str, Any]] = []
-            for terms, boost in sent:
-                if plugin:  # one term too: no engine idf
-                    clauses.append(synonym.clause(field, terms, boost))
-                elif len(terms) == 1:
-                    clauses.append({"term": {field: {"value": terms[0], "boost": boost}}})
-                else:
-                    clauses.append(
-                        {
-                            "span_or": {
-                                "clauses": [{"span_term": {field: t}} for t in terms],
-                                "boost": boost,
-                            }
-                        }
-                    )
+            clauses = [_clause(field, terms, boost, plugin) for terms, boost in sent]
             head = clauses[:1] if w.apart else []
             rest = clauses[len(head) :]
             if settings.shard_groups != "sum" and len(rest) > 1:
@@ -167,6 +152,16 @@ class IdentifierPlan:
                     }
                 ]
         return {"bool": body}
+
+
+def _clause(field: str, terms: tuple[str, ...], boost: float, plugin: bool) -> dict[str, Any]:
+    """One group's clause: esqlog_terms through the plugin (one term too: no engine idf),
+    else a term for one term and a span_or of span_terms for several."""
+    if plugin:
+        return synonym.clause(field, terms, boost)
+    if len(terms) == 1:
+        return {"term": {field: {"value": terms[0], "boost": boost}}}
+    return {"span_or": {"clauses": [{"span_term": {field: t}} for t in terms], "boost": boost}}
 
 
 def plan_identifier_query(

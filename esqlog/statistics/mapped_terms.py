@@ -123,13 +123,13 @@ class MappedTerms(Sequence[str]):
         one by one, with the hashes searched at once: a per-shard identifiers search looks
         up every term it lists (~180) in two tables, and one binary search each in Python
         cost more than the rest of its shard queries."""
+        out = np.full(len(terms), -1, np.int64)
+        if not len(terms) or not len(self._keys):
+            return out
         data = [t.encode("utf-8", "surrogatepass") for t in terms]
         keys = np.fromiter(
             (int.from_bytes(digest(d), "little") for d in data), np.uint64, len(data)
         )
-        out = np.full(len(data), -1, np.int64)
-        if not data or not len(self._keys):
-            return out
         at = np.searchsorted(self.keys, keys)
         hit = at < len(self._keys)
         hit[hit] = self.keys[at[hit]] == keys[hit]

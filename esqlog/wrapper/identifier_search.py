@@ -320,13 +320,12 @@ def _build(
     filtered = spec.options.operator == "and" or spec.options.msm is not None
     while True:
         plan = _plan(spec.text, stats, vocab, settings, layout, plans)
-        # laid out as on one shard, the plan lists at least the terms of any shard's
-        # query; without and/msm filters its terms are its clauses (no need to build it)
+        # without an and/msm filter any query of the plan (one shard's too, laid out as on
+        # one shard) lists at most the plan's terms, as span_term, term or esqlog_terms: the
+        # plan counts them (walking the built query cost as much as planning it), and the
+        # per-shard queries need no query of the whole plan built
         query = None if per_shard and not filtered else plan.query(spec.field, settings)
-        # without an and/msm filter the query lists exactly the plan's terms (as span_term,
-        # term or esqlog_terms), so the plan counts them; walking the query instead cost
-        # as much as planning it
-        used = plan.clauses if query is None or not filtered else _terms_in(query)
+        used = _terms_in(query) if filtered else plan.clauses
         if used <= allowed:
             if not per_shard:
                 assert query is not None
