@@ -22,7 +22,7 @@ from operator import itemgetter
 import numpy as np
 
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms
+from esqlog.statistics.mapped_terms import MappedTerms, remember_positions
 
 Groups = tuple[tuple[tuple[str, ...], float], ...]  # (terms, boost) per span or term
 
@@ -151,7 +151,10 @@ def _rows(
     own = np.concatenate((np.ones(len(own_rows), bool), np.zeros(comp.size, bool)))
     # part 1: the compounds of a word whose own term is a group of its own
     part = (split_apart[owner] & ~own).astype(np.int64)
-    names_all = [words[k] for k in own_rows] + _names(stats.words, comp)
+    comp_names = _names(stats.words, comp)
+    if one_shard and stats.shards > 1:  # queries sent per shard look these up by name next
+        remember_positions(stats.word_id, comp_names, comp)
+    names_all = [words[k] for k in own_rows] + comp_names
     return owner, part, position, df, mask, names_all
 
 

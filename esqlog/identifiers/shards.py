@@ -69,11 +69,13 @@ def _terms_on_shards(
     mask[known] = stats.mask[ids[known]]
     bits = (mask[:, None] >> np.arange(shards, dtype=np.uint64)[None, :]) & np.uint64(1)
     held = (bits == 1) | (mask == 0)[:, None]
-    # per-shard rows are kept for terms on two or more shards: only those (and the terms
-    # the split statistics do not hold) are looked up there
+    # per-shard rows are kept for terms on two or more shards: a word's found by its
+    # position, a term the split statistics do not hold by its name
     several = (mask & (mask - np.uint64(1))) != 0
-    asked = np.flatnonzero(~known | several)
     row = np.full(len(terms), -1, np.int64)
+    words = np.flatnonzero(several)
+    row[words] = stats.local_row_of_word[ids[words]]
+    asked = np.flatnonzero(~known)
     row[asked] = ids_of(stats.local_row, [terms[i] for i in asked.tolist()])
     spread = row >= 0
     df[spread] = stats.local_df[row[spread]]

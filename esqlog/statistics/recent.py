@@ -13,6 +13,7 @@ immutable answers belong here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 K = TypeVar("K")
@@ -34,3 +35,12 @@ class RecentMemory(dict[K, V]):
         if len(self) >= self.limit:
             self.clear()  # simple and bounded; refills from the next searches
         self[key] = value
+
+    def remember_all(self, keys: Sequence[K], values: Sequence[V]) -> None:
+        """:meth:`remember` each key with its value, in one dictionary update; emptied
+        first when they would not fit (of more keys than ``limit``, the last ``limit``)."""
+        if len(keys) > self.limit:
+            keys, values = keys[-self.limit :], values[-self.limit :]
+        if len(self) + len(keys) > self.limit:
+            self.clear()
+        self.update(zip(keys, values, strict=True))

@@ -183,15 +183,34 @@ class TermTable(Sequence[str]):
 
 def same_terms(a: TermTable, rows_a: np.ndarray, b: TermTable, rows_b: np.ndarray) -> np.ndarray:
     """Whether ``a[rows_a[k]] == b[rows_b[k]]`` for each k, comparing bytes."""
-    la, lb = a.lengths()[rows_a], b.lengths()[rows_b]
-    equal: np.ndarray = la == lb
-    for at in range(0, rows_a.size, CHUNK):
+    return same_bytes(
+        a.blob,
+        a.offsets[rows_a],
+        a.lengths()[rows_a],
+        b.blob,
+        b.offsets[rows_b],
+        b.lengths()[rows_b],
+    )
+
+
+def same_bytes(
+    blob_a: np.ndarray,
+    starts_a: np.ndarray,
+    lengths_a: np.ndarray,
+    blob_b: np.ndarray,
+    starts_b: np.ndarray,
+    lengths_b: np.ndarray,
+) -> np.ndarray:
+    """Whether piece k of ``blob_a`` (``lengths_a[k]`` bytes from ``starts_a[k]``) equals
+    piece k of ``blob_b``, for each k: the lengths first, then the bytes, a chunk at a time."""
+    equal: np.ndarray = lengths_a == lengths_b
+    for at in range(0, equal.size, CHUNK):
         part = slice(at, at + CHUNK)
-        n = la[part]
-        pa = segment_positions(a.offsets[rows_a[part]], np.where(equal[part], n, 0))
-        pb = segment_positions(b.offsets[rows_b[part]], np.where(equal[part], n, 0))
-        owner = np.repeat(np.arange(n.size), np.where(equal[part], n, 0))
-        differ = np.bincount(owner[a.blob[pa] != b.blob[pb]], minlength=n.size) > 0
+        n = np.where(equal[part], lengths_a[part], 0)
+        pa = segment_positions(starts_a[part], n)
+        pb = segment_positions(starts_b[part], n)
+        owner = np.repeat(np.arange(n.size), n)
+        differ = np.bincount(owner[blob_a[pa] != blob_b[pb]], minlength=n.size) > 0
         equal[part] &= ~differ
     return equal
 

@@ -587,17 +587,29 @@ def test_each_shards_own_statistics_are_recorded() -> None:
     assert not build().per_shard  # no field statistics seen: no per-shard statistics
 
 
+@pytest.mark.parametrize("read", [False, True], ids=["built", "read"])
 @pytest.mark.parametrize("text", ["read the socket file", "read the error and return a string"])
-def test_each_shards_query_lists_its_own_terms_with_its_own_idf(text: str) -> None:
+def test_each_shards_query_lists_its_own_terms_with_its_own_idf(
+    text: str, read: bool, tmp_path: Path
+) -> None:
     """Per shard: only the terms the shard's documents hold, and every group's boost times
     the shard's idf sum of its terms is the word's weight (one exact saturation); also for
     plain words the split statistics do not hold that lie on several shards (error,
-    return, string: their per-shard df)."""
+    return, string: their per-shard df). The statistics as calibrate builds them and as
+    read from their file (terms found by hash, rows by the joined tables), with the plan's
+    compounds remembered by position or looked up by name again."""
     from esqlog.identifiers.shards import shard_groups
 
     stats = build_per_shard()
+    if read:
+        stats = load_identifier_stats(save_identifier_stats(stats, tmp_path / "x.npz", "a")[0], "a")
     lookup = df_lookup(stats)
     plan = plan_identifier_query(text, stats, lookup, ALL_SPANS, 1)
+    if read:
+        assert len(stats.word_id._listed) > 3  # type: ignore[attr-defined]
+        remembered = shard_groups(plan, stats)
+        stats.word_id._listed.clear()  # type: ignore[attr-defined]
+        assert shard_groups(plan, stats) == remembered
     assert all(len(w.groups) == 1 for w in plan.words)  # as on one shard
     held = [{t for s, text in DOCS if s == k for t in standard_terms(text) or []} for k in range(3)]
     global_df = lookup(sorted({t for w in plan.words for g, _ in w.groups for t in g}))

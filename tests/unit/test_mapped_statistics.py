@@ -196,6 +196,78 @@ def test_term_ids_remember_recent_lookups_within_their_bound(
     assert set(fresh._recent) == {"file"} and set(fresh._listed) == {"readfile", "nope"}
 
 
+def _mapped(words: list[str], keys: np.ndarray | None = None) -> MappedTerms:
+    """``words`` as a file holds them, with their own hashes unless ``keys`` (by word)."""
+    blob = np.frombuffer("\n".join(words).encode(), np.uint8)
+    starts = np.concatenate(([0], np.cumsum([len(w.encode()) + 1 for w in words])))
+    own = np.array([term_hash(w) for w in words], np.uint64) if keys is None else keys
+    order = np.argsort(own, kind="stable").astype(np.int32)
+    return MappedTerms(blob, starts.astype(np.int64), own[order], order)
+
+
+def test_a_table_is_joined_into_another_as_each_term_looked_up_there() -> None:
+    """positions_in (each word's per-shard row, joined once) gives what looking each term
+    up by name in the other table gives: absent terms, an empty term, multi-byte ones; a
+    hash shared with another term (by the other table's own terms, or by one of ours)
+    is told apart by the bytes."""
+    words = ["read", "", "fichier", "écrire", "z", "readfile", "zz"]
+    local = ["x", "zz", "écrire", "read", "", "readfiles"]  # x first: see the collision
+    want = [local.index(w) if w in local else -1 for w in words]
+    assert _mapped(words).positions_in(_mapped(local)).tolist() == want
+    # "readfile" claims the hash of "readfiles" (which the other table holds): not it
+    claims = np.array([term_hash("readfiles" if w == "readfile" else w) for w in words])
+    assert _mapped(words, claims).positions_in(_mapped(local)).tolist() == want
+    # the other table's own hashes collide (x claims zz's, ahead of it: one search would
+    # find x and miss zz): its lookups decide, term by term
+    shared = np.array([term_hash("zz" if t == "x" else t) for t in local], np.uint64)
+    assert _mapped(words).positions_in(_mapped(local, shared)).tolist() == want
+    nothing = _mapped(["a"])
+    assert nothing.positions_in(_mapped([], np.zeros(0, np.uint64))).tolist() == [-1]
+
+
+def test_positions_gathered_by_id_are_remembered_for_lookups_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """TermIds.remember (a plan's compounds, gathered by id just before the per-shard
+    queries look them up by name): those lookups hash none of them; the memory stays
+    within its bound and a batch larger than it keeps its last terms."""
+    import esqlog.statistics.mapped_terms as mapped_terms
+
+    monkeypatch.setattr(mapped_terms, "RECENT_LISTED", 4)
+    terms = _mapped(["read", "file", "readfile", "write", "readwrite"])
+    ids = TermIds(terms)
+    batches: list[list[str]] = []
+    real_many = terms.ids_of
+    monkeypatch.setattr(terms, "ids_of", lambda ts: batches.append(list(ts)) or real_many(ts))
+    ids.remember(["readfile", "write"], np.array([2, 3]))
+    assert ids.ids_of(["write", "readfile"]).tolist() == [3, 2] and batches == []
+    assert ids.ids_of(["readwrite", "read"]).tolist() == [4, 0] and batches == [
+        ["readwrite", "read"]
+    ]
+    ids.remember(["file"], np.array([1]))  # 4 held: emptied, then stored
+    assert set(ids._listed) == {"file"}
+    ids.remember(["read", "file", "readfile", "write", "readwrite"], np.arange(5))
+    assert ids._listed == {"file": 1, "readfile": 2, "write": 3, "readwrite": 4}
+    plain: dict[str, int] = {"read": 0}
+    mapped_terms.remember_positions(plain, ["file"], np.array([1]))  # no memory: nothing
+    assert plain == {"read": 0}
+
+
+def test_each_word_finds_its_per_shard_row_as_by_its_name(tmp_path: Path) -> None:
+    """IdentifierStats.local_row_of_word, read from a file (the tables joined) and built
+    in memory (looked up by name), is each word's local_df row, -1 for a word on one
+    shard; a term the words lack (a plain query word) has no word to carry its row."""
+    stats, path = stats_file(tmp_path)
+    loaded = load_identifier_stats(path, "v")
+    assert isinstance(loaded.words, MappedTerms)
+    for held in (stats, loaded):
+        rows = held.local_row_of_word
+        want = [-1 if (r := held.local_row.get(w)) is None else r for w in held.words]
+        assert rows.tolist() == want and rows.dtype == np.int64
+    assert (loaded.local_row_of_word >= 0).sum() >= 3
+    assert np.array_equal(loaded.local_row_of_word, stats.local_row_of_word)
+
+
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 
 

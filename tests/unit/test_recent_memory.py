@@ -22,3 +22,16 @@ def test_a_store_into_a_full_memory_empties_it_first_even_for_a_known_key() -> N
     memory.remember("b", 2)
     memory.remember("a", 3)  # as TermIds and WordFacts always did
     assert memory == {"a": 3} and memory.limit == 2
+
+
+def test_many_stored_at_once_fit_the_limit_or_start_afresh() -> None:
+    """remember_all (a plan's compounds, ~250 a search): stored beside what is held while
+    they fit, else after emptying; of more than the limit, the last ones."""
+    memory: RecentMemory[str, int] = RecentMemory(4)
+    memory.remember("a", 0)
+    memory.remember_all(["b", "c"], [1, 2])
+    assert memory == {"a": 0, "b": 1, "c": 2}
+    memory.remember_all(["d", "e"], [3, 4])  # 5 would not fit
+    assert memory == {"d": 3, "e": 4}
+    memory.remember_all(list("vwxyz"), [5, 6, 7, 8, 9])
+    assert memory == {"w": 6, "x": 7, "y": 8, "z": 9}
