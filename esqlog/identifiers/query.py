@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from esqlog.identifiers import synonym
-from esqlog.identifiers.groups import group_words, plugin_groups
+from esqlog.identifiers.groups import group_words, one_shard_spans, plugin_groups
 from esqlog.identifiers.selection import choose
 from esqlog.identifiers.settings import (
     IdentifierSettings,
@@ -216,6 +216,8 @@ def plan_identifier_query(
     chosen = choose(present, comps, weight, engine_df, stats, settings, common, layout)
     if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
         grouped = plugin_groups(present, engine_df, chosen, stats, weight, common)
+    elif layout <= 1:  # spans as on one shard: no shard sets to find
+        grouped = one_shard_spans(present, engine_df, chosen, stats, weight, common)
     else:
         grouped = group_words(
             present,

@@ -7,8 +7,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from esqlog.identifiers.groups import group_words, plugin_groups
+from esqlog.identifiers.groups import group_words, one_shard_spans, plugin_groups
 from esqlog.statistics.mapped_terms import MappedTerms, index_arrays
 
 WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
@@ -95,3 +97,40 @@ def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
         assert sorted(listed) == ["read", "readdir", "readfile", "write"]
         layouts.append(got)
     assert layouts[0] == layouts[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    df=st.lists(st.integers(0, 70), min_size=6, max_size=6),  # past N: idf below 0
+    own_df=st.dictionaries(st.sampled_from(["read", "write"]), st.integers(0, 70)),
+    picks=st.lists(st.lists(st.integers(1, 5), max_size=5, unique=True), min_size=2, max_size=2),
+    alone=st.sets(st.sampled_from(["read", "write"])),
+    weights=st.tuples(st.floats(0.01, 20), st.floats(0.01, 20)),
+    shards=st.sampled_from([1, 3]),
+    read=st.booleans(),
+)
+def test_spans_as_on_one_shard_are_group_words_laid_out_so(
+    df: list[int],
+    own_df: dict[str, int],
+    picks: list[list[int]],
+    alone: set[str],
+    weights: tuple[float, float],
+    shards: int,
+    read: bool,
+) -> None:
+    """one_shard_spans gives group_words' groups and boosts (to the bit) where the query
+    is laid out as on one shard: own terms present or not, compounds gone from the index,
+    common words' own terms apart, a one-shard index or each shard sent its own query."""
+    words = ["read", "write"]
+    stats = SimpleNamespace(
+        df_engine=np.asarray(df, np.uint32),
+        words=mapped(WORDS) if read else WORDS,
+        shards=shards,
+        doc_count=50,
+        word_id={w: i for i, w in enumerate(WORDS)},
+        mask=np.zeros(6, np.uint64),
+    )
+    chosen = {w: np.asarray(p, np.int32) for w, p in zip(words, picks, strict=True)}
+    weight = dict(zip(words, weights, strict=True))
+    want = group_words(words, own_df, chosen, stats, weight, alone, shards=1)
+    assert one_shard_spans(words, own_df, chosen, stats, weight, alone) == want
