@@ -155,42 +155,7 @@ def _rows(
     return owner, part, position, df, mask, names_all
 
 
-def plugin_groups(
-    words: Sequence[str],
-    word_df: Mapping[str, int],
-    chosen: Mapping[str, np.ndarray],
-    stats: IdentifierStats,
-    weight: Mapping[str, float],
-    alone: set[str],
-) -> list[tuple[Groups, bool]]:
-    """:func:`group_words` as on one shard, each group boosted by its word's weight: the
-    esqlog_terms plugin's layout (no engine idf, so no shard sets and no boost from df).
-
-    Why apart from group_words: on one shard a word's groups are just its own term and its
-    compounds with an engine df (its own term apart for a word in ``alone``), which needs
-    none of the shard-set machinery built on every search."""
-    return _one_shard(words, word_df, chosen, stats, weight, alone, False)
-
-
-def one_shard_spans(
-    words: Sequence[str],
-    word_df: Mapping[str, int],
-    chosen: Mapping[str, np.ndarray],
-    stats: IdentifierStats,
-    weight: Mapping[str, float],
-    alone: set[str],
-) -> list[tuple[Groups, bool]]:
-    """:func:`group_words` for a query laid out as on one shard (one shard, or each shard
-    sent its own query): :func:`plugin_groups`' groups, each boost its word's weight over
-    the engine's idf sum of the group's terms (summed as group_words sums them, so the
-    bodies are the same to the bit). Why: on one shard the shard-set machinery finds one
-    set per part, at three times the cost of these groups (0.22 against 0.07 ms a search,
-    Go 153K). Sent per shard, the compounds' positions are remembered for the per-shard
-    queries, which look them up by name next (esqlog.identifiers.shards)."""
-    return _one_shard(words, word_df, chosen, stats, weight, alone, True)
-
-
-def _one_shard(
+def one_shard_groups(
     words: Sequence[str],
     word_df: Mapping[str, int],
     chosen: Mapping[str, np.ndarray],
@@ -199,9 +164,17 @@ def _one_shard(
     alone: set[str],
     engine_idf: bool,
 ) -> list[tuple[Groups, bool]]:
-    """Per word its own term (when the index holds it) and its compounds the index holds,
-    as one group or two (the own term apart for a word in ``alone``); boosts as the
-    callers say."""
+    """:func:`group_words` for a query laid out as on one shard: per word its own term (when
+    the index holds it) and its compounds the index holds, as one group or two (the own
+    term apart for a word in ``alone``). Each boost is the word's weight: the esqlog_terms
+    plugin's layout (no engine idf), or with ``engine_idf`` that weight over the engine's
+    idf sum of the group's terms: spans on one shard, or each shard sent its own query
+    (summed as group_words sums them, so the bodies are the same to the bit).
+
+    Why apart from group_words: on one shard its shard-set machinery finds one set per
+    part, at three times the cost of these groups (0.22 against 0.07 ms a search, Go 153K).
+    Spans sent per shard remember the compounds' positions for the per-shard queries,
+    which look them up by name next (esqlog.identifiers.shards)."""
     if not words:
         return []
     # every word's compounds in one gather: those the index holds, then their names
@@ -215,7 +188,7 @@ def _one_shard(
         owner = np.repeat(np.arange(len(words)), sizes)
         kept = np.bincount(owner[held], minlength=len(words)).tolist()
     names = _names(stats.words, ids)
-    layout: list[list[tuple[str, ...]]] = []
+    out: list[tuple[Groups, bool]] = []
     owned: list[bool] = []
     start = 0
     for w, n in zip(words, kept, strict=True):
@@ -224,17 +197,16 @@ def _one_shard(
         own = (w,) if word_df.get(w, 0) > 0 else ()
         owned.append(bool(own))
         if own and comps and w in alone:
-            layout.append([own, comps])
+            out.append((((own, weight[w]), (comps, weight[w])), True))
+        elif own or comps:
+            out.append((((own + comps, weight[w]),), True))
         else:
-            layout.append([own + comps] if own or comps else [])
+            out.append(((), True))
     if not engine_idf:
-        return [
-            (tuple((g, weight[w]) for g in groups), True)
-            for w, groups in zip(words, layout, strict=True)
-        ]
+        return out
     if stats.shards > 1:  # each shard's own query looks these up by name next
         remember_positions(stats.word_id, names, ids)
-    return _span_boosts(words, word_df, stats, weight, layout, owned, ids)
+    return _span_boosts(words, word_df, stats, weight, out, owned, ids)
 
 
 def _span_boosts(
@@ -242,18 +214,18 @@ def _span_boosts(
     word_df: Mapping[str, int],
     stats: IdentifierStats,
     weight: Mapping[str, float],
-    layout: list[list[tuple[str, ...]]],
+    grouped: list[tuple[Groups, bool]],
     owned: list[bool],
     ids: np.ndarray,
 ) -> list[tuple[Groups, bool]]:
-    """Each group of ``layout`` with its word's weight over the engine's idf sum of its
+    """``grouped``'s groups with their word's weight over the engine's idf sum of their
     terms (a group whose sum is not positive dropped): each term's idf in group order (a
     word's own term when ``owned``, then its compounds, ``ids`` in order), summed by one
     reduceat as group_words sums them."""
-    sizes = [len(g) for groups in layout for g in groups]
+    sizes = [len(terms) for groups, _ in grouped for terms, _ in groups]
     df = np.empty(sum(sizes), np.float64)
     is_own = np.zeros(df.size, bool)
-    firsts = np.cumsum([0] + [sum(len(g) for g in groups) for groups in layout])[:-1]
+    firsts = np.cumsum([0] + [sum(len(t) for t, _ in groups) for groups, _ in grouped])[:-1]
     is_own[firsts[np.asarray(owned, bool)]] = True
     df[is_own] = [float(word_df[w]) for w, o in zip(words, owned, strict=True) if o]
     df[~is_own] = stats.df_engine[ids]
@@ -261,9 +233,9 @@ def _span_boosts(
     sums = np.add.reduceat(_engine_idf(df, stats), bounds).tolist() if sizes else []
     out: list[tuple[Groups, bool]] = []
     g = 0
-    for w, groups in zip(words, layout, strict=True):
+    for w, (groups, _) in zip(words, grouped, strict=True):
         boosted = []
-        for terms in groups:
+        for terms, _ in groups:
             if sums[g] > 0:
                 boosted.append((terms, weight[w] / sums[g]))
             g += 1

@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from esqlog.identifiers import synonym
-from esqlog.identifiers.groups import group_words, one_shard_spans, plugin_groups
+from esqlog.identifiers.groups import group_words, one_shard_groups
 from esqlog.identifiers.selection import choose
 from esqlog.identifiers.settings import (
     IdentifierSettings,
@@ -214,10 +214,10 @@ def plan_identifier_query(
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
     chosen = choose(present, comps, weight, engine_df, stats, settings, common, layout)
-    if plugin:  # esqlog_terms without idf: a group's boost is its word's weight
-        grouped = plugin_groups(present, engine_df, chosen, stats, weight, common)
-    elif layout <= 1:  # spans as on one shard: no shard sets to find
-        grouped = one_shard_spans(present, engine_df, chosen, stats, weight, common)
+    if layout <= 1:  # as on one shard (always for the plugin): no shard sets to find
+        # esqlog_terms without idf: a group's boost is its word's weight; a span's divides
+        # it by the engine's idf sum
+        grouped = one_shard_groups(present, engine_df, chosen, stats, weight, common, not plugin)
     else:
         grouped = group_words(
             present,

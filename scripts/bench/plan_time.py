@@ -77,7 +77,7 @@ def _instrument(acc: dict[str, float]) -> None:
         (search, "plan_identifier_query", "plan"),
         (query, "choose", "choose"),
         (query, "plugin_groups", "groups"),
-        (query, "one_shard_spans", "groups"),
+        (query, "one_shard_groups", "groups"),
         (query, "group_words", "groups"),
     ):
         if hasattr(module, name):

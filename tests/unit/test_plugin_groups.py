@@ -1,4 +1,4 @@
-"""The esqlog_terms plugin's term lists (esqlog.identifiers.groups.plugin_groups): a
+"""The esqlog_terms plugin's term lists (esqlog.identifiers.groups.one_shard_groups): a
 compound the index no longer holds (engine df 0: deleted since the calibration) is never
 listed, since the plugin would look every listed term up for nothing."""
 
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esqlog.identifiers.groups import group_words, one_shard_spans, plugin_groups
+from esqlog.identifiers.groups import group_words, one_shard_groups
 from esqlog.statistics.mapped_terms import MappedTerms, index_arrays
 
 WORDS = ["read", "readfile", "readall", "readdir", "write", "writefile"]
@@ -20,21 +20,22 @@ def test_compounds_with_no_engine_df_are_left_out() -> None:
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)  # readall and writefile: gone
     stats = SimpleNamespace(df_engine=df, words=WORDS)
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
-    got = plugin_groups(
+    got = one_shard_groups(
         ["read", "write"],
         {"read": 9, "write": 7},
         chosen,
         stats,
         {"read": 1.5, "write": 0.5},
         set(),
+        False,
     )
     assert got == [(((("read", "readfile", "readdir"), 1.5),), True), (((("write",), 0.5),), True)]
 
 
 def test_a_word_whose_compounds_are_all_gone_and_no_own_term_has_no_group() -> None:
     stats = SimpleNamespace(df_engine=np.zeros(6, np.uint32), words=WORDS)
-    got = plugin_groups(
-        ["write"], {}, {"write": np.asarray([5], np.int32)}, stats, {"write": 1.0}, set()
+    got = one_shard_groups(
+        ["write"], {}, {"write": np.asarray([5], np.int32)}, stats, {"write": 1.0}, set(), False
     )
     assert got == [((), True)]
 
@@ -56,13 +57,14 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
         {"read": np.asarray([3, 1, 2], np.int32)},
     ):
         got = [
-            plugin_groups(
+            one_shard_groups(
                 ["read"],
                 {"read": 9},
                 chosen,
                 SimpleNamespace(df_engine=df, words=words),
                 {"read": 1.0},
                 set(),
+                False,
             )
             for words in (list(WORDS), tuple(WORDS), mapped(WORDS))
         ]
@@ -71,7 +73,7 @@ def test_the_words_are_the_same_from_a_list_or_any_sequence() -> None:
 
 
 def test_span_groups_leave_out_compounds_with_no_engine_df_too() -> None:
-    """group_words (the span layout) drops them as plugin_groups does: a span over a term no
+    """group_words (the span layout) drops them as the plugin's groups do: a span over a term no
     document holds would add a clause, and a term the engine would not sum an idf for."""
     df = np.asarray([9, 4, 0, 2, 7, 0], np.uint32)
     chosen = {"read": np.asarray([1, 2, 3], np.int32), "write": np.asarray([5], np.int32)}
@@ -118,9 +120,10 @@ def test_spans_as_on_one_shard_are_group_words_laid_out_so(
     shards: int,
     read: bool,
 ) -> None:
-    """one_shard_spans gives group_words' groups and boosts (to the bit) where the query
-    is laid out as on one shard: own terms present or not, compounds gone from the index,
-    common words' own terms apart, a one-shard index or each shard sent its own query."""
+    """one_shard_groups with the engine's idf (spans) gives group_words' groups and boosts
+    (to the bit) where the query is laid out as on one shard: own terms present or not,
+    compounds gone from the index, common words' own terms apart, a one-shard index or
+    each shard sent its own query."""
     words = ["read", "write"]
     stats = SimpleNamespace(
         df_engine=np.asarray(df, np.uint32),
@@ -133,4 +136,4 @@ def test_spans_as_on_one_shard_are_group_words_laid_out_so(
     chosen = {w: np.asarray(p, np.int32) for w, p in zip(words, picks, strict=True)}
     weight = dict(zip(words, weights, strict=True))
     want = group_words(words, own_df, chosen, stats, weight, alone, shards=1)
-    assert one_shard_spans(words, own_df, chosen, stats, weight, alone) == want
+    assert one_shard_groups(words, own_df, chosen, stats, weight, alone, True) == want
