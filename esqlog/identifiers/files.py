@@ -26,6 +26,14 @@ import numpy as np
 
 from esqlog.atomic import atomic_write
 from esqlog.errors import UsageError
+from esqlog.identifiers.file_checks import (
+    ARRAYS,
+    WORD_ROWS,
+    array_problem,
+    inverse_problem,
+    local_problem,
+    rows_problem,
+)
 from esqlog.identifiers.scan import MAX_SHARDS
 from esqlog.identifiers.shard_counts import ShardCounts
 from esqlog.identifiers.split_stats import IdentifierStats, index_of, inverted_splits
@@ -33,9 +41,9 @@ from esqlog.statistics.heap import release_freed_memory
 from esqlog.statistics.mapped_terms import (
     MappedTerms,
     check_utf8,
-    decreases,
     index_arrays,
     index_problem,
+    positions_in,
 )
 from esqlog.statistics.npz import (
     MAX_META_BYTES,
@@ -53,7 +61,9 @@ from esqlog.statistics.npz import (
 )
 from esqlog.statistics.term_table import TermTable
 
-FORMAT = "esqlog-identifiers/5"
+FORMAT = "esqlog-identifiers/6"
+#: format 5: each word's per-shard row not stored (joined from the hashes when first asked)
+LOCAL_INDEXED_FORMAT = "esqlog-identifiers/5"
 #: format 4: the words indexed in place, the per-shard terms decoded at every load
 WORDS_INDEXED_FORMAT = "esqlog-identifiers/4"
 #: format 3: no word index; its words are decoded into a list at every load
@@ -89,16 +99,9 @@ _META_KEYS = (
     "predictor",
     "created_at",
 )
-_ARRAYS = {
-    "df_engine": np.uint32,
-    "df_split": np.uint32,
-    "mask": np.uint64,
-    "parts_ptr": np.int64,
-    "parts_idx": np.int32,
-}
 _TEXTS = ("words", "local_words")  # newline-joined UTF-8
 _MEMBERS = {
-    **{k: Member((np.dtype(t).str,), 1) for k, t in _ARRAYS.items()},
+    **{k: Member((np.dtype(t).str,), 1) for k, t in ARRAYS.items()},
     **{k: Member(("|u1",), 1) for k in _TEXTS},
     "meta": Member(("|u1",), 1, max_bytes=MAX_META_BYTES),
     "local_df": Member(("<u4",), 2),
@@ -117,10 +120,11 @@ _LOCAL_INDEX = {LOCAL + k: m for k, m in _INDEX.items() if k.startswith("word_")
 _MEMBERS_OF = {
     LISTED_FORMAT: _MEMBERS,
     WORDS_INDEXED_FORMAT: {**_MEMBERS, **_INDEX},
-    FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX},
+    LOCAL_INDEXED_FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX},
+    FORMAT: {**_MEMBERS, **_INDEX, **_LOCAL_INDEX, WORD_ROWS: Member(("<i4",), 1)},
 }
-#: each format's checksum of its own arrays: format 5 hashes 16 MiB pieces on several cores
-_DIGEST_OF = {FORMAT: pieces_digest}
+#: each format's checksum of its own arrays: formats 5 and 6 hash 16 MiB pieces on several cores
+_DIGEST_OF = {LOCAL_INDEXED_FORMAT: pieces_digest, FORMAT: pieces_digest}
 _FIX = "recalibrate with esqlog calibrate --vocabulary --identifiers --out FILE"
 
 
@@ -145,7 +149,7 @@ def save_identifier_stats(
         "local_words": _joined(stats.local_terms),
         "local_df": stats.local_df.astype(np.uint32),
         "shard_docs": stats.shard_docs.astype(np.int64),
-        **{name: getattr(stats, name).astype(dtype) for name, dtype in _ARRAYS.items()},
+        **{name: getattr(stats, name).astype(dtype) for name, dtype in ARRAYS.items()},
     }
     arrays |= index_arrays(stats.words)
     arrays |= {LOCAL + k: a for k, a in index_arrays(stats.local_terms).items()}
@@ -155,6 +159,9 @@ def save_identifier_stats(
             stats.parts_ptr, stats.parts_idx, stats.df_engine, len(stats.words)
         )
     arrays |= {"comp_ptr": comp_ptr.astype(np.int64), "comp_idx": comp_idx.astype(np.int32)}
+    # from the tables themselves: a refreshed copy's lookups are emptied, not recomputed
+    rows = positions_in(stats.words, stats.local_terms, index_of(stats.local_terms))
+    arrays[WORD_ROWS] = rows.astype(np.int32)
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory
@@ -195,13 +202,15 @@ def load_identifier_stats(
         raise UsageError(
             f"identifier statistics file {name} is damaged (words are not UTF-8)", _FIX
         ) from None
-    arrays: dict[str, Any] = {k: raw[k].array() for k in _ARRAYS}
+    arrays: dict[str, Any] = {k: raw[k].array() for k in ARRAYS}
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
     inverse = {k: raw[k].array() for k in ("comp_ptr", "comp_idx") if k in raw}
+    rows = raw[WORD_ROWS].array() if WORD_ROWS in raw else None
     problem = (
-        _array_problem(arrays, len(words), meta["doc_count"])
-        or _local_problem(local_terms, local_df, shard_docs, meta["shards"])
-        or _inverse_problem(inverse, arrays["parts_idx"].size, len(words))
+        array_problem(arrays, len(words), meta["doc_count"])
+        or local_problem(local_terms, local_df, shard_docs, meta["shards"])
+        or inverse_problem(inverse, arrays["parts_idx"].size, len(words))
+        or rows_problem(rows, len(words), len(local_terms))
     )
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
@@ -214,6 +223,8 @@ def load_identifier_stats(
         **arrays,
         **inverse,
     )
+    if rows is not None:  # the value of IdentifierStats.local_row_of_word, as stored
+        stats.__dict__[WORD_ROWS] = rows
     release_freed_memory()  # the checks' temporaries: not kept in each process's heap
     return stats
 
@@ -229,7 +240,7 @@ def load_shard_counts(path: str | Path, vocabulary_sha256: str | None = None) ->
             f"identifier statistics file {name} is damaged (words are not UTF-8)", _FIX
         ) from None
     local_df, shard_docs = raw["local_df"].array(), raw["shard_docs"].array()
-    problem = _local_problem(local_terms, local_df, shard_docs, meta["shards"])
+    problem = local_problem(local_terms, local_df, shard_docs, meta["shards"])
     if problem:
         raise UsageError(f"identifier statistics file {name} is inconsistent ({problem})", _FIX)
     return ShardCounts(
@@ -315,66 +326,6 @@ def _words(raw: Mapping[str, Any], name: str, prefix: str = "") -> Sequence[str]
 def _lines(data: memoryview) -> list[str]:
     text = bytes(data).decode("utf-8")
     return text.split("\n") if text else []
-
-
-def _array_problem(arrays: Mapping[str, np.ndarray], n_words: int, n_docs: int) -> str | None:
-    """What is wrong with the arrays of a file, or None (a df above N would zero its weights)."""
-    for key, dtype in _ARRAYS.items():
-        if arrays[key].dtype != dtype or arrays[key].ndim != 1:
-            return f"{key} is not a {np.dtype(dtype).name} vector"
-    for key in ("df_engine", "df_split", "mask"):
-        if arrays[key].size != n_words:
-            return f"{key} has {arrays[key].size} entries for {n_words} words"
-    for key in ("df_engine", "df_split"):
-        if arrays[key].size and int(arrays[key].max()) > n_docs:
-            return f"{key} exceeds the document count {n_docs}"
-    ptr, idx = arrays["parts_ptr"], arrays["parts_idx"]
-    if ptr.size != n_words + 1 or ptr[0] != 0 or ptr[-1] != idx.size or decreases(ptr):
-        return "parts_ptr is not a valid offset vector"
-    if idx.size and (idx.min() < 0 or idx.max() >= n_words):
-        return "parts_idx points outside the words"
-    return None
-
-
-def _inverse_problem(inverse: Mapping[str, np.ndarray], parts: int, n_words: int) -> str | None:
-    """What is wrong with a file's compounds of each word (format 4), or None."""
-    if not inverse:
-        return None
-    ptr, idx = inverse["comp_ptr"], inverse["comp_idx"]
-    if (
-        ptr.size != n_words + 1
-        or ptr[0] != 0
-        or ptr[-1] != idx.size
-        or idx.size != parts
-        or (decreases(ptr))
-    ):
-        return "comp_ptr is not a valid offset vector"
-    if idx.size and (idx.min() < 0 or idx.max() >= n_words):
-        return "comp_idx points outside the words"
-    return None
-
-
-def _local_problem(
-    terms: Sequence[str], local_df: np.ndarray, shard_docs: np.ndarray, shards: object
-) -> str | None:
-    """What is wrong with a file's per-shard statistics, or None."""
-    if not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
-        return "shards is not a shard count"
-    if (
-        shard_docs.dtype != np.int64
-        or shard_docs.ndim != 1
-        or shard_docs.size not in (0, shards)
-        or (shard_docs.size and (shard_docs.min() < 0 or shard_docs.sum() < 1))
-    ):
-        # all zero would give every shard N = 0: every query matches nothing
-        return "shard_docs is not a document count per shard"
-    if local_df.dtype != np.uint32 or local_df.shape != (len(terms), shards):
-        return f"local_df is not a {len(terms)} x {shards} uint32 matrix"
-    if shard_docs.size and local_df.size and np.any(local_df > shard_docs[None, :]):
-        return "local_df exceeds a shard's document count"
-    if not shard_docs.size and local_df.size:
-        return "local_df without shard document counts"
-    return None
 
 
 def load_for_calibration(

@@ -143,10 +143,11 @@ class IdentifierStats:
 
     @cached_property
     def local_row_of_word(self) -> np.ndarray:
-        """Each word's row of ``local_df`` (-1: none), joined from both tables' hashes on
-        the first search sent per shard (~10 ms on 340K words): those searches find their
-        compounds' rows by position, with no term hashed again."""
-        return positions_in(self.words, self.local_terms, self.local_row)
+        """Each word's row of ``local_df`` (int32, -1: none): a search sent per shard finds
+        its compounds' rows by position, with no term hashed again. Read from the file
+        (esqlog.identifiers.files), else joined from both tables' hashes when first asked
+        (~10 ms on 340K words, 0.4 s on 2.9M)."""
+        return positions_in(self.words, self.local_terms, self.local_row).astype(np.int32)
 
     @property
     def applies(self) -> bool:

@@ -191,9 +191,14 @@ def positions_in(
 ) -> np.ndarray:
     """Where each of ``terms`` is in ``other`` (int64, -1 where absent; ``other_index`` its
     term -> position map): joined by hashes when both are read from a file
-    (:meth:`MappedTerms.positions_in`), else looked up one by one."""
+    (:meth:`MappedTerms.positions_in`) or both hashed by calibrate (TermTable.index_of),
+    else looked up one by one."""
+    if not len(other):  # a one-shard index's per-shard terms: no term decoded for nothing
+        return np.full(len(terms), -1, np.int64)
     if isinstance(terms, MappedTerms) and isinstance(other, MappedTerms):
         return terms.positions_in(other)
+    if isinstance(terms, TermTable) and isinstance(other, TermTable):  # calibrate's tables
+        return other.index_of(terms)
     return ids_of(other_index, list(terms))
 
 

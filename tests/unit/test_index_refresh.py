@@ -139,7 +139,9 @@ def test_a_refresh_moves_split_dfs_as_a_full_calibration_counts_them(
         new_ids=[f"n{k}" for k in range(len(new))],
     )
     moved, df_before = refreshed_vocabulary(vocab, changes, len(after_texts), 100, len(after_texts))
+    assert stats.local_row_of_word.size == len(stats.words)  # a lookup of the old words...
     got = refreshed_stats(stats, moved, df_before, changes, len(after_texts))
+    assert "local_row_of_word" not in got.__dict__  # ...not carried into the new ones
     _, want = _scratch(after_texts)
     got_split = dict(zip(got.words, got.df_split.tolist(), strict=True))
     got_engine = dict(zip(got.words, got.df_engine.tolist(), strict=True))

@@ -18,12 +18,14 @@ import pytest
 from esqlog.errors import UsageError
 from esqlog.identifiers.files import (
     FORMAT,
+    LOCAL_INDEXED_FORMAT,
+    WORD_ROWS,
     load_identifier_stats,
     load_shard_counts,
     save_identifier_stats,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.mapped_terms import MappedTerms, TermIds
+from esqlog.statistics.mapped_terms import MappedTerms, TermIds, positions_in
 from esqlog.statistics.npz import array_digest, npz_bytes, pieces_digest
 from esqlog.statistics.term_keys import build_bloom, term_hash
 from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary, save_vocabulary
@@ -43,7 +45,8 @@ def rewritten(path: Path, change: Callable[[dict[str, np.ndarray], dict[str, Any
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(bytes(arrays.pop("meta")).decode())
     change(arrays, meta)
-    digest = pieces_digest if meta["format"] == FORMAT else array_digest  # the format's own
+    # the format's own
+    digest = pieces_digest if meta["format"] in (FORMAT, LOCAL_INDEXED_FORMAT) else array_digest
     meta["sha256"] = digest(
         {k: (a.dtype.str, a.shape, np.ascontiguousarray(a).data) for k, a in arrays.items()}
     )
@@ -254,18 +257,31 @@ def test_positions_gathered_by_id_are_remembered_for_lookups_by_name(
 
 
 def test_each_word_finds_its_per_shard_row_as_by_its_name(tmp_path: Path) -> None:
-    """IdentifierStats.local_row_of_word, read from a file (the tables joined) and built
-    in memory (looked up by name), is each word's local_df row, -1 for a word on one
-    shard; a term the words lack (a plain query word) has no word to carry its row."""
+    """IdentifierStats.local_row_of_word, read from the file calibrate wrote (the tables
+    joined by their hashes there) and built in memory (looked up by name), is each word's
+    local_df row, -1 for a word on one shard."""
     stats, path = stats_file(tmp_path)
     loaded = load_identifier_stats(path, "v")
     assert isinstance(loaded.words, MappedTerms)
+    assert WORD_ROWS in loaded.__dict__  # read from the file, not joined by this process
     for held in (stats, loaded):
         rows = held.local_row_of_word
         want = [-1 if (r := held.local_row.get(w)) is None else r for w in held.words]
-        assert rows.tolist() == want and rows.dtype == np.int64
+        assert rows.tolist() == want and rows.dtype == np.int32
     assert (loaded.local_row_of_word >= 0).sum() >= 3
     assert np.array_equal(loaded.local_row_of_word, stats.local_row_of_word)
+
+
+def test_words_against_no_per_shard_terms_are_not_decoded() -> None:
+    """A one-shard index has no per-shard terms (calibrate gives an empty list): every
+    word's row is -1 without a word decoded (2.9 million of them on the largest index)."""
+
+    class Undecodable(list[str]):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            raise AssertionError("a word decoded")
+
+    words = Undecodable(["read", "file"])
+    assert positions_in(words, [], {}).tolist() == [-1, -1]
 
 
 LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
@@ -274,8 +290,20 @@ LOCAL_INDEX = ("local_word_starts", "local_word_keys", "local_word_order")
 @pytest.mark.parametrize(
     ("version", "dropped"),
     [
-        (3, ("word_starts", "word_keys", "word_order", "comp_ptr", "comp_idx", *LOCAL_INDEX)),
-        (4, LOCAL_INDEX),
+        (
+            3,
+            (
+                "word_starts",
+                "word_keys",
+                "word_order",
+                "comp_ptr",
+                "comp_idx",
+                *LOCAL_INDEX,
+                WORD_ROWS,
+            ),
+        ),
+        (4, (*LOCAL_INDEX, WORD_ROWS)),
+        (5, (WORD_ROWS,)),
     ],
 )
 def test_an_older_file_without_the_word_index_still_loads(
@@ -293,8 +321,11 @@ def test_an_older_file_without_the_word_index_still_loads(
     assert list(loaded.words) == list(stats.words)
     assert np.array_equal(loaded.comp_idx, stats.comp_idx)
     assert loaded.word_id["read"] == stats.word_id["read"]
-    assert isinstance(loaded.local_terms, list) and loaded.local_terms  # decoded, as before
+    if version < 5:
+        assert isinstance(loaded.local_terms, list) and loaded.local_terms  # decoded, as before
     assert dict(loaded.local_row) == dict(stats.local_row)
+    assert WORD_ROWS not in loaded.__dict__  # joined only when first asked
+    assert np.array_equal(loaded.local_row_of_word, stats.local_row_of_word)
     assert dict(load_shard_counts(path, "v").local_row) == dict(stats.local_row)
 
 
@@ -351,6 +382,10 @@ def _set(
             ),
             ("comp_idx",),
         ),  # one past the end
+        (_set(WORD_ROWS, lambda a: a + 1), (WORD_ROWS, "outside")),  # past the last row
+        (_set(WORD_ROWS, lambda a: a - 1), (WORD_ROWS, "outside")),  # -2
+        (_set(WORD_ROWS, lambda a: a[1:]), (WORD_ROWS, "per word")),
+        (_set(WORD_ROWS, lambda a: a.astype(np.int64)), ("damaged",)),  # wrong dtype
         (_set("local_word_order", lambda a: a + 1), ("local_word_order",)),
         (_set("local_word_starts", lambda a: a * 2), ("local_word_starts",)),
         (_set("local_word_keys", lambda a: a[::-1].copy()), ("local_word_keys",)),
