@@ -144,6 +144,10 @@ def save_identifier_stats(
     every other array (esqlog.statistics.npz.pieces_digest), which a reader checks before it
     parses any of them: the file has no checksum in the calibration record, so it holds its own.
     """
+    # each word's per-shard row first, from the tables themselves (a refreshed copy's lookups
+    # are emptied, not recomputed): the join's temporaries are gone before the arrays below
+    rows = positions_in(stats.words, stats.local_terms, index_of(stats.local_terms))
+    rows = rows.astype(np.int32)
     arrays = {
         "words": _joined(stats.words),
         "local_words": _joined(stats.local_terms),
@@ -159,9 +163,7 @@ def save_identifier_stats(
             stats.parts_ptr, stats.parts_idx, stats.df_engine, len(stats.words)
         )
     arrays |= {"comp_ptr": comp_ptr.astype(np.int64), "comp_idx": comp_idx.astype(np.int32)}
-    # from the tables themselves: a refreshed copy's lookups are emptied, not recomputed
-    rows = positions_in(stats.words, stats.local_terms, index_of(stats.local_terms))
-    arrays[WORD_ROWS] = rows.astype(np.int32)
+    arrays[WORD_ROWS] = rows
     arrays = {k: np.ascontiguousarray(a) for k, a in arrays.items()}  # saved in C order
     # the arrays' own buffers, not copies: at a million documents a copy of every array
     # was ~180 MiB more at the moment the build's statistics are all in memory
