@@ -59,10 +59,12 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """(wall s, peak tree RSS bytes, stdout) of one command."""
+def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+    """(wall s, peak tree RSS bytes, stdout) of one command run in ``cwd``: ``python -m``
+    puts its working directory first on the module path, ahead of PYTHONPATH, so a tree's
+    own code runs only from that tree."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, text=True)
     peak = 0
     done = threading.Event()
 
@@ -133,7 +135,7 @@ def calibrate(
         "--no-progress",
         *extra,
     ]
-    seconds, peak, _ = run(cmd, env)
+    seconds, peak, _ = run(cmd, env, tree)
     files = {p.name.split(".")[1]: p for p in out_dir.glob("cal.*.npz")}
     return {
         "label": label,
