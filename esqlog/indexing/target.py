@@ -217,8 +217,8 @@ def _create(engine: Engine, index: str, root: str, shards: int, replicas: int | 
     return Target(index, created=True, adopted=False, marker=_marker(root))
 
 
-def pause_refreshes(engine: Engine, target: Target) -> str | None:
-    """Turn periodic refreshes off for the run (``-1``); returns the value to put back.
+def refresh_to_restore(engine: Engine, target: Target) -> str | None:
+    """The refresh interval to put back after the run (None: the engine's default).
 
     The value in force is recorded in the marker first (only when it changed, so most
     runs write no mapping): a run killed by SIGKILL cannot put it back, and the next run
@@ -248,25 +248,31 @@ def pause_refreshes(engine: Engine, target: Target) -> str | None:
                     "PUT", index_path(target.name, "_mapping"), body={"_meta": {MARKER: marker}}
                 )
             )
-    engine.perform(
-        Request(
-            "PUT", index_path(target.name, "_settings"), body={"index": {"refresh_interval": "-1"}}
-        )
-    )
     return str(intended) if intended is not None else None
 
 
 @contextmanager
 def refreshes_paused(engine: Engine, target: Target) -> Iterator[None]:
-    """Periodic refreshes off for the ``with`` block (pause_refreshes), and back on however
-    it ends: an exception, Ctrl-C, or a SIGTERM (``timeout``, a service manager), which
-    would otherwise end the process without running any ``finally`` and leave the index
-    at ``-1`` until the next run. (A SIGKILL cannot be caught: the marker covers it.)"""
-    restore = pause_refreshes(engine, target)
+    """Periodic refreshes off (``-1``) for the ``with`` block, and back on however it ends:
+    an exception, Ctrl-C, or a SIGTERM (``timeout``, a service manager), which would
+    otherwise end the process without running any ``finally`` and leave the index at
+    ``-1`` until the next run. (A SIGKILL cannot be caught: the marker covers it.)
+
+    The SIGTERM handler is in place before the pause, and the pause is inside the ``try``:
+    a SIGTERM right as the run starts writing (after the pause, before the block) still
+    puts the value back."""
+    restore = refresh_to_restore(engine, target)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
+        engine.perform(
+            Request(
+                "PUT",
+                index_path(target.name, "_settings"),
+                body={"index": {"refresh_interval": "-1"}},
+            )
+        )
         yield
     finally:
         try:
