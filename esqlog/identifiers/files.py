@@ -225,8 +225,8 @@ def load_identifier_stats(
         **arrays,
         **inverse,
     )
-    if rows is not None:  # the value of IdentifierStats.local_row_of_word, as stored
-        stats.__dict__[WORD_ROWS] = rows
+    if rows is not None:
+        stats.keep_local_rows(rows)
     release_freed_memory()  # the checks' temporaries: not kept in each process's heap
     return stats
 

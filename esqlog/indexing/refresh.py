@@ -266,7 +266,7 @@ def _for_saving(stats: IdentifierStats, **changed: Any) -> IdentifierStats:
     }
     for name, value in {**changed, **empty}.items():
         object.__setattr__(out, name, value)
-    out.__dict__.pop("local_row_of_word", None)  # a cached lookup of the old words
+    out.keep_local_rows(None)  # computed from the old words
     return out
 
 
