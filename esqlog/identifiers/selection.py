@@ -34,7 +34,8 @@ _BUCKETS = 1 << 16  # hash buckets the count of ids the marks cannot hold spread
 #: ids past this are counted by buckets, so that the tables below stay small: 3 bytes a
 #: word of the statistics, per thread that searches (1 MB on Go 153K's 338K words)
 MARKS_LIMIT = 1 << 23
-#: shared ids a count numbers in its table of ranks (uint16); more are found by a search
+#: ids a count finds the repeats of in its table of ranks (uint16: their positions), and
+#: shared ids it numbers there; past it, the ids are sorted and the shared ones searched
 RANKS = (1 << 16) - 1
 _MARKS = threading.local()  # each thread's tables (esqlog.wrapper serves threads at once)
 
@@ -233,35 +234,35 @@ def _shared(
     ``intp`` when the caller has them (else converted here).
 
     Built on every search over ~14K ids (a dozen lists' heads) of which ~600 are shared.
-    One sort of the ids themselves (32-bit: ~25 us, against ~45-65 for ids packed with their
-    positions into int64) finds the ids held twice; a table of marks, one per word of the
-    statistics (kept per thread, cleared after each use), then finds every position holding
-    one, in position order with no sort of positions, and a table of ranks numbers them
-    (docs/benchmarks/identifiers.md: the clause budget 0.80x the packed sort's). The weights
-    are summed in position order, as before, so the masses are the same floats."""
+    The positions of the ids held twice are found without sorting the ids
+    (:func:`_repeats`: each position written into this thread's table of ranks, one cell a
+    word of the statistics, and read back; docs/benchmarks/identifiers.md, "The shared
+    count without a sort": a sort of the 14K ids was half the client's time a search on
+    some CPUs), in position order; past RANKS ids by a sort and a table of marks
+    (:func:`_repeats_by_sort`). The table of ranks then numbers the shared ids. The
+    weights are summed in position order, so the masses are the same floats whichever way
+    the shared ids were found."""
     bounds = list(accumulate(sizes))
     if not ids.size:
         return _nothing_shared()
     if ids.dtype.itemsize > 4 or ids.dtype.kind not in "iu":  # ids too wide for the marks
         return _shared_by_bucket(ids, bounds, weights)
-    ordered = np.sort(ids)
-    low, high = int(ordered[0]), int(ordered[-1])
+    low, high = int(ids.min()), int(ids.max())
     if low < 0 or high >= MARKS_LIMIT:
         return _shared_by_bucket(ids, bounds, weights)
-    shared = ordered[1:][ordered[1:] == ordered[:-1]]  # an id held k times: k - 1 times
-    if not shared.size:
-        return _nothing_shared()
+    index = ids.astype(np.intp) if index is None else index
     marks, ranks = _tables(high + 1)
-    try:  # the marks are cleared whatever happens: a mark left set would count for ever
-        marks[shared] = True
-        index = ids.astype(np.intp) if index is None else index
-        where = np.flatnonzero(marks[index])
-    finally:
-        marks[shared] = False
+    if ids.size <= RANKS:
+        where, shared = _repeats(index, ranks)
+    else:
+        where, shared = _repeats_by_sort(ids, index, marks)
+    if not where.size:
+        return _nothing_shared()
     # which shared id each position holds: a number per id (one of its repeats' numbers,
     # each unique to that id), read back only where just written (a binary search per
     # position instead mispredicts its branches: ~3x the time amid a search); past the
-    # numbers the ranks hold (never on real queries), by that binary search
+    # numbers the ranks hold (only past RANKS ids, never on real queries), by that binary
+    # search of the sorted shared ids
     if shared.size <= RANKS:
         ranks[shared] = np.arange(shared.size, dtype=ranks.dtype)
         run = ranks[index[where]]
@@ -270,6 +271,43 @@ def _shared(
     owner = np.searchsorted(bounds, where, side="right")
     mass = np.bincount(run, weights=weights[owner])[run]
     return where, run, mass, owner
+
+
+def _repeats(index: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of ``index`` (at most RANKS of them) whose id another position holds
+    too, in order, and those ids (each at least once, in no particular order).
+
+    Each position is written into its id's cell of ``ranks``; whichever write lands last,
+    the cell holds one of that id's positions, so each of its other positions reads back a
+    number not its own, and an id held once reads back its own. The positions read back
+    wrong are all of a shared id's but the one its cell holds, which is added from the
+    cell. Two passes over the ids and a mask of their positions, instead of a sort of the
+    ids and a pass over a table of marks (~4x faster on 14K ids)."""
+    at = np.arange(index.size, dtype=ranks.dtype)
+    ranks[index] = at
+    later = np.flatnonzero(ranks[index] != at)
+    shared = index[later]
+    held = np.zeros(index.size, bool)
+    held[later] = True
+    held[ranks[shared]] = True  # each shared id's position its cell kept
+    return np.flatnonzero(held), shared
+
+
+def _repeats_by_sort(
+    ids: np.ndarray, index: np.ndarray, marks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_repeats` for more ids than its positions fit (RANKS): the shared ids found by
+    a sort (sorted: an id held k times is there k - 1 times), their positions by marks."""
+    ordered = np.sort(ids)
+    shared = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not shared.size:
+        return shared, shared
+    try:  # the marks are cleared whatever happens: a mark left set would count for ever
+        marks[shared] = True
+        where = np.flatnonzero(marks[index])
+    finally:
+        marks[shared] = False
+    return where, shared
 
 
 def _nothing_shared() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

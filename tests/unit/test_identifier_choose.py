@@ -158,9 +158,12 @@ def test_the_selection_is_the_reference_one(inputs: tuple[Any, ...]) -> None:
         assert got[word].tolist() == want[word].tolist(), word
 
 
-#: ids the marks hold (small, non-negative) and those counted by buckets instead: past
-#: MARKS_LIMIT, negative (a signed type) or wider than 32 bits
-_IDS = st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7])
+#: ids the tables hold (small, non-negative; a few dozen of them, so that several lists
+#: hold one, some three or more) and those counted by buckets instead: past MARKS_LIMIT,
+#: negative (a signed type) or wider than 32 bits
+_IDS = (
+    st.integers(0, 40) | st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7])
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -173,9 +176,10 @@ _IDS = st.integers(0, 200_000) | st.sampled_from([MARKS_LIMIT, 2**31 - 1, -1, -7
 def test_the_shared_compound_count_is_the_reference_one(
     drawn: list[list[int]], dtype: Any, ranks: int, data: st.DataObject
 ) -> None:
-    """Ids the marks hold and ids counted by buckets alike, shared ids numbered in the
-    table of ranks or, past what it numbers, searched; the masses the very same floats
-    (summed in position order); the marks all cleared after each count."""
+    """Ids the tables hold and ids counted by buckets alike; repeats found by the table of
+    ranks and numbered there or, past RANKS ids, found by a sort and searched; the masses
+    the very same floats (summed in position order); the marks all cleared after each
+    count."""
     if dtype == np.uint32:
         drawn = [[i for i in ids if i >= 0] for ids in drawn]
     lists = [np.asarray(ids, dtype) for ids in drawn]
@@ -397,10 +401,14 @@ def test_a_negative_id_is_never_a_mark_of_another() -> None:
     assert found == [([0, 1], [2, 2], [3.0, 3.0])]
 
 
-def test_the_marks_are_cleared_when_the_count_fails_midway() -> None:
+@pytest.mark.parametrize("ranks", [selection.RANKS, 1])
+def test_the_marks_are_cleared_when_the_count_fails_midway(
+    ranks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A failure between setting the marks and clearing them (here a bad index, in a
     process an interrupt) leaves no mark set: a stale one would count for every later
-    search of the thread."""
+    search of the thread. With RANKS 1 the five ids take the sort and the marks."""
+    monkeypatch.setattr(selection, "RANKS", ranks)
     ids = np.asarray([3, 5, 3, 7, 5], np.int32)
     weights = np.ones(2)
     with pytest.raises(IndexError):
