@@ -388,6 +388,18 @@ def test_shared_ids_past_the_ranks_table_are_numbered_by_search(
     assert _counted(lists) == want
 
 
+def test_more_ids_than_the_ranks_hold_positions_of_are_counted_by_the_sort() -> None:
+    """Past RANKS ids their positions no longer fit the table of ranks (uint16): two
+    positions 65,536 apart would read back as each other's. Here id 5 is at positions 5
+    and 65,541 of 70,000, and id 7 at 7 and 65,543, two lists of distinct ids otherwise."""
+    first = list(range(40_000))
+    second = list(range(40_000, 70_000))
+    second[65_541 - 40_000], second[65_543 - 40_000] = 5, 7
+    where, held, mass = _counted([first, second])
+    assert where == [5, 7, 65_541, 65_543]
+    assert held == [2, 2, 2, 2] and mass == [3.0, 3.0, 3.0, 3.0]
+
+
 def test_a_negative_id_is_never_a_mark_of_another() -> None:
     """A negative id (a file's bad data) is counted apart from the marks: as an index it
     would wrap to the table's last id. Counted in a new thread, whose tables are as large as
