@@ -237,8 +237,8 @@ def _shared(
     The positions of the ids held twice are found without sorting the ids
     (:func:`_repeats`: each position written into this thread's table of ranks, one cell a
     word of the statistics, and read back; docs/benchmarks/identifiers.md, "The shared
-    count without a sort": a sort of the 14K ids was half the client's time a search on
-    some CPUs), in position order; past RANKS ids by a sort and a table of marks
+    count without a sort": a sort of the 14K ids took ~200 us on some CPUs, ~40% of the
+    budget), in position order; past RANKS ids by a sort and a table of marks
     (:func:`_repeats_by_sort`). The table of ranks then numbers the shared ids. The
     weights are summed in position order, so the masses are the same floats whichever way
     the shared ids were found."""
