@@ -58,6 +58,27 @@ CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
 clock = time.thread_time
 
 
+def shard_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """The whole index's recorded answer as one shard's: what the engine answers a request
+    of an msearch sent per shard (``preference=_shards:k``, esqlog.wrapper.fan_out)."""
+    return {**answer, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
+
+
+def recorded_answer(
+    answer: dict[str, Any], one_shard: dict[str, Any], method: str, kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The engine's answer to the wrapper's own ``method`` call, from recorded ones: the
+    whole index's for a search, ``one_shard`` once per search of an msearch (its body holds
+    a header line and a body line each).
+
+    Why one shard's: the wrapper reads a per-shard answer from several shards as an index
+    that moved (esqlog.wrapper.fan_out.index_moved); it would resolve the index again and
+    search per shard a second time, and that is what would be timed."""
+    if method != "msearch":
+        return answer
+    return {"responses": [one_shard] * (len(kwargs.get("body", [])) // 2)}
+
+
 def _timer(acc: dict[str, float], label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = clock()
@@ -116,10 +137,7 @@ def worker(args: argparse.Namespace) -> None:
         index=cal.index,
         body={"query": {"match": {cal.field: texts[0]}}, "size": 10, "_source": False},
     )
-    # a shard's own answer in an msearch (esqlog.wrapper.fan_out): one shard, as the engine
-    # answers a request with preference=_shards:k; the whole index's answer there reads as an
-    # index that moved, which the wrapper resolves again and searches per shard a second time
-    one_shard = {**answer, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
+    one_shard = shard_answer(answer)
     serializer = JSONSerializer()
     acc: dict[str, float] = {}
     _instrument(acc)
@@ -128,11 +146,7 @@ def worker(args: argparse.Namespace) -> None:
     def perform(step: Any) -> Any:
         if isinstance(step, ClientSearch):
             sent.append(step.kwargs)
-            return (
-                {"responses": [one_shard] * (len(step.kwargs.get("body", [])) // 2)}
-                if (step.method == "msearch")
-                else answer
-            )
+            return recorded_answer(answer, one_shard, step.method, step.kwargs)
         started = clock()
         try:
             return wrapped._perform(step)  # esqlog's own request: not client-side time
