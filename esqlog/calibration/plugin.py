@@ -22,6 +22,8 @@ from esqlog.engine.steps import Plan, Request
 from esqlog.errors import ClusterError
 
 PLUGIN_NAME = "esqlog-terms"
+#: the first release whose nodes plan identifiers queries (esqlog.identifiers.node_plan)
+NODE_PLAN = (1, 9, 0)
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,21 @@ def engine_query_for(calibrations: Iterable[Calibration]) -> tuple[str, str]:
     return "plugin", f"every data node runs {PLUGIN_NAME} {oldest}"
 
 
+def plans_on_node(version: str | None) -> bool:
+    """Whether every data node's plugin (calibrate's finding) plans identifiers queries."""
+    return bool(version) and _version_key(version or "") >= NODE_PLAN
+
+
+def node_plan_for(calibration: Calibration) -> bool:
+    """Whether the nodes can plan this field's identifiers queries: calibrate wrote its word
+    lists and found a plugin that reads them on every data node (esqlog.identifiers.node_plan)."""
+    return bool(calibration.word_lists) and plans_on_node(calibration.terms_plugin)
+
+
 def search_path_line(calibration: Calibration) -> str:
     """The report's line: which query the identifiers mode's groups will be sent as."""
     chosen, why = engine_query_for([calibration])
     what = f"plugin {PLUGIN_NAME} {calibration.terms_plugin}" if chosen == "plugin" else "spans"
+    if chosen == "plugin" and node_plan_for(calibration):
+        what += f", planned on the node from {calibration.word_lists}"
     return f"identifiers groups as {what}: {why}"

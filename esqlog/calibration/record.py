@@ -30,6 +30,7 @@ _INDEX_FORBIDDEN = set('\\/*?"<>| ,#:') | {"\x00"}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 #: a plugin version as the nodes API reports it (1.3.0, 1.3.0-SNAPSHOT), or "" for absent
 _PLUGIN_VERSION = re.compile(r"(?:[0-9][0-9A-Za-z.+-]{0,63})?")
+_WORD_LISTS = re.compile(r"esqlog-words-[0-9a-f]{16}")
 
 Check = Callable[[Any], str | None]  # None when valid, else what is wrong
 
@@ -99,6 +100,15 @@ def _optional(check: Check) -> Check:
     return lambda value: None if value is None else check(value)
 
 
+def _word_lists(value: Any) -> str | None:
+    wrong = _index_name(value)
+    if wrong:
+        return wrong
+    if not _WORD_LISTS.fullmatch(value):
+        return f"must name an esqlog-words-<16 hex digits> index, got {_shown(value)}"
+    return None
+
+
 def _plugin_version(value: Any) -> str | None:
     if not isinstance(value, str) or not _PLUGIN_VERSION.fullmatch(value):
         return (
@@ -150,6 +160,7 @@ FIELDS: dict[str, Check] = {
     "code_share": _optional(_PROBABILITY),
     "code_basis": _optional(_text(required=True)),
     "terms_plugin": _optional(_plugin_version),
+    "word_lists": _optional(_word_lists),
     "refreshed_docs": _COUNT,
     "index_operations": _optional(_COUNT),
     "esqlog_version": _text(),
@@ -231,6 +242,10 @@ class Calibration:
     #: it); None when not checked (older calibrations, or the nodes API was refused):
     #: IdentifierSettings(engine_query="auto") then uses spans (esqlog.calibration.plugin)
     terms_plugin: str | None = None
+    #: the esqlog-owned index calibrate wrote each sub-word's compounds into, where the
+    #: esqlog-terms plugin (1.9.0 and later) plans identifiers queries on the node
+    #: (esqlog.identifiers.word_lists); None when it wrote none
+    word_lists: str | None = None
     #: documents written or deleted by esqlog index's incremental refreshes of the snapshot
     #: since the last full scan (esqlog.indexing.refresh): h_tok and q are as old as that scan
     refreshed_docs: int = 0

@@ -287,7 +287,7 @@ def _run(
     if out is not None and found is not None:
         from esqlog.identifiers.calibrate import identifier_report
 
-        record, identifiers_note = identifier_report(found, out)
+        record, identifiers_note = identifier_report(found, out, engine, bars)
     elif out is not None and vocab is not None:
         record = save_with_vocabulary(record, vocab, out)
     elif out is not None:

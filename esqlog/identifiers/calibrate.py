@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from esqlog.calibration.calibrate import CalibrationTimings, Scanner, calibrate_with_vocabulary
-from esqlog.calibration.files import save_with_vocabulary
+from esqlog.calibration.files import save_calibration, save_with_vocabulary
 from esqlog.calibration.plugin import search_path_line
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
@@ -41,6 +41,7 @@ from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.processes import scan_in_processes
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.split_stats import APPLIES_SHARE, IdentifierStats, build_identifier_stats
+from esqlog.identifiers.word_lists import write_for_record
 from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
 from esqlog.statistics.vocabulary_scan import scan_vocabulary
@@ -224,9 +225,21 @@ def save_identifier_calibration(
     return linked, stats_path, size
 
 
-def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[Calibration, str]:
-    """Save everything and say what the identifiers statistics hold (for the CLI report)."""
+def identifier_report(
+    found: IdentifierCalibration,
+    path: str | Path,
+    engine: Engine | None = None,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> tuple[Calibration, str]:
+    """Save everything and say what the identifiers statistics hold (for the CLI report);
+    with ``engine``, also write the word lists the nodes plan from where they can
+    (esqlog.identifiers.word_lists) and name them in the saved record."""
     record, stats_path, size = save_identifier_calibration(found, path)
+    lists_line = None
+    if engine is not None:
+        record, lists_line = write_for_record(engine, found.stats, record, progress_factory)
+        if record.word_lists:
+            save_calibration(record, path)
     s = found.stats
     mode, why = auto_mode(record)
     note = (
@@ -237,6 +250,8 @@ def identifier_report(found: IdentifierCalibration, path: str | Path) -> tuple[C
     )
     if mode == "identifiers":
         note += f"\n             {search_path_line(record)}"
+    if lists_line:
+        note += f"\n{lists_line}"
     spikes = s.families(FAMILY_EXCESS)
     if spikes:
         shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])

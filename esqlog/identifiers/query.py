@@ -55,6 +55,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from esqlog.identifiers import synonym
 from esqlog.identifiers.groups import group_words, one_shard_groups
 from esqlog.identifiers.selection import choose
@@ -164,24 +166,40 @@ def _clause(field: str, terms: tuple[str, ...], boost: float, plugin: bool) -> d
     return {"span_or": {"clauses": [{"span_term": {field: t}} for t in terms], "boost": boost}}
 
 
-def plan_identifier_query(
+@dataclass(frozen=True)
+class WeighedWords:
+    """The first half of a plan: each word of the query's split stream with its weight and
+    its compounds, before the clause budget chooses among them (on the client, or on the node
+    by esqlog.identifiers.node_plan: the same inputs)."""
+
+    present: tuple[str, ...]  # the words with a split df, in the query's order
+    counts: Mapping[str, int]
+    split_df: Mapping[str, int]
+    engine_df: Mapping[str, int]
+    weight: Mapping[str, float]
+    every: Mapping[str, np.ndarray]  # each word's compound ids, most frequent first
+    comps: Mapping[str, np.ndarray]  # those the budget may take (cap, common="own")
+    common: frozenset[str]  # common sub-words (span_max_df): their own term apart
+    settings: IdentifierSettings  # as resolved for this text (plain: select "mass")
+    tokens: tuple[tuple[str, tuple[str, ...]], ...]
+    q: float
+    plain: bool
+    family: str
+
+    def first(self, word: str) -> int:
+        """1 when the word's first clause is its most frequent compound (the index lacks the
+        word itself), else 0."""
+        return 0 if self.engine_df.get(word, 0) > 0 or not self.comps[word].size else 1
+
+
+def weigh_words(
     text: str,
     stats: IdentifierStats,
     df_lookup: DfLookup,
     settings: IdentifierSettings | None = None,
-    shards: int | None = None,
-) -> IdentifierPlan:
-    """Split the query, weight each stream word, and choose its compounds within budget.
-
-    The query's own casing splits a token first (``readFile``); a token typed without
-    casing (``readfile``) takes the split calibrate learned for that vocabulary term.
-    ``shards=1`` plans as on one shard (one group per word and part, the one-shard budget)
-    for queries sent to each shard on its own (esqlog.identifiers.shards).
-    """
+) -> WeighedWords:
+    """Split the query and weight each stream word (see :func:`plan_identifier_query`)."""
     settings = settings or IdentifierSettings()
-    # the plugin's groups score alike on every shard: always laid out as on one shard
-    plugin = settings.engine_query == "plugin"
-    layout = 1 if plugin else stats.shards if shards is None else shards
     q = stats.q if settings.q is None else settings.q
     # each token's split, each word's compounds and split df: remembered across searches
     facts = stats.facts if stats.facts is not None else WordFacts(stats)
@@ -213,6 +231,44 @@ def plan_identifier_query(
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
     if settings.common == "own":  # common sub-words: their own term only (see settings)
         comps = {w: ids[:0] if w in common else ids for w, ids in comps.items()}
+    return WeighedWords(
+        tuple(present),
+        counts,
+        split_df,
+        engine_df,
+        weight,
+        every,
+        comps,
+        frozenset(common),
+        settings,
+        tuple(tokens),
+        q,
+        plain,
+        family,
+    )
+
+
+def plan_identifier_query(
+    text: str,
+    stats: IdentifierStats,
+    df_lookup: DfLookup,
+    settings: IdentifierSettings | None = None,
+    shards: int | None = None,
+) -> IdentifierPlan:
+    """Split the query, weight each stream word, and choose its compounds within budget.
+
+    The query's own casing splits a token first (``readFile``); a token typed without
+    casing (``readfile``) takes the split calibrate learned for that vocabulary term.
+    ``shards=1`` plans as on one shard (one group per word and part, the one-shard budget)
+    for queries sent to each shard on its own (esqlog.identifiers.shards).
+    """
+    weighed = weigh_words(text, stats, df_lookup, settings)
+    settings = weighed.settings
+    # the plugin's groups score alike on every shard: always laid out as on one shard
+    plugin = settings.engine_query == "plugin"
+    layout = 1 if plugin else stats.shards if shards is None else shards
+    present, weight, common = list(weighed.present), weighed.weight, set(weighed.common)
+    engine_df, comps = weighed.engine_df, weighed.comps
     chosen = choose(present, comps, weight, engine_df, stats, settings, common, layout)
     if layout <= 1:  # as on one shard (always for the plugin): no shard sets to find
         # esqlog_terms without idf: a group's boost is its word's weight; a span's divides
@@ -234,11 +290,11 @@ def plan_identifier_query(
     words = [
         SubwordClause(
             w,
-            counts[w],
-            split_df[w],
+            weighed.counts[w],
+            weighed.split_df[w],
             weight[w],
             groups,
-            int(every[w].size),
+            int(weighed.every[w].size),
             int(chosen[w].size),
             w in common and settings.common == "split" and len(groups) > 1,
             exact,
@@ -246,7 +302,7 @@ def plan_identifier_query(
         for w, (groups, exact) in zip(present, grouped, strict=True)
         if groups
     ]
-    return IdentifierPlan(tuple(words), tuple(tokens), q, plain, family)
+    return IdentifierPlan(tuple(words), weighed.tokens, weighed.q, weighed.plain, weighed.family)
 
 
 def identifier_query(

@@ -139,6 +139,11 @@ class IdentifierSettings:
     #: and the wrapper keeps to spans from then on (esqlog.wrapper.engine_query). A
     #: builder given "auto" unresolved builds spans.
     engine_query: EngineQuery = "auto"
+    #: with the plugin: send each word with its weight and let the node choose the compounds
+    #: (esqlog.identifiers.node_plan) where calibrate wrote the word lists and every data node
+    #: runs esqlog-terms 1.9.0 or later; the same terms and scores, without the client's ~0.5
+    #: ms of planning a search (docs/benchmarks/identifiers.md). False plans on the client.
+    node_plan: bool = True
 
     def __post_init__(self) -> None:
         if self.budget is not None and self.budget < 1:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from esqlog.calibration.cluster_store import TERM_SCRIPT_ID
+from esqlog.calibration.plugin import node_plan_for
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Flavor, version_plan
 from esqlog.engine.steps import Plan
@@ -85,7 +86,11 @@ class WrapperCore:
             else {}
         )
         self.identifiers = (
-            IdentifierRewriter(stats, self.engine_query.settings)
+            IdentifierRewriter(
+                stats,
+                self.engine_query.settings,
+                {(c.index, c.field): c.word_lists or "" for c in calibrations if node_plan_for(c)},
+            )
             if (options.mode == "identifiers" or stats)
             else None
         )

@@ -24,19 +24,29 @@ from typing import Any, TypeVar
 
 from esqlog.calibration.plugin import engine_query_for
 from esqlog.calibration.record import Calibration
-from esqlog.identifiers import synonym
+from esqlog.identifiers import node_plan, synonym
 from esqlog.identifiers.settings import IdentifierSettings
 
 logger = logging.getLogger("esqlog")
 T = TypeVar("T")
 
 
-def _refused() -> re.Pattern[str]:
-    """What the engines say when a node does not know the plugin's query."""
-    name = re.escape(synonym.QUERY_NAME)
+def _refused(query: str = synonym.QUERY_NAME) -> re.Pattern[str]:
+    """What the engines say when a node does not know the plugin's query ``query``."""
+    name = re.escape(query)
     return re.compile(
         rf"unknown query \[{name}\]|unknown field \[{name}\]"
         rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]",
+        re.IGNORECASE,
+    )
+
+
+def _node_plan_refused() -> re.Pattern[str]:
+    """A node that does not know esqlog_identifiers (a plugin before 1.9.0), or cannot read
+    the word lists it names (the index deleted, or not readable by this user): the plugin's
+    error names the query in brackets either way."""
+    return re.compile(
+        rf"{_refused(node_plan.QUERY_NAME).pattern}|\[{re.escape(node_plan.QUERY_NAME)}\]",
         re.IGNORECASE,
     )
 
@@ -48,13 +58,15 @@ def _text_of(payload: Any) -> str:
         return str(payload)
 
 
-def plugin_refused(exc: BaseException) -> bool:
-    """Whether a client's exception is a node refusing the esqlog_terms query."""
+def plugin_refused(exc: BaseException, pattern: re.Pattern[str] | None = None) -> bool:
+    """Whether a client's exception is a node refusing the esqlog_terms query (or what
+    ``pattern`` matches)."""
     info = getattr(exc, "info", None) or getattr(exc, "body", None)
-    return bool(_refused().search(_text_of(info) if info is not None else str(exc)))
+    found = pattern or _refused()
+    return bool(found.search(_text_of(info) if info is not None else str(exc)))
 
 
-def refused_in(response: Any) -> bool:
+def refused_in(response: Any, pattern: re.Pattern[str] | None = None) -> bool:
     """Whether an answer (a search's, or an msearch's) holds shard failures or items that
     refuse the query: a data node without the plugin, behind a coordinating node with it."""
     body = getattr(response, "body", response)
@@ -72,7 +84,8 @@ def refused_in(response: Any) -> bool:
             for r in items
             if isinstance(r, Mapping)
         ]
-    return any(p and _refused().search(_text_of(p)) for p in parts)
+    found = pattern or _refused()
+    return any(p and found.search(_text_of(p)) for p in parts)
 
 
 class EngineQueryChoice:
@@ -92,6 +105,19 @@ class EngineQueryChoice:
     @property
     def plugin(self) -> bool:
         return self.settings.engine_query == "plugin"
+
+    def plan_on_client(self, on_change: Callable[[IdentifierSettings], None]) -> None:
+        """The nodes cannot plan (a node without esqlog-terms 1.9.0, or the word lists
+        unreadable): plan on the client from now on, with one warning."""
+        with self._lock:
+            if self.settings.node_plan:
+                self.settings = replace(self.settings, node_plan=False)
+                logger.warning(
+                    "esqlog: a node refused the esqlog_identifiers query (an esqlog-terms "
+                    "plugin before 1.9.0, or the word lists index unreadable); identifiers "
+                    "queries are planned on the client from now on"
+                )
+                on_change(self.settings)
 
     def fall_back(self, on_change: Callable[[IdentifierSettings], None]) -> bool:
         """Switch to spans for good (True), when the plugin was chosen by "auto"; an
@@ -120,17 +146,23 @@ def with_span_fallback(
     plan: Callable[[], Generator[Any, Any, T]],
     before_retry: Callable[[], None],
 ) -> Generator[Any, Any, T]:
-    """Run ``plan``; if the cluster refuses the plugin's query (an error, or failures in
-    the answer), switch to spans and run it once more (``before_retry`` puts the caller's
-    request back as given)."""
-    plugin = choice.plugin
-    try:
-        result = yield from plan()
-    except Exception as exc:
-        if not (plugin and plugin_refused(exc) and choice.fall_back(on_change)):
-            raise
-    else:
-        if not (plugin and refused_in(result) and choice.fall_back(on_change)):
-            return result
-    before_retry()
+    """Run ``plan``; if the cluster refuses the query the nodes plan (esqlog_identifiers),
+    plan on the client and run it again; if it refuses the plugin's query (an error, or
+    failures in the answer), switch to spans and run it once more (``before_retry`` puts
+    the caller's request back as given each time)."""
+    for _ in range(2):
+        node, plugin = choice.plugin and choice.settings.node_plan, choice.plugin
+        try:
+            result = yield from plan()
+        except Exception as exc:
+            if node and plugin_refused(exc, _node_plan_refused()):
+                choice.plan_on_client(on_change)
+            elif not (plugin and plugin_refused(exc) and choice.fall_back(on_change)):
+                raise
+        else:
+            if node and refused_in(result, _node_plan_refused()):
+                choice.plan_on_client(on_change)
+            elif not (plugin and refused_in(result) and choice.fall_back(on_change)):
+                return result
+        before_retry()
     return (yield from plan())

@@ -37,9 +37,7 @@ goes on in boost mode (one warning saying so) until the index is calibrated agai
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -47,9 +45,9 @@ from typing import Any
 
 from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
-from esqlog.identifiers import synonym
+from esqlog.identifiers import node_plan, synonym
 from esqlog.identifiers.files import load_for_calibration
-from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
+from esqlog.identifiers.query import IdentifierPlan, weigh_words
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
@@ -58,6 +56,7 @@ from esqlog.scoring.matchspec import MatchSpec, Operator, parse_match, walk
 from esqlog.statistics.analysis import standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.lru import LRU
+from esqlog.wrapper.plan_memory import remembered, remembered_plan
 from esqlog.wrapper.resolve import IndexTarget
 from esqlog.wrapper.snapshots import SnapshotGuard
 
@@ -142,6 +141,8 @@ class IdentifierRewriter:
 
     stats: Mapping[tuple[str, str], IdentifierStats]
     settings: IdentifierSettings
+    #: (index, field) -> the word-lists index the nodes plan its queries from (node_plan)
+    lists: Mapping[tuple[str, str], str] = field(default_factory=dict)
     _warned: set[str] | None = None
     #: the plans of recent match texts (see PLANS)
     _plans: LRU = field(default_factory=lambda: LRU(PLANS))
@@ -227,6 +228,7 @@ class IdentifierRewriter:
                 matching,
                 self._warn_once,
                 self._plans,
+                self.lists.get((target.index, spec.field)) if self.settings.node_plan else None,
             )
             for spec, stats, vocab in eligible
         ]
@@ -303,6 +305,7 @@ def _build(
     matching: bool,
     warn: Warn,
     plans: LRU | None = None,
+    lists: str | None = None,
 ) -> list[dict[str, Any]] | None:
     """The clause for one match (``fan_out``: one per shard), within ``allowed`` terms;
     None (left as written) when even a budget of one clause per word does not fit the
@@ -318,8 +321,14 @@ def _build(
         base, spec.options.operator, spec.options.msm, base.budget_for(stats.shards, one_shard)
     )
     filtered = spec.options.operator == "and" or spec.options.msm is not None
+    if lists is not None and plugin and not filtered and not matching:
+        # the node chooses the compounds (esqlog.identifiers.node_plan): the same terms
+        budget = settings.budget_for(stats.shards, one_shard)
+        weighed = remembered(spec.text, stats, vocab, settings, None, plans, weigh_words)
+        if node_plan.fits(budget, len(weighed.present), allowed):
+            return [_decorated(node_plan.node_clause(weighed, spec.field, lists, budget), spec)]
     while True:
-        plan = _plan(spec.text, stats, vocab, settings, layout, plans)
+        plan = remembered_plan(spec.text, stats, vocab, settings, layout, plans)
         # without an and/msm filter any query of the plan (one shard's too, laid out as on
         # one shard) lists at most the plan's terms, as span_term, term or esqlog_terms: the
         # plan counts them (walking the built query cost as much as planning it), and the
@@ -345,36 +354,6 @@ def _build(
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
-
-
-def _plan(
-    text: str,
-    stats: IdentifierStats,
-    vocab: Vocabulary,
-    settings: IdentifierSettings,
-    layout: int | None,
-    plans: LRU | None,
-) -> IdentifierPlan:
-    """The plan of ``text``: from ``plans`` when the same text was planned with the same
-    settings, statistics and snapshot (the next page of a search, a search retried, an
-    agent's next offset), else planned and kept there.
-
-    A plan is a pure function of those four and is immutable (frozen, tuples), so the
-    searches of several threads may share one; each search builds its own query dict
-    from it. The entry names the statistics and the snapshot by weak reference, compared
-    by identity: a snapshot replaced by a newer one never serves the older one's plans,
-    and is not kept alive by them."""
-    key = (text, settings, layout, id(stats), id(vocab))
-    found = plans.get(key) if plans is not None else None
-    if found is not None and found[0]() is stats and found[1]() is vocab:
-        cached: IdentifierPlan = found[2]
-        return cached
-    plan = plan_identifier_query(text, stats, vocab.df_of, settings, layout)
-    if plans is not None:
-        # statistics that cannot be named weakly (no __weakref__) are not kept
-        with contextlib.suppress(TypeError):
-            plans.put(key, (weakref.ref(stats), weakref.ref(vocab), plan))
-    return plan
 
 
 @lru_cache(maxsize=64)

@@ -82,6 +82,7 @@ def parse_variant(spec: str) -> tuple[str, IdentifierSettings]:
         "fam": ("family_excess", lambda v: None if v == "none" else float(v)),
         "fan": ("fan_out", lambda v: v == "1"),
         "eq": ("engine_query", str),
+        "node": ("node_plan", lambda v: v == "1"),
     }
     fields: dict[str, Any] = {}
     for part in filter(None, spec.split(",")):

@@ -1,4 +1,4 @@
-"""The wrapper keeps the plans of recent match texts (esqlog.wrapper.identifier_search._plan):
+"""The wrapper keeps the plans of recent match texts (esqlog.wrapper.plan_memory.remembered_plan):
 the next page of a search, a retry or an agent's next offset reuse the plan instead of
 building it again. A kept plan must be the one the same text, settings, statistics and
 snapshot would build; another snapshot (a newer one, or equal content in another object)
@@ -13,8 +13,9 @@ from typing import Any
 from esqlog.identifiers.query import plan_identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.statistics.analysis import standard_terms
-from esqlog.wrapper.identifier_search import PLANS, _plan
+from esqlog.wrapper.identifier_search import PLANS
 from esqlog.wrapper.lru import LRU
+from esqlog.wrapper.plan_memory import remembered_plan as _plan
 from tests.support.split_docs import DOCS, build
 
 SETTINGS = IdentifierSettings(engine_query="plugin")

@@ -22,36 +22,49 @@ import org.elasticsearch.plugins.SearchPlugin;
  * {@code GET /_esqlog/terms/stats} (TermsStatsHandler): ActionPlugin.getRestHandlers changed
  * its parameters between releases, so TermsPlugin is the one class compiled per release
  * range (elasticsearch-8.11/, elasticsearch-8.13/). The cache's bytes are counted in the
- * circuit breaker {@code esqlog_terms} (BreakerAccounting).
+ * circuit breaker {@code esqlog_terms} (BreakerAccounting). It also registers
+ * esqlog_identifiers (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized
+ * by {@code esqlog.terms.word_lists_cache_size} (1% of the heap by default) and counted in the
+ * same breaker.
  */
 abstract class TermsSearchPlugin extends Plugin
         implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
     static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
         TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
+    static final Setting<ByteSizeValue> WORD_LISTS_CACHE_SIZE = Setting.memorySizeSetting(
+        WordLists.SETTING, WordLists.DEFAULT, Setting.Property.NodeScope);
+
     TermsSearchPlugin(Settings settings) {
         TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
+        WordLists.install(new WordLists(WORD_LISTS_CACHE_SIZE.get(settings).getBytes()));
     }
 
-    /** The cache's breaker (BreakerAccounting), sized from the same setting. */
+    /** The caches' breaker (BreakerAccounting), sized from both settings. */
     @Override
     public BreakerSettings getCircuitBreaker(Settings settings) {
-        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes()
+            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes());
     }
 
     @Override
     public void setCircuitBreaker(CircuitBreaker breaker) {
-        TermStateCache.shared().account(new BreakerAccounting(breaker));
+        BreakerAccounting accounting = new BreakerAccounting(breaker);
+        TermStateCache.shared().account(accounting);
+        WordLists.shared().account(accounting);
     }
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(POSTINGS_CACHE_SIZE);
+        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE);
     }
 
     @Override
     public List<QuerySpec<?>> getQueries() {
-        return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
-            TermsQueryBuilder::fromXContent));
+        return List.of(
+            new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
+                TermsQueryBuilder::fromXContent),
+            new QuerySpec<>(WordsQueryBuilder.NAME, WordsQueryBuilder::new,
+                WordsQueryBuilder::fromXContent));
     }
 }

@@ -34,6 +34,10 @@ final class TermsStatsHandler extends BaseRestHandler {
             for (Map.Entry<String, Long> stat : TermStateCache.shared().stats().entrySet()) {
                 body.field(stat.getKey(), stat.getValue());
             }
+            body.endObject().startObject("word_lists");
+            for (Map.Entry<String, Long> stat : WordLists.shared().stats().entrySet()) {
+                body.field(stat.getKey(), stat.getValue());
+            }
             body.endObject().endObject();
             channel.sendResponse(new RestResponse(RestStatus.OK, body));
         };

@@ -28,37 +28,50 @@ import org.opensearch.plugins.SearchPlugin;
  * The name is the one the former postings cache used, so a node configured for it keeps
  * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports the
  * receiving node's cache (TermsStatsHandler); its bytes are counted in the circuit breaker
- * {@code esqlog_terms} (BreakerAccounting).
+ * {@code esqlog_terms} (BreakerAccounting). It also registers esqlog_identifiers
+ * (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized by
+ * {@code esqlog.terms.word_lists_cache_size} (1% of the heap by default) and counted in the
+ * same breaker.
  */
 public final class TermsPlugin extends Plugin
         implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
     public static final Setting<ByteSizeValue> POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
         TermStateCache.SETTING, TermStateCache.DEFAULT, Setting.Property.NodeScope);
 
+    public static final Setting<ByteSizeValue> WORD_LISTS_CACHE_SIZE = Setting.memorySizeSetting(
+        WordLists.SETTING, WordLists.DEFAULT, Setting.Property.NodeScope);
+
     public TermsPlugin(Settings settings) {
         TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
+        WordLists.install(new WordLists(WORD_LISTS_CACHE_SIZE.get(settings).getBytes()));
     }
 
-    /** The cache's breaker (BreakerAccounting), sized from the same setting. */
+    /** The caches' breaker (BreakerAccounting), sized from both settings. */
     @Override
     public BreakerSettings getCircuitBreaker(Settings settings) {
-        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes());
+        return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes()
+            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes());
     }
 
     @Override
     public void setCircuitBreaker(CircuitBreaker breaker) {
-        TermStateCache.shared().account(new BreakerAccounting(breaker));
+        BreakerAccounting accounting = new BreakerAccounting(breaker);
+        TermStateCache.shared().account(accounting);
+        WordLists.shared().account(accounting);
     }
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(POSTINGS_CACHE_SIZE);
+        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE);
     }
 
     @Override
     public List<QuerySpec<?>> getQueries() {
-        return List.of(new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
-            TermsQueryBuilder::fromXContent));
+        return List.of(
+            new QuerySpec<>(TermsQueryBuilder.NAME, TermsQueryBuilder::new,
+                TermsQueryBuilder::fromXContent),
+            new QuerySpec<>(WordsQueryBuilder.NAME, WordsQueryBuilder::new,
+                WordsQueryBuilder::fromXContent));
     }
 
     @Override

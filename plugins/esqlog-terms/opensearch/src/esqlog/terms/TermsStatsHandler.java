@@ -10,7 +10,8 @@ import org.opensearch.rest.BytesRestResponse;
 import org.opensearch.rest.RestRequest;
 
 /**
- * {@code GET /_esqlog/terms/stats}: the receiving node's term-state cache (TermStateCache):
+ * {@code GET /_esqlog/terms/stats}: the receiving node's term-state cache (TermStateCache)
+ * and its word lists (WordLists):
  * its size against its limits, entries, segments, hits, misses and evictions, so that an
  * operator can see whether the cache is sized for the traffic.
  *
@@ -35,6 +36,10 @@ abstract class TermsStatsHandler extends BaseRestHandler {
             XContentBuilder body = channel.newBuilder();
             body.startObject().startObject("term_state_cache");
             for (Map.Entry<String, Long> stat : TermStateCache.shared().stats().entrySet()) {
+                body.field(stat.getKey(), stat.getValue());
+            }
+            body.endObject().startObject("word_lists");
+            for (Map.Entry<String, Long> stat : WordLists.shared().stats().entrySet()) {
                 body.field(stat.getKey(), stat.getValue());
             }
             body.endObject().endObject();

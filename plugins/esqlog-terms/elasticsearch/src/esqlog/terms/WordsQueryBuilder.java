@@ -1,0 +1,234 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import org.apache.lucene.search.Query;
+import org.apache.lucene.util.SetOnce;
+import org.elasticsearch.TransportVersion;
+import org.elasticsearch.TransportVersions;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.action.get.GetResponse;
+import org.elasticsearch.action.get.MultiGetItemResponse;
+import org.elasticsearch.action.get.MultiGetRequest;
+import org.elasticsearch.common.ParsingException;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.xcontent.XContentBuilder;
+import org.elasticsearch.xcontent.XContentParser;
+import org.elasticsearch.index.query.AbstractQueryBuilder;
+import org.elasticsearch.index.query.BoolQueryBuilder;
+import org.elasticsearch.index.query.MatchNoneQueryBuilder;
+import org.elasticsearch.index.query.QueryBuilder;
+import org.elasticsearch.index.query.QueryRewriteContext;
+import org.elasticsearch.index.query.SearchExecutionContext;
+
+/**
+ * {@code {"esqlog_identifiers": {"field": "body", "lists": "esqlog-words-…", "budget": 300,
+ * "select": "cover", "words": [{"word": "read", "weight": 2.1, "first": false, "tier": 1,
+ * "own": true, "apart": false}, …]}}}: an identifiers query whose compounds the node chooses
+ * ({@link WordPlan}) from the word lists esqlog calibrate wrote ({@link WordLists}), rewritten
+ * on the coordinating node into the {@code esqlog_terms} groups esqlog's client would have sent
+ * (a bool of {@link TermsQueryBuilder} without idf, one per group).
+ *
+ * <p>Why a rewrite: the lists live in an index, read by a multi-get, which only a rewrite may
+ * wait for (an async action); the shards then receive the plain groups, as before. Lists this
+ * node fetched before are read from memory, with no request at all.
+ */
+public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuilder> {
+    public static final String NAME = "esqlog_identifiers";
+
+    private final WordsQuery query;
+    private final Supplier<List<WordList>> fetched;
+
+    public WordsQueryBuilder(WordsQuery query) {
+        this(query, null);
+    }
+
+    private WordsQueryBuilder(WordsQuery query, Supplier<List<WordList>> fetched) {
+        this.query = Objects.requireNonNull(query);
+        this.fetched = fetched;
+    }
+
+    public WordsQueryBuilder(StreamInput in) throws IOException {
+        super(in);
+        String field = in.readString();
+        String lists = in.readString();
+        int budget = in.readVInt();
+        String select = in.readString();
+        int n = in.readVInt();
+        List<WordPlan.Word> words = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            words.add(new WordPlan.Word(in.readString(), in.readDouble(), in.readBoolean(),
+                in.readDouble(), in.readInt(), in.readBoolean(), in.readBoolean()));
+        }
+        this.query = new WordsQuery(field, lists, budget, select, words);
+        this.fetched = null;
+    }
+
+    @Override
+    protected void doWriteTo(StreamOutput out) throws IOException {
+        out.writeString(query.field());
+        out.writeString(query.lists());
+        out.writeVInt(query.budget());
+        out.writeString(query.select());
+        out.writeVInt(query.words().size());
+        for (WordPlan.Word w : query.words()) {
+            out.writeString(w.word());
+            out.writeDouble(w.weight());
+            out.writeBoolean(w.first());
+            out.writeDouble(w.tier());
+            out.writeInt(w.limit());
+            out.writeBoolean(w.own());
+            out.writeBoolean(w.apart());
+        }
+    }
+
+    @Override
+    protected void doXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject(NAME);
+        builder.field("field", query.field());
+        builder.field("lists", query.lists());
+        builder.field("budget", query.budget());
+        builder.field("select", query.select());
+        builder.startArray("words");
+        for (WordPlan.Word w : query.words()) {
+            builder.startObject();
+            builder.field("word", w.word());
+            builder.field("weight", w.weight());
+            builder.field("first", w.first());
+            builder.field("tier", w.tier());
+            builder.field("own", w.own());
+            builder.field("apart", w.apart());
+            if (w.limit() >= 0) {
+                builder.field("limit", w.limit());
+            }
+            builder.endObject();
+        }
+        builder.endArray();
+        printBoostAndQueryName(builder);
+        builder.endObject();
+    }
+
+    public static WordsQueryBuilder fromXContent(XContentParser parser) throws IOException {
+        WordsQuery.Parsed parsed = new WordsQuery.Parsed();
+        String current = null;
+        XContentParser.Token token;
+        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+            if (token == XContentParser.Token.FIELD_NAME) {
+                current = parser.currentName();
+            } else if (token == XContentParser.Token.START_ARRAY && "words".equals(current)) {
+                while ((token = parser.nextToken()) != XContentParser.Token.END_ARRAY) {
+                    if (token != XContentParser.Token.START_OBJECT) {
+                        throw new ParsingException(parser.getTokenLocation(),
+                            "[" + NAME + "] [words] must hold objects only, found " + token);
+                    }
+                    Map<String, Object> word = parser.map();
+                    try {
+                        parsed.words.add(WordsQuery.word(word));
+                    } catch (IllegalArgumentException e) {
+                        throw new ParsingException(parser.getTokenLocation(), e.getMessage());
+                    }
+                }
+            } else if (token.isValue()) {
+                try {
+                    parsed.value(current, parser.objectText());
+                } catch (IllegalArgumentException e) {
+                    throw new ParsingException(parser.getTokenLocation(), e.getMessage());
+                }
+            } else {
+                throw new ParsingException(parser.getTokenLocation(), "[" + NAME
+                    + "] does not support [" + current + "] here (" + token + "); "
+                    + WordsQuery.TAKES);
+            }
+        }
+        try {
+            return new WordsQueryBuilder(parsed.query()).boost(parsed.boost)
+                .queryName(parsed.queryName);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), e.getMessage());
+        }
+    }
+
+    @Override
+    protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
+        if (fetched != null) {
+            List<WordList> got = fetched.get();
+            return got == null ? this : expanded(got);
+        }
+        List<WordList> lists = query.cached(WordLists.shared());
+        List<Integer> missing = WordsQuery.missing(lists);
+        if (missing.isEmpty()) {
+            return expanded(lists);
+        }
+        SetOnce<List<WordList>> holder = new SetOnce<>();
+        context.registerAsyncAction((client, listener) -> {
+            MultiGetRequest request = new MultiGetRequest();
+            for (int i : missing) {
+                request.add(query.lists(), query.words().get(i).word());
+            }
+            client.multiGet(request, ActionListener.wrap(response -> {
+                MultiGetItemResponse[] items = response.getResponses();
+                List<WordList> all = new ArrayList<>(lists);
+                for (int j = 0; j < items.length; j++) {
+                    if (items[j].isFailed()) {
+                        listener.onFailure(query.unreadable(items[j].getFailure().getMessage()));
+                        return;
+                    }
+                    GetResponse got = items[j].getResponse();
+                    Map<String, Object> source = got.isExists() ? got.getSourceAsMap() : null;
+                    all.set(missing.get(j), query.kept(WordLists.shared(), missing.get(j),
+                        source == null ? null : source.get("ids"),
+                        source == null ? null : source.get("df"),
+                        source == null ? null : source.get("terms"), got.isExists()));
+                }
+                holder.set(all);
+                listener.onResponse(null);
+            }, listener::onFailure));
+        });
+        return new WordsQueryBuilder(query, holder::get).boost(boost()).queryName(queryName());
+    }
+
+    /** The groups as the bool of esqlog_terms clauses the client would have sent. */
+    private QueryBuilder expanded(List<WordList> lists) {
+        List<WordPlan.Group> groups = query.groups(lists);
+        if (groups.isEmpty()) {
+            return new MatchNoneQueryBuilder().boost(boost()).queryName(queryName());
+        }
+        BoolQueryBuilder bool = new BoolQueryBuilder();
+        for (WordPlan.Group group : groups) {
+            bool.should(new TermsQueryBuilder(query.field(), group.terms(), false)
+                .boost((float) group.boost()));
+        }
+        return bool.boost(boost()).queryName(queryName());
+    }
+
+    @Override
+    protected Query doToQuery(SearchExecutionContext context) throws IOException {
+        throw new IllegalStateException("[" + NAME + "] must be rewritten before it is run");
+    }
+
+    @Override
+    protected boolean doEquals(WordsQueryBuilder other) {
+        return query.equals(other.query);
+    }
+
+    @Override
+    protected int doHashCode() {
+        return query.hashCode();
+    }
+
+    @Override
+    public String getWriteableName() {
+        return NAME;
+    }
+
+    @Override
+    public TransportVersion getMinimalSupportedVersion() {
+        return TransportVersions.V_8_0_0;
+    }
+}

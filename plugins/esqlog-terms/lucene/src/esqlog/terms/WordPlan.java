@@ -1,0 +1,131 @@
+package esqlog.terms;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The compounds an identifiers query sends for each of its words, chosen on the node: the clause
+ * budget and the groups of esqlog's client (esqlog.identifiers.selection.choose and
+ * esqlog.identifiers.groups.one_shard_groups), step for step, so that a query planned here
+ * lists the same terms with the same boosts as the one the client would have sent.
+ *
+ * <p>Why on the node: choosing among ~15,000 candidate compounds took most of the client's
+ * time per search (numpy calls on small arrays, ~0.5 ms of Python), and the chosen ~300 terms
+ * made an 8 KB request the node parsed again. Here the client sends each word with its weight
+ * and the node reads the words' lists ({@link WordList}) and chooses in a few dozen
+ * microseconds.
+ *
+ * <p>What is chosen: every word first gets one clause, itself, or its most frequent compound
+ * when the index lacks the word ({@code first}); the rest of the budget goes to the (word,
+ * compound) pairs of largest {@code weight * df}, except that compounds holding two or more
+ * of the query's words come first, by the summed weight of those words ({@code "cover"}), by
+ * how many ({@code "words"}) or as one tier ({@code "multi"}); {@code "mass"} skips that
+ * tier; a word's {@code tier} 2 (a common word, its compounds after the others') orders its
+ * plain candidates after every word's of tier 1.
+ */
+public final class WordPlan {
+    /** Compounds per word looked at for those holding several query words (the client's). */
+    public static final int MULTI_SCAN = 5_000;
+
+    /** One word of the query, as the client weighed it. */
+    public record Word(String word, double weight, boolean first, double tier, int limit,
+                       boolean own, boolean apart) {
+    }
+
+    /** One group: its terms sorted (the engine looks them up faster so) and its boost. */
+    public record Group(List<String> terms, double boost) {
+    }
+
+    private WordPlan() {
+    }
+
+    /**
+     * The groups of {@code words}, in order (a word's own term apart first where {@code apart}),
+     * each word's list from {@code lists} (same order), within {@code budget} clauses.
+     */
+    public static List<Group> groups(List<Word> words, List<WordList> lists, int budget,
+                                     String select) {
+        int n = words.size();
+        int[] size = new int[n];
+        for (int k = 0; k < n; k++) {
+            int limit = words.get(k).limit();
+            size[k] = limit < 0 ? lists.get(k).size() : Math.min(limit, lists.get(k).size());
+        }
+        int[][] chosen = choose(words, lists, size, budget, select);
+        List<Group> out = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            Word word = words.get(k);
+            WordList list = lists.get(k);
+            List<String> comps = new ArrayList<>(chosen[k].length);
+            for (int at : chosen[k]) {
+                if (list.df[at] > 0) {  // a compound no longer in the index: no clause
+                    comps.add(list.term(at));
+                }
+            }
+            if (word.own() && !comps.isEmpty() && word.apart()) {
+                out.add(group(List.of(word.word()), word.weight()));
+                out.add(group(comps, word.weight()));
+            } else if (word.own() || !comps.isEmpty()) {
+                List<String> terms = new ArrayList<>(comps.size() + 1);
+                if (word.own()) {
+                    terms.add(word.word());
+                }
+                terms.addAll(comps);
+                out.add(group(terms, word.weight()));
+            }
+        }
+        return out;
+    }
+
+    private static Group group(List<String> terms, double boost) {
+        String[] sorted = terms.toArray(new String[0]);
+        Arrays.sort(sorted);  // the client's order but for surrogate pairs: scores are the same
+        return new Group(List.of(sorted), boost);
+    }
+
+    /** Each word's chosen positions in its list: its first clause, then its picks by df. */
+    static int[][] choose(List<Word> words, List<WordList> lists, int[] size, int budget,
+                          String select) {
+        int n = words.size();
+        int[] first = new int[n];
+        int[][] out = new int[n][];
+        double[] weight = new double[n];
+        double[] tierOf = new double[n];
+        for (int k = 0; k < n; k++) {
+            Word word = words.get(k);
+            first[k] = word.first() && size[k] > 0 ? 1 : 0;
+            out[k] = first[k] == 1 ? new int[] {0} : new int[0];
+            weight[k] = word.weight();
+            tierOf[k] = word.tier();
+        }
+        int room = Math.max(budget - n, 0);
+        if (room == 0 || n == 0) {
+            return out;
+        }
+        Candidates top = Candidates.top(lists, size, first, weight, tierOf, room, select,
+            !"mass".equals(select) && n > 1);
+        // each word's picks in df order, ties in the order taken: a stable sort by (word, -df)
+        int taken = top.count;
+        int[] order = new int[taken];
+        int[] df = new int[taken];
+        for (int c = 0; c < taken; c++) {
+            order[c] = c;
+            df[c] = lists.get(top.owner[c]).df[top.at[c]];
+        }
+        IndexSort.byOwnerThenDf(order, taken, top.owner, df);
+        int[] picks = new int[n];
+        for (int c = 0; c < taken; c++) {
+            picks[top.owner[c]]++;
+        }
+        int at = 0;
+        for (int k = 0; k < n; k++) {
+            int[] chosen = Arrays.copyOf(out[k], out[k].length + picks[k]);
+            for (int i = out[k].length; i < chosen.length; i++) {
+                chosen[i] = top.at[order[at++]];
+            }
+            out[k] = chosen;
+        }
+        return out;
+    }
+}

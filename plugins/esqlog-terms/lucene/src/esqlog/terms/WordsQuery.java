@@ -1,0 +1,204 @@
+package esqlog.terms;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What an {@code esqlog_identifiers} query says, checked, and what both engines' builders do
+ * with it besides parsing and serializing: find its words' lists in the node's memory, keep
+ * those fetched, and plan the groups ({@link WordPlan}).
+ *
+ * @param lists the word-lists index esqlog calibrate wrote (its name starts esqlog-words-)
+ */
+public record WordsQuery(String field, String lists, int budget, String select,
+                         List<WordPlan.Word> words) {
+    /** The parameters, for the message naming one the query does not take. */
+    public static final String TAKES = "it takes field, lists, budget, select, words, boost "
+        + "and _name";
+    static final String LISTS_PREFIX = "esqlog-words-";
+    static final Set<String> SELECTS = Set.of("mass", "multi", "words", "cover");
+    /** Words a query may name: a query text of a few hundred words at most. */
+    static final int MAX_WORDS = 1024;
+
+    public WordsQuery {
+        String name = "[esqlog_identifiers] ";
+        if (field == null || field.isEmpty()) {
+            throw new IllegalArgumentException(name + "requires a non-empty [field]");
+        }
+        if (lists == null || !lists.startsWith(LISTS_PREFIX)) {
+            throw new IllegalArgumentException(name + "requires [lists], the word-lists index "
+                + "esqlog calibrate wrote (" + LISTS_PREFIX + "...), got [" + lists + "]");
+        }
+        if (budget < 1 || budget >= WordPlan.MULTI_SCAN) {
+            throw new IllegalArgumentException(name + "[budget] must be 1 to "
+                + (WordPlan.MULTI_SCAN - 1) + ", got [" + budget + "]");
+        }
+        if (!SELECTS.contains(select)) {
+            throw new IllegalArgumentException(name + "[select] must be one of cover, words, "
+                + "multi or mass, got [" + select + "]");
+        }
+        if (words == null || words.size() > MAX_WORDS) {
+            throw new IllegalArgumentException(name + "requires [words], at most " + MAX_WORDS);
+        }
+        words = List.copyOf(words);
+    }
+
+    /** One word from its object in the query. */
+    static WordPlan.Word word(Map<String, Object> value) {
+        for (String key : value.keySet()) {
+            if (!Set.of("word", "weight", "first", "tier", "own", "apart", "limit").contains(key)) {
+                throw new IllegalArgumentException("[esqlog_identifiers] a word does not take ["
+                    + key + "]; it takes word, weight, first, tier, own, apart and limit");
+            }
+        }
+        Object word = value.get("word");
+        if (!(word instanceof String text) || text.isEmpty()) {
+            throw new IllegalArgumentException("[esqlog_identifiers] each word needs [word]");
+        }
+        double weight = number(value, "weight", Double.NaN);
+        if (!(weight >= 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("[esqlog_identifiers] the weight of [" + text
+                + "] must be a finite number, 0 or more");
+        }
+        double tier = number(value, "tier", 1.0);
+        if (tier != 1.0 && tier != 2.0) {  // the shared compounds' tiers are below 1
+            throw new IllegalArgumentException("[esqlog_identifiers] the tier of [" + text
+                + "] must be 1 or 2 (2: a common word's compounds after the others')");
+        }
+        double limit = number(value, "limit", -1);
+        if (limit != Math.rint(limit) || limit < -1 || limit > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("[esqlog_identifiers] the limit of [" + text
+                + "] must be a whole number, 0 or more");
+        }
+        return new WordPlan.Word(text, weight, flag(value, "first"), tier, (int) limit,
+            flag(value, "own"), flag(value, "apart"));
+    }
+
+    private static double number(Map<String, Object> value, String key, double absent) {
+        Object found = value.get(key);
+        if (found == null) {
+            if (Double.isNaN(absent)) {
+                throw new IllegalArgumentException("[esqlog_identifiers] each word needs [" + key
+                    + "]");
+            }
+            return absent;
+        }
+        if (!(found instanceof Number number)) {
+            throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be a "
+                + "number, got [" + found + "]");
+        }
+        return number.doubleValue();
+    }
+
+    private static boolean flag(Map<String, Object> value, String key) {
+        Object found = value.getOrDefault(key, Boolean.FALSE);
+        if (!(found instanceof Boolean bool)) {
+            throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be true "
+                + "or false, got [" + found + "]");
+        }
+        return bool;
+    }
+
+    /** The top-level values of a query being parsed, before they are checked together. */
+    public static final class Parsed {
+        public final List<WordPlan.Word> words = new ArrayList<>();
+        public float boost = 1.0f;
+        public String queryName;
+        private String field;
+        private String lists;
+        private int budget;
+        private String select = "cover";
+
+        /** One value of the query object ({@code text}: the parser's text or number). */
+        public void value(String key, Object text) {
+            switch (key == null ? "" : key) {
+                case "field" -> field = String.valueOf(text);
+                case "lists" -> lists = String.valueOf(text);
+                case "select" -> select = String.valueOf(text);
+                case "budget" -> budget = whole(text, "budget");
+                case "boost" -> {
+                    boost = (float) decimal(text, "boost");
+                    if (!(boost >= 0f)) {
+                        throw new IllegalArgumentException("[esqlog_identifiers] [boost] must be "
+                            + "0 or more, got [" + text + "]");
+                    }
+                }
+                case "_name" -> queryName = String.valueOf(text);
+                default -> throw new IllegalArgumentException("[esqlog_identifiers] does not "
+                    + "support [" + key + "]; " + TAKES);
+            }
+        }
+
+        public WordsQuery query() {
+            return new WordsQuery(field, lists, budget, select, words);
+        }
+
+        private static double decimal(Object text, String key) {
+            try {
+                return text instanceof Number number ? number.doubleValue()
+                    : Double.parseDouble(String.valueOf(text));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be a "
+                    + "number, got [" + text + "]");
+            }
+        }
+
+        private static int whole(Object text, String key) {
+            double value = decimal(text, key);
+            if (value != Math.rint(value) || Math.abs(value) > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be "
+                    + "a whole number, got [" + text + "]");
+            }
+            return (int) value;
+        }
+    }
+
+    /** Each word's list as {@code cache} holds it, null where it does not. */
+    List<WordList> cached(WordLists cache) {
+        List<WordList> out = new ArrayList<>(words.size());
+        for (WordPlan.Word w : words) {
+            out.add(cache.get(lists, w.word()));
+        }
+        return out;
+    }
+
+    /** The positions of the lists not found. */
+    static List<Integer> missing(List<WordList> found) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < found.size(); i++) {
+            if (found.get(i) == null) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The list of word {@code at} from its document's fields (absent: the word is inside no
+     * compound), kept in {@code cache}; a malformed document is the lists index's fault, named.
+     */
+    WordList kept(WordLists cache, int at, Object ids, Object df, Object terms, boolean exists) {
+        String word = words.get(at).word();
+        WordList list;
+        try {
+            list = exists ? WordList.parse(ids, df, terms) : WordList.EMPTY;
+        } catch (IllegalArgumentException e) {
+            throw unreadable("the list of [" + word + "] is malformed: " + e.getMessage());
+        }
+        cache.put(lists, word, list);
+        return list;
+    }
+
+    /** The error of a word-lists index that cannot be read: the client plans again itself. */
+    IllegalArgumentException unreadable(String why) {
+        return new IllegalArgumentException("[esqlog_identifiers] cannot read the word lists in ["
+            + lists + "]: " + why + "; run esqlog calibrate --identifiers again to write them");
+    }
+
+    /** The groups of this query over its words' lists (in word order). */
+    List<WordPlan.Group> groups(List<WordList> found) {
+        return WordPlan.groups(words, found, budget, select);
+    }
+}

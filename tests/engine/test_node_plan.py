@@ -1,0 +1,204 @@
+"""Identifiers queries planned on the node (``esqlog_identifiers``, esqlog-terms 1.9.0).
+
+Calibrate writes each sub-word's compounds into an esqlog-owned word-lists index where every
+data node runs a plugin that reads them (esqlog.identifiers.word_lists); the wrapper then
+sends each word with its weight and the coordinating node chooses the compounds
+(WordPlan.java, the steps of esqlog.identifiers.selection). The promise checked here, on
+every engine and on 1 and 3 shards: the same match set, hits.total and scores as the query
+the client plans itself, for every query text; the request sent is the small one; a lists
+index that goes away falls back to the client's plan with one warning; and the node's word
+lists show in the plugin's stats.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esqlog.calibration.files import load_calibration
+from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
+from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
+from esqlog.identifiers.node_plan import QUERY_NAME
+from esqlog.identifiers.settings import IdentifierSettings
+from esqlog.identifiers.word_lists import STATE
+from esqlog.wrapper import wrap
+from tests.support.calibrated_go import N_DOCS, mappings
+from tests.support.engines import bulk_index, call, create_index, found
+from tests.support.oracle import hits_of, load_docs, load_query_texts, total_of
+
+QUERIES = 30
+ON_CLIENT = IdentifierSettings(node_plan=False)
+
+
+@dataclass
+class Planned:
+    engine: Engine
+    index: str
+    path: Path
+    lists: str
+    note: str
+
+
+@pytest.fixture(scope="module", params=[1, 3], ids=lambda s: f"{s}-shards")
+def planned(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Planned]:
+    index = create_index(engine, shards=int(request.param), mappings=mappings())
+    lists = None
+    try:
+        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(N_DOCS)]
+        bulk_index(engine, index, docs)
+        path = tmp_path_factory.mktemp("node-plan") / "code.qlog.json"
+        record, note = identifier_report(calibrate_identifiers(engine, index, "body"), path, engine)
+        lists = record.word_lists
+        assert lists is not None, note
+        yield Planned(engine, index, path, lists, note)
+    finally:
+        call(engine, "DELETE", f"/{index}")
+        if lists is not None:
+            found(engine, "DELETE", f"/{lists}")
+
+
+def _texts() -> list[str]:
+    return [t for t in load_query_texts() if t.isascii()][:QUERIES]
+
+
+def _body(text: str, size: int = N_DOCS) -> dict[str, Any]:
+    return {"query": {"match": {"body": text}}, "size": size, "track_total_hits": True}
+
+
+class _Sent:
+    """The bodies of the searches a client's transport sends."""
+
+    def __init__(self, client: Any) -> None:
+        self.transport = client.transport
+        self.perform = self.transport.perform_request
+        self.bodies: list[str] = []
+
+    def __enter__(self) -> _Sent:
+        def spy(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            if url.endswith("/_search"):
+                self.bodies.append(json.dumps(kwargs.get("body"), default=str))  # as sent
+            return self.perform(method, url, *args, **kwargs)
+
+        self.transport.perform_request = spy
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.transport.perform_request = self.perform
+
+
+def test_calibrate_writes_marked_complete_lists_and_names_them(planned: Planned) -> None:
+    record = load_calibration(planned.path)
+    assert record.word_lists == planned.lists and record.terms_plugin
+    assert planned.lists in planned.note and "the nodes plan" in planned.note
+    mapping = call(planned.engine, "GET", f"/{planned.lists}/_mapping")[planned.lists]
+    own = mapping["mappings"]["_meta"]["esqlog"]
+    assert own["state"] == STATE and own["complete"] is True and own["words"] > 100
+    count = call(planned.engine, "GET", f"/{planned.lists}/_count")["count"]
+    assert count == own["words"]
+
+
+def test_the_node_plans_the_same_match_set_and_scores(planned: Planned) -> None:
+    """Every text: the node's plan and the client's give the same hits (all of the match
+    set), the same hits.total and the same scores."""
+    node = wrap(planned.engine.client, planned.path, mode="identifiers")
+    client = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=ON_CLIENT)
+    compared = 0
+    for text in _texts():
+        expected, got = (
+            client.search(index=planned.index, body=_body(text)),
+            node.search(index=planned.index, body=_body(text)),
+        )
+        assert total_of(got) == total_of(expected), text
+        want, have = dict(hits_of(expected)), dict(hits_of(got))
+        assert have.keys() == want.keys(), text
+        for doc, score in want.items():
+            assert have[doc] == pytest.approx(score, rel=1e-6), (text, doc)
+        compared += len(want)
+    assert compared > 5 * QUERIES
+
+
+def test_the_wrapper_sends_the_words_and_not_the_terms(planned: Planned) -> None:
+    text = _texts()[0]
+    for settings, name in ((None, QUERY_NAME), (ON_CLIENT, "esqlog_terms")):
+        client = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=settings)
+        with _Sent(planned.engine.client) as sent:
+            client.search(index=planned.index, body=_body(text, 10))
+        assert len(sent.bodies) == 1
+        assert name in sent.bodies[0]
+        assert (QUERY_NAME in sent.bodies[0]) == (name == QUERY_NAME)
+
+
+def test_a_node_plans_from_lists_it_keeps(planned: Planned) -> None:
+    node = wrap(planned.engine.client, planned.path, mode="identifiers")
+    text = _texts()[1]
+    node.search(index=planned.index, body=_body(text, 10))
+    before = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_lists"]
+    node.search(index=planned.index, body=_body(text, 10))
+    after = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_lists"]
+    assert after["hits"] > before["hits"] and after["misses"] == before["misses"]
+    assert 0 < after["size_in_bytes"] <= after["limit_in_bytes"]
+
+
+def _status(engine: Engine, index: str, inner: dict[str, Any]) -> tuple[int | None, str]:
+    try:
+        call(engine, "POST", f"/{index}/_search", {"query": {QUERY_NAME: inner}})
+    except Exception as exc:  # the engine's answer: the status and its reason
+        return error_status(exc), str(exc)
+    return 200, ""
+
+
+def test_bad_input_is_the_engines_400_naming_the_problem(planned: Planned) -> None:
+    word = {"word": "read", "weight": 1.0}
+    good = {"field": "body", "lists": planned.lists, "budget": 300, "words": [word]}
+    assert _status(planned.engine, planned.index, good)[0] == 200
+    cases = {
+        "lists": {**good, "lists": planned.index},
+        "budget": {**good, "budget": 0},
+        "select": {**good, "select": "best"},
+        "tier": {**good, "words": [{**word, "tier": 3}]},
+        "weight": {**good, "words": [{"word": "read"}]},
+        "colour": {**good, "colour": 1},
+    }
+    for name, inner in cases.items():
+        status, reason = _status(planned.engine, planned.index, inner)
+        assert status == 400 and name in reason, (name, status, reason)
+
+
+def test_missing_lists_fall_back_to_the_clients_plan_once(
+    engine: Engine, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The lists index deleted after calibrate: the first search is sent again as the
+    client plans it (one warning), the next ones are planned on the client straight away;
+    the hits are the client's."""
+    index = create_index(engine, shards=1, mappings=mappings())
+    lists = None
+    try:
+        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(300)]
+        bulk_index(engine, index, docs)
+        path = tmp_path / "code.qlog.json"
+        record, _ = identifier_report(calibrate_identifiers(engine, index, "body"), path, engine)
+        lists = record.word_lists
+        assert lists is not None
+        call(engine, "DELETE", f"/{lists}")
+        node = wrap(engine.client, path, mode="identifiers")
+        client = wrap(engine.client, path, mode="identifiers", identifiers=ON_CLIENT)
+        texts = _texts()[:3]
+        with caplog.at_level(logging.WARNING, logger="esqlog"), _Sent(engine.client) as sent:
+            answers = [node.search(index=index, body=_body(t)) for t in texts]
+        assert [QUERY_NAME in b for b in sent.bodies] == [True, False, False, False]
+        assert sum(QUERY_NAME in r.getMessage() for r in caplog.records) == 1
+        for text, answer in zip(texts, answers, strict=True):
+            assert hits_of(answer) == hits_of(client.search(index=index, body=_body(text)))
+    finally:
+        call(engine, "DELETE", f"/{index}")
+        if lists is not None:
+            found(engine, "DELETE", f"/{lists}")
