@@ -38,7 +38,7 @@ for v in "${VERSIONS[@]}"; do
     | sed -E 's#^\./##; s#\.java$##; s#/#.#g')
   echo "[lucene $v, $(echo $FOLDERS | sed "s#$ROOT/plugins/esqlog-terms/##g")] $TESTS" >&2
   # shellcheck disable=SC2086
-  "$JDK/java" -ea -cp "$OUT:$CP" org.junit.runner.JUnitCore ${ESQLOG_JAVA_TESTS:-$TESTS} || status=1
+  "$JDK/java" -ea -Desqlog.test.data="$ROOT/plugins/esqlog-terms/lucene/test/esqlog/terms" -cp "$OUT:$CP" org.junit.runner.JUnitCore ${ESQLOG_JAVA_TESTS:-$TESTS} || status=1
   rm -rf "$OUT"
 done
 exit $status

@@ -39,7 +39,8 @@ public final class WordLists {
     private static final class Entry {
         final WordList list;
         final long bytes;
-        volatile boolean referenced;
+        /** Set when read, and when new: a list just fetched is not the next to go. */
+        volatile boolean referenced = true;
         TermStateCache.Accounting accounting = TermStateCache.UNCOUNTED;
 
         Entry(WordList list, long bytes) {
