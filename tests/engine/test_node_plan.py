@@ -137,6 +137,16 @@ def test_the_wrapper_sends_the_words_and_not_the_terms(planned: Planned) -> None
         assert (QUERY_NAME in sent.bodies[0]) == (name == QUERY_NAME)
 
 
+def test_a_filtered_match_is_planned_on_the_client(planned: Planned) -> None:
+    """``operator: and`` filters on each token's chosen terms: the client plans it."""
+    node = wrap(planned.engine.client, planned.path, mode="identifiers")
+    body = {"query": {"match": {"body": {"query": _texts()[0], "operator": "and"}}}, "size": 10}
+    with _Sent(planned.engine.client) as sent:
+        node.search(index=planned.index, body=body)
+    assert len(sent.bodies) == 1 and QUERY_NAME not in sent.bodies[0]
+    assert "esqlog_terms" in sent.bodies[0]
+
+
 def test_a_node_plans_from_lists_it_keeps(planned: Planned) -> None:
     node = wrap(planned.engine.client, planned.path, mode="identifiers")
     text = _texts()[1]
