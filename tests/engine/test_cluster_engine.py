@@ -263,14 +263,17 @@ def test_snapshot_backed_wrapper_equals_the_oracle(
         _check_against_oracle(corpus, got, oracle, 10, ("snapshot", text))
 
 
-@pytest.mark.parametrize("engine_query", ["span", "plugin"])
+@pytest.mark.parametrize("engine_query", ["span", "plugin", "node"])
 def test_identifiers_mode_equals_its_oracle(
     cluster: Engine, engine_query: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Spans (one request per shard) and the esqlog-terms plugin's query (one plain search:
+    """Spans (one request per shard), the esqlog-terms plugin's query (one plain search:
     the coordinating node sends it over the wire to the shard copies on the other nodes,
-    which read it back) both score as the oracle, shard by shard, on three nodes."""
-    from esqlog.calibration.files import load_calibration
+    which read it back) and the same planned on the node (``node``: the coordinating node
+    reads the word lists, a copy on every node, and sends the groups it chose) all score as
+    the oracle, shard by shard, on three nodes."""
+    from esqlog.calibration.files import load_calibration, save_calibration
+    from esqlog.identifiers.word_lists import write_for_record
     from esqlog.identifiers.query import plan_identifier_query
     from esqlog.identifiers.settings import IdentifierSettings
     from tests.support.identifiers_fixture import search as _search
@@ -280,14 +283,23 @@ def test_identifiers_mode_equals_its_oracle(
 
     fixture = wrapped_fixture(cluster, tmp_path_factory, shards=SHARDS, replicas=1)
     w = next(fixture)
+    lists = None
     try:
+        if engine_query == "node":  # calibrate's word lists, which the nodes plan from
+            record, _ = write_for_record(w.engine, w.stats, load_calibration(w.path))
+            lists = record.word_lists
+            assert lists is not None
+            save_calibration(record, w.path)
         client = wrap(
             w.engine.client,
             w.path,
             mode="identifiers",
-            identifiers=IdentifierSettings(engine_query=engine_query),
+            identifiers=IdentifierSettings(
+                engine_query="plugin" if engine_query == "node" else engine_query,
+                node_plan=engine_query == "node",
+            ),
         )
-        if engine_query == "plugin":  # calibrate found it on every node of the cluster
+        if engine_query != "span":  # calibrate found it on every node of the cluster
             assert load_calibration(w.path).terms_plugin
         checked = 0
         alone = w.common_words(IdentifierSettings())
@@ -308,6 +320,8 @@ def test_identifiers_mode_equals_its_oracle(
         assert checked > 80
     finally:
         fixture.close()
+        if lists is not None:
+            w.engine.perform(Request("DELETE", f"/{lists}"))
 
 
 # --- a node stops during a load run --------------------------------------------------------

@@ -1,8 +1,8 @@
 package esqlog.terms;
 
 /**
- * The two stable sorts of the clause budget ({@link WordPlan}), over candidate numbers: merge
- * sorts of an int array (no boxing, no comparator object), a few hundred numbers each.
+ * The stable sort of the clause budget's shared candidates ({@link Candidates}), over candidate
+ * numbers: a merge sort of an int array (no boxing), a few hundred numbers.
  */
 final class IndexSort {
     private IndexSort() {
@@ -12,12 +12,6 @@ final class IndexSort {
     static void byTierThenMass(int[] order, int count, double[] tier, double[] mass) {
         sort(order, count, (a, b) -> tier[a] < tier[b] ? -1 : tier[a] > tier[b] ? 1
             : mass[a] > mass[b] ? -1 : mass[a] < mass[b] ? 1 : 0);
-    }
-
-    /** {@code order[0, count)} by word (first first), then df (largest first), stable. */
-    static void byOwnerThenDf(int[] order, int count, int[] owner, int[] df) {
-        sort(order, count, (a, b) -> owner[a] != owner[b] ? Integer.compare(owner[a], owner[b])
-            : Integer.compare(df[b], df[a]));
     }
 
     private interface Order {

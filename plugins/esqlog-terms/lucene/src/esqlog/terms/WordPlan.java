@@ -84,7 +84,7 @@ public final class WordPlan {
         return new Group(List.of(sorted), boost);
     }
 
-    /** Each word's chosen positions in its list: its first clause, then its picks by df. */
+    /** Each word's chosen positions in its list: its first clause, then its picks. */
     static int[][] choose(List<Word> words, List<WordList> lists, int[] size, int budget,
                           String select) {
         int n = words.size();
@@ -105,26 +105,18 @@ public final class WordPlan {
         }
         Candidates top = Candidates.top(lists, size, first, weight, tierOf, room, select,
             !"mass".equals(select) && n > 1);
-        // each word's picks in df order, ties in the order taken: a stable sort by (word, -df)
-        int taken = top.count;
-        int[] order = new int[taken];
-        int[] df = new int[taken];
-        for (int c = 0; c < taken; c++) {
-            order[c] = c;
-            df[c] = lists.get(top.owner[c]).df[top.at[c]];
-        }
-        IndexSort.byOwnerThenDf(order, taken, top.owner, df);
+        // each word's picks (in any order: a group's terms are sorted when it is made)
         int[] picks = new int[n];
-        for (int c = 0; c < taken; c++) {
+        for (int c = 0; c < top.count; c++) {
             picks[top.owner[c]]++;
         }
-        int at = 0;
         for (int k = 0; k < n; k++) {
             int[] chosen = Arrays.copyOf(out[k], out[k].length + picks[k]);
-            for (int i = out[k].length; i < chosen.length; i++) {
-                chosen[i] = top.at[order[at++]];
-            }
+            picks[k] = out[k].length;
             out[k] = chosen;
+        }
+        for (int c = 0; c < top.count; c++) {
+            out[top.owner[c]][picks[top.owner[c]]++] = top.at[c];
         }
         return out;
     }
