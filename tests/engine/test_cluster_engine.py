@@ -273,9 +273,9 @@ def test_identifiers_mode_equals_its_oracle(
     reads the word lists, a copy on every node, and sends the groups it chose) all score as
     the oracle, shard by shard, on three nodes."""
     from esqlog.calibration.files import load_calibration, save_calibration
-    from esqlog.identifiers.word_lists import write_for_record
     from esqlog.identifiers.query import plan_identifier_query
     from esqlog.identifiers.settings import IdentifierSettings
+    from esqlog.identifiers.word_lists import write_for_record
     from tests.support.identifiers_fixture import search as _search
     from tests.support.identifiers_fixture import texts as _texts
     from tests.support.identifiers_fixture import wrapped_fixture
