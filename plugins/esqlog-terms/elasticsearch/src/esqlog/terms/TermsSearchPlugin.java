@@ -24,7 +24,7 @@ import org.elasticsearch.plugins.SearchPlugin;
  * range (elasticsearch-8.11/, elasticsearch-8.13/). The cache's bytes are counted in the
  * circuit breaker {@code esqlog_terms} (BreakerAccounting). It also registers
  * esqlog_identifiers (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized
- * by {@code esqlog.terms.word_lists_cache_size} (1% of the heap by default) and counted in the
+ * by {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the
  * same breaker.
  */
 abstract class TermsSearchPlugin extends Plugin

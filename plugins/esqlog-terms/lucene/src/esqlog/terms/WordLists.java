@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class WordLists {
     /** The node setting (bytes or % of heap); 0 keeps no list (each query fetches its own). */
     public static final String SETTING = "esqlog.terms.word_lists_cache_size";
-    public static final String DEFAULT = "1%";
+    public static final String DEFAULT = "4%";
 
     private static volatile WordLists shared = new WordLists(0);
 

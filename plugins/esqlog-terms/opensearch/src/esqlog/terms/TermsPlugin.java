@@ -30,7 +30,7 @@ import org.opensearch.plugins.SearchPlugin;
  * receiving node's cache (TermsStatsHandler); its bytes are counted in the circuit breaker
  * {@code esqlog_terms} (BreakerAccounting). It also registers esqlog_identifiers
  * (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized by
- * {@code esqlog.terms.word_lists_cache_size} (1% of the heap by default) and counted in the
+ * {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the
  * same breaker.
  */
 public final class TermsPlugin extends Plugin
