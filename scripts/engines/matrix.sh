@@ -20,9 +20,10 @@ read -r -a nodes <<< "${ESQLOG_MATRIX_NODES:-opensearch:2.19.6 opensearch:3.8.0 
 os_subset=(tests/engine/test_modes_engine.py tests/engine/test_rewrite_engine.py tests/engine/test_calibrate_cli.py
            tests/engine/test_adversarial_matchset.py tests/engine/test_identifiers_plugin.py
            tests/engine/test_plugin_cache_stats.py tests/engine/test_auto_default.py
-           -k "opensearch" -q -p no:cacheprovider)
+           tests/engine/test_node_plan.py -k "opensearch" -q -p no:cacheprovider)
 es_subset=(tests/engine/test_identifiers_plugin.py tests/engine/test_plugin_cache_stats.py
-           tests/engine/test_auto_default.py -k "elasticsearch" -q -p no:cacheprovider)
+           tests/engine/test_auto_default.py tests/engine/test_node_plan.py
+           -k "elasticsearch" -q -p no:cacheprovider)
 
 node_env() {  # node index -> the env of that node
   local engine=${nodes[$1]%%:*} version=${nodes[$1]#*:}
