@@ -31,9 +31,10 @@ logger = logging.getLogger("esqlog")
 T = TypeVar("T")
 
 
-def _refused(query: str = synonym.QUERY_NAME) -> re.Pattern[str]:
-    """What the engines say when a node does not know the plugin's query ``query``."""
-    name = re.escape(query)
+def _refused(query: str | None = None) -> re.Pattern[str]:
+    """What the engines say when a node does not know the plugin's query ``query``
+    (esqlog_terms by default: its name read now, not when this module was imported)."""
+    name = re.escape(query or synonym.QUERY_NAME)
     return re.compile(
         rf"unknown query \[{name}\]|unknown field \[{name}\]"
         rf"|unknown namedwriteable \[[^\]]*\]\[{name}\]",

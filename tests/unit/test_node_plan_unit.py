@@ -208,3 +208,13 @@ def test_a_node_without_the_plugin_goes_from_the_node_plan_to_spans() -> None:
 def test_other_errors_are_the_callers() -> None:
     with pytest.raises(ClientError):
         _ladder([{"error": {"reason": "search_phase_execution_exception: timeout"}}])
+
+
+def test_the_refusal_names_the_query_as_it_is_called_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin query's name is read when a refusal is checked (the engine tests stand in
+    a node without the plugin by renaming it), not when the module was imported."""
+    from esqlog.identifiers import synonym
+    from esqlog.wrapper.engine_query import plugin_refused
+
+    monkeypatch.setattr(synonym, "QUERY_NAME", "esqlog_terms_absent")
+    assert plugin_refused(ClientError({"error": "unknown query [esqlog_terms_absent]"}))
