@@ -55,6 +55,11 @@ def lists_index_name(vocabulary_sha256: str) -> str:
     return check_index_name(PREFIX + vocabulary_sha256[:16])
 
 
+def listed_words(stats: IdentifierStats) -> int:
+    """How many words have a list (a document): those some compound's split holds."""
+    return int(np.count_nonzero(np.diff(stats.comp_ptr)))
+
+
 def word_documents(stats: IdentifierStats) -> Iterator[tuple[str, dict[str, str]]]:
     """(word, document) for every word that some compound's split holds."""
     sizes = np.diff(stats.comp_ptr)
@@ -82,7 +87,7 @@ def write_lists_plan(
 ) -> Plan[bool]:
     """Write the word lists into ``name`` (created and marked as esqlog's); False when a
     complete index of the same lists was there already. ``progress(done, total)``."""
-    total = int(np.count_nonzero(np.diff(stats.comp_ptr)))
+    total = listed_words(stats)
     yield from ensure_state_index_plan(
         name, STATE, "calibrate", {"settings": _SETTINGS, "mappings": _MAPPINGS}
     )
@@ -136,7 +141,7 @@ def write_for_record(
     if not plans_on_node(record.terms_plugin) or not record.vocabulary_sha256:
         return record, None
     name = lists_index_name(record.vocabulary_sha256)
-    total = int(np.count_nonzero(np.diff(stats.comp_ptr)))
+    total = listed_words(stats)
     bar = progress_factory("word lists", total) if progress_factory else None
     seen = [0]
 

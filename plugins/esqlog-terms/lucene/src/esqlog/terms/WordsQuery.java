@@ -176,14 +176,16 @@ public record WordsQuery(String field, String lists, int budget, String select,
     }
 
     /**
-     * The list of word {@code at} from its document's fields (absent: the word is inside no
-     * compound), kept in {@code cache}; a malformed document is the lists index's fault, named.
+     * The list of word {@code at} from its document's source (null: no document, the word is
+     * inside no compound), kept in {@code cache}; a malformed document is the lists index's
+     * fault, named.
      */
-    WordList kept(WordLists cache, int at, Object ids, Object df, Object terms, boolean exists) {
+    WordList kept(WordLists cache, int at, Map<String, Object> source) {
         String word = words.get(at).word();
         WordList list;
         try {
-            list = exists ? WordList.parse(ids, df, terms) : WordList.EMPTY;
+            list = source == null ? WordList.EMPTY
+                : WordList.parse(source.get("ids"), source.get("df"), source.get("terms"));
         } catch (IllegalArgumentException e) {
             throw unreadable("the list of [" + word + "] is malformed: " + e.getMessage());
         }

@@ -178,11 +178,8 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
                         return;
                     }
                     GetResponse got = items[j].getResponse();
-                    Map<String, Object> source = got.isExists() ? got.getSourceAsMap() : null;
                     all.set(missing.get(j), query.kept(WordLists.shared(), missing.get(j),
-                        source == null ? null : source.get("ids"),
-                        source == null ? null : source.get("df"),
-                        source == null ? null : source.get("terms"), got.isExists()));
+                        got.isExists() ? got.getSourceAsMap() : null));
                 }
                 holder.set(all);
                 listener.onResponse(null);
