@@ -164,11 +164,13 @@ def index_command(
     With --calibrate FILE it then writes what esqlog mcp's best mode needs: the calibration,
     the vocabulary snapshot and the identifiers statistics. A rerun updates the three by the
     documents it changed (seconds), until those add up to 5% of the index since the last
-    full calibration, which then runs again.
+    full calibration, which then runs again. Where every data node runs esqlog-terms 1.9.0
+    or later it also writes the word lists the nodes plan identifiers queries from, into an
+    esqlog-words-... index of esqlog's own, and removes the one FILE named before.
 
     Run it again to update: only changed files are re-indexed, and the documents of
-    removed files are deleted. It writes to no index but INDEX, and creates it only when
-    PATH has something to index.
+    removed files are deleted. It writes to no index but INDEX and esqlog's own word lists,
+    and creates INDEX only when PATH has something to index.
     """
     require_extra("index", "index", INDEX_MODULES)
     from esqlog.indexing.chunk import ChunkLimits
@@ -347,4 +349,5 @@ def _report(s: dict[str, Any]) -> str:
             f"calibration  {cal['file']} (q = {cal['q']:.3f}, h_tok {cal['h_tok']:.4f}"
             f"; {how} in {cal['seconds']:.1f} s; {share}{mode})"
         )
+        lines += cal.get("word_lists_lines", [])
     return "\n".join(lines)

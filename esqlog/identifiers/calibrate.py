@@ -225,6 +225,28 @@ def save_identifier_calibration(
     return linked, stats_path, size
 
 
+def save_with_word_lists(
+    found: IdentifierCalibration,
+    path: str | Path,
+    engine: Engine,
+    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> tuple[Calibration, Path, int, str | None]:
+    """Save the triple, then write the word lists the nodes plan from where every data node
+    can (esqlog.identifiers.word_lists) and save the record again naming them: the
+    record, the statistics' file and size, and the lists' report line (None: not tried).
+
+    Why after the triple: the lists index is named by the snapshot's checksum, which the
+    save computes; a kill between the two saves leaves a whole triple that names no lists
+    (searches then plan on the client)."""
+    record, stats_path, size = save_identifier_calibration(
+        replace(found, record=replace(found.record, word_lists=None)), path
+    )
+    record, lists_line = write_for_record(engine, found.stats, record, progress_factory)
+    if record.word_lists:
+        save_calibration(record, path)
+    return record, stats_path, size, lists_line
+
+
 def identifier_report(
     found: IdentifierCalibration,
     path: str | Path,
@@ -233,13 +255,14 @@ def identifier_report(
 ) -> tuple[Calibration, str]:
     """Save everything and say what the identifiers statistics hold (for the CLI report);
     with ``engine``, also write the word lists the nodes plan from where they can
-    (esqlog.identifiers.word_lists) and name them in the saved record."""
-    record, stats_path, size = save_identifier_calibration(found, path)
+    (save_with_word_lists)."""
     lists_line = None
     if engine is not None:
-        record, lists_line = write_for_record(engine, found.stats, record, progress_factory)
-        if record.word_lists:
-            save_calibration(record, path)
+        record, stats_path, size, lists_line = save_with_word_lists(
+            found, path, engine, progress_factory
+        )
+    else:
+        record, stats_path, size = save_identifier_calibration(found, path)
     s = found.stats
     mode, why = auto_mode(record)
     note = (

@@ -34,7 +34,12 @@ from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_reason, error_status
 from esqlog.engine.paths import check_index_name, index_path
-from esqlog.engine.state_index import MARKER_KEY, ensure_state_index_plan, state_marker
+from esqlog.engine.state_index import (
+    MARKER_KEY,
+    check_state_index_plan,
+    ensure_state_index_plan,
+    state_marker,
+)
 from esqlog.engine.steps import Plan, Request
 from esqlog.errors import ClusterError, EsqlogError, UsageError
 from esqlog.identifiers.selection import MULTI_SCAN
@@ -165,3 +170,38 @@ def write_for_record(
         f"word lists   {total:,} sub-words' compounds {done} index {name}: the nodes plan "
         "identifiers queries"
     )
+
+
+def remove_lists_plan(name: str) -> Plan[bool]:
+    """Delete the word-lists index ``name`` if esqlog made it (its marker); False when there
+    is none. An index of that name that esqlog did not mark is left, with a UsageError."""
+    if not name.startswith(PREFIX):
+        raise UsageError(f"{name!r} is not a word-lists index", "name an esqlog-words-… index")
+    if not (yield from check_state_index_plan(check_index_name(name), STATE, "calibrate")):
+        return False
+    yield Request("DELETE", index_path(name))
+    return True
+
+
+def remove_superseded(engine: Engine, previous: str | None, current: str | None) -> str | None:
+    """After a calibration FILE was saved anew: delete the lists index the record it
+    replaced named, when the new one names another (or none). Returns a line saying what
+    was removed or why not (None: nothing to remove).
+
+    Why here and not in ``esqlog calibrate``: esqlog index --calibrate refreshes FILE after
+    every run that changed the index (esqlog mcp's re-index after each edit), and each
+    refresh has new statistics, so new lists; left behind, they would add an index per
+    edit until the cluster's shard limit. The process that refreshed reloads FILE at once;
+    another still holding the earlier FILE finds its lists gone, sends that search again
+    planned on the client and warns once (esqlog.wrapper.engine_query)."""
+    if not previous or previous == current:
+        return None
+    try:
+        removed = engine.run(remove_lists_plan(previous))
+    except Exception as exc:  # the client's error type, or ours
+        status = error_status(exc)
+        if status is None and not isinstance(exc, (ClusterError, UsageError)):
+            raise
+        why = exc.problem if isinstance(exc, EsqlogError) else f"HTTP {status}: {error_reason(exc)}"
+        return f"word lists   the superseded index {previous} was not removed ({why})"
+    return f"word lists   removed the superseded index {previous}" if removed else None

@@ -24,9 +24,10 @@ from esqlog.engine.connection import ConnectionSettings
 from esqlog.identifiers.calibrate import (
     IdentifierCalibration,
     calibrate_identifiers,
-    save_identifier_calibration,
+    save_with_word_lists,
 )
 from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.identifiers.word_lists import remove_superseded
 from esqlog.indexing.bulk import Stored
 from esqlog.indexing.refresh import (
     FIELD,
@@ -57,9 +58,11 @@ class Calibrated:
         self.connection = connection
         self.current: Calibration | None = None  # FILE, when it is this index's, complete
         self.changes: Changes | None = None
+        self.lists_before: str | None = None  # the word lists FILE named for this index
 
     def start(self, engine: Engine, index: str, created: bool) -> None:
         """Before the write: is FILE this index's calibration, with room for a refresh?"""
+        self.lists_before = _lists_named(self.out, index)
         if created:
             return
         info = engine.run(resolve_index_plan(index))
@@ -100,12 +103,16 @@ class Calibrated:
         operations = index_operations(engine, index)
         if found is not None and changes is not None:
             read_new(engine, index, changes)
-            found = _saved(
-                refreshed(found, changes, *_field_numbers(engine, index)), self.out, operations
+            found, lists = _saved(
+                engine,
+                refreshed(found, changes, *_field_numbers(engine, index)),
+                self.out,
+                operations,
             )
             summary.update(how="refreshed", changed_documents=changes.documents)
         else:
-            found = _saved(
+            found, lists = _saved(
+                engine,
                 calibrate_identifiers(
                     engine, index, FIELD, progress_factory=progress, connection=self.connection
                 ),
@@ -113,9 +120,13 @@ class Calibrated:
                 operations,
             )
             summary["how"] = "calibrated"
+        removed = remove_superseded(engine, self.lists_before, found.record.word_lists)
+        self.lists_before = found.record.word_lists
         return {
             **summary,
             **_numbers(found.record, found.stats),
+            "word_lists": found.record.word_lists,
+            "word_lists_lines": [line for line in (lists, removed) if line],
             "seconds": round(time.perf_counter() - started, 3),
         }
 
@@ -161,14 +172,26 @@ def _field_numbers(engine: Engine, index: str) -> tuple[int, int, int]:
     return stats.doc_count, stats.sum_ttf, live
 
 
-def _saved(found: IdentifierCalibration, out: str, operations: int | None) -> IdentifierCalibration:
+def _saved(
+    engine: Engine, found: IdentifierCalibration, out: str, operations: int | None
+) -> tuple[IdentifierCalibration, str | None]:
     """Saved with the index's count of write operations as of now: the next run refreshes
-    only if no write happened in between (see esqlog.indexing.refresh.current_record)."""
-    found = IdentifierCalibration(
-        replace(found.record, index_operations=operations),
-        found.vocabulary,
-        found.stats,
-        found.build_seconds,
-    )
-    record, _, _ = save_identifier_calibration(found, out)
-    return IdentifierCalibration(record, found.vocabulary, found.stats, found.build_seconds)
+    only if no write happened in between (see esqlog.indexing.refresh.current_record); with
+    the word lists of its statistics where the nodes plan (a refresh's statistics are new,
+    so are its lists). Also the lists' report line."""
+    found = replace(found, record=replace(found.record, index_operations=operations))
+    record, _, _, lists = save_with_word_lists(found, out, engine)
+    return replace(found, record=record), lists
+
+
+def _lists_named(out: str, index: str) -> str | None:
+    """The word-lists index FILE names, when FILE is a calibration of ``index`` (any other
+    FILE's, or an unreadable one, names none that this run supersedes)."""
+    from esqlog.calibration.files import load_calibration
+    from esqlog.errors import UsageError
+
+    try:
+        record = load_calibration(out)
+    except (UsageError, OSError):
+        return None
+    return record.word_lists if record.index == index else None

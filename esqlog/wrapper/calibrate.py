@@ -10,6 +10,7 @@ whenever it stops (esqlog.calibration.files.save_with_vocabulary).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from esqlog.scoring.qlog import DEFAULT_PREDICTOR, PREDICTORS
 from esqlog.statistics.hapax import DEFAULT_SAMPLE, MAX_SAMPLE
 from esqlog.wrapper.client import unwrapped
 
+logger = logging.getLogger("esqlog")
+
 
 def calibrate(
     client: Any,
@@ -39,6 +42,7 @@ def calibrate(
     seed: int = 42,
     predictor: str = DEFAULT_PREDICTOR,
     parallel: int = DEFAULT_PARALLEL,
+    word_lists: bool = True,
 ) -> Calibration:
     """Measure ``field`` of ``index`` through ``client`` and return its Calibration (its q).
 
@@ -49,7 +53,13 @@ def calibrate(
     term's df beside ``out`` (wrapped searches then need no statistics request; implies
     exact), ``identifiers=True`` (with ``vocabulary``) the identifiers mode's split
     statistics. ``out``: write the calibration there (and its snapshot files beside it);
-    None writes nothing. ``parallel``: shards read at once by the exact scans. Every check
+    None writes nothing. ``parallel``: shards read at once by the exact scans.
+    ``word_lists``: with ``identifiers=True`` on a cluster whose every data node runs
+    esqlog-terms 1.9.0 or later, also write the word lists the nodes plan identifiers
+    queries from, into an index of esqlog's own (``esqlog-words-…``, as ``esqlog calibrate``
+    does), and name it in the Calibration; False writes nothing to the cluster (searches are
+    then planned on the client). A refused write is logged on the ``esqlog`` logger and
+    leaves searches planned on the client. Every check
     of the arguments runs before the first request; bad values raise UsageError, the
     client's own exceptions propagate as the client raised them.
     """
@@ -63,16 +73,23 @@ def calibrate(
         seed=seed,
         predictor=predictor,
         parallel=parallel,
+        word_lists=word_lists,
     )
     if identifiers:
         from esqlog.identifiers.calibrate import (
             calibrate_identifiers,
             save_identifier_calibration,
+            save_with_word_lists,
         )
 
         found = calibrate_identifiers(engine, index, field, predictor=predictor, parallel=parallel)
         assert out is not None  # _check: identifiers needs vocabulary, vocabulary needs out
-        record, _, _ = save_identifier_calibration(found, out)
+        if not word_lists:
+            record, _, _ = save_identifier_calibration(found, out)
+            return record
+        record, _, _, line = save_with_word_lists(found, out, engine)
+        if line is not None:
+            (logger.info if record.word_lists else logger.warning)(" ".join(line.split()))
         return record
     if vocabulary:
         record, vocab = calibrate_with_vocabulary(
@@ -125,6 +142,7 @@ def _check(
     seed: int,
     predictor: str,
     parallel: int,
+    word_lists: bool,
 ) -> None:
     """The CLI's checks, in the Python API's own words (argument names, not flags)."""
     if vocabulary and out is None:
@@ -150,6 +168,11 @@ def _check(
     if predictor not in PREDICTORS:
         raise UsageError(
             f"unknown predictor {predictor!r}", f"use one of {', '.join(sorted(PREDICTORS))}"
+        )
+    if not isinstance(word_lists, bool):
+        raise UsageError(
+            f"word_lists must be True or False, got {word_lists!r}",
+            "pass word_lists=False to write nothing to the cluster",
         )
     if not _integer_in(parallel, 1, MAX_PARALLEL):
         raise UsageError(

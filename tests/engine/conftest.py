@@ -58,6 +58,21 @@ def cluster() -> Engine:
     return engine
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _word_lists_removed() -> Iterator[None]:
+    """After the session, the word-lists indices that calibrations wrote on the test nodes
+    (esqlog.identifiers.word_lists: every identifiers calibration on a node with the plugin
+    writes one, and a test's own cleanup deletes only its index)."""
+    yield
+    from esqlog.identifiers.word_lists import PREFIX, remove_lists_plan
+    from tests.support.engines import connected_engines
+
+    for engine in connected_engines():
+        rows = call(engine, "GET", f"/_cat/indices/{PREFIX}*", format="json", h="index")
+        for row in rows or []:
+            engine.run(remove_lists_plan(row["index"]))
+
+
 @pytest.fixture
 def fresh_index(engine: Engine) -> Iterator[str]:
     """An empty 3-shard index with a ``standard``-analyzed text field ``body``."""

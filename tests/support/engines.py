@@ -54,6 +54,11 @@ def connect_engine(name: str) -> Engine:
     pytest.skip(message + "; start it with scripts/start-" + name + ".sh")
 
 
+def connected_engines() -> list[Engine]:
+    """The engines this session has connected to so far."""
+    return [e for e in _engines.values() if isinstance(e, Engine)]
+
+
 def call(engine: Engine, method: str, path: str, body: Any = None, **params: Any) -> Any:
     """A REST call on a real engine (tests only)."""
     return engine.perform(Request(method, path, params, body))
