@@ -70,7 +70,7 @@ LAZY_COMMANDS: dict[str, LazyCommand] = {
     "plugin": LazyCommand(
         "plugin_cmd",
         "plugin_group",
-        "Build the esqlog-terms engine plugin zip for one exact engine release.",
+        "Build the esqlog-terms engine plugin zip; list and prune the word lists it reads.",
     ),
     "index": LazyCommand(
         "index_cmd",

@@ -1,6 +1,9 @@
-"""esqlog plugin build: the esqlog-terms engine plugin as a zip for one exact engine release.
+"""esqlog plugin build: the esqlog-terms engine plugin as a zip for one exact engine release;
+esqlog plugin lists: the word-lists indices calibrations wrote for it, and removing those
+no calibration in use names.
 
-Thin: the build lives in :mod:`esqlog.engine.plugin_zip`. The zip is what
+Thin: the build lives in :mod:`esqlog.engine.plugin_zip`, the lists in
+:mod:`esqlog.identifiers.word_lists`. The zip is what
 ``bin/opensearch-plugin install file:///...zip`` or ``bin/elasticsearch-plugin install
 file:///...zip`` takes on every node (docs/plugin.md); the identifiers mode then finds the
 plugin by itself.
@@ -12,12 +15,15 @@ from pathlib import Path
 
 import click
 
+from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.plugin_zip import ENGINES, build, target, zip_name
+from esqlog.errors import UsageError
 
 
 @click.group("plugin")
 def plugin_group() -> None:
-    """Build the esqlog-terms engine plugin zip for one exact engine release.
+    """Build the esqlog-terms engine plugin zip; list and prune the word lists it reads.
 
     The plugin runs the identifiers mode at near native speed (docs/plugin.md).
     """
@@ -58,3 +64,68 @@ def build_command(engine: str, version: str, out: Path, distribution: Path | Non
     click.echo(
         f"install on every node: {tool} install file://{path.resolve()} (then restart the node)"
     )
+
+
+@plugin_group.command("lists")
+@connection_options
+@click.option(
+    "--keep",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A calibration file in use: the word lists it names are kept (repeatable).",
+)
+@click.option(
+    "--remove",
+    is_flag=True,
+    help="Delete the word-lists indices esqlog made that no --keep calibration names.",
+)
+def lists_command(connection: ConnectionSettings, keep: tuple[Path, ...], remove: bool) -> None:
+    """List the word-lists indices (esqlog-words-...) calibrations wrote for the plugin.
+
+    esqlog calibrate writes one for each new statistics and leaves the one before, which
+    wrappers still holding the earlier calibration read. Name every calibration in use
+    with --keep; with --remove, the lists esqlog made that none of them names are deleted
+    (a process still holding one of those calibrations plans on the client from then on).
+    Indices of that name which esqlog did not mark are shown and never touched.
+    """
+    from esqlog.calibration.files import load_calibration
+    from esqlog.identifiers.word_lists import lists_indices_plan, remove_lists_plan
+
+    if remove and not keep:
+        raise UsageError(
+            "--remove needs the calibrations in use (--keep FILE, repeatable)",
+            "pass --keep for every calibration your applications load; to remove every "
+            "list, delete the esqlog-words-* indices yourself",
+        )
+    named: dict[str, list[str]] = {}
+    for path in keep:
+        name = load_calibration(path).word_lists
+        if name:
+            named.setdefault(name, []).append(str(path))
+    engine = open_engine(connection)
+    own, other = engine.run(lists_indices_plan())
+    if not own and not other:
+        click.echo("no word-lists index on this cluster")
+    removed = 0
+    for lists in own:
+        state = f"{lists.words:,} words, {lists.size_bytes / 1e6:.1f} MB"
+        if not lists.complete:
+            state += ", incomplete (a calibrate writing it, or killed midway)"
+        users = named.get(lists.name)
+        if users:
+            click.echo(f"{lists.name}  {state}; named by {', '.join(users)}")
+        elif remove:
+            engine.run(remove_lists_plan(lists.name))
+            removed += 1
+            click.echo(f"{lists.name}  {state}; removed (no --keep calibration names it)")
+        else:
+            click.echo(f"{lists.name}  {state}; no --keep calibration names it")
+    for name in other:
+        click.echo(f"{name}  not made by esqlog; left alone")
+    for name in sorted(set(named) - {o.name for o in own}):
+        click.echo(
+            f"{name}  named by {', '.join(named[name])}, but not on this cluster: "
+            "its searches are planned on the client; calibrate again to write it"
+        )
+    if remove:
+        click.echo(f"removed {removed} word-lists index{'es' if removed != 1 else ''}")

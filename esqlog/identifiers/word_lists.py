@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from esqlog.engine.state_index import (
     MARKER_KEY,
     check_state_index_plan,
     ensure_state_index_plan,
+    is_state_index,
     state_marker,
 )
 from esqlog.engine.steps import Plan, Request
@@ -205,3 +206,39 @@ def remove_superseded(engine: Engine, previous: str | None, current: str | None)
         why = exc.problem if isinstance(exc, EsqlogError) else f"HTTP {status}: {error_reason(exc)}"
         return f"word lists   the superseded index {previous} was not removed ({why})"
     return f"word lists   removed the superseded index {previous}" if removed else None
+
+
+@dataclass(frozen=True)
+class ListsIndex:
+    """One word-lists index esqlog made, as ``esqlog plugin lists`` shows it."""
+
+    name: str
+    words: int  # its documents: the sub-words it lists (0 while a calibrate writes it)
+    complete: bool  # marked complete by the calibrate that wrote it
+    size_bytes: int
+
+
+def lists_indices_plan() -> Plan[tuple[list[ListsIndex], list[str]]]:
+    """The word-lists indices esqlog made (marked), by name, and the names of those of the
+    same prefix that esqlog did not mark (never touched)."""
+    pattern = PREFIX + "*"
+    mappings = yield Request("GET", index_path(pattern, "_mapping", patterns=True))
+    stats = yield Request("GET", index_path(pattern, "_stats", "docs,store", patterns=True))
+    totals = (stats or {}).get("indices", {})
+    own, other = [], []
+    found: dict[str, Any] = mappings or {}
+    for name in sorted(found):
+        meta = ((found[name] or {}).get("mappings") or {}).get("_meta") or {}
+        if not is_state_index(meta, STATE):
+            other.append(name)
+            continue
+        total = (totals.get(name) or {}).get("primaries") or {}
+        own.append(
+            ListsIndex(
+                name,
+                int((total.get("docs") or {}).get("count", 0)),
+                bool(meta[MARKER_KEY].get("complete")),
+                int((total.get("store") or {}).get("size_in_bytes", 0)),
+            )
+        )
+    return own, other

@@ -188,3 +188,56 @@ def test_an_index_of_a_lists_name_esqlog_did_not_mark_is_not_removed(engine: Eng
         assert remove_superseded(engine, None, name) is None
     finally:
         call(engine, "DELETE", f"/{name}")
+
+
+def _plugin_lists(engine: Engine, *args: str) -> Any:
+    return CliRunner().invoke(main, ["plugin", "lists", "--url", ENGINE_URLS[engine.flavor], *args])
+
+
+def test_plugin_lists_shows_and_removes_only_lists_no_kept_calibration_names(
+    engine: Engine, code_index: str, tmp_path: Path
+) -> None:
+    """Two calibrations' lists and an index of a lists name esqlog did not mark: listed
+    with who names them; --remove deletes only the one no --keep calibration names."""
+    made = []
+    other = f"{PREFIX}{uuid.uuid4().hex[:16]}"
+    call(engine, "PUT", f"/{other}", {"settings": {"number_of_shards": 1}})
+    try:
+        for name in ("old", "kept"):
+            if name == "kept":  # other statistics: another snapshot, so other lists
+                doc = {"id": 10_000, "body": "func esqlogKeptProbe() {}", "key": "10000"}
+                bulk_index(engine, code_index, [doc])
+            record = esqlog.calibrate(
+                engine.client,
+                code_index,
+                "body",
+                vocabulary=True,
+                identifiers=True,
+                out=tmp_path / f"{name}.json",
+            )
+            assert record.word_lists
+            made.append(record.word_lists)
+        old, kept = made
+        assert old != kept
+        refused = _plugin_lists(engine, "--remove")
+        assert refused.exit_code == 2 and "--keep" in refused.output
+        assert "Traceback" not in refused.output
+
+        shown = _plugin_lists(engine, "--keep", str(tmp_path / "kept.json"))
+        assert shown.exit_code == 0, shown.output
+        lines = {line.split()[0]: line for line in shown.output.splitlines() if line}
+        assert "named by" in lines[kept] and str(tmp_path / "kept.json") in lines[kept]
+        assert "no --keep calibration names it" in lines[old]
+        assert "not made by esqlog" in lines[other]
+        assert {kept, old, other} <= _lists(engine)
+
+        pruned = _plugin_lists(engine, "--keep", str(tmp_path / "kept.json"), "--remove")
+        assert pruned.exit_code == 0, pruned.output
+        removed = [line.split()[0] for line in pruned.output.splitlines() if "; removed" in line]
+        assert old in removed and kept not in removed and other not in removed
+        left = _lists(engine)
+        assert kept in left and other in left and old not in left
+    finally:
+        call(engine, "DELETE", f"/{other}")
+        for name in made:
+            found(engine, "DELETE", f"/{name}")
