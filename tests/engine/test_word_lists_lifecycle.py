@@ -65,6 +65,13 @@ def _search_bodies(client: Any, run: Any) -> list[str]:
     return bodies
 
 
+def _calibrated(engine: Engine, index: str, out: Path, **more: Any) -> Any:
+    """``esqlog.calibrate`` with the identifiers statistics, written to ``out``."""
+    return esqlog.calibrate(
+        engine.client, index, "body", vocabulary=True, identifiers=True, out=out, **more
+    )
+
+
 @pytest.fixture
 def code_index(engine: Engine) -> Iterator[str]:
     index = create_index(engine, shards=1, mappings=mappings())
@@ -78,24 +85,9 @@ def test_the_librarys_calibrate_writes_lists_that_wrap_plans_from(
     engine: Engine, code_index: str, tmp_path: Path
 ) -> None:
     before = _lists(engine)
-    off = esqlog.calibrate(
-        engine.client,
-        code_index,
-        "body",
-        vocabulary=True,
-        identifiers=True,
-        out=tmp_path / "off.json",
-        word_lists=False,
-    )
+    off = _calibrated(engine, code_index, tmp_path / "off.json", word_lists=False)
     assert off.word_lists is None and _lists(engine) == before
-    record = esqlog.calibrate(
-        engine.client,
-        code_index,
-        "body",
-        vocabulary=True,
-        identifiers=True,
-        out=tmp_path / "on.json",
-    )
+    record = _calibrated(engine, code_index, tmp_path / "on.json")
     try:
         assert record.word_lists is not None and record.word_lists not in before
         assert load_calibration(tmp_path / "on.json").word_lists == record.word_lists
@@ -207,14 +199,7 @@ def test_plugin_lists_shows_and_removes_only_lists_no_kept_calibration_names(
             if name == "kept":  # other statistics: another snapshot, so other lists
                 doc = {"id": 10_000, "body": "func esqlogKeptProbe() {}", "key": "10000"}
                 bulk_index(engine, code_index, [doc])
-            record = esqlog.calibrate(
-                engine.client,
-                code_index,
-                "body",
-                vocabulary=True,
-                identifiers=True,
-                out=tmp_path / f"{name}.json",
-            )
+            record = _calibrated(engine, code_index, tmp_path / f"{name}.json")
             assert record.word_lists
             made.append(record.word_lists)
         old, kept = made
