@@ -159,18 +159,25 @@ def write_for_record(
     try:
         wrote = engine.run(write_lists_plan(stats, name, advance))
     except Exception as exc:  # the client's error type, or ours
-        status = error_status(exc)
-        if status is None and not isinstance(exc, (ClusterError, UsageError)):
-            raise  # not an answer (the cluster is unreachable): calibrate fails as it would
-        why = exc.problem if isinstance(exc, EsqlogError) else f"HTTP {status}: {error_reason(exc)}"
         return record, (
-            f"word lists   not written ({why}); identifiers queries are planned on the client"
+            f"word lists   not written ({_refusal(exc)}); identifiers queries are planned on "
+            "the client"
         )
     done = "written to" if wrote else "already in"
     return replace(record, word_lists=name), (
         f"word lists   {total:,} sub-words' compounds {done} index {name}: the nodes plan "
         "identifiers queries"
     )
+
+
+def _refusal(exc: Exception) -> str:
+    """Why the cluster refused a write or delete of the lists, in a few words; ``exc``
+    raised again when it is no answer (the cluster unreachable): the command fails as it
+    would anywhere else."""
+    status = error_status(exc)
+    if status is None and not isinstance(exc, (ClusterError, UsageError)):
+        raise exc
+    return exc.problem if isinstance(exc, EsqlogError) else f"HTTP {status}: {error_reason(exc)}"
 
 
 def remove_lists_plan(name: str) -> Plan[bool]:
@@ -200,11 +207,7 @@ def remove_superseded(engine: Engine, previous: str | None, current: str | None)
     try:
         removed = engine.run(remove_lists_plan(previous))
     except Exception as exc:  # the client's error type, or ours
-        status = error_status(exc)
-        if status is None and not isinstance(exc, (ClusterError, UsageError)):
-            raise
-        why = exc.problem if isinstance(exc, EsqlogError) else f"HTTP {status}: {error_reason(exc)}"
-        return f"word lists   the superseded index {previous} was not removed ({why})"
+        return f"word lists   the superseded index {previous} was not removed ({_refusal(exc)})"
     return f"word lists   removed the superseded index {previous}" if removed else None
 
 

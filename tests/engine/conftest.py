@@ -64,13 +64,13 @@ def _word_lists_removed() -> Iterator[None]:
     (esqlog.identifiers.word_lists: every identifiers calibration on a node with the plugin
     writes one, and a test's own cleanup deletes only its index)."""
     yield
-    from esqlog.identifiers.word_lists import PREFIX, remove_lists_plan
+    from esqlog.identifiers.word_lists import lists_indices_plan, remove_lists_plan
     from tests.support.engines import connected_engines
 
     for engine in connected_engines():
-        rows = call(engine, "GET", f"/_cat/indices/{PREFIX}*", format="json", h="index")
-        for row in rows or []:
-            engine.run(remove_lists_plan(row["index"]))
+        own, _others = engine.run(lists_indices_plan())
+        for lists in own:
+            engine.run(remove_lists_plan(lists.name))
 
 
 @pytest.fixture

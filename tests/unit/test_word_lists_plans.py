@@ -91,3 +91,48 @@ def test_nothing_is_superseded_without_a_previous_name_or_by_the_same_one() -> N
 
     assert remove_superseded(NoCluster(), None, A) is None  # type: ignore[arg-type]
     assert remove_superseded(NoCluster(), A, A) is None  # type: ignore[arg-type]
+
+
+class _Refusing:
+    """An engine whose every plan fails with ``exc``."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    def run(self, plan: Any) -> Any:
+        raise self.exc
+
+
+class _Forbidden(Exception):
+    status_code = 403
+
+    def __str__(self) -> str:
+        return "no right to create the index"
+
+
+def test_a_refused_write_or_delete_is_a_line_and_no_answer_is_raised() -> None:
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from esqlog.identifiers.word_lists import write_for_record
+    from tests.support.wrapper_units import calibration
+
+    record = replace(calibration(), terms_plugin="1.9.0", vocabulary_sha256="a" * 64)
+    stats = SimpleNamespace(comp_ptr=np.array([0, 2, 2, 3]))
+    kept, line = write_for_record(_Refusing(_Forbidden()), stats, record)  # type: ignore[arg-type]
+    assert kept is record and line is not None
+    assert "not written (HTTP 403" in line and "planned on the client" in line
+    _, line = write_for_record(
+        _Refusing(UsageError("index taken", "rename it")),  # type: ignore[arg-type]
+        stats,  # type: ignore[arg-type]
+        record,
+    )
+    assert line is not None and "not written (index taken)" in line
+    line = remove_superseded(_Refusing(_Forbidden()), A, B)  # type: ignore[arg-type]
+    assert line is not None and f"{A} was not removed (HTTP 403" in line
+    with pytest.raises(ConnectionError):
+        write_for_record(_Refusing(ConnectionError("down")), stats, record)  # type: ignore[arg-type]
+    with pytest.raises(ConnectionError):
+        remove_superseded(_Refusing(ConnectionError("down")), A, B)  # type: ignore[arg-type]
