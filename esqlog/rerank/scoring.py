@@ -6,7 +6,8 @@ Both add, per query term, the difference between the q-log and the native BM25 c
   natively (idf * tfnorm, with the engine's norms) contributes ``boost_weight * s``, so the
   correction is ``(boost_weight - 1) * s``; exact;
 * from term vectors (``score_corrections``): ``scale * (idf_q - idf) * tfnorm(tf, dl)``,
-  with the exact length (Lucene rounds lengths to one byte: the only difference).
+  with the hit's token count rounded as Lucene's norms round it (esqlog.scoring.norms), so
+  the length is the one the engine scored with; exact too.
 
 ``boost_weight = idf_q / idf`` (esqlog.scoring.qlog), so both are the same formula written for two
 inputs. Identifier joins have no native clause: they add ``w * boost_weight * s`` (or
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from esqlog.scoring.norms import lucene_length
 from esqlog.scoring.qlog import bm25_tf_norm, boost_weight, idf
 from esqlog.statistics.terms import TextStats
 
@@ -116,7 +118,7 @@ def score_corrections(
             if vector is None:
                 continue
             tf = np.array([vector.tf.get(t, 0) for t in terms], dtype=np.float64)
-            tfn = bm25_tf_norm(tf, vector.length, avgdl, k1, b)
+            tfn = bm25_tf_norm(tf, lucene_length(vector.length), avgdl, k1, b)
             corrections[i] += scale * float(np.dot(delta_idf, tfn))
             corrections[i] += scale * _join_score(text, vector, N, avgdl, k1, b)
     return corrections
@@ -130,7 +132,8 @@ def _join_score(
         return 0.0
     n = np.array([df for _, df in text.joins], dtype=np.float64)
     tf = np.array([vector.tf.get(t, 0) for t, _ in text.joins], dtype=np.float64)
-    contribution = idf(n, N, text.q, text.form) * bm25_tf_norm(tf, vector.length, avgdl, k1, b)
+    dl = lucene_length(vector.length)
+    contribution = idf(n, N, text.q, text.form) * bm25_tf_norm(tf, dl, avgdl, k1, b)
     return text.join_weight * float(contribution.sum())
 
 

@@ -350,31 +350,32 @@ def test_rerank_below_one_equals_oracle(
     assert checked >= 100
 
 
-def test_rerank_from_term_vectors_equals_oracle_up_to_norm_rounding(
+def test_rerank_from_term_vectors_equals_oracle(
     corpus: Corpus, texts: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The fallback for engines without named-query scores: term vectors give exact
-    lengths, so the score lies between q-log BM25 with the quantised and the exact length."""
+    """The fallback for engines without named-query scores (OpenSearch before 2.13): term
+    vectors give each hit's token count, rounded here as Lucene's norms round it, so the
+    rerank is q-log BM25 with the engine's own lengths, within 1e-4 (the exact count would be
+    off by up to a few percent on documents of over 40 tokens)."""
     import esqlog.rerank.strategies
 
     monkeypatch.setattr(esqlog.rerank.strategies, "supports_named_scores", lambda *_: False)
     client = wrap(
         corpus.engine.client, corpus.cals(Q_LOW), mode="rerank", top_n=30, rerank_in="client"
     )
-    checked = 0
+    checked = rounded = 0
     for text in texts[:8]:
         exact = qlog_match_scores(corpus, "body", text, Q_LOW, exact_length=True)
-        mixed = qlog_match_scores(corpus, "body", text, Q_LOW, mixed=True)
         quantised = qlog_match_scores(corpus, "body", text, Q_LOW)
         got = client.search(
             index=corpus.index, body={"query": {"match": {"body": text}}, "size": 10}
         )
         for doc_id, score in hits_of(got):
-            assert rel_close(score, mixed[doc_id], 1e-4), (text, doc_id)
-            low, high = sorted((quantised[doc_id], exact[doc_id]))
-            assert low * (1 - 1e-4) <= score <= high * (1 + 1e-4), (text, doc_id)
+            assert rel_close(score, quantised[doc_id], 1e-4), (text, doc_id)
+            rounded += not rel_close(exact[doc_id], quantised[doc_id], 1e-4)
             checked += 1
     assert checked >= 60
+    assert rounded > 0  # the texts reach documents whose length the norms round
 
 
 # --- invariant 4: filters, aggregations, pagination, _source ---------------------------------

@@ -208,13 +208,10 @@ def qlog_match_scores(
     q: float,
     operator: str = "or",
     exact_length: bool = False,
-    mixed: bool = False,
 ) -> dict[str, float]:
     """q-log BM25 of ``match(field, text)`` for every live matching document.
 
     ``exact_length`` uses the exact token count instead of Lucene's quantised norm.
-    ``mixed`` reproduces a client-side rerank: native BM25 with the quantised norm plus
-    (idf_q - idf) times the tf-norm with the exact length.
     """
     tokens = corpus.analyze(field_name, text)
     if not tokens:
@@ -232,12 +229,7 @@ def qlog_match_scores(
         for term in tokens:
             if term not in tf:
                 continue
-            if mixed:
-                native = bm25_term(tf[term], length, avgdl, df[term], N, 1.0, k1_plus_one=k1p1)
-                idf_ratio = lucene_idf(df[term], N, q) / lucene_idf(df[term], N, 1.0) - 1.0
-                exact = _tf_norm_exact(tf[term], length, avgdl) * lucene_idf(df[term], N, 1.0)
-                score += native + idf_ratio * exact * corpus.scale
-            elif exact_length:
+            if exact_length:
                 score += (
                     lucene_idf(df[term], N, q)
                     * _tf_norm_exact(tf[term], length, avgdl)

@@ -20,6 +20,7 @@ from esqlog.rerank import (
 )
 from esqlog.scoring.qlog import bm25_tf_norm, boost_weight, idf
 from esqlog.statistics.terms import FieldStats, TextStats
+from tests.support.lucene_bm25 import lucene_norm_length
 
 N, SUM_TTF = 5000, 100_000
 DF = {"read": 120, "file": 900, "readfile": 7}
@@ -48,15 +49,21 @@ def _text(q: float, form: str = "lucene", joins: bool = False) -> ScoredText:
     [(0.6, "lucene", 1.0), (0.8, "rsj", 2.2), (1.0, "lucene", 2.2), (0.45, "lucene", 1.0)],
 )
 @pytest.mark.parametrize("joins", [False, True])
+@pytest.mark.parametrize("length", [37, 1000])
 def test_both_corrections_are_boost_weight_minus_one_times_the_native_term_score(
-    q: float, form: str, scale: float, joins: bool
+    q: float, form: str, scale: float, joins: bool, length: int
 ) -> None:
+    """The engine scores with its norms' length (1000 tokens read back as 984), and term
+    vectors count 1000: both corrections must use the engine's."""
     text = _text(q, form, joins)
     tf = {"read": 2, "file": 1, "readfile": 1}
-    length, avgdl = 37, SUM_TTF / N
+    avgdl = SUM_TTF / N
+    engine_length = lucene_norm_length(length)
     hit = {"_index": "code", "_id": "a", "_score": 10.0}
     native = {
-        t: scale * float(idf(DF[t], N, 1.0, "lucene")) * float(bm25_tf_norm(tf[t], length, avgdl))
+        t: scale
+        * float(idf(DF[t], N, 1.0, "lucene"))
+        * float(bm25_tf_norm(tf[t], engine_length, avgdl))
         for t in tf
     }
     names = term_names([text])
