@@ -16,7 +16,7 @@
 # Settings (environment):
 #   ESQLOG_CLUSTER_PORTS   the three HTTP ports (default "19230 19231 19232"; transport ports
 #                          are HTTP + 100). The defaults stay clear of scripts/test.sh's single
-#                          nodes (19200-19203) and the matrix (19214, 19215).
+#                          nodes (19200-19203) and the matrix (19214-19218).
 #   ESQLOG_CLUSTER_HEAP    heap of each node (default 512m)
 #   ESQLOG_ENGINE_START_TIMEOUT  seconds each node may take (default 420: three JVMs starting
 #                          at once on two busy cores take minutes)

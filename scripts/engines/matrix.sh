@@ -5,17 +5,37 @@
 # distribution run the native match sets, q-log scores against the oracle, calibrate and the
 # esqlog-terms plugin; Elasticsearch 9.x runs the plugin's tests (its zip built for 9.x and
 # installed with bin/elasticsearch-plugin, searched through the 8.x client's compatibility
-# headers). Each node is started here, on its own ports and state folder, and stopped on exit;
-# they start in parallel, then run one after the other.
+# headers). The oldest supported releases (OpenSearch 2.11: no named-query scores, so the
+# client-side rerank reads term vectors; Elasticsearch 8.11) run the same subsets when Maven
+# Central serves their distributions to this machine (it has not on every day): otherwise one
+# line says they were skipped and why. Each node is started here, on its own ports and state
+# folder, and stopped on exit; they start in parallel, then run one after the other.
 #
 #   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
-#   ESQLOG_MATRIX_PORT   first HTTP port (default 19214; the next nodes take the next ones)
-#   ESQLOG_MATRIX_NODES  engine:version list (default "opensearch:2.19.6 opensearch:3.8.0
-#                        elasticsearch:9.2.0")
+#   ESQLOG_MATRIX_PORT    first HTTP port (default 19214; the next nodes take the next ones)
+#   ESQLOG_MATRIX_NODES   engine:version list (default "opensearch:2.19.6 opensearch:3.8.0
+#                         elasticsearch:9.2.0")
+#   ESQLOG_MATRIX_OLDEST  engine:version list run when served (default "opensearch:2.11.1
+#                         elasticsearch:8.11.4"; empty: none)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${ESQLOG_MATRIX_PORT:-19214}
 read -r -a nodes <<< "${ESQLOG_MATRIX_NODES:-opensearch:2.19.6 opensearch:3.8.0 elasticsearch:9.2.0}"
+served() {  # engine:version -> true when its integ-test zip is cached or Maven Central serves it
+  local engine=${1%%:*} version=${1#*:}
+  local path=org/$engine/distribution/integ-test-zip/$engine/$version/$engine-$version.zip
+  [[ -s ${MAVEN_REPO:-$HOME/.m2/repository}/$path ]] \
+    || curl -fsSI -m 20 "https://repo.maven.apache.org/maven2/$path" >/dev/null 2>&1
+}
+read -r -a oldest <<< "${ESQLOG_MATRIX_OLDEST-opensearch:2.11.1 elasticsearch:8.11.4}"
+for node in ${oldest[@]+"${oldest[@]}"}; do
+  if served "$node"; then
+    nodes+=("$node")
+  else
+    echo "[matrix] skipped $node: Maven Central does not serve its integ-test distribution" \
+         "to this machine today" >&2
+  fi
+done
 # The subsets: what must hold on every engine release, not the whole suite (CI time).
 os_subset=(tests/engine/test_modes_engine.py tests/engine/test_rewrite_engine.py tests/engine/test_calibrate_cli.py
            tests/engine/test_adversarial_matchset.py tests/engine/test_identifiers_plugin.py
