@@ -49,7 +49,8 @@ def test_the_listed_packages_are_the_package_folders() -> None:
     folders = {"esqlog"} | {
         "esqlog." + init.parent.name for init in (ROOT / "esqlog").glob("*/__init__.py")
     }
-    assert set(setuptools["packages"]) == folders | {"esqlog.painless", "esqlog.plugins"}
+    data = {"esqlog.data"}  # the sample corpus: a folder of data setuptools takes as a package
+    assert set(setuptools["packages"]) == folders | data | {"esqlog.painless", "esqlog.plugins"}
     assert setuptools["package-dir"] == {"esqlog.painless": "painless", "esqlog.plugins": "plugins"}
     assert not (ROOT / "esqlog" / "painless").exists()  # one copy of each script
     assert not (ROOT / "esqlog" / "plugins").exists()  # one copy of the plugin's sources
