@@ -16,7 +16,7 @@
 # reinstalled, only when the sources or the plugin's version changed.
 set -euo pipefail
 ENGINE=${1:-}; HOME_DIR=${2:-}; ZIP_ONLY=""
-[[ ${3:-} == --zip ]] && ZIP_ONLY=${4:?"--zip needs an output path"}
+[[ ${3:-} == --zip ]] && ZIP_ONLY=$(realpath -m -- "${4:?"--zip needs an output path"}")
 [[ ( $ENGINE == opensearch || $ENGINE == elasticsearch ) && -d "$HOME_DIR/lib" ]] || {
   echo "usage: $0 opensearch|elasticsearch DISTRIBUTION_HOME [--zip OUT.zip]" >&2; exit 2; }
 HOME_DIR=$(cd "$HOME_DIR" && pwd)
@@ -28,8 +28,10 @@ VERSION=$(ls "$HOME_DIR/lib" | sed -nE "s/^$ENGINE-([0-9][0-9.]*)\.jar$/\1/p" | 
 # The zip is built by esqlog.engine.plugin_zip (standard library only: no virtualenv needed),
 # the same code as `esqlog plugin build`; its digest covers the sources and the plugin version.
 PY=${PYTHON:-python3}
-run_zip() { PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m esqlog.engine.plugin_zip \
-  --engine "$ENGINE" --distribution "$HOME_DIR" "$@"; }
+# From the checkout's root: `python -m` puts the working directory first on the path, so from
+# another checkout's folder it would build that one's sources.
+run_zip() { (cd "$ROOT" && PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m \
+  esqlog.engine.plugin_zip --engine "$ENGINE" --distribution "$HOME_DIR" "$@"); }
 DIGEST=$(run_zip --digest)
 ZIP=${ZIP_ONLY:-$(dirname "$HOME_DIR")/$NAME-$PLUGIN_VERSION-$ENGINE-$VERSION.zip}
 STAMP=$HOME_DIR/.$NAME.installed
