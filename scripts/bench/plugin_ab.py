@@ -15,7 +15,11 @@ connection. ``--warm`` texts (those after the measured ones) are sent first, unt
 per run, the p50 and p95 of the wall time and the mean ``took`` of each, and the identifiers
 figures as ratios to the same run's match. Swap the plugin between invocations (stop the
 node, ``bin/opensearch-plugin remove esqlog-terms``, install the other zip, start) and
-compare the ratios, not the milliseconds.
+compare the ratios, not the milliseconds. A restarted node's plain match stays slower for
+minutes, which shrinks the ratio by as much as a change of the plugin moves it (measured
+2026-12-06: a raised rare bound read 1.26-1.36x against 1.42-1.44x across restarts, and
+within 0.06 of the old bound side by side): warm each node well, or run both builds at once
+on two nodes with scripts/bench/nodes_ab.py.
 
 ``--hits FILE`` writes the top-10 ids and scores of the identifiers bodies on the first
 ``--hits-n`` texts; ``--compare FILE`` checks them against such a file from the other build.
