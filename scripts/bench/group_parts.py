@@ -31,14 +31,11 @@ from urllib.parse import urlparse
 
 import urllib3
 
-from esqlog.calibration.files import load_calibration
 from esqlog.engine.paths import index_path
 from esqlog.evaluation.corpus import load_queries
-from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import plan_identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
-from esqlog.wrapper.snapshots import load_snapshots
-from scripts.bench.harness import add_url
+from scripts.bench.harness import add_corpus_args, add_rounds_args, add_url, identifier_inputs
 
 #: Below this many documents a term is read with its group's other rare terms (RareTerms.MAX_DF).
 RARE = 128
@@ -81,17 +78,10 @@ def cut(query: dict[str, Any], keep: Cut, df_of: Callable[[list[str]], dict[str,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", required=True)
-    parser.add_argument("--queries", required=True)
-    parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=4, help="timed passes + 1 untimed")
-    parser.add_argument("--seed", type=int, default=1)
+    add_corpus_args(parser)
+    add_rounds_args(parser)
     args = parser.parse_args()
-    cal = load_calibration(args.calibration)
-    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
-    vocab = load_snapshots([cal], "snapshot")[(cal.index, cal.field)]
-    budget = IdentifierSettings(engine_query="plugin").budget_for(stats.shards, True)
+    cal, stats, vocab, budget = identifier_inputs(args.calibration)
     settings = IdentifierSettings(engine_query="plugin", budget=budget)
     url = urlparse(args.url)
     pool = urllib3.HTTPConnectionPool(url.hostname or "127.0.0.1", url.port or 9200, maxsize=1)

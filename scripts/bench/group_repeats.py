@@ -17,12 +17,10 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from esqlog.calibration.files import load_calibration
 from esqlog.evaluation.corpus import load_queries
-from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.query import plan_identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
-from esqlog.wrapper.snapshots import load_snapshots
+from scripts.bench.harness import identifier_inputs
 
 
 def main() -> int:
@@ -31,10 +29,7 @@ def main() -> int:
     parser.add_argument("--queries", required=True)
     parser.add_argument("--n", type=int, default=2000)
     args = parser.parse_args()
-    cal = load_calibration(args.calibration)
-    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
-    vocab = load_snapshots([cal], "auto")[(cal.index, cal.field)]
-    budget = IdentifierSettings(engine_query="plugin").budget_for(stats.shards, True)
+    cal, stats, vocab, budget = identifier_inputs(args.calibration)
     settings = IdentifierSettings(engine_query="plugin", budget=budget)
     groups: Counter[tuple[str, ...]] = Counter()
     words: Counter[str] = Counter()

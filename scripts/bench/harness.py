@@ -65,6 +65,14 @@ def add_corpus_args(
         parser.add_argument("--queries", type=Path, required=True)
 
 
+def add_rounds_args(parser: argparse.ArgumentParser, n: int = 300) -> None:
+    """``--n`` texts, ``--rounds`` passes over them (the first untimed) and the ``--seed`` of
+    their order, as the scripts that interleave bodies over one connection take them."""
+    parser.add_argument("--n", type=int, default=n)
+    parser.add_argument("--rounds", type=int, default=4, help="timed passes + 1 untimed")
+    parser.add_argument("--seed", type=int, default=1)
+
+
 def add_out(
     parser: argparse.ArgumentParser, default: str | Path | None, *, help: str | None = None
 ) -> None:
@@ -103,6 +111,26 @@ def corpus_docs(folder: str | Path) -> Iterable[dict[str, Any]]:
 def corpus_queries(folder: str | Path, name: str = "queries.jsonl") -> list[Any]:
     """The queries of a corpus folder (queries.jsonl, or e.g. queries_noname.jsonl)."""
     return load_queries(Path(folder) / name)
+
+
+def identifier_inputs(calibration: str | Path) -> tuple[Calibration, Any, Any, int]:
+    """A calibration, its identifier statistics, its vocabulary snapshot, and the clause
+    budget of one request (each shard's own query on several shards): what the scripts that
+    plan identifiers queries outside the wrapper start from (node_plan_ab, group_parts,
+    group_repeats, nodes_ab)."""
+    from esqlog.calibration.files import load_calibration
+    from esqlog.identifiers.files import load_for_calibration
+    from esqlog.identifiers.settings import IdentifierSettings
+    from esqlog.wrapper.snapshots import load_snapshots
+
+    cal = load_calibration(calibration)
+    if cal.vocabulary_sha256 is None:
+        sys.exit(
+            f"{calibration}: no vocabulary snapshot; calibrate with --vocabulary --identifiers"
+        )
+    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
+    vocab = load_snapshots([cal], "snapshot")[(cal.index, cal.field)]
+    return cal, stats, vocab, IdentifierSettings().budget_for(stats.shards, True)
 
 
 def percentile(values: list[float], pct: float) -> float:

@@ -27,35 +27,29 @@ from urllib.parse import urlparse
 
 import urllib3
 
-from esqlog.calibration.files import load_calibration
 from esqlog.engine.paths import index_path
 from esqlog.evaluation.corpus import load_queries
-from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.node_plan import node_clause
 from esqlog.identifiers.query import plan_identifier_query, weigh_words
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.word_lists import lists_index_name
-from esqlog.wrapper.snapshots import load_snapshots
-from scripts.bench.harness import add_url, percentile
+from scripts.bench.harness import (
+    add_corpus_args,
+    add_rounds_args,
+    add_url,
+    identifier_inputs,
+    percentile,
+)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_url(parser)
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", required=True)
-    parser.add_argument("--queries", required=True)
-    parser.add_argument("--n", type=int, default=500)
-    parser.add_argument("--rounds", type=int, default=4, help="timed passes + 1 untimed")
-    parser.add_argument("--seed", type=int, default=1)
+    add_corpus_args(parser)
+    add_rounds_args(parser, n=500)
     args = parser.parse_args()
-    cal = load_calibration(args.calibration)
-    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
-    vocab = load_snapshots([cal], None)[(cal.index, cal.field)]
-    assert cal.vocabulary_sha256 is not None
-    lists = lists_index_name(cal.vocabulary_sha256)
-    settings = IdentifierSettings(engine_query="plugin")
-    budget = settings.budget_for(stats.shards, True)
+    cal, stats, vocab, budget = identifier_inputs(args.calibration)
+    lists = lists_index_name(str(cal.vocabulary_sha256))
     settings = IdentifierSettings(engine_query="plugin", budget=budget)
     url = urlparse(args.url)
     pool = urllib3.HTTPConnectionPool(url.hostname or "127.0.0.1", url.port or 9200, maxsize=1)

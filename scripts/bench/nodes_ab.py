@@ -28,38 +28,26 @@ from urllib.parse import urlparse
 
 import urllib3
 
-from esqlog.calibration.files import load_calibration
 from esqlog.engine.paths import index_path
 from esqlog.evaluation.corpus import load_queries
-from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.node_plan import node_clause
 from esqlog.identifiers.query import weigh_words
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.word_lists import lists_index_name
-from esqlog.wrapper.snapshots import load_snapshots
-from scripts.bench.harness import percentile
+from scripts.bench.harness import add_corpus_args, add_rounds_args, identifier_inputs, percentile
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--urls", required=True, help="the two nodes, comma-separated")
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--calibration", required=True)
-    parser.add_argument("--queries", required=True)
-    parser.add_argument("--n", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=4, help="timed passes + 1 untimed")
-    parser.add_argument("--seed", type=int, default=1)
+    add_corpus_args(parser)
+    add_rounds_args(parser)
     args = parser.parse_args()
     urls = args.urls.split(",")
     if len(urls) != 2:
         parser.error("--urls takes two node addresses, comma-separated")
-    cal = load_calibration(args.calibration)
-    stats = load_for_calibration(cal.vocabulary_path(), cal.vocabulary_sha256)
-    vocab = load_snapshots([cal], "snapshot")[(cal.index, cal.field)]
-    if cal.vocabulary_sha256 is None:
-        parser.error("the calibration has no vocabulary snapshot: calibrate with --vocabulary")
-    lists = lists_index_name(cal.vocabulary_sha256)
-    budget = IdentifierSettings().budget_for(stats.shards, True)
+    cal, stats, vocab, budget = identifier_inputs(args.calibration)
+    lists = lists_index_name(str(cal.vocabulary_sha256))
     pools = []
     for url in urls:
         parts = urlparse(url)
