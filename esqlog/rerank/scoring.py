@@ -117,22 +117,29 @@ def score_corrections(
             vector = vectors.get((hit["_index"], hit["_id"]), {}).get(text.field)
             if vector is None:
                 continue
+            dl = lucene_length(vector.length)  # the length the engine scored the hit with
             tf = np.array([vector.tf.get(t, 0) for t in terms], dtype=np.float64)
-            tfn = bm25_tf_norm(tf, lucene_length(vector.length), avgdl, k1, b)
+            tfn = bm25_tf_norm(tf, dl, avgdl, k1, b)
             corrections[i] += scale * float(np.dot(delta_idf, tfn))
-            corrections[i] += scale * _join_score(text, vector, N, avgdl, k1, b)
+            corrections[i] += scale * _join_score(text, vector.tf, dl, N, avgdl, k1, b)
     return corrections
 
 
 def _join_score(
-    text: ScoredText, vector: DocVector, N: float, avgdl: float, k1: float, b: float
+    text: ScoredText,
+    tfs: Mapping[str, int],
+    dl: int,
+    N: float,
+    avgdl: float,
+    k1: float,
+    b: float,
 ) -> float:
-    """Full q-log BM25 of the join terms (the native score has none), times their weight."""
+    """Full q-log BM25 of the join terms (the native score has none), times their weight,
+    in a hit of term frequencies ``tfs`` and engine length ``dl``."""
     if not text.joins or not text.join_weight:
         return 0.0
     n = np.array([df for _, df in text.joins], dtype=np.float64)
-    tf = np.array([vector.tf.get(t, 0) for t, _ in text.joins], dtype=np.float64)
-    dl = lucene_length(vector.length)
+    tf = np.array([tfs.get(t, 0) for t, _ in text.joins], dtype=np.float64)
     contribution = idf(n, N, text.q, text.form) * bm25_tf_norm(tf, dl, avgdl, k1, b)
     return text.join_weight * float(contribution.sum())
 
