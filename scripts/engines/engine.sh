@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start, stop or query a real local search node assembled from Maven Central.
 #
-#   scripts/engines/engine.sh start|stop|status|url|home opensearch|elasticsearch
+#   scripts/engines/engine.sh start|stop|status|url|home|served opensearch|elasticsearch
 #   scripts/engines/engine.sh tool elasticsearch elasticsearch-users useradd ...   (a bin/ tool)
 #
 # Why this shape: Docker and the engines' download sites are out of reach on our machines, but
@@ -41,7 +41,7 @@ set -euo pipefail
 
 ACTION=${1:-}
 ENGINE=${2:-}
-usage() { echo "usage: $0 start|stop|status|url|home opensearch|elasticsearch" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|url|home|served opensearch|elasticsearch" >&2; exit 2; }
 [[ -n "$ACTION" && -n "$ENGINE" ]] || usage
 
 OPENSEARCH_VERSION=${ESQLOG_OPENSEARCH_VERSION:-3.6.0}
@@ -114,15 +114,25 @@ pick_java() {
   return 1
 }
 
+# The distribution's zip in the local Maven repository, and its address on Maven Central.
+ZIP_NAME=$GROUP_PATH/$VERSION/$(basename "$GROUP_PATH")-$VERSION.zip
+CENTRAL=https://repo.maven.apache.org/maven2
+
+# True when the distribution is cached here or Maven Central serves it (it has not served
+# every release on every day): the engine matrix asks before it adds the oldest releases.
+served() {
+  [[ -s $M2/$ZIP_NAME ]] || curl -fsSI -m 20 "$CENTRAL/$ZIP_NAME" >/dev/null 2>&1
+}
+
 fetch_distribution() {
-  local zip=$M2/$GROUP_PATH/$VERSION/$(basename "$GROUP_PATH")-$VERSION.zip
+  local zip=$M2/$ZIP_NAME
   if [[ ! -s "$zip" ]]; then
     log "downloading $ARTIFACT from Maven Central (cached in $M2)"
     if command -v mvn >/dev/null; then
       mvn -q -B dependency:get -Dartifact="$ARTIFACT" -Dtransitive=false >&2
     else
       mkdir -p "$(dirname "$zip")"
-      curl -fsS -o "$zip.part" "https://repo.maven.apache.org/maven2/$GROUP_PATH/$VERSION/$(basename "$zip")"
+      curl -fsS -o "$zip.part" "$CENTRAL/$ZIP_NAME"
       mv "$zip.part" "$zip"
     fi
   fi
@@ -327,5 +337,6 @@ case "$ACTION" in
   stop) stop ;;
   status) if pid=$(running_pid) && healthy; then log "running (pid $pid) at $URL"; else log "not running"; exit 1; fi ;;
   url) echo "$URL" ;;
+  served) served ;;
   *) usage ;;
 esac

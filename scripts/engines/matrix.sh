@@ -21,15 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${ESQLOG_MATRIX_PORT:-19214}
 read -r -a nodes <<< "${ESQLOG_MATRIX_NODES:-opensearch:2.19.6 opensearch:3.8.0 elasticsearch:9.2.0}"
-served() {  # engine:version -> true when its integ-test zip is cached or Maven Central serves it
-  local engine=${1%%:*} version=${1#*:}
-  local path=org/$engine/distribution/integ-test-zip/$engine/$version/$engine-$version.zip
-  [[ -s ${MAVEN_REPO:-$HOME/.m2/repository}/$path ]] \
-    || curl -fsSI -m 20 "https://repo.maven.apache.org/maven2/$path" >/dev/null 2>&1
-}
 read -r -a oldest <<< "${ESQLOG_MATRIX_OLDEST-opensearch:2.11.1 elasticsearch:8.11.4}"
 for node in ${oldest[@]+"${oldest[@]}"}; do
-  if served "$node"; then
+  engine=${node%%:*}
+  if env "ESQLOG_${engine^^}_VERSION=${node#*:}" scripts/engines/engine.sh served "$engine"; then
     nodes+=("$node")
   else
     echo "[matrix] skipped $node: Maven Central does not serve its integ-test distribution" \
