@@ -25,6 +25,8 @@ from esqlog.engine.paths import index_path
 from esqlog.engine.steps import Request
 from esqlog.errors import redact
 from esqlog.evaluation.corpus import load_queries, read_jsonl
+from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.statistics.vocabulary import Vocabulary
 
 #: the shared OpenSearch node the benchmarks run against unless told otherwise
 DEFAULT_URL = "http://127.0.0.1:19200"
@@ -113,7 +115,9 @@ def corpus_queries(folder: str | Path, name: str = "queries.jsonl") -> list[Any]
     return load_queries(Path(folder) / name)
 
 
-def identifier_inputs(calibration: str | Path) -> tuple[Calibration, Any, Any, int]:
+def identifier_inputs(
+    calibration: str | Path,
+) -> tuple[Calibration, IdentifierStats, Vocabulary, int]:
     """A calibration, its identifier statistics, its vocabulary snapshot, and the clause
     budget of one request (each shard's own query on several shards): what the scripts that
     plan identifiers queries outside the wrapper start from (node_plan_ab, group_parts,
