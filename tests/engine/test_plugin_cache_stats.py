@@ -4,7 +4,9 @@ The cache remembers where each segment has (or lacks) each term a group without 
 (the groups the identifiers mode sends), so a repeated
 search must be answered from it (its hits grow by at least one per term and segment), and it
 is bounded: whatever is searched, its size stays within its limit and absent terms within
-their own quarter. The stats are the receiving node's, which is the only node here.
+their own quarter. The endpoint answers for every node (here the only one): under ``nodes``
+by node id, and summed at the top level (tests/engine/test_cluster_plugin_stats.py checks a
+three-node cluster).
 """
 
 from __future__ import annotations
@@ -66,6 +68,26 @@ def test_the_stats_name_the_cache_and_its_limits(engine: Engine) -> None:
         assert isinstance(stats[key], int) and stats[key] >= 0, key
     assert stats["limit_in_bytes"] > 0, "the test nodes run the cache (5% of the heap)"
     assert stats["absent_limit_in_bytes"] == stats["limit_in_bytes"] // 4
+
+
+def test_the_answer_names_the_nodes_and_sums_them(engine: Engine) -> None:
+    """One node here: it answers, under its own id and name, and the sums are its figures."""
+    every = call(engine, "GET", "/_esqlog/terms/stats")
+    assert every["_nodes"] == {"total": 1, "successful": 1, "failed": 0}
+    (node_id, node), *others = every["nodes"].items()
+    assert not others
+    listed = call(engine, "GET", "/_nodes")["nodes"]
+    assert node["name"] == listed[node_id]["name"]
+    for section in ("term_state_cache", "word_lists"):
+        assert set(node[section]) == set(every[section]), section
+        assert node[section]["limit_in_bytes"] == every[section]["limit_in_bytes"] > 0
+    local = call(engine, "GET", "/_esqlog/terms/stats/_local")
+    assert list(local["nodes"]) == [node_id]
+    by_id = call(engine, "GET", f"/_esqlog/terms/stats/{node_id}")
+    assert list(by_id["nodes"]) == [node_id]
+    nobody = call(engine, "GET", "/_esqlog/terms/stats/no-such-node")
+    assert nobody["_nodes"]["total"] == 0 and nobody["nodes"] == {}
+    assert nobody["term_state_cache"] == {} and nobody["word_lists"] == {}
 
 
 def test_a_repeated_search_is_answered_from_the_cache(engine: Engine, index: str) -> None:

@@ -112,9 +112,18 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
     ]
     lucene_default = _text(module, f"m:properties/m:{flavor}.lucene.version")
     others = (
-        [("2.19.6", "9.12.3"), ("3.0.0", "10.1.0")]
+        [("2.11.1", "9.7.0"), ("2.19.6", "9.12.3"), ("3.0.0", "10.1.0")]
         if flavor == "opensearch"
-        else [("8.11.0", "9.8.0"), ("9.2.0", "10.3.1")]
+        else [
+            ("8.11.0", "9.8.0"),
+            ("8.12.2", "9.9.2"),
+            ("8.13.4", "9.10.0"),
+            ("8.15.5", "9.11.1"),
+            ("8.16.0", "9.12.0"),
+            ("9.0.8", "10.1.0"),
+            ("9.1.5", "10.2.2"),
+            ("9.2.0", "10.3.1"),
+        ]
     )
     for version, lucene in [(default, lucene_default), *others]:
         target = plugin_zip.target(flavor, version)

@@ -108,25 +108,41 @@ def test_the_wheel_carries_every_source_the_build_compiles() -> None:
     assert "esqlog-terms/VERSION" in patterns
 
 
-def test_a_release_gets_the_class_of_its_own_range_only() -> None:
-    """The class whose engine API moved comes from the newest range at or before the release:
-    two copies of one class would not compile, a wrong one would not load."""
+def test_a_release_gets_the_classes_of_its_own_ranges_only() -> None:
+    """The classes whose engine API moved come from the newest open range at or before the
+    release and from the bounded ranges holding it: two copies of one class would not compile,
+    a wrong one would not load, a missing one (the plugin class) would build a zip that
+    does not start."""
     sources = plugin_zip.sources_folder()
 
     def ranges(engine: str, version: str) -> list[str]:
         files = plugin_zip.java_files(sources, plugin_zip.target(engine, version))
-        return [
-            p.relative_to(sources).parts[0]
-            for p in files
-            if p.relative_to(sources).parts[0].startswith(engine + "-")
-        ]
+        names = [p.name for p in files]
+        assert len(names) == len(set(names)), version
+        assert "TermsPlugin.java" in names, version
+        assert "StatsAction.java" in names, version
+        return sorted(
+            {
+                p.relative_to(sources).parts[0]
+                for p in files
+                if p.relative_to(sources).parts[0].startswith(engine + "-")
+            }
+        )
 
+    assert ranges("opensearch", "2.11.1") == ["opensearch-2.11"]
     assert ranges("opensearch", "2.19.6") == ["opensearch-2.11"]
     assert ranges("opensearch", "3.0.0") == ["opensearch-3.0"]
     assert ranges("opensearch", "3.8.0") == ["opensearch-3.0"]
-    assert ranges("elasticsearch", "8.12.2") == ["elasticsearch-8.11"]
-    assert ranges("elasticsearch", "8.13.0") == ["elasticsearch-8.13"]
-    assert ranges("elasticsearch", "9.2.0") == ["elasticsearch-8.13"]
+    es = "elasticsearch"
+    assert ranges(es, "8.11.4") == ["elasticsearch-8.11"]
+    assert ranges(es, "8.12.2") == ["elasticsearch-8.11"]
+    assert ranges(es, "8.13.0") == ["elasticsearch-8.13", "elasticsearch-8.13-9.0"]
+    assert ranges(es, "8.15.5") == ["elasticsearch-8.13", "elasticsearch-8.13-9.0"]
+    assert ranges(es, "8.16.0") == ["elasticsearch-8.13-9.0", "elasticsearch-8.16"]
+    assert ranges(es, "8.19.21") == ["elasticsearch-8.13-9.0", "elasticsearch-8.16"]
+    assert ranges(es, "9.0.8") == ["elasticsearch-8.13-9.0", "elasticsearch-9.0"]
+    assert ranges(es, "9.1.5") == ["elasticsearch-9.1"]
+    assert ranges(es, "9.2.0") == ["elasticsearch-9.1"]
 
 
 def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Path) -> None:

@@ -1,19 +1,19 @@
 package esqlog.terms;
 
 import java.util.List;
-import java.util.Map;
 
-import org.elasticsearch.rest.RestStatus;
-import org.elasticsearch.xcontent.XContentBuilder;
-import org.elasticsearch.rest.BaseRestHandler;
-import org.elasticsearch.rest.RestResponse;
-import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.client.internal.node.NodeClient;
+import org.elasticsearch.rest.BaseRestHandler;
+import org.elasticsearch.rest.RestRequest;
+import org.elasticsearch.rest.action.RestToXContentListener;
 
 /**
- * {@code GET /_esqlog/terms/stats}: the receiving node's term-state cache (TermStateCache):
- * its size against its limits, entries, segments, hits, misses and evictions, so that an
- * operator can see whether the cache is sized for the traffic.
+ * {@code GET /_esqlog/terms/stats[/{node_id}]}: the term-state cache (TermStateCache) and the
+ * word lists (WordLists) of every node, or of those named (ids, names, {@code _local} and the
+ * engine's other node filters, comma-separated): each node's size against its limits,
+ * entries, segments, hits, misses and evictions, and their sums (StatsResponse), so that an
+ * operator can see whether every node's caches are sized for its traffic. The nodes action
+ * (StatsAction) is the one class compiled per release range of its API.
  */
 final class TermsStatsHandler extends BaseRestHandler {
     @Override
@@ -23,23 +23,16 @@ final class TermsStatsHandler extends BaseRestHandler {
 
     @Override
     public List<Route> routes() {
-        return List.of(new Route(RestRequest.Method.GET, "/_esqlog/terms/stats"));
+        return List.of(new Route(RestRequest.Method.GET, "/_esqlog/terms/stats"),
+            new Route(RestRequest.Method.GET, "/_esqlog/terms/stats/{node_id}"));
     }
 
     @Override
     protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) {
-        return channel -> {
-            XContentBuilder body = channel.newBuilder();
-            body.startObject().startObject("term_state_cache");
-            for (Map.Entry<String, Long> stat : TermStateCache.shared().stats().entrySet()) {
-                body.field(stat.getKey(), stat.getValue());
-            }
-            body.endObject().startObject("word_lists");
-            for (Map.Entry<String, Long> stat : WordLists.shared().stats().entrySet()) {
-                body.field(stat.getKey(), stat.getValue());
-            }
-            body.endObject().endObject();
-            channel.sendResponse(new RestResponse(RestStatus.OK, body));
-        };
+        String named = request.param("node_id");
+        StatsAction.Request nodes = new StatsAction.Request(named == null || named.isEmpty()
+            ? new String[0] : named.split(","));
+        return channel -> client.execute(StatsAction.TYPE, nodes,
+            new RestToXContentListener<>(channel));
     }
 }

@@ -12,6 +12,8 @@ import org.opensearch.plugins.ActionPlugin;
 import org.opensearch.plugins.CircuitBreakerPlugin;
 import org.opensearch.indices.breaker.BreakerSettings;
 import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.action.ActionRequest;
+import org.opensearch.core.action.ActionResponse;
 import org.opensearch.rest.RestController;
 import org.opensearch.rest.RestHandler;
 import org.opensearch.common.settings.Setting;
@@ -26,8 +28,8 @@ import org.opensearch.plugins.SearchPlugin;
  * of the heap, 1% by default, 0 turns it off): where each segment has or lacks each term a
  * group names, so that repeated terms cost no terms-dictionary seek (docs/identifiers.md).
  * The name is the one the former postings cache used, so a node configured for it keeps
- * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports the
- * receiving node's cache (TermsStatsHandler); its bytes are counted in the circuit breaker
+ * starting and now sizes this bounded cache. {@code GET /_esqlog/terms/stats} reports every
+ * node's caches (TermsStatsHandler, through the nodes action StatsAction); its bytes are counted in the circuit breaker
  * {@code esqlog_terms} (BreakerAccounting). It also registers esqlog_identifiers
  * (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized by
  * {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the
@@ -80,5 +82,10 @@ public final class TermsPlugin extends Plugin
             SettingsFilter settingsFilter, IndexNameExpressionResolver resolver,
             Supplier<DiscoveryNodes> nodes) {
         return List.of(new TermsStatsRoute());
+    }
+
+    @Override
+    public List<ActionHandler<? extends ActionRequest, ? extends ActionResponse>> getActions() {
+        return List.of(new ActionHandler<>(StatsAction.TYPE, StatsAction.class));
     }
 }

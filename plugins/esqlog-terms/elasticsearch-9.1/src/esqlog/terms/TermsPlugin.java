@@ -16,7 +16,8 @@ import org.elasticsearch.features.NodeFeature;
 import org.elasticsearch.rest.RestController;
 import org.elasticsearch.rest.RestHandler;
 
-/** TermsSearchPlugin on Elasticsearch 8.13 and later, whose getRestHandlers takes these. */
+/** TermsSearchPlugin on Elasticsearch 9.1 and later, whose getActions answers a Collection of
+ * untyped handlers (getRestHandlers as from 8.13). */
 public final class TermsPlugin extends TermsSearchPlugin {
     public TermsPlugin(Settings settings) {
         super(settings);
@@ -29,5 +30,10 @@ public final class TermsPlugin extends TermsSearchPlugin {
             SettingsFilter settingsFilter, IndexNameExpressionResolver resolver,
             Supplier<DiscoveryNodes> nodes, Predicate<NodeFeature> clusterSupportsFeature) {
         return List.of(new TermsStatsHandler());
+    }
+
+    @Override
+    public Collection<ActionHandler> getActions() {
+        return List.of(new ActionHandler(StatsAction.TYPE, StatsAction.class));
     }
 }
