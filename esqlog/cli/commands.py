@@ -70,7 +70,8 @@ LAZY_COMMANDS: dict[str, LazyCommand] = {
     "plugin": LazyCommand(
         "plugin_cmd",
         "plugin_group",
-        "Build the esqlog-terms engine plugin zip; list and prune the word lists it reads.",
+        "Build the esqlog-terms engine plugin zip; list and prune the word lists it reads; show "
+        "its caches on every node.",
     ),
     "index": LazyCommand(
         "index_cmd",

@@ -1,10 +1,10 @@
 """esqlog plugin build: the esqlog-terms engine plugin as a zip for one exact engine release;
 esqlog plugin lists: the word-lists indices calibrations wrote for it, and removing those
-no calibration in use names.
+no calibration in use names; esqlog plugin stats: its caches on every node.
 
 Thin: the build lives in :mod:`esqlog.engine.plugin_zip`, the lists in
-:mod:`esqlog.identifiers.word_lists`. The zip is what
-``bin/opensearch-plugin install file:///...zip`` or ``bin/elasticsearch-plugin install
+:mod:`esqlog.identifiers.word_lists`, the stats in :mod:`esqlog.engine.plugin_stats`. The zip
+is what ``bin/opensearch-plugin install file:///...zip`` or ``bin/elasticsearch-plugin install
 file:///...zip`` takes on every node (docs/plugin.md); the identifiers mode then finds the
 plugin by itself.
 """
@@ -17,13 +17,15 @@ import click
 
 from esqlog.cli.shared_options import connection_options, open_engine
 from esqlog.engine.connection import ConnectionSettings
+from esqlog.engine.plugin_stats import ClusterCaches, NodeCaches, cache_stats_plan
 from esqlog.engine.plugin_zip import ENGINES, build, target, zip_name
 from esqlog.errors import UsageError
 
 
 @click.group("plugin")
 def plugin_group() -> None:
-    """Build the esqlog-terms engine plugin zip; list and prune the word lists it reads.
+    """Build the esqlog-terms engine plugin zip; list and prune the word lists it reads; show
+    its caches on every node.
 
     The plugin runs the identifiers mode at near native speed (docs/plugin.md).
     """
@@ -129,3 +131,74 @@ def lists_command(connection: ConnectionSettings, keep: tuple[Path, ...], remove
         )
     if remove:
         click.echo(f"removed {removed} word-lists index{'es' if removed != 1 else ''}")
+
+
+#: each cache's name in the report, and the node setting that sizes it (docs/plugin.md)
+_CACHES = {
+    "term_state_cache": ("term states", "esqlog.terms.postings_cache_size"),
+    "word_lists": ("word lists", "esqlog.terms.word_lists_cache_size"),
+}
+
+
+def _mb(count: int) -> str:
+    return f"{count / 1e6:.1f} MB"
+
+
+def cache_line(node: NodeCaches, section: str) -> str:
+    """One cache of one node: its size against its limit, entries, hit rate and evictions."""
+    get = node.counter
+    hits, misses = get(section, "hits"), get(section, "misses")
+    size, limit = get(section, "size_in_bytes"), get(section, "limit_in_bytes")
+    share = f" ({100 * size / limit:.0f}%)" if limit else ""
+    lookups = hits + misses
+    rate = f"{100 * hits / lookups:.1f}% hits of {lookups:,} lookups" if lookups else "no lookup"
+    refused = get(section, "breaker_refused") + get(section, "refused")
+    line = (
+        f"{_CACHES[section][0]}: {_mb(size)} of {_mb(limit)}{share}, "
+        f"{get(section, 'entries'):,} entries, {rate}, {get(section, 'evictions'):,} evictions"
+    )
+    return line + (f", {refused:,} refused by the esqlog_terms breaker" if refused else "")
+
+
+def stats_lines(found: ClusterCaches) -> list[str]:
+    """The report: each node's two caches, the failures, and what to change where a cache
+    evicts (a cache too small for its node's traffic evicts what the next searches look up
+    again; the counters run from the node's start, so the advice says to watch them grow)."""
+    out = []
+    if not found.per_node:
+        out.append(
+            "esqlog-terms before 1.10.0 answers for the node that received the request only; "
+            "upgrade the plugin to see every node"
+        )
+    width = max((len(n.name) for n in found.nodes), default=0)
+    for node in found.nodes:
+        for k, section in enumerate(_CACHES):
+            label = node.name if k == 0 else ""
+            out.append(f"{label:<{width}}  {cache_line(node, section)}")
+    for node_id, reason in found.failures:
+        out.append(f"node {node_id} did not answer: {reason}")
+    for node in found.nodes:
+        for section, (name, setting) in _CACHES.items():
+            evicted = node.counter(section, "evictions")
+            if evicted:
+                out.append(
+                    f"{node.name}'s {name} cache has evicted {evicted:,} entries since the node "
+                    f"started; if that keeps growing, raise {setting} on that node "
+                    "(docs/plugin.md)"
+                )
+    if not found.nodes:
+        out.append("no node answered")
+    return out
+
+
+@plugin_group.command("stats")
+@connection_options
+def stats_command(connection: ConnectionSettings) -> None:
+    """Show the plugin's caches on every node: size against limit, hit rate, evictions.
+
+    A node's caches serve the searches of the shards it holds; one that evicts is too small
+    for its traffic, and the report names the setting that sizes it.
+    """
+    engine = open_engine(connection)
+    for line in stats_lines(engine.run(cache_stats_plan())):
+        click.echo(line)
