@@ -105,7 +105,8 @@ def plugin_version(sources: Path) -> str:
 
 def java_files(sources: Path, tgt: Target, lib: Path | None = None) -> list[Path]:
     """The shared Lucene code, this engine's glue, the classes whose engine API moved between
-    releases (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0) and those whose
+    releases (``opensearch-2.11/`` up to 2.x, ``opensearch-3.0/`` from 3.0; the Elasticsearch
+    eras of ``elasticsearch-8.11/`` to ``-9.1/`` and the bounded ``-8.13-9.0/``) and those whose
     Lucene API moved (``lucene-9.0/``: 9.x, ``lucene-10.0/``: 10.0-10.3, ``lucene-10.4/`` from
     10.4, ``lucene-9.0-10.3/``: 9.0 to 10.3), chosen by :func:`range_folders` for the release
     and for the Lucene it ships (``lib``'s lucene-core jar), in a stable order."""
