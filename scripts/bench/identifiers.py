@@ -274,7 +274,11 @@ def run_one(
             values = [per[qid]["NDCG@10"] for qid in qs.ids]
             low, high = bootstrap_mean(values)
             entry: dict[str, Any] = {"ndcg10": float(np.mean(values)), "ci": [low, high]}
-            for base in ("code native", "code q-log", "standard native", "standard q-log"):
+            # each system against the baselines and against the first variant (the
+            # paired difference a variant's change makes, query by query)
+            first = parse_variant(args.variants[0])[0] if args.variants else None
+            bases = ("code native", "code q-log", "standard native", "standard q-log", first)
+            for base in dict.fromkeys(b for b in bases if b):
                 if base in pq and base != name:
                     other = [pq[base][qid]["NDCG@10"] for qid in qs.ids]
                     b = paired_bootstrap(other, values, n_resamples=2000)
