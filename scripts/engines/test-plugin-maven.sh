@@ -29,10 +29,11 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 for pair in "opensearch $OS_VERSION" "elasticsearch $ES_VERSION"; do
   read -r engine version <<<"$pair"
   zip="$SRC/$engine/target/esqlog-terms-$(tr -d '[:space:]' < "$SRC/VERSION")-$engine-$version.zip"
-  PYTHONPATH=$ROOT python3 - "$engine" "$version" "$zip" "$WORK/$engine-reference.zip" <<'PY'
+  PYTHONPATH=$ROOT python3 - "$engine" "$version" "$zip" "$CACHE/$engine-$version/lib" <<'PY'
 import sys, zipfile
+from pathlib import Path
 from esqlog.engine import plugin_zip
-engine, version, built, reference = sys.argv[1:]
+engine, version, built, lib = sys.argv[1:]
 tgt = plugin_zip.target(engine, version)
 with zipfile.ZipFile(built) as zf:
     names = sorted(zf.namelist())
@@ -44,8 +45,11 @@ want = plugin_zip.descriptor(tgt, version_of_plugin).encode()
 assert names == sorted([f"{plugin_zip.NAME}.jar", "plugin-descriptor.properties"]), names
 assert got == want, (got, want)
 assert built.endswith("/" + plugin_zip.zip_name(tgt)), built
+# the classes of the sources plugin_zip compiles for this release (and the Lucene its
+# unpacked distribution ships, when there is one)
+lib_path = Path(lib) if Path(lib).is_dir() else None
 expected = sorted(p.relative_to(p.parents[2]).with_suffix(".class").as_posix()
-                  for p in plugin_zip.java_files(plugin_zip.sources_folder(), engine))
+                  for p in plugin_zip.java_files(plugin_zip.sources_folder(), tgt, lib_path))
 missing = [c for c in expected if c not in classes]
 assert not missing, missing
 print(f"[{engine} {version}] zip entries, descriptor and classes as plugin_zip writes them")
