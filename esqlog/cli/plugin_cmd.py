@@ -22,6 +22,11 @@ from esqlog.engine.plugin_zip import ENGINES, build, target, zip_name
 from esqlog.errors import UsageError
 
 
+def _mb(count: int) -> str:
+    """Bytes as the commands print them (decimal megabytes, one decimal)."""
+    return f"{count / 1e6:.1f} MB"
+
+
 @click.group("plugin")
 def plugin_group() -> None:
     """Build the esqlog-terms engine plugin zip; list and prune the word lists it reads; show
@@ -110,7 +115,7 @@ def lists_command(connection: ConnectionSettings, keep: tuple[Path, ...], remove
         click.echo("no word-lists index on this cluster")
     removed = 0
     for lists in own:
-        state = f"{lists.words:,} words, {lists.size_bytes / 1e6:.1f} MB"
+        state = f"{lists.words:,} words, {_mb(lists.size_bytes)}"
         if not lists.complete:
             state += ", incomplete (a calibrate writing it, or killed midway)"
         users = named.get(lists.name)
@@ -138,10 +143,6 @@ _CACHES = {
     "term_state_cache": ("term states", "esqlog.terms.postings_cache_size"),
     "word_lists": ("word lists", "esqlog.terms.word_lists_cache_size"),
 }
-
-
-def _mb(count: int) -> str:
-    return f"{count / 1e6:.1f} MB"
 
 
 def cache_line(node: NodeCaches, section: str) -> str:
