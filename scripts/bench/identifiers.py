@@ -269,16 +269,17 @@ def run_one(
                 pq[f"rescore@{window}"], timing[f"rescore@{window}"] = run_bodies(
                     engine, std_index, qs, rs, search_type
                 )
+        # each system against the baselines and against the first variant (the paired
+        # difference a variant's change makes, query by query)
+        first = parse_variant(args.variants[0])[0] if args.variants else None
+        bases: tuple[str, ...] = ("code native", "code q-log", "standard native", "standard q-log")
+        bases += (first,) if first and first not in bases else ()
         systems = {}
         for name, per in pq.items():
             values = [per[qid]["NDCG@10"] for qid in qs.ids]
             low, high = bootstrap_mean(values)
             entry: dict[str, Any] = {"ndcg10": float(np.mean(values)), "ci": [low, high]}
-            # each system against the baselines and against the first variant (the
-            # paired difference a variant's change makes, query by query)
-            first = parse_variant(args.variants[0])[0] if args.variants else None
-            bases = ("code native", "code q-log", "standard native", "standard q-log", first)
-            for base in dict.fromkeys(b for b in bases if b):
+            for base in bases:
                 if base in pq and base != name:
                     other = [pq[base][qid]["NDCG@10"] for qid in qs.ids]
                     b = paired_bootstrap(other, values, n_resamples=2000)
