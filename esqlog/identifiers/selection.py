@@ -120,6 +120,7 @@ def _candidates_by_cover(
     ids = np.concatenate(heads)
     index = ids.astype(np.intp)
     where, run, mass, owner_shared = _shared(ids, sizes, weights, index)
+    held_by_several = ids[where]  # before the first clauses are lifted out of them
     # the shared ones' tier, negated so first: "words", how many query words hold each
     # (counted before a first clause is lifted); "cover", their summed weight
     multi_tier = (
@@ -162,7 +163,7 @@ def _candidates_by_cover(
     beyond = [a[MULTI_SCAN : f + room] for a, f in zip(lists, first, strict=True)]
     if any(b.size for b in beyond):  # a budget larger than the head: the rest, the
         # compounds shared within the heads left out (they were lifted or not scanned)
-        shared = np.unique(ids[where])
+        shared = np.unique(held_by_several)
         beyond = [b[~np.isin(b, shared)] for b in beyond]
         extra_owner = np.repeat(np.arange(n), [b.size for b in beyond])
         cid = np.concatenate((cid, *beyond)).astype(np.intp)
