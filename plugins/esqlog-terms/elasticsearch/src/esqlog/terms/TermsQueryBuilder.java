@@ -44,7 +44,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
     private static final ParseField IDF = new ParseField("idf");
 
     /** Elasticsearch's BM25 is LegacyBM25Similarity: Lucene's, its weight times (1 + k1). */
-    private static final Function<Similarity, float[]> BM25_PARAMS = similarity ->
+    static final Function<Similarity, float[]> BM25_PARAMS = similarity ->
         similarity instanceof LegacyBM25Similarity legacy
             ? new float[] {legacy.getK1(), legacy.getB(), 1f + legacy.getK1()}
             : SaturationQuery.luceneBm25(similarity);

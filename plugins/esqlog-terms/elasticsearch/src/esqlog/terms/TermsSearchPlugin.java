@@ -26,7 +26,9 @@ import org.elasticsearch.plugins.SearchPlugin;
  * circuit breaker {@code esqlog_terms} (BreakerAccounting). It also registers
  * esqlog_identifiers (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized
  * by {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the
- * same breaker.
+ * same breaker, and the whole-word groups of its {@code select: "all"} queries in
+ * WordPostings, sized by {@code esqlog.terms.word_postings_cache_size} (5% of the heap by
+ * default), in that breaker too.
  */
 abstract class TermsSearchPlugin extends Plugin
         implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
@@ -36,16 +38,21 @@ abstract class TermsSearchPlugin extends Plugin
     static final Setting<ByteSizeValue> WORD_LISTS_CACHE_SIZE = Setting.memorySizeSetting(
         WordLists.SETTING, WordLists.DEFAULT, Setting.Property.NodeScope);
 
+    static final Setting<ByteSizeValue> WORD_POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
+        WordPostings.SETTING, WordPostings.DEFAULT, Setting.Property.NodeScope);
+
     TermsSearchPlugin(Settings settings) {
         TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
         WordLists.install(new WordLists(WORD_LISTS_CACHE_SIZE.get(settings).getBytes()));
+        WordPostings.install(new WordPostings(WORD_POSTINGS_CACHE_SIZE.get(settings).getBytes()));
     }
 
-    /** The caches' breaker (BreakerAccounting), sized from both settings. */
+    /** The caches' breaker (BreakerAccounting), sized from the three settings. */
     @Override
     public BreakerSettings getCircuitBreaker(Settings settings) {
         return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes()
-            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes());
+            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes()
+            + WORD_POSTINGS_CACHE_SIZE.get(settings).getBytes());
     }
 
     @Override
@@ -53,11 +60,12 @@ abstract class TermsSearchPlugin extends Plugin
         BreakerAccounting accounting = new BreakerAccounting(breaker);
         TermStateCache.shared().account(accounting);
         WordLists.shared().account(accounting);
+        WordPostings.shared().account(accounting);
     }
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE);
+        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE, WORD_POSTINGS_CACHE_SIZE);
     }
 
     @Override

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * A node's caches as {@code GET /_esqlog/terms/stats} reports them: each cache's counters by
- * section ({@code term_state_cache}: TermStateCache, {@code word_lists}: WordLists), and
+ * section ({@code term_state_cache}: TermStateCache, {@code word_lists}: WordLists,
+ * {@code word_postings}: WordPostings), and
  * their sums over the nodes that answered.
  *
  * <p>Why engine-neutral: each engine's nodes action (StatsAction) carries these maps from
@@ -17,6 +18,7 @@ import java.util.Map;
 final class CacheSections {
     static final String TERM_STATES = "term_state_cache";
     static final String WORD_LISTS = "word_lists";
+    static final String WORD_POSTINGS = "word_postings";
 
     private CacheSections() {
     }
@@ -26,6 +28,7 @@ final class CacheSections {
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();
         out.put(TERM_STATES, TermStateCache.shared().stats());
         out.put(WORD_LISTS, WordLists.shared().stats());
+        out.put(WORD_POSTINGS, WordPostings.shared().stats());
         return out;
     }
 
@@ -35,7 +38,7 @@ final class CacheSections {
      */
     static Map<String, Map<String, Long>> sum(List<Map<String, Map<String, Long>>> nodes) {
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();
-        for (String section : List.of(TERM_STATES, WORD_LISTS)) {
+        for (String section : List.of(TERM_STATES, WORD_LISTS, WORD_POSTINGS)) {
             out.put(section, new LinkedHashMap<>());
         }
         for (Map<String, Map<String, Long>> node : nodes) {

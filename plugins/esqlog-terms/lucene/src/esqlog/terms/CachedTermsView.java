@@ -117,7 +117,7 @@ final class CachedTermsView {
         @Override
         public Terms terms(String name) throws IOException {
             Terms terms = in.terms(name);
-            if (terms == null || segment == null || !field.equals(name)) {
+            if (terms == null || (segment == null && !rare) || !field.equals(name)) {
                 return terms;
             }
             return new FilterTerms(terms) {
@@ -157,6 +157,8 @@ final class CachedTermsView {
         private TermsEnum in;
         /** The rare terms of the last seek if it was a rare-terms key. */
         private RareTerms rare;
+        /** The whole-word group of the last seek by state (WholeWordQuery). */
+        private WordTerms word;
         /** The entry of the last seek if it was a hit the segment's enum is not positioned on. */
         private TermStateCache.Entry current;
         private BytesRef currentTerm;
@@ -189,6 +191,7 @@ final class CachedTermsView {
             }
             current = null;
             rare = null;
+            word = null;
             return in;
         }
 
@@ -205,6 +208,7 @@ final class CachedTermsView {
         @Override
         public boolean seekExact(BytesRef text) throws IOException {
             rare = null;
+            word = null;
             if (rareMode && RareTerms.isKey(text)) {
                 RareTerms found = RareTerms.find(text, this);
                 current = null;
@@ -219,6 +223,10 @@ final class CachedTermsView {
         /** The exact seek of a real term through the cache (a hit positions nothing). */
         boolean seek(BytesRef text) throws IOException {
             rare = null;
+            word = null;
+            if (segment == null) {  // no cache (the rare view of whole-word groups)
+                return in().seekExact(text);
+            }
             BytesRef key = key(text);
             TermStateCache.Entry entry = segment.get(key);
             if (entry != null) {
@@ -242,6 +250,14 @@ final class CachedTermsView {
             if (state instanceof RareTerms found) {
                 current = null;
                 rare = found;
+                word = null;
+                currentTerm = BytesRef.deepCopyOf(term);
+                return;
+            }
+            if (state instanceof WordTerms found) {
+                current = null;
+                rare = null;
+                word = found;
                 currentTerm = BytesRef.deepCopyOf(term);
                 return;
             }
@@ -250,6 +266,9 @@ final class CachedTermsView {
 
         @Override
         public TermState termState() throws IOException {
+            if (word != null) {
+                return word;
+            }
             if (rare != null) {
                 return rare;
             }
@@ -258,6 +277,9 @@ final class CachedTermsView {
 
         @Override
         public int docFreq() throws IOException {
+            if (word != null) {
+                return word.docFreq();
+            }
             if (rare != null) {
                 return rare.docFreq();
             }
@@ -266,6 +288,9 @@ final class CachedTermsView {
 
         @Override
         public long totalTermFreq() throws IOException {
+            if (word != null) {
+                return word.totalTermFreq();
+            }
             if (rare != null) {
                 return rare.totalTermFreq();
             }
@@ -274,7 +299,8 @@ final class CachedTermsView {
 
         @Override
         public BytesRef term() throws IOException {
-            return current != null || rare != null ? currentTerm : in().term();
+            return current != null || rare != null || word != null ? currentTerm
+                : in().term();
         }
 
         @Override
@@ -294,6 +320,9 @@ final class CachedTermsView {
 
         @Override
         public PostingsEnum postings(PostingsEnum reuse, int flags) throws IOException {
+            if (word != null) {
+                return word.postings(flags, false);
+            }
             if (rare != null) {
                 RareTerms found = rare;
                 return found.postings(in(), flags, null, false, 0);
@@ -303,6 +332,9 @@ final class CachedTermsView {
 
         @Override
         public ImpactsEnum impacts(int flags) throws IOException {
+            if (word != null) {
+                return word.postings(flags, true);
+            }
             if (rare != null) {
                 RareTerms found = rare;
                 if (leaf == null) {  // no norms to read: the largest impact, as for one block

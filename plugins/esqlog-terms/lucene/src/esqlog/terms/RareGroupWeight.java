@@ -68,6 +68,11 @@ final class RareGroupWeight extends SupplierWeight {
 
     /** The view's leaf for the engine's {@code context}, or null if it is of another reader. */
     private LeafReaderContext viewOf(LeafReaderContext context) {
+        return viewOf(leaves, context);
+    }
+
+    /** The leaf of {@code leaves} (a view's) for the engine's {@code context}, or null. */
+    static LeafReaderContext viewOf(List<LeafReaderContext> leaves, LeafReaderContext context) {
         if (context.ord >= leaves.size()) {
             return null;
         }

@@ -28,9 +28,22 @@ final class RareList extends ImpactsEnum {
     private PositionedImpacts impacts;
 
     private final int maxDoc;
+    /** The norms of {@code docs}, when known beforehand (a cached word key's list). */
+    private final long[] knownNorms;
 
     RareList(int[] docs, int[] freqs, int size, NumericDocValues norms, boolean withImpacts,
              int maxDoc) {
+        this(docs, freqs, size, norms, null, withImpacts, maxDoc);
+    }
+
+    RareList(int[] docs, int[] freqs, int size, long[] knownNorms, boolean withImpacts,
+             int maxDoc) {
+        this(docs, freqs, size, null, knownNorms, withImpacts, maxDoc);
+    }
+
+    private RareList(int[] docs, int[] freqs, int size, NumericDocValues norms,
+                     long[] knownNorms, boolean withImpacts, int maxDoc) {
+        this.knownNorms = knownNorms;
         this.maxDoc = maxDoc;
         this.docs = docs;
         this.freqs = freqs;
@@ -108,8 +121,8 @@ final class RareList extends ImpactsEnum {
             throw new UnsupportedOperationException("postings read without impacts");
         }
         if (impacts == null) {
-            impacts = new LevelImpacts(new RareImpacts(docs, freqs,
-                RareImpacts.norms(norms, docs, size), size, maxDoc));
+            impacts = new LevelImpacts(new RareImpacts(docs, freqs, knownNorms != null
+                ? knownNorms : RareImpacts.norms(norms, docs, size), size, maxDoc));
         }
         return impacts.at(Math.max(shallow, doc));
     }

@@ -33,8 +33,13 @@ public final class WordPlan {
                        boolean own, boolean apart) {
     }
 
+    /** A clause of a planned query: a group of listed terms, or a word's whole group. */
+    public interface Clause {
+        double boost();
+    }
+
     /** One group: its terms sorted (the engine looks them up faster so) and its boost. */
-    public record Group(List<String> terms, double boost) {
+    public record Group(List<String> terms, double boost) implements Clause {
     }
 
     private WordPlan() {
@@ -73,6 +78,59 @@ public final class WordPlan {
                 }
                 terms.addAll(comps);
                 out.add(group(terms, word.weight()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One word's whole group under {@code select: "all"}: its own term when {@code own}, and
+     * the first {@code head} compounds of its list (those the index still holds), scored as
+     * one group and kept whole per segment ({@link WholeWordQuery}).
+     */
+    public record Whole(String word, boolean own, WordList list, int head, double boost)
+            implements Clause {
+        /** The terms the group stands for, each once: the word, then its compounds. */
+        public List<String> terms() {
+            List<String> out = new ArrayList<>(head + 1);
+            if (own) {
+                out.add(word);
+            }
+            for (int at = 0; at < head; at++) {
+                String term = list.term(at);
+                if (list.df[at] > 0 && !term.equals(word)) {
+                    out.add(term);
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * select "all": every word's every compound, no budget. A word with compounds is one
+     * whole group, its own term in it, or apart as a plain group where the client keeps a
+     * common word's own term apart ({@code apart}); a word without compounds (none in the
+     * index, or a {@code limit} of 0) is its own term alone, a plain group.
+     */
+    static List<Clause> everyCompound(List<Word> words, List<WordList> lists) {
+        List<Clause> out = new ArrayList<>();
+        for (int k = 0; k < words.size(); k++) {
+            Word word = words.get(k);
+            WordList list = lists.get(k);
+            int head = word.limit() < 0 ? list.size() : Math.min(word.limit(), list.size());
+            boolean compounds = false;
+            for (int at = 0; at < head && !compounds; at++) {
+                compounds = list.df[at] > 0;
+            }
+            if (!compounds) {
+                if (word.own()) {
+                    out.add(group(List.of(word.word()), word.weight()));
+                }
+            } else if (word.own() && word.apart()) {
+                out.add(group(List.of(word.word()), word.weight()));
+                out.add(new Whole(word.word(), false, list, head, word.weight()));
+            } else {
+                out.add(new Whole(word.word(), word.own(), list, head, word.weight()));
             }
         }
         return out;

@@ -4,6 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.similarities.Similarity;
 
 /**
  * What an {@code esqlog_identifiers} query says, checked, and what both engines' builders do
@@ -18,7 +27,7 @@ public record WordsQuery(String field, String lists, int budget, String select,
     public static final String TAKES = "it takes field, lists, budget, select, words, boost "
         + "and _name";
     static final String LISTS_PREFIX = "esqlog-words-";
-    static final Set<String> SELECTS = Set.of("mass", "multi", "words", "cover");
+    static final Set<String> SELECTS = Set.of("mass", "multi", "words", "cover", "all");
     /** Words a query may name: a query text of a few hundred words at most. */
     static final int MAX_WORDS = 1024;
 
@@ -37,7 +46,7 @@ public record WordsQuery(String field, String lists, int budget, String select,
         }
         if (!SELECTS.contains(select)) {
             throw new IllegalArgumentException(name + "[select] must be one of cover, words, "
-                + "multi or mass, got [" + select + "]");
+                + "multi, mass or all, got [" + select + "]");
         }
         if (words == null || words.size() > MAX_WORDS) {
             throw new IllegalArgumentException(name + "requires [words], at most " + MAX_WORDS);
@@ -197,6 +206,34 @@ public record WordsQuery(String field, String lists, int budget, String select,
     IllegalArgumentException unreadable(String why) {
         return new IllegalArgumentException("[esqlog_identifiers] cannot read the word lists in ["
             + lists + "]: " + why + "; run esqlog calibrate --identifiers again to write them");
+    }
+
+    /** Whether the query takes every compound of each word (no budget): {@code select: "all"}. */
+    public boolean everyCompound() {
+        return "all".equals(select);
+    }
+
+    /**
+     * select "all": the Lucene query of every word's whole group ({@link WholeWordQuery}) or
+     * own term, over {@code found} (its words' lists, in word order), on the engine's field
+     * {@code fieldName}; {@code bm25} reads the field's BM25 as SaturationQuery does.
+     */
+    public Query everyCompoundQuery(String fieldName, List<WordList> found,
+                                    Function<Similarity, float[]> bm25) {
+        List<WordPlan.Clause> clauses = WordPlan.everyCompound(words, found);
+        if (clauses.isEmpty()) {
+            return new MatchNoDocsQuery("no word of the query is in the index");
+        }
+        AtomicLong uncached = new AtomicLong();
+        BooleanQuery.Builder out = new BooleanQuery.Builder();
+        for (WordPlan.Clause clause : clauses) {
+            Query one = clause instanceof WordPlan.Whole whole
+                ? new WholeWordQuery(fieldName, lists, whole, bm25, uncached)
+                : SaturationQuery.of(fieldName, SaturationQuery.encoded(
+                    ((WordPlan.Group) clause).terms()), false, bm25);
+            out.add(new BoostQuery(one, (float) clause.boost()), BooleanClause.Occur.SHOULD);
+        }
+        return out.build();
     }
 
     /** The groups of this query over its words' lists (in word order). */

@@ -33,7 +33,9 @@ import org.opensearch.plugins.SearchPlugin;
  * {@code esqlog_terms} (BreakerAccounting). It also registers esqlog_identifiers
  * (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized by
  * {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the
- * same breaker.
+ * same breaker, and the whole-word groups of its {@code select: "all"} queries in
+ * WordPostings, sized by {@code esqlog.terms.word_postings_cache_size} (5% of the heap by
+ * default), in that breaker too.
  */
 public final class TermsPlugin extends Plugin
         implements SearchPlugin, ActionPlugin, CircuitBreakerPlugin {
@@ -43,16 +45,21 @@ public final class TermsPlugin extends Plugin
     public static final Setting<ByteSizeValue> WORD_LISTS_CACHE_SIZE = Setting.memorySizeSetting(
         WordLists.SETTING, WordLists.DEFAULT, Setting.Property.NodeScope);
 
+    public static final Setting<ByteSizeValue> WORD_POSTINGS_CACHE_SIZE = Setting.memorySizeSetting(
+        WordPostings.SETTING, WordPostings.DEFAULT, Setting.Property.NodeScope);
+
     public TermsPlugin(Settings settings) {
         TermStateCache.install(new TermStateCache(POSTINGS_CACHE_SIZE.get(settings).getBytes()));
         WordLists.install(new WordLists(WORD_LISTS_CACHE_SIZE.get(settings).getBytes()));
+        WordPostings.install(new WordPostings(WORD_POSTINGS_CACHE_SIZE.get(settings).getBytes()));
     }
 
-    /** The caches' breaker (BreakerAccounting), sized from both settings. */
+    /** The caches' breaker (BreakerAccounting), sized from the three settings. */
     @Override
     public BreakerSettings getCircuitBreaker(Settings settings) {
         return BreakerAccounting.settings(POSTINGS_CACHE_SIZE.get(settings).getBytes()
-            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes());
+            + WORD_LISTS_CACHE_SIZE.get(settings).getBytes()
+            + WORD_POSTINGS_CACHE_SIZE.get(settings).getBytes());
     }
 
     @Override
@@ -60,11 +67,12 @@ public final class TermsPlugin extends Plugin
         BreakerAccounting accounting = new BreakerAccounting(breaker);
         TermStateCache.shared().account(accounting);
         WordLists.shared().account(accounting);
+        WordPostings.shared().account(accounting);
     }
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE);
+        return List.of(POSTINGS_CACHE_SIZE, WORD_LISTS_CACHE_SIZE, WORD_POSTINGS_CACHE_SIZE);
     }
 
     @Override

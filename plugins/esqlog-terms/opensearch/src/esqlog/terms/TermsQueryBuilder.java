@@ -46,7 +46,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
      * (org.apache.lucene.misc.search.similarity in 2.x, org.opensearch.lucene.similarity in
      * 3.x): read by name, so one source compiles against both.
      */
-    private static final Function<Similarity, float[]> BM25_PARAMS = TermsQueryBuilder::bm25;
+    static final Function<Similarity, float[]> BM25_PARAMS = TermsQueryBuilder::bm25;
 
     private static float[] bm25(Similarity similarity) {
         if (similarity != null && similarity.getClass().getSimpleName().equals("LegacyBM25Similarity")) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.SetOnce;
 import org.opensearch.action.get.GetResponse;
@@ -18,6 +19,7 @@ import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.query.AbstractQueryBuilder;
 import org.opensearch.index.query.BoolQueryBuilder;
 import org.opensearch.index.query.MatchNoneQueryBuilder;
@@ -42,14 +44,21 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
 
     private final WordsQuery query;
     private final Supplier<List<WordList>> fetched;
+    /**
+     * select "all": the words' lists, once this node has them (never serialized: a node that
+     * receives the query reads them from its own cache, or fetches them, in its rewrite).
+     */
+    private final List<WordList> resolved;
 
     public WordsQueryBuilder(WordsQuery query) {
-        this(query, null);
+        this(query, null, null);
     }
 
-    private WordsQueryBuilder(WordsQuery query, Supplier<List<WordList>> fetched) {
+    private WordsQueryBuilder(WordsQuery query, Supplier<List<WordList>> fetched,
+                              List<WordList> resolved) {
         this.query = Objects.requireNonNull(query);
         this.fetched = fetched;
+        this.resolved = resolved;
     }
 
     public WordsQueryBuilder(StreamInput in) throws IOException {
@@ -66,6 +75,7 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
         }
         this.query = new WordsQuery(field, lists, budget, select, words);
         this.fetched = null;
+        this.resolved = null;
     }
 
     @Override
@@ -154,6 +164,9 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
 
     @Override
     protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
+        if (resolved != null) {
+            return this;
+        }
         if (fetched != null) {
             List<WordList> got = fetched.get();
             return got == null ? this : expanded(got);
@@ -185,11 +198,19 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
                 listener.onResponse(null);
             }, listener::onFailure));
         });
-        return new WordsQueryBuilder(query, holder::get).boost(boost()).queryName(queryName());
+        return new WordsQueryBuilder(query, holder::get, null).boost(boost())
+            .queryName(queryName());
     }
 
-    /** The groups as the bool of esqlog_terms clauses the client would have sent. */
+    /**
+     * The groups as the bool of esqlog_terms clauses the client would have sent; under select
+     * "all" this query again, holding its lists, which it turns into Lucene queries itself
+     * (a word's whole group has no esqlog_terms form: thousands of terms).
+     */
     private QueryBuilder expanded(List<WordList> lists) {
+        if (query.everyCompound()) {
+            return new WordsQueryBuilder(query, null, lists).boost(boost()).queryName(queryName());
+        }
         List<WordPlan.Group> groups = query.groups(lists);
         if (groups.isEmpty()) {
             return new MatchNoneQueryBuilder().boost(boost()).queryName(queryName());
@@ -204,7 +225,19 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
 
     @Override
     protected Query doToQuery(QueryShardContext context) throws IOException {
-        throw new IllegalStateException("[" + NAME + "] must be rewritten before it is run");
+        List<WordList> lists = resolved;
+        if (lists == null && query.everyCompound()) {  // a path that skipped the shard's rewrite
+            lists = query.cached(WordLists.shared());
+            lists = WordsQuery.missing(lists).isEmpty() ? lists : null;
+        }
+        if (lists == null) {
+            throw new IllegalStateException("[" + NAME + "] must be rewritten before it is run");
+        }
+        MappedFieldType type = context.fieldMapper(query.field());
+        if (type == null) {
+            return new MatchNoDocsQuery("unmapped field [" + query.field() + "]");
+        }
+        return query.everyCompoundQuery(type.name(), lists, TermsQueryBuilder.BM25_PARAMS);
     }
 
     @Override

@@ -1,0 +1,127 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.TermState;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * One word's whole group in one segment: the word's own term and every compound of its list,
+ * merged into one sorted list of (doc, summed tf) with each document's norm, read once and
+ * then served as the postings (with exact impacts) of a single term, the group's
+ * {@link WholeWordQuery}.
+ *
+ * <p>Why: with the clause budget each query chooses a different few of a word's compounds, so
+ * its groups seldom recur and each costs a seek and a read per compound; a word's whole group
+ * is the same in every query that names the word, so a segment's list of it can be kept
+ * ({@link WordPostings}) and a word named again costs one map lookup. The summed tf per
+ * document is the sum Lucene's SynonymQuery makes over the same terms, so the scores are the
+ * same as that query's.
+ */
+final class WordTerms extends TermState {
+    /** Estimated bytes of an entry beyond its arrays: the object, its arrays' headers. */
+    static final long OVERHEAD = 96;
+
+    private final int[] docs;
+    private final int[] freqs;
+    private final long[] norms;
+    private final long totalTermFreq;
+    private final int maxDoc;
+
+    private WordTerms(int[] docs, int[] freqs, long[] norms, long totalTermFreq, int maxDoc) {
+        this.docs = docs;
+        this.freqs = freqs;
+        this.norms = norms;
+        this.totalTermFreq = totalTermFreq;
+        this.maxDoc = maxDoc;
+    }
+
+    /**
+     * The merged postings of {@code terms} (each at most once) in a segment whose {@code field}
+     * has {@code segmentTerms} and {@code norms}: the documents holding any of them, each with
+     * their summed frequency.
+     */
+    static WordTerms read(List<BytesRef> terms, Terms segmentTerms, NumericDocValues norms,
+                          int maxDoc) throws IOException {
+        TermsEnum segment = segmentTerms.iterator();
+        long[] packed = new long[16];
+        int n = 0;
+        long total = 0;
+        PostingsEnum reuse = null;
+        for (BytesRef term : terms) {
+            if (!segment.seekExact(term)) {
+                continue;
+            }
+            reuse = segment.postings(reuse, PostingsEnum.FREQS);
+            for (int doc = reuse.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS;
+                 doc = reuse.nextDoc()) {
+                if (n == packed.length) {
+                    packed = Arrays.copyOf(packed, n + (n >> 1));
+                }
+                packed[n++] = ((long) doc << 32) | reuse.freq();
+                total += reuse.freq();
+            }
+        }
+        Arrays.sort(packed, 0, n);  // by doc (the high half), then tf
+        int[] docs = new int[n];
+        int[] freqs = new int[n];
+        int size = 0;
+        for (int i = 0; i < n; i++) {
+            int doc = (int) (packed[i] >>> 32);
+            int freq = (int) packed[i];
+            if (size > 0 && docs[size - 1] == doc) {
+                freqs[size - 1] += freq;
+            } else {
+                docs[size] = doc;
+                freqs[size++] = freq;
+            }
+        }
+        docs = Arrays.copyOf(docs, size);
+        freqs = Arrays.copyOf(freqs, size);
+        return new WordTerms(docs, freqs, RareImpacts.norms(norms, docs, size), total, maxDoc);
+    }
+
+    /** The documents of the group in this segment. */
+    int docFreq() {
+        return docs.length;
+    }
+
+    long totalTermFreq() {
+        return totalTermFreq;
+    }
+
+    /** Estimated heap bytes: a doc, a tf and a norm per document. */
+    long bytes() {
+        return OVERHEAD + 16L * docs.length;
+    }
+
+    /** The list as postings, with its exact impacts when {@code impacts}. */
+    RareList postings(int flags, boolean impacts) {
+        if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
+            throw new UnsupportedOperationException("a whole word's group holds no positions");
+        }
+        return new RareList(docs, freqs, docs.length, norms, impacts, maxDoc);
+    }
+
+    @Override
+    public void copyFrom(TermState other) {
+        throw new UnsupportedOperationException("a whole word's state is shared, never copied");
+    }
+
+    @Override
+    public TermState clone() {
+        return this;  // immutable
+    }
+
+    @Override
+    public String toString() {
+        return "WordTerms(docFreq=" + docs.length + ")";
+    }
+}
