@@ -142,6 +142,7 @@ def lists_command(connection: ConnectionSettings, keep: tuple[Path, ...], remove
 _CACHES = {
     "term_state_cache": ("term states", "esqlog.terms.postings_cache_size"),
     "word_lists": ("word lists", "esqlog.terms.word_lists_cache_size"),
+    "word_postings": ("whole words", "esqlog.terms.word_postings_cache_size"),
 }
 
 
@@ -158,13 +159,18 @@ def cache_line(node: NodeCaches, section: str) -> str:
         f"{_CACHES[section][0]}: {_mb(size)} of {_mb(limit)}{share}, "
         f"{get(section, 'entries'):,} entries, {rate}, {get(section, 'evictions'):,} evictions"
     )
-    return line + (f", {refused:,} refused by the esqlog_terms breaker" if refused else "")
+    if not refused:
+        return line
+    if section == "word_postings":  # admission refuses a full cache's first sights too
+        return line + f", {refused:,} not kept (a full cache's first sight, or the breaker)"
+    return line + f", {refused:,} refused by the esqlog_terms breaker"
 
 
 def stats_lines(found: ClusterCaches) -> list[str]:
-    """The report: each node's two caches, the failures, and what to change where a cache
-    evicts (a cache too small for its node's traffic evicts what the next searches look up
-    again; the counters run from the node's start, so the advice says to watch them grow)."""
+    """The report: each node's caches (those its plugin release reports), the failures, and
+    what to change where a cache evicts (a cache too small for its node's traffic evicts what
+    the next searches look up again; the counters run from the node's start, so the advice
+    says to watch them grow)."""
     out = []
     if not found.per_node:
         out.append(
@@ -173,7 +179,7 @@ def stats_lines(found: ClusterCaches) -> list[str]:
         )
     width = max((len(n.name) for n in found.nodes), default=0)
     for node in found.nodes:
-        for k, section in enumerate(_CACHES):
+        for k, section in enumerate(s for s in _CACHES if s in node.sections):
             label = node.name if k == 0 else ""
             out.append(f"{label:<{width}}  {cache_line(node, section)}")
     for node_id, reason in found.failures:

@@ -1,7 +1,8 @@
 """The esqlog-terms plugin's caches on every node, read from ``GET /_esqlog/terms/stats``.
 
-Why: both caches the plugin keeps (the term states of the groups' terms, the word lists the
-nodes plan from) are per node and bounded; a node whose cache is too small for its traffic
+Why: the caches the plugin keeps (the term states of the groups' terms, the word lists the
+nodes plan from, and from 1.11.0 the whole-word groups of ``select: "all"``) are per node and
+bounded; a node whose cache is too small for its traffic
 evicts and misses while the others hit, and only that node's searches pay for it. From
 esqlog-terms 1.10.0 one request answers for every node (the plugin's nodes action); before,
 the endpoint answered for the node that received it, which is what :func:`stats_of` reports
@@ -19,12 +20,13 @@ from esqlog.engine.steps import Plan, Request
 from esqlog.errors import ClusterError
 
 PATH = "/_esqlog/terms/stats"
-SECTIONS = ("term_state_cache", "word_lists")
+SECTIONS = ("term_state_cache", "word_lists", "word_postings")
 
 
 @dataclass(frozen=True)
 class NodeCaches:
-    """One node's counters, by section (``term_state_cache``, ``word_lists``) and name."""
+    """One node's counters, by section (``term_state_cache``, ``word_lists``,
+    ``word_postings``: those its plugin release reports) and name."""
 
     node_id: str
     name: str
@@ -61,7 +63,7 @@ def stats_of(body: Any) -> ClusterCaches:
         raise ValueError("the answer is not an object")
     nodes = body.get("nodes")
     if nodes is None:  # a plugin before 1.10.0: the receiving node's caches alone
-        sections = {s: _counters(body.get(s, {}), s) for s in SECTIONS}
+        sections = {s: _counters(body[s], s) for s in SECTIONS if s in body}
         return ClusterCaches((NodeCaches("", "the receiving node", sections),), (), False)
     if not isinstance(nodes, Mapping):
         raise ValueError("nodes is not an object")
@@ -69,7 +71,7 @@ def stats_of(body: Any) -> ClusterCaches:
     for node_id, node in nodes.items():
         if not isinstance(node, Mapping):
             raise ValueError(f"nodes.{node_id} is not an object")
-        sections = {s: _counters(node.get(s, {}), f"nodes.{node_id}.{s}") for s in SECTIONS}
+        sections = {s: _counters(node[s], f"nodes.{node_id}.{s}") for s in SECTIONS if s in node}
         found.append(NodeCaches(str(node_id), str(node.get("name", node_id)), sections))
     found.sort(key=lambda n: (n.name, n.node_id))
     header = body.get("_nodes")

@@ -25,12 +25,18 @@ from esqlog.identifiers.selection import MULTI_SCAN
 
 #: the plugin's query name (WordsQueryBuilder), as both engines register it
 QUERY_NAME = "esqlog_identifiers"
+#: the first esqlog-terms release that plans select "all" (WholeWordQuery); an older node
+#: refuses the value, and the wrapper plans on the client from then on (with "cover")
+EVERY = "1.11.0"
 
 
-def fits(budget: int, words: int, allowed: int) -> bool:
+def fits(budget: int, words: int, allowed: int, every: bool = False) -> bool:
     """Whether the node can plan this query: its budget within the lists the node keeps
     (each word's first MULTI_SCAN compounds) and its terms surely within ``allowed`` (a word
-    sends its own term or its first compound, then picks from ``budget - words`` more)."""
+    sends its own term or its first compound, then picks from ``budget - words`` more);
+    ``every`` (select "all"): at most two clauses a word, its own term and its whole group."""
+    if every:
+        return budget < MULTI_SCAN and 2 * words <= allowed
     return budget < MULTI_SCAN and max(budget, words) <= allowed
 
 

@@ -24,7 +24,7 @@ MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, 
 #: took 3.7-4.1x.
 FAN_OUT_BUDGET = 300
 #: Which compounds the clause budget takes first (IdentifierSettings.select).
-Selection = Literal["mass", "multi", "words", "cover"]
+Selection = Literal["mass", "multi", "words", "cover", "all"]
 #: What a common sub-word's compounds do (IdentifierSettings.common).
 Common = Literal["split", "own"]
 #: How a word's spans on several shards are scored (IdentifierSettings.shard_groups).
@@ -63,6 +63,11 @@ class IdentifierSettings:
     #: summed weight), "words" (holding the most query words), "multi" (holding two or more, as one
     #: tier), then by score mass; "mass": by score mass only. "cover" measured
     #: (docs/benchmarks/identifiers.md): up to +0.010 NDCG@10 over "multi", -0.005 on Ruby.
+    #: "all": no budget, every compound of each word, as one group per word that the
+    #: esqlog-terms plugin (1.11.0 and later) reads once per segment and keeps: near the
+    #: plain match's speed, a ranking within -0.004 to +0.006 NDCG@10 of "cover" on Go and
+    #: Java (docs/benchmarks/identifiers.md, "every compound of each word"); planned on the
+    #: nodes only, elsewhere (spans, an older plugin) "cover" is taken, with one warning.
     select: Selection = "cover"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
@@ -198,7 +203,7 @@ class IdentifierSettings:
         if self.select not in SELECTIONS:
             raise UsageError(
                 f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}",
-                "pass select='multi', 'words', 'cover' or 'mass'",
+                "pass select='multi', 'words', 'cover', 'mass' or 'all'",
             )
         if self.operator not in OPERATORS:
             raise UsageError(

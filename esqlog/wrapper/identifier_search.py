@@ -325,8 +325,19 @@ def _build(
         # the node chooses the compounds (esqlog.identifiers.node_plan): the same terms
         budget = settings.budget_for(stats.shards, one_shard)
         weighed = remembered(spec.text, stats, vocab, settings, None, plans, weigh_words)
-        if node_plan.fits(budget, len(weighed.present), allowed):
+        every = settings.select == "all"
+        if node_plan.fits(budget, len(weighed.present), allowed, every):
             return [_decorated(node_plan.node_clause(weighed, spec.field, lists, budget), spec)]
+    if settings.select == "all":  # every compound is the node's plan only: the budget here
+        warn(
+            f"select-all:{index}",
+            (
+                f"esqlog: select='all' needs the nodes' plan (esqlog-terms {node_plan.EVERY} "
+                "or later, one shard's layout, no and/minimum_should_match); this search "
+                "takes the clause budget's choice (select='cover') instead"
+            ),
+        )
+        settings = _budget_selection(settings)
     while True:
         plan = remembered_plan(spec.text, stats, vocab, settings, layout, plans)
         # without an and/msm filter any query of the plan (one shard's too, laid out as on
@@ -354,6 +365,12 @@ def _build(
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
+
+
+@lru_cache(maxsize=64)
+def _budget_selection(settings: IdentifierSettings) -> IdentifierSettings:
+    """select "all" planned on the client: the budget's default choice ("cover")."""
+    return replace(settings, select="cover")
 
 
 @lru_cache(maxsize=64)

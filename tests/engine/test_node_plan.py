@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +30,14 @@ from esqlog.identifiers.word_lists import STATE
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, mappings
 from tests.support.engines import bulk_index, call, create_index, found
-from tests.support.oracle import hits_of, load_docs, load_query_texts, total_of
+from tests.support.node_plans import EVERY, Planned, assert_every_compound
+from tests.support.node_plans import Sent as _Sent
+from tests.support.node_plans import body as _body
+from tests.support.node_plans import texts as _texts
+from tests.support.oracle import hits_of, load_docs, total_of
 
-QUERIES = 30
+QUERIES = 30  # as tests.support.node_plans
 ON_CLIENT = IdentifierSettings(node_plan=False)
-
-
-@dataclass
-class Planned:
-    engine: Engine
-    index: str
-    path: Path
-    lists: str
-    note: str
 
 
 @pytest.fixture(scope="module", params=[1, 3], ids=lambda s: f"{s}-shards")
@@ -64,35 +58,6 @@ def planned(
         call(engine, "DELETE", f"/{index}")
         if lists is not None:
             found(engine, "DELETE", f"/{lists}")
-
-
-def _texts() -> list[str]:
-    return [t for t in load_query_texts() if t.isascii()][:QUERIES]
-
-
-def _body(text: str, size: int = N_DOCS) -> dict[str, Any]:
-    return {"query": {"match": {"body": text}}, "size": size, "track_total_hits": True}
-
-
-class _Sent:
-    """The bodies of the searches a client's transport sends."""
-
-    def __init__(self, client: Any) -> None:
-        self.transport = client.transport
-        self.perform = self.transport.perform_request
-        self.bodies: list[str] = []
-
-    def __enter__(self) -> _Sent:
-        def spy(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-            if url.endswith("/_search"):
-                self.bodies.append(json.dumps(kwargs.get("body"), default=str))  # as sent
-            return self.perform(method, url, *args, **kwargs)
-
-        self.transport.perform_request = spy
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.transport.perform_request = self.perform
 
 
 def test_calibrate_writes_marked_complete_lists_and_names_them(planned: Planned) -> None:
@@ -212,3 +177,51 @@ def test_missing_lists_fall_back_to_the_clients_plan_once(
         call(engine, "DELETE", f"/{index}")
         if lists is not None:
             found(engine, "DELETE", f"/{lists}")
+
+
+def test_select_all_scores_as_the_clients_plan_of_every_compound(planned: Planned) -> None:
+    assert_every_compound(planned, QUERIES, QUERIES // 2)
+
+
+def test_select_all_reads_a_word_once_and_keeps_it(planned: Planned) -> None:
+    node = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=EVERY)
+    text = _texts()[2]
+    node.search(index=planned.index, body=_body(text, 10))
+    before = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_postings"]
+    again = node.search(index=planned.index, body=_body(text, 10))
+    after = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_postings"]
+    assert after["hits"] > before["hits"] and after["misses"] == before["misses"]
+    assert 0 < after["size_in_bytes"] <= after["limit_in_bytes"] and after["entries"] > 0
+    assert hits_of(again)
+
+
+def test_select_all_explains_each_word_with_the_score(planned: Planned) -> None:
+    node = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=EVERY)
+    body = {**_body(_texts()[3], 3), "explain": True}
+    for hit in node.search(index=planned.index, body=body)["hits"]["hits"]:
+        assert hit["_explanation"]["value"] == pytest.approx(hit["_score"], rel=1e-5)
+        assert "its compounds" in json.dumps(hit["_explanation"])
+
+
+def test_select_all_planned_on_the_client_takes_the_budgets_choice(planned: Planned) -> None:
+    """Where the client plans (here: node_plan off; likewise spans, or a node before 1.11.0)
+    select "all" is the budget's default choice, with one warning."""
+    every = wrap(
+        planned.engine.client,
+        planned.path,
+        mode="identifiers",
+        identifiers=IdentifierSettings(node_plan=False, select="all"),
+    )
+    cover = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=ON_CLIENT)
+    texts = _texts()[:3]
+    with (
+        pytest.warns(RuntimeWarning, match="select='all'") as caught,
+        _Sent(planned.engine.client) as sent,
+    ):
+        for text in texts:
+            every.search(index=planned.index, body=_body(text, 10))
+    assert sum("select='all'" in str(w.message) for w in caught) == 1
+    with _Sent(planned.engine.client) as expected:
+        for text in texts:
+            cover.search(index=planned.index, body=_body(text, 10))
+    assert sent.bodies == expected.bodies

@@ -218,3 +218,17 @@ def test_the_refusal_names_the_query_as_it_is_called_now(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(synonym, "QUERY_NAME", "esqlog_terms_absent")
     assert plugin_refused(ClientError({"error": "unknown query [esqlog_terms_absent]"}))
+
+
+def test_select_all_sends_at_most_two_clauses_a_word_whatever_the_budget() -> None:
+    assert fits(300, 12, 24, every=True) and not fits(300, 12, 23, every=True)
+    assert not fits(300, 12, 24)  # the budget's plan may send up to 300 terms
+    assert not fits(MULTI_SCAN, 12, 100_000, every=True)
+
+
+def test_select_all_is_a_setting_and_the_clause_says_it() -> None:
+    settings = IdentifierSettings(engine_query="plugin", select="all")
+    clause = node_clause(_weighed(settings), "body", LISTS, 300)[QUERY_NAME]
+    assert clause["select"] == "all"
+    with pytest.raises(UsageError, match="'all'"):
+        IdentifierSettings(select="every")  # type: ignore[arg-type]

@@ -1,0 +1,76 @@
+"""``select: "all"`` on the three-node OpenSearch cluster (scripts/engines/cluster.sh).
+
+The words' whole groups are read on the nodes that hold the shards, from the word lists: the
+coordinating node rewrites the query with the lists it has, but sends the shards only the
+words (the lists are no part of the query on the wire), so a node that holds a shard and has
+not coordinated must read the lists itself in its own rewrite. Checked: on an index of three
+shards without replicas, the hits, hits.total and scores equal the client's plan of every
+compound; after the first search, every node holding a shard keeps the lists and the
+whole-word groups it read. The one-node arithmetic is tests/engine/test_node_plan.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from esqlog.engine.client import Engine
+from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
+from esqlog.wrapper import wrap
+from tests.support.calibrated_go import mappings
+from tests.support.engines import bulk_index, call, create_index, found, wait_green
+from tests.support.node_plans import EVERY, Planned, assert_every_compound, body, texts
+from tests.support.oracle import load_docs
+
+DOCS = 1500
+
+
+@pytest.fixture(scope="module")
+def planned(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Planned]:
+    index = create_index(cluster, shards=3, mappings=mappings(), settings={"number_of_replicas": 0})
+    lists = None
+    try:
+        wait_green(cluster, index)
+        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(DOCS)]
+        bulk_index(cluster, index, docs)
+        call(cluster, "POST", f"/{index}/_refresh")
+        path: Path = tmp_path_factory.mktemp("select-all") / "code.qlog.json"
+        record, note = identifier_report(
+            calibrate_identifiers(cluster, index, "body"), path, cluster
+        )
+        lists = record.word_lists
+        assert lists is not None, note
+        yield Planned(cluster, index, path, lists, note)
+    finally:
+        call(cluster, "DELETE", f"/{index}")
+        if lists is not None:
+            found(cluster, "DELETE", f"/{lists}")
+
+
+def _shard_nodes(planned: Planned) -> set[str]:
+    shards = call(planned.engine, "GET", f"/_cat/shards/{planned.index}?format=json&h=node")
+    return {s["node"] for s in shards}
+
+
+def _node_sections(planned: Planned) -> dict[str, dict[str, dict[str, int]]]:
+    nodes = call(planned.engine, "GET", "/_esqlog/terms/stats")["nodes"]
+    return {n["name"]: n for n in nodes.values()}
+
+
+def test_every_node_holding_a_shard_reads_the_words_itself(planned: Planned) -> None:
+    holders = _shard_nodes(planned)
+    assert len(holders) >= 2  # some shard is on a node that does not coordinate
+    before = _node_sections(planned)
+    node = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=EVERY)
+    node.search(index=planned.index, body=body(texts()[0], 10))
+    after = _node_sections(planned)
+    for name in holders:
+        read = after[name]["word_postings"]["misses"] - before[name]["word_postings"]["misses"]
+        kept = after[name]["word_lists"]["entries"]
+        assert read > 0 and kept > 0, (name, after[name])
+
+
+def test_the_cluster_scores_as_the_clients_plan_of_every_compound(planned: Planned) -> None:
+    assert_every_compound(planned, 12, 6)
