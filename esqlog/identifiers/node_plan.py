@@ -43,19 +43,26 @@ def fits(budget: int, words: int, allowed: int, every: bool = False) -> bool:
 def node_clause(weighed: WeighedWords, field: str, lists: str, budget: int) -> dict[str, Any]:
     """The ``esqlog_identifiers`` clause of one match: what the node's plan reads of each
     word (WordPlan.Word), in the query's order."""
+    # read once, not per word: a search builds this on a CPU cache the engine's work evicted
+    # while the client waited (docs/benchmarks/identifiers.md, 2026-12-07), where each costs
     settings = weighed.settings
+    rare_first, weight, common = settings.rare_first, weighed.weight, weighed.common
+    engine_df, comps, every = weighed.engine_df, weighed.comps, weighed.every
     words = []
     for w in weighed.present:
+        own = engine_df.get(w, 0) > 0
+        size = comps[w].size
+        apart = w in common
         entry: dict[str, Any] = {
             "word": w,
-            "weight": weighed.weight[w],
-            "first": bool(weighed.first(w)),
-            "tier": 2.0 if settings.rare_first and w in weighed.common else 1.0,
-            "own": weighed.engine_df.get(w, 0) > 0,
-            "apart": w in weighed.common,
+            "weight": weight[w],
+            "first": not own and size > 0,  # WeighedWords.first
+            "tier": 2.0 if rare_first and apart else 1.0,
+            "own": own,
+            "apart": apart,
         }
-        if weighed.comps[w].size < weighed.every[w].size:  # a cap, or common="own"
-            entry["limit"] = int(weighed.comps[w].size)
+        if size < every[w].size:  # a cap, or common="own"
+            entry["limit"] = int(size)
         words.append(entry)
     if not words:
         return {"match_none": {}}

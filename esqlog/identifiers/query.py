@@ -49,6 +49,7 @@ Everything here is I/O-free: text + field + split statistics + a df lookup -> qu
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -74,6 +75,11 @@ def _idf(n: int, big_n: int, q: float = 1.0) -> float:
     """Lucene's BM25 idf with the outer log replaced by ln_q (as esqlog.scoring.qlog.idf_lucene)."""
     log_x = math.log(1.0 + (big_n - n + 0.5) / (n + 0.5))
     return log_x if q == 1.0 else math.expm1((1.0 - q) * log_x) / (1.0 - q)
+
+
+#: :func:`_idf` of recent (df, N, q): a search weighs each of its words, and most words
+#: recur; a value is the same float whether computed or remembered
+_remembered_idf = functools.lru_cache(maxsize=8192)(_idf)
 
 
 @dataclass(frozen=True)
@@ -204,13 +210,18 @@ def weigh_words(
     # each token's split, each word's compounds and split df: remembered across searches
     facts = stats.facts if stats.facts is not None else WordFacts(stats)
     tokens = [facts.token(token) for token in cased_tokens(text)]
-    counts = Counter(w for low, parts in tokens for w in (low, *parts))
-    looked = {w: facts.word(w) for w in counts}
-    every = {w: ids for w, (ids, _) in looked.items()}
-    comps = every if settings.cap is None else {w: ids[: settings.cap] for w, ids in every.items()}
+    counts = Counter([w for low, parts in tokens for w in (low, *parts)])
     engine_df = dict(df_lookup(list(counts)))
-    split_df = {w: looked[w][1] or engine_df.get(w, 0) for w in counts}
-    present = [w for w in counts if split_df[w] > 0]
+    # one pass over the words (a search runs this on a cold cache, where each pass costs)
+    every: dict[str, np.ndarray] = {}
+    split_df: dict[str, int] = {}
+    present = []
+    for w, (ids, df) in facts.words(counts).items():
+        every[w] = ids
+        split_df[w] = df = df or engine_df.get(w, 0)
+        if df > 0:
+            present.append(w)
+    comps = every if settings.cap is None else {w: ids[: settings.cap] for w, ids in every.items()}
     plain = (
         settings.rare_word_df is not None
         and bool(present)
@@ -226,7 +237,7 @@ def weigh_words(
     plain = plain or bool(family)
     if plain:  # the plain split stream (see rare_word_df and family_excess)
         q, settings = 1.0, replace(settings, rare_first=False, select="mass")
-    weight = {w: _idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
+    weight = {w: _remembered_idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
     limit = settings.span_max_df * stats.split_docs
     common = {w for w in present if split_df[w] > limit and engine_df.get(w, 0) > 0}
     if settings.common == "own":  # common sub-words: their own term only (see settings)

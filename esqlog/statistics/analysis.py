@@ -91,6 +91,16 @@ def standard_terms(text: str) -> list[str] | None:
     return terms
 
 
+def standard_cuts(text: str) -> bool:
+    """Whether :func:`standard_terms` knows ``text``'s terms (it is not None), without
+    cutting the text when no term can be too long: a term is a piece of the text, so a text
+    of at most MAX_TOKEN_LENGTH characters holds none longer. The identifiers mode asks this
+    of every match text before it cuts the text itself (esqlog.wrapper.identifier_search)."""
+    if not text.isascii():
+        return False
+    return len(text) <= MAX_TOKEN_LENGTH or standard_terms(text) is not None
+
+
 def segments_by_rules(text: str) -> list[str] | None:
     """standard_terms computed rule by rule (UAX#29 WB5-WB13b): the reference for the tests."""
     if not text.isascii():

@@ -74,8 +74,10 @@ class AutoModes:
         it, and hands an index it has no statistics for back to boost)."""
         if not isinstance(index, str) or not index or "," in index or "*" in index:
             return False
-        code = self.code_indices
-        return index in code or (bool(code) and index not in calibrated)
+        decided = self.why.get(index)  # a calibrated index by name: what was decided for it
+        if decided is not None:
+            return decided[0] == "identifiers"
+        return bool(self.code_indices) and index not in calibrated
 
     def log(self, engine_query: EngineQueryChoice | None) -> None:
         """One INFO line per index: the mode auto chose and why (and for identifiers,

@@ -129,7 +129,13 @@ class Trace:
             return result
 
     def emit(self, hook: DecisionHook | None) -> None:
+        """Report the decision: one DEBUG line and ``hook``'s call. Nothing is built when
+        neither would read it (no hook, DEBUG off): the record is a frozen dataclass of nine
+        fields, which every search would otherwise pay for."""
         if self.reason is None:
+            return
+        debug = logger.isEnabledFor(logging.DEBUG)
+        if hook is None and not debug:
             return
         decision = SearchDecision(
             self.index,
@@ -142,7 +148,7 @@ class Trace:
             self.fan_out,
             self.shard_weighted,
         )
-        if logger.isEnabledFor(logging.DEBUG):
+        if debug:
             logger.debug("%s", decision.line())
         if hook is not None:
             try:

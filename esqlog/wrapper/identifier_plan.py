@@ -149,15 +149,15 @@ def scores_unread(call: SearchCall) -> bool:
 def _answered_by_other_shards(response: Any, target: IndexTarget, call: SearchCall) -> bool:
     """Whether a search of the whole index was answered by another number of shards than
     the index was resolved with (routing and shard preferences read fewer on purpose)."""
-    preference = call.get("preference")
-    if call.get("routing") is not None or (
-        isinstance(preference, str) and preference.startswith("_shards:")
-    ):
-        return False
     body = getattr(response, "body", response)
     shards = body.get("_shards") if isinstance(body, Mapping) else None
     total = shards.get("total") if isinstance(shards, Mapping) else None
-    return isinstance(total, int) and total != target.shards
+    if not isinstance(total, int) or total == target.shards:
+        return False  # the usual answer: the call's options need not be read
+    preference = call.get("preference")
+    return call.get("routing") is None and not (
+        isinstance(preference, str) and preference.startswith("_shards:")
+    )
 
 
 def _forget(core: WrapperCore, call: SearchCall, target: IndexTarget) -> None:

@@ -53,7 +53,7 @@ from esqlog.identifiers.shards import matching_query, one_query, shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
 from esqlog.scoring.clauses import count_clauses
 from esqlog.scoring.matchspec import MatchSpec, Operator, parse_match, walk
-from esqlog.statistics.analysis import standard_terms
+from esqlog.statistics.analysis import standard_cuts, standard_terms
 from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.lru import LRU
 from esqlog.wrapper.plan_memory import remembered, remembered_plan
@@ -264,7 +264,7 @@ class IdentifierRewriter:
             or analysis is None
             or not (analysis.standard and analysis.flat)
             or (analysis.index_analyzer != analysis.analyzer)
-            or standard_terms(spec.text) is None
+            or not standard_cuts(spec.text)
         ):
             return None
         return spec, stats

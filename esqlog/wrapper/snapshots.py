@@ -56,7 +56,13 @@ class SnapshotGuard:
         by_index: Mapping[str, Sequence[Calibration]],
     ) -> None:
         self.in_use = dict(snapshots)
-        self._by_index = by_index
+        #: index -> the calibrations whose snapshot is in use, and their index UUIDs: fixed
+        #: for the guard's life, so a search's check reads them instead of finding them
+        self._owners = {
+            index: tuple(c for c in cals if (c.index, c.field) in self.in_use)
+            for index, cals in by_index.items()
+        }
+        self._uuids = {index: {c.index_uuid for c in cals} for index, cals in self._owners.items()}
         self._state: dict[str, tuple[bool, float]] = {}  # index -> (usable, next check)
 
     def check_plan(self, index: str, uuid: str | None = None) -> Plan[None]:
@@ -69,14 +75,17 @@ class SnapshotGuard:
         ``uuid``: the UUID the index name resolved to just now; another than calibrated
         checks at once, so a recreated index is never searched with the old statistics.
         """
-        now = time.monotonic()
-        usable, due = self._state.get(index, (True, 0.0))
         # Each snapshot is judged by the calibration it was taken with: another field's
         # calibration of the same index may be older or newer.
-        owners = [c for c in self._by_index.get(index, []) if (c.index, c.field) in self.in_use]
-        if usable and uuid is not None and any(c.index_uuid != uuid for c in owners):
-            due = 0.0
-        if now < due or not owners:
+        owners = self._owners.get(index)
+        if not owners:
+            return
+        now = time.monotonic()
+        usable, due = self._state.get(index, (True, 0.0))
+        uuids = self._uuids[index]
+        if usable and uuid is not None and (len(uuids) > 1 or uuid not in uuids):
+            due = 0.0  # an owner was calibrated on another index than the name's now
+        if now < due:
             return
         self._state[index] = (usable, now + SNAPSHOT_CHECK_SECONDS)
         try:  # one look at the index serves every snapshot of it

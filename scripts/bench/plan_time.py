@@ -33,6 +33,9 @@ ref's ``esqlog`` is ``git archive``d into a temporary folder its worker runs in.
 also records a digest of every request it would send: the script prints how many differ
 between the two sides and exits 1 when any does (a speed change must not change a body).
 ``json`` runs the same code on both sides: its ratio shows what is left of the noise.
+``--cold MB``: before each timed search, write over MB of memory, as the engine's work
+between two searches of an application evicts the CPU caches (a search through the wrapper
+then costs 2-3x its warm time: docs/benchmarks/identifiers.md, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ def worker(args: argparse.Namespace) -> None:
     JSON line (per search the phases' milliseconds and a digest of its requests)."""
     from dataclasses import replace
 
+    import numpy as np
     from opensearchpy import OpenSearch
     from opensearchpy.serializer import JSONSerializer
 
@@ -156,12 +160,15 @@ def worker(args: argparse.Namespace) -> None:
 
     plans = getattr(core.identifiers, "_plans", None)  # the wrapper's kept plans, if any
 
+    junk = np.zeros(args.cold * 131072, dtype=np.int64)  # --cold MB of 8-byte integers
+
     def one(text: str) -> tuple[dict[str, float], str]:
         acc.clear()
         sent.clear()
         if plans is not None:  # a text seen in an earlier round is new again
             plans.clear()
         body = {"query": {"match": {cal.field: text}}, "size": 10, "_source": False}
+        np.add(junk, 1, out=junk)  # the caches as the engine's work leaves them (or none)
         started = clock()
         drive(search_plan(core, (), {"index": cal.index, "body": body}, None), perform)
         acc["search"] = clock() - started - acc.get("requests", 0.0)
@@ -172,6 +179,7 @@ def worker(args: argparse.Namespace) -> None:
             "requests": acc.get("request_count", 0.0)
         }
         # the next page of the same search: the same text planned again
+        np.add(junk, 1, out=junk)
         started = clock()
         requests = acc.get("requests", 0.0)
         drive(
@@ -238,6 +246,8 @@ class _Side:
             args.terms_plugin,
             "--clock",
             args.clock,
+            "--cold",
+            str(args.cold),
         ]
         self.process = subprocess.Popen(
             cmd, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -331,6 +341,7 @@ def main() -> int:
         default="cpu",
         help="cpu: the thread's CPU time (default; steady on a loaded machine); wall: elapsed time",
     )
+    parser.add_argument("--cold", type=int, default=0, help="MB written over before each search")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     add_out(parser, None)
     args = parser.parse_args()
@@ -344,7 +355,7 @@ def main() -> int:
     differ = sum(a != b for a, b in zip(this.digests, ref.digests, strict=True))
     print(
         f"{this.info['index']}: {n} queries x {args.rounds} rounds per side, batches of "
-        f"{args.batch} in turn, {args.clock} time, "
+        f"{args.batch} in turn, {args.clock} time, caches {'cold' if args.cold else 'warm'}, "
         f"engine_query {this.info['engine_query']} (ref: {ref.info['engine_query']}), "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
