@@ -44,7 +44,7 @@ def node_clause(weighed: WeighedWords, field: str, lists: str, budget: int) -> d
     """The ``esqlog_identifiers`` clause of one match: what the node's plan reads of each
     word (WordPlan.Word), in the query's order."""
     # read once, not per word: a search builds this on a CPU cache the engine's work evicted
-    # while the client waited (docs/benchmarks/identifiers.md, 2026-12-07), where each costs
+    # while the client waited (docs/benchmarks/identifiers.md, 2026-12-07)
     settings = weighed.settings
     rare_first, weight, common = settings.rare_first, weighed.weight, weighed.common
     engine_df, comps, every = weighed.engine_df, weighed.comps, weighed.every

@@ -281,9 +281,9 @@ def test_an_unfiltered_query_lists_exactly_the_plans_terms(
     shards: int, engine_query: str, shard_groups: str
 ) -> None:
     """The wrapper fits a query under the engine's clause limit by its plan's count
-    (esqlog.wrapper.identifier_search._build): without an and/msm filter the query must list
+    (esqlog.wrapper.identifier_clauses.build_clauses): without an and/msm filter the query must list
     exactly that many terms; a filter lists more, so those queries are counted."""
-    from esqlog.wrapper.identifier_search import _terms_in
+    from esqlog.wrapper.identifier_clauses import terms_in as _terms_in
 
     stats = build(shards=shards)
     texts = [text for _, text in DOCS] + ["read socket", "web", "zzzz", "handle upgrade read"]
@@ -310,7 +310,8 @@ def test_the_built_clause_fits_the_engines_clause_limit(
     """Whatever the filter, the clause the wrapper builds lists no more terms than it is
     allowed (an and/msm filter lists each token's terms once more: counted, not assumed)."""
     from esqlog.scoring.matchspec import parse_match
-    from esqlog.wrapper.identifier_search import _build, _terms_in
+    from esqlog.wrapper.identifier_clauses import build_clauses as _build
+    from esqlog.wrapper.identifier_clauses import terms_in as _terms_in
 
     stats = build()
     vocab = cast(Any, type("Snapshot", (), {"df_of": staticmethod(df_lookup(stats))})())
