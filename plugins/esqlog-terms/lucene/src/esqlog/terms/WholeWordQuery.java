@@ -57,10 +57,20 @@ public final class WholeWordQuery extends Query {
     private final Function<Similarity, float[]> bm25;
     /** The bytes of groups this query read and the cache did not keep (shared by its words). */
     private final AtomicLong uncached;
+    private final long uncachedLimit;
     private final String key;
+    private volatile List<BytesRef> sortedTerms;
 
     WholeWordQuery(String field, String lists, WordPlan.Whole whole,
                    Function<Similarity, float[]> bm25, AtomicLong uncached) {
+        this(field, lists, whole, bm25, uncached, UNCACHED_BYTES);
+    }
+
+    /** {@code uncachedLimit}: the bytes its query's groups may take outside the cache. */
+    WholeWordQuery(String field, String lists, WordPlan.Whole whole,
+                   Function<Similarity, float[]> bm25, AtomicLong uncached,
+                   long uncachedLimit) {
+        this.uncachedLimit = uncachedLimit;
         this.field = Objects.requireNonNull(field);
         this.lists = Objects.requireNonNull(lists);
         this.whole = Objects.requireNonNull(whole);
@@ -79,8 +89,22 @@ public final class WholeWordQuery extends Query {
         return new BytesRef(out);
     }
 
+    /**
+     * The group's terms as the dictionary orders them, made at the first segment that reads
+     * the group (a kept group needs none: most words of most queries). Computed again by a
+     * thread that races another here, to the same value.
+     */
+    private List<BytesRef> terms() {
+        List<BytesRef> out = sortedTerms;
+        if (out == null) {
+            out = WordTerms.inIndexOrder(SaturationQuery.encoded(whole.terms()));
+            sortedTerms = out;
+        }
+        return out;
+    }
+
     /** The group in one segment: kept, else read (and offered to the cache). */
-    private WordTerms group(LeafReader leaf, List<BytesRef> terms) throws IOException {
+    private WordTerms group(LeafReader leaf) throws IOException {
         WordPostings cache = WordPostings.shared();
         IndexReader.CacheHelper core = leaf.getCoreCacheHelper();
         WordTerms found = cache.get(core, key);
@@ -92,13 +116,14 @@ public final class WholeWordQuery extends Query {
             return null;
         }
         long started = System.nanoTime();
-        WordTerms read = WordTerms.read(terms, segment, leaf.getNormValues(field), leaf.maxDoc());
+        WordTerms read = WordTerms.read(terms(), segment, leaf.getNormValues(field),
+            leaf.maxDoc());
         cache.read(System.nanoTime() - started);
         if (!cache.put(core, key, read)
-                && uncached.addAndGet(read.bytes()) > UNCACHED_BYTES) {
+                && uncached.addAndGet(read.bytes()) > uncachedLimit) {
             throw new IllegalStateException("[esqlog_identifiers] select all: the words' groups "
-                + "read outside the node's cache exceed " + (UNCACHED_BYTES >> 20) + " MB in "
-                + "one query; raise " + WordPostings.SETTING + " or use select cover");
+                + "read outside the node's cache exceed " + uncachedLimit + " bytes in one "
+                + "query; raise " + WordPostings.SETTING + " or use select cover");
         }
         return read;
     }
@@ -120,9 +145,8 @@ public final class WholeWordQuery extends Query {
         viewSearcher.setSimilarity(params == null ? new BM25Similarity()
             : new SaturationQuery.UnitIdfBM25(params[0], params[1], params[2]));
         TermStates states = new TermStates(viewSearcher.getTopReaderContext());
-        List<BytesRef> terms = SaturationQuery.encoded(whole.terms());
         for (LeafReaderContext leaf : viewSearcher.getTopReaderContext().leaves()) {
-            WordTerms group = group(FilterLeafReader.unwrap(leaf.reader()), terms);
+            WordTerms group = group(FilterLeafReader.unwrap(leaf.reader()));
             if (group != null && group.docFreq() > 0) {
                 states.register(group, leaf.ord, group.docFreq(), group.totalTermFreq());
             }

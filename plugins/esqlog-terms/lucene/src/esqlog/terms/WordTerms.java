@@ -46,7 +46,9 @@ final class WordTerms extends TermState {
     /**
      * The merged postings of {@code terms} (each at most once) in a segment whose {@code field}
      * has {@code segmentTerms} and {@code norms}: the documents holding any of them, each with
-     * their summed frequency.
+     * their summed frequency. The terms are sought in the dictionary's order ({@link
+     * #inIndexOrder}): a seek then starts from the blocks the previous one left, which the
+     * list's order (most frequent first) scatters.
      */
     static WordTerms read(List<BytesRef> terms, Terms segmentTerms, NumericDocValues norms,
                           int maxDoc) throws IOException {
@@ -86,6 +88,13 @@ final class WordTerms extends TermState {
         docs = Arrays.copyOf(docs, size);
         freqs = Arrays.copyOf(freqs, size);
         return new WordTerms(docs, freqs, RareImpacts.norms(norms, docs, size), total, maxDoc);
+    }
+
+    /** {@code terms} sorted as a terms dictionary holds them (unsigned bytes). */
+    static List<BytesRef> inIndexOrder(List<BytesRef> terms) {
+        BytesRef[] sorted = terms.toArray(new BytesRef[0]);
+        Arrays.sort(sorted);
+        return Arrays.asList(sorted);
     }
 
     /** The documents of the group in this segment. */

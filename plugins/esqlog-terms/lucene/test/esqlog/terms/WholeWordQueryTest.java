@@ -162,15 +162,38 @@ public class WholeWordQueryTest extends LuceneTestCase {
         assertEquals(COMPOUNDS.size() + 1, whole(true, COMPOUNDS.size()).terms().size());
     }
 
+    /** Each group's scores, read afresh and then from the cache (or again where it keeps
+     * nothing or has no room): groups of the same word that differ in the own term or the
+     * head are different entries. */
     public void testScoresAreTheListedGroupsTwiceOver() throws IOException {
         IndexSearcher searcher = searcher();
-        for (WordPlan.Whole whole : List.of(whole(true, COMPOUNDS.size()), whole(false, 4),
-                whole(true, 1))) {
-            Map<Integer, Float> expected = scores(searcher, listed(whole));
-            assertFalse(expected.isEmpty());
-            assertSameScores(expected, scores(searcher, wholeQuery(whole)));
-            assertSameScores(expected, scores(searcher, wholeQuery(whole)));  // kept, or not
+        for (long size : new long[] {0, 1 << 10, 64 << 20}) {
+            WordPostings.install(new WordPostings(size));
+            for (WordPlan.Whole whole : List.of(whole(true, COMPOUNDS.size()), whole(false, 4),
+                    whole(true, 1), whole(false, COMPOUNDS.size()))) {
+                Map<Integer, Float> expected = scores(searcher, listed(whole));
+                assertFalse(expected.isEmpty());
+                assertSameScores(expected, scores(searcher, wholeQuery(whole)));
+                assertSameScores(expected, scores(searcher, wholeQuery(whole)));
+            }
         }
+    }
+
+    /** The groups one query reads outside the cache are bounded: past the bound the query
+     * fails with a message naming the setting, rather than the heap paying. */
+    public void testGroupsReadOutsideTheCacheAreBoundedPerQuery() throws IOException {
+        WordPostings.install(new WordPostings(0));  // keeps nothing
+        IndexSearcher searcher = searcher();
+        AtomicLong shared = new AtomicLong();
+        Query small = new WholeWordQuery(FIELD, LISTS, whole(true, 3),
+            SaturationQuery::luceneBm25, shared, 1L << 30);
+        searcher.search(small, 10);
+        assertTrue(shared.get() > 0);
+        Query bounded = new WholeWordQuery(FIELD, LISTS, whole(true, 3),
+            SaturationQuery::luceneBm25, new AtomicLong(), 16);
+        IllegalStateException refused = expectThrows(IllegalStateException.class,
+            () -> searcher.search(bounded, 10));
+        assertTrue(refused.getMessage(), refused.getMessage().contains(WordPostings.SETTING));
     }
 
     public void testLuceneQueryChecks() throws IOException {
