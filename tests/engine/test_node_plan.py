@@ -205,23 +205,22 @@ def test_select_all_explains_each_word_with_the_score(planned: Planned) -> None:
 
 def test_select_all_planned_on_the_client_takes_the_budgets_choice(planned: Planned) -> None:
     """Where the client plans (here: node_plan off; likewise spans, or a node before 1.11.0)
-    select "all" is the budget's default choice, with one warning."""
-    every = wrap(
-        planned.engine.client,
-        planned.path,
-        mode="identifiers",
-        identifiers=IdentifierSettings(node_plan=False, select="all"),
-    )
-    cover = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=ON_CLIENT)
-    texts = _texts()[:3]
-    with (
-        pytest.warns(RuntimeWarning, match="select='all'") as caught,
-        _Sent(planned.engine.client) as sent,
-    ):
-        for text in texts:
-            every.search(index=planned.index, body=_body(text, 10))
+    select "all" is the budget's default choice ("cover"), with one warning: on texts whose
+    "cover" and "multi" bodies differ, so that any other choice would show."""
+    client = planned.engine.client
+
+    def bodies(settings: IdentifierSettings, texts: list[str]) -> list[str]:
+        searcher = wrap(client, planned.path, mode="identifiers", identifiers=settings)
+        with _Sent(client) as sent:
+            for text in texts:
+                searcher.search(index=planned.index, body=_body(text, 10))
+        return sent.bodies
+
+    multi = IdentifierSettings(node_plan=False, select="multi")
+    texts = [t for t in _texts() if bodies(ON_CLIENT, [t]) != bodies(multi, [t])][:3]
+    assert texts
+    every = IdentifierSettings(node_plan=False, select="all")
+    with pytest.warns(RuntimeWarning, match="select='all'") as caught:
+        sent = bodies(every, texts)
     assert sum("select='all'" in str(w.message) for w in caught) == 1
-    with _Sent(planned.engine.client) as expected:
-        for text in texts:
-            cover.search(index=planned.index, body=_body(text, 10))
-    assert sent.bodies == expected.bodies
+    assert sent == bodies(ON_CLIENT, texts)

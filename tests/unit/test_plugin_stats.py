@@ -126,3 +126,17 @@ def test_another_failure_is_not_taken_for_a_missing_plugin() -> None:
 def test_an_unreadable_answer_is_a_cluster_error() -> None:
     with pytest.raises(ClusterError, match="cannot read"):
         drive(cache_stats_plan(), lambda _: {"nodes": []})
+
+
+def test_the_whole_word_cache_is_reported_where_a_node_has_it() -> None:
+    """esqlog-terms 1.11.0 adds word_postings (select "all"); a node of an older release
+    reports no such section, and its lines leave it out rather than print zeros."""
+    new = _node("c1", 90, 10)
+    new["word_postings"] = {**new["word_lists"], "refused": 4, "evictions": 2}
+    found = stats_of(_answer(aid=new, bid=_node("c2", 10, 0)))
+    assert found.nodes[0].counter("word_postings", "refused") == 4
+    lines = stats_lines(found)
+    whole = [line for line in lines if "whole words:" in line]
+    assert len(whole) == 1 and "4 not kept" in whole[0]
+    assert any("esqlog.terms.word_postings_cache_size" in line for line in lines)
+    assert "word_postings" not in found.nodes[1].sections
