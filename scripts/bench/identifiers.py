@@ -16,8 +16,10 @@ Calibration times of ``--vocabulary`` alone and with ``--identifiers`` are recor
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,8 +31,9 @@ from esqlog.calibration.calibrate import calibrate, calibrate_with_vocabulary
 from esqlog.engine.client import Engine
 from esqlog.evaluation.metrics import paired_bootstrap, per_query_metrics
 from esqlog.evaluation.sweeps import QuerySet, evaluate_queries, system_label
-from esqlog.identifiers.calibrate import calibrate_identifiers
-from esqlog.identifiers.query import identifier_query, plan_identifier_query
+from esqlog.identifiers import node_plan
+from esqlog.identifiers.calibrate import calibrate_identifiers, save_with_word_lists
+from esqlog.identifiers.query import identifier_query, plan_identifier_query, weigh_words
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
@@ -200,6 +203,26 @@ def bench_index(corpus: str, size: str, analyzer: str, shards: int) -> str:
     return f"esqlog-bench-{corpus}-{size}-{analyzer}" + (f"-{shards}s" if shards > 1 else "")
 
 
+def _variant_query(
+    text: str,
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    settings: IdentifierSettings,
+    lists: str | None,
+) -> dict[str, Any]:
+    """One variant's query: select "all" as the wrapper sends it to the nodes
+    (esqlog_identifiers: every compound of each word, planned on the node from the word lists
+    calibrate wrote), any other as the client plans it."""
+    if settings.select == "all":
+        if not lists:
+            raise SystemExit("select=all needs the word lists: a node with esqlog-terms 1.11.0")
+        budget = settings.budget_for(stats.shards, True)
+        return node_plan.node_clause(
+            weigh_words(text, stats, vocab.df_of, settings), "body", lists, budget
+        )
+    return identifier_query(text, "body", stats, vocab.df_of, settings)
+
+
 def run_one(
     engine: Engine, args: argparse.Namespace, corpus: str, size: str
 ) -> list[dict[str, Any]]:
@@ -219,6 +242,12 @@ def run_one(
     found = calibrate_identifiers(engine, std_index, "body")
     seconds["vocabulary+identifiers"] = time.perf_counter() - t0
     seconds["identifiers_build"] = found.build_seconds
+    if any(parse_variant(v)[1].select == "all" for v in args.variants):
+        # select "all" is planned on the nodes from the word lists, which esqlog calibrate
+        # writes when it saves the calibration: saved so, into a scratch file
+        with tempfile.TemporaryDirectory() as scratch:
+            record = save_with_word_lists(found, Path(scratch) / "bench.qlog.json", engine)[0]
+        found = dataclasses.replace(found, record=record)
     cal, vocab, stats = found.record, found.vocabulary, found.stats
     code_q = calibrate(engine, code_index, "body").q if args.code else None
     print(
@@ -249,13 +278,19 @@ def run_one(
         timing: dict[str, float] = {}
         for name, settings in (parse_variant(v) for v in args.variants):
             # the plugin's groups score alike on every shard: one plain search, as the wrapper
-            if settings.fan_out and stats.per_shard and settings.engine_query != "plugin":
+            node = settings.select == "all"  # planned on the nodes, one plain search
+            if (
+                settings.fan_out
+                and stats.per_shard
+                and settings.engine_query != "plugin"
+                and not node
+            ):
                 pq[name], timing[name] = run_fanned_out(
                     engine, std_index, qs, stats, vocab, settings
                 )
                 continue
             bodies = [
-                {"query": identifier_query(t, "body", stats, vocab.df_of, settings)}
+                {"query": _variant_query(t, stats, vocab, settings, cal.word_lists)}
                 for t in qs.texts
             ]
             pq[name], timing[name] = run_bodies(engine, std_index, qs, bodies, search_type)

@@ -15,7 +15,9 @@ and how many requests reached the transport. ``wrapped`` minus ``prebuilt`` is w
 wrapper costs beyond the engine's own answer; the columns say whether it is CPU, the
 collector, the wire or the engine.
 
-``--ref REF``: the same systems in a second worker process running REF's esqlog (``git
+``--select all``: the wrapper made with ``IdentifierSettings(select="all")`` (every
+compound of each word, whole words kept on the nodes) instead of no argument. ``--ref
+REF``: the same systems in a second worker process running REF's esqlog (``git
 archive``d as scripts/bench/plan_time.py does), the two workers taking turns a batch of
 texts at a time, so ``wrapped`` of both trees is compared within one run. ``--profile N``:
 afterwards, N wrapped searches of this tree under cProfile (wall clock), the top entries
@@ -101,10 +103,15 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, list[str], list[str
     import esqlog
     from esqlog.calibration.files import load_calibration
     from esqlog.evaluation.corpus import load_queries
+    from esqlog.identifiers.settings import IdentifierSettings
 
     cal = load_calibration(args.calibration)
     client = OpenSearch(hosts=[args.url], timeout=120)
-    wrapped = esqlog.wrap(client, cal)
+    wrapped = (
+        esqlog.wrap(client, cal, identifiers=IdentifierSettings(select=args.select))
+        if args.select
+        else esqlog.wrap(client, cal)
+    )
     every = list(dict.fromkeys(q.text for q in load_queries(args.queries)))
     return cal, client, wrapped, every[: args.n], every[args.n : args.n + args.warm]
 
@@ -207,7 +214,7 @@ class _Side:
         cmd = [sys.executable, "-m", "scripts.bench.wrapper_gap", "--worker", "--url", args.url]
         cmd += ["--calibration", str(args.calibration.resolve())]
         cmd += ["--queries", str(args.queries.resolve()), "--n", str(args.n)]
-        cmd += ["--warm", str(args.warm), "--size", str(args.size)]
+        cmd += ["--warm", str(args.warm), "--size", str(args.size), "--select", args.select]
         cmd += ["--profile", str(args.profile if tree is None else 0)]
         self.process = subprocess.Popen(
             cmd, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -266,6 +273,9 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=20, help="texts a side runs per turn")
     parser.add_argument("--ref", default="", help="also run this git ref's esqlog, in turn")
     parser.add_argument("--profile", type=int, default=0, help="then profile N wrapped searches")
+    parser.add_argument(
+        "--select", default="", help="wrap with IdentifierSettings(select=...), e.g. all"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     add_out(parser, None)
     args = parser.parse_args()
