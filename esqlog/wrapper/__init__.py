@@ -25,6 +25,7 @@ Where a change goes:
 * ``boost_fan_out``: boost on several shards as one request with per-shard weights;
 * ``identifier_plan``, ``identifier_search``, ``identifier_msearch`` and ``fan_out``: the
   identifiers mode's queries, one request or one per shard, and its msearch;
+  ``identifier_clauses``: what one match becomes there (planned on the nodes or here);
 * ``pits``: which index a point-in-time search reads;
 * ``multi``: ``msearch``, each body rewritten as ``search`` would;
 * ``decisions``: what each search chose and why (``on_decision``);
