@@ -31,14 +31,15 @@ final class WordTerms extends TermState {
 
     private final int[] docs;
     private final int[] freqs;
-    private final long[] norms;
+    /** Computed whole when read, then only read: shared by every query and thread. */
+    private final RareImpacts impacts;
     private final long totalTermFreq;
     private final int maxDoc;
 
     private WordTerms(int[] docs, int[] freqs, long[] norms, long totalTermFreq, int maxDoc) {
         this.docs = docs;
         this.freqs = freqs;
-        this.norms = norms;
+        this.impacts = new RareImpacts(docs, freqs, norms, docs.length, maxDoc).computeAll();
         this.totalTermFreq = totalTermFreq;
         this.maxDoc = maxDoc;
     }
@@ -97,6 +98,11 @@ final class WordTerms extends TermState {
         return Arrays.asList(sorted);
     }
 
+    /** Whether its impacts are all computed: read-only from its first publication. */
+    boolean impactsComputed() {
+        return impacts.complete();
+    }
+
     /** The documents of the group in this segment. */
     int docFreq() {
         return docs.length;
@@ -116,7 +122,7 @@ final class WordTerms extends TermState {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("a whole word's group holds no positions");
         }
-        return new RareList(docs, freqs, docs.length, norms, impacts, maxDoc);
+        return new RareList(docs, freqs, docs.length, this.impacts, impacts, maxDoc);
     }
 
     @Override
