@@ -82,32 +82,6 @@ final class RareImpacts {
         return out;
     }
 
-    /**
-     * Every window of every level computed now, so that nothing is written later: what a list
-     * shared by many queries and threads needs (a whole word's, {@link WordTerms}), whose
-     * impacts are then read without a lock. A query's own list computes them lazily instead.
-     */
-    RareImpacts computeAll() {
-        for (int level = 0; level < shifts.length; level++) {
-            for (int window = 0; window < windowFreqs[level].length; window++) {
-                compute(level, window);
-            }
-        }
-        return this;
-    }
-
-    /** Whether every window of every level is computed (nothing left to write). */
-    boolean complete() {
-        for (int level = 0; level < shifts.length; level++) {
-            for (int window = 0; window < windowFreqs[level].length; window++) {
-                if (windowFreqs[level][window] == null || windowNorms[level][window] == null) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
     int numLevels() {
         return shifts.length;
     }

@@ -28,23 +28,22 @@ final class RareList extends ImpactsEnum {
     private PositionedImpacts impacts;
 
     private final int maxDoc;
-    /** The list's impacts when computed beforehand (a whole word's, shared), else null. */
-    private final RareImpacts computed;
+    /** The norms of {@code docs}, when known beforehand (a cached word key's list). */
+    private final long[] knownNorms;
 
     RareList(int[] docs, int[] freqs, int size, NumericDocValues norms, boolean withImpacts,
              int maxDoc) {
         this(docs, freqs, size, norms, null, withImpacts, maxDoc);
     }
 
-    /** A list whose impacts {@code computed} are all computed already (shared, read-only). */
-    RareList(int[] docs, int[] freqs, int size, RareImpacts computed, boolean withImpacts,
+    RareList(int[] docs, int[] freqs, int size, long[] knownNorms, boolean withImpacts,
              int maxDoc) {
-        this(docs, freqs, size, null, computed, withImpacts, maxDoc);
+        this(docs, freqs, size, null, knownNorms, withImpacts, maxDoc);
     }
 
     private RareList(int[] docs, int[] freqs, int size, NumericDocValues norms,
-                     RareImpacts computed, boolean withImpacts, int maxDoc) {
-        this.computed = computed;
+                     long[] knownNorms, boolean withImpacts, int maxDoc) {
+        this.knownNorms = knownNorms;
         this.maxDoc = maxDoc;
         this.docs = docs;
         this.freqs = freqs;
@@ -70,15 +69,8 @@ final class RareList extends ImpactsEnum {
         if (at >= size) {
             return doc;
         }
-        // galloping from the current entry: a scorer's targets are mostly near it, so the
-        // search costs the log of the distance, not of the rest of the list
         int from = at + 1;
-        int bound = 1;
-        while (from + bound < size && docs[from + bound] < target) {
-            from += bound;
-            bound <<= 1;
-        }
-        int found = Arrays.binarySearch(docs, from, Math.min(from + bound + 1, size), target);
+        int found = Arrays.binarySearch(docs, from, size, target);
         at = found >= 0 ? found : -found - 1;
         doc = at < size ? docs[at] : NO_MORE_DOCS;
         return doc;
@@ -129,8 +121,8 @@ final class RareList extends ImpactsEnum {
             throw new UnsupportedOperationException("postings read without impacts");
         }
         if (impacts == null) {
-            impacts = new LevelImpacts(computed != null ? computed
-                : new RareImpacts(docs, freqs, RareImpacts.norms(norms, docs, size), size, maxDoc));
+            impacts = new LevelImpacts(new RareImpacts(docs, freqs, knownNorms != null
+                ? knownNorms : RareImpacts.norms(norms, docs, size), size, maxDoc));
         }
         return impacts.at(Math.max(shallow, doc));
     }

@@ -31,15 +31,14 @@ final class WordTerms extends TermState {
 
     private final int[] docs;
     private final int[] freqs;
-    /** Computed whole when read, then only read: shared by every query and thread. */
-    private final RareImpacts impacts;
+    private final long[] norms;
     private final long totalTermFreq;
     private final int maxDoc;
 
     private WordTerms(int[] docs, int[] freqs, long[] norms, long totalTermFreq, int maxDoc) {
         this.docs = docs;
         this.freqs = freqs;
-        this.impacts = new RareImpacts(docs, freqs, norms, docs.length, maxDoc).computeAll();
+        this.norms = norms;
         this.totalTermFreq = totalTermFreq;
         this.maxDoc = maxDoc;
     }
@@ -98,11 +97,6 @@ final class WordTerms extends TermState {
         return Arrays.asList(sorted);
     }
 
-    /** Whether its impacts are all computed: read-only from its first publication. */
-    boolean impactsComputed() {
-        return impacts.complete();
-    }
-
     /** The documents of the group in this segment. */
     int docFreq() {
         return docs.length;
@@ -122,7 +116,7 @@ final class WordTerms extends TermState {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("a whole word's group holds no positions");
         }
-        return new RareList(docs, freqs, docs.length, this.impacts, impacts, maxDoc);
+        return new RareList(docs, freqs, docs.length, norms, impacts, maxDoc);
     }
 
     @Override

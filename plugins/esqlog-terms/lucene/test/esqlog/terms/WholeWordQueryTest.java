@@ -300,16 +300,6 @@ public class WholeWordQueryTest extends LuceneTestCase {
             leaf.getNormValues(FIELD), leaf.maxDoc());
     }
 
-    /** A whole word's list is shared by every query and thread: its impacts are computed
-     * before it is published, so that reading them never writes. */
-    public void testAGroupsImpactsAreComputedBeforeItIsShared() throws IOException {
-        assertTrue(readOne().impactsComputed());
-        var leaf = reader.leaves().get(0).reader();
-        RareImpacts lazy = new RareImpacts(new int[] {1, 5}, new int[] {1, 2}, new long[] {3, 4},
-            2, leaf.maxDoc());
-        assertFalse(lazy.complete());  // a query's own list computes them as it goes
-    }
-
     public void testDoorkeeperTakesTheSecondSight() throws IOException {
         WordTerms group = readOne();
         long size = group.bytes() + 2L * "k00".length() + 64;
