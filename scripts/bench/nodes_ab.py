@@ -11,9 +11,11 @@ move the ratios by as much as a change of the plugin does. Here both nodes run s
 lists, and the calibration serves both), and each query text's plain ``match`` and its
 identifiers body as ``esqlog.wrap`` sends it with no other argument (planned on the node,
 ``esqlog_identifiers``) go to both nodes in a seeded random order of the four, over one
-keep-alive connection per node, the first round untimed. Prints, per node, the p50 and p95 of
-the wall time, the identifiers body's as ratios to the same node's match, and the mean
-``took``; then whether the two nodes gave the same top 10 ids, totals and scores.
+keep-alive connection per node, the first round untimed. ``--select all``: the bodies of
+``IdentifierSettings(select="all")`` (every compound, whole words kept on the nodes).
+Prints, per node, the p50 and p95 of the wall time, the identifiers body's as ratios to the
+same node's match, and the mean ``took``; then whether the two nodes gave the same top 10
+ids, totals and scores.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from scripts.bench.harness import add_corpus_args, add_rounds_args, identifier_i
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--urls", required=True, help="the two nodes, comma-separated")
+    parser.add_argument(
+        "--select", default="cover", help="IdentifierSettings.select of the bodies (e.g. all)"
+    )
     add_corpus_args(parser)
     add_rounds_args(parser)
     args = parser.parse_args()
@@ -56,7 +61,7 @@ def main() -> int:
 
     bodies = []
     for query in load_queries(args.queries)[: args.n]:
-        words = weigh_words(query.text, stats, vocab.df_of, IdentifierSettings())
+        words = weigh_words(query.text, stats, vocab.df_of, IdentifierSettings(select=args.select))
         bodies.append(
             (
                 json.dumps({"query": {"match": {cal.field: query.text}}, "size": 10}),
