@@ -2,14 +2,12 @@ package esqlog.terms;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -123,35 +121,15 @@ final class RareTerms extends TermState {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("esqlog_terms reads no positions");
         }
-        long[] packed = new long[(int) Math.min(totalTermFreq, docFreq)];
-        int n = 0;
+        MergedPostings merged = new MergedPostings((int) Math.min(totalTermFreq, docFreq));
         PostingsEnum reuse = null;
         for (int i = 0; i < terms.length; i++) {
             segment.seekExact(terms[i], states[i]);
             reuse = segment.postings(reuse, PostingsEnum.FREQS);
-            for (int doc = reuse.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS;
-                 doc = reuse.nextDoc()) {
-                if (n == packed.length) {
-                    packed = Arrays.copyOf(packed, Math.max(8, n * 2));
-                }
-                packed[n++] = ((long) doc << 32) | reuse.freq();
-            }
+            merged.add(reuse);
         }
-        Arrays.sort(packed, 0, n);
-        int[] docs = new int[n];
-        int[] freqs = new int[n];
-        int size = 0;
-        for (int i = 0; i < n; i++) {
-            int doc = (int) (packed[i] >>> 32);
-            int freq = (int) packed[i];
-            if (size > 0 && docs[size - 1] == doc) {
-                freqs[size - 1] += freq;
-            } else {
-                docs[size] = doc;
-                freqs[size++] = freq;
-            }
-        }
-        return new RareList(docs, freqs, size, norms, impacts, maxDoc);
+        merged.merge();
+        return new RareList(merged.docs, merged.freqs, merged.size, norms, impacts, maxDoc);
     }
 
     @Override

@@ -9,7 +9,6 @@ import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -53,41 +52,20 @@ final class WordTerms extends TermState {
     static WordTerms read(List<BytesRef> terms, Terms segmentTerms, NumericDocValues norms,
                           int maxDoc) throws IOException {
         TermsEnum segment = segmentTerms.iterator();
-        long[] packed = new long[16];
-        int n = 0;
-        long total = 0;
+        MergedPostings merged = new MergedPostings(16);
         PostingsEnum reuse = null;
         for (BytesRef term : terms) {
-            if (!segment.seekExact(term)) {
-                continue;
-            }
-            reuse = segment.postings(reuse, PostingsEnum.FREQS);
-            for (int doc = reuse.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS;
-                 doc = reuse.nextDoc()) {
-                if (n == packed.length) {
-                    packed = Arrays.copyOf(packed, n + (n >> 1));
-                }
-                packed[n++] = ((long) doc << 32) | reuse.freq();
-                total += reuse.freq();
+            if (segment.seekExact(term)) {
+                reuse = segment.postings(reuse, PostingsEnum.FREQS);
+                merged.add(reuse);
             }
         }
-        Arrays.sort(packed, 0, n);  // by doc (the high half), then tf
-        int[] docs = new int[n];
-        int[] freqs = new int[n];
-        int size = 0;
-        for (int i = 0; i < n; i++) {
-            int doc = (int) (packed[i] >>> 32);
-            int freq = (int) packed[i];
-            if (size > 0 && docs[size - 1] == doc) {
-                freqs[size - 1] += freq;
-            } else {
-                docs[size] = doc;
-                freqs[size++] = freq;
-            }
-        }
-        docs = Arrays.copyOf(docs, size);
-        freqs = Arrays.copyOf(freqs, size);
-        return new WordTerms(docs, freqs, RareImpacts.norms(norms, docs, size), total, maxDoc);
+        merged.merge();
+        int size = merged.size;
+        int[] docs = Arrays.copyOf(merged.docs, size);
+        int[] freqs = Arrays.copyOf(merged.freqs, size);
+        return new WordTerms(docs, freqs, RareImpacts.norms(norms, docs, size),
+            merged.totalTermFreq(), maxDoc);
     }
 
     /** {@code terms} sorted as a terms dictionary holds them (unsigned bytes). */
