@@ -24,6 +24,8 @@ from esqlog.errors import ClusterError
 PLUGIN_NAME = "esqlog-terms"
 #: the first release whose nodes plan identifiers queries (esqlog.identifiers.node_plan)
 NODE_PLAN = (1, 9, 0)
+#: the first release whose nodes keep each word's whole group (select "all": WholeWordQuery)
+WHOLE_WORDS = (1, 11, 0)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,15 @@ def plans_on_node(version: str | None) -> bool:
     return bool(version) and _version_key(version or "") >= NODE_PLAN
 
 
+def whole_words_for(calibrations: Iterable[Calibration]) -> bool:
+    """Whether select "auto" means "all" for a wrapper of these calibrations: each one's
+    nodes plan its queries (:func:`node_plan_for`) with a release that keeps whole words."""
+    found = list(calibrations)
+    return bool(found) and all(
+        node_plan_for(c) and _version_key(c.terms_plugin or "") >= WHOLE_WORDS for c in found
+    )
+
+
 def node_plan_for(calibration: Calibration) -> bool:
     """Whether the nodes can plan this field's identifiers queries: calibrate wrote its word
     lists and found a plugin that reads them on every data node (esqlog.identifiers.node_plan)."""
@@ -134,4 +145,6 @@ def search_path_line(calibration: Calibration) -> str:
     what = f"plugin {PLUGIN_NAME} {calibration.terms_plugin}" if chosen == "plugin" else "spans"
     if chosen == "plugin" and node_plan_for(calibration):
         what += f", planned on the node from {calibration.word_lists}"
+        if whole_words_for([calibration]):
+            what += ", each word's whole group kept on the nodes (select all)"
     return f"identifiers groups as {what}: {why}"

@@ -71,7 +71,8 @@ def node_clause(weighed: WeighedWords, field: str, lists: str, budget: int) -> d
             "field": field,
             "lists": lists,
             "budget": budget,
-            "select": settings.select,
+            # "auto" reaches here only where every node keeps whole words (engine_query)
+            "select": "all" if settings.select == "auto" else settings.select,
             "words": words,
         }
     }

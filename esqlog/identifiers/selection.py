@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from esqlog.identifiers.settings import IdentifierSettings
+from esqlog.identifiers.settings import IdentifierSettings, Selection
 
 MULTI_SCAN = 5_000  # compounds per word looked at for those holding several query words
 #: candidates sorted whole rather than partitioned first (first_by_tier_then_mass): below
@@ -69,9 +69,10 @@ def choose(
     weights = np.asarray([weight[w] for w in present], np.float64)
     tiers = [2.0 if settings.rare_first and w in common else 1.0 for w in present]
     tier_of = np.asarray(tiers)
-    if settings.select != "mass" and n > 1:
+    select = settings.budget_select
+    if select != "mass" and n > 1:
         cid, owner, tier = _candidates_by_cover(
-            lists, weights, tier_of, min(tiers), first, room, settings
+            lists, weights, tier_of, min(tiers), first, room, select
         )
     else:  # by score mass only: each word's first ``room`` after its first clause
         parts = [a[f : f + room] for a, f in zip(lists, first, strict=True)]
@@ -101,7 +102,7 @@ def _candidates_by_cover(
     lowest: float,
     first: list[int],
     room: int,
-    settings: IdentifierSettings,
+    select: Selection,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compound id, word, tier) of every candidate: per word, those of its list's head
     (first MULTI_SCAN) that other words' heads hold too, in list order, then its first
@@ -125,9 +126,9 @@ def _candidates_by_cover(
     # (counted before a first clause is lifted); "cover", their summed weight
     multi_tier = (
         -np.bincount(run)[run].astype(np.float64)
-        if settings.select == "words"
+        if select == "words"
         else -mass
-        if settings.select == "cover"
+        if select == "cover"
         else np.zeros(where.size)
     )
     starts = [0, *accumulate(sizes[:-1])]

@@ -24,7 +24,7 @@ MULTI_SHARD_BUDGET = 200  # on several: every shard looks every listed term up, 
 #: took 3.7-4.1x.
 FAN_OUT_BUDGET = 300
 #: Which compounds the clause budget takes first (IdentifierSettings.select).
-Selection = Literal["mass", "multi", "words", "cover", "all"]
+Selection = Literal["mass", "multi", "words", "cover", "all", "auto"]
 #: What a common sub-word's compounds do (IdentifierSettings.common).
 Common = Literal["split", "own"]
 #: How a word's spans on several shards are scored (IdentifierSettings.shard_groups).
@@ -68,7 +68,12 @@ class IdentifierSettings:
     #: plain match's speed, a ranking within -0.004 to +0.006 NDCG@10 of "cover" on Go and
     #: Java (docs/benchmarks/identifiers.md, "every compound of each word"); planned on the
     #: nodes only, elsewhere (spans, an older plugin) "cover" is taken, with one warning.
-    select: Selection = "cover"
+    #: "auto" (the default): "all" where every data node plans it (calibrate found
+    #: esqlog-terms 1.11.0 or later: esqlog.wrapper.engine_query), "cover" elsewhere, without
+    #: a warning. Measured on every Go and Java query (2,000 a set, 1 and 3 shards), "all" is
+    #: within -0.0003 to +0.0061 NDCG@10 of "cover" (docs/benchmarks/identifiers.md,
+    #: "select all by default").
+    select: Selection = "auto"
     #: A sub-word in more than this share of documents keeps its own term out of the span
     #: (a plain term clause, which the engine can prune): a span cannot skip documents and
     #: a common word's own posting list is its longest. 1.0: every sub-word one span.
@@ -203,13 +208,20 @@ class IdentifierSettings:
         if self.select not in SELECTIONS:
             raise UsageError(
                 f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}",
-                "pass select='multi', 'words', 'cover', 'mass' or 'all'",
+                "pass select='auto', 'all', 'cover', 'words', 'multi' or 'mass'",
             )
         if self.operator not in OPERATORS:
             raise UsageError(
                 f"operator must be 'or' or 'and', got {self.operator!r}",
                 "pass operator='or' or 'and'",
             )
+
+    @property
+    def budget_select(self) -> Selection:
+        """What the clause budget takes first where a budget chooses (on the client, or on
+        a node for "cover"...): "all" and "auto" leave no choice to a budget on the nodes,
+        and where a budget does choose they take the default's, "cover"."""
+        return "cover" if self.select in ("all", "auto") else self.select
 
     def budget_for(self, shards: int, fan_out: bool = False) -> int:
         """The clause budget on an index of ``shards`` shards (``fan_out``: of each shard's

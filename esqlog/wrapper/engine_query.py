@@ -10,6 +10,11 @@ search and for a whole ``_msearch`` alike; a data node that cannot read the quer
 coordinating node that has the plugin names the query in an unknown named-writeable error.
 Then the search is sent once more with spans, and the wrapper keeps to spans for the rest
 of its life, with one warning on the ``esqlog`` logger.
+
+``select="auto"`` (the default) is resolved here too: "all" (each word's whole group, kept on
+the nodes) where the plugin is chosen and calibrate found a release that keeps whole words
+on every data node, "cover" otherwise. A search the nodes cannot plan (and/msm, a node
+that refused the plan) takes the budget's "cover" on the client, without a warning.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from esqlog.calibration.plugin import engine_query_for
+from esqlog.calibration.plugin import engine_query_for, whole_words_for
 from esqlog.calibration.record import Calibration
 from esqlog.identifiers import node_plan, synonym
 from esqlog.identifiers.settings import IdentifierSettings
@@ -113,6 +118,10 @@ class EngineQueryChoice:
             settings = replace(settings, engine_query="plugin" if chosen == "plugin" else "span")
         else:
             self.why = f"engine_query={settings.engine_query!r} was given"
+        if settings.select == "auto" and not (
+            settings.engine_query == "plugin" and whole_words_for(calibrations)
+        ):  # "all" only where every data node keeps whole words (esqlog-terms 1.11.0)
+            settings = replace(settings, select="cover")
         self.settings = settings
         self._lock = threading.Lock()
         self.fell_back = False

@@ -89,18 +89,20 @@ def build_clauses(
         # the node chooses the compounds (esqlog.identifiers.node_plan): the same terms
         budget = settings.budget_for(stats.shards, one_shard)
         weighed = remembered(spec.text, stats, vocab, settings, None, plans, weigh_words)
-        every = settings.select == "all"
+        every = settings.select in ("all", "auto")
         if node_plan.fits(budget, len(weighed.present), allowed, every):
             return [decorated(node_plan.node_clause(weighed, spec.field, lists, budget), spec)]
-    if settings.select == "all":  # every compound is the node's plan only: the budget here
-        warn(
-            f"select-all:{index}",
-            (
-                f"esqlog: select='all' needs the nodes' plan (esqlog-terms {node_plan.EVERY} "
-                "or later, one shard's layout, no and/minimum_should_match); this search "
-                "takes the clause budget's choice (select='cover') instead"
-            ),
-        )
+    if settings.select in ("all", "auto"):  # every compound is the nodes' plan only: here
+        # the budget's choice; said once when "all" was asked ("auto" means that already)
+        if settings.select == "all":
+            warn(
+                f"select-all:{index}",
+                (
+                    f"esqlog: select='all' needs the nodes' plan (esqlog-terms {node_plan.EVERY} "
+                    "or later, one shard's layout, no and/minimum_should_match); this search "
+                    "takes the clause budget's choice (select='cover') instead"
+                ),
+            )
         settings = _budget_selection(settings)
     while True:
         plan = remembered_plan(spec.text, stats, vocab, settings, layout, plans)
@@ -131,7 +133,7 @@ def build_clauses(
 
 @lru_cache(maxsize=64)
 def _budget_selection(settings: IdentifierSettings) -> IdentifierSettings:
-    """select "all" planned on the client: the budget's default choice ("cover")."""
+    """select "all" or "auto" planned on the client: the budget's default choice ("cover")."""
     return replace(settings, select="cover")
 
 

@@ -49,7 +49,9 @@ def reference_choose(
     held: list[np.ndarray] = []  # per word: how many query words each compound holds
     covered: list[np.ndarray] = []  # per word: the summed weight of those words
     multi: np.ndarray = np.zeros(0, dtype=np.int32)
-    if settings.select != "mass" and len(present) > 1:
+    # "all" and "auto" leave no choice on the nodes; a budget that chooses takes "cover"
+    select = "cover" if settings.select in ("all", "auto") else settings.select
+    if select != "mass" and len(present) > 1:
         held, covered, multi = _reference_in_several(
             [comps[w][:MULTI_SCAN] for w in present], [weight[w] for w in present]
         )
@@ -70,9 +72,9 @@ def reference_choose(
             # sooner; "cover": the more weight of the query it holds, the sooner
             multi_tier = (
                 -several[boosted]
-                if settings.select == "words"
+                if select == "words"
                 else -covered[k][first[w] :][boosted]
-                if settings.select == "cover"
+                if select == "cover"
                 else np.zeros(int(boosted.sum()))
             )
         else:

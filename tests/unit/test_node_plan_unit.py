@@ -61,7 +61,7 @@ def test_the_clause_says_what_the_node_plan_reads_of_each_word() -> None:
         "body",
         LISTS,
         300,
-        "cover",
+        "all",  # the default "auto" reaches a clause only where the nodes keep whole words
     )
     words = {w["word"]: w for w in clause["words"]}
     assert list(words) == ["read", "file", "fs", "zz"]  # the query's order
@@ -134,6 +134,27 @@ def test_the_nodes_plan_only_with_lists_and_a_plugin_that_reads_them() -> None:
     assert not node_plan_for(replace(record, word_lists=None))
     assert LISTS in search_path_line(record)
     assert "planned on the node" not in search_path_line(replace(record, word_lists=None))
+
+
+def test_select_auto_is_all_only_where_every_data_node_keeps_whole_words() -> None:
+    record = replace(calibration(), word_lists=LISTS, terms_plugin="1.11.0")
+
+    def chosen(*records: Calibration, **given: Any) -> str:
+        settings = IdentifierSettings(**given)
+        return EngineQueryChoice(settings, list(records)).settings.select
+
+    assert IdentifierSettings().select == "auto"
+    assert chosen(record) == "auto"  # sent to the nodes as "all"
+    assert chosen(replace(record, terms_plugin="1.12.3")) == "auto"
+    assert chosen(replace(record, terms_plugin="1.10.0")) == "cover"  # plans, keeps no word
+    assert chosen(replace(record, terms_plugin="")) == "cover"  # spans
+    assert chosen(replace(record, word_lists=None)) == "cover"  # planned on the client
+    assert chosen(record, replace(record, terms_plugin="1.10.0")) == "cover"  # every one
+    assert chosen(record, engine_query="span") == "cover"
+    assert chosen(record, select="cover") == "cover" and chosen(record, select="all") == "all"
+    assert chosen(replace(record, terms_plugin="1.10.0"), select="all") == "all"  # as asked
+    assert "select all" in search_path_line(record)
+    assert "select all" not in search_path_line(replace(record, terms_plugin="1.10.0"))
 
 
 class ClientError(Exception):

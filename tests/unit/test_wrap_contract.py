@@ -138,7 +138,7 @@ def test_a_settings_choice_outside_its_literal_is_still_refused_at_run_time() ->
     from esqlog.identifiers.settings import COMMON, OPERATORS, SELECTIONS, SHARD_GROUPS
 
     assert (SELECTIONS, OPERATORS, COMMON, SHARD_GROUPS) == (
-        ("mass", "multi", "words", "cover", "all"),
+        ("mass", "multi", "words", "cover", "all", "auto"),
         ("or", "and"),
         ("split", "own"),
         ("max", "sum", "shard", "auto"),
