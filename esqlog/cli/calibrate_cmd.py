@@ -121,6 +121,13 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
     is_flag=True,
     help="Also keep the calibration in esqlog's own index esqlog-calibrations.",
 )
+@click.option(
+    "--warm/--no-warm",
+    default=True,
+    show_default=True,
+    help="With --identifiers on nodes that keep whole words (esqlog-terms 1.11.0 or "
+    "later): read the most frequent words' groups on the nodes afterwards (esqlog plugin warm).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a report.")
 @click.option(
     "--progress/--no-progress",
@@ -139,6 +146,7 @@ def calibrate_command(
     with_vocabulary: bool,
     install_script: bool,
     store_in_cluster: bool,
+    warm: bool,
     as_json: bool,
     progress: bool | None,
     with_identifiers: bool = False,
@@ -207,6 +215,7 @@ def calibrate_command(
             parallel,
             memory,
             scheduler,
+            warm,
         )
 
 
@@ -228,6 +237,7 @@ def _run(
     parallel: int,
     memory: MemoryLimit,
     scheduler: Any,
+    warm: bool,
 ) -> None:
     """Calibrate and report, once every argument has been checked."""
     from esqlog.scoring.qlog import DEFAULT_PREDICTOR
@@ -287,7 +297,7 @@ def _run(
     if out is not None and found is not None:
         from esqlog.identifiers.calibrate import identifier_report
 
-        record, identifiers_note = identifier_report(found, out, engine, bars)
+        record, identifiers_note = identifier_report(found, out, engine, bars, warm)
     elif out is not None and vocab is not None:
         record = save_with_vocabulary(record, vocab, out)
     elif out is not None:

@@ -1,9 +1,11 @@
 """esqlog plugin build: the esqlog-terms engine plugin as a zip for one exact engine release;
 esqlog plugin lists: the word-lists indices calibrations wrote for it, and removing those
-no calibration in use names; esqlog plugin stats: its caches on every node.
+no calibration in use names; esqlog plugin stats: its caches on every node; esqlog plugin
+warm: the whole-word groups of a calibration's most frequent words read ahead of traffic.
 
 Thin: the build lives in :mod:`esqlog.engine.plugin_zip`, the lists in
-:mod:`esqlog.identifiers.word_lists`, the stats in :mod:`esqlog.engine.plugin_stats`. The zip
+:mod:`esqlog.identifiers.word_lists`, the stats in :mod:`esqlog.engine.plugin_stats`, the
+warm in :mod:`esqlog.identifiers.warm`. The zip
 is what ``bin/opensearch-plugin install file:///...zip`` or ``bin/elasticsearch-plugin install
 file:///...zip`` takes on every node (docs/plugin.md); the identifiers mode then finds the
 plugin by itself.
@@ -209,3 +211,87 @@ def stats_command(connection: ConnectionSettings) -> None:
     engine = open_engine(connection)
     for line in stats_lines(engine.run(cache_stats_plan())):
         click.echo(line)
+
+
+@plugin_group.command("warm")
+@connection_options
+@click.option(
+    "--calibration",
+    "paths",
+    multiple=True,
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A calibration with identifier statistics and word lists (repeatable).",
+)
+@click.option(
+    "--share",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=0.5,
+    show_default=True,
+    help="The share of each node's free whole-word cache a calibration may fill.",
+)
+@click.option(
+    "--words",
+    type=click.IntRange(1),
+    default=5_000,
+    show_default=True,
+    help="At most this many words per calibration, the most frequent first.",
+)
+def warm_command(
+    connection: ConnectionSettings, paths: tuple[Path, ...], share: float, words: int
+) -> None:
+    """Read the whole-word groups of each calibration's most frequent words on every node
+    holding its index, so the first searches after a node starts find them kept.
+
+    Searches only (size 0), nothing written. Run it after esqlog calibrate and after nodes
+    restart; the identifiers mode keeps each word's whole group on the nodes where every
+    data node runs esqlog-terms 1.11.0 or later (docs/plugin.md).
+    """
+    from esqlog.calibration.files import load_calibration
+    from esqlog.identifiers.files import load_for_calibration
+    from esqlog.identifiers.settings import IdentifierSettings
+    from esqlog.identifiers.warm import warm_plan
+    from esqlog.statistics.vocabulary import load_vocabulary
+
+    engine = open_engine(connection)
+    for path in paths:
+        cal = load_calibration(path)
+        where = f"{path}: {cal.index}/{cal.field}"
+        vocabulary = cal.vocabulary_path()
+        if not cal.word_lists or vocabulary is None:
+            raise UsageError(
+                f"{where} has no word lists for the nodes",
+                "run esqlog calibrate --vocabulary --identifiers on a cluster whose data "
+                "nodes run esqlog-terms, then warm with that calibration",
+            )
+        stats = load_for_calibration(vocabulary, cal.vocabulary_sha256)
+        vocab = load_vocabulary(vocabulary, cal.vocabulary_sha256)
+        done = engine.run(
+            warm_plan(
+                cal.index,
+                cal.field,
+                cal.word_lists,
+                stats,
+                vocab,
+                IdentifierSettings(),
+                share,
+                words,
+                lambda line: click.echo(line, err=True),
+            )
+        )
+        if not any(done.words.values()):
+            click.echo(
+                f"{where}: no word read: no node's whole-word cache has room "
+                "(esqlog plugin stats shows it; raise esqlog.terms.word_postings_cache_size)"
+            )
+            continue
+        counts = ", ".join(f"{n:,}" for n in done.words.values())
+        nodes = len(done.words)
+        click.echo(
+            f"{where}: {counts} words read on {nodes} node{'s' if nodes != 1 else ''} in "
+            f"{done.searches} searches, {done.seconds:.1f} s; the caches grew by "
+            f"{_mb(done.grown_bytes)}"
+        )
+    for line in stats_lines(engine.run(cache_stats_plan())):
+        if "whole words" in line:
+            click.echo(line.strip())

@@ -41,6 +41,7 @@ from esqlog.identifiers.memory import MemoryLimit
 from esqlog.identifiers.processes import scan_in_processes
 from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.split_stats import APPLIES_SHARE, IdentifierStats, build_identifier_stats
+from esqlog.identifiers.warm import warm_line
 from esqlog.identifiers.word_lists import write_for_record
 from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
@@ -252,10 +253,12 @@ def identifier_report(
     path: str | Path,
     engine: Engine | None = None,
     progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    warm: bool = True,
 ) -> tuple[Calibration, str]:
     """Save everything and say what the identifiers statistics hold (for the CLI report);
     with ``engine``, also write the word lists the nodes plan from where they can
-    (save_with_word_lists)."""
+    (save_with_word_lists), and with ``warm`` read the most frequent words' whole groups
+    on the nodes where they keep them (esqlog.identifiers.warm)."""
     lists_line = None
     if engine is not None:
         record, stats_path, size, lists_line = save_with_word_lists(
@@ -275,6 +278,9 @@ def identifier_report(
         note += f"\n             {search_path_line(record)}"
     if lists_line:
         note += f"\n{lists_line}"
+    warmed = warm_line(engine, record, s, found.vocabulary) if engine and warm else None
+    if warmed:
+        note += f"\n{warmed}"
     spikes = s.families(FAMILY_EXCESS)
     if spikes:
         shown = ", ".join(f"df {df:,} ({n:,} words, {x:.1f}x)" for df, n, x in spikes[:5])

@@ -59,7 +59,9 @@ def calibrate(
     queries from, into an index of esqlog's own (``esqlog-words-…``, as ``esqlog calibrate``
     does), and name it in the Calibration; False writes nothing to the cluster (searches are
     then planned on the client). A refused write is logged on the ``esqlog`` logger and
-    leaves searches planned on the client. Every check
+    leaves searches planned on the client. Where the nodes keep whole words (esqlog-terms
+    1.11.0 or later), the most frequent words' groups are then read on them, as ``esqlog
+    calibrate`` does (esqlog.identifiers.warm; searches only). Every check
     of the arguments runs before the first request; bad values raise UsageError, the
     client's own exceptions propagate as the client raised them.
     """
@@ -81,6 +83,7 @@ def calibrate(
             save_identifier_calibration,
             save_with_word_lists,
         )
+        from esqlog.identifiers.warm import warm_line
 
         found = calibrate_identifiers(engine, index, field, predictor=predictor, parallel=parallel)
         assert out is not None  # _check: identifiers needs vocabulary, vocabulary needs out
@@ -90,6 +93,9 @@ def calibrate(
         record, _, _, line = save_with_word_lists(found, out, engine)
         if line is not None:
             (logger.info if record.word_lists else logger.warning)(" ".join(line.split()))
+        warmed = warm_line(engine, record, found.stats, found.vocabulary)
+        if warmed is not None:  # the nodes keep whole words: their first searches find them
+            logger.info(" ".join(warmed.split()))
         return record
     if vocabulary:
         record, vocab = calibrate_with_vocabulary(

@@ -6,7 +6,9 @@ words (the lists are no part of the query on the wire), so a node that holds a s
 not coordinated must read the lists itself in its own rewrite. Checked: on an index of three
 shards without replicas, the hits, hits.total and scores equal the client's plan of every
 compound; after the first search, every node holding a shard keeps the lists and the
-whole-word groups it read. The one-node arithmetic is tests/engine/test_node_plan.py's.
+whole-word groups it read; calibrate's warm reads the most frequent words on every node
+holding a copy (replicas too), so a search of them sent to any copy reads nothing. The
+one-node arithmetic is tests/engine/test_node_plan.py's.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine
 from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
+from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.settings import IdentifierSettings
+from esqlog.identifiers.warm import candidates
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import mappings
 from tests.support.engines import bulk_index, call, create_index, found, wait_green
@@ -37,8 +43,8 @@ def planned(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         bulk_index(cluster, index, docs)
         call(cluster, "POST", f"/{index}/_refresh")
         path: Path = tmp_path_factory.mktemp("select-all") / "code.qlog.json"
-        record, note = identifier_report(
-            calibrate_identifiers(cluster, index, "body"), path, cluster
+        record, note = identifier_report(  # no warm: the nodes read the words themselves
+            calibrate_identifiers(cluster, index, "body"), path, cluster, warm=False
         )
         lists = record.word_lists
         assert lists is not None, note
@@ -74,3 +80,57 @@ def test_every_node_holding_a_shard_reads_the_words_itself(planned: Planned) -> 
 
 def test_the_cluster_scores_as_the_clients_plan_of_every_compound(planned: Planned) -> None:
     assert_every_compound(planned, 12, 6)
+
+
+@pytest.fixture(scope="module")
+def replicated(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Planned]:
+    """Three shards and a replica each, calibrated with the warm (calibrate's default)."""
+    index = create_index(cluster, shards=3, mappings=mappings(), settings={"number_of_replicas": 1})
+    lists = None
+    try:
+        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(DOCS)]
+        bulk_index(cluster, index, docs)
+        call(cluster, "POST", f"/{index}/_refresh")
+        wait_green(cluster, index)
+        path: Path = tmp_path_factory.mktemp("warm") / "code.qlog.json"
+        record, note = identifier_report(
+            calibrate_identifiers(cluster, index, "body"), path, cluster
+        )
+        lists = record.word_lists
+        assert lists is not None, note
+        yield Planned(cluster, index, path, lists, note)
+    finally:
+        call(cluster, "DELETE", f"/{index}")
+        if lists is not None:
+            found(cluster, "DELETE", f"/{lists}")
+
+
+def test_the_warm_reads_every_copy_so_any_copy_answers_from_its_cache(
+    replicated: Planned,
+) -> None:
+    assert "read on 3 nodes" in replicated.note, replicated.note
+    record = load_calibration(replicated.path)
+    vocabulary = record.vocabulary_path()
+    assert vocabulary is not None
+    stats = load_for_calibration(vocabulary, record.vocabulary_sha256)
+    top = " ".join(w for w, _ in candidates(stats)[:10])
+    searcher = wrap(
+        replicated.engine.client,
+        replicated.path,
+        mode="identifiers",
+        identifiers=IdentifierSettings(family_excess=None),
+    )
+    shards = call(replicated.engine, "GET", f"/{replicated.index}/_search_shards")["shards"]
+    copies = [(c["shard"], c["node"]) for copies in shards for c in copies]
+    assert len(copies) == 6
+    names = {n: v["name"] for n, v in call(replicated.engine, "GET", "/_nodes")["nodes"].items()}
+    for shard, node in copies:
+        before = _node_sections(replicated)[names[node]]["word_postings"]
+        searcher.search(
+            index=replicated.index,
+            body=body(top, 10),
+            preference=f"_shards:{shard}|_only_nodes:{node}",
+        )
+        after = _node_sections(replicated)[names[node]]["word_postings"]
+        assert after["misses"] == before["misses"], (shard, node)
+        assert after["hits"] > before["hits"], (shard, node)

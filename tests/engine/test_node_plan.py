@@ -14,22 +14,29 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from esqlog.calibration.files import load_calibration
+from esqlog.calibration.plugin import whole_words_for
+from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
 from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
+from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.node_plan import QUERY_NAME
 from esqlog.identifiers.settings import IdentifierSettings
+from esqlog.identifiers.warm import candidates, warm_plan
 from esqlog.identifiers.word_lists import STATE
+from esqlog.statistics.vocabulary import load_vocabulary
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import N_DOCS, mappings
-from tests.support.engines import bulk_index, call, create_index, found
+from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
 from tests.support.node_plans import EVERY, Planned, assert_every_compound
 from tests.support.node_plans import Sent as _Sent
 from tests.support.node_plans import body as _body
@@ -38,6 +45,8 @@ from tests.support.oracle import hits_of, load_docs, total_of
 
 QUERIES = 30  # as tests.support.node_plans
 ON_CLIENT = IdentifierSettings(node_plan=False)
+#: the budget's choice on the node: what the client's plan (ON_CLIENT) chooses
+COVER = IdentifierSettings(select="cover")
 
 
 @pytest.fixture(scope="module", params=[1, 3], ids=lambda s: f"{s}-shards")
@@ -74,7 +83,7 @@ def test_calibrate_writes_marked_complete_lists_and_names_them(planned: Planned)
 def test_the_node_plans_the_same_match_set_and_scores(planned: Planned) -> None:
     """Every text: the node's plan and the client's give the same hits (all of the match
     set), the same hits.total and the same scores."""
-    node = wrap(planned.engine.client, planned.path, mode="identifiers")
+    node = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=COVER)
     client = wrap(planned.engine.client, planned.path, mode="identifiers", identifiers=ON_CLIENT)
     compared = 0
     for text in _texts():
@@ -224,3 +233,92 @@ def test_select_all_planned_on_the_client_takes_the_budgets_choice(planned: Plan
         sent = bodies(every, texts)
     assert sum("select='all'" in str(w.message) for w in caught) == 1
     assert sent == bodies(ON_CLIENT, texts)
+
+
+def test_the_default_keeps_whole_words_where_every_node_does(planned: Planned) -> None:
+    """select "auto": calibrate found esqlog-terms 1.11.0 or later on every data node (the
+    test nodes run the repository's plugin), so wrap() with no argument sends select "all"
+    and scores as the client's plan of every compound; a filtered match, which the nodes
+    cannot plan whole, takes the budget's choice on the client without a warning."""
+    record = load_calibration(planned.path)
+    assert record.terms_plugin and whole_words_for([record])
+    assert "select all" in planned.note
+    node = wrap(planned.engine.client, planned.path, mode="identifiers")
+    with _Sent(planned.engine.client) as sent:
+        node.search(index=planned.index, body=_body(_texts()[0], 10))
+    assert '"select": "all"' in sent.bodies[0]
+    filtered = {"query": {"match": {"body": {"query": _texts()[0], "operator": "and"}}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with _Sent(planned.engine.client) as sent:
+            node.search(index=planned.index, body=filtered)
+    assert "esqlog_terms" in sent.bodies[0] and QUERY_NAME not in sent.bodies[0]
+
+
+def test_calibrate_warms_and_a_search_of_warmed_words_reads_nothing(planned: Planned) -> None:
+    """calibrate read the most frequent words' whole groups (its report says so); warming
+    again finds them kept, and a search of those words is answered from the nodes' caches:
+    hits grow, misses do not."""
+    assert "whole groups read" in planned.note
+    record = load_calibration(planned.path)
+    vocabulary = record.vocabulary_path()
+    assert vocabulary is not None and record.word_lists
+    stats = load_for_calibration(vocabulary, record.vocabulary_sha256)
+    vocab = load_vocabulary(vocabulary, record.vocabulary_sha256)
+    top = [w for w, _ in candidates(stats)[:12]]
+    done = planned.engine.run(
+        warm_plan(
+            record.index,
+            record.field,
+            record.word_lists,
+            stats,
+            vocab,
+            IdentifierSettings(),
+            most=12,
+        )
+    )
+    assert list(done.words.values()) == [len(top)] and done.searches == 1
+    assert done.grown_bytes == 0  # calibrate's warm read them already
+    node = wrap(
+        planned.engine.client,
+        planned.path,
+        mode="identifiers",
+        identifiers=IdentifierSettings(family_excess=None),
+    )
+    before = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_postings"]
+    got = node.search(index=planned.index, body=_body(" ".join(top), 10))
+    after = call(planned.engine, "GET", "/_esqlog/terms/stats")["word_postings"]
+    assert hits_of(got)
+    assert after["misses"] == before["misses"] and after["hits"] >= before["hits"] + len(top)
+
+
+def test_plugin_warm_says_what_it_read(planned: Planned) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "plugin",
+            "warm",
+            "--url",
+            ENGINE_URLS[planned.engine.flavor],
+            "--calibration",
+            str(planned.path),
+            "--words",
+            "20",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "20 words read on 1 node" in result.output and "whole words:" in result.output
+    bad = CliRunner().invoke(
+        main,
+        [
+            "plugin",
+            "warm",
+            "--url",
+            ENGINE_URLS[planned.engine.flavor],
+            "--calibration",
+            str(planned.path),
+            "--share",
+            "0",
+        ],
+    )
+    assert bad.exit_code == 2 and "--share" in bad.output
