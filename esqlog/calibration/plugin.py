@@ -25,7 +25,9 @@ PLUGIN_NAME = "esqlog-terms"
 #: the first release whose nodes plan identifiers queries (esqlog.identifiers.node_plan)
 NODE_PLAN = (1, 9, 0)
 #: the first release whose nodes keep each word's whole group (select "all": WholeWordQuery)
-WHOLE_WORDS = (1, 11, 0)
+#: and answer every query with it: 1.11.0 failed a query whose groups read outside the cache
+#: passed 64 MB, 1.11.1 scores such a word from its terms' postings (the same scores)
+WHOLE_WORDS = (1, 11, 1)
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
     "--warm/--no-warm",
     default=True,
     show_default=True,
-    help="With --identifiers on nodes that keep whole words (esqlog-terms 1.11.0 or "
+    help="With --identifiers on nodes that keep whole words (esqlog-terms 1.11.1 or "
     "later): read the most frequent words' groups on the nodes afterwards (esqlog plugin warm).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a report.")

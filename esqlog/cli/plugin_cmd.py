@@ -245,7 +245,7 @@ def warm_command(
 
     Searches only (size 0), nothing written. Run it after esqlog calibrate and after nodes
     restart; the identifiers mode keeps each word's whole group on the nodes where every
-    data node runs esqlog-terms 1.11.0 or later (docs/plugin.md).
+    data node runs esqlog-terms 1.11.1 or later (docs/plugin.md).
     """
     from esqlog.calibration.files import load_calibration
     from esqlog.identifiers.files import load_for_calibration

@@ -69,7 +69,7 @@ class IdentifierSettings:
     #: Java (docs/benchmarks/identifiers.md, "every compound of each word"); planned on the
     #: nodes only, elsewhere (spans, an older plugin) "cover" is taken, with one warning.
     #: "auto" (the default): "all" where every data node plans it (calibrate found
-    #: esqlog-terms 1.11.0 or later: esqlog.wrapper.engine_query), "cover" elsewhere, without
+    #: esqlog-terms 1.11.1 or later: esqlog.wrapper.engine_query), "cover" elsewhere, without
     #: a warning. Measured on every Go and Java query (2,000 a set, 1 and 3 shards), "all" is
     #: within -0.0003 to +0.0061 NDCG@10 of "cover" (docs/benchmarks/identifiers.md,
     #: "select all by default").

@@ -1,6 +1,6 @@
 """Warming the nodes' whole-word groups before traffic: ``esqlog plugin warm``.
 
-Why: under select "all" (the default where every data node runs esqlog-terms 1.11.0 or
+Why: under select "all" (the default where every data node runs esqlog-terms 1.11.1 or
 later) a node reads a query word's whole group once per segment (~0.5 ms a segment) and
 keeps it (WordPostings, 5% of the heap by default). A node that has not seen a word pays
 that read in the search, so a node's first few hundred searches after a start cost more

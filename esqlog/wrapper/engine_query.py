@@ -120,7 +120,7 @@ class EngineQueryChoice:
             self.why = f"engine_query={settings.engine_query!r} was given"
         if settings.select == "auto" and not (
             settings.engine_query == "plugin" and whole_words_for(calibrations)
-        ):  # "all" only where every data node keeps whole words (esqlog-terms 1.11.0)
+        ):  # "all" only where every data node keeps whole words (esqlog-terms 1.11.1)
             settings = replace(settings, select="cover")
         self.settings = settings
         self._lock = threading.Lock()

@@ -236,7 +236,7 @@ def test_select_all_planned_on_the_client_takes_the_budgets_choice(planned: Plan
 
 
 def test_the_default_keeps_whole_words_where_every_node_does(planned: Planned) -> None:
-    """select "auto": calibrate found esqlog-terms 1.11.0 or later on every data node (the
+    """select "auto": calibrate found esqlog-terms 1.11.1 or later on every data node (the
     test nodes run the repository's plugin), so wrap() with no argument sends select "all"
     and scores as the client's plan of every compound; a filtered match, which the nodes
     cannot plan whole, takes the budget's choice on the client without a warning."""

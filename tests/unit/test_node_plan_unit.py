@@ -137,7 +137,7 @@ def test_the_nodes_plan_only_with_lists_and_a_plugin_that_reads_them() -> None:
 
 
 def test_select_auto_is_all_only_where_every_data_node_keeps_whole_words() -> None:
-    record = replace(calibration(), word_lists=LISTS, terms_plugin="1.11.0")
+    record = replace(calibration(), word_lists=LISTS, terms_plugin="1.11.1")
 
     def chosen(*records: Calibration, **given: Any) -> str:
         settings = IdentifierSettings(**given)
@@ -147,6 +147,8 @@ def test_select_auto_is_all_only_where_every_data_node_keeps_whole_words() -> No
     assert chosen(record) == "auto"  # sent to the nodes as "all"
     assert chosen(replace(record, terms_plugin="1.12.3")) == "auto"
     assert chosen(replace(record, terms_plugin="1.10.0")) == "cover"  # plans, keeps no word
+    # keeps whole words, but failed a query past its bound outside the cache
+    assert chosen(replace(record, terms_plugin="1.11.0")) == "cover"
     assert chosen(replace(record, terms_plugin="")) == "cover"  # spans
     assert chosen(replace(record, word_lists=None)) == "cover"  # planned on the client
     assert chosen(record, replace(record, terms_plugin="1.10.0")) == "cover"  # every one

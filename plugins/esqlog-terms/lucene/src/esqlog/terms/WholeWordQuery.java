@@ -43,8 +43,10 @@ import org.apache.lucene.util.BytesRef;
  * So Lucene's own TermWeight scores it, with block-max skipping from the list's exact impacts.
  *
  * <p>Bounded: a group the cache does not keep serves this query only, and the groups one query
- * reads outside the cache may take at most {@link #UNCACHED_BYTES}, past which the query fails
- * with a message naming the setting, instead of the node's heap paying for them.
+ * reads outside the cache may take at most {@link #UNCACHED_BYTES}; a word whose group would
+ * pass that is scored from its terms' own postings instead ({@link SaturationQuery}, the same
+ * scores, nothing held past the query), so the node's heap never pays for a query's groups
+ * and the query still answers.
  */
 public final class WholeWordQuery extends Query {
     /** Bytes of groups read outside the cache one query may hold. */
@@ -103,8 +105,18 @@ public final class WholeWordQuery extends Query {
         return out;
     }
 
-    /** The group in one segment: kept, else read (and offered to the cache). */
-    private WordTerms group(LeafReader leaf) throws IOException {
+    /** A group the cache did not keep took this query past its bound outside the cache. */
+    private static final class OverBound extends Exception {
+        OverBound() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * The group in one segment: kept, else read (and offered to the cache); OverBound when
+     * the query's groups read outside the cache would pass its bound.
+     */
+    private WordTerms group(LeafReader leaf) throws IOException, OverBound {
         WordPostings cache = WordPostings.shared();
         IndexReader.CacheHelper core = leaf.getCoreCacheHelper();
         WordTerms found = cache.get(core, key);
@@ -119,11 +131,9 @@ public final class WholeWordQuery extends Query {
         WordTerms read = WordTerms.read(terms(), segment, leaf.getNormValues(field),
             leaf.maxDoc());
         cache.read(System.nanoTime() - started);
-        if (!cache.put(core, key, read)
-                && uncached.addAndGet(read.bytes()) > uncachedLimit) {
-            throw new IllegalStateException("[esqlog_identifiers] select all: the words' groups "
-                + "read outside the node's cache exceed " + uncachedLimit + " bytes in one "
-                + "query; raise " + WordPostings.SETTING + " or use select cover");
+        if (!cache.put(core, key, read) && uncached.addAndGet(read.bytes()) > uncachedLimit) {
+            uncached.addAndGet(-read.bytes());  // garbage now: the word falls back
+            throw new OverBound();
         }
         return read;
     }
@@ -145,11 +155,16 @@ public final class WholeWordQuery extends Query {
         viewSearcher.setSimilarity(params == null ? new BM25Similarity()
             : new SaturationQuery.UnitIdfBM25(params[0], params[1], params[2]));
         TermStates states = new TermStates(viewSearcher.getTopReaderContext());
-        for (LeafReaderContext leaf : viewSearcher.getTopReaderContext().leaves()) {
-            WordTerms group = group(FilterLeafReader.unwrap(leaf.reader()));
-            if (group != null && group.docFreq() > 0) {
-                states.register(group, leaf.ord, group.docFreq(), group.totalTermFreq());
+        try {
+            for (LeafReaderContext leaf : viewSearcher.getTopReaderContext().leaves()) {
+                WordTerms group = group(FilterLeafReader.unwrap(leaf.reader()));
+                if (group != null && group.docFreq() > 0) {
+                    states.register(group, leaf.ord, group.docFreq(), group.totalTermFreq());
+                }
             }
+        } catch (OverBound over) {  // the same scores from the terms' own postings, unkept
+            return SaturationQuery.of(field, SaturationQuery.encoded(whole.terms()), false, bm25)
+                .createWeight(searcher, scoreMode, boost);
         }
         Weight inner = new TermQuery(new Term(field, term()), states)
             .createWeight(viewSearcher, scoreMode, boost);
