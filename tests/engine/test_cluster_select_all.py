@@ -14,45 +14,35 @@ one-node arithmetic is tests/engine/test_node_plan.py's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from esqlog.calibration.files import load_calibration
 from esqlog.engine.client import Engine
-from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
 from esqlog.identifiers.files import load_for_calibration
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.warm import candidates
 from esqlog.wrapper import wrap
-from tests.support.calibrated_go import mappings
-from tests.support.engines import bulk_index, call, create_index, found, wait_green
-from tests.support.node_plans import EVERY, Planned, assert_every_compound, body, texts
-from tests.support.oracle import load_docs
+from tests.support.engines import call
+from tests.support.node_plans import (
+    EVERY,
+    Planned,
+    assert_every_compound,
+    body,
+    planned_index,
+    texts,
+)
 
 DOCS = 1500
 
 
 @pytest.fixture(scope="module")
 def planned(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Planned]:
-    index = create_index(cluster, shards=3, mappings=mappings(), settings={"number_of_replicas": 0})
-    lists = None
-    try:
-        wait_green(cluster, index)
-        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(DOCS)]
-        bulk_index(cluster, index, docs)
-        call(cluster, "POST", f"/{index}/_refresh")
-        path: Path = tmp_path_factory.mktemp("select-all") / "code.qlog.json"
-        record, note = identifier_report(  # no warm: the nodes read the words themselves
-            calibrate_identifiers(cluster, index, "body"), path, cluster, warm=False
-        )
-        lists = record.word_lists
-        assert lists is not None, note
-        yield Planned(cluster, index, path, lists, note)
-    finally:
-        call(cluster, "DELETE", f"/{index}")
-        if lists is not None:
-            found(cluster, "DELETE", f"/{lists}")
+    """Three shards, no replica, calibrated without the warm: the nodes read the words
+    themselves."""
+    folder = tmp_path_factory.mktemp("select-all")
+    with planned_index(cluster, folder, 3, DOCS, replicas=0, warm=False) as found:
+        yield found
 
 
 def _shard_nodes(planned: Planned) -> set[str]:
@@ -85,24 +75,8 @@ def test_the_cluster_scores_as_the_clients_plan_of_every_compound(planned: Plann
 @pytest.fixture(scope="module")
 def replicated(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Planned]:
     """Three shards and a replica each, calibrated with the warm (calibrate's default)."""
-    index = create_index(cluster, shards=3, mappings=mappings(), settings={"number_of_replicas": 1})
-    lists = None
-    try:
-        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(DOCS)]
-        bulk_index(cluster, index, docs)
-        call(cluster, "POST", f"/{index}/_refresh")
-        wait_green(cluster, index)
-        path: Path = tmp_path_factory.mktemp("warm") / "code.qlog.json"
-        record, note = identifier_report(
-            calibrate_identifiers(cluster, index, "body"), path, cluster
-        )
-        lists = record.word_lists
-        assert lists is not None, note
-        yield Planned(cluster, index, path, lists, note)
-    finally:
-        call(cluster, "DELETE", f"/{index}")
-        if lists is not None:
-            found(cluster, "DELETE", f"/{lists}")
+    with planned_index(cluster, tmp_path_factory.mktemp("warm"), 3, DOCS, replicas=1) as found:
+        yield found
 
 
 def test_the_warm_reads_every_copy_so_any_copy_answers_from_its_cache(

@@ -35,9 +35,9 @@ from esqlog.identifiers.warm import candidates, warm_plan
 from esqlog.identifiers.word_lists import STATE
 from esqlog.statistics.vocabulary import load_vocabulary
 from esqlog.wrapper import wrap
-from tests.support.calibrated_go import N_DOCS, mappings
+from tests.support.calibrated_go import mappings
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
-from tests.support.node_plans import EVERY, Planned, assert_every_compound
+from tests.support.node_plans import EVERY, Planned, assert_every_compound, planned_index
 from tests.support.node_plans import Sent as _Sent
 from tests.support.node_plans import body as _body
 from tests.support.node_plans import texts as _texts
@@ -53,20 +53,8 @@ COVER = IdentifierSettings(select="cover")
 def planned(
     engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Planned]:
-    index = create_index(engine, shards=int(request.param), mappings=mappings())
-    lists = None
-    try:
-        docs = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(N_DOCS)]
-        bulk_index(engine, index, docs)
-        path = tmp_path_factory.mktemp("node-plan") / "code.qlog.json"
-        record, note = identifier_report(calibrate_identifiers(engine, index, "body"), path, engine)
-        lists = record.word_lists
-        assert lists is not None, note
-        yield Planned(engine, index, path, lists, note)
-    finally:
-        call(engine, "DELETE", f"/{index}")
-        if lists is not None:
-            found(engine, "DELETE", f"/{lists}")
+    with planned_index(engine, tmp_path_factory.mktemp("node-plan"), int(request.param)) as found:
+        yield found
 
 
 def test_calibrate_writes_marked_complete_lists_and_names_them(planned: Planned) -> None:
@@ -292,33 +280,16 @@ def test_calibrate_warms_and_a_search_of_warmed_words_reads_nothing(planned: Pla
     assert after["misses"] == before["misses"] and after["hits"] >= before["hits"] + len(top)
 
 
-def test_plugin_warm_says_what_it_read(planned: Planned) -> None:
-    result = CliRunner().invoke(
-        main,
-        [
-            "plugin",
-            "warm",
-            "--url",
-            ENGINE_URLS[planned.engine.flavor],
-            "--calibration",
-            str(planned.path),
-            "--words",
-            "20",
-        ],
+def _warm_cli(planned: Planned, *args: str) -> Any:
+    url = ENGINE_URLS[planned.engine.flavor]
+    return CliRunner().invoke(
+        main, ["plugin", "warm", "--url", url, "--calibration", str(planned.path), *args]
     )
+
+
+def test_plugin_warm_says_what_it_read(planned: Planned) -> None:
+    result = _warm_cli(planned, "--words", "20")
     assert result.exit_code == 0, result.output
     assert "20 words read on 1 node" in result.output and "whole words:" in result.output
-    bad = CliRunner().invoke(
-        main,
-        [
-            "plugin",
-            "warm",
-            "--url",
-            ENGINE_URLS[planned.engine.flavor],
-            "--calibration",
-            str(planned.path),
-            "--share",
-            "0",
-        ],
-    )
+    bad = _warm_cli(planned, "--share", "0")
     assert bad.exit_code == 2 and "--share" in bad.output

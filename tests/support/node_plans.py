@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,12 +17,13 @@ import numpy as np
 import pytest
 
 from esqlog.engine.client import Engine
+from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
 from esqlog.identifiers.node_plan import QUERY_NAME
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.wrapper import wrap
-from tests.support.calibrated_go import N_DOCS
-from tests.support.engines import found
-from tests.support.oracle import hits_of, load_query_texts, total_of
+from tests.support.calibrated_go import N_DOCS, mappings
+from tests.support.engines import bulk_index, call, create_index, found, wait_green
+from tests.support.oracle import hits_of, load_docs, load_query_texts, total_of
 
 QUERIES = 30
 
@@ -32,6 +35,39 @@ class Planned:
     path: Path
     lists: str
     note: str
+
+
+@contextmanager
+def planned_index(
+    engine: Engine,
+    folder: Path,
+    shards: int,
+    docs: int = N_DOCS,
+    replicas: int | None = None,
+    warm: bool = True,
+) -> Iterator[Planned]:
+    """An index of the first ``docs`` Go functions, calibrated with its word lists (and
+    calibrate's warm unless ``warm`` is False), deleted with its lists afterwards;
+    ``replicas`` set waits for every copy to start."""
+    settings = None if replicas is None else {"number_of_replicas": replicas}
+    index = create_index(engine, shards=shards, mappings=mappings(), settings=settings)
+    lists = None
+    try:
+        rows = [{"id": d["id"], "body": d["body"], "key": str(d["id"])} for d in load_docs(docs)]
+        bulk_index(engine, index, rows)
+        call(engine, "POST", f"/{index}/_refresh")
+        if replicas is not None:
+            wait_green(engine, index)
+        path = folder / "code.qlog.json"
+        found_stats = calibrate_identifiers(engine, index, "body")
+        record, note = identifier_report(found_stats, path, engine, warm=warm)
+        lists = record.word_lists
+        assert lists is not None, note
+        yield Planned(engine, index, path, lists, note)
+    finally:
+        call(engine, "DELETE", f"/{index}")
+        if lists is not None:
+            found(engine, "DELETE", f"/{lists}")
 
 
 def texts() -> list[str]:
