@@ -297,6 +297,7 @@ def test_identifiers_mode_equals_its_oracle(
             identifiers=IdentifierSettings(
                 engine_query="plugin" if engine_query == "node" else engine_query,
                 node_plan=engine_query == "node",
+                select="cover",  # the budget's plan, the oracle's (select all: node_plans)
             ),
         )
         if engine_query != "span":  # calibrate found it on every node of the cluster
