@@ -33,6 +33,7 @@ import numpy as np
 from esqlog.calibration.plugin import whole_words_for
 from esqlog.calibration.record import Calibration
 from esqlog.engine.client import Engine
+from esqlog.engine.failures import error_status
 from esqlog.engine.paths import index_path
 from esqlog.engine.plugin_stats import cache_stats_plan
 from esqlog.engine.steps import Plan, Request
@@ -165,6 +166,14 @@ def warm_line(
         )
     except ClusterError as exc:
         return f"warm         not done ({exc.problem}); esqlog plugin warm reads them later"
+    except Exception as exc:  # the client's own error: a refused privilege, a failed search
+        status = error_status(exc)
+        if status is None:
+            raise  # not an answer (the cluster is unreachable): calibrate fails as it would
+        return (
+            f"warm         not done (the cluster answered HTTP {status}); "
+            "esqlog plugin warm reads them later"
+        )
     read = max(done.words.values(), default=0)
     return (
         f"warm         {read:,} most frequent words' whole groups read on "

@@ -5,6 +5,7 @@ what it reads is tests/engine/test_node_plan.py's, on real nodes."""
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,8 +15,9 @@ from esqlog.errors import ClusterError
 from esqlog.identifiers import warm
 from esqlog.identifiers.node_plan import QUERY_NAME
 from esqlog.identifiers.settings import IdentifierSettings
-from esqlog.identifiers.warm import Warmed, candidates, warm_plan
+from esqlog.identifiers.warm import Warmed, candidates, warm_line, warm_plan
 from tests.support.split_docs import build
+from tests.support.wrapper_units import calibration
 
 SHARDS = {
     "shards": [
@@ -130,3 +132,33 @@ def test_a_cluster_without_whole_words_is_one_clear_error() -> None:
     assert request.path.startswith("/_esqlog/terms/stats")
     with pytest.raises(ClusterError, match=r"1\.11\.0"):
         plan.send({"nodes": {"a": {"name": "a", "term_state_cache": {"size_in_bytes": 1}}}})
+
+
+class _Refused(Exception):
+    status_code = 403
+
+
+class _Engine:
+    """An engine whose every request fails as given."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def run(self, plan: Any) -> Any:
+        plan.close()
+        raise self.error
+
+
+def test_calibrate_goes_on_when_the_warm_is_refused() -> None:
+    record = replace(calibration(), word_lists="esqlog-words-x", terms_plugin="1.11.1")
+    vocab: Any = Vocab()
+    refused: Any = _Engine(_Refused("security_exception"))
+    line = warm_line(refused, record, build(), vocab)
+    assert line is not None and "not done" in line and "403" in line
+    assert "esqlog plugin warm" in line
+    gone: Any = _Engine(ClusterError("no node keeps whole words", "install it"))
+    assert "no node keeps whole words" in (warm_line(gone, record, build(), vocab) or "")
+    with pytest.raises(ConnectionError):  # not an answer: calibrate fails as it would
+        warm_line(_Engine(ConnectionError("refused")), record, build(), vocab)  # type: ignore[arg-type]
+    older = replace(record, terms_plugin="1.10.0")
+    assert warm_line(refused, older, build(), vocab) is None  # nothing to read there
