@@ -72,7 +72,7 @@ def node_clause(weighed: WeighedWords, field: str, lists: str, budget: int) -> d
             "lists": lists,
             "budget": budget,
             # "auto" reaches here only where every node keeps whole words (engine_query)
-            "select": "all" if settings.select == "auto" else settings.select,
+            "select": "all" if settings.whole_words else settings.select,
             "words": words,
         }
     }

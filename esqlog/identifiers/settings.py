@@ -217,11 +217,17 @@ class IdentifierSettings:
             )
 
     @property
+    def whole_words(self) -> bool:
+        """Whether the nodes are to keep each word's whole group (select "all", or "auto"
+        once esqlog.wrapper.engine_query resolved it to stay): no budget chooses there."""
+        return self.select in ("all", "auto")
+
+    @property
     def budget_select(self) -> Selection:
         """What the clause budget takes first where a budget chooses (on the client, or on
         a node for "cover"...): "all" and "auto" leave no choice to a budget on the nodes,
         and where a budget does choose they take the default's, "cover"."""
-        return "cover" if self.select in ("all", "auto") else self.select
+        return "cover" if self.whole_words else self.select
 
     def budget_for(self, shards: int, fan_out: bool = False) -> int:
         """The clause budget on an index of ``shards`` shards (``fan_out``: of each shard's

@@ -89,21 +89,18 @@ def build_clauses(
         # the node chooses the compounds (esqlog.identifiers.node_plan): the same terms
         budget = settings.budget_for(stats.shards, one_shard)
         weighed = remembered(spec.text, stats, vocab, settings, None, plans, weigh_words)
-        every = settings.select in ("all", "auto")
-        if node_plan.fits(budget, len(weighed.present), allowed, every):
+        if node_plan.fits(budget, len(weighed.present), allowed, settings.whole_words):
             return [decorated(node_plan.node_clause(weighed, spec.field, lists, budget), spec)]
-    if settings.select in ("all", "auto"):  # every compound is the nodes' plan only: here
-        # the budget's choice; said once when "all" was asked ("auto" means that already)
-        if settings.select == "all":
-            warn(
-                f"select-all:{index}",
-                (
-                    f"esqlog: select='all' needs the nodes' plan (esqlog-terms {node_plan.EVERY} "
-                    "or later, one shard's layout, no and/minimum_should_match); this search "
-                    "takes the clause budget's choice (select='cover') instead"
-                ),
-            )
-        settings = _budget_selection(settings)
+    if settings.select == "all":  # every compound is the nodes' plan only; the budget here
+        # takes "cover" (IdentifierSettings.budget_select), said once ("auto" means that)
+        warn(
+            f"select-all:{index}",
+            (
+                f"esqlog: select='all' needs the nodes' plan (esqlog-terms {node_plan.EVERY} "
+                "or later, one shard's layout, no and/minimum_should_match); this search "
+                "takes the clause budget's choice (select='cover') instead"
+            ),
+        )
     while True:
         plan = remembered_plan(spec.text, stats, vocab, settings, layout, plans)
         # without an and/msm filter any query of the plan (one shard's too, laid out as on
@@ -129,12 +126,6 @@ def build_clauses(
         if budget <= 1:
             return None
         settings = replace(settings, budget=max(1, budget * allowed // used - 1))
-
-
-@lru_cache(maxsize=64)
-def _budget_selection(settings: IdentifierSettings) -> IdentifierSettings:
-    """select "all" or "auto" planned on the client: the budget's default choice ("cover")."""
-    return replace(settings, select="cover")
 
 
 @lru_cache(maxsize=64)
