@@ -110,7 +110,7 @@ def warm_plan(
     budget = every.budget_for(stats.shards, True)
     words = [w for w, _ in candidates(stats)[:most]]
     read: dict[str, int] = {}
-    searches = 0
+    searches = added = 0
     for node, shards in holders.items():
         size, limit = sizes.get(node, (0, 0))
         target = size + int(max(limit - size, 0) * share)
@@ -127,8 +127,8 @@ def warm_plan(
             size = (yield from _cache_sizes()).get(node, (size, limit))[0]
             if progress is not None:
                 progress(f"{index}: node {node}: {read[node]:,} words read, cache {size:,} bytes")
-    grown = yield from _cache_sizes()
-    added = sum(grown.get(n, (0, 0))[0] - sizes.get(n, (0, 0))[0] for n in holders)
+        # a node's searches go to it alone: the size read after its last one is its final
+        added += size - sizes.get(node, (0, 0))[0]
     return Warmed(read, searches, max(added, 0), time.monotonic() - started)
 
 

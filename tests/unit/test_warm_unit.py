@@ -116,6 +116,7 @@ def test_a_node_stops_once_its_cache_holds_the_share_of_its_room(
     on_b = [r for r in searches if r.params["preference"].endswith(":b")]
     assert len(on_b) == 2  # 900 -> 930 -> 960 >= 950
     assert done.words["b"] == 8 and done.words["a"] == len(candidates(build()))
+    assert done.grown_bytes == 30 * len(searches)  # from each node's size before, b's 900
 
 
 def test_at_most_the_words_asked() -> None:
