@@ -12,12 +12,12 @@ from typing import Any
 from esqlog.cli.hits import Hit, hits_of, search_kwargs
 from esqlog.cli.query import QueryContext
 from esqlog.errors import ClusterError
-from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.files import load_with_vocabulary
 from esqlog.identifiers.query import IdentifierPlan, plan_identifier_query
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shards import shard_queries
 from esqlog.identifiers.split_stats import IdentifierStats
-from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary
+from esqlog.statistics.vocabulary import Vocabulary
 from esqlog.wrapper.fan_out import merge_responses
 
 
@@ -32,11 +32,7 @@ class IdentifierContext:
 
 def identifier_context(ctx: QueryContext, budget: int | None = None) -> IdentifierContext:
     """Load the calibration's snapshot and split statistics, and plan the query."""
-    cal = ctx.calibration
-    path = cal.vocabulary_path()
-    stats = load_for_calibration(path, cal.vocabulary_sha256)
-    assert path is not None  # load_for_calibration refuses a calibration without one
-    vocab = load_vocabulary(path, cal.vocabulary_sha256)
+    stats, vocab = load_with_vocabulary(ctx.calibration)
     settings = IdentifierSettings() if budget is None else IdentifierSettings(budget=budget)
     # as the wrapper plans a plain search: each shard its own query when calibrate
     # recorded the shards' statistics (esqlog.identifiers.shards)

@@ -248,24 +248,21 @@ def warm_command(
     data node runs esqlog-terms 1.11.1 or later (docs/plugin.md).
     """
     from esqlog.calibration.files import load_calibration
-    from esqlog.identifiers.files import load_for_calibration
+    from esqlog.identifiers.files import load_with_vocabulary
     from esqlog.identifiers.settings import IdentifierSettings
     from esqlog.identifiers.warm import warm_plan
-    from esqlog.statistics.vocabulary import load_vocabulary
 
     engine = open_engine(connection)
     for path in paths:
         cal = load_calibration(path)
         where = f"{path}: {cal.index}/{cal.field}"
-        vocabulary = cal.vocabulary_path()
-        if not cal.word_lists or vocabulary is None:
+        if not cal.word_lists or cal.vocabulary_path() is None:
             raise UsageError(
                 f"{where} has no word lists for the nodes",
                 "run esqlog calibrate --vocabulary --identifiers on a cluster whose data "
                 "nodes run esqlog-terms, then warm with that calibration",
             )
-        stats = load_for_calibration(vocabulary, cal.vocabulary_sha256)
-        vocab = load_vocabulary(vocabulary, cal.vocabulary_sha256)
+        stats, vocab = load_with_vocabulary(cal)
         done = engine.run(
             warm_plan(
                 cal.index,

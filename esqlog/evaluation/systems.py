@@ -103,16 +103,11 @@ def searcher(target: Target, system: str) -> Search:
 def _identifier_searcher(target: Target) -> Search:
     """The identifiers mode: its query from the calibration's snapshot and split stats."""
     from esqlog.calibration.files import load_calibration
-    from esqlog.identifiers.files import load_for_calibration
+    from esqlog.identifiers.files import load_with_vocabulary
     from esqlog.identifiers.query import plan_identifier_query
     from esqlog.identifiers.settings import IdentifierSettings
-    from esqlog.statistics.vocabulary import load_vocabulary
 
-    record = load_calibration(target.calibration)
-    path = record.vocabulary_path()
-    stats = load_for_calibration(path, record.vocabulary_sha256)
-    assert path is not None  # load_for_calibration refuses a calibration without one
-    vocab = load_vocabulary(path, record.vocabulary_sha256)
+    stats, vocab = load_with_vocabulary(load_calibration(target.calibration))
     settings = IdentifierSettings()
     client = target.engine.client
 

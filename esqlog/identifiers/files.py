@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from esqlog.atomic import atomic_write
+from esqlog.calibration.record import Calibration
 from esqlog.errors import UsageError
 from esqlog.identifiers.file_checks import (
     ARRAYS,
@@ -60,6 +61,7 @@ from esqlog.statistics.npz import (
     read_npz,
 )
 from esqlog.statistics.term_table import TermTable
+from esqlog.statistics.vocabulary import Vocabulary, load_vocabulary
 
 FORMAT = "esqlog-identifiers/6"
 #: format 5: each word's per-shard row not stored (joined from the hashes when first asked)
@@ -328,6 +330,15 @@ def _words(raw: Mapping[str, Any], name: str, prefix: str = "") -> Sequence[str]
 def _lines(data: memoryview) -> list[str]:
     text = bytes(data).decode("utf-8")
     return text.split("\n") if text else []
+
+
+def load_with_vocabulary(calibration: Calibration) -> tuple[IdentifierStats, Vocabulary]:
+    """The split statistics and the vocabulary snapshot a calibration names, each checked
+    against the snapshot's checksum; a UsageError where it names none or either is unusable."""
+    path = calibration.vocabulary_path()
+    stats = load_for_calibration(path, calibration.vocabulary_sha256)
+    assert path is not None  # load_for_calibration refuses a calibration without one
+    return stats, load_vocabulary(path, calibration.vocabulary_sha256)
 
 
 def load_for_calibration(

@@ -384,16 +384,13 @@ def load_triple(path: str | Path, uuid: str) -> IdentifierCalibration | None:
     three are there and belong to the index with this UUID; else None (calibrate in full)."""
     from esqlog.calibration.files import load_calibration
     from esqlog.errors import UsageError
-    from esqlog.identifiers.files import load_for_calibration
-    from esqlog.statistics.vocabulary import load_vocabulary
+    from esqlog.identifiers.files import load_with_vocabulary
 
     try:
         record = load_calibration(path)
-        where = record.vocabulary_path()
-        if record.index_uuid != uuid or record.field != FIELD or where is None:
+        if record.index_uuid != uuid or record.field != FIELD or record.vocabulary_path() is None:
             return None
-        vocab = load_vocabulary(where, record.vocabulary_sha256)
-        stats = load_for_calibration(where, record.vocabulary_sha256)
+        stats, vocab = load_with_vocabulary(record)
     except UsageError:
         return None
     if stats.shards != 1 or stats.per_shard:
