@@ -13,11 +13,12 @@ plugin by itself.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from esqlog.cli.shared_options import connection_options, open_engine
+from esqlog.cli.shared_options import connection_options, open_engine, progress_factory
 from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.plugin_stats import ClusterCaches, NodeCaches, cache_stats_plan
 from esqlog.engine.plugin_zip import ENGINES, build, target, zip_name
@@ -233,15 +234,24 @@ def stats_command(connection: ConnectionSettings) -> None:
 @click.option(
     "--words",
     type=click.IntRange(1),
-    default=5_000,
-    show_default=True,
-    help="At most this many words per calibration, the most frequent first.",
+    default=None,
+    help="At most this many words per calibration, the most frequent first [default: every "
+    "word with compounds].",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar per node on stderr [default: when stderr is a terminal].",
 )
 def warm_command(
-    connection: ConnectionSettings, paths: tuple[Path, ...], share: float, words: int
+    connection: ConnectionSettings,
+    paths: tuple[Path, ...],
+    share: float,
+    words: int | None,
+    progress: bool | None,
 ) -> None:
-    """Read the whole-word groups of each calibration's most frequent words on every node
-    holding its index, so the first searches after a node starts find them kept.
+    """Read the whole-word groups of each calibration's words, the most frequent first,
+    on every node holding its index, so that searches after a node starts read none.
 
     Searches only (size 0), nothing written. Run it after esqlog calibrate and after nodes
     restart; the identifiers mode keeps each word's whole group on the nodes where every
@@ -253,6 +263,7 @@ def warm_command(
     from esqlog.identifiers.warm import warm_plan
 
     engine = open_engine(connection)
+    bars = progress_factory(sys.stderr.isatty() if progress is None else progress, "words")
     for path in paths:
         cal = load_calibration(path)
         where = f"{path}: {cal.index}/{cal.field}"
@@ -273,7 +284,7 @@ def warm_command(
                 IdentifierSettings(),
                 share,
                 words,
-                lambda line: click.echo(line, err=True),
+                bars,
             )
         )
         if not any(done.words.values()):

@@ -12,6 +12,7 @@ import click
 from esqlog.engine.client import Engine
 from esqlog.engine.connection import ConnectionSettings, connect
 from esqlog.errors import UsageError, redact
+from esqlog.progress import Advance, ProgressFactory
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -152,10 +153,7 @@ def open_engine(settings: ConnectionSettings) -> Engine:
     return engine
 
 
-def progress_factory(
-    enabled: bool,
-    unit: str = "docs",
-) -> Callable[[str, int], Callable[[int], None]] | None:
+def progress_factory(enabled: bool, unit: str = "docs") -> ProgressFactory:
     """A rich progress bar (``unit``/s and ETA) on stderr, or None when disabled/not a TTY."""
     if not enabled:
         return None
@@ -181,7 +179,7 @@ def progress_factory(
             speed = task.finished_speed or task.speed
             return Text(f"{speed:,.0f} {unit}/s" if speed else "")
 
-    def factory(label: str, total: int) -> Callable[[int], None]:
+    def factory(label: str, announced: int) -> Advance:
         bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -191,15 +189,17 @@ def progress_factory(
             console=Console(stderr=True),
             transient=False,
         )
-        task = bar.add_task(label, total=total)
+        task = bar.add_task(label, total=announced)
         bar.start()
-        seen = 0
+        seen, planned = 0, announced
 
-        def advance(n: int) -> None:
-            nonlocal seen
+        def advance(n: int, total: int | None = None) -> None:
+            nonlocal seen, planned
             seen += n
-            bar.update(task, advance=n)
-            if seen >= total:
+            if total is not None:  # the work stopped short of what it announced
+                planned = total
+            bar.update(task, advance=n, total=planned)
+            if seen >= planned:
                 bar.stop()
 
         return advance

@@ -43,6 +43,7 @@ from esqlog.identifiers.scan import SplitCollector
 from esqlog.identifiers.split_stats import APPLIES_SHARE, IdentifierStats, build_identifier_stats
 from esqlog.identifiers.warm import warm_line
 from esqlog.identifiers.word_lists import write_for_record
+from esqlog.progress import ProgressFactory
 from esqlog.scoring.qlog import DEFAULT_PREDICTOR
 from esqlog.statistics.vocabulary import Vocabulary, VocabularyScan
 from esqlog.statistics.vocabulary_scan import scan_vocabulary
@@ -252,7 +253,7 @@ def identifier_report(
     found: IdentifierCalibration,
     path: str | Path,
     engine: Engine | None = None,
-    progress_factory: Callable[[str, int], Callable[[int], None]] | None = None,
+    progress_factory: ProgressFactory = None,
     warm: bool = True,
 ) -> tuple[Calibration, str]:
     """Save everything and say what the identifiers statistics hold (for the CLI report);
@@ -278,7 +279,11 @@ def identifier_report(
         note += f"\n             {search_path_line(record)}"
     if lists_line:
         note += f"\n{lists_line}"
-    warmed = warm_line(engine, record, s, found.vocabulary) if engine and warm else None
+    warmed = (
+        warm_line(engine, record, s, found.vocabulary, progress_factory)
+        if engine and warm
+        else None
+    )
     if warmed:
         note += f"\n{warmed}"
     spikes = s.families(FAMILY_EXCESS)

@@ -4,17 +4,18 @@ Why: under select "all" (the default where every data node runs esqlog-terms 1.1
 later) a node reads a query word's whole group once per segment (~0.5 ms a segment) and
 keeps it (WordPostings, 5% of the heap by default). A node that has not seen a word pays
 that read in the search, so a node's first few hundred searches after a start cost more
-than those of the budget's plan ("cover"; docs/benchmarks/identifiers.md). Words recur:
-on Go 153K the 3,000 words whose groups hold the most postings hold 91% of the query words
-of 500 texts, more than the words of the 1,500 texts before them (89%). So the words with
-the most documents are read first, by searches that return nothing (``size: 0``),
-sent to every node holding a copy of a shard (``preference=_shards:..|_only_nodes:..``):
-a node's cache serves only the copies it holds.
+than those of the budget's plan ("cover"; docs/benchmarks/identifiers.md). Only the words
+with a list of compounds have a group (26,005 of Go 153K's 338,342 words), and past the
+first thousands those groups are small: all 26,005 take 54 MB on one shard, the first
+5,000 of them 47 MB. So every such word is read, the most documents first (the words
+queries name most, and the costliest reads), by searches that return nothing (``size:
+0``), sent to every node holding a copy of a shard (``preference=_shards:..|_only_nodes:..``):
+a node's cache serves only the copies it holds. After it, a search reads no group.
 
-Bounded twice: at most ``most`` words, and on each node until its whole-word cache has
-filled ``share`` of the room it had left (``GET /_esqlog/terms/stats``, read after each
-search); a cache left full would refuse the traffic's own words their first sight (its
-doorkeeper).
+Bounded twice: at most ``most`` words (all by default), and on each node until its
+whole-word cache has filled ``share`` of the room it had left (``GET /_esqlog/terms/stats``,
+read after each search); a cache left full would refuse the traffic's own words their first
+sight (its doorkeeper), and a heap too small for every group keeps the most frequent.
 
 Read only: searches, never a write; the bodies are the wrapper's own (node_plan), so the
 groups read are those a search of the same words reads.
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,6 +43,7 @@ from esqlog.identifiers.node_plan import node_clause
 from esqlog.identifiers.query import weigh_words
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.split_stats import IdentifierStats
+from esqlog.progress import ProgressFactory
 from esqlog.statistics.vocabulary import Vocabulary
 
 #: words per search: two clauses each, far inside both engines' clause limits
@@ -95,11 +97,12 @@ def warm_plan(
     vocab: Vocabulary,
     settings: IdentifierSettings,
     share: float = 0.5,
-    most: int = 5_000,
-    progress: Callable[[str], None] | None = None,
+    most: int | None = None,
+    progress: ProgressFactory = None,
 ) -> Plan[Warmed]:
-    """Read the groups of ``index``'s most frequent words on every node holding a copy of
-    its shards (the module docstring), with the wrapper's bodies for those words."""
+    """Read the groups of ``index``'s words, the most frequent first, on every node
+    holding a copy of its shards (the module docstring), with the wrapper's bodies for
+    those words; ``progress``: a bar per node."""
     started = time.monotonic()
     sizes = yield from _cache_sizes()
     holders = _holders((yield Request("GET", index_path(index, "_search_shards"))))
@@ -116,6 +119,7 @@ def warm_plan(
         target = size + int(max(limit - size, 0) * share)
         preference = f"_shards:{','.join(map(str, shards))}|_only_nodes:{node}"
         read[node] = 0
+        bar = progress(f"warm {index} on node {node}", len(words)) if progress else None
         while read[node] < len(words) and size < target:
             batch = words[read[node] : read[node] + BATCH]
             weighed = weigh_words(" ".join(batch), stats, vocab.df_of, every)
@@ -125,8 +129,10 @@ def warm_plan(
             searches += 1
             read[node] += len(batch)
             size = (yield from _cache_sizes()).get(node, (size, limit))[0]
-            if progress is not None:
-                progress(f"{index}: node {node}: {read[node]:,} words read, cache {size:,} bytes")
+            if bar is not None:
+                bar(len(batch))
+        if bar is not None and read[node] < len(words):  # stopped at its share
+            bar(0, total=read[node])
         # a node's searches go to it alone: the size read after its last one is its final
         added += size - sizes.get(node, (0, 0))[0]
     return Warmed(read, searches, max(added, 0), time.monotonic() - started)
@@ -151,7 +157,11 @@ def _cache_sizes() -> Plan[dict[str, tuple[int, int]]]:
 
 
 def warm_line(
-    engine: Engine, record: Calibration, stats: IdentifierStats, vocab: Vocabulary
+    engine: Engine,
+    record: Calibration,
+    stats: IdentifierStats,
+    vocab: Vocabulary,
+    progress: ProgressFactory = None,
 ) -> str | None:
     """calibrate's warm, right after it wrote the word lists: the report's line, or None
     where the nodes keep no whole words (select "auto" is then "cover": nothing to read).
@@ -161,7 +171,13 @@ def warm_line(
     try:
         done = engine.run(
             warm_plan(
-                record.index, record.field, record.word_lists, stats, vocab, IdentifierSettings()
+                record.index,
+                record.field,
+                record.word_lists,
+                stats,
+                vocab,
+                IdentifierSettings(),
+                progress=progress,
             )
         )
     except ClusterError as exc:
@@ -176,7 +192,7 @@ def warm_line(
         )
     read = max(done.words.values(), default=0)
     return (
-        f"warm         {read:,} most frequent words' whole groups read on "
+        f"warm         {read:,} words' whole groups read, the most frequent first, on "
         f"{len(done.words)} node{'s' if len(done.words) != 1 else ''} "
         f"({done.grown_bytes / 1e6:.1f} MB, {done.seconds:.1f} s); after a node restarts, "
         "esqlog plugin warm reads them again"

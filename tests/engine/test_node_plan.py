@@ -293,3 +293,13 @@ def test_plugin_warm_says_what_it_read(planned: Planned) -> None:
     assert "20 words read on 1 node" in result.output and "whole words:" in result.output
     bad = _warm_cli(planned, "--share", "0")
     assert bad.exit_code == 2 and "--share" in bad.output
+    # no --words: every word with compounds, each node's bar on stderr with --progress
+    record = load_calibration(planned.path)
+    vocabulary = record.vocabulary_path()
+    assert vocabulary is not None
+    every = len(candidates(load_for_calibration(vocabulary, record.vocabulary_sha256)))
+    assert every > 20
+    result = _warm_cli(planned, "--progress")
+    assert result.exit_code == 0, result.output
+    assert f"{every:,} words read on 1 node" in result.output
+    assert f"warm {planned.index} on node" in result.output

@@ -1,8 +1,9 @@
 """The layout is the architecture: layers import only downwards, no cycles, no private names.
 
 The layers, bottom to top (docs/architecture.md draws them): the foundation modules
-(errors and version, then atomic and extras), engine, statistics, scoring, calibration, identifiers,
-rerank, wrapper, then evaluation and indexing beside each other, agent, cli. A module may
+(errors, version and progress, then atomic and extras), engine, statistics, scoring,
+calibration, identifiers, rerank, wrapper, then evaluation and indexing beside each other,
+agent, cli. A module may
 import its own package and any layer below its own; the package ``esqlog`` itself is the
 public API and may import anything (lazily).
 """
@@ -18,6 +19,7 @@ PACKAGE = ROOT / "esqlog"
 LAYERS = {
     "errors": 0,
     "version": 0,
+    "progress": 0,
     "atomic": 1,
     "extras": 1,
     "engine": 2,

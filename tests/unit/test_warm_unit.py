@@ -163,3 +163,35 @@ def test_calibrate_goes_on_when_the_warm_is_refused() -> None:
         warm_line(_Engine(ConnectionError("refused")), record, build(), vocab)  # type: ignore[arg-type]
     older = replace(record, terms_plugin="1.10.0")
     assert warm_line(refused, older, build(), vocab) is None  # nothing to read there
+
+
+def test_every_listed_word_by_default_with_a_bar_per_node(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No cap: every word with compounds is read (after it a search reads no group); each
+    node's bar announces them all, and a node stopped at its share ends its bar there."""
+    monkeypatch.setattr(warm, "BATCH", 4)
+    bars: dict[str, list[tuple[int, int | None]]] = {}
+    announced: dict[str, int] = {}
+
+    def factory(label: str, total: int) -> Any:
+        announced[label], bars[label] = total, []
+        return lambda n, total=None: bars[label].append((n, total))
+
+    sizes = {"a": 0, "b": 900}  # b stops at 960 >= 950, after 8 words
+    done, _ = _drive(_plan(share=0.5, progress=factory), grow=30, sizes=sizes)
+    every = len(candidates(build()))
+    assert done.words == {"a": every, "b": 8}
+    a, b = "warm code on node a", "warm code on node b"
+    assert announced == {a: every, b: every}
+    assert sum(n for n, _ in bars[a]) == every and all(t is None for _, t in bars[a])
+    assert bars[b] == [(4, None), (4, None), (0, 8)]
+
+
+def test_no_cap_on_the_words_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus with more words with compounds than any fixed cap (26,005 on Go 153K) has
+    them all read."""
+    many = [(f"w{i}", 1) for i in range(6_000)]
+    monkeypatch.setattr(warm, "candidates", lambda _stats: many)
+    done, _ = _drive(_plan(), grow=0, sizes={"a": 0, "b": 0})
+    assert done.words == {"a": 6_000, "b": 6_000}
