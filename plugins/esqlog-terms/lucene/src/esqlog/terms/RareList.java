@@ -33,17 +33,19 @@ final class RareList extends ImpactsEnum {
 
     RareList(int[] docs, int[] freqs, int size, NumericDocValues norms, boolean withImpacts,
              int maxDoc) {
-        this(docs, freqs, size, norms, null, withImpacts, maxDoc);
+        this(docs, freqs, size, norms, null, null, withImpacts, maxDoc);
     }
 
-    RareList(int[] docs, int[] freqs, int size, long[] knownNorms, boolean withImpacts,
-             int maxDoc) {
-        this(docs, freqs, size, null, knownNorms, withImpacts, maxDoc);
+    /** {@code known}: the list's impacts, computed beforehand (a kept group's), or null. */
+    RareList(int[] docs, int[] freqs, int size, long[] knownNorms, RareImpacts known,
+             boolean withImpacts, int maxDoc) {
+        this(docs, freqs, size, null, knownNorms, known, withImpacts, maxDoc);
     }
 
     private RareList(int[] docs, int[] freqs, int size, NumericDocValues norms,
-                     long[] knownNorms, boolean withImpacts, int maxDoc) {
+                     long[] knownNorms, RareImpacts known, boolean withImpacts, int maxDoc) {
         this.knownNorms = knownNorms;
+        this.impacts = known == null ? null : new LevelImpacts(known);
         this.maxDoc = maxDoc;
         this.docs = docs;
         this.freqs = freqs;
@@ -64,13 +66,24 @@ final class RareList extends ImpactsEnum {
         return doc;
     }
 
+    /**
+     * Galloping from the current entry, then a binary search within the last step: the
+     * engine advances a list to documents just ahead (a clause that is not essential to the
+     * top hits is asked for each candidate), where a search of the whole rest of the list
+     * cost a fifth of the group's scoring.
+     */
     @Override
     public int advance(int target) {
         if (at >= size) {
             return doc;
         }
-        int from = at + 1;
-        int found = Arrays.binarySearch(docs, from, size, target);
+        int low = at + 1;
+        int step = 1;
+        while (low + step < size && docs[low + step] < target) {
+            low += step;
+            step <<= 1;
+        }
+        int found = Arrays.binarySearch(docs, low, Math.min(low + step, size), target);
         at = found >= 0 ? found : -found - 1;
         doc = at < size ? docs[at] : NO_MORE_DOCS;
         return doc;

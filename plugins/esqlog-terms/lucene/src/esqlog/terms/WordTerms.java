@@ -27,12 +27,21 @@ import org.apache.lucene.util.BytesRef;
 final class WordTerms extends TermState {
     /** Estimated bytes of an entry beyond its arrays: the object, its arrays' headers. */
     static final long OVERHEAD = 96;
+    /**
+     * A group of at least this many documents keeps its exact impacts ({@link RareImpacts}):
+     * computing them is a pass over the list per level, which a query scoring a large group
+     * paid again each time; a small group's take little to compute and, kept, would add more
+     * than its postings' own bytes.
+     */
+    static final int KEEP_IMPACTS = 1024;
 
     private final int[] docs;
     private final int[] freqs;
     private final long[] norms;
     private final long totalTermFreq;
     private final int maxDoc;
+    /** The list's impacts, for a group of {@link #KEEP_IMPACTS} documents or more; else null. */
+    private final RareImpacts impacts;
 
     private WordTerms(int[] docs, int[] freqs, long[] norms, long totalTermFreq, int maxDoc) {
         this.docs = docs;
@@ -40,6 +49,8 @@ final class WordTerms extends TermState {
         this.norms = norms;
         this.totalTermFreq = totalTermFreq;
         this.maxDoc = maxDoc;
+        this.impacts = docs.length >= KEEP_IMPACTS
+            ? new RareImpacts(docs, freqs, norms, docs.length, maxDoc) : null;
     }
 
     /**
@@ -84,17 +95,17 @@ final class WordTerms extends TermState {
         return totalTermFreq;
     }
 
-    /** Estimated heap bytes: a doc, a tf and a norm per document. */
+    /** Estimated heap bytes: a doc, a tf and a norm per document, and the kept impacts. */
     long bytes() {
-        return OVERHEAD + 16L * docs.length;
+        return OVERHEAD + 16L * docs.length + (impacts == null ? 0 : impacts.bytes());
     }
 
-    /** The list as postings, with its exact impacts when {@code impacts}. */
-    RareList postings(int flags, boolean impacts) {
+    /** The list as postings, with its exact impacts when {@code withImpacts}. */
+    RareList postings(int flags, boolean withImpacts) {
         if (PostingsEnum.featureRequested(flags, PostingsEnum.POSITIONS)) {
             throw new UnsupportedOperationException("a whole word's group holds no positions");
         }
-        return new RareList(docs, freqs, docs.length, norms, impacts, maxDoc);
+        return new RareList(docs, freqs, docs.length, norms, impacts, withImpacts, maxDoc);
     }
 
     @Override

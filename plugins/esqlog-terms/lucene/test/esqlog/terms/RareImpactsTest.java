@@ -415,4 +415,110 @@ public class RareImpactsTest extends LuceneTestCase {
         assertTrue(value(skipping.totalHits) + " of " + reader.maxDoc(),
             value(skipping.totalHits) < reader.maxDoc());
     }
+
+    /**
+     * A whole word's group large enough to keep its impacts (WordTerms.KEEP_IMPACTS) serves
+     * every query the same impacts, each window Lucene's own competitive set of its
+     * documents, and counts them in its bytes; a small group keeps none. Its list advances to
+     * the first document at or after each target, as a scan of the list finds it, and top-k
+     * collection over the kept group with skipping finds the exhaustive top hits.
+     */
+    public void testAKeptGroupsImpactsAndAdvance() throws IOException {
+        List<BytesRef> group = new ArrayList<>(rareTerms());
+        group.add(new BytesRef("common"));
+        LeafReaderContext leaf = reader.leaves().get(0);
+        WordTerms kept = WordTerms.read(WordTerms.inIndexOrder(group), leaf.reader().terms(FIELD),
+            leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
+        WordTerms small = WordTerms.read(terms("r3"), leaf.reader().terms(FIELD),
+            leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
+        assertTrue(kept.docFreq() >= WordTerms.KEEP_IMPACTS);
+        assertTrue(small.docFreq() < WordTerms.KEEP_IMPACTS);
+        assertTrue(kept.bytes() > WordTerms.OVERHEAD + 16L * kept.docFreq());
+        assertEquals(WordTerms.OVERHEAD + 16L * small.docFreq(), small.bytes());
+        // the list's documents, norms and tf, read once as plain postings
+        RareList scan = kept.postings(PostingsEnum.FREQS, false);
+        List<int[]> entries = new ArrayList<>();
+        for (int doc = scan.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = scan.nextDoc()) {
+            entries.add(new int[] {doc, scan.freq()});
+        }
+        NumericDocValues norms = leaf.reader().getNormValues(FIELD);
+        long[] docNorms = new long[entries.size()];
+        for (int i = 0; i < entries.size(); i++) {
+            assertTrue(norms.advanceExact(entries.get(i)[0]));
+            docNorms[i] = norms.longValue();
+        }
+        // the impacts a query computes of the same list (checked against Lucene's own sets by
+        // testEachWindowHasLucenesCompetitiveImpacts)
+        int[] docs = new int[entries.size()];
+        int[] freqs = new int[entries.size()];
+        for (int i = 0; i < docs.length; i++) {
+            docs[i] = entries.get(i)[0];
+            freqs[i] = entries.get(i)[1];
+        }
+        RareImpacts fresh = new RareImpacts(docs, freqs, docNorms, docs.length,
+            leaf.reader().maxDoc());
+        for (int round = 0; round < 2; round++) {  // a second query: the same impacts
+            RareList list = kept.postings(PostingsEnum.FREQS, true);
+            int next = 0;
+            int target = random().nextInt(3);
+            while (true) {
+                while (next < entries.size() && entries.get(next)[0] < target) {
+                    next++;
+                }
+                int want = next < entries.size() ? entries.get(next)[0]
+                    : DocIdSetIterator.NO_MORE_DOCS;
+                assertEquals("advance(" + target + ")", want, list.advance(target));
+                if (want == DocIdSetIterator.NO_MORE_DOCS) {
+                    break;
+                }
+                assertEquals(entries.get(next)[1], list.freq());
+                Impacts impacts = list.getImpacts();
+                assertEquals(fresh.numLevels(), impacts.numLevels());
+                for (int level = 0; level < impacts.numLevels(); level++) {
+                    assertEquals(fresh.docIdUpTo(level, want), impacts.getDocIdUpTo(level));
+                    int[] wantFreqs = fresh.freqs(level, want);
+                    long[] wantNorms = fresh.norms(level, want);
+                    long[][] got = pairs(impacts, level);
+                    assertEquals(wantFreqs.length, got.length);
+                    for (int k = 0; k < got.length; k++) {
+                        assertEquals(wantFreqs[k], got[k][0]);
+                        assertEquals(wantNorms[k], got[k][1]);
+                    }
+                }
+                // near (the next few) or far (windows ahead) targets: both of the engine's
+                target = want + 1 + (random().nextBoolean() ? random().nextInt(4)
+                    : random().nextInt(3000));
+            }
+        }
+        WordPostings.install(new WordPostings(64L << 20));
+        try {
+            WordPlan.Whole whole = new WordPlan.Whole("common", true,
+                WholeWordQueryTest.list(rareTermStrings()), RARE, 1.0);
+            Query query = new WholeWordQuery(FIELD, "esqlog-words-test", whole,
+                SaturationQuery::luceneBm25, new java.util.concurrent.atomic.AtomicLong());
+            IndexSearcher searcher = new IndexSearcher(reader);
+            searcher.setSimilarity(new BM25Similarity());
+            for (int round = 0; round < 2; round++) {  // read, then kept
+                TopDocs skipping = searcher.search(query,
+                    new TopScoreDocCollectorManager(10, null, 10));
+                TopDocs exhaustive = searcher.search(query,
+                    new TopScoreDocCollectorManager(10, null, Integer.MAX_VALUE));
+                for (int i = 0; i < 10; i++) {
+                    assertEquals(exhaustive.scoreDocs[i].doc, skipping.scoreDocs[i].doc);
+                    assertEquals(exhaustive.scoreDocs[i].score, skipping.scoreDocs[i].score, 0f);
+                }
+                CheckHits.checkTopScores(random(), query, searcher);
+            }
+        } finally {
+            WordPostings.install(new WordPostings(0));
+        }
+    }
+
+    private static List<String> rareTermStrings() {
+        List<String> out = new ArrayList<>();
+        for (int r = 0; r < RARE; r++) {
+            out.add("r" + r);
+        }
+        return out;
+    }
 }
