@@ -6,9 +6,9 @@ words (the lists are no part of the query on the wire), so a node that holds a s
 not coordinated must read the lists itself in its own rewrite. Checked: on an index of three
 shards without replicas, the hits, hits.total and scores equal the client's plan of every
 compound; after the first search, every node holding a shard keeps the lists and the
-whole-word groups it read; calibrate's warm reads the most frequent words on every node
-holding a copy (replicas too), so a search of them sent to any copy reads nothing. The
-one-node arithmetic is tests/engine/test_node_plan.py's.
+whole-word groups it read; calibrate's warm reads every word, the most frequent first, on
+every node holding a copy (replicas too), so a search of them sent to any copy reads
+nothing. The one-node arithmetic is tests/engine/test_node_plan.py's.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def replicated(cluster: Engine, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_the_warm_reads_every_copy_so_any_copy_answers_from_its_cache(
     replicated: Planned,
 ) -> None:
-    assert "read on 3 nodes" in replicated.note, replicated.note
+    assert "the most frequent first, on 3 nodes" in replicated.note, replicated.note
     record = load_calibration(replicated.path)
     vocabulary = record.vocabulary_path()
     assert vocabulary is not None
