@@ -126,7 +126,8 @@ from esqlog.statistics.hapax import DEFAULT_SAMPLE
     default=True,
     show_default=True,
     help="With --identifiers on nodes that keep whole words (esqlog-terms 1.11.1 or "
-    "later): read the most frequent words' groups on the nodes afterwards (esqlog plugin warm).",
+    "later): read every word's group on the nodes afterwards, the most frequent first "
+    "(esqlog plugin warm).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a report.")
 @click.option(

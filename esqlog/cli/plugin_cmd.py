@@ -1,7 +1,7 @@
 """esqlog plugin build: the esqlog-terms engine plugin as a zip for one exact engine release;
 esqlog plugin lists: the word-lists indices calibrations wrote for it, and removing those
 no calibration in use names; esqlog plugin stats: its caches on every node; esqlog plugin
-warm: the whole-word groups of a calibration's most frequent words read ahead of traffic.
+warm: the whole-word groups of a calibration's words read ahead of traffic.
 
 Thin: the build lives in :mod:`esqlog.engine.plugin_zip`, the lists in
 :mod:`esqlog.identifiers.word_lists`, the stats in :mod:`esqlog.engine.plugin_stats`, the

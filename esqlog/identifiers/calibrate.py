@@ -258,8 +258,8 @@ def identifier_report(
 ) -> tuple[Calibration, str]:
     """Save everything and say what the identifiers statistics hold (for the CLI report);
     with ``engine``, also write the word lists the nodes plan from where they can
-    (save_with_word_lists), and with ``warm`` read the most frequent words' whole groups
-    on the nodes where they keep them (esqlog.identifiers.warm)."""
+    (save_with_word_lists), and with ``warm`` read every word's whole group, the most
+    frequent first, on the nodes where they keep them (esqlog.identifiers.warm)."""
     lists_line = None
     if engine is not None:
         record, stats_path, size, lists_line = save_with_word_lists(

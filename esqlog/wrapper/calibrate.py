@@ -60,8 +60,8 @@ def calibrate(
     does), and name it in the Calibration; False writes nothing to the cluster (searches are
     then planned on the client). A refused write is logged on the ``esqlog`` logger and
     leaves searches planned on the client. Where the nodes keep whole words (esqlog-terms
-    1.11.1 or later), the most frequent words' groups are then read on them, as ``esqlog
-    calibrate`` does (esqlog.identifiers.warm; searches only). Every check
+    1.11.1 or later), every word's group is then read on them, the most frequent first, as
+    ``esqlog calibrate`` does (esqlog.identifiers.warm; searches only). Every check
     of the arguments runs before the first request; bad values raise UsageError, the
     client's own exceptions propagate as the client raised them.
     """
