@@ -10,7 +10,8 @@ first thousands those groups are small: all 26,005 take 54 MB on one shard, the 
 5,000 of them 47 MB. So every such word is read, the most documents first (the words
 queries name most, and the costliest reads), by searches that return nothing (``size:
 0``), sent to every node holding a copy of a shard (``preference=_shards:..|_only_nodes:..``):
-a node's cache serves only the copies it holds. After it, a search reads no group.
+a node's cache serves only the copies it holds. Where the cache has room for them all, a
+search after the warm reads no group.
 
 Bounded twice: at most ``most`` words (all by default), and on each node until its
 whole-word cache has filled ``share`` of the room it had left (``GET /_esqlog/terms/stats``,
