@@ -28,12 +28,11 @@ from esqlog.cli import main
 from esqlog.engine.client import Engine
 from esqlog.engine.failures import error_status
 from esqlog.identifiers.calibrate import calibrate_identifiers, identifier_report
-from esqlog.identifiers.files import load_for_calibration
+from esqlog.identifiers.files import load_with_vocabulary
 from esqlog.identifiers.node_plan import QUERY_NAME
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.warm import candidates, warm_plan
 from esqlog.identifiers.word_lists import STATE
-from esqlog.statistics.vocabulary import load_vocabulary
 from esqlog.wrapper import wrap
 from tests.support.calibrated_go import mappings
 from tests.support.engines import ENGINE_URLS, bulk_index, call, create_index, found
@@ -249,10 +248,8 @@ def test_calibrate_warms_and_a_search_of_warmed_words_reads_nothing(planned: Pla
     hits grow, misses do not."""
     assert "whole groups read" in planned.note
     record = load_calibration(planned.path)
-    vocabulary = record.vocabulary_path()
-    assert vocabulary is not None and record.word_lists
-    stats = load_for_calibration(vocabulary, record.vocabulary_sha256)
-    vocab = load_vocabulary(vocabulary, record.vocabulary_sha256)
+    assert record.word_lists
+    stats, vocab = load_with_vocabulary(record)
     top = [w for w, _ in candidates(stats)[:12]]
     done = planned.engine.run(
         warm_plan(
@@ -294,10 +291,7 @@ def test_plugin_warm_says_what_it_read(planned: Planned) -> None:
     bad = _warm_cli(planned, "--share", "0")
     assert bad.exit_code == 2 and "--share" in bad.output
     # no --words: every word with compounds, each node's bar on stderr with --progress
-    record = load_calibration(planned.path)
-    vocabulary = record.vocabulary_path()
-    assert vocabulary is not None
-    every = len(candidates(load_for_calibration(vocabulary, record.vocabulary_sha256)))
+    every = len(candidates(load_with_vocabulary(load_calibration(planned.path))[0]))
     assert every > 20
     result = _warm_cli(planned, "--progress")
     assert result.exit_code == 0, result.output
