@@ -43,9 +43,6 @@ final class RareImpacts {
     private final long[] norms;
     private final int size;
     private final int maxDoc;
-    /** The windows' pairs, counted once: {@link #bytes}. */
-    private long pairs;
-    private int windowCount;
     /** log2 of each level's window; the last level's one window is the whole segment. */
     private final int[] shifts;
     private final int[][][] windowFreqs;
@@ -79,7 +76,13 @@ final class RareImpacts {
 
     /** Estimated heap bytes of the windows' pairs (a freq and a norm each) and arrays. */
     long bytes() {
-        return 12L * pairs + 40L * windowCount + 64L;
+        long bytes = 64L;
+        for (int[][] level : windowFreqs) {
+            for (int[] window : level) {
+                bytes += 12L * window.length + 40L;
+            }
+        }
+        return bytes;
     }
 
     /**
@@ -213,7 +216,5 @@ final class RareImpacts {
         }
         windowFreqs[level][window] = Arrays.copyOf(outFreqs, n);
         windowNorms[level][window] = Arrays.copyOf(outNorms, n);
-        pairs += n;
-        windowCount++;
     }
 }
