@@ -38,21 +38,18 @@ final class RareImpacts {
     /** The narrowest windows, as a power of two of doc ids; each coarser level 8x wider. */
     static final int SHIFT = 13;
 
-    private final int[] docs;
-    private final int[] freqs;
-    private final long[] norms;
-    private final int size;
     private final int maxDoc;
     /** log2 of each level's window; the last level's one window is the whole segment. */
     private final int[] shifts;
     private final int[][][] windowFreqs;
     private final long[][][] windowNorms;
 
+    /**
+     * The impacts of the first {@code size} entries of a list of (doc, freq) with their
+     * norms; the arrays are read here only, not kept (a kept group needs its norms for
+     * nothing else: {@link WordTerms} lets them go).
+     */
     RareImpacts(int[] docs, int[] freqs, long[] norms, int size, int maxDoc) {
-        this.docs = docs;
-        this.freqs = freqs;
-        this.norms = norms;
-        this.size = size;
         this.maxDoc = Math.max(maxDoc, 1);
         // a quarter of the segment: the bits of its largest doc id, less two
         int first = Math.max(SHIFT, 32 - Integer.numberOfLeadingZeros(this.maxDoc - 1) - 2);
@@ -69,7 +66,7 @@ final class RareImpacts {
             windowFreqs[level] = new int[windows][];
             windowNorms[level] = new long[windows][];
             for (int window = 0; window < windows; window++) {
-                compute(level, window);
+                compute(docs, freqs, norms, size, level, window);
             }
         }
     }
@@ -139,8 +136,8 @@ final class RareImpacts {
         return windowNorms[level][window(level, doc)];
     }
 
-    /** The first entry at or after {@code doc}. */
-    private int entry(long doc) {
+    /** The first entry of {@code docs} (its first {@code size}) at or after {@code doc}. */
+    private static int entry(int[] docs, int size, long doc) {
         int found = Arrays.binarySearch(docs, 0, size, (int) Math.min(doc, Integer.MAX_VALUE));
         return found >= 0 ? found : -found - 1;
     }
@@ -156,15 +153,16 @@ final class RareImpacts {
      * the whole segment's level made the plugin's largest cost after scoring itself. A norm
      * outside a byte (a similarity of one's own) takes the general path.
      */
-    private void compute(int level, int window) {
+    private void compute(int[] docs, int[] freqs, long[] norms, int size, int level,
+                         int window) {
         boolean whole = level == shifts.length - 1;
-        int from = whole ? 0 : entry((long) window << shifts[level]);
-        int to = whole ? size : entry((long) (window + 1) << shifts[level]);
+        int from = whole ? 0 : entry(docs, size, (long) window << shifts[level]);
+        int to = whole ? size : entry(docs, size, (long) (window + 1) << shifts[level]);
         int[] best = new int[256];
         for (int i = from; i < to; i++) {
             long norm = norms[i];
             if (norm != (byte) norm) {
-                computeSorted(level, window, from, to);
+                computeSorted(freqs, norms, level, window, from, to);
                 return;
             }
             int slot = Byte.toUnsignedInt((byte) norm);
@@ -185,7 +183,8 @@ final class RareImpacts {
     }
 
     /** {@link #compute} for norms of any long: the window's entries sorted by norm. */
-    private void computeSorted(int level, int window, int from, int to) {
+    private void computeSorted(int[] freqs, long[] norms, int level, int window, int from,
+                               int to) {
         Integer[] order = new Integer[to - from];
         for (int i = 0; i < order.length; i++) {
             order[i] = from + i;

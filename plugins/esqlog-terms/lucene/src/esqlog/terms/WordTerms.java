@@ -37,6 +37,11 @@ final class WordTerms extends TermState {
 
     private final int[] docs;
     private final int[] freqs;
+    /**
+     * Each document's norm, for a group without kept impacts (whose queries compute them);
+     * null once they are kept: nothing else reads a group's norms (the scorer reads the
+     * segment's own), and they were half of a large group's bytes.
+     */
     private final long[] norms;
     private final long totalTermFreq;
     private final int maxDoc;
@@ -46,11 +51,11 @@ final class WordTerms extends TermState {
     private WordTerms(int[] docs, int[] freqs, long[] norms, long totalTermFreq, int maxDoc) {
         this.docs = docs;
         this.freqs = freqs;
-        this.norms = norms;
         this.totalTermFreq = totalTermFreq;
         this.maxDoc = maxDoc;
         this.impacts = docs.length >= KEEP_IMPACTS
             ? new RareImpacts(docs, freqs, norms, docs.length, maxDoc) : null;
+        this.norms = impacts == null ? norms : null;
     }
 
     /**
@@ -95,9 +100,13 @@ final class WordTerms extends TermState {
         return totalTermFreq;
     }
 
-    /** Estimated heap bytes: a doc, a tf and a norm per document, and the kept impacts. */
+    /**
+     * Estimated heap bytes: a doc and a tf per document, and its norm (a small group) or the
+     * kept impacts (a large one).
+     */
     long bytes() {
-        return OVERHEAD + 16L * docs.length + (impacts == null ? 0 : impacts.bytes());
+        return OVERHEAD + 8L * docs.length + (impacts == null ? 8L * docs.length
+            : impacts.bytes());
     }
 
     /** The list as postings, with its exact impacts when {@code withImpacts}. */

@@ -433,10 +433,47 @@ public class RareImpactsTest extends LuceneTestCase {
             leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
         assertTrue(kept.docFreq() >= WordTerms.KEEP_IMPACTS);
         assertTrue(small.docFreq() < WordTerms.KEEP_IMPACTS);
-        assertTrue(kept.bytes() > WordTerms.OVERHEAD + 16L * kept.docFreq());
+        RareImpacts keptImpacts = assertServesItsListsImpacts(kept, leaf);
+        assertServesItsListsImpacts(small, leaf);
+        // a kept group counts its impacts instead of its norms; a small one its norms
+        assertEquals(WordTerms.OVERHEAD + 8L * kept.docFreq() + keptImpacts.bytes(),
+            kept.bytes());
         assertEquals(WordTerms.OVERHEAD + 16L * small.docFreq(), small.bytes());
+        WordPostings.install(new WordPostings(64L << 20));
+        try {
+            WordPlan.Whole whole = new WordPlan.Whole("common", true,
+                WholeWordQueryTest.list(rareTermStrings()), RARE, 1.0);
+            Query query = new WholeWordQuery(FIELD, "esqlog-words-test", whole,
+                SaturationQuery::luceneBm25, new java.util.concurrent.atomic.AtomicLong());
+            IndexSearcher searcher = new IndexSearcher(reader);
+            searcher.setSimilarity(new BM25Similarity());
+            for (int round = 0; round < 2; round++) {  // read, then kept
+                TopDocs skipping = searcher.search(query,
+                    new TopScoreDocCollectorManager(10, null, 10));
+                TopDocs exhaustive = searcher.search(query,
+                    new TopScoreDocCollectorManager(10, null, Integer.MAX_VALUE));
+                for (int i = 0; i < 10; i++) {
+                    assertEquals(exhaustive.scoreDocs[i].doc, skipping.scoreDocs[i].doc);
+                    assertEquals(exhaustive.scoreDocs[i].score, skipping.scoreDocs[i].score, 0f);
+                }
+                CheckHits.checkTopScores(random(), query, searcher);
+            }
+        } finally {
+            WordPostings.install(new WordPostings(0));
+        }
+    }
+
+    /**
+     * {@code group}'s list, as two queries read it, advances to the first document at or
+     * after each target, with the impacts computed afresh from its documents' tf and the
+     * segment's norms (the kept ones of a large group, computed on demand for a small one);
+     * those fresh impacts.
+     */
+    private static RareImpacts assertServesItsListsImpacts(WordTerms group,
+                                                           LeafReaderContext leaf)
+        throws IOException {
         // the list's documents, norms and tf, read once as plain postings
-        RareList scan = kept.postings(PostingsEnum.FREQS, false);
+        RareList scan = group.postings(PostingsEnum.FREQS, false);
         List<int[]> entries = new ArrayList<>();
         for (int doc = scan.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = scan.nextDoc()) {
             entries.add(new int[] {doc, scan.freq()});
@@ -458,7 +495,7 @@ public class RareImpactsTest extends LuceneTestCase {
         RareImpacts fresh = new RareImpacts(docs, freqs, docNorms, docs.length,
             leaf.reader().maxDoc());
         for (int round = 0; round < 2; round++) {  // a second query: the same impacts
-            RareList list = kept.postings(PostingsEnum.FREQS, true);
+            RareList list = group.postings(PostingsEnum.FREQS, true);
             int next = 0;
             int target = random().nextInt(3);
             while (true) {
@@ -490,28 +527,7 @@ public class RareImpactsTest extends LuceneTestCase {
                     : random().nextInt(3000));
             }
         }
-        WordPostings.install(new WordPostings(64L << 20));
-        try {
-            WordPlan.Whole whole = new WordPlan.Whole("common", true,
-                WholeWordQueryTest.list(rareTermStrings()), RARE, 1.0);
-            Query query = new WholeWordQuery(FIELD, "esqlog-words-test", whole,
-                SaturationQuery::luceneBm25, new java.util.concurrent.atomic.AtomicLong());
-            IndexSearcher searcher = new IndexSearcher(reader);
-            searcher.setSimilarity(new BM25Similarity());
-            for (int round = 0; round < 2; round++) {  // read, then kept
-                TopDocs skipping = searcher.search(query,
-                    new TopScoreDocCollectorManager(10, null, 10));
-                TopDocs exhaustive = searcher.search(query,
-                    new TopScoreDocCollectorManager(10, null, Integer.MAX_VALUE));
-                for (int i = 0; i < 10; i++) {
-                    assertEquals(exhaustive.scoreDocs[i].doc, skipping.scoreDocs[i].doc);
-                    assertEquals(exhaustive.scoreDocs[i].score, skipping.scoreDocs[i].score, 0f);
-                }
-                CheckHits.checkTopScores(random(), query, searcher);
-            }
-        } finally {
-            WordPostings.install(new WordPostings(0));
-        }
+        return fresh;
     }
 
     private static List<String> rareTermStrings() {
