@@ -1,17 +1,14 @@
 package esqlog.terms;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
-import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.similarities.Similarity;
-import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.TransportVersion;
 import org.elasticsearch.TransportVersions;
 import org.elasticsearch.common.ParsingException;
@@ -21,7 +18,6 @@ import org.elasticsearch.index.mapper.MappedFieldType;
 import org.elasticsearch.lucene.similarity.LegacyBM25Similarity;
 import org.elasticsearch.index.query.AbstractQueryBuilder;
 import org.elasticsearch.index.query.SearchExecutionContext;
-import org.elasticsearch.xcontent.ParseField;
 import org.elasticsearch.xcontent.XContentBuilder;
 import org.elasticsearch.xcontent.XContentParser;
 
@@ -38,10 +34,7 @@ import org.elasticsearch.xcontent.XContentParser;
  * postings, impacts) through a BM25 with a constant idf.
  */
 public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
-    public static final String NAME = "esqlog_terms";
-    private static final ParseField FIELD = new ParseField("field");
-    private static final ParseField TERMS = new ParseField("terms");
-    private static final ParseField IDF = new ParseField("idf");
+    public static final String NAME = TermsQuery.NAME;
 
     /** Elasticsearch's BM25 is LegacyBM25Similarity: Lucene's, its weight times (1 + k1). */
     static final Function<Similarity, float[]> BM25_PARAMS = similarity ->
@@ -49,10 +42,7 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
             ? new float[] {legacy.getK1(), legacy.getB(), 1f + legacy.getK1()}
             : SaturationQuery.luceneBm25(similarity);
 
-    private final String field;
-    private final List<String> terms;
-    private final List<BytesRef> bytes;  // the terms encoded once, not on every shard
-    private final boolean idf;
+    private final TermsQuery query;
 
     public TermsQueryBuilder(String field, List<String> terms) {
         this(field, terms, true);
@@ -60,94 +50,40 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
 
     /** {@code idf} false: the score is boost * the BM25 saturation, no idf (SaturationQuery). */
     public TermsQueryBuilder(String field, List<String> terms, boolean idf) {
-        if (field == null || field.isEmpty()) {
-            throw new IllegalArgumentException("[" + NAME + "] requires a non-empty [field]");
-        }
-        if (terms == null || terms.isEmpty()) {
-            throw new IllegalArgumentException("[" + NAME + "] requires a non-empty [terms] array");
-        }
-        int limit = IndexSearcher.getMaxClauseCount();
-        if (terms.size() > limit) {
-            throw new IllegalArgumentException("[" + NAME + "] holds " + terms.size()
-                + " terms, more than the engine's max clause count of " + limit);
-        }
-        this.field = field;
-        this.terms = List.copyOf(new LinkedHashSet<>(terms));
-        this.bytes = SaturationQuery.encoded(this.terms);
-        this.idf = idf;
+        this(new TermsQuery(field, terms, idf));
+    }
+
+    private TermsQueryBuilder(TermsQuery query) {
+        this.query = Objects.requireNonNull(query);
     }
 
     public TermsQueryBuilder(StreamInput in) throws IOException {
         super(in);
-        this.field = in.readString();
-        this.terms = List.of(in.readStringArray());
-        this.bytes = SaturationQuery.encoded(this.terms);
-        this.idf = in.readBoolean();
+        this.query = TermsQuery.readFrom(new QueryForms.In(in::readString, in::readVInt,
+            in::readDouble, in::readBoolean, in::readInt));
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
-        out.writeString(field);
-        out.writeStringArray(terms.toArray(new String[0]));
-        out.writeBoolean(idf);
+        query.writeTo(new QueryForms.Out(out::writeString, out::writeVInt, out::writeDouble,
+            out::writeBoolean, out::writeInt));
     }
 
     @Override
     protected void doXContent(XContentBuilder builder, Params params) throws IOException {
         builder.startObject(NAME);
-        builder.field(FIELD.getPreferredName(), field);
-        builder.array(TERMS.getPreferredName(), terms.toArray(new String[0]));
-        if (!idf) {
-            builder.field(IDF.getPreferredName(), false);
+        for (Map.Entry<String, Object> field : query.fields().entrySet()) {
+            builder.field(field.getKey(), field.getValue());
         }
         printBoostAndQueryName(builder);
         builder.endObject();
     }
 
     public static TermsQueryBuilder fromXContent(XContentParser parser) throws IOException {
-        String field = null;
-        List<String> terms = null;
-        float boost = DEFAULT_BOOST;
-        boolean idf = true;
-        String queryName = null;
-        String current = null;
-        XContentParser.Token token;
-        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
-            if (token == XContentParser.Token.FIELD_NAME) {
-                current = parser.currentName();
-            } else if (token == XContentParser.Token.START_ARRAY && TERMS.match(current,
-                    parser.getDeprecationHandler())) {
-                terms = new ArrayList<>();
-                while ((token = parser.nextToken()) != XContentParser.Token.END_ARRAY) {
-                    if (token != XContentParser.Token.VALUE_STRING) {
-                        throw new ParsingException(parser.getTokenLocation(),
-                            "[" + NAME + "] [terms] must hold strings only, found " + token);
-                    }
-                    terms.add(parser.text());
-                }
-            } else if (token.isValue() && FIELD.match(current, parser.getDeprecationHandler())) {
-                field = parser.text();
-            } else if (token == XContentParser.Token.VALUE_BOOLEAN && IDF.match(current,
-                    parser.getDeprecationHandler())) {
-                idf = parser.booleanValue();
-            } else if (token.isValue() && BOOST_FIELD.match(current,
-                    parser.getDeprecationHandler())) {
-                boost = parser.floatValue();
-            } else if (token.isValue() && NAME_FIELD.match(current,
-                    parser.getDeprecationHandler())) {
-                queryName = parser.text();
-            } else {
-                throw new ParsingException(parser.getTokenLocation(),
-                    "[" + NAME + "] does not support [" + current + "] here (" + token
-                        + "); it takes field, terms, idf (a boolean), boost and _name");
-            }
-        }
-        if (!(boost >= 0f)) {  // the engine's own message would print the default boost
-            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [boost] must "
-                + "be 0 or more, got [" + boost + "]; use a value between 0 and 1 to lower a group");
-        }
         try {
-            return new TermsQueryBuilder(field, terms, idf).boost(boost).queryName(queryName);
+            QueryForms.Parsed<TermsQuery> parsed = TermsQuery.parse(parser.map());
+            return new TermsQueryBuilder(parsed.query()).boost(parsed.boost())
+                .queryName(parsed.queryName());
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage());
         }
@@ -155,21 +91,21 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
 
     @Override
     protected Query doToQuery(SearchExecutionContext context) throws IOException {
-        MappedFieldType type = context.getFieldType(field);
+        MappedFieldType type = context.getFieldType(query.field());
         if (type == null) {
-            return new MatchNoDocsQuery("unmapped field [" + field + "]");
+            return new MatchNoDocsQuery("unmapped field [" + query.field() + "]");
         }
-        return SaturationQuery.of(type.name(), bytes, idf, BM25_PARAMS);
+        return query.toQuery(type.name(), BM25_PARAMS);
     }
 
     @Override
     protected boolean doEquals(TermsQueryBuilder other) {
-        return field.equals(other.field) && terms.equals(other.terms) && idf == other.idf;
+        return query.equals(other.query);
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, terms, idf);
+        return query.hashCode();
     }
 
     @Override

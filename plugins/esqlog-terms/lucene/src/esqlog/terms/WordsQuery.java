@@ -1,6 +1,8 @@
 package esqlog.terms;
 
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,14 +17,17 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
- * What an {@code esqlog_identifiers} query says, checked, and what both engines' builders do
- * with it besides parsing and serializing: find its words' lists in the node's memory, keep
- * those fetched, and plan the groups ({@link WordPlan}).
+ * What an {@code esqlog_identifiers} query says, checked, in its two forms outside Lucene
+ * ({@link QueryForms}: a node's stream, a request's JSON object), and what both engines'
+ * builders do with it: find its words' lists in the node's memory, keep those fetched, and
+ * plan the groups ({@link WordPlan}).
  *
  * @param lists the word-lists index esqlog calibrate wrote (its name starts esqlog-words-)
  */
 public record WordsQuery(String field, String lists, int budget, String select,
                          List<WordPlan.Word> words) {
+    /** The query's name in a request, as both engines register it. */
+    public static final String NAME = "esqlog_identifiers";
     /** The parameters, for the message naming one the query does not take. */
     public static final String TAKES = "it takes field, lists, budget, select, words, boost "
         + "and _name";
@@ -55,7 +60,7 @@ public record WordsQuery(String field, String lists, int budget, String select,
     }
 
     /** One word from its object in the query. */
-    static WordPlan.Word word(Map<String, Object> value) {
+    private static WordPlan.Word word(Map<String, Object> value) {
         for (String key : value.keySet()) {
             if (!Set.of("word", "weight", "first", "tier", "own", "apart", "limit").contains(key)) {
                 throw new IllegalArgumentException("[esqlog_identifiers] a word does not take ["
@@ -110,58 +115,123 @@ public record WordsQuery(String field, String lists, int budget, String select,
         return bool;
     }
 
-    /** The top-level values of a query being parsed, before they are checked together. */
-    public static final class Parsed {
-        public final List<WordPlan.Word> words = new ArrayList<>();
-        public float boost = 1.0f;
-        public String queryName;
-        private String field;
-        private String lists;
-        private int budget;
-        private String select = "cover";
-
-        /** One value of the query object ({@code text}: the parser's text or number). */
-        public void value(String key, Object text) {
-            switch (key == null ? "" : key) {
-                case "field" -> field = String.valueOf(text);
-                case "lists" -> lists = String.valueOf(text);
-                case "select" -> select = String.valueOf(text);
-                case "budget" -> budget = whole(text, "budget");
-                case "boost" -> {
-                    boost = (float) decimal(text, "boost");
-                    if (!(boost >= 0f)) {
-                        throw new IllegalArgumentException("[esqlog_identifiers] [boost] must be "
-                            + "0 or more, got [" + text + "]");
-                    }
+    /**
+     * The query from its JSON object (the engine's parser read it as a map), with its boost
+     * and name; IllegalArgumentException names what is wrong.
+     */
+    static QueryForms.Parsed<WordsQuery> parse(Map<String, Object> body) {
+        String field = null;
+        String lists = null;
+        String select = "cover";
+        String queryName = null;
+        int budget = 0;
+        float boost = 1.0f;
+        List<WordPlan.Word> words = new ArrayList<>();
+        for (Map.Entry<String, Object> entry : body.entrySet()) {
+            String key = entry.getKey();
+            Object value = entry.getValue();
+            if ("words".equals(key)) {
+                if (!(value instanceof List<?> list)) {
+                    throw new IllegalArgumentException("[" + NAME + "] [words] must be an "
+                        + "array of objects, got [" + value + "]");
                 }
-                case "_name" -> queryName = String.valueOf(text);
-                default -> throw new IllegalArgumentException("[esqlog_identifiers] does not "
-                    + "support [" + key + "]; " + TAKES);
+                for (Object word : list) {
+                    if (!(word instanceof Map<?, ?> object)) {
+                        throw new IllegalArgumentException("[" + NAME + "] [words] must hold "
+                            + "objects only, found [" + word + "]");
+                    }
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> fields = (Map<String, Object>) object;
+                    words.add(word(fields));
+                }
+                continue;
+            }
+            String text = QueryForms.text(NAME, key, value, TAKES);
+            switch (key) {
+                case "field" -> field = text;
+                case "lists" -> lists = text;
+                case "select" -> select = text;
+                case "budget" -> budget = whole(value, "budget");
+                case "boost" -> boost = QueryForms.boost(NAME, value);
+                case "_name" -> queryName = text;
+                default -> throw new IllegalArgumentException("[" + NAME + "] does not support ["
+                    + key + "]; " + TAKES);
             }
         }
+        return new QueryForms.Parsed<>(new WordsQuery(field, lists, budget, select, words), boost,
+            queryName);
+    }
 
-        public WordsQuery query() {
-            return new WordsQuery(field, lists, budget, select, words);
+    private static int whole(Object text, String key) {
+        double value = QueryForms.number(NAME, key, text);
+        if (value != Math.rint(value) || Math.abs(value) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("[" + NAME + "] [" + key + "] must be a whole "
+                + "number, got [" + text + "]");
         }
+        return (int) value;
+    }
 
-        private static double decimal(Object text, String key) {
-            try {
-                return text instanceof Number number ? number.doubleValue()
-                    : Double.parseDouble(String.valueOf(text));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be a "
-                    + "number, got [" + text + "]");
+    /** The query's JSON object, as {@link #parse} reads it (without boost and _name). */
+    Map<String, Object> fields() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("field", field);
+        out.put("lists", lists);
+        out.put("budget", budget);
+        out.put("select", select);
+        List<Map<String, Object>> objects = new ArrayList<>(words.size());
+        for (WordPlan.Word w : words) {
+            Map<String, Object> object = new LinkedHashMap<>();
+            object.put("word", w.word());
+            object.put("weight", w.weight());
+            object.put("first", w.first());
+            object.put("tier", w.tier());
+            object.put("own", w.own());
+            object.put("apart", w.apart());
+            if (w.limit() >= 0) {
+                object.put("limit", w.limit());
             }
+            objects.add(object);
         }
+        out.put("words", objects);
+        return out;
+    }
 
-        private static int whole(Object text, String key) {
-            double value = decimal(text, key);
-            if (value != Math.rint(value) || Math.abs(value) > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("[esqlog_identifiers] [" + key + "] must be "
-                    + "a whole number, got [" + text + "]");
-            }
-            return (int) value;
+    /** The query to another node's stream, as {@link #readFrom} reads it. */
+    void writeTo(QueryForms.Out out) throws IOException {
+        out.string().put(field);
+        out.string().put(lists);
+        out.vint().put(budget);
+        out.string().put(select);
+        out.vint().put(words.size());
+        for (WordPlan.Word w : words) {
+            out.string().put(w.word());
+            out.dbl().put(w.weight());
+            out.bool().put(w.first());
+            out.dbl().put(w.tier());
+            out.i32().put(w.limit());
+            out.bool().put(w.own());
+            out.bool().put(w.apart());
         }
+    }
+
+    /** The query another node wrote ({@link #writeTo}). */
+    static WordsQuery readFrom(QueryForms.In in) throws IOException {
+        String field = in.string().take();
+        String lists = in.string().take();
+        int budget = in.vint().take();
+        String select = in.string().take();
+        int n = in.vint().take();
+        List<WordPlan.Word> words = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String word = in.string().take();
+            double weight = in.dbl().take();
+            boolean first = in.bool().take();
+            double tier = in.dbl().take();
+            int limit = in.i32().take();
+            boolean own = in.bool().take();
+            words.add(new WordPlan.Word(word, weight, first, tier, limit, own, in.bool().take()));
+        }
+        return new WordsQuery(field, lists, budget, select, words);
     }
 
     /** Each word's list as {@code cache} holds it, null where it does not. */

@@ -40,7 +40,7 @@ import org.opensearch.index.query.QueryShardContext;
  * node fetched before are read from memory, with no request at all.
  */
 public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuilder> {
-    public static final String NAME = "esqlog_identifiers";
+    public static final String NAME = WordsQuery.NAME;
 
     private final WordsQuery query;
     private final Supplier<List<WordList>> fetched;
@@ -63,100 +63,33 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
 
     public WordsQueryBuilder(StreamInput in) throws IOException {
         super(in);
-        String field = in.readString();
-        String lists = in.readString();
-        int budget = in.readVInt();
-        String select = in.readString();
-        int n = in.readVInt();
-        List<WordPlan.Word> words = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            words.add(new WordPlan.Word(in.readString(), in.readDouble(), in.readBoolean(),
-                in.readDouble(), in.readInt(), in.readBoolean(), in.readBoolean()));
-        }
-        this.query = new WordsQuery(field, lists, budget, select, words);
+        this.query = WordsQuery.readFrom(new QueryForms.In(in::readString, in::readVInt,
+            in::readDouble, in::readBoolean, in::readInt));
         this.fetched = null;
         this.resolved = null;
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
-        out.writeString(query.field());
-        out.writeString(query.lists());
-        out.writeVInt(query.budget());
-        out.writeString(query.select());
-        out.writeVInt(query.words().size());
-        for (WordPlan.Word w : query.words()) {
-            out.writeString(w.word());
-            out.writeDouble(w.weight());
-            out.writeBoolean(w.first());
-            out.writeDouble(w.tier());
-            out.writeInt(w.limit());
-            out.writeBoolean(w.own());
-            out.writeBoolean(w.apart());
-        }
+        query.writeTo(new QueryForms.Out(out::writeString, out::writeVInt, out::writeDouble,
+            out::writeBoolean, out::writeInt));
     }
 
     @Override
     protected void doXContent(XContentBuilder builder, Params params) throws IOException {
         builder.startObject(NAME);
-        builder.field("field", query.field());
-        builder.field("lists", query.lists());
-        builder.field("budget", query.budget());
-        builder.field("select", query.select());
-        builder.startArray("words");
-        for (WordPlan.Word w : query.words()) {
-            builder.startObject();
-            builder.field("word", w.word());
-            builder.field("weight", w.weight());
-            builder.field("first", w.first());
-            builder.field("tier", w.tier());
-            builder.field("own", w.own());
-            builder.field("apart", w.apart());
-            if (w.limit() >= 0) {
-                builder.field("limit", w.limit());
-            }
-            builder.endObject();
+        for (Map.Entry<String, Object> field : query.fields().entrySet()) {
+            builder.field(field.getKey(), field.getValue());
         }
-        builder.endArray();
         printBoostAndQueryName(builder);
         builder.endObject();
     }
 
     public static WordsQueryBuilder fromXContent(XContentParser parser) throws IOException {
-        WordsQuery.Parsed parsed = new WordsQuery.Parsed();
-        String current = null;
-        XContentParser.Token token;
-        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
-            if (token == XContentParser.Token.FIELD_NAME) {
-                current = parser.currentName();
-            } else if (token == XContentParser.Token.START_ARRAY && "words".equals(current)) {
-                while ((token = parser.nextToken()) != XContentParser.Token.END_ARRAY) {
-                    if (token != XContentParser.Token.START_OBJECT) {
-                        throw new ParsingException(parser.getTokenLocation(),
-                            "[" + NAME + "] [words] must hold objects only, found " + token);
-                    }
-                    Map<String, Object> word = parser.map();
-                    try {
-                        parsed.words.add(WordsQuery.word(word));
-                    } catch (IllegalArgumentException e) {
-                        throw new ParsingException(parser.getTokenLocation(), e.getMessage());
-                    }
-                }
-            } else if (token.isValue()) {
-                try {
-                    parsed.value(current, parser.objectText());
-                } catch (IllegalArgumentException e) {
-                    throw new ParsingException(parser.getTokenLocation(), e.getMessage());
-                }
-            } else {
-                throw new ParsingException(parser.getTokenLocation(), "[" + NAME
-                    + "] does not support [" + current + "] here (" + token + "); "
-                    + WordsQuery.TAKES);
-            }
-        }
         try {
-            return new WordsQueryBuilder(parsed.query()).boost(parsed.boost)
-                .queryName(parsed.queryName);
+            QueryForms.Parsed<WordsQuery> parsed = WordsQuery.parse(parser.map());
+            return new WordsQueryBuilder(parsed.query()).boost(parsed.boost())
+                .queryName(parsed.queryName());
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage());
         }
