@@ -39,8 +39,6 @@ public final class TermStateCache {
     /** Estimated bytes of an absent entry beyond its key: map node, entry. */
     static final int ABSENT_OVERHEAD = 100;
 
-    private static volatile TermStateCache shared = new TermStateCache(0);
-
     /**
      * Where the cache's bytes are also counted: the engine's circuit breaker (each engine's
      * plugin registers one), so that the node's memory accounting sees the cache and a node
@@ -72,6 +70,13 @@ public final class TermStateCache {
             return -1;
         }
     };
+
+    /**
+     * The node's cache. Declared after UNCOUNTED: a static field is set in the order written,
+     * and the cache made here reads UNCOUNTED as its accounting (declared first, it read null,
+     * so that the cache before the plugin installed its own failed on its stats).
+     */
+    private static volatile TermStateCache shared = new TermStateCache(0);
 
     private final long presentBudget;
     private final long absentBudget;
