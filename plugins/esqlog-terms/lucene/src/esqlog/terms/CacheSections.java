@@ -1,5 +1,7 @@
 package esqlog.terms;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,84 @@ final class CacheSections {
                 }
             }
         }
+        return out;
+    }
+
+    /**
+     * A node's sections to the stream back to the node that asked ({@link #read} reads them):
+     * counts and names only, so that a node of a later plugin with more counters still
+     * answers one of this release.
+     */
+    static void write(NodeStream.Out out, Map<String, Map<String, Long>> sections)
+            throws IOException {
+        out.vint().put(sections.size());
+        for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
+            out.string().put(section.getKey());
+            out.vint().put(section.getValue().size());
+            for (Map.Entry<String, Long> stat : section.getValue().entrySet()) {
+                out.string().put(stat.getKey());
+                out.i64().put(stat.getValue());
+            }
+        }
+    }
+
+    /** A node's sections, as {@link #write} wrote them. */
+    static Map<String, Map<String, Long>> read(NodeStream.In in) throws IOException {
+        int count = in.vint().take();
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        for (int s = 0; s < count; s++) {
+            String name = in.string().take();
+            int stats = in.vint().take();
+            Map<String, Long> section = new LinkedHashMap<>();
+            for (int i = 0; i < stats; i++) {
+                section.put(in.string().take(), in.i64().take());
+            }
+            out.put(name, section);
+        }
+        return out;
+    }
+
+    /** A node that answered: its id, its name, its sections. */
+    record Answer(String id, String name, Map<String, Map<String, Long>> sections) {}
+
+    /** A node that could not answer, and why. */
+    record Failure(String id, String reason) {}
+
+    /**
+     * The whole answer of {@code GET /_esqlog/terms/stats} as the engine writes it out: how
+     * many nodes answered (those that could not, named), each section summed over them, and
+     * each node's own under {@code nodes} by id.
+     */
+    static Map<String, Object> answer(String cluster, List<Answer> nodes,
+                                      List<Failure> failures) {
+        Map<String, Object> counts = new LinkedHashMap<>();
+        counts.put("total", nodes.size() + failures.size());
+        counts.put("successful", nodes.size());
+        counts.put("failed", failures.size());
+        if (!failures.isEmpty()) {
+            List<Map<String, Object>> failed = new ArrayList<>();
+            for (Failure failure : failures) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("node_id", failure.id());
+                one.put("reason", failure.reason());
+                failed.add(one);
+            }
+            counts.put("failures", failed);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("_nodes", counts);
+        out.put("cluster_name", cluster);
+        List<Map<String, Map<String, Long>>> each = new ArrayList<>();
+        Map<String, Object> byId = new LinkedHashMap<>();
+        for (Answer node : nodes) {
+            each.add(node.sections());
+            Map<String, Object> own = new LinkedHashMap<>();
+            own.put("name", node.name());
+            own.putAll(node.sections());
+            byId.put(node.id(), own);
+        }
+        out.putAll(sum(each));
+        out.put("nodes", byId);
         return out;
     }
 }

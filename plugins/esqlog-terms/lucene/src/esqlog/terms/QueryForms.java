@@ -1,61 +1,21 @@
 package esqlog.terms;
 
-import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The two forms a query of the plugin takes outside Lucene, in terms both engines have:
- * between nodes, a stream of primitive values; in a request, a JSON object read as a map.
+ * What the plugin's queries share in the JSON object of a request, read as a map: the
+ * parsed query with the boost and name every engine query takes, and the checks of a value.
  *
- * <p>Why: Elasticsearch and OpenSearch each have their own StreamInput, StreamOutput and
- * XContent classes (in different packages, unrelated types), so a query builder must be
- * written once per engine. What each query does with those forms (the order of its values,
- * its JSON keys, their checks) is written once, here and in {@link WordsQuery} and {@link
- * TermsQuery}; each engine's builder passes its stream's own methods as references, and reads
- * and writes the JSON object as a map.
+ * <p>Why: Elasticsearch and OpenSearch each have their own XContent classes (in different
+ * packages, unrelated types), so a query builder must be written once per engine. What each
+ * query does with its object (its keys, their checks) is written once, here and in {@link
+ * WordsQuery} and {@link TermsQuery}; each engine's builder reads the object as a map and
+ * writes the query's map back ({@code fields()}). Its stream between nodes is {@link
+ * NodeStream}.
  */
 final class QueryForms {
     private QueryForms() {}
-
-    /** One value written to the engine's stream (a method reference of its StreamOutput). */
-    @FunctionalInterface
-    interface Put<T> {
-        void put(T value) throws IOException;
-    }
-
-    /** One value read from the engine's stream (a method reference of its StreamInput). */
-    @FunctionalInterface
-    interface Take<T> {
-        T take() throws IOException;
-    }
-
-    /** An engine's StreamOutput: its writeString, writeVInt, writeDouble, writeBoolean, writeInt. */
-    record Out(Put<String> string, Put<Integer> vint, Put<Double> dbl, Put<Boolean> bool,
-               Put<Integer> i32) {
-        /** What the engines' writeStringArray writes: the count, then each string. */
-        void strings(List<String> values) throws IOException {
-            vint.put(values.size());
-            for (String value : values) {
-                string.put(value);
-            }
-        }
-    }
-
-    /** An engine's StreamInput: its readString, readVInt, readDouble, readBoolean, readInt. */
-    record In(Take<String> string, Take<Integer> vint, Take<Double> dbl, Take<Boolean> bool,
-              Take<Integer> i32) {
-        /** What the engines' readStringArray reads. */
-        List<String> strings() throws IOException {
-            int n = vint.take();
-            List<String> out = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                out.add(string.take());
-            }
-            return out;
-        }
-    }
 
     /**
      * A query read from its JSON object, with the two keys every engine query takes beside

@@ -16,8 +16,9 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * What an {@code esqlog_terms} query says ({@code {"field": "body", "terms": ["read",
- * "readfile"], "idf": false}}), checked, in its two forms outside Lucene ({@link QueryForms}),
- * and the Lucene query it runs as ({@link SaturationQuery}); both engines' builders hold one.
+ * "readfile"], "idf": false}}), checked, in its two forms outside Lucene (a node's stream:
+ * {@link NodeStream}; a request's JSON object: {@link QueryForms}), and the Lucene query it
+ * runs as ({@link SaturationQuery}); both engines' builders hold one.
  */
 final class TermsQuery {
     /** The query's name in a request, as both engines register it. */
@@ -112,14 +113,14 @@ final class TermsQuery {
     }
 
     /** The query to another node's stream, as {@link #readFrom} reads it. */
-    void writeTo(QueryForms.Out out) throws IOException {
+    void writeTo(NodeStream.Out out) throws IOException {
         out.string().put(field);
         out.strings(terms);
         out.bool().put(idf);
     }
 
     /** The query another node wrote ({@link #writeTo}). */
-    static TermsQuery readFrom(QueryForms.In in) throws IOException {
+    static TermsQuery readFrom(NodeStream.In in) throws IOException {
         String field = in.string().take();
         List<String> terms = in.strings();
         return new TermsQuery(field, terms, in.bool().take());

@@ -17,10 +17,10 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
- * What an {@code esqlog_identifiers} query says, checked, in its two forms outside Lucene
- * ({@link QueryForms}: a node's stream, a request's JSON object), and what both engines'
- * builders do with it: find its words' lists in the node's memory, keep those fetched, and
- * plan the groups ({@link WordPlan}).
+ * What an {@code esqlog_identifiers} query says, checked, in its two forms outside Lucene (a
+ * node's stream: {@link NodeStream}; a request's JSON object: {@link QueryForms}), and what
+ * both engines' builders do with it: find its words' lists in the node's memory, keep those
+ * fetched, and plan the groups ({@link WordPlan}).
  *
  * @param lists the word-lists index esqlog calibrate wrote (its name starts esqlog-words-)
  */
@@ -197,7 +197,7 @@ public record WordsQuery(String field, String lists, int budget, String select,
     }
 
     /** The query to another node's stream, as {@link #readFrom} reads it. */
-    void writeTo(QueryForms.Out out) throws IOException {
+    void writeTo(NodeStream.Out out) throws IOException {
         out.string().put(field);
         out.string().put(lists);
         out.vint().put(budget);
@@ -215,7 +215,7 @@ public record WordsQuery(String field, String lists, int budget, String select,
     }
 
     /** The query another node wrote ({@link #writeTo}). */
-    static WordsQuery readFrom(QueryForms.In in) throws IOException {
+    static WordsQuery readFrom(NodeStream.In in) throws IOException {
         String field = in.string().take();
         String lists = in.string().take();
         int budget = in.vint().take();

@@ -13,7 +13,8 @@ import java.util.Map;
 import org.apache.lucene.tests.util.LuceneTestCase;
 
 /**
- * The two forms both engines' query builders give a query outside Lucene (QueryForms): its
+ * The two forms both engines' query builders give a query outside Lucene (NodeStream,
+ * QueryForms): its
  * JSON object read back as the same query, with its boost and name; its stream read back as
  * the same query, whatever the words; and a malformed object refused with a message that
  * names the key.
@@ -44,15 +45,15 @@ public class QueryFormsTest extends LuceneTestCase {
     }
 
     /** A stream of the engines' shape (a string, a var-int...) over Java's data streams. */
-    private static QueryForms.Out out(DataOutputStream data) {
-        return new QueryForms.Out(data::writeUTF, data::writeInt, data::writeDouble,
-            data::writeBoolean, data::writeInt);
+    static NodeStream.Out out(DataOutputStream data) {
+        return new NodeStream.Out(data::writeUTF, data::writeInt, data::writeDouble,
+            data::writeBoolean, data::writeInt, data::writeLong);
     }
 
-    private static QueryForms.In in(byte[] bytes) {
+    static NodeStream.In in(byte[] bytes) {
         DataInputStream data = new DataInputStream(new ByteArrayInputStream(bytes));
-        return new QueryForms.In(data::readUTF, data::readInt, data::readDouble,
-            data::readBoolean, data::readInt);
+        return new NodeStream.In(data::readUTF, data::readInt, data::readDouble,
+            data::readBoolean, data::readInt, data::readLong);
     }
 
     public void testAWordsQueryReadsBackFromItsStreamAndItsObject() throws IOException {

@@ -1,7 +1,6 @@
 package esqlog.terms;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.opensearch.action.support.nodes.BaseNodeResponse;
@@ -12,8 +11,7 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 /**
  * One node's caches (CacheSections.local), as its answer to the stats nodes action
  * (StatsAction) travels back to the node that received {@code GET /_esqlog/terms/stats}.
- * Written as counts and names only, so that a node of a later plugin with more counters
- * still answers one of this release.
+ * Written as CacheSections writes them to the node's stream.
  */
 final class NodeStats extends BaseNodeResponse {
     final Map<String, Map<String, Long>> sections;
@@ -25,30 +23,12 @@ final class NodeStats extends BaseNodeResponse {
 
     NodeStats(StreamInput in) throws IOException {
         super(in);
-        int count = in.readVInt();
-        sections = new LinkedHashMap<>();
-        for (int s = 0; s < count; s++) {
-            String name = in.readString();
-            int stats = in.readVInt();
-            Map<String, Long> section = new LinkedHashMap<>();
-            for (int i = 0; i < stats; i++) {
-                section.put(in.readString(), in.readLong());
-            }
-            sections.put(name, section);
-        }
+        sections = CacheSections.read(EngineStreams.in(in));
     }
 
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
-        out.writeVInt(sections.size());
-        for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
-            out.writeString(section.getKey());
-            out.writeVInt(section.getValue().size());
-            for (Map.Entry<String, Long> stat : section.getValue().entrySet()) {
-                out.writeString(stat.getKey());
-                out.writeLong(stat.getValue());
-            }
-        }
+        CacheSections.write(EngineStreams.out(out), sections);
     }
 }

@@ -3,7 +3,6 @@ package esqlog.terms;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.opensearch.action.FailedNodeException;
 import org.opensearch.action.support.nodes.BaseNodesResponse;
@@ -49,43 +48,17 @@ final class StatsResponse extends BaseNodesResponse<NodeStats> implements ToXCon
 
     @Override
     public XContentBuilder toXContent(XContentBuilder body, Params params) throws IOException {
-        body.startObject().startObject("_nodes");
-        body.field("total", getNodes().size() + failures().size());
-        body.field("successful", getNodes().size());
-        body.field("failed", failures().size());
-        if (!failures().isEmpty()) {
-            body.startArray("failures");
-            for (FailedNodeException failure : failures()) {
-                Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-                body.startObject().field("node_id", failure.nodeId())
-                    .field("reason", String.valueOf(cause.getMessage())).endObject();
-            }
-            body.endArray();
-        }
-        body.endObject();
-        body.field("cluster_name", getClusterName().value());
-        List<Map<String, Map<String, Long>>> each = new ArrayList<>();
+        List<CacheSections.Answer> answered = new ArrayList<>();
         for (NodeStats node : getNodes()) {
-            each.add(node.sections);
+            answered.add(new CacheSections.Answer(node.getNode().getId(),
+                node.getNode().getName(), node.sections));
         }
-        sections(body, CacheSections.sum(each));
-        body.startObject("nodes");
-        for (NodeStats node : getNodes()) {
-            body.startObject(node.getNode().getId()).field("name", node.getNode().getName());
-            sections(body, node.sections);
-            body.endObject();
+        List<CacheSections.Failure> failed = new ArrayList<>();
+        for (FailedNodeException failure : failures()) {
+            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+            failed.add(new CacheSections.Failure(failure.nodeId(),
+                String.valueOf(cause.getMessage())));
         }
-        return body.endObject().endObject();
-    }
-
-    private static void sections(XContentBuilder body, Map<String, Map<String, Long>> sections)
-            throws IOException {
-        for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
-            body.startObject(section.getKey());
-            for (Map.Entry<String, Long> stat : section.getValue().entrySet()) {
-                body.field(stat.getKey(), stat.getValue());
-            }
-            body.endObject();
-        }
+        return body.map(CacheSections.answer(getClusterName().value(), answered, failed));
     }
 }

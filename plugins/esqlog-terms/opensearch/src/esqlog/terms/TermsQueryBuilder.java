@@ -71,14 +71,12 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
 
     public TermsQueryBuilder(StreamInput in) throws IOException {
         super(in);
-        this.query = TermsQuery.readFrom(new QueryForms.In(in::readString, in::readVInt,
-            in::readDouble, in::readBoolean, in::readInt));
+        this.query = TermsQuery.readFrom(EngineStreams.in(in));
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
-        query.writeTo(new QueryForms.Out(out::writeString, out::writeVInt, out::writeDouble,
-            out::writeBoolean, out::writeInt));
+        query.writeTo(EngineStreams.out(out));
     }
 
     @Override

@@ -63,16 +63,14 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
 
     public WordsQueryBuilder(StreamInput in) throws IOException {
         super(in);
-        this.query = WordsQuery.readFrom(new QueryForms.In(in::readString, in::readVInt,
-            in::readDouble, in::readBoolean, in::readInt));
+        this.query = WordsQuery.readFrom(EngineStreams.in(in));
         this.fetched = null;
         this.resolved = null;
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
-        query.writeTo(new QueryForms.Out(out::writeString, out::writeVInt, out::writeDouble,
-            out::writeBoolean, out::writeInt));
+        query.writeTo(EngineStreams.out(out));
     }
 
     @Override
