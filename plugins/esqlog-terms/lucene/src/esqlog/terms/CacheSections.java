@@ -93,7 +93,13 @@ final class CacheSections {
     record Answer(String id, String name, Map<String, Map<String, Long>> sections) {}
 
     /** A node that could not answer, and why. */
-    record Failure(String id, String reason) {}
+    record Failure(String id, String reason) {
+        /** The node's failure as the answer names it: its cause's message, else its own. */
+        static Failure of(String id, Throwable failure) {
+            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+            return new Failure(id, String.valueOf(cause.getMessage()));
+        }
+    }
 
     /**
      * The whole answer of {@code GET /_esqlog/terms/stats} as the engine writes it out: how

@@ -49,6 +49,18 @@ final class TermsQuery {
         this.idf = idf;
     }
 
+    /**
+     * The query as another node checked it ({@link #readFrom}): its terms already each once,
+     * and not held again to this node's clause limit, which the engine may size by the
+     * node's heap (the query was accepted where it was parsed).
+     */
+    private TermsQuery(String field, String[] unique, boolean idf) {
+        this.field = field;
+        this.terms = List.of(unique);
+        this.bytes = SaturationQuery.encoded(this.terms);
+        this.idf = idf;
+    }
+
     String field() {
         return field;
     }
@@ -122,7 +134,7 @@ final class TermsQuery {
     /** The query another node wrote ({@link #writeTo}). */
     static TermsQuery readFrom(NodeStream.In in) throws IOException {
         String field = in.string().take();
-        List<String> terms = in.strings();
+        String[] terms = in.strings().toArray(new String[0]);
         return new TermsQuery(field, terms, in.bool().take());
     }
 

@@ -91,5 +91,9 @@ public class CacheSectionsTest extends LuceneTestCase {
         @SuppressWarnings("unchecked")
         Map<String, Object> noCounts = (Map<String, Object>) none.get("_nodes");
         assertFalse(noCounts.containsKey("failures"));
+        // a node's failure is named by its cause's message (the transport wraps it), else its own
+        assertEquals("no plugin", CacheSections.Failure.of("c3",
+            new RuntimeException("[c3] failed", new IllegalStateException("no plugin"))).reason());
+        assertEquals("down", CacheSections.Failure.of("c3", new RuntimeException("down")).reason());
     }
 }

@@ -55,9 +55,7 @@ final class StatsResponse extends BaseNodesResponse<NodeStats> implements ToXCon
         }
         List<CacheSections.Failure> failed = new ArrayList<>();
         for (FailedNodeException failure : failures()) {
-            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-            failed.add(new CacheSections.Failure(failure.nodeId(),
-                String.valueOf(cause.getMessage())));
+            failed.add(CacheSections.Failure.of(failure.nodeId(), failure));
         }
         return body.map(CacheSections.answer(getClusterName().value(), answered, failed));
     }
