@@ -71,8 +71,9 @@ def node_clause(weighed: WeighedWords, field: str, lists: str, budget: int) -> d
             "field": field,
             "lists": lists,
             "budget": budget,
-            # "auto" reaches here only where every node keeps whole words (engine_query)
-            "select": "all" if settings.whole_words else settings.select,
+            # "auto" reaches here only where every node keeps whole words (engine_query);
+            # a plain text too takes every compound there (WeighedWords.whole_words)
+            "select": "all" if weighed.whole_words else settings.select,
             "words": words,
         }
     }

@@ -191,6 +191,9 @@ class WeighedWords:
     q: float
     plain: bool
     family: str
+    #: the nodes keep each word's whole group (IdentifierSettings.whole_words, before a plain
+    #: text's select "mass"): there a plain text takes every compound, the split stream itself
+    whole_words: bool = False
 
     def first(self, word: str) -> int:
         """1 when the word's first clause is its most frequent compound (the index lacks the
@@ -235,6 +238,7 @@ def weigh_words(
         )
     )
     plain = plain or bool(family)
+    whole_words = settings.whole_words
     if plain:  # the plain split stream (see rare_word_df and family_excess)
         q, settings = 1.0, replace(settings, rare_first=False, select="mass")
     weight = {w: _remembered_idf(split_df[w], stats.split_docs, q) * counts[w] for w in present}
@@ -256,6 +260,7 @@ def weigh_words(
         q,
         plain,
         family,
+        whole_words,
     )
 
 

@@ -115,7 +115,10 @@ class IdentifierSettings:
     #: file), and the common words' compounds carry what tells those functions apart. Such
     #: a query is scored as the plain split stream: q = 1, the budget by score mass alone
     #: (select "mass", rare_first off; 8331d43 measured this option with select "cover":
-    #: "mass" added 0.004 NDCG@10 on Go's family queries, f5273c3).
+    #: "mass" added 0.004 NDCG@10 on Go's family queries, f5273c3). Where the nodes keep
+    #: whole words (select "all"/"auto") there is no budget: such a query takes every
+    #: compound, the split stream itself (docs/benchmarks/identifiers.md, 2026-12-07: +0.030
+    #: NDCG@10 on Go's family queries against "mass", at half the engine's time).
     #: None (the default): every query alike. Measured (docs/benchmarks/identifiers.md, 8331d43),
     #: 10 is a trade, not a default: on one shard Go 153K +0.011 NDCG@10 with names and
     #: +0.035 without (at or above the code reindex), Java, Python and Ruby -0.005 to

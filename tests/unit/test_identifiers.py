@@ -19,8 +19,10 @@ import pytest
 
 from esqlog.cli.identifiers_view import IdentifierContext, format_subword_rows
 from esqlog.errors import UsageError
+from esqlog.identifiers import node_plan
 from esqlog.identifiers.files import load_identifier_stats, save_identifier_stats
-from esqlog.identifiers.query import plan_identifier_query
+from esqlog.identifiers.node_plan import node_clause
+from esqlog.identifiers.query import plan_identifier_query, weigh_words
 from esqlog.identifiers.scan import SplitCollector, absorb, shard_df
 from esqlog.identifiers.settings import IdentifierSettings
 from esqlog.identifiers.shard_task import merge_shards
@@ -479,6 +481,31 @@ def test_queries_naming_a_generated_family_are_scored_at_q_one() -> None:
         IdentifierSettings(q=0.8, span_max_df=1.0, family_excess=None),
     )
     assert off.q == 0.8 and not off.plain and off.family == ""
+
+
+def test_a_plain_text_takes_every_compound_where_the_nodes_keep_whole_words() -> None:
+    """On a client budget a plain text picks compounds by score mass; where the nodes keep
+    each word's whole group it takes them all: the plain split stream itself."""
+    docs = family_docs()
+    stats = build(shards=1, docs=docs)
+    df = Counter(t for _, text in docs for t in set(standard_terms(text) or []))
+
+    def lookup(terms: list[str]) -> dict[str, int]:
+        return {t: df[t] for t in terms}
+
+    text = "fmtCherry for zone_golf"
+    lists = "esqlog-words-0123456789abcdef"
+    for select, sent in (("auto", "all"), ("all", "all"), ("cover", "mass"), ("mass", "mass")):
+        settings = IdentifierSettings(q=0.8, span_max_df=1.0, engine_query="plugin", select=select)
+        weighed = weigh_words(text, stats, lookup, settings)
+        assert weighed.plain and weighed.settings.select == "mass"  # the client's budget
+        clause = node_clause(weighed, "body", lists, 300)[node_plan.QUERY_NAME]
+        assert clause["select"] == sent, select
+        assert {w["tier"] for w in clause["words"]} == {1.0}  # rare_first off for plain texts
+    # a text that is not plain sends what it always did
+    settings = IdentifierSettings(q=0.8, span_max_df=1.0, engine_query="plugin", select="cover")
+    weighed = weigh_words("read the socket", stats, lookup, settings)
+    assert node_clause(weighed, "body", lists, 300)[node_plan.QUERY_NAME]["select"] == "cover"
 
 
 def test_settings_are_validated() -> None:

@@ -38,6 +38,7 @@ def _weighed(settings: IdentifierSettings | None = None, cap: int | None = None)
         "zz": np.asarray([], np.int32),
     }
     comps = {w: ids if cap is None or w != "read" else ids[:cap] for w, ids in every.items()}
+    settings = settings or IdentifierSettings(engine_query="plugin")
     return WeighedWords(
         ("read", "file", "fs", "zz"),
         {},
@@ -47,11 +48,12 @@ def _weighed(settings: IdentifierSettings | None = None, cap: int | None = None)
         every,
         comps,
         frozenset({"file"}),
-        settings or IdentifierSettings(engine_query="plugin"),
+        settings,
         (),
         0.8,
         False,
         "",
+        settings.whole_words,
     )
 
 
