@@ -75,6 +75,9 @@ public class RareImpactsTest extends LuceneTestCase {
                         text.append((" r" + r).repeat(1 + random().nextInt(4)));
                     }
                 }
+                if (d % 4000 == 7) {  // a group of a few documents (WordTerms keeps norms)
+                    text.append(" tiny");
+                }
                 text.append(" filler".repeat(random().nextInt(30)));
                 Document doc = new Document();
                 doc.add(new TextField(FIELD, text.toString(), Field.Store.NO));
@@ -417,11 +420,12 @@ public class RareImpactsTest extends LuceneTestCase {
     }
 
     /**
-     * A whole word's group large enough to keep its impacts (WordTerms.KEEP_IMPACTS) serves
-     * every query the same impacts, each window Lucene's own competitive set of its
-     * documents, and counts them in its bytes; a small group keeps none. Its list advances to
-     * the first document at or after each target, as a scan of the list finds it, and top-k
-     * collection over the kept group with skipping finds the exhaustive top hits.
+     * A whole word's group keeps its impacts where they take fewer bytes than its norms
+     * (WordTerms), and serves every query the same impacts, each window Lucene's own
+     * competitive set of its documents, counted in its bytes; a group of a few documents
+     * keeps its norms instead. Its list advances to the first document at or after each
+     * target, as a scan of the list finds it, and top-k collection over the kept group with
+     * skipping finds the exhaustive top hits.
      */
     public void testAKeptGroupsImpactsAndAdvance() throws IOException {
         List<BytesRef> group = new ArrayList<>(rareTerms());
@@ -429,16 +433,21 @@ public class RareImpactsTest extends LuceneTestCase {
         LeafReaderContext leaf = reader.leaves().get(0);
         WordTerms kept = WordTerms.read(WordTerms.inIndexOrder(group), leaf.reader().terms(FIELD),
             leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
-        WordTerms small = WordTerms.read(terms("r3"), leaf.reader().terms(FIELD),
+        WordTerms rare = WordTerms.read(terms("r3"), leaf.reader().terms(FIELD),
             leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
-        assertTrue(kept.docFreq() >= WordTerms.KEEP_IMPACTS);
-        assertTrue(small.docFreq() < WordTerms.KEEP_IMPACTS);
-        RareImpacts keptImpacts = assertServesItsListsImpacts(kept, leaf);
-        assertServesItsListsImpacts(small, leaf);
-        // a kept group counts its impacts instead of its norms; a small one its norms
-        assertEquals(WordTerms.OVERHEAD + 8L * kept.docFreq() + keptImpacts.bytes(),
-            kept.bytes());
-        assertEquals(WordTerms.OVERHEAD + 16L * small.docFreq(), small.bytes());
+        WordTerms tiny = WordTerms.read(terms("tiny"), leaf.reader().terms(FIELD),
+            leaf.reader().getNormValues(FIELD), leaf.reader().maxDoc());
+        assertTrue(tiny.docFreq() > 0 && tiny.docFreq() <= 4);
+        for (WordTerms each : List.of(kept, rare, tiny)) {
+            RareImpacts fresh = assertServesItsListsImpacts(each, leaf);
+            long norms = 8L * each.docFreq();
+            // the impacts where they take fewer bytes than the norms, else the norms: a large
+            // group keeps its impacts, a tiny one its norms (a rare one, ~50 documents, either)
+            long held = Math.min(fresh.bytes(), norms);
+            assertEquals(WordTerms.OVERHEAD + 8L * each.docFreq() + held, each.bytes());
+            assertTrue(each != kept || fresh.bytes() < norms);
+            assertTrue(each != tiny || fresh.bytes() > norms);
+        }
         WordPostings.install(new WordPostings(64L << 20));
         try {
             WordPlan.Whole whole = new WordPlan.Whole("common", true,
