@@ -14,7 +14,9 @@ plugin by itself.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +25,9 @@ from esqlog.engine.connection import ConnectionSettings
 from esqlog.engine.plugin_stats import ClusterCaches, NodeCaches, cache_stats_plan
 from esqlog.engine.plugin_zip import ENGINES, build, target, zip_name
 from esqlog.errors import UsageError
+
+if TYPE_CHECKING:
+    from esqlog.identifiers.warm_watch import WatchJob
 
 
 def _mb(count: int) -> str:
@@ -243,50 +248,50 @@ def stats_command(connection: ConnectionSettings) -> None:
     default=None,
     help="A progress bar per node on stderr [default: when stderr is a terminal].",
 )
+@click.option(
+    "--watch",
+    type=click.FloatRange(1.0),
+    default=None,
+    metavar="SECONDS",
+    help="Then keep looking every SECONDS, and warm each node started again or newly "
+    "holding a copy (until interrupted; for a service manager).",
+)
 def warm_command(
     connection: ConnectionSettings,
     paths: tuple[Path, ...],
     share: float,
     words: int | None,
     progress: bool | None,
+    watch: float | None,
 ) -> None:
     """Read the whole-word groups of each calibration's words, the most frequent first,
     on every node holding its index, so that searches after a node starts read none.
 
     Searches only (size 0), nothing written. Run it after esqlog calibrate and after nodes
-    restart; the identifiers mode keeps each word's whole group on the nodes where every
-    data node runs esqlog-terms 1.11.1 or later (docs/plugin.md).
+    restart, or once with --watch, which does so by itself; the identifiers mode keeps each
+    word's whole group on the nodes where every data node runs esqlog-terms 1.11.1 or later
+    (docs/plugin.md).
     """
-    from esqlog.calibration.files import load_calibration
-    from esqlog.identifiers.files import load_with_vocabulary
-    from esqlog.identifiers.settings import IdentifierSettings
-    from esqlog.identifiers.warm import warm_plan
+    from esqlog.identifiers.warm_watch import job_plan
 
     engine = open_engine(connection)
+    jobs = [_warm_job(path) for path in paths]
+    if watch is not None:
+        from esqlog.identifiers.warm_watch import watch as watch_nodes
+
+        def say(line: str) -> None:
+            click.echo(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}")
+
+        say(f"watching {len(jobs)} calibration(s) every {watch:g} s (Ctrl-C stops)")
+        try:
+            watch_nodes(engine.run, jobs, watch, say, share, words)
+        except KeyboardInterrupt:
+            say("stopped")
+        return
     bars = progress_factory(sys.stderr.isatty() if progress is None else progress, "words")
-    for path in paths:
-        cal = load_calibration(path)
-        where = f"{path}: {cal.index}/{cal.field}"
-        if not cal.word_lists or cal.vocabulary_path() is None:
-            raise UsageError(
-                f"{where} has no word lists for the nodes",
-                "run esqlog calibrate --vocabulary --identifiers on a cluster whose data "
-                "nodes run esqlog-terms, then warm with that calibration",
-            )
-        stats, vocab = load_with_vocabulary(cal)
-        done = engine.run(
-            warm_plan(
-                cal.index,
-                cal.field,
-                cal.word_lists,
-                stats,
-                vocab,
-                IdentifierSettings(),
-                share,
-                words,
-                bars,
-            )
-        )
+    for job in jobs:
+        where = job.where
+        done = engine.run(job_plan(job, share, words, bars))
         if not any(done.words.values()):
             click.echo(
                 f"{where}: no word read: no node's whole-word cache has room "
@@ -303,3 +308,21 @@ def warm_command(
     for line in stats_lines(engine.run(cache_stats_plan())):
         if "whole words" in line:
             click.echo(line.strip())
+
+
+def _warm_job(path: Path) -> WatchJob:
+    """A calibration to warm, loaded and checked: one clear line where it has no word lists."""
+    from esqlog.calibration.files import load_calibration
+    from esqlog.identifiers.files import load_with_vocabulary
+    from esqlog.identifiers.warm_watch import WatchJob
+
+    cal = load_calibration(path)
+    where = f"{path}: {cal.index}/{cal.field}"
+    if not cal.word_lists or cal.vocabulary_path() is None:
+        raise UsageError(
+            f"{where} has no word lists for the nodes",
+            "run esqlog calibrate --vocabulary --identifiers on a cluster whose data "
+            "nodes run esqlog-terms, then warm with that calibration",
+        )
+    stats, vocab = load_with_vocabulary(cal)
+    return WatchJob(where, cal.index, cal.field, cal.word_lists, stats, vocab)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,7 +80,7 @@ def candidates(stats: IdentifierStats) -> list[tuple[str, int]]:
     return out
 
 
-def _holders(body: Any) -> dict[str, list[int]]:
+def holders_of(body: Any) -> dict[str, list[int]]:
     """node id -> the shards it holds a started copy of, from a ``_search_shards`` answer."""
     out: dict[str, set[int]] = {}
     for copies in body.get("shards", []) if isinstance(body, Mapping) else []:
@@ -100,13 +100,16 @@ def warm_plan(
     share: float = 0.5,
     most: int | None = None,
     progress: ProgressFactory = None,
+    nodes: Collection[str] | None = None,
 ) -> Plan[Warmed]:
     """Read the groups of ``index``'s words, the most frequent first, on every node
-    holding a copy of its shards (the module docstring), with the wrapper's bodies for
-    those words; ``progress``: a bar per node."""
+    holding a copy of its shards (the module docstring), or on those of ``nodes`` that do,
+    with the wrapper's bodies for those words; ``progress``: a bar per node."""
     started = time.monotonic()
     sizes = yield from _cache_sizes()
-    holders = _holders((yield Request("GET", index_path(index, "_search_shards"))))
+    holders = holders_of((yield Request("GET", index_path(index, "_search_shards"))))
+    if nodes is not None:
+        holders = {node: shards for node, shards in holders.items() if node in nodes}
     # the wrapper's bodies for these words, as one text's: every word whole, whatever a
     # family or a rare-word rule would make of a text of them all (a word's group, the
     # cache's key, is the same in any query)
