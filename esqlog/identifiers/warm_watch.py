@@ -102,7 +102,7 @@ def watch(
 ) -> None:
     """Warm each job's new nodes, look again every ``interval`` seconds; ``rounds``: stop
     after that many looks (None: until interrupted). ``run`` runs a plan (Engine.run)."""
-    warmed: dict[tuple[str, str], NodeKey] = {}
+    warmed: dict[str, dict[str, NodeKey]] = {}  # job -> node -> the key it was warmed at
     failing: set[str] = set()  # the jobs whose last look failed: said once
     looks = 0
     while rounds is None or looks < rounds:
@@ -112,12 +112,12 @@ def watch(
                 if job.where in failing:
                     failing.discard(job.where)
                     say(f"{job.where}: the cluster answers again")
-                mine = {node: key for (where, node), key in warmed.items() if where == job.where}
+                mine = warmed.setdefault(job.where, {})
                 nodes = due(keys, mine)
                 if nodes:
                     done = run(job_plan(job, share, most, nodes=nodes))
                     say(_warmed_line(job, done, keys))
-                    warmed.update({(job.where, node): keys[node] for node in nodes})
+                    mine.update({node: keys[node] for node in nodes})
             except Exception as exc:  # a watcher outlives the cluster's restarts
                 if job.where not in failing:
                     failing.add(job.where)
