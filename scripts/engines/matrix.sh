@@ -14,13 +14,13 @@
 #   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
 #   ESQLOG_MATRIX_PORT    first HTTP port (default 19214; the next nodes take the next ones)
 #   ESQLOG_MATRIX_NODES   engine:version list (default "opensearch:2.19.6 opensearch:3.8.0
-#                         elasticsearch:9.2.0")
+#                         elasticsearch:9.2.0 elasticsearch:9.5.3")
 #   ESQLOG_MATRIX_OLDEST  engine:version list run when served (default "opensearch:2.11.1
 #                         elasticsearch:8.11.4"; empty: none)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${ESQLOG_MATRIX_PORT:-19214}
-read -r -a nodes <<< "${ESQLOG_MATRIX_NODES:-opensearch:2.19.6 opensearch:3.8.0 elasticsearch:9.2.0}"
+read -r -a nodes <<< "${ESQLOG_MATRIX_NODES:-opensearch:2.19.6 opensearch:3.8.0 elasticsearch:9.2.0 elasticsearch:9.5.3}"
 read -r -a oldest <<< "${ESQLOG_MATRIX_OLDEST-opensearch:2.11.1 elasticsearch:8.11.4}"
 for node in ${oldest[@]+"${oldest[@]}"}; do
   engine=${node%%:*}

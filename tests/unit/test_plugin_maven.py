@@ -25,6 +25,7 @@ RELEASES = [
     ("elasticsearch", "8.11.0"),
     ("elasticsearch", "8.19.21"),
     ("elasticsearch", "9.2.0"),
+    ("elasticsearch", "9.5.3"),
 ]
 
 
@@ -123,6 +124,8 @@ def test_each_module_compiles_the_source_set_plugin_zip_compiles(flavor: str) ->
             ("9.0.8", "10.1.0"),
             ("9.1.5", "10.2.2"),
             ("9.2.0", "10.3.1"),
+            ("9.3.4", "10.3.2"),
+            ("9.5.3", "10.5.1"),
         ]
     )
     for version, lucene in [(default, lucene_default), *others]:

@@ -101,6 +101,7 @@ def test_the_wheel_carries_every_source_the_build_compiles() -> None:
         ("opensearch", "3.8.0"),
         ("elasticsearch", "8.11.0"),
         ("elasticsearch", "9.2.0"),
+        ("elasticsearch", "9.5.3"),
     ):
         for path in plugin_zip.java_files(sources, plugin_zip.target(engine, version)):
             rel = path.relative_to(sources.parent).as_posix()
@@ -121,6 +122,7 @@ def test_a_release_gets_the_classes_of_its_own_ranges_only() -> None:
         assert len(names) == len(set(names)), version
         assert "TermsPlugin.java" in names, version
         assert "StatsAction.java" in names, version
+        assert engine == "opensearch" or "LeafBuilder.java" in names, version
         return sorted(
             {
                 p.relative_to(sources).parts[0]
@@ -134,15 +136,19 @@ def test_a_release_gets_the_classes_of_its_own_ranges_only() -> None:
     assert ranges("opensearch", "3.0.0") == ["opensearch-3.0"]
     assert ranges("opensearch", "3.8.0") == ["opensearch-3.0"]
     es = "elasticsearch"
-    assert ranges(es, "8.11.4") == ["elasticsearch-8.11"]
-    assert ranges(es, "8.12.2") == ["elasticsearch-8.11"]
-    assert ranges(es, "8.13.0") == ["elasticsearch-8.13", "elasticsearch-8.13-9.0"]
-    assert ranges(es, "8.15.5") == ["elasticsearch-8.13", "elasticsearch-8.13-9.0"]
-    assert ranges(es, "8.16.0") == ["elasticsearch-8.13-9.0", "elasticsearch-8.16"]
-    assert ranges(es, "8.19.21") == ["elasticsearch-8.13-9.0", "elasticsearch-8.16"]
-    assert ranges(es, "9.0.8") == ["elasticsearch-8.13-9.0", "elasticsearch-9.0"]
-    assert ranges(es, "9.1.5") == ["elasticsearch-9.1"]
-    assert ranges(es, "9.2.0") == ["elasticsearch-9.1"]
+    leaf = "elasticsearch-8.11-9.3"  # LeafBuilder on AbstractQueryBuilder, to 9.3
+    assert ranges(es, "8.11.4") == ["elasticsearch-8.11", leaf]
+    assert ranges(es, "8.12.2") == ["elasticsearch-8.11", leaf]
+    assert ranges(es, "8.13.0") == [leaf, "elasticsearch-8.13", "elasticsearch-8.13-9.0"]
+    assert ranges(es, "8.15.5") == [leaf, "elasticsearch-8.13", "elasticsearch-8.13-9.0"]
+    assert ranges(es, "8.16.0") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-8.16"]
+    assert ranges(es, "8.19.21") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-8.16"]
+    assert ranges(es, "9.0.8") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-9.0"]
+    assert ranges(es, "9.1.5") == [leaf, "elasticsearch-9.1"]
+    assert ranges(es, "9.2.0") == [leaf, "elasticsearch-9.1"]
+    assert ranges(es, "9.3.4") == [leaf, "elasticsearch-9.1"]
+    assert ranges(es, "9.4.0") == ["elasticsearch-9.4"]  # LeafQueryBuilder, RestHandlersServices
+    assert ranges(es, "9.5.3") == ["elasticsearch-9.4"]
 
 
 def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Path) -> None:

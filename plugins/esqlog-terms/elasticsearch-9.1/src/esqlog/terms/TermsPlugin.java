@@ -16,7 +16,7 @@ import org.elasticsearch.features.NodeFeature;
 import org.elasticsearch.rest.RestController;
 import org.elasticsearch.rest.RestHandler;
 
-/** TermsSearchPlugin on Elasticsearch 9.1 and later, whose getActions answers a Collection of
+/** TermsSearchPlugin on Elasticsearch 9.1 to 9.3, whose getActions answers a Collection of
  * untyped handlers (getRestHandlers as from 8.13). */
 public final class TermsPlugin extends TermsSearchPlugin {
     public TermsPlugin(Settings settings) {

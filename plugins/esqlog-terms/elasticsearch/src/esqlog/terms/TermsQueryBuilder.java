@@ -9,14 +9,11 @@ import java.util.function.Function;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.similarities.Similarity;
-import org.elasticsearch.TransportVersion;
-import org.elasticsearch.TransportVersions;
 import org.elasticsearch.common.ParsingException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.index.mapper.MappedFieldType;
 import org.elasticsearch.lucene.similarity.LegacyBM25Similarity;
-import org.elasticsearch.index.query.AbstractQueryBuilder;
 import org.elasticsearch.index.query.SearchExecutionContext;
 import org.elasticsearch.xcontent.XContentBuilder;
 import org.elasticsearch.xcontent.XContentParser;
@@ -33,7 +30,7 @@ import org.elasticsearch.xcontent.XContentParser;
  * on every shard whatever its statistics, scored by the same Lucene queries (lazily read
  * postings, impacts) through a BM25 with a constant idf.
  */
-public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuilder> {
+public final class TermsQueryBuilder extends LeafBuilder<TermsQueryBuilder> {
     public static final String NAME = TermsQuery.NAME;
 
     /** Elasticsearch's BM25 is LegacyBM25Similarity: Lucene's, its weight times (1 + k1). */
@@ -106,10 +103,6 @@ public final class TermsQueryBuilder extends AbstractQueryBuilder<TermsQueryBuil
         return query.hashCode();
     }
 
-    @Override
-    public TransportVersion getMinimalSupportedVersion() {
-        return TransportVersions.V_8_0_0;
-    }
 
     @Override
     public String getWriteableName() {

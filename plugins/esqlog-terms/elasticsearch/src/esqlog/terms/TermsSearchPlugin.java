@@ -22,7 +22,7 @@ import org.elasticsearch.plugins.SearchPlugin;
  * {@code GET /_esqlog/terms/stats} (TermsStatsHandler, answered by every node through the
  * nodes action StatsAction): ActionPlugin.getRestHandlers and getActions changed their
  * parameters and types between releases, so TermsPlugin is compiled per release range
- * (elasticsearch-8.11/, elasticsearch-8.13-9.0/, elasticsearch-9.1/). The cache's bytes are counted in the
+ * (elasticsearch-8.11/, -8.13-9.0/, -9.1/, -9.4/). The cache's bytes are counted in the
  * circuit breaker {@code esqlog_terms} (BreakerAccounting). It also registers
  * esqlog_identifiers (WordsQueryBuilder), whose word lists the node keeps in WordLists, sized
  * by {@code esqlog.terms.word_lists_cache_size} (4% of the heap by default) and counted in the

@@ -10,8 +10,6 @@ import java.util.function.Supplier;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.SetOnce;
-import org.elasticsearch.TransportVersion;
-import org.elasticsearch.TransportVersions;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.get.MultiGetItemResponse;
@@ -22,7 +20,6 @@ import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.xcontent.XContentBuilder;
 import org.elasticsearch.xcontent.XContentParser;
 import org.elasticsearch.index.mapper.MappedFieldType;
-import org.elasticsearch.index.query.AbstractQueryBuilder;
 import org.elasticsearch.index.query.BoolQueryBuilder;
 import org.elasticsearch.index.query.MatchNoneQueryBuilder;
 import org.elasticsearch.index.query.QueryBuilder;
@@ -41,7 +38,7 @@ import org.elasticsearch.index.query.SearchExecutionContext;
  * wait for (an async action); the shards then receive the plain groups, as before. Lists this
  * node fetched before are read from memory, with no request at all.
  */
-public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuilder> {
+public final class WordsQueryBuilder extends LeafBuilder<WordsQueryBuilder> {
     public static final String NAME = WordsQuery.NAME;
 
     private final WordsQuery query;
@@ -186,10 +183,5 @@ public final class WordsQueryBuilder extends AbstractQueryBuilder<WordsQueryBuil
     @Override
     public String getWriteableName() {
         return NAME;
-    }
-
-    @Override
-    public TransportVersion getMinimalSupportedVersion() {
-        return TransportVersions.V_8_0_0;
     }
 }

@@ -1,0 +1,81 @@
+package esqlog.terms;
+
+import java.io.IOException;
+import java.util.List;
+
+import org.elasticsearch.action.ActionType;
+import org.elasticsearch.action.FailedNodeException;
+import org.elasticsearch.action.support.ActionFilters;
+import org.elasticsearch.action.support.nodes.BaseNodesRequest;
+import org.elasticsearch.action.support.nodes.TransportNodesAction;
+import org.elasticsearch.cluster.node.DiscoveryNode;
+import org.elasticsearch.cluster.service.ClusterService;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.injection.guice.Inject;
+import org.elasticsearch.tasks.Task;
+import org.elasticsearch.threadpool.ThreadPool;
+import org.elasticsearch.transport.AbstractTransportRequest;
+import org.elasticsearch.transport.TransportService;
+
+/**
+ * The nodes action behind {@code GET /_esqlog/terms/stats}, on Elasticsearch 9.4 and later: every node (or those the
+ * request names) reports its own caches (NodeStats), so one request shows the whole cluster's,
+ * where the endpoint before 1.10.0 showed the receiving node's alone and a cache too small on
+ * another node went unseen. Its name sits under {@code cluster:monitor/}, so a role with the
+ * {@code monitor} cluster privilege may call it.
+ *
+ * <p>Elasticsearch changed this API's constructor, type parameters, request classes and
+ * injection annotation between 8.11 and 9.1: this is the one class compiled per range of it
+ * (elasticsearch-8.11/, -8.13/, -8.16/, -9.0/, -9.1/, -9.4/). It did not change in 9.4; this copy is
+ * the 9.1 one, for the release range whose TermsPlugin and LeafBuilder did (-9.4/).
+ */
+public final class StatsAction extends TransportNodesAction<StatsAction.Request, StatsResponse,
+        StatsAction.NodeRequest, NodeStats, Void> {
+    static final String NAME = "cluster:monitor/esqlog/terms/stats";
+    static final ActionType<StatsResponse> TYPE = new ActionType<>(NAME);
+
+    @Inject
+    public StatsAction(ThreadPool threadPool, ClusterService clusterService,
+                       TransportService transportService, ActionFilters actionFilters) {
+        super(NAME, clusterService, transportService, actionFilters, NodeRequest::new,
+            threadPool.executor(ThreadPool.Names.MANAGEMENT));
+    }
+
+    @Override
+    protected StatsResponse newResponse(Request request, List<NodeStats> nodes,
+                                        List<FailedNodeException> failures) {
+        return new StatsResponse(clusterService.getClusterName(), nodes, failures);
+    }
+
+    @Override
+    protected NodeRequest newNodeRequest(Request request) {
+        return new NodeRequest();
+    }
+
+    @Override
+    protected NodeStats newNodeResponse(StreamInput in, DiscoveryNode node) throws IOException {
+        return new NodeStats(in, node);
+    }
+
+    @Override
+    protected NodeStats nodeOperation(NodeRequest request, Task task) {
+        return new NodeStats(clusterService.localNode());
+    }
+
+    /** The nodes to ask (ids, names or the engine's node filters; none: all). */
+    public static final class Request extends BaseNodesRequest {
+        Request(String[] nodes) {
+            super(nodes);
+        }
+    }
+
+    /** The request each node answers: it carries nothing, a node reports all of its caches. */
+    public static final class NodeRequest extends AbstractTransportRequest {
+        NodeRequest() {
+        }
+
+        NodeRequest(StreamInput in) throws IOException {
+            super(in);
+        }
+    }
+}
