@@ -116,19 +116,21 @@ def java_files(sources: Path, tgt: Target, lib: Path | None = None) -> list[Path
     return sorted(path for folder in folders for path in folder.rglob("*.java"))
 
 
-_RANGE = re.compile(r"^(\d+)\.(\d+)(?:-(\d+)\.(\d+))?$")
+_RANGE = re.compile(r"^(\d+)\.(\d+)(?:-(\d+)\.(\d+|x))?$")
 
 
 def range_folders(sources: Path, prefix: str, release: tuple[int, int]) -> list[Path]:
     """The version-specific source folders of ``prefix`` (an engine, or ``lucene``) that
     ``release`` (major, minor) compiles: the newest open range starting at or before it
     (``lucene-10.0/`` serves 10.0 until ``lucene-10.4/`` takes over), plus every bounded
-    range that holds it (``lucene-9.0-10.3/``: 9.0 to 10.3, both ends included).
+    range that holds it (``lucene-9.0-10.3/``: 9.0 to 10.3, both ends included;
+    ``elasticsearch-9.1-9.x/``: 9.1 and every later 9.x).
 
     Why two kinds: an open range holds the classes of one API era, each era its own copy of
     the class whose API moved; a class that stayed the same across eras goes once into a
     bounded range spanning them, instead of a copy per era (so no two folders a release
-    compiles define one class). This is the one selection rule: the Maven poms' regex
+    compiles define one class); one that has not changed since (``-9.1-9.x``) spans the
+    eras to its major's end. This is the one selection rule: the Maven poms' regex
     properties and tests/unit/test_plugin_maven.py follow it, and
     scripts/engines/test-plugin-java.sh asks it (``--lucene-folders``)."""
     open_ranges: list[tuple[tuple[int, int], Path]] = []
@@ -140,8 +142,10 @@ def range_folders(sources: Path, prefix: str, release: tuple[int, int]) -> list[
         start = (int(found[1]), int(found[2]))
         if found[3] is None:
             open_ranges.append((start, folder / "src"))
-        elif start <= release <= (int(found[3]), int(found[4])):
-            bounded.append(folder / "src")
+        else:  # "x": every later minor of that major
+            end = (int(found[3]), sys.maxsize if found[4] == "x" else int(found[4]))
+            if start <= release <= end:
+                bounded.append(folder / "src")
     newest = max((r for r in open_ranges if r[0] <= release), default=None)
     return ([newest[1]] if newest else []) + bounded
 

@@ -144,11 +144,15 @@ def test_a_release_gets_the_classes_of_its_own_ranges_only() -> None:
     assert ranges(es, "8.16.0") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-8.16"]
     assert ranges(es, "8.19.21") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-8.16"]
     assert ranges(es, "9.0.8") == [leaf, "elasticsearch-8.13-9.0", "elasticsearch-9.0"]
-    assert ranges(es, "9.1.5") == [leaf, "elasticsearch-9.1"]
-    assert ranges(es, "9.2.0") == [leaf, "elasticsearch-9.1"]
-    assert ranges(es, "9.3.4") == [leaf, "elasticsearch-9.1"]
-    assert ranges(es, "9.4.0") == ["elasticsearch-9.4"]  # LeafQueryBuilder, RestHandlersServices
-    assert ranges(es, "9.5.3") == ["elasticsearch-9.4"]
+    stats = "elasticsearch-9.1-9.x"  # the stats action, from 9.1 on
+    assert ranges(es, "9.1.5") == [leaf, "elasticsearch-9.1", stats]
+    assert ranges(es, "9.2.0") == [leaf, "elasticsearch-9.1", stats]
+    assert ranges(es, "9.3.4") == [leaf, "elasticsearch-9.1", stats]
+    assert ranges(es, "9.4.0") == [
+        stats,
+        "elasticsearch-9.4",
+    ]  # LeafQueryBuilder, RestHandlersServices
+    assert ranges(es, "9.5.3") == [stats, "elasticsearch-9.4"]
 
 
 def test_the_lucene_impacts_class_follows_the_distributions_lucene(tmp_path: Path) -> None:
@@ -192,9 +196,17 @@ def test_range_folders_take_the_newest_open_range_and_every_bounded_one_holding_
     tmp_path: Path,
 ) -> None:
     """An open range (lucene-10.0/) serves from its start until the next one starts; a
-    bounded one (lucene-9.0-10.3/, both ends included) is added wherever it holds the
-    release, so a class shared by several open ranges lives in one folder."""
-    for name in ("lucene-9.0", "lucene-10.0", "lucene-10.4", "lucene-9.0-10.3", "lucene-10.2-10.2"):
+    bounded one (lucene-9.0-10.3/, both ends included; lucene-10.3-10.x/, to the end of 10.x)
+    is added wherever it holds the release, so a class shared by several open ranges lives in
+    one folder."""
+    for name in (
+        "lucene-9.0",
+        "lucene-10.0",
+        "lucene-10.4",
+        "lucene-9.0-10.3",
+        "lucene-10.2-10.2",
+        "lucene-10.3-10.x",
+    ):
         (tmp_path / name / "src").mkdir(parents=True)
     (tmp_path / "lucene-11.0").mkdir()  # no src/: not a range
     (tmp_path / "lucene-x" / "src").mkdir(parents=True)  # not a version: not a range
@@ -206,8 +218,9 @@ def test_range_folders_take_the_newest_open_range_and_every_bounded_one_holding_
     assert picked((9, 12)) == ["lucene-9.0", "lucene-9.0-10.3"]
     assert picked((10, 1)) == ["lucene-10.0", "lucene-9.0-10.3"]
     assert picked((10, 2)) == ["lucene-10.0", "lucene-10.2-10.2", "lucene-9.0-10.3"]
-    assert picked((10, 3)) == ["lucene-10.0", "lucene-9.0-10.3"]
-    assert picked((10, 4)) == ["lucene-10.4"]
+    assert picked((10, 3)) == ["lucene-10.0", "lucene-10.3-10.x", "lucene-9.0-10.3"]
+    assert picked((10, 4)) == ["lucene-10.4", "lucene-10.3-10.x"]  # "x": every later 10.x
+    assert picked((10, 99)) == ["lucene-10.4", "lucene-10.3-10.x"]
     assert picked((11, 0)) == ["lucene-10.4"]
 
 

@@ -26,7 +26,7 @@ import org.elasticsearch.transport.TransportService;
  *
  * <p>Elasticsearch changed this API's constructor, type parameters, request classes and
  * injection annotation between 8.11 and 9.1: this is the one class compiled per range of it
- * (elasticsearch-8.11/, -8.13/, -8.16/, -9.0/, -9.1/, -9.4/).
+ * (elasticsearch-8.11/, -8.13/, -8.16/, -9.0/, and from 9.1 -9.1-9.x/).
  */
 public final class StatsAction extends TransportNodesAction<StatsAction.Request, StatsResponse,
         StatsAction.NodeRequest, NodeStats, Void> {

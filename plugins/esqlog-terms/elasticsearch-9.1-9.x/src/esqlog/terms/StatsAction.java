@@ -18,7 +18,7 @@ import org.elasticsearch.transport.AbstractTransportRequest;
 import org.elasticsearch.transport.TransportService;
 
 /**
- * The nodes action behind {@code GET /_esqlog/terms/stats}, on Elasticsearch 9.1 to 9.3: every node (or those the
+ * The nodes action behind {@code GET /_esqlog/terms/stats}, on Elasticsearch 9.1 and later: every node (or those the
  * request names) reports its own caches (NodeStats), so one request shows the whole cluster's,
  * where the endpoint before 1.10.0 showed the receiving node's alone and a cache too small on
  * another node went unseen. Its name sits under {@code cluster:monitor/}, so a role with the
@@ -26,7 +26,7 @@ import org.elasticsearch.transport.TransportService;
  *
  * <p>Elasticsearch changed this API's constructor, type parameters, request classes and
  * injection annotation between 8.11 and 9.1: this is the one class compiled per range of it
- * (elasticsearch-8.11/, -8.13/, -8.16/, -9.0/, -9.1/, -9.4/).
+ * (elasticsearch-8.11/, -8.13/, -8.16/, -9.0/, and from 9.1 this one, -9.1-9.x/).
  */
 public final class StatsAction extends TransportNodesAction<StatsAction.Request, StatsResponse,
         StatsAction.NodeRequest, NodeStats, Void> {
