@@ -5,11 +5,13 @@
 # distribution run the native match sets, q-log scores against the oracle, calibrate and the
 # esqlog-terms plugin; Elasticsearch 9.x runs the plugin's tests (its zip built for 9.x and
 # installed with bin/elasticsearch-plugin, searched through the 8.x client's compatibility
-# headers). The oldest supported releases (OpenSearch 2.11: no named-query scores, so the
-# client-side rerank reads term vectors; Elasticsearch 8.11) run the same subsets when Maven
-# Central serves their distributions to this machine (it has not on every day): otherwise one
-# line says they were skipped and why. Each node is started here, on its own ports and state
-# folder, and stopped on exit; they start in parallel, then run one after the other.
+# headers; on the newest 9.x node also with the 9.x client, as an application runs it:
+# scripts/engines/es9-client.sh). The oldest supported releases (OpenSearch 2.11: no
+# named-query scores, so the client-side rerank reads term vectors; Elasticsearch 8.11) run
+# the same subsets when Maven Central serves their distributions to this machine (it has not
+# on every day): otherwise one line says they were skipped and why. Each node is started
+# here, on its own ports and state folder, and stopped on exit; they start in parallel, then
+# run one after the other.
 #
 #   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
 #   ESQLOG_MATRIX_PORT    first HTTP port (default 19214; the next nodes take the next ones)
@@ -59,6 +61,7 @@ done
 for i in "${!nodes[@]}"; do
   wait "${pids[$i]}" || { echo "[matrix] ${nodes[$i]} did not start" >&2; exit 1; }
 done
+newest_es9=$(printf '%s\n' "${nodes[@]}" | grep '^elasticsearch:9\.' | sort -t: -k2 -V | tail -n 1 || true)
 status=0
 for i in "${!nodes[@]}"; do
   engine=${nodes[$i]%%:*}; url=http://127.0.0.1:$((base + i))
@@ -66,6 +69,9 @@ for i in "${!nodes[@]}"; do
   echo "[matrix] ${nodes[$i]} at $url: ${subset[*]}" >&2
   started=$SECONDS
   env "ESQLOG_${engine^^}_URL=$url" .venv/bin/python -m pytest "${subset[@]}" || status=1
+  if [[ ${nodes[$i]} == "$newest_es9" ]]; then  # as an application runs it: the 9.x client
+    bash scripts/engines/es9-client.sh "$url" || status=1
+  fi
   echo "[matrix] ${nodes[$i]} took $((SECONDS - started))s" >&2
 done
 exit $status
