@@ -21,12 +21,8 @@ abstract class LeafBuilder<QB extends LeafBuilder<QB>> extends LeafQueryBuilder<
         super(in);
     }
 
-    /**
-     * Every node of an 8.x or 9.x cluster reads these queries: the wire version of 8.0.0, by its
-     * id (its constant, TransportVersions.V_8_0_0, is gone from 9.3).
-     */
     @Override
     public final TransportVersion getMinimalSupportedVersion() {
-        return TransportVersion.fromId(8_00_00_99);
+        return EngineStreams.OLDEST_WIRE;
     }
 }
