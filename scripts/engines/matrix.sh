@@ -11,7 +11,7 @@
 # the same subsets when Maven Central serves their distributions to this machine (it has not
 # on every day): otherwise one line says they were skipped and why. Each node is started
 # here, on its own ports and state folder, and stopped on exit; they start in parallel, then
-# run one after the other.
+# run in ESQLOG_MATRIX_LANES lanes (default 2) side by side.
 #
 #   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
 #   ESQLOG_MATRIX_PORT    first HTTP port (default 19214; the next nodes take the next ones)
@@ -19,6 +19,7 @@
 #                         elasticsearch:9.2.0 elasticsearch:9.5.3")
 #   ESQLOG_MATRIX_OLDEST  engine:version list run when served (default "opensearch:2.11.1
 #                         elasticsearch:8.11.4"; empty: none)
+#   ESQLOG_MATRIX_LANES   how many nodes run their subsets at once (default 2; 1: one by one)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${ESQLOG_MATRIX_PORT:-19214}
@@ -62,16 +63,39 @@ for i in "${!nodes[@]}"; do
   wait "${pids[$i]}" || { echo "[matrix] ${nodes[$i]} did not start" >&2; exit 1; }
 done
 newest_es9=$(printf '%s\n' "${nodes[@]}" | grep '^elasticsearch:9\.' | sort -t: -k2 -V | tail -n 1 || true)
-status=0
-for i in "${!nodes[@]}"; do
-  engine=${nodes[$i]%%:*}; url=http://127.0.0.1:$((base + i))
+
+run_node() {  # node index: its subset, and the 9.x client's path on the newest 9.x node
+  local i=$1 engine=${nodes[$1]%%:*} url=http://127.0.0.1:$((base + $1)) status=0 subset
   if [[ $engine == opensearch ]]; then subset=("${os_subset[@]}"); else subset=("${es_subset[@]}"); fi
-  echo "[matrix] ${nodes[$i]} at $url: ${subset[*]}" >&2
-  started=$SECONDS
+  echo "[matrix] ${nodes[$i]} at $url: ${subset[*]}"
   env "ESQLOG_${engine^^}_URL=$url" .venv/bin/python -m pytest "${subset[@]}" || status=1
   if [[ ${nodes[$i]} == "$newest_es9" ]]; then  # as an application runs it: the 9.x client
     bash scripts/engines/es9-client.sh "$url" || status=1
   fi
-  echo "[matrix] ${nodes[$i]} took $((SECONDS - started))s" >&2
+  return $status
+}
+
+# The nodes run in lanes side by side (each pytest waits on its node most of the time, so two
+# lanes use both cores); each node's output is printed whole, in node order, once all are done.
+lanes=${ESQLOG_MATRIX_LANES:-2}
+logs=$(mktemp -d "${TMPDIR:-/tmp}/esqlog-matrix.XXXXXX")
+lane_pids=()
+for ((lane = 0; lane < lanes; lane++)); do
+  (
+    for i in "${!nodes[@]}"; do
+      (( i % lanes == lane )) || continue
+      started=$SECONDS
+      rc=0; run_node "$i" > "$logs/$i.log" 2>&1 || rc=1
+      echo "$rc" > "$logs/$i.rc"
+      echo "[matrix] ${nodes[$i]} took $((SECONDS - started))s$([[ $rc == 0 ]] || echo ', FAILED')" >&2
+    done
+  ) & lane_pids+=($!)
 done
+for pid in "${lane_pids[@]}"; do wait "$pid" || true; done
+status=0
+for i in "${!nodes[@]}"; do
+  cat "$logs/$i.log" 2>/dev/null || true
+  [[ "$(cat "$logs/$i.rc" 2>/dev/null)" == 0 ]] || { status=1; echo "[matrix] ${nodes[$i]} FAILED" >&2; }
+done
+rm -rf "$logs"
 exit $status
