@@ -3,11 +3,11 @@
 Why: every search splits each of its tokens (a regular expression, or the split calibrate
 learned, decoded from the memory-mapped words one part at a time) and looks up each word's
 compounds and split df (a hashed lookup and numpy scalars). Queries share most of their
-words, so the last RECENT tokens' and words' answers are kept: one dictionary read each on
-the next search. The answers are pure functions of the statistics that hold this memory
-(read-only for their life) and are immutable (tuples, read-only numpy views), so any
-thread may use them; each memory is read in one dictionary operation and emptied when
-full (esqlog.statistics.recent), as TermIds's is.
+words, so the recent tokens' and words' answers are kept (RECENT, in two generations):
+one dictionary read each on the next search. The answers are pure functions of the
+statistics that hold this memory (read-only for their life) and are immutable (tuples,
+read-only numpy views), so any thread may use them; each memory is read in one dictionary
+operation and turns a generation when full (esqlog.statistics.recent), as TermIds's does.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class WordFacts:
         by the split calibrate learned for that term (``readfile``); () when it does not
         split."""
         found = self._tokens.get(token, MISSING)
-        if found is MISSING:
+        if found is MISSING and (found := self._tokens.recall(token)) is MISSING:
             low = token.lower()
             found = (low, split_identifier(token) or self._stats.parts_of(low))
             self._tokens.remember(token, found)
@@ -57,7 +57,7 @@ class WordFacts:
         """(the word's compound ids, most frequent first; its split-stream df, 0 for a word
         that is no sub-word)."""
         found = self._words.get(word, MISSING)
-        if found is MISSING:
+        if found is MISSING and (found := self._words.recall(word)) is MISSING:
             ids = self._stats.compound_ids(word)
             found = (ids, self._stats.split_df(word) or 0)
             self._words.remember(word, found)

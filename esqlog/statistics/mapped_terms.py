@@ -230,7 +230,7 @@ RECENT_LISTED = 4096
 
 class TermIds(Mapping[str, int]):
     """term -> its position in a MappedTerms, without a dictionary of every term: only
-    the RECENT_IDS most recently asked (absent ones too), cleared when full, and the
+    the RECENT_IDS most recently asked (absent ones too, in two generations), and the
     RECENT_LISTED most recently asked many at once (:meth:`ids_of`)."""
 
     def __init__(self, terms: MappedTerms) -> None:
@@ -244,7 +244,7 @@ class TermIds(Mapping[str, int]):
         # one dict operation to read (None: asked, and absent): the searches of several
         # threads share this memory (esqlog.statistics.recent)
         found = self._recent.get(key, MISSING)
-        if found is MISSING:
+        if found is MISSING and (found := self._recent.recall(key)) is MISSING:
             found = self._terms.id_of(key)
             self._recent.remember(key, found)
         return default if found is None else found

@@ -10,6 +10,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,43 @@ def test_statistics_rebuilt_or_copied_for_saving_never_share_a_memory() -> None:
     assert rebuilt.facts is not None and rebuilt.facts is not stats.facts
     assert len(rebuilt.facts) == 0
     assert _for_saving(stats).facts is None
+
+
+class _Counting:
+    """The statistics' lookups, counted: what WordFacts asks them."""
+
+    def __init__(self, stats: IdentifierStats) -> None:
+        self.stats, self.asked = stats, Counter[str]()
+
+    def parts_of(self, term: str) -> tuple[str, ...]:
+        self.asked["parts_of"] += 1
+        return self.stats.parts_of(term)
+
+    def compound_ids(self, subword: str) -> Any:
+        self.asked["compound_ids"] += 1
+        return self.stats.compound_ids(subword)
+
+    def split_df(self, word: str) -> int | None:
+        self.asked["split_df"] += 1
+        return self.stats.split_df(word)
+
+
+def test_a_memory_that_turned_answers_recent_words_without_asking_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the memory fills, the words it held stay answerable (the previous generation):
+    a steady stream of searches does not look its common words up again after each turn."""
+    monkeypatch.setattr(word_facts, "RECENT", 4)
+    counting = _Counting(build(1, _docs(3)))
+    facts = WordFacts(counting)
+    for word in ("read", "file", "web", "socket"):
+        facts.token(word)
+        facts.word(word)
+    facts.token("readfile")
+    facts.word("http")  # both memories full: they turn
+    before = counting.asked.copy()
+    for word in ("read", "file", "web", "socket"):
+        want = split_identifier(word) or counting.stats.parts_of(word)
+        assert facts.token(word) == (word, want)
+        assert facts.word(word)[0].tolist() == counting.stats.compound_ids(word).tolist()
+    assert counting.asked == before  # all four taken back from the previous generation

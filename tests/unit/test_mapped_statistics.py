@@ -186,6 +186,13 @@ def test_term_ids_remember_recent_lookups_within_their_bound(
         assert [ids.get(w) for w in (*words, "nope")] == [0, 1, 2, 3, None]
         assert ids["write"] == 3 and ids.get("absent", -1) == -1
     assert len(ids._recent) <= 3 and len(looked) > 2
+    # a full memory keeps what it held as its previous generation: asked again, not looked up
+    turned = TermIds(terms)
+    for w in words:  # the fourth turns the memory of three
+        turned.get(w)
+    looked.clear()
+    assert [turned.get("read"), turned.get("file"), turned.get("write")] == [0, 1, 3]
+    assert looked == []
     # many at once: the remembered from memory, the rest searched together and remembered
     batches: list[list[str]] = []
     real_many = terms.ids_of
