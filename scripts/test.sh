@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # The test suite: sets up .venv, starts the real OpenSearch and Elasticsearch nodes if they
 # are not running (both at once), then runs pytest. Extra arguments go to pytest; without
-# any, the engine matrix (scripts/engines/matrix.sh, with the unit tests beside it) and the
-# install check (scripts/check-install.sh) run before the rest of the suite. The three-node
-# cluster of tests/engine/test_cluster_engine.py (scripts/engines/cluster.sh, ports
-# ESQLOG_CLUSTER_PORTS) starts beside the single nodes for the full run, or when an argument
-# names a cluster test.
+# any, the engine matrix (scripts/engines/matrix.sh) and the install check
+# (scripts/check-install.sh) run before the suite. The three-node cluster of
+# tests/engine/test_cluster_engine.py (scripts/engines/cluster.sh, ports ESQLOG_CLUSTER_PORTS) starts
+# beside the single nodes for the full run, or when an argument names a cluster test.
 # Arguments whose test paths all lie under tests/unit (the contributor's fast lane,
 # `scripts/test.sh tests/unit`) start no engine: the unit tests need none.
 set -euo pipefail
@@ -40,18 +39,11 @@ export ESQLOG_ELASTICSEARCH_URL=$(tail -n 1 "$es_out")
 rm -f "$os_out" "$es_out"
 echo "[test] OpenSearch at $ESQLOG_OPENSEARCH_URL, Elasticsearch at $ESQLOG_ELASTICSEARCH_URL" >&2
 if [[ $# -gt 0 ]]; then exec .venv/bin/python -m pytest "$@"; fi
-# The full run (CI's): the engine matrix's focused subset on the other engine releases
-# (nodes started and stopped by matrix.sh, one at a time) with the unit tests beside it (each
-# of the two keeps about one core busy: together they fill the machine's two), then what a pip
-# install gives, then the rest of the suite, last so that its pytest summary is the run's
-# closing line.
+# The full run (CI's): the engine matrix's focused subset on the other OpenSearch releases
+# (nodes started and stopped by matrix.sh), what a pip install gives, then the suite, last so
+# that its pytest summary is the run's closing line.
 status=0
-unit_log=$(mktemp); unit_tmp=$(mktemp -d)
-ESQLOG_MATRIX_LANES=1 bash scripts/engines/matrix.sh & matrix_pid=$!
-.venv/bin/python -m pytest tests/unit --basetemp="$unit_tmp" > "$unit_log" 2>&1 || status=1
-wait "$matrix_pid" || status=1
-echo "[test] the unit tests, run beside the engine matrix:" >&2
-cat "$unit_log"; rm -rf "$unit_log" "$unit_tmp"
+bash scripts/engines/matrix.sh || status=1
 bash scripts/check-install.sh || status=1
-.venv/bin/python -m pytest --ignore=tests/unit || status=1
+.venv/bin/python -m pytest || status=1
 exit $status
