@@ -58,8 +58,8 @@ class RecentMemory(dict[K, V]):
         self.clear()
 
     def remember_all(self, keys: Sequence[K], values: Sequence[V]) -> None:
-        """:meth:`remember` each key with its value, in one dictionary update; emptied
-        first when they would not fit (of more keys than ``limit``, the last ``limit``)."""
+        """:meth:`remember` each key with its value, in one dictionary update; a generation
+        turned first when they would not fit (of more keys than ``limit``, the last ``limit``)."""
         if len(keys) > self.limit:
             keys, values = keys[-self.limit :], values[-self.limit :]
         if len(self) + len(keys) > self.limit:

@@ -10,12 +10,11 @@ Three systems over the same texts and the same client, interleaved in a rotating
 sent per shard, ``msearch``: captured beforehand by a wrapper of its own, so that the
 measured one meets the timed texts as new ones, and sent through the same client) and
 ``wrapped`` (``esqlog.wrap(client, calibration)`` with no other argument, as an application
-searches). Each call records its
-wall time, the thread's CPU time, the engine's ``took``, the time inside the connection
-(the HTTP round trip, from the client's transport), the time the garbage collector ran
-and how many requests reached the transport. ``wrapped`` minus ``prebuilt`` is what the
-wrapper costs beyond the engine's own answer; the columns say whether it is CPU, the
-collector, the wire or the engine.
+searches). Each call records its wall time, the thread's CPU time, the engine's ``took``,
+the time inside the connection (the HTTP round trip, from the client's transport), the time
+the garbage collector ran and how many requests reached the transport. ``wrapped`` minus
+``prebuilt`` is what the wrapper costs beyond the engine's own answer; the columns say
+whether it is CPU, the collector, the wire or the engine.
 
 ``--select all``: the wrapper made with ``IdentifierSettings(select="all")`` (every
 compound of each word, whole words kept on the nodes) instead of no argument. ``--ref
@@ -161,13 +160,14 @@ def worker(args: argparse.Namespace) -> None:
 
     prebuilt: dict[str, tuple[str, dict[str, Any]]] = {}
 
-    def send(text: str) -> Any:
+    def replay(text: str) -> Callable[[], Any]:
+        """The captured call, its keywords copied now (the client may change them)."""
         method, kwargs = prebuilt[text]
-        return getattr(client, method)(**copy.deepcopy(kwargs))
+        return functools.partial(getattr(client, method), **copy.deepcopy(kwargs))
 
     systems: dict[str, Callable[[str], Any]] = {
         "match": lambda t: client.search(index=cal.index, body=body(t)),
-        "prebuilt": send,
+        "prebuilt": lambda t: replay(t)(),
         "wrapped": lambda t: wrapped.search(index=cal.index, body=body(t)),
     }
     # captured by a wrapper of their own: the measured one meets the timed texts as new ones
@@ -190,10 +190,7 @@ def worker(args: argparse.Namespace) -> None:
             row: dict[str, dict[str, float]] = {}
             for name in order:
                 if name == "prebuilt":  # the copy the client gets is made outside the timing
-                    method, kwargs = prebuilt[text]
-                    row[name] = meter.measure(
-                        functools.partial(getattr(client, method), **copy.deepcopy(kwargs))
-                    )
+                    row[name] = meter.measure(replay(text))
                 else:
                     row[name] = meter.measure(functools.partial(systems[name], text))
             rows.append(row)

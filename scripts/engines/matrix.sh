@@ -11,9 +11,9 @@
 # when Maven Central serves their distributions to this machine (it has not on every day;
 # otherwise one line says they were skipped and why): the plugin's subset, and on OpenSearch
 # also every mode against the oracle; the analyzers' match sets, calibrate's command line and
-# the auto mode's choice are left to 2.19 and 3.x there (CI time: CPU-bound on two cores). Each node is started
-# here, on its own ports and state folder, and stopped on exit; they start in parallel, then
-# run in ESQLOG_MATRIX_LANES lanes (default 2) side by side.
+# the auto mode's choice are left to 2.19 and 3.x there (CI time: CPU-bound on two cores).
+# Each node is started here, on its own ports and state folder, and stopped on exit; they
+# start in parallel, then run in ESQLOG_MATRIX_LANES lanes (default 2) side by side.
 #
 #   bash scripts/engines/matrix.sh            (scripts/test.sh runs it before the full suite)
 #   ESQLOG_MATRIX_PORT    first HTTP port (default 19214; the next nodes take the next ones)
@@ -82,8 +82,9 @@ run_node() {  # node index: its subset, and the 9.x client's path on the newest 
   return $status
 }
 
-# The nodes run in lanes side by side (each pytest waits on its node most of the time, so two
-# lanes use both cores); each node's output is printed whole, in node order, once all are done.
+# The nodes run in lanes side by side: one node at a time leaves part of the two cores idle
+# (two lanes: 508 against 538 s on a 2-core machine, 2026-12-07); each node's output is
+# printed whole, in node order, once all are done.
 lanes=${ESQLOG_MATRIX_LANES:-2}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/esqlog-matrix.XXXXXX")
 lane_pids=()
